@@ -1,0 +1,100 @@
+// buildApp(config, deps) → a ready-to-listen Fastify instance. No side effects at import; tests
+// build apps with their own config and dependencies.
+import { randomBytes } from 'node:crypto';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { Config } from './config.ts';
+import type { SystemContext } from './domain/context.ts';
+import { ResultCache } from './domain/result-cache.ts';
+import type { Db } from './storage/db/connect.ts';
+import type { RateLimitStore } from './storage/ratelimit/store.ts';
+import { validatorCompiler } from './http/validation.ts';
+import { registerErrorHandler, sendFrameworkError } from './http/plugins/error-handler.ts';
+import { registerAuth } from './http/plugins/auth.ts';
+import { createMetrics, registerMetrics } from './http/plugins/metrics.ts';
+import { ErrorBody, OAuthErrorBody } from './http/schemas/common.ts';
+import { registerRoutes } from './http/routes/index.ts';
+import { loggerOptions } from './logger.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** answer errors with the token endpoint's body ({ error, error_description }) */
+    oauthErrors?: boolean;
+  }
+}
+
+export interface AppDeps {
+  db: Db;
+  rateLimitStore: RateLimitStore;
+  now?: () => number;
+  /** false silences logs (tests); default: JSON logs at config.logLevel */
+  logger?: boolean;
+}
+
+export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger === false ? false : loggerOptions(config.logLevel),
+    genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    requestIdHeader: false, // never trust a client-chosen ID: the spec promises a unique one
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    bodyLimit: config.bodyLimitBytes,
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    connectionTimeout: config.requestTimeoutMs,
+    trustProxy: config.trustProxy,
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { strict: false } },
+    frameworkErrors: sendFrameworkError,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  // Bodies are JSON only (plus multipart where a route registers it): no text/plain.
+  app.removeContentTypeParser('text/plain');
+
+  const system: SystemContext = { db: deps.db, region: config.region, now: deps.now ?? Date.now, cache: new ResultCache() };
+  const metrics = createMetrics();
+  const store = deps.rateLimitStore;
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  registerMetrics(app, metrics);
+  registerErrorHandler(app, (err) => {
+    const dependency = (err.details[0] as { dependency?: string } | undefined)?.dependency ?? 'unknown';
+    metrics.dependencyErrors.inc({ dependency });
+  });
+  registerAuth(app, {
+    config,
+    system,
+    store,
+    onRejected: (limiter) => metrics.rateLimitRejections.inc({ limiter }),
+  });
+
+  app.addSchema(ErrorBody);
+  app.addSchema(OAuthErrorBody);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Compliance Data REST Service',
+        version: '1.0.0',
+        description: 'Frameworks, controls, policies, evidence, tests and vulnerability findings of an organization.',
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Access token from POST /oauth/token.' },
+        },
+      },
+      tags: [
+        { name: 'auth', description: 'OAuth 2.0 client-credentials token endpoint' },
+        { name: 'frameworks', description: 'Compliance frameworks and their progress' },
+        { name: 'operations', description: 'Health, readiness and metrics' },
+      ],
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => (json.$id as string) || `def-${i}` },
+  });
+
+  registerRoutes(app, { config, system, store, metrics });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

@@ -1,0 +1,60 @@
+// `cds demo` and the first start of an empty embedded database: a demo organization with its
+// data and one credential of each access level.
+import type { SystemContext } from '../../domain/context.ts';
+import { createOrganization } from '../../domain/organizations/manage.ts';
+import { createCredential } from '../../domain/auth/credentials.ts';
+import { loadDemoData, type DemoSummary } from '../../demo/generate.ts';
+import { progressBar } from '../progress.ts';
+import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';
+
+export interface DemoResult {
+  organization: { id: string; name: string };
+  summary: DemoSummary;
+  readOnly: { clientId: string; clientSecret: string };
+  readWrite: { clientId: string; clientSecret: string };
+}
+
+export async function createDemoOrganization(
+  ctx: SystemContext,
+  options: { scale?: number; seed?: number; name?: string; progress?: boolean },
+): Promise<DemoResult> {
+  const organization = await createOrganization({ ctx, input: { name: options.name ?? 'Demo Organization' } });
+  const bar = options.progress ? progressBar('Loading demo data') : undefined;
+  const summary = await loadDemoData(ctx.db, organization.id, {
+    scale: options.scale,
+    seed: options.seed,
+    onProgress: bar ? (done, total) => bar.update(done, total) : undefined,
+  });
+  bar?.done();
+  await bumpDataVersion(ctx.db.kysely, organization.id);
+  const readOnly = await createCredential({ ctx, input: { organizationId: organization.id, accessLevel: 'read_only', name: 'Demo Read Only' } });
+  const readWrite = await createCredential({ ctx, input: { organizationId: organization.id, accessLevel: 'read_write', name: 'Demo Read & Write' } });
+  return {
+    organization: { id: organization.id, name: organization.name },
+    summary,
+    readOnly: { clientId: readOnly.clientId, clientSecret: readOnly.clientSecret },
+    readWrite: { clientId: readWrite.clientId, clientSecret: readWrite.clientSecret },
+  };
+}
+
+export function printDemoCredentials(demo: DemoResult, baseUrl: string, out: NodeJS.WritableStream = process.stdout) {
+  const s = demo.summary;
+  out.write(
+    [
+      '',
+      `Demo organization "${demo.organization.name}" (${demo.organization.id})`,
+      `  ${s.frameworks} frameworks, ${s.controls} controls, ${s.policies} policies, ${s.evidence} evidence, ${s.tests} tests, ${s.vulnerabilities} vulnerabilities`,
+      '',
+      'Demo credentials (the secrets are shown only now; only their hashes are stored):',
+      `  Read Only      client_id=${demo.readOnly.clientId}`,
+      `                 client_secret=${demo.readOnly.clientSecret}`,
+      `  Read & Write   client_id=${demo.readWrite.clientId}`,
+      `                 client_secret=${demo.readWrite.clientSecret}`,
+      '',
+      'Try it:',
+      `  curl -s ${baseUrl}/oauth/token -H 'Content-Type: application/json' \\`,
+      `    -d '{"grant_type":"client_credentials","client_id":"${demo.readOnly.clientId}","client_secret":"${demo.readOnly.clientSecret}"}'`,
+      '',
+    ].join('\n') + '\n',
+  );
+}

@@ -1,0 +1,116 @@
+// The one validated configuration object. It is parsed once in main.ts (or by the CLI) from the
+// environment and passed down; no module reads process.env at import time.
+import path from 'node:path';
+
+export const REGIONS = ['in', 'us', 'eu', 'au'] as const;
+export type Region = (typeof REGIONS)[number];
+
+export interface RateLimitSettings {
+  /** requests allowed per window */
+  max: number;
+  /** window length in seconds (fixed windows) */
+  windowSec: number;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  region: Region;
+  /** `postgres://…` selects PostgreSQL; otherwise the embedded SQLite file below is used. */
+  databaseUrl: string | undefined;
+  sqlitePath: string;
+  /** `redis://…` selects the Redis rate-limit store shared by every node; otherwise in-memory. */
+  redisUrl: string | undefined;
+  /** prefix of every rate-limit key in Redis, so deployments (or test runs) can share a server */
+  redisKeyPrefix: string;
+  dataDir: string;
+  logLevel: string;
+  /** When true and the embedded database is empty, start-up loads the demo organization. */
+  demoOnEmpty: boolean;
+  rateLimits: {
+    api: RateLimitSettings;
+    token: RateLimitSettings;
+    /** requests from one client address that failed authentication */
+    unauthenticated: RateLimitSettings;
+  };
+  tokenTtlSec: number;
+  bodyLimitBytes: number;
+  /** server time-outs, in milliseconds */
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  shutdownGraceMs: number;
+  /** trust X-Forwarded-For from a proxy in front of the service */
+  trustProxy: boolean;
+}
+
+export class ConfigError extends Error {}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min) throw new ConfigError(`${name} must be at least ${min}`);
+  return value;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.map((p) => p + '//').join(' or ')}`);
+  }
+  return raw;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const region = (env.REGION ?? 'us').toLowerCase();
+  if (!(REGIONS as readonly string[]).includes(region)) {
+    throw new ConfigError(`REGION must be one of ${REGIONS.join(', ')}, got "${env.REGION}"`);
+  }
+  const dataDir = path.resolve(env.DATA_DIR ?? 'data');
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  return {
+    host: env.HOST ?? '127.0.0.1',
+    port: int(env, 'PORT', 3000),
+    region: region as Region,
+    databaseUrl,
+    sqlitePath: path.resolve(env.SQLITE_PATH ?? path.join(dataDir, 'cds.sqlite')),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'cds:rl:',
+    dataDir,
+    logLevel: env.LOG_LEVEL ?? 'info',
+    demoOnEmpty: bool(env, 'DEMO_ON_EMPTY', databaseUrl === undefined),
+    rateLimits: {
+      api: { max: int(env, 'RATE_LIMIT_MAX', 50, 1), windowSec: int(env, 'RATE_LIMIT_WINDOW_SEC', 60, 1) },
+      token: {
+        max: int(env, 'TOKEN_RATE_LIMIT_MAX', 10, 1),
+        windowSec: int(env, 'TOKEN_RATE_LIMIT_WINDOW_SEC', 60, 1),
+      },
+      unauthenticated: {
+        max: int(env, 'UNAUTHENTICATED_RATE_LIMIT_MAX', 50, 1),
+        windowSec: int(env, 'UNAUTHENTICATED_RATE_LIMIT_WINDOW_SEC', 60, 1),
+      },
+    },
+    tokenTtlSec: int(env, 'TOKEN_TTL_SEC', 3600, 1),
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 120_000, 1000),
+    keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000),
+    shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0),
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+  };
+}

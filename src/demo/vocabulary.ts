@@ -1,0 +1,82 @@
+// The closed value sets the demo data uses. Status lists come from the spec; the others fill the
+// gaps the spec leaves open ("allowed values of effortEstimate, recurrence, … not shown"), so the
+// rest of the service (filters, upload periods, docs) can import them instead of guessing.
+
+export const POLICY_STATUSES = [
+  'not_uploaded', 'draft', 'published', 'needs_attention', 'draft_approved', 'needs_review', 'pending_approval',
+] as const;
+export const EVIDENCE_STATUSES = [
+  'not_uploaded', 'uploaded', 'needs_attention', 'draft', 'needs_review', 'pending_approval', 'needs_revision',
+] as const;
+/** `tests.result`, the stored outcome; the public status adds `affected` (see TEST_STATUSES). */
+export const TEST_RESULTS = ['ignored', 'fix_required', 'passing'] as const;
+export const TEST_STATUSES = ['ignored', 'fix_required', 'passing', 'affected'] as const;
+/** `test_resources.status` */
+export const TEST_RESOURCE_STATUSES = ['ignored', 'fix_required', 'passing'] as const;
+export const VULNERABILITY_STATUSES = ['open', 'closed', 'acknowledged', 'ignored', 'risk'] as const;
+export const VULNERABILITY_RESOURCE_STATUSES = VULNERABILITY_STATUSES;
+export const SEVERITIES = ['critical', 'high', 'medium', 'low'] as const;
+export const VULNERABILITY_SOURCES = [
+  'aws', 'github', 'snyk', 'sonarcloud', 'qualys', 'defender', 'sentinelOne', 'aikido', 'tenable', 'import', 'api',
+] as const;
+export const FUNCTION_GROUPINGS = ['govern', 'identify', 'protect', 'detect', 'respond', 'recover'] as const;
+export const CONTROL_SCOPES = ['in_scope', 'out_of_scope'] as const;
+export const GAP_STATUSES = ['no_gaps', 'gaps_detected'] as const;
+export const TEST_KINDS = ['automated', 'cloud'] as const;
+
+/** policies, evidence and tests: a rough size of the work left */
+export const EFFORT_ESTIMATES = ['low', 'medium', 'high'] as const;
+/**
+ * policies: review cadence; evidence: collection cadence. An attachment's period follows it (see
+ * `attachmentPeriod`); `one_time` evidence has no period.
+ */
+export const RECURRENCES = ['monthly', 'quarterly', 'semi_annually', 'yearly', 'one_time'] as const;
+/** where a policy came from */
+export const POLICY_SOURCES = ['template', 'custom', 'imported'] as const;
+/** where an evidence request came from */
+export const EVIDENCE_SOURCES = ['template', 'custom', 'auditor_request'] as const;
+export const EVIDENCE_COLLECTION_METHODS = ['manual', 'automated', 'semi_automated'] as const;
+/** whether staff must acknowledge the policy, or it is informational only */
+export const POLICY_BEHAVIORS = ['requires_acknowledgement', 'informational'] as const;
+/** policies and evidence; null means unassigned (`No Department` in filters) */
+export const DEPARTMENTS = [
+  'Engineering', 'Security', 'IT', 'People', 'Legal', 'Finance', 'Operations', 'Product',
+] as const;
+/** policy_documents.type and attachments.type: the spec's file-type families, plus `link` for external URLs */
+export const DOCUMENT_TYPES = [
+  'word', 'excel', 'powerpoint', 'text', 'markdown', 'yaml', 'csv', 'json', 'xml', 'image', 'video', 'audio',
+  'archive', 'iwork', 'email', 'other', 'link',
+] as const;
+export const TICKET_SOURCES = ['jira', 'linear'] as const;
+export const TEST_RESOURCE_ENVIRONMENTS = ['production', 'staging', 'development'] as const;
+export const CUSTOM_FIELD_TYPES = ['text_box', 'dropdown'] as const;
+
+const DAY = 86_400_000;
+
+/**
+ * The period an attachment dated `evidenceDate` covers under the evidence's recurrence: the UTC
+ * calendar month, quarter, half-year or year containing the date; null bounds for `one_time` or
+ * no recurrence. `periodEnd` is the last millisecond of the period.
+ */
+export function attachmentPeriod(
+  recurrence: string | null,
+  evidenceDate: number,
+): { periodStart: number | null; periodEnd: number | null } {
+  const d = new Date(evidenceDate);
+  const y = d.getUTCFullYear();
+  const m = d.getUTCMonth();
+  let months: number;
+  switch (recurrence) {
+    case 'monthly': months = 1; break;
+    case 'quarterly': months = 3; break;
+    case 'semi_annually': months = 6; break;
+    case 'yearly': months = 12; break;
+    default: return { periodStart: null, periodEnd: null };
+  }
+  const startMonth = Math.floor(m / months) * months;
+  const periodStart = Date.UTC(y, startMonth, 1);
+  const periodEnd = Date.UTC(y, startMonth + months, 1) - 1;
+  return { periodStart, periodEnd };
+}
+
+export const DAY_MS = DAY;

@@ -1,0 +1,99 @@
+// API credentials: created and revoked by an organization administrator (CLI now, console later).
+// The secret is returned once, at creation, and only its hash is stored.
+import { randomUUID } from 'node:crypto';
+import type { SystemContext } from '../context.ts';
+import { notFound, validationFailed } from '../errors.ts';
+import { ACCESS_LEVELS, type AccessLevel } from './scopes.ts';
+import { hashSecret, newClientId, newClientSecret } from './secrets.ts';
+import * as credentials from '../../storage/db/repositories/credentials.ts';
+import { findOrganization } from '../../storage/db/repositories/organizations.ts';
+
+export interface CredentialView {
+  id: string;
+  organizationId: string;
+  name: string;
+  clientId: string;
+  accessLevel: AccessLevel;
+  region: string;
+  status: 'active' | 'revoked';
+  createdAt: number;
+  revokedAt: number | null;
+  lastUsedAt: number | null;
+}
+
+const view = (c: credentials.CredentialRecord): CredentialView => ({
+  id: c.id,
+  organizationId: c.organizationId,
+  name: c.name,
+  clientId: c.clientId,
+  accessLevel: c.accessLevel as AccessLevel,
+  region: c.region,
+  status: c.revokedAt === null ? 'active' : 'revoked',
+  createdAt: c.createdAt,
+  revokedAt: c.revokedAt,
+  lastUsedAt: c.lastUsedAt,
+});
+
+export async function createCredential({
+  ctx,
+  input,
+}: {
+  ctx: SystemContext;
+  input: { organizationId: string; accessLevel: string; name?: string };
+}): Promise<CredentialView & { clientSecret: string }> {
+  if (!(ACCESS_LEVELS as readonly string[]).includes(input.accessLevel)) {
+    throw validationFailed([{ field: 'accessLevel', message: `must be one of ${ACCESS_LEVELS.join(', ')}` }]);
+  }
+  const org = await findOrganization(ctx.db.kysely, input.organizationId);
+  if (!org) throw notFound('Organization');
+  const now = ctx.now();
+  const clientSecret = newClientSecret();
+  const record: credentials.CredentialRecord = {
+    id: randomUUID(),
+    organizationId: org.id,
+    name: input.name?.trim() || (input.accessLevel === 'read_only' ? 'Read Only' : 'Read & Write'),
+    clientId: newClientId(),
+    secretHash: hashSecret(clientSecret),
+    accessLevel: input.accessLevel,
+    region: ctx.region,
+    createdAt: now,
+    accessLevelChangedAt: now,
+    revokedAt: null,
+    lastUsedAt: null,
+  };
+  await credentials.insertCredential(ctx.db.kysely, record);
+  return { ...view(record), clientSecret };
+}
+
+export async function listCredentials({ ctx, input }: { ctx: SystemContext; input: { organizationId: string } }) {
+  const org = await findOrganization(ctx.db.kysely, input.organizationId);
+  if (!org) throw notFound('Organization');
+  return (await credentials.listCredentials(ctx.db.kysely, org.id)).map(view);
+}
+
+/** Revocation is immediate everywhere: every request re-reads the credential's state. */
+export async function revokeCredential({ ctx, input }: { ctx: SystemContext; input: { credentialId: string; organizationId?: string } }) {
+  const existing = await credentials.findCredential(ctx.db.kysely, input.credentialId);
+  if (!existing || (input.organizationId && existing.organizationId !== input.organizationId)) {
+    throw notFound('Credential');
+  }
+  if (existing.revokedAt === null) await credentials.revokeCredential(ctx.db.kysely, existing.id, ctx.now());
+  return view((await credentials.findCredential(ctx.db.kysely, existing.id))!);
+}
+
+/** Changing the access level makes tokens issued before the change stale (401 token_stale). */
+export async function changeCredentialAccess({
+  ctx,
+  input,
+}: {
+  ctx: SystemContext;
+  input: { credentialId: string; accessLevel: string };
+}) {
+  if (!(ACCESS_LEVELS as readonly string[]).includes(input.accessLevel)) {
+    throw validationFailed([{ field: 'accessLevel', message: `must be one of ${ACCESS_LEVELS.join(', ')}` }]);
+  }
+  const existing = await credentials.findCredential(ctx.db.kysely, input.credentialId);
+  if (!existing) throw notFound('Credential');
+  await credentials.setCredentialAccessLevel(ctx.db.kysely, existing.id, input.accessLevel, ctx.now());
+  return view((await credentials.findCredential(ctx.db.kysely, existing.id))!);
+}

@@ -1,0 +1,23 @@
+// Random identifiers and secrets, and how they are stored. Secrets and tokens carry 256 bits of
+// randomness, so a single SHA-256 is a sufficient one-way hash (no slow KDF needed: there is
+// nothing to brute-force); comparisons of secrets run in constant time.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+// Prefixes let secret scanners recognise leaked values.
+export const CLIENT_ID_PREFIX = 'cds_id_';
+export const CLIENT_SECRET_PREFIX = 'cds_secret_';
+export const ACCESS_TOKEN_PREFIX = 'cds_at_';
+
+export const newClientId = () => CLIENT_ID_PREFIX + randomBytes(12).toString('base64url');
+export const newClientSecret = () => CLIENT_SECRET_PREFIX + randomBytes(32).toString('base64url');
+export const newAccessToken = () => ACCESS_TOKEN_PREFIX + randomBytes(32).toString('base64url');
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+export function secretMatches(secret: string, storedHash: string): boolean {
+  const a = Buffer.from(hashSecret(secret), 'hex');
+  const b = Buffer.from(storedHash, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -1,0 +1,113 @@
+// The client-credentials grant and bearer-token checks.
+import { randomUUID } from 'node:crypto';
+import type { SystemContext } from '../context.ts';
+import { OAuthError, ServiceError } from '../errors.ts';
+import { scopesFor, type AccessLevel, type Actor } from './scopes.ts';
+import { ACCESS_TOKEN_PREFIX, hashSecret, newAccessToken, secretMatches } from './secrets.ts';
+import { findCredentialByClientId } from '../../storage/db/repositories/credentials.ts';
+import { findGrantByTokenHash, insertAccessToken } from '../../storage/db/repositories/access-tokens.ts';
+import { touchCredential } from '../../storage/db/repositories/credentials.ts';
+
+export interface TokenRequest {
+  grant_type?: unknown;
+  client_id?: unknown;
+  client_secret?: unknown;
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+}
+
+/** The fields the request must carry, checked before anything else (so rate limiting can key on client_id). */
+export function parseTokenRequest(body: unknown): { clientId: string; clientSecret: string } {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new OAuthError('invalid_request', 'The body must be a JSON object.');
+  }
+  const { grant_type, client_id, client_secret } = body as TokenRequest;
+  const missing = (['grant_type', 'client_id', 'client_secret'] as const).filter((k) => {
+    const v = (body as TokenRequest)[k];
+    return typeof v !== 'string' || v.length === 0;
+  });
+  if (missing.length > 0) {
+    throw new OAuthError('invalid_request', `Missing or invalid field: ${missing.join(', ')}.`);
+  }
+  if (grant_type !== 'client_credentials') {
+    throw new OAuthError('invalid_request', 'grant_type must be client_credentials.');
+  }
+  return { clientId: client_id as string, clientSecret: client_secret as string };
+}
+
+export async function issueToken({
+  ctx,
+  input,
+}: {
+  ctx: SystemContext & { tokenTtlSec: number };
+  input: { clientId: string; clientSecret: string };
+}): Promise<TokenResponse> {
+  const credential = await findCredentialByClientId(ctx.db.kysely, input.clientId);
+  // One answer for every failure, so the endpoint does not tell which client IDs exist.
+  const invalid = () => new OAuthError('invalid_client', 'Client authentication failed.');
+  if (!credential) {
+    secretMatches(input.clientSecret, '0'.repeat(64)); // same work as a real check
+    throw invalid();
+  }
+  if (!secretMatches(input.clientSecret, credential.secretHash)) throw invalid();
+  if (credential.revokedAt !== null) throw invalid();
+  if (credential.region !== ctx.region) throw invalid();
+
+  const now = ctx.now();
+  const accessToken = newAccessToken();
+  const scopes = scopesFor(credential.accessLevel as AccessLevel).join(' ');
+  await insertAccessToken(ctx.db.kysely, {
+    id: randomUUID(),
+    tokenHash: hashSecret(accessToken),
+    credentialId: credential.id,
+    organizationId: credential.organizationId,
+    accessLevel: credential.accessLevel,
+    scopes,
+    region: credential.region,
+    issuedAt: now,
+    expiresAt: now + ctx.tokenTtlSec * 1000,
+  });
+  return { access_token: accessToken, token_type: 'Bearer', expires_in: ctx.tokenTtlSec, scope: scopes };
+}
+
+/** Parses `Authorization: Bearer <token>`; undefined when absent or malformed. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(header.trim());
+  if (!match || !match[1].startsWith(ACCESS_TOKEN_PREFIX)) return undefined;
+  return match[1];
+}
+
+/**
+ * Resolves a bearer token to the actor it speaks for, re-reading the credential on every call so
+ * that revocation and access changes take effect at once on every node.
+ */
+export async function authenticate({ ctx, input }: { ctx: SystemContext; input: { token: string | undefined } }): Promise<Actor> {
+  const unauthorized = () => new ServiceError('unauthorized', 'The bearer token is missing, malformed or invalid.');
+  if (!input.token) throw unauthorized();
+  const grant = await findGrantByTokenHash(ctx.db.kysely, hashSecret(input.token));
+  if (!grant || grant.tokenRegion !== ctx.region) throw unauthorized();
+  if (grant.revokedAt !== null) {
+    throw new ServiceError('token_revoked', 'The credential that issued this token was revoked.');
+  }
+  const now = ctx.now();
+  if (grant.expiresAt <= now) throw new ServiceError('token_stale', 'The token has expired; request a new one.');
+  if (grant.tokenAccessLevel !== grant.credentialAccessLevel || grant.accessLevelChangedAt > grant.issuedAt) {
+    throw new ServiceError('token_stale', "The credential's access changed; request a new token.");
+  }
+  if (grant.lastUsedAt === null || grant.lastUsedAt < now - 60_000) {
+    await touchCredential(ctx.db.kysely, grant.credentialId, now);
+  }
+  return {
+    organizationId: grant.organizationId,
+    credentialId: grant.credentialId,
+    scopes: new Set(grant.scopes.split(' ')),
+    plan: new Set(grant.plan.split(',')),
+    dataVersion: grant.dataVersion,
+  };
+}

@@ -1,0 +1,19 @@
+// What every domain verb receives besides its input. Built per request by the HTTP layer, or once
+// by the CLI; tests build it directly.
+import type { Region } from '../config.ts';
+import type { Db } from '../storage/db/connect.ts';
+import type { Actor } from './auth/scopes.ts';
+import type { ResultCache } from './result-cache.ts';
+
+export interface SystemContext {
+  db: Db;
+  region: Region;
+  now: () => number;
+  /** results keyed by organization data version; absent in the CLI */
+  cache?: ResultCache;
+}
+
+/** A request made by an authenticated API credential. */
+export interface Context extends SystemContext {
+  actor: Actor;
+}

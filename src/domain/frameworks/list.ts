@@ -1,0 +1,73 @@
+// GET /v1/frameworks: every framework of the caller's organization with its computed progress.
+import type { Context } from '../context.ts';
+import { authorize } from '../auth/scopes.ts';
+import { orgResultKey } from '../result-cache.ts';
+import { frameworksProgress, type FrameworkProgress } from '../compliance/rules.ts';
+import { loadComplianceGraph, loadControlNodes } from '../../storage/db/repositories/compliance.ts';
+import { listFrameworks as listFrameworkRows } from '../../storage/db/repositories/frameworks.ts';
+import { loadPeople, loadSubjectEntities, type Entity, type PersonStamp } from '../../storage/db/repositories/links.ts';
+
+export const FRAMEWORK_OPTIONAL_FIELDS = ['addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn', 'tscSelections'] as const;
+export type FrameworkOptionalField = (typeof FRAMEWORK_OPTIONAL_FIELDS)[number];
+
+export interface Framework {
+  frameworkId: string;
+  frameworkName: string;
+  entities: Entity[];
+  nextAuditDate: number | null;
+  complianceProgress: FrameworkProgress;
+  addedBy?: PersonStamp;
+  addedOn?: number;
+  lastModifiedBy?: PersonStamp;
+  modifiedOn?: number | null;
+  tscSelections?: string[];
+}
+
+export interface ListFrameworksInput {
+  entityIds?: string[];
+  fields?: FrameworkOptionalField[];
+}
+
+export async function listFrameworks({ ctx, input }: { ctx: Context; input: ListFrameworksInput }): Promise<Framework[]> {
+  authorize(ctx.actor, 'framework', 'read');
+  if (!ctx.cache) return compute(ctx, input);
+  const key = orgResultKey(ctx.actor.organizationId, ctx.actor.dataVersion, 'frameworks.list', { ...input });
+  return ctx.cache.getOrCompute(key, () => compute(ctx, input));
+}
+
+async function compute(ctx: Context, input: ListFrameworksInput): Promise<Framework[]> {
+  const org = ctx.actor.organizationId;
+  const db = ctx.db.kysely;
+  const fields = new Set(input.fields ?? []);
+  const wantsPeople = fields.has('addedBy') || fields.has('lastModifiedBy');
+  const [rows, entities, graph, controls, people] = await Promise.all([
+    listFrameworkRows(db, org, { entityIds: input.entityIds }),
+    loadSubjectEntities(db, org, 'framework'),
+    loadComplianceGraph(db, org),
+    loadControlNodes(db, org),
+    wantsPeople ? loadPeople(db, org) : Promise.resolve(new Map<string, PersonStamp>()),
+  ]);
+  const progress = frameworksProgress(
+    rows.map((r) => r.id),
+    controls.values(),
+    graph,
+  );
+  return rows.map((row) => {
+    const framework: Framework = {
+      frameworkId: row.id,
+      frameworkName: row.name,
+      entities: entities.get(row.id) ?? [],
+      nextAuditDate: row.nextAuditDate,
+      complianceProgress: progress.get(row.id)!,
+    };
+    // Optional fields appear only when asked for; a stamp with no person is left out.
+    if (fields.has('addedBy') && row.addedBy && people.has(row.addedBy)) framework.addedBy = people.get(row.addedBy);
+    if (fields.has('addedOn')) framework.addedOn = row.addedOn;
+    if (fields.has('lastModifiedBy') && row.lastModifiedBy && people.has(row.lastModifiedBy)) {
+      framework.lastModifiedBy = people.get(row.lastModifiedBy);
+    }
+    if (fields.has('modifiedOn')) framework.modifiedOn = row.modifiedOn;
+    if (fields.has('tscSelections')) framework.tscSelections = row.tscSelections;
+    return framework;
+  });
+}

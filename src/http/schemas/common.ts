@@ -1,0 +1,52 @@
+// Shapes shared by every route: the success envelope and the two error bodies of the spec.
+import { Type, type TSchema } from 'typebox';
+import { ERROR_CODES, OAUTH_ERRORS } from '../../domain/errors.ts';
+
+export const Meta = Type.Object({ requestId: Type.String({ description: 'Equals the X-Request-Id header.' }) });
+
+/** `{ data, meta: { requestId } }` */
+export function Envelope<T extends TSchema>(data: T) {
+  return Type.Object({ data, meta: Meta });
+}
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.Enum([...ERROR_CODES]),
+      message: Type.String(),
+      details: Type.Array(
+        Type.Union([
+          Type.Object({ field: Type.String(), message: Type.String() }),
+          Type.Object({ dependency: Type.String(), issue: Type.String() }),
+          Type.Object({ retryAfterSec: Type.Integer() }),
+        ]),
+      ),
+    }),
+    meta: Meta,
+  },
+  { $id: 'ErrorBody', description: 'The error body of every /v1 endpoint.' },
+);
+
+export const OAuthErrorBody = Type.Object(
+  {
+    error: Type.Enum([...OAUTH_ERRORS, 'server_error']),
+    error_description: Type.String(),
+  },
+  { $id: 'OAuthErrorBody', description: 'The error body of the token endpoint.' },
+);
+
+const ref = (id: string, description: string) => ({ description, $ref: `${id}#` });
+
+/** The documented error responses every authenticated /v1 route can give. */
+export function v1Errors(extra: Record<number, string> = {}) {
+  const base: Record<number, string> = {
+    400: 'validation_failed: a parameter is invalid (details name it)',
+    401: 'unauthorized, token_revoked or token_stale',
+    403: 'forbidden (scope) or plan_restricted (plan)',
+    429: 'rate_limit_exceeded; Retry-After says when to retry',
+    500: 'internal_error',
+    503: 'upstream_unavailable: a dependency is down (details name it)',
+    ...extra,
+  };
+  return Object.fromEntries(Object.entries(base).map(([status, text]) => [status, ref('ErrorBody', text)]));
+}

@@ -1,0 +1,46 @@
+// Comma-separated list parameters (`status=open, closed`). The wire value is one string; the
+// schema's pattern accepts only known values (optional spaces around commas), so an unknown value
+// fails validation, and the route splits the string with `parseList`.
+import { Type } from 'typebox';
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export interface ListSchemaMeta {
+  /** the allowed values, or null for free values (IDs, emails) */
+  'x-list': readonly string[] | null;
+}
+
+/** A list of known values: `status=compliant,non_compliant`. */
+export function enumList<const T extends readonly string[]>(values: T, description?: string) {
+  const one = `(?:${values.map(escape).join('|')})`;
+  return Type.String({
+    pattern: `^\\s*${one}\\s*(?:,\\s*${one}\\s*)*$`,
+    description: `${description ? description + ' ' : ''}Comma-separated list of: ${values.join(', ')}.`,
+    'x-list': values,
+  });
+}
+
+/** A list of free values such as IDs or emails: non-empty items separated by commas. */
+export function textList(description: string) {
+  return Type.String({ pattern: '^\\s*[^,\\s][^,]*(?:,\\s*[^,\\s][^,]*)*$', description, 'x-list': null });
+}
+
+export function parseList<T extends string = string>(value: string | undefined): T[] | undefined {
+  if (value === undefined) return undefined;
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  return [...new Set(items)] as T[];
+}
+
+/** Names the unknown entries of a list value for the validation message. */
+export function listIssue(schema: ListSchemaMeta, data: unknown): string {
+  const allowed = schema['x-list'];
+  const items = typeof data === 'string' ? data.split(',').map((s) => s.trim()) : [];
+  const suffix = allowed ? `; allowed: ${allowed.join(', ')}` : '';
+  if (items.every((s) => s === '')) return `must not be empty${suffix}`;
+  if (items.includes('')) return `must be a comma-separated list without empty entries${suffix}`;
+  const unknown = allowed ? items.filter((s) => !allowed.includes(s)) : [];
+  return `unknown value${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `'${u}'`).join(', ')}${suffix}`;
+}

@@ -1,0 +1,112 @@
+// The server process: parse the config once, open the dependencies, migrate, build the app,
+// listen, and shut down gracefully on SIGTERM/SIGINT.
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { openDb } from './storage/db/connect.ts';
+import { migrateToLatest } from './storage/db/migrate.ts';
+import { openRateLimitStore } from './storage/ratelimit/open.ts';
+import type { RateLimitStore } from './storage/ratelimit/store.ts';
+import { countOrganizations } from './storage/db/repositories/organizations.ts';
+import { deleteExpiredTokens } from './storage/db/repositories/access-tokens.ts';
+import { createDemoOrganization, printDemoCredentials } from './cli/commands/demo.ts';
+
+async function main() {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`Configuration error: ${err.message}`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw err;
+  }
+
+  // Connection errors of idle clients are reported here; requests see them as 503s.
+  let report = (what: string, err: Error) => console.error(`${what}: ${err.message}`);
+  const throttled = throttle((what: string, err: Error) => report(what, err), 10_000);
+  const db = openDb({
+    databaseUrl: config.databaseUrl,
+    sqlitePath: config.sqlitePath,
+    onPoolError: (err) => throttled('database connection error', err),
+  });
+  await migrateToLatest(db);
+  const store = openRateLimitStore(config, (err) => throttled('redis connection error', err));
+  const app = await buildApp(config, { db, rateLimitStore: store });
+  report = (what, err) => app.log.warn({ err: { message: err.message } }, what);
+
+  const demo =
+    config.demoOnEmpty && (await countOrganizations(db.kysely)) === 0
+      ? await createDemoOrganization({ db, region: config.region, now: Date.now }, { progress: process.stdout.isTTY })
+      : undefined;
+
+  // Expired tokens are kept a day (so they answer token_stale, not unauthorized), then removed.
+  const sweeper = setInterval(() => {
+    deleteExpiredTokens(db.kysely, Date.now() - 24 * 3600_000).catch((err) => app.log.warn({ err }, 'token cleanup failed'));
+  }, 3600_000);
+  sweeper.unref();
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
+    const force = setTimeout(() => {
+      app.log.error('graceful shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownGraceMs);
+    force.unref();
+    // close() closes only the connections idle at that moment; one whose request was in flight
+    // stays keep-alive after its response and would hold close() until the grace period ends.
+    const closeIdle = setInterval(() => app.server.closeIdleConnections(), 100);
+    closeIdle.unref();
+    try {
+      await app.close();
+      clearInterval(closeIdle);
+      await store.close();
+      await db.close();
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await waitForStore(store, 5000, (err) => app.log.warn({ err: { message: err.message } }, 'rate-limit store not reachable yet; /v1 answers 503 until it is'));
+  await app.listen({ host: config.host, port: config.port });
+  if (demo) {
+    const { port } = app.server.address() as { port: number };
+    printDemoCredentials(demo, `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`);
+  }
+}
+
+/** Gives a remote store a moment to connect, so the first requests after start-up do not fail. */
+async function waitForStore(store: RateLimitStore, ms: number, warn: (err: Error) => void) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return await store.ping();
+    } catch (err) {
+      if (Date.now() > deadline) return warn(err as Error);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/** Calls `fn` at most once per `ms` per first argument, so a flapping dependency does not flood logs. */
+function throttle<A extends [string, ...unknown[]]>(fn: (...args: A) => void, ms: number) {
+  const last = new Map<string, number>();
+  return (...args: A) => {
+    const now = Date.now();
+    if ((last.get(args[0]) ?? 0) + ms > now) return;
+    last.set(args[0], now);
+    fn(...args);
+  };
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

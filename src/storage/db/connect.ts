@@ -1,0 +1,74 @@
+// Opens the configured database engine. This is the one place where SQLite and PostgreSQL are
+// told apart at start-up; repositories receive the resulting `Db` and stay engine-neutral.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+import { nodeSqliteDialect, openSqlite } from './sqlite-driver.ts';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Db {
+  readonly kysely: Kysely<Database>;
+  readonly dialect: DialectName;
+  /** a cheap round trip, used by /readyz */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DbOptions {
+  databaseUrl?: string;
+  sqlitePath?: string;
+  poolSize?: number;
+  onPoolError?: (err: Error) => void;
+}
+
+// PostgreSQL returns bigint (int8) columns and count(*) as strings; every bigint here is an
+// epoch-ms time or a count, both well inside Number's exact range.
+const pgTypes = {
+  getTypeParser(oid: number, format?: string) {
+    if (oid === 20) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+export function openDb(options: DbOptions): Db {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      // Fail fast while the server is unreachable, so requests answer 503 instead of hanging.
+      connectionTimeoutMillis: 3000,
+      idleTimeoutMillis: 30_000,
+      statement_timeout: 30_000,
+      types: pgTypes,
+    });
+    // An idle client losing its connection must not crash the process; the pool replaces it.
+    pool.on('error', (err) => options.onPoolError?.(err));
+    // A client checked out of the pool has no 'error' listener (pg-pool removes its own), so a
+    // connection lost mid-query would emit an unhandled 'error' and crash the process. The query
+    // itself already fails with the same error (→ 503); this listener only keeps the process up.
+    pool.on('connect', (client) => client.on('error', () => {}));
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      kysely,
+      dialect: 'postgres',
+      ping: async () => {
+        await sql`select 1`.execute(kysely);
+      },
+      close: () => kysely.destroy(),
+    };
+  }
+  const file = options.sqlitePath ?? ':memory:';
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const kysely = new Kysely<Database>({ dialect: nodeSqliteDialect(openSqlite(file)) });
+  return {
+    kysely,
+    dialect: 'sqlite',
+    ping: async () => {
+      await sql`select 1`.execute(kysely);
+    },
+    close: () => kysely.destroy(),
+  };
+}

@@ -1,0 +1,26 @@
+// Runs the migrations. The list is static (not read from a folder) so it works the same from
+// source, from the CLI and from tests; a new migration is one new import and one new entry.
+import { Migrator, sql, type Migration, type MigrationResultSet } from 'kysely';
+import type { Db } from './connect.ts';
+import * as m0001 from './migrations/0001_initial.ts';
+
+const migrations: Record<string, Migration> = {
+  '0001_initial': m0001,
+};
+
+export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
+  // Kysely looks for its bookkeeping tables in every schema unless told which one; name the
+  // current schema so several deployments (or test runs) can share one PostgreSQL database.
+  const migrationTableSchema =
+    db.dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely)).rows[0].schema
+      : undefined;
+  const migrator = new Migrator({
+    db: db.kysely,
+    provider: { getMigrations: async () => migrations },
+    migrationTableSchema,
+  });
+  const result = await migrator.migrateToLatest();
+  if (result.error) throw result.error;
+  return result;
+}

@@ -1,0 +1,426 @@
+// Row types of every table, as Kysely sees them. Column names are snake_case in SQL; repositories
+// convert rows to camelCase domain objects at their edge. Times are epoch milliseconds (bigint in
+// PostgreSQL, INTEGER in SQLite); booleans are 0/1 in SQLite, so readers pass them through Boolean().
+// JSON arrays (tags, gaps, questions…) are TEXT holding JSON in both engines: they are never filtered.
+import type { ColumnType } from 'kysely';
+
+type Bool = ColumnType<boolean | number, boolean, boolean>;
+type Ms = number;
+
+/** The kinds of record that links (people, entities, tickets, risks) can hang from. */
+export type SubjectType =
+  | 'framework'
+  | 'control'
+  | 'policy'
+  | 'evidence'
+  | 'test'
+  | 'test_resource'
+  | 'vulnerability';
+export type ArtifactType = 'policy' | 'evidence' | 'test';
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  region: string;
+  /** comma-separated resource names the plan includes */
+  plan: string;
+  /** bumped by every write to the organization's data; keys response caches */
+  data_version: number;
+  created_at: Ms;
+}
+
+export interface CredentialsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  client_id: string;
+  secret_hash: string;
+  access_level: string;
+  region: string;
+  created_at: Ms;
+  access_level_changed_at: Ms;
+  revoked_at: Ms | null;
+  last_used_at: Ms | null;
+}
+
+export interface AccessTokensTable {
+  id: string;
+  token_hash: string;
+  credential_id: string;
+  organization_id: string;
+  access_level: string;
+  scopes: string;
+  region: string;
+  issued_at: Ms;
+  expires_at: Ms;
+}
+
+export interface EntitiesTable {
+  id: string;
+  organization_id: string;
+  name: string;
+}
+
+export interface PeopleTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  email: string;
+}
+
+export interface FrameworksTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  next_audit_date: Ms | null;
+  tsc_selections: string;
+  added_by: string | null;
+  added_on: Ms;
+  last_modified_by: string | null;
+  modified_on: Ms | null;
+}
+
+export interface RequirementsTable {
+  id: string;
+  organization_id: string;
+  framework_id: string;
+  code: string;
+  name: string;
+}
+
+export interface ControlsTable {
+  id: string;
+  organization_id: string;
+  code: string;
+  name: string;
+  description: string | null;
+  domain: string;
+  function_grouping: string;
+  scope: string;
+  out_of_scope_reason: string | null;
+  marked_out_of_scope_by: string | null;
+  questions: string;
+  added_by: string | null;
+  added_on: Ms;
+  last_modified_by: string | null;
+  modified_on: Ms | null;
+}
+
+export interface ControlRequirementsTable {
+  organization_id: string;
+  control_id: string;
+  requirement_id: string;
+}
+
+export interface ControlArtifactsTable {
+  organization_id: string;
+  control_id: string;
+  artifact_type: ArtifactType;
+  artifact_id: string;
+}
+
+export interface ArtifactRequirementsTable {
+  organization_id: string;
+  artifact_type: ArtifactType;
+  artifact_id: string;
+  requirement_id: string;
+}
+
+export interface SubjectPeopleTable {
+  organization_id: string;
+  subject_type: SubjectType;
+  subject_id: string;
+  person_id: string;
+  role: 'assignee' | 'approver';
+  is_primary: Bool;
+  position: number;
+}
+
+export interface SubjectEntitiesTable {
+  organization_id: string;
+  subject_type: SubjectType;
+  subject_id: string;
+  entity_id: string;
+}
+
+export interface PoliciesTable {
+  id: string;
+  organization_id: string;
+  custom_id: string;
+  name: string;
+  status: string;
+  department: string | null;
+  is_relevant: Bool;
+  not_relevant_reason: string | null;
+  next_review_date: Ms | null;
+  gap_status: string;
+  ai_detected_gaps: string;
+  policy_behavior: string | null;
+  version_number: string | null;
+  effort_estimate: string | null;
+  recurrence: string | null;
+  source: string | null;
+  requirement_text: string | null;
+  published_by: string | null;
+  published_on: Ms | null;
+  added_by: string | null;
+  added_on: Ms;
+  last_modified_by: string | null;
+  modified_on: Ms | null;
+}
+
+export interface PolicyDocumentsTable {
+  id: string;
+  organization_id: string;
+  policy_id: string;
+  display_name: string;
+  type: string;
+  url: string | null;
+  note: string | null;
+  added_by: string | null;
+  added_on: Ms;
+  updated_by: string | null;
+  updated_on: Ms | null;
+}
+
+export interface PolicyVersionsTable {
+  id: string;
+  organization_id: string;
+  policy_id: string;
+  version_name: string;
+  published_by: string | null;
+  published_on: Ms;
+}
+
+export interface EvidenceTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  status: string;
+  department: string | null;
+  is_relevant: Bool;
+  not_relevant_reason: string | null;
+  next_review_date: Ms | null;
+  gap_status: string;
+  gaps: string;
+  recurrence: string | null;
+  effort_estimate: string | null;
+  source: string | null;
+  collection_method: string | null;
+  requirement_text: string | null;
+  revision_requested_by: string | null;
+  revision_requested_on: Ms | null;
+  rejection_reason: string | null;
+  added_by: string | null;
+  added_on: Ms;
+  last_modified_by: string | null;
+  modified_on: Ms | null;
+}
+
+export interface AttachmentsTable {
+  id: string;
+  organization_id: string;
+  evidence_id: string;
+  display_name: string;
+  type: string;
+  /** an external link a user added; files the service hosts have none */
+  url: string | null;
+  note: string | null;
+  blob_key: string | null;
+  size_bytes: number | null;
+  sha256: string | null;
+  upload_id: string | null;
+  evidence_date: Ms;
+  period_start: Ms | null;
+  period_end: Ms | null;
+  added_by: string | null;
+  added_on: Ms;
+  updated_by: string | null;
+  updated_on: Ms | null;
+}
+
+export interface EvidenceTestsTable {
+  organization_id: string;
+  evidence_id: string;
+  test_id: string;
+}
+
+export interface ApplicationsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+}
+
+export interface TestsTable {
+  id: string;
+  organization_id: string;
+  /** 'automated' or 'cloud': one ID space */
+  kind: string;
+  name: string;
+  /** stored result: ignored, fix_required or passing; `affected` is computed from integration_failing */
+  result: string;
+  integration_failing: Bool;
+  description: string | null;
+  remediation: string | null;
+  notes: string | null;
+  effort_estimate: string | null;
+  ignore_reason: string | null;
+  last_scanned_on: Ms | null;
+  added_on: Ms;
+  modified_on: Ms | null;
+}
+
+export interface TestApplicationsTable {
+  organization_id: string;
+  test_id: string;
+  application_id: string;
+}
+
+export interface TestResourcesTable {
+  id: string;
+  organization_id: string;
+  test_id: string;
+  resource_id: string;
+  name: string;
+  status: string;
+  last_scanned_at: Ms | null;
+  first_detected: Ms | null;
+  tags: string;
+  region: string | null;
+  service: string | null;
+  account_id: string | null;
+  environment: string | null;
+  link: string | null;
+  description: string | null;
+}
+
+export interface TestHistoryTable {
+  id: string;
+  organization_id: string;
+  test_id: string;
+  scanned_on: Ms;
+  status: string;
+}
+
+export interface RisksTable {
+  id: string;
+  organization_id: string;
+  name: string;
+}
+
+export interface RiskLinksTable {
+  organization_id: string;
+  risk_id: string;
+  subject_type: SubjectType;
+  subject_id: string;
+}
+
+export interface TicketsTable {
+  id: string;
+  organization_id: string;
+  subject_type: SubjectType;
+  subject_id: string;
+  ticket_key: string;
+  source: string;
+  url: string;
+}
+
+export interface VulnerabilitiesTable {
+  id: string;
+  organization_id: string;
+  source: string;
+  finding_key: string;
+  title: string;
+  status: string;
+  severity: string;
+  cve_id: string;
+  fix_available: string | null;
+  description: string | null;
+  remediation: string | null;
+  steps_to_reproduce: string | null;
+  first_seen: Ms;
+  last_scanned_on: Ms | null;
+  cvss_score: number | null;
+  sla: number | null;
+  report_link: string | null;
+  added_by: string | null;
+  added_on: Ms;
+  last_modified_by: string | null;
+  modified_on: Ms | null;
+}
+
+export interface VulnerabilityResourcesTable {
+  id: string;
+  organization_id: string;
+  vulnerability_id: string;
+  name: string;
+  type: string;
+  tags: string;
+  first_seen: Ms;
+  status: string;
+}
+
+export interface CustomFieldsTable {
+  id: string;
+  organization_id: string;
+  resource_type: string;
+  title: string;
+  field_type: string;
+  options: string;
+  position: number;
+}
+
+export interface CustomFieldValuesTable {
+  organization_id: string;
+  custom_field_id: string;
+  subject_id: string;
+  value: string;
+}
+
+export interface IdempotencyRecordsTable {
+  credential_id: string;
+  idempotency_key: string;
+  organization_id: string;
+  fingerprint: string;
+  state: 'in_progress' | 'completed';
+  status_code: number | null;
+  response_body: string | null;
+  response_headers: string | null;
+  created_at: Ms;
+  expires_at: Ms;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  credentials: CredentialsTable;
+  access_tokens: AccessTokensTable;
+  entities: EntitiesTable;
+  people: PeopleTable;
+  frameworks: FrameworksTable;
+  requirements: RequirementsTable;
+  controls: ControlsTable;
+  control_requirements: ControlRequirementsTable;
+  control_artifacts: ControlArtifactsTable;
+  artifact_requirements: ArtifactRequirementsTable;
+  subject_people: SubjectPeopleTable;
+  subject_entities: SubjectEntitiesTable;
+  policies: PoliciesTable;
+  policy_documents: PolicyDocumentsTable;
+  policy_versions: PolicyVersionsTable;
+  evidence: EvidenceTable;
+  attachments: AttachmentsTable;
+  evidence_tests: EvidenceTestsTable;
+  applications: ApplicationsTable;
+  tests: TestsTable;
+  test_applications: TestApplicationsTable;
+  test_resources: TestResourcesTable;
+  test_history: TestHistoryTable;
+  risks: RisksTable;
+  risk_links: RiskLinksTable;
+  tickets: TicketsTable;
+  vulnerabilities: VulnerabilitiesTable;
+  vulnerability_resources: VulnerabilityResourcesTable;
+  custom_fields: CustomFieldsTable;
+  custom_field_values: CustomFieldValuesTable;
+  idempotency_records: IdempotencyRecordsTable;
+}

@@ -1,0 +1,54 @@
+// Adapts Node's built-in `node:sqlite` to the statement interface Kysely's SqliteDialect expects.
+// We use the built-in module rather than better-sqlite3 because the project runs on the Node 24
+// shipped by the `node` npm package, and a native addon cannot be compiled for it offline (no
+// headers ship with that package); see docs/decisions.md.
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { SqliteDialect } from 'kysely';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+
+// SQLite has no boolean type: Kysely passes JS booleans through, node:sqlite refuses them.
+function bind(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
+  return parameters.map((value) => {
+    if (typeof value === 'boolean') return value ? 1 : 0;
+    if (value === undefined) return null;
+    return value as SQLInputValue;
+  });
+}
+
+class Statement implements SqliteStatement {
+  readonly reader: boolean;
+  private readonly stmt: StatementSync;
+  constructor(stmt: StatementSync) {
+    this.stmt = stmt;
+    this.reader = stmt.columns().length > 0;
+  }
+  all(parameters: ReadonlyArray<unknown>): unknown[] {
+    return this.stmt.all(...bind(parameters));
+  }
+  run(parameters: ReadonlyArray<unknown>) {
+    const result = this.stmt.run(...bind(parameters));
+    return { changes: result.changes, lastInsertRowid: result.lastInsertRowid };
+  }
+  iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
+    return this.stmt.iterate(...bind(parameters)) as IterableIterator<unknown>;
+  }
+}
+
+export function openSqlite(file: string): DatabaseSync {
+  const db = new DatabaseSync(file);
+  // WAL lets readers proceed while a writer commits; busy_timeout waits for another process's
+  // write lock (the CLI and the server may share the file) instead of failing at once.
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = NORMAL');
+  db.exec('PRAGMA busy_timeout = 5000');
+  db.exec('PRAGMA foreign_keys = ON');
+  return db;
+}
+
+export function nodeSqliteDialect(db: DatabaseSync): SqliteDialect {
+  const database: SqliteDatabase = {
+    close: () => db.close(),
+    prepare: (sql: string) => new Statement(db.prepare(sql)),
+  };
+  return new SqliteDialect({ database });
+}

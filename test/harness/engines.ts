@@ -1,0 +1,87 @@
+// The engines every storage test runs against: SQLite always; PostgreSQL and Redis when
+// TEST_DATABASE_URL / TEST_REDIS_URL are set (.ci/run sets both). Each test database is isolated:
+// a temporary SQLite file, or a fresh PostgreSQL schema selected through search_path.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDb, type Db, type DialectName } from '../../src/storage/db/connect.ts';
+import { migrateToLatest } from '../../src/storage/db/migrate.ts';
+import { MemoryRateLimitStore } from '../../src/storage/ratelimit/memory.ts';
+import { RedisRateLimitStore } from '../../src/storage/ratelimit/redis.ts';
+import type { RateLimitStore } from '../../src/storage/ratelimit/store.ts';
+
+export const dialects: DialectName[] = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+export const stores: Array<'memory' | 'redis'> = process.env.TEST_REDIS_URL ? ['memory', 'redis'] : ['memory'];
+
+export interface TestDatabase {
+  db: Db;
+  dialect: DialectName;
+  /** what a separate process needs to open the same database */
+  env: Record<string, string>;
+  drop(): Promise<void>;
+}
+
+const suffix = () => randomBytes(6).toString('hex');
+
+export function postgresUrlFor(schema: string): string {
+  const url = new URL(process.env.TEST_DATABASE_URL!);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return url.toString();
+}
+
+export async function createTestDatabase(dialect: DialectName): Promise<TestDatabase> {
+  if (dialect === 'postgres') {
+    const schema = `cds_test_${suffix()}`;
+    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    const url = postgresUrlFor(schema);
+    const db = openDb({ databaseUrl: url, poolSize: 5 });
+    await migrateToLatest(db);
+    return {
+      db,
+      dialect,
+      env: { DATABASE_URL: url },
+      drop: async () => {
+        await db.close().catch(() => {});
+        const c = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+        await c.connect();
+        await c.query(`drop schema if exists ${schema} cascade`);
+        await c.end();
+      },
+    };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-test-'));
+  const file = path.join(dir, 'cds.sqlite');
+  const db = openDb({ sqlitePath: file });
+  await migrateToLatest(db);
+  return {
+    db,
+    dialect,
+    env: { SQLITE_PATH: file, DATA_DIR: dir },
+    drop: async () => {
+      await db.close().catch(() => {});
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TestStore {
+  store: RateLimitStore;
+  env: Record<string, string>;
+  prefix: string;
+}
+
+export function createTestStore(kind: 'memory' | 'redis', prefix = `cds:test:${suffix()}:`): TestStore {
+  if (kind === 'redis') {
+    return {
+      store: new RedisRateLimitStore(process.env.TEST_REDIS_URL!, { keyPrefix: prefix }),
+      env: { REDIS_URL: process.env.TEST_REDIS_URL!, REDIS_KEY_PREFIX: prefix },
+      prefix,
+    };
+  }
+  return { store: new MemoryRateLimitStore(), env: {}, prefix };
+}

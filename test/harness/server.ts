@@ -1,0 +1,104 @@
+// Starts the real app on a loopback port over a real database and rate-limit store, and gives
+// tests the helpers they share: organizations, credentials, tokens and an HTTP client.
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import type { SystemContext } from '../../src/domain/context.ts';
+import { createOrganization } from '../../src/domain/organizations/manage.ts';
+import { createCredential } from '../../src/domain/auth/credentials.ts';
+import type { DialectName } from '../../src/storage/db/connect.ts';
+import { createTestDatabase, createTestStore, type TestDatabase, type TestStore } from './engines.ts';
+
+export interface TestServer {
+  url: string;
+  app: FastifyInstance;
+  config: Config;
+  database: TestDatabase;
+  testStore: TestStore;
+  system: SystemContext;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  dialect?: DialectName;
+  store?: 'memory' | 'redis';
+  env?: Record<string, string>;
+  now?: () => number;
+  /** reuse a database (another app on the same data) instead of creating one */
+  database?: TestDatabase;
+  testStore?: TestStore;
+}
+
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const database = options.database ?? (await createTestDatabase(options.dialect ?? 'sqlite'));
+  const testStore = options.testStore ?? createTestStore(options.store ?? 'memory');
+  const config = loadConfig({ ...database.env, ...testStore.env, LOG_LEVEL: 'silent', ...options.env });
+  const now = options.now ?? Date.now;
+  const app = await buildApp(config, { db: database.db, rateLimitStore: testStore.store, now, logger: false });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address() as { port: number };
+  const ownsDatabase = !options.database;
+  const ownsStore = !options.testStore;
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    app,
+    config,
+    database,
+    testStore,
+    system: { db: database.db, region: config.region, now },
+    close: async () => {
+      await app.close();
+      if (ownsStore) await testStore.store.close();
+      if (ownsDatabase) await database.drop();
+    },
+  };
+}
+
+export interface Client {
+  clientId: string;
+  clientSecret: string;
+  credentialId: string;
+  organizationId: string;
+}
+
+export async function createOrgWithCredential(
+  system: SystemContext,
+  options: { accessLevel?: 'read_only' | 'read_write'; plan?: string; name?: string } = {},
+): Promise<Client> {
+  const org = await createOrganization({ ctx: system, input: { name: options.name ?? 'Test Org', plan: options.plan } });
+  return addCredential(system, org.id, options.accessLevel ?? 'read_only');
+}
+
+export async function addCredential(system: SystemContext, organizationId: string, accessLevel: 'read_only' | 'read_write' = 'read_only'): Promise<Client> {
+  const c = await createCredential({ ctx: system, input: { organizationId, accessLevel } });
+  return { clientId: c.clientId, clientSecret: c.clientSecret, credentialId: c.id, organizationId };
+}
+
+export async function requestToken(url: string, client: Pick<Client, 'clientId' | 'clientSecret'>) {
+  const res = await fetch(`${url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
+}
+
+export async function getToken(url: string, client: Pick<Client, 'clientId' | 'clientSecret'>): Promise<string> {
+  const { status, body } = await requestToken(url, client);
+  if (status !== 200) throw new Error(`token request failed: ${status} ${JSON.stringify(body)}`);
+  return body.access_token as string;
+}
+
+export async function api(url: string, path: string, token?: string, init: RequestInit = {}) {
+  const headers = new Headers(init.headers);
+  if (token) headers.set('authorization', `Bearer ${token}`);
+  const res = await fetch(`${url}${path}`, { ...init, headers });
+  const text = await res.text();
+  let body: any;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = text;
+  }
+  return { status: res.status, headers: res.headers, body };
+}

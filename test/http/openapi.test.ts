@@ -1,0 +1,52 @@
+// /openapi.json is a valid OpenAPI 3.1 document that lists every route the service serves.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { startServer, type TestServer } from '../harness/server.ts';
+
+let server: TestServer;
+let doc: any;
+before(async () => {
+  server = await startServer();
+  doc = await (await fetch(`${server.url}/openapi.json`)).json();
+});
+after(() => server.close());
+
+test('is a valid OpenAPI 3.1 document', async () => {
+  assert.match(doc.openapi, /^3\.1\./);
+  await SwaggerParser.validate(structuredClone(doc));
+});
+
+test('the validator used above rejects a broken document', async () => {
+  const broken = structuredClone(doc);
+  broken.paths['/v1/frameworks'].get.responses['200'].content['application/json'].schema = { $ref: '#/components/schemas/Missing' };
+  await assert.rejects(SwaggerParser.validate(broken));
+});
+
+test('lists every route the app serves, except the document itself', () => {
+  const served = server.app
+    .printRoutes({ commonPrefix: false })
+    .split('\n')
+    .map((line) => line.replace(/^[\s│├└─]+/, '').split(' ')[0])
+    .filter((p) => p.startsWith('/') && p !== '/openapi.json' && !p.includes('*'));
+  assert.ok(served.includes('/v1/frameworks') && served.includes('/oauth/token'), `parsed routes: ${served}`);
+  for (const route of new Set(served)) {
+    const openapiPath = route.replace(/:(\w+)/g, '{$1}');
+    assert.ok(doc.paths[openapiPath], `route ${route} is missing from /openapi.json`);
+  }
+  assert.ok(doc.paths['/oauth/token'].post);
+  assert.ok(doc.paths['/v1/frameworks'].get);
+});
+
+test('every /v1 operation documents bearer auth, its scope and the spec error body', () => {
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    if (!path.startsWith('/v1/')) continue;
+    for (const [method, op] of Object.entries<any>(item)) {
+      assert.ok(op.security?.[0]?.bearerAuth?.length > 0, `${method} ${path} names its scope`);
+      for (const status of ['400', '401', '403', '429', '500', '503']) {
+        const schema = op.responses[status]?.content?.['application/json']?.schema;
+        assert.equal(schema?.$ref, '#/components/schemas/ErrorBody', `${method} ${path} documents ${status}`);
+      }
+    }
+  }
+});

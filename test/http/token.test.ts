@@ -1,0 +1,253 @@
+// POST /oauth/token: the client-credentials grant, its own error body, region binding, its
+// per-credential rate limit, and secrets and tokens stored only as hashes, on every engine.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { dialects, stores } from '../harness/engines.ts';
+import { addCredential, createOrgWithCredential, requestToken, startServer, type Client, type TestServer } from '../harness/server.ts';
+import { revokeCredential } from '../../src/domain/auth/credentials.ts';
+import { hashSecret } from '../../src/domain/auth/secrets.ts';
+
+const READ_SCOPES = ['framework:read', 'control:read', 'policy:read', 'evidence:read', 'test:read', 'vulnerability:read'];
+const WRITE_SCOPES = ['framework:write', 'control:write', 'policy:write', 'evidence:write', 'test:write', 'vulnerability:write'];
+
+/** Rate-limit windows are fixed 60 s windows: start a burst early enough in one that it fits. */
+async function inFreshWindow(windowSec = 60, marginMs = 3000) {
+  const left = windowSec * 1000 - (Date.now() % (windowSec * 1000));
+  if (left < marginMs) await new Promise((resolve) => setTimeout(resolve, left + 100));
+}
+
+async function postToken(url: string, body: string, contentType: string | null = 'application/json') {
+  const headers: Record<string, string> = {};
+  if (contentType) headers['content-type'] = contentType;
+  const res = await fetch(`${url}/oauth/token`, { method: 'POST', headers, body });
+  const text = await res.text();
+  let parsed: any;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = text;
+  }
+  return { status: res.status, headers: res.headers, body: parsed };
+}
+
+function grant(client: Pick<Client, 'clientId' | 'clientSecret'>, extra: Record<string, unknown> = {}) {
+  return { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret, ...extra };
+}
+
+function assertOAuthError(res: { status: number; headers: Headers; body: any }, status: number, error: string) {
+  assert.equal(res.status, status, JSON.stringify(res.body));
+  assert.deepEqual(Object.keys(res.body).sort(), ['error', 'error_description']);
+  assert.equal(res.body.error, error);
+  assert.equal(typeof res.body.error_description, 'string');
+  assert.ok(res.body.error_description.length > 0);
+  assert.equal(res.headers.get('cache-control'), 'no-store');
+}
+
+for (const dialect of dialects) {
+  describe(`POST /oauth/token (${dialect})`, () => {
+    let server: TestServer;
+    let readOnly: Client;
+    let readWrite: Client;
+
+    before(async () => {
+      server = await startServer({ dialect });
+      readOnly = await createOrgWithCredential(server.system, { accessLevel: 'read_only' });
+      readWrite = await addCredential(server.system, readOnly.organizationId, 'read_write');
+    });
+    after(() => server?.close());
+
+    test('a Read Only credential gets exactly {access_token, token_type Bearer, expires_in 3600, scope} with only read scopes', async () => {
+      const res = await requestToken(server.url, readOnly);
+      assert.equal(res.status, 200);
+      assert.deepEqual(Object.keys(res.body).sort(), ['access_token', 'expires_in', 'scope', 'token_type']);
+      assert.equal(res.body.token_type, 'Bearer');
+      assert.equal(res.body.expires_in, 3600);
+      assert.ok(Number.isInteger(res.body.expires_in));
+      assert.equal(typeof res.body.access_token, 'string');
+      assert.ok(res.body.access_token.length >= 32);
+      const scopes = (res.body.scope as string).split(' ');
+      assert.deepEqual([...scopes].sort(), [...READ_SCOPES].sort());
+      assert.ok(!scopes.some((s) => s.endsWith(':write')), 'no write scope for Read Only');
+      assert.equal(res.headers.get('content-type')?.split(';')[0], 'application/json');
+    });
+
+    test('a Read & Write credential gets every read scope plus the write scopes', async () => {
+      const res = await requestToken(server.url, readWrite);
+      assert.equal(res.status, 200);
+      const scopes = (res.body.scope as string).split(' ');
+      assert.deepEqual([...scopes].sort(), [...READ_SCOPES, ...WRITE_SCOPES].sort());
+      assert.ok(scopes.includes('vulnerability:write'));
+      assert.ok(scopes.includes('evidence:write'));
+      assert.equal(res.body.expires_in, 3600);
+    });
+
+    test('token responses are not cacheable (Cache-Control: no-store) and carry no envelope', async () => {
+      const res = await requestToken(server.url, readOnly);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('cache-control'), 'no-store');
+      assert.equal(res.body.data, undefined);
+      assert.equal(res.body.meta, undefined);
+    });
+
+    test('each request issues a new, different token', async () => {
+      const a = await requestToken(server.url, readOnly);
+      const b = await requestToken(server.url, readOnly);
+      assert.notEqual(a.body.access_token, b.body.access_token);
+    });
+
+    test('client IDs and secrets are prefixed so secret scanners can spot them', async () => {
+      assert.match(readOnly.clientId, /^cds_id_/);
+      assert.match(readOnly.clientSecret, /^cds_secret_/);
+    });
+
+    test('a wrong secret answers 401 invalid_client', async () => {
+      const res = await postToken(server.url, JSON.stringify(grant({ clientId: readOnly.clientId, clientSecret: readWrite.clientSecret })));
+      assertOAuthError(res, 401, 'invalid_client');
+    });
+
+    test('an unknown client_id answers 401 invalid_client with the same description as a wrong secret', async () => {
+      const unknown = await postToken(server.url, JSON.stringify(grant({ clientId: 'cds_id_doesnotexist', clientSecret: readOnly.clientSecret })));
+      assertOAuthError(unknown, 401, 'invalid_client');
+      const wrong = await postToken(server.url, JSON.stringify(grant({ clientId: readOnly.clientId, clientSecret: 'cds_secret_wrong' })));
+      assertOAuthError(wrong, 401, 'invalid_client');
+      assert.equal(unknown.body.error_description, wrong.body.error_description, 'does not reveal which client IDs exist');
+    });
+
+    test('a revoked credential answers 401 invalid_client, even with the right secret', async () => {
+      const client = await addCredential(server.system, readOnly.organizationId, 'read_only');
+      assert.equal((await requestToken(server.url, client)).status, 200);
+      await revokeCredential({ ctx: server.system, input: { credentialId: client.credentialId } });
+      const res = await postToken(server.url, JSON.stringify(grant(client)));
+      assertOAuthError(res, 401, 'invalid_client');
+    });
+
+    for (const field of ['grant_type', 'client_id', 'client_secret'] as const) {
+      test(`a missing ${field} answers 400 invalid_request`, async () => {
+        const body: Record<string, unknown> = grant(readOnly);
+        delete body[field];
+        assertOAuthError(await postToken(server.url, JSON.stringify(body)), 400, 'invalid_request');
+      });
+    }
+
+    test('an empty or non-string field answers 400 invalid_request', async () => {
+      assertOAuthError(await postToken(server.url, JSON.stringify(grant(readOnly, { client_secret: '' }))), 400, 'invalid_request');
+      assertOAuthError(await postToken(server.url, JSON.stringify(grant(readOnly, { client_id: 42 }))), 400, 'invalid_request');
+    });
+
+    test('a grant_type other than client_credentials answers 400 invalid_request', async () => {
+      for (const grant_type of ['password', 'authorization_code', 'CLIENT_CREDENTIALS']) {
+        const res = await postToken(server.url, JSON.stringify(grant(readOnly, { grant_type })));
+        assertOAuthError(res, 400, 'invalid_request');
+      }
+    });
+
+    test('a body that is not a JSON object answers 400 invalid_request', async () => {
+      for (const body of ['[]', '"client_credentials"', '42', 'null', '{not json', '']) {
+        const res = await postToken(server.url, body);
+        assertOAuthError(res, 400, 'invalid_request');
+      }
+    });
+
+    test('a form-encoded body (application/x-www-form-urlencoded) answers 400 invalid_request', async () => {
+      const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: readOnly.clientId, client_secret: readOnly.clientSecret });
+      const res = await postToken(server.url, form.toString(), 'application/x-www-form-urlencoded');
+      assertOAuthError(res, 400, 'invalid_request');
+    });
+
+    test('a body sent as text/plain or without Content-Type answers 400 invalid_request', async () => {
+      const body = JSON.stringify(grant(readOnly));
+      assertOAuthError(await postToken(server.url, body, 'text/plain'), 400, 'invalid_request');
+      assertOAuthError(await postToken(server.url, body, null), 400, 'invalid_request');
+    });
+
+    test('a credential created in another region answers 401 invalid_client', async () => {
+      const foreign = await createOrgWithCredential({ ...server.system, region: 'eu' });
+      const res = await postToken(server.url, JSON.stringify(grant(foreign)));
+      assertOAuthError(res, 401, 'invalid_client');
+    });
+
+    test('a credential works at the server of its own region and not at another on the same database', async () => {
+      const eu = await startServer({ database: server.database, env: { REGION: 'eu' } });
+      try {
+        const euClient = await createOrgWithCredential(eu.system);
+        assert.equal((await requestToken(eu.url, euClient)).status, 200);
+        assertOAuthError(await postToken(server.url, JSON.stringify(grant(euClient))), 401, 'invalid_client');
+        assertOAuthError(await postToken(eu.url, JSON.stringify(grant(readOnly))), 401, 'invalid_client');
+      } finally {
+        await eu.close();
+      }
+    });
+
+    test('the secret is stored only as a hash, and tokens are stored only as hashes', async () => {
+      const client = await addCredential(server.system, readOnly.organizationId, 'read_only');
+      const token = (await requestToken(server.url, client)).body.access_token as string;
+      const db = server.database.db.kysely;
+      const credential = await db.selectFrom('credentials').selectAll().where('client_id', '=', client.clientId).executeTakeFirstOrThrow();
+      assert.ok(!credential.secret_hash.includes(client.clientSecret));
+      assert.ok(!JSON.stringify(credential).includes(client.clientSecret), 'the secret appears nowhere in the row');
+      assert.match(credential.secret_hash, /^[0-9a-f]{64}$/);
+      assert.equal(credential.secret_hash, hashSecret(client.clientSecret));
+
+      const tokens = await db.selectFrom('access_tokens').selectAll().where('credential_id', '=', client.credentialId).execute();
+      assert.equal(tokens.length, 1);
+      assert.notEqual(tokens[0].token_hash, token);
+      assert.ok(!JSON.stringify(tokens[0]).includes(token), 'the token appears nowhere in the row');
+      assert.equal(tokens[0].token_hash, hashSecret(token));
+    });
+  });
+}
+
+for (const store of stores) {
+  describe(`POST /oauth/token rate limit (${store})`, () => {
+    let server: TestServer;
+
+    before(async () => {
+      server = await startServer({ store });
+    });
+    after(() => server?.close());
+
+    test('10 token requests per window per credential; the 11th answers 429 temporarily_unavailable with Retry-After', async () => {
+      const client = await createOrgWithCredential(server.system);
+      const other = await addCredential(server.system, client.organizationId);
+      await inFreshWindow();
+      for (let i = 1; i <= 10; i++) {
+        const res = await requestToken(server.url, client);
+        assert.equal(res.status, 200, `request ${i}`);
+        assert.equal(res.headers.get('x-ratelimit-limit'), '10');
+        assert.equal(res.headers.get('x-ratelimit-remaining'), String(10 - i));
+      }
+      const limited = await postToken(server.url, JSON.stringify(grant(client)));
+      assertOAuthError(limited, 429, 'temporarily_unavailable');
+      const retryAfter = Number(limited.headers.get('retry-after'));
+      assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+      assert.equal(limited.headers.get('x-ratelimit-remaining'), '0');
+
+      // another credential of the same organization is unaffected
+      const res = await requestToken(server.url, other);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('x-ratelimit-remaining'), '9');
+    });
+
+    test('failed attempts (wrong secret) count against the credential too, so guessing is limited', async () => {
+      const client = await createOrgWithCredential(server.system);
+      await inFreshWindow();
+      for (let i = 1; i <= 10; i++) {
+        const res = await postToken(server.url, JSON.stringify(grant({ clientId: client.clientId, clientSecret: `cds_secret_guess${i}` })));
+        assertOAuthError(res, 401, 'invalid_client');
+      }
+      const res = await postToken(server.url, JSON.stringify(grant(client)));
+      assertOAuthError(res, 429, 'temporarily_unavailable');
+      assert.ok(Number(res.headers.get('retry-after')) >= 1);
+    });
+
+    test('the token limit is separate from the /v1 limit', async () => {
+      const client = await createOrgWithCredential(server.system);
+      await inFreshWindow();
+      const token = (await requestToken(server.url, client)).body.access_token as string;
+      const res = await fetch(`${server.url}/v1/frameworks`, { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('x-ratelimit-limit'), '50');
+      assert.equal(res.headers.get('x-ratelimit-remaining'), '49');
+    });
+  });
+}
