@@ -88,6 +88,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       tags: [
         { name: 'auth', description: 'OAuth 2.0 client-credentials token endpoint' },
         { name: 'frameworks', description: 'Compliance frameworks and their progress' },
+        { name: 'controls', description: 'Controls with their computed compliance status' },
+        { name: 'policies', description: 'Policies' },
+        { name: 'evidence', description: 'Evidence records and their attachments' },
+        { name: 'tests', description: 'Automated and cloud tests with their flagged resources' },
+        { name: 'vulnerabilities', description: 'Third-party vulnerability findings' },
         { name: 'operations', description: 'Health, readiness and metrics' },
       ],
     },

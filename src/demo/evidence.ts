@@ -6,7 +6,7 @@ import { addEntities, addPeople, addTickets, type Ctx, json, lowerFirst, NS, per
 import { testIdentity } from './tests.ts';
 import {
   attachmentPeriod, DAY_MS, DEPARTMENTS, EFFORT_ESTIMATES, EVIDENCE_STATUSES,
-} from './vocabulary.ts';
+} from '../domain/vocabulary.ts';
 
 type EvidenceStatus = (typeof EVIDENCE_STATUSES)[number];
 

@@ -5,7 +5,7 @@ import { type ControlModel, mapArtifact } from './controls.ts';
 import { addEntities, addPeople, addTickets, type Ctx, json, NS, personId, stamps, tick, variantName } from './context.ts';
 import {
   DAY_MS, DEPARTMENTS, EFFORT_ESTIMATES, POLICY_BEHAVIORS, POLICY_STATUSES,
-} from './vocabulary.ts';
+} from '../domain/vocabulary.ts';
 
 type PolicyStatus = (typeof POLICY_STATUSES)[number];
 

@@ -15,7 +15,7 @@ import { loadDemoData, planFor, type DemoSummary } from '../../src/demo/generate
 import {
   EVIDENCE_STATUSES, FUNCTION_GROUPINGS, POLICY_STATUSES, SEVERITIES, TEST_RESOURCE_STATUSES, TEST_STATUSES,
   VULNERABILITY_SOURCES, VULNERABILITY_STATUSES,
-} from '../../src/demo/vocabulary.ts';
+} from '../../src/domain/vocabulary.ts';
 
 interface Engine {
   name: string;

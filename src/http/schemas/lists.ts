@@ -44,3 +44,16 @@ export function listIssue(schema: ListSchemaMeta, data: unknown): string {
   const unknown = allowed ? items.filter((s) => !allowed.includes(s)) : [];
   return `unknown value${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `'${u}'`).join(', ')}${suffix}`;
 }
+
+/** A boolean query parameter: `true`/`false` or `1`/`0`. */
+export function booleanParam(description: string) {
+  return Type.String({ pattern: '^(true|false|1|0)$', description: `${description} Accepts true/false or 1/0.` });
+}
+
+export const parseBoolean = (value: string | undefined): boolean | undefined =>
+  value === undefined ? undefined : value === 'true' || value === '1';
+
+/** A non-negative integer epoch-milliseconds query parameter (inclusive bound). */
+export function epochMsParam(description: string) {
+  return Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: `${description} Epoch milliseconds, integer, minimum 0.` });
+}

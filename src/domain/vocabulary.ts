@@ -1,6 +1,6 @@
-// The closed value sets the demo data uses. Status lists come from the spec; the others fill the
-// gaps the spec leaves open ("allowed values of effortEstimate, recurrence, … not shown"), so the
-// rest of the service (filters, upload periods, docs) can import them instead of guessing.
+// The closed value sets of the service: the spec's status lists, and the vocabularies for the
+// fields whose values the spec leaves open ("allowed values of effortEstimate, recurrence, … not
+// shown"). Routes, the demo generator and tests import them instead of retyping values.
 
 export const POLICY_STATUSES = [
   'not_uploaded', 'draft', 'published', 'needs_attention', 'draft_approved', 'needs_review', 'pending_approval',
