@@ -41,6 +41,11 @@ export interface Config {
   shutdownGraceMs: number;
   /** trust X-Forwarded-For from a proxy in front of the service */
   trustProxy: boolean;
+  /**
+   * HMAC key of vulnerability-list cursors (CURSOR_SECRET, at least 32 characters). Unset: a random
+   * key is generated once and kept in the database, so every node on that database shares it.
+   */
+  cursorSecret: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -74,6 +79,13 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string 
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(`${name} must start with ${protocols.map((p) => p + '//').join(' or ')}`);
   }
+  return raw;
+}
+
+function secret(env: NodeJS.ProcessEnv, name: string, minLength: number): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length < minLength) throw new ConfigError(`${name} must be at least ${minLength} characters long`);
   return raw;
 }
 
@@ -112,5 +124,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0),
     trustProxy: bool(env, 'TRUST_PROXY', false),
+    cursorSecret: secret(env, 'CURSOR_SECRET', 32),
   };
 }

@@ -40,14 +40,18 @@ export class ResultCache {
   }
 }
 
-/** The cache key of an organization-scoped result: org, data version, verb and normalized input. */
+/**
+ * The cache key of an organization-scoped result: org, data version, verb and the normalized
+ * input (keys sorted, list values sorted and de-duplicated), as JSON so that no free-text value
+ * can make two different inputs share a key.
+ */
 export function orgResultKey(organizationId: string, dataVersion: number, verb: string, input: Record<string, unknown>): string {
   const normalized = Object.keys(input)
     .sort()
+    .filter((k) => input[k] !== undefined)
     .map((k) => {
       const v = input[k];
-      return `${k}=${Array.isArray(v) ? [...v].sort().join(',') : v === undefined ? '' : String(v)}`;
-    })
-    .join('&');
-  return `${organizationId}:${dataVersion}:${verb}?${normalized}`;
+      return [k, Array.isArray(v) ? [...new Set(v.map(String))].sort() : v];
+    });
+  return JSON.stringify([organizationId, dataVersion, verb, normalized]);
 }

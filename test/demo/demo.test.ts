@@ -61,23 +61,6 @@ if (baseUrl) {
   });
 }
 
-/**
- * Kysely's migrator looks for its bookkeeping tables in every schema, so a concurrent run in
- * another PostgreSQL schema can make it skip creating them here; such a run is short, so retry.
- */
-async function migrate(db: Db): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await migrateToLatest(db);
-      return;
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (db.dialect !== 'postgres' || code !== '42P01' || attempt >= 20) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
-}
-
 async function addOrg(db: Db, id: string): Promise<void> {
   await db.kysely
     .insertInto('organizations')
@@ -199,7 +182,7 @@ for (const engine of engines) {
   test(`demo data on ${engine.name}`, async (t) => {
     const { db, cleanup } = await engine.open();
     try {
-      await migrate(db);
+      await migrateToLatest(db);
       await addOrg(db, 'org_a');
       await addOrg(db, 'org_b');
       await addOrg(db, 'org_c');

@@ -24,11 +24,18 @@ test('the validator used above rejects a broken document', async () => {
 });
 
 test('lists every route the app serves, except the document itself', () => {
-  const served = server.app
-    .printRoutes({ commonPrefix: false })
-    .split('\n')
-    .map((line) => line.replace(/^[\s│├└─]+/, '').split(' ')[0])
-    .filter((p) => p.startsWith('/') && p !== '/openapi.json' && !p.includes('*'));
+  // printRoutes draws a tree (4 characters per level); a nested node prints only its own segment
+  // (`/:policyId` under `/v1/policies`), so full paths are rebuilt from the ancestors' segments.
+  const stack: string[] = [];
+  const served: string[] = [];
+  for (const line of server.app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const match = /^([\s│├└─]*)(\S+)( \(.*\))?$/.exec(line);
+    if (!match) continue;
+    stack.length = Math.max(0, match[1].length / 4 - 1);
+    stack.push(match[2]);
+    if (match[3]) served.push(stack.join(''));
+  }
+  served.splice(0, served.length, ...served.filter((p) => p.startsWith('/') && p !== '/openapi.json' && !p.includes('*')));
   assert.ok(served.includes('/v1/frameworks') && served.includes('/oauth/token'), `parsed routes: ${served}`);
   for (const route of new Set(served)) {
     const openapiPath = route.replace(/:(\w+)/g, '{$1}');

@@ -3,9 +3,19 @@ import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from './deps.ts';
 import tokenRoute from './oauth/token.ts';
 import listFrameworksRoute from './frameworks/list.ts';
+import listControlsRoute from './controls/list.ts';
+import getControlRoute from './controls/get.ts';
 import healthRoutes from './ops/health.ts';
+import listPoliciesRoute from './policies/list.ts';
+import getPolicyRoute from './policies/get.ts';
+import listEvidenceRoute from './evidence/list.ts';
+import getEvidenceRoute from './evidence/get.ts';
+import listTestsRoute from './tests/list.ts';
+import getTestRoute from './tests/get.ts';
+import listVulnerabilitiesRoute from './vulnerabilities/list.ts';
+import getVulnerabilityRoute from './vulnerabilities/get.ts';
 
-const routes = [tokenRoute, listFrameworksRoute, healthRoutes];
+const routes = [tokenRoute, listFrameworksRoute, listControlsRoute, getControlRoute, healthRoutes, listPoliciesRoute, getPolicyRoute, listEvidenceRoute, getEvidenceRoute, listTestsRoute, getTestRoute, listVulnerabilitiesRoute, getVulnerabilityRoute];
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps) {
   for (const route of routes) route(app, deps);

@@ -5,3 +5,19 @@ export const Entity = Type.Object({ entityId: Type.String(), entityName: Type.St
 export const PersonStamp = Type.Object({ name: Type.String(), email: Type.String() });
 export const EpochMs = Type.Integer({ description: 'Unix epoch milliseconds.' });
 export const NullableEpochMs = Type.Union([EpochMs, Type.Null()]);
+
+// The spec's shared sub-objects (section "Shared sub-objects").
+export const Assignee = Type.Object({ name: Type.String(), email: Type.String(), isPrimary: Type.Boolean() });
+export const MappedFramework = Type.Object({ frameworkId: Type.String(), frameworkName: Type.String() });
+export const MappedControl = Type.Object({ controlId: Type.String(), controlCode: Type.String(), controlName: Type.String() });
+/** A requirement a policy, evidence record or test is mapped to. */
+export const MappedRequirement = Type.Object({
+  frameworkId: Type.String(),
+  frameworkName: Type.String(),
+  requirementId: Type.String(),
+  requirementCode: Type.String(),
+  requirementName: Type.String(),
+});
+export const MappedRisk = Type.Object({ riskId: Type.String(), riskName: Type.String() });
+/** A ticket of a policy, evidence record or test (vulnerability tickets are shaped `{ id, url, source }`). */
+export const Ticket = Type.Object({ ticketId: Type.String(), source: Type.String(), url: Type.String() });

@@ -3,9 +3,11 @@
 import { Migrator, sql, type Migration, type MigrationResultSet } from 'kysely';
 import type { Db } from './connect.ts';
 import * as m0001 from './migrations/0001_initial.ts';
+import * as m0002vulnerabilities from './migrations/0002_vulnerability_indexes.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
+  '0002_vulnerability_indexes': m0002vulnerabilities,
 };
 
 export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {

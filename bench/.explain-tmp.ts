@@ -1,0 +1,18 @@
+import { openDb } from '../src/storage/db/connect.ts';
+import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
+import { listVulnerabilityPage } from '../src/storage/db/repositories/vulnerabilities.ts';
+const pgUrl = process.env.PG;
+const db = pgUrl ? openDb({ databaseUrl: pgUrl }) : openDb({ sqlitePath: process.argv[2] });
+const org = (await db.kysely.selectFrom('organizations').select('id').where('name','like','Bench vulnerabilities%').executeTakeFirstOrThrow()).id;
+let node: any;
+const pgd = !!pgUrl;
+const spy = new Kysely<any>({ dialect: { createAdapter: () => pgd ? new PostgresAdapter() : new SqliteAdapter(), createDriver: () => new DummyDriver(), createIntrospector: (d: any) => pgd ? new PostgresIntrospector(d) : new SqliteIntrospector(d), createQueryCompiler: () => pgd ? new PostgresQueryCompiler() : new SqliteQueryCompiler() } }).withPlugin({ transformQuery: (a: any) => (node = a.node, a.node), transformResult: async (a: any) => a.result });
+const dom = { statuses: ['open','closed','acknowledged','ignored','risk'], severities: ['critical','high','medium','low'] };
+const filter = JSON.parse(process.argv[3] ?? '{}');
+const after = process.argv[4] ? JSON.parse(process.argv[4]) : undefined;
+await listVulnerabilityPage(spy as any, org, filter, after, 51, dom);
+const compiled = (pgd ? new PostgresQueryCompiler() : new SqliteQueryCompiler()).compileQuery(node, { queryId: 'x' } as any);
+console.log(compiled.sql);
+const plan = await (db.kysely as any).executeQuery({ sql: (pgd ? 'explain analyze ' : 'explain query plan ') + compiled.sql, parameters: compiled.parameters, query: node });
+for (const r of plan.rows) console.log(pgd ? r['QUERY PLAN'] : `${r.id} ${r.parent} ${r.detail}`);
+await db.close();

@@ -1,0 +1,18 @@
+import { openDb } from '../src/storage/db/connect.ts';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { MemoryRateLimitStore } from '../src/storage/ratelimit/memory.ts';
+import { createCredential } from '../src/domain/auth/credentials.ts';
+const db = openDb({ sqlitePath: '/tmp/cds-bench-small/vulns-scale-4.sqlite' });
+const org = (await db.kysely.selectFrom('organizations').select('id').where('name','like','Bench vulnerabilities%').executeTakeFirstOrThrow()).id;
+const config = loadConfig({ SQLITE_PATH: '/tmp/cds-bench-small/vulns-scale-4.sqlite', RATE_LIMIT_MAX: '1000000000', LOG_LEVEL: 'silent' });
+const app = await buildApp(config, { db, rateLimitStore: new MemoryRateLimitStore(), logger: false });
+await app.ready();
+const c = await createCredential({ ctx: { db, region: 'us', now: Date.now }, input: { organizationId: org, accessLevel: 'read_only' } });
+const tok = JSON.parse((await app.inject({ method: 'POST', url: '/oauth/token', payload: { grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret } })).body).access_token;
+const path = process.argv[2] ?? '/v1/vulnerabilities?count=100';
+for (let i=0;i<20;i++) await app.inject({ url: path, headers: { authorization: `Bearer ${tok}` } });
+const t = performance.now();
+for (let i=0;i<300;i++) await app.inject({ url: path, headers: { authorization: `Bearer ${tok}` } });
+console.log(path, ((performance.now()-t)/300).toFixed(3), 'ms');
+await app.close();

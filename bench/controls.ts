@@ -1,0 +1,194 @@
+// GET /v1/controls: how many SQL statements a request runs, and its latency on a large
+// organization with the result cache warm and cold.
+//
+//   node bench/controls.ts [--scale 20] [--requests 200] [--framework "NIST CSF 2.0"]
+//   BENCH_DATABASE_URL=postgres://… node bench/controls.ts   (PostgreSQL instead of SQLite)
+//
+// 1. Statements: every statement the app sends is counted by a Kysely plugin installed on the
+//    app's database handle (bench only). Counted for one request with the result cache missed
+//    (the organization's data version is bumped first), on the scale-1 demo organization and on
+//    the large one: the counts must not depend on the size.
+// 2. Latency of GET /v1/controls?frameworkIds=<one framework> on the large organization, one
+//    request at a time from a worker thread: warm (the cached result is served), cold with a new
+//    frameworkIds combination per request (the framework plus an unknown random ID, so the same
+//    data but a result-cache miss), and cold with the data version bumped before every request.
+//    Cold requests read everything from the database and compute every status again.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { sql, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { openDb, type Db } from '../src/storage/db/connect.ts';
+import { migrateToLatest } from '../src/storage/db/migrate.ts';
+import { MemoryRateLimitStore } from '../src/storage/ratelimit/memory.ts';
+import { bumpDataVersion } from '../src/storage/db/repositories/organizations.ts';
+import { createDemoOrganization, type DemoResult } from '../src/cli/commands/demo.ts';
+import { authenticate } from '../src/domain/auth/tokens.ts';
+import type { Context } from '../src/domain/context.ts';
+import { listControls } from '../src/domain/controls/list.ts';
+import { runSequential, type SequentialResult } from './lib/sequential.ts';
+
+const { values } = parseArgs({
+  options: {
+    scale: { type: 'string', default: '20' },
+    requests: { type: 'string', default: '200' },
+    framework: { type: 'string', default: 'NIST CSF 2.0' },
+  },
+});
+const scale = Number(values.scale);
+const requests = Number(values.requests);
+
+/** Counts the statements Kysely sends (bench only). */
+class StatementCounter implements KyselyPlugin {
+  count = 0;
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    this.count++;
+    return args.node;
+  }
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return args.result;
+  }
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-bench-'));
+const databaseUrl = process.env.BENCH_DATABASE_URL;
+const db = openDb(databaseUrl ? { databaseUrl } : { sqlitePath: path.join(dir, 'bench.sqlite') });
+await migrateToLatest(db);
+const counter = new StatementCounter();
+const counted: Db = { kysely: db.kysely.withPlugin(counter), dialect: db.dialect, ping: () => db.ping(), close: () => db.close() };
+const config = loadConfig({ SQLITE_PATH: path.join(dir, 'bench.sqlite'), RATE_LIMIT_MAX: String(1e9), LOG_LEVEL: 'silent' });
+const system = { db, region: config.region, now: Date.now };
+
+const log = (line = '') => console.log(line);
+const started = performance.now();
+const demo = await createDemoOrganization(system, { scale: 1, name: `Bench demo ${Date.now()}` });
+const large = await createDemoOrganization(system, { scale, name: `Bench scale ${scale} ${Date.now()}` });
+if (db.dialect === 'postgres') await sql`analyze`.execute(db.kysely); // what autovacuum does after a bulk load
+log(`GET /v1/controls — ${db.dialect}; demo data loaded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+for (const [label, org] of [['demo (scale 1)', demo], [`scale ${scale}`, large]] as const) {
+  const s = org.summary;
+  log(`  ${label.padEnd(15)} ${s.controls} controls, ${s.policies + s.evidence + s.tests} artifacts (${s.policies} policies, ${s.evidence} evidence, ${s.tests} tests), ${s.tables.control_artifacts} control→artifact and ${s.tables.artifact_requirements} artifact→requirement links`);
+}
+
+const store = new MemoryRateLimitStore();
+const app = await buildApp(config, { db: counted, rateLimitStore: store, logger: false });
+await app.listen({ host: '127.0.0.1', port: 0 });
+const appUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+
+async function tokenFor(org: DemoResult): Promise<string> {
+  const res = await fetch(`${appUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'client_credentials', client_id: org.readOnly.clientId, client_secret: org.readOnly.clientSecret }),
+  });
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+const tokens = new Map([[demo, await tokenFor(demo)], [large, await tokenFor(large)]]);
+
+async function get(org: DemoResult, pathAndQuery: string) {
+  const res = await fetch(`${appUrl}${pathAndQuery}`, { headers: { authorization: `Bearer ${tokens.get(org)}` } });
+  const body = (await res.json()) as { data: any };
+  if (res.status !== 200) throw new Error(`${pathAndQuery}: ${res.status} ${JSON.stringify(body)}`);
+  return body.data;
+}
+
+// ---- 1. Statements per request ----
+async function frameworkIdOf(org: DemoResult, name: string): Promise<string> {
+  const frameworks = (await get(org, '/v1/frameworks')) as Array<{ frameworkId: string; frameworkName: string }>;
+  const found = frameworks.find((f) => f.frameworkName === name);
+  if (!found) throw new Error(`no framework named ${name}; have ${frameworks.map((f) => f.frameworkName).join(', ')}`);
+  return found.frameworkId;
+}
+
+async function statementsOf(org: DemoResult, pathAndQuery: string): Promise<{ http: number; verb?: number }> {
+  await get(org, pathAndQuery); // the credential's lastUsedAt is written at most once a minute: keep it out of the count
+  await bumpDataVersion(db.kysely, org.organization.id); // so the result cache misses
+  counter.count = 0;
+  await get(org, pathAndQuery);
+  return { http: counter.count };
+}
+
+async function verbStatements(org: DemoResult, input: Parameters<typeof listControls>[0]['input']): Promise<number> {
+  const actor = await authenticate({ ctx: system, input: { token: tokens.get(org) } });
+  const ctx: Context = { db: counted, region: config.region, now: Date.now, actor }; // no cache: the verb computes
+  counter.count = 0;
+  await listControls({ ctx, input });
+  return counter.count;
+}
+
+log();
+log('SQL statements per request (result cache missed; "HTTP" includes the token lookup):');
+const allFields = 'mappedFrameworkIds,outOfScopeReason,markedOutOfScopeBy,addedBy,addedOn,lastModifiedBy,modifiedOn';
+for (const org of [demo, large]) {
+  const label = org === demo ? 'demo (scale 1)' : `scale ${scale}`;
+  const f = await frameworkIdOf(org, values.framework!);
+  const someControl = ((await get(org, '/v1/controls')) as Array<{ controlId: string }>)[0].controlId;
+  const rows: Array<[string, string, number | undefined]> = [
+    ['GET /v1/controls', '/v1/controls', await verbStatements(org, {})],
+    ['GET /v1/controls?frameworkIds=F', `/v1/controls?frameworkIds=${f}`, await verbStatements(org, { frameworkIds: [f] })],
+    [
+      'GET /v1/controls?<every filter>&fields=<all>',
+      `/v1/controls?frameworkIds=${f}&status=compliant,non_compliant&entityIds=${randomUUID()}&assigneeEmails=a@example.com&domains=x&functionGroupings=protect&controlScope=in_scope&fields=${allFields}`,
+      await verbStatements(org, {
+        frameworkIds: [f], status: ['compliant', 'non_compliant'], entityIds: [randomUUID()], assigneeEmails: ['a@example.com'],
+        domains: ['x'], functionGroupings: ['protect'], controlScope: ['in_scope'], fields: allFields.split(',') as never,
+      }),
+    ],
+    ['GET /v1/controls/{id}?fields=<all expansions>', `/v1/controls/${someControl}?fields=complianceOverview,mappedArtifacts,mappedRisks`, undefined],
+    ['GET /v1/frameworks', '/v1/frameworks', undefined],
+  ];
+  log(`  ${label}:`);
+  for (const [name, url, verb] of rows) {
+    const { http } = await statementsOf(org, url);
+    log(`    ${name.padEnd(46)} HTTP ${String(http).padStart(3)}${verb === undefined ? '' : `   verb alone ${String(verb).padStart(3)}`}`);
+  }
+}
+
+// ---- 2. Latency on the large organization ----
+const F = await frameworkIdOf(large, values.framework!);
+const sample = (await get(large, `/v1/controls?frameworkIds=${F}`)) as unknown[];
+const bytes = Buffer.byteLength(JSON.stringify({ data: sample }));
+log();
+log(`Latency of GET /v1/controls?frameworkIds=<${values.framework}> on the scale-${scale} organization: ${sample.length} controls in the answer (~${Math.round(bytes / 1024)} KiB); ${requests} requests one at a time`);
+const headers = { authorization: `Bearer ${tokens.get(large)}` };
+const fmt = (r: SequentialResult) =>
+  `p50 ${r.p50Ms.toFixed(1).padStart(6)} ms   p99 ${r.p99Ms.toFixed(1).padStart(6)} ms   mean ${r.meanMs.toFixed(1).padStart(6)} ms   errors ${r.errors}`;
+const warm = await runSequential({ urls: [`${appUrl}/v1/controls?frameworkIds=${F}`], headers, requests, warmup: 10 });
+log(`  warm (cached result)                    ${fmt(warm)}`);
+const combos = Array.from({ length: requests + 10 }, () => `${appUrl}/v1/controls?frameworkIds=${F},${randomUUID()}`);
+const coldCombo = await runSequential({ urls: combos, headers, requests, warmup: 10 });
+log(`  cold: new frameworkIds combination      ${fmt(coldCombo)}`);
+const coldVersion = await runSequential(
+  { urls: [`${appUrl}/v1/controls?frameworkIds=${F}`], headers, requests, warmup: 10 },
+  () => bumpDataVersion(db.kysely, large.organization.id),
+);
+log(`  cold: data version bumped each request  ${fmt(coldVersion)}`);
+const coldAll = await runSequential(
+  { urls: [`${appUrl}/v1/controls`], headers, requests: Math.max(20, Math.floor(requests / 4)), warmup: 5 },
+  () => bumpDataVersion(db.kysely, large.organization.id),
+);
+log(`  (cold, no filter: ${(await get(large, '/v1/controls')).length} controls)           ${fmt(coldAll)}`);
+
+// Where a cold request's time goes: the verb alone (database reads and computation), in this thread.
+const actor = await authenticate({ ctx: system, input: { token: tokens.get(large) } });
+const ctx: Context = { db, region: config.region, now: Date.now, actor };
+const verbTimes: number[] = [];
+let result: unknown[] = [];
+for (let i = 0; i < 30; i++) {
+  const t = performance.now();
+  result = await listControls({ ctx, input: { frameworkIds: [F] } });
+  verbTimes.push(performance.now() - t);
+}
+const t = performance.now();
+for (let i = 0; i < 10; i++) JSON.stringify(result);
+const stringifyMs = (performance.now() - t) / 10;
+verbTimes.sort((a, b) => a - b);
+log(`  breakdown: the verb alone (reads + statuses) p50 ${verbTimes[15].toFixed(1)} ms; JSON.stringify of its result ${stringifyMs.toFixed(1)} ms`);
+
+await app.close();
+await store.close();
+await db.close();
+fs.rmSync(dir, { recursive: true, force: true });

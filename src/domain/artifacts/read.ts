@@ -1,0 +1,259 @@
+// What the policy and evidence read verbs share: the list filter (with its `No Department`
+// token), the links every item carries, the fields both resources have, and result caching.
+// The verbs in domain/policies and domain/evidence add only what is their own.
+import type { Context } from '../context.ts';
+import { orgResultKey } from '../result-cache.ts';
+import type { GAP_STATUSES } from '../vocabulary.ts';
+import type { ArtifactCommon, ArtifactFilter, ArtifactKind } from '../../storage/db/repositories/artifacts.ts';
+import {
+  countTickets,
+  loadArtifactMappings,
+  loadPeople,
+  loadSubjectEntities,
+  loadSubjectPeople,
+  loadTickets,
+  type ArtifactMappings,
+  type Assignee,
+  type Entity,
+  type MappedControl,
+  type MappedFramework,
+  type MappedRequirement,
+  type PersonStamp,
+  type Ticket as StoredTicket,
+} from '../../storage/db/repositories/links.ts';
+
+/** The `departments` value that selects items without a department (compared case-insensitively). */
+export const NO_DEPARTMENT = 'No Department';
+
+/** The list filters of GET /v1/policies and GET /v1/evidence, as the route parsed them. */
+export interface ArtifactListInput<Status extends string = string, Field extends string = string> {
+  status?: Status[];
+  frameworkIds?: string[];
+  controlIds?: string[];
+  entityIds?: string[];
+  isRelevant?: boolean;
+  assigneeEmails?: string[];
+  approverEmails?: string[];
+  departments?: string[];
+  nextReviewAtFrom?: number;
+  nextReviewAtTo?: number;
+  fields?: Field[];
+}
+
+export function toFilter(input: ArtifactListInput): ArtifactFilter {
+  const isNone = (d: string) => d.toLowerCase() === NO_DEPARTMENT.toLowerCase();
+  return {
+    status: input.status,
+    frameworkIds: input.frameworkIds,
+    controlIds: input.controlIds,
+    entityIds: input.entityIds,
+    isRelevant: input.isRelevant,
+    assigneeEmails: input.assigneeEmails,
+    approverEmails: input.approverEmails,
+    departments: input.departments?.filter((d) => !isNone(d)),
+    withoutDepartment: input.departments?.some(isNone),
+    nextReviewAtFrom: input.nextReviewAtFrom,
+    nextReviewAtTo: input.nextReviewAtTo,
+  };
+}
+
+export interface Ticket {
+  ticketId: string;
+  source: string;
+  url: string;
+}
+
+/** The links of a set of artifacts, each loaded in one query for the whole set. */
+export interface ArtifactLinks {
+  assignees: Map<string, Assignee[]>;
+  approvers: Map<string, Assignee[]>;
+  entities: Map<string, Entity[]>;
+  mappings: ArtifactMappings;
+  people: Map<string, PersonStamp>;
+  tickets: Map<string, StoredTicket[]>;
+  ticketCounts: Map<string, number>;
+}
+
+export interface LinkNeeds {
+  mappings?: boolean;
+  people?: boolean;
+  tickets?: boolean;
+  ticketCounts?: boolean;
+}
+
+/** Above this many items a list loads the links of the whole organization instead of an ID list. */
+const MAX_ID_LIST = 500;
+
+/**
+ * Loads the links of `ids` (or of every artifact of the kind when `ids` is undefined): three
+ * queries always (assignees, approvers, entities), more only for what `needs` asks. The number
+ * of queries never depends on the number of artifacts.
+ */
+export async function loadLinks(ctx: Context, kind: ArtifactKind, ids: string[] | undefined, needs: LinkNeeds): Promise<ArtifactLinks> {
+  const db = ctx.db.kysely;
+  const org = ctx.actor.organizationId;
+  const scope = ids && ids.length <= MAX_ID_LIST ? ids : undefined;
+  const none = <V>() => Promise.resolve(new Map<string, V>());
+  const [assignees, approvers, entities, mappings, people, tickets, ticketCounts] = await Promise.all([
+    loadSubjectPeople(db, org, kind, 'assignee', scope),
+    loadSubjectPeople(db, org, kind, 'approver', scope),
+    loadSubjectEntities(db, org, kind, scope),
+    needs.mappings ? loadArtifactMappings(db, org, kind, scope) : Promise.resolve({ frameworks: new Map(), requirements: new Map(), controls: new Map() }),
+    needs.people ? loadPeople(db, org) : none<PersonStamp>(),
+    needs.tickets ? loadTickets(db, org, kind, scope) : none<StoredTicket[]>(),
+    needs.ticketCounts ? countTickets(db, org, kind) : none<number>(),
+  ]);
+  return { assignees, approvers, entities, mappings, people, tickets, ticketCounts };
+}
+
+export type GapStatus = (typeof GAP_STATUSES)[number];
+
+/** The default list fields both resources have (the ID, name and status types are the resource's own). */
+export interface CommonListFields {
+  status: string;
+  department?: string;
+  assignees: Assignee[];
+  approvers: PersonStamp[];
+  isRelevant: boolean;
+  nextReviewDate: number | null;
+  entities: Entity[];
+  gapStatus: GapStatus;
+}
+
+export function commonListFields(row: ArtifactCommon, links: ArtifactLinks): CommonListFields {
+  const item: CommonListFields = {
+    status: row.status,
+    assignees: links.assignees.get(row.id) ?? [],
+    approvers: (links.approvers.get(row.id) ?? []).map(({ name, email }) => ({ name, email })),
+    isRelevant: row.isRelevant,
+    nextReviewDate: row.nextReviewDate,
+    entities: links.entities.get(row.id) ?? [],
+    // stored values are the closed vocabulary (domain/vocabulary.ts)
+    gapStatus: row.gapStatus as GapStatus,
+  };
+  // Not one of the four nullable fields: left out when unassigned.
+  if (row.department !== null) item.department = row.department;
+  return item;
+}
+
+/** Optional fields both resources have; they appear only when asked for. */
+export const COMMON_OPTIONAL_FIELDS = [
+  'mappedFrameworkIds', 'mappedControlIds', 'notRelevantReason', 'effortEstimate', 'recurrence', 'source',
+  'addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn',
+] as const;
+export type CommonOptionalField = (typeof COMMON_OPTIONAL_FIELDS)[number];
+
+export interface CommonOptionalFields {
+  mappedFrameworkIds?: string[];
+  mappedControlIds?: string[];
+  notRelevantReason?: string;
+  effortEstimate?: string;
+  recurrence?: string;
+  source?: string;
+  addedBy?: PersonStamp;
+  addedOn?: number;
+  lastModifiedBy?: PersonStamp;
+  modifiedOn?: number | null;
+}
+
+/** A person stamp, or undefined when nobody (or an unknown person) is recorded. */
+export const stamp = (links: ArtifactLinks, personId: string | null): PersonStamp | undefined =>
+  personId === null ? undefined : links.people.get(personId);
+
+/** Assigns `value` to `target[key]` unless it is null or undefined (such fields are left out). */
+export function setPresent<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | null | undefined): void {
+  if (value !== null && value !== undefined) target[key] = value;
+}
+
+export function commonOptionalFields(row: ArtifactCommon, links: ArtifactLinks, fields: ReadonlySet<string>): CommonOptionalFields {
+  const out: CommonOptionalFields = {};
+  const ask = (f: CommonOptionalField) => fields.has(f);
+  if (ask('mappedFrameworkIds')) out.mappedFrameworkIds = (links.mappings.frameworks.get(row.id) ?? []).map((f) => f.frameworkId);
+  if (ask('mappedControlIds')) out.mappedControlIds = (links.mappings.controls.get(row.id) ?? []).map((c) => c.controlId);
+  if (ask('notRelevantReason')) setPresent(out, 'notRelevantReason', row.notRelevantReason);
+  if (ask('effortEstimate')) setPresent(out, 'effortEstimate', row.effortEstimate);
+  if (ask('recurrence')) setPresent(out, 'recurrence', row.recurrence);
+  if (ask('source')) setPresent(out, 'source', row.source);
+  if (ask('addedBy')) setPresent(out, 'addedBy', stamp(links, row.addedBy));
+  if (ask('addedOn')) out.addedOn = row.addedOn;
+  if (ask('lastModifiedBy')) setPresent(out, 'lastModifiedBy', stamp(links, row.lastModifiedBy));
+  if (ask('modifiedOn')) out.modifiedOn = row.modifiedOn;
+  return out;
+}
+
+/** Which links a set of requested fields needs beyond the default ones. */
+export function needsFor(fields: ReadonlySet<string>): LinkNeeds {
+  return {
+    mappings: fields.has('mappedFrameworkIds') || fields.has('mappedControlIds'),
+    people: ['addedBy', 'lastModifiedBy', 'publishedBy'].some((f) => fields.has(f)),
+    ticketCounts: fields.has('ticketsCount'),
+  };
+}
+
+/** The mappings every get-one answer carries. */
+export interface CommonMappings {
+  mappedFrameworks: MappedFramework[];
+  mappedControls: MappedControl[];
+  mappedRequirements: MappedRequirement[];
+}
+
+export function commonMappings(row: ArtifactCommon, links: ArtifactLinks): CommonMappings {
+  return {
+    mappedFrameworks: links.mappings.frameworks.get(row.id) ?? [],
+    mappedControls: links.mappings.controls.get(row.id) ?? [],
+    mappedRequirements: links.mappings.requirements.get(row.id) ?? [],
+  };
+}
+
+export const ticketsOf = (links: ArtifactLinks, id: string): Ticket[] =>
+  (links.tickets.get(id) ?? []).map((t) => ({ ticketId: t.ticketKey, source: t.source, url: t.url }));
+
+/** A document or attachment as the API shows it: no URL unless it is an external link. */
+export interface FileEntry {
+  displayName: string;
+  type: string;
+  url?: string;
+  note?: string;
+  addedBy?: PersonStamp;
+  addedOn: number;
+  updatedBy?: PersonStamp;
+  updatedOn?: number;
+}
+
+export function fileEntry(
+  row: { displayName: string; type: string; url: string | null; note: string | null; addedBy: string | null; addedOn: number; updatedBy: string | null; updatedOn: number | null },
+  links: ArtifactLinks,
+): FileEntry {
+  const entry: FileEntry = { displayName: row.displayName, type: row.type, addedOn: row.addedOn };
+  setPresent(entry, 'url', row.url);
+  setPresent(entry, 'note', row.note);
+  setPresent(entry, 'addedBy', stamp(links, row.addedBy));
+  setPresent(entry, 'updatedBy', stamp(links, row.updatedBy));
+  setPresent(entry, 'updatedOn', row.updatedOn);
+  return entry;
+}
+
+/** Canonical JSON: object keys sorted, arrays sorted (their order never changes an answer). */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical).sort();
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+/**
+ * The result of `compute`, shared by every request with the same organization data version and
+ * the same input. The input is keyed as canonical JSON, so free-text values (IDs, departments)
+ * holding `&`, `=` or `,` can never make two different queries share a key.
+ */
+export function cachedResult<T>(ctx: Context, verb: string, input: object, compute: () => Promise<T>): Promise<T> {
+  if (!ctx.cache) return compute();
+  const key = orgResultKey(ctx.actor.organizationId, ctx.actor.dataVersion, verb, { input: JSON.stringify(canonical(input)) });
+  return ctx.cache.getOrCompute(key, compute);
+}

@@ -1,0 +1,200 @@
+// GET /v1/controls/{controlId}: one control with its description, questions, mappings and
+// authorship, its status over all its frameworks, and the expansions asked for: the status per
+// framework (complianceOverview), the artifacts behind it (mappedArtifacts) and its risks.
+import type { Context } from '../context.ts';
+import { authorize } from '../auth/scopes.ts';
+import { notFound } from '../errors.ts';
+import { orgResultKey } from '../result-cache.ts';
+import {
+  artifactKey,
+  controlCompliance,
+  evidenceState,
+  policyState,
+  testState,
+  testStatus,
+  type ArtifactKey,
+  type ArtifactState,
+  type ArtifactType,
+  type ComplianceGraph,
+  type ControlNode,
+  type ControlStatus,
+} from '../compliance/rules.ts';
+import { byNameThenId, controlListItem, setPresent, type Control } from './list.ts';
+import {
+  findControl,
+  loadControlArtifactEntities,
+  loadControlArtifactFrameworks,
+  loadControlArtifacts,
+  loadControlRequirements,
+  loadPeopleByIds,
+  type ControlArtifactRow,
+} from '../../storage/db/repositories/controls.ts';
+import {
+  loadRisks,
+  loadSubjectEntities,
+  loadSubjectPeople,
+  type Entity,
+  type MappedFramework,
+  type MappedRisk,
+} from '../../storage/db/repositories/links.ts';
+
+export const CONTROL_EXPANSIONS = ['complianceOverview', 'mappedArtifacts', 'mappedRisks'] as const;
+export type ControlExpansion = (typeof CONTROL_EXPANSIONS)[number];
+
+export interface ControlRequirement {
+  frameworkName: string;
+  requirementCode: string;
+  requirementName: string;
+}
+
+/** The control's status computed over one of its frameworks alone. */
+export interface ComplianceOverviewEntry {
+  frameworkName: string;
+  /** the framework's entities */
+  entities: Entity[];
+  controlStatus: ControlStatus;
+  /** like controlCompliancePercentage: an integer, or 'not_applicable' when the status is */
+  artifactCompliancePercentage: number | 'not_applicable';
+}
+
+export interface MappedArtifact {
+  name: string;
+  artifactType: ArtifactType;
+  /** policies and evidence: their status; tests: the computed test status */
+  artifactStatus: string;
+  entities: Entity[];
+  /** names of the frameworks the artifact is mapped to */
+  frameworks: string[];
+  isRelevant: boolean;
+  /** why it is not relevant (notRelevantReason) or ignored (ignoreReason), when recorded */
+  justification?: string;
+}
+
+export interface ControlDetail extends Control {
+  controlDescription?: string;
+  mappedFrameworks: MappedFramework[];
+  controlQuestions: string[];
+  mappedRequirements: ControlRequirement[];
+  complianceOverview?: ComplianceOverviewEntry[];
+  mappedArtifacts?: MappedArtifact[];
+  mappedRisks?: MappedRisk[];
+}
+
+export interface GetControlInput {
+  controlId: string;
+  fields?: ControlExpansion[];
+}
+
+export async function getControl({ ctx, input }: { ctx: Context; input: GetControlInput }): Promise<ControlDetail> {
+  authorize(ctx.actor, 'control', 'read');
+  if (!ctx.cache) return compute(ctx, input);
+  const key = orgResultKey(ctx.actor.organizationId, ctx.actor.dataVersion, 'controls.get', { ...input });
+  return ctx.cache.getOrCompute(key, () => compute(ctx, input));
+}
+
+const TYPE_ORDER: Record<ArtifactType, number> = { policy: 0, evidence: 1, test: 2 };
+
+/** The public status and the rule's state of an artifact mapped to the control. */
+function artifactView(a: ControlArtifactRow): { status: string; state: ArtifactState } {
+  if (a.type === 'policy') return { status: a.status, state: policyState(a.isRelevant, a.status) };
+  if (a.type === 'evidence') return { status: a.status, state: evidenceState(a.isRelevant, a.status) };
+  const status = testStatus(a.status, a.integrationFailing);
+  return { status, state: testState(status) };
+}
+
+async function compute(ctx: Context, input: GetControlInput): Promise<ControlDetail> {
+  const db = ctx.db.kysely;
+  const org = ctx.actor.organizationId;
+  const row = await findControl(db, org, input.controlId);
+  if (!row) throw notFound('Control');
+  const id = row.id;
+  const fields = new Set(input.fields ?? []);
+  const wantsOverview = fields.has('complianceOverview');
+  const wantsArtifacts = fields.has('mappedArtifacts');
+  const [requirements, artifacts, assignees, entities, people, artifactFrameworks, artifactEntities, frameworkEntities, risks] =
+    await Promise.all([
+      loadControlRequirements(db, org, id),
+      loadControlArtifacts(db, org, id),
+      loadSubjectPeople(db, org, 'control', 'assignee', [id]),
+      loadSubjectEntities(db, org, 'control', [id]),
+      loadPeopleByIds(db, org, [row.addedBy, row.lastModifiedBy].filter((p): p is string => p !== null)),
+      wantsOverview || wantsArtifacts ? loadControlArtifactFrameworks(db, org, id) : undefined,
+      wantsArtifacts ? loadControlArtifactEntities(db, org, id) : undefined,
+      wantsOverview ? loadSubjectEntities(db, org, 'framework') : undefined,
+      fields.has('mappedRisks') ? loadRisks(db, org, 'control', [id]) : undefined,
+    ]);
+
+  requirements.sort(
+    (a, b) =>
+      byNameThenId({ name: a.frameworkName, id: a.frameworkId }, { name: b.frameworkName, id: b.frameworkId }) ||
+      byNameThenId({ name: a.requirementCode, id: a.requirementId }, { name: b.requirementCode, id: b.requirementId }),
+  );
+  const frameworks = new Map<string, MappedFramework>();
+  for (const r of requirements) {
+    if (!frameworks.has(r.frameworkId)) frameworks.set(r.frameworkId, { frameworkId: r.frameworkId, frameworkName: r.frameworkName });
+  }
+
+  // The rule's graph restricted to this control's artifacts (cloud tests count, as everywhere).
+  const views = new Map<ArtifactKey, { status: string; state: ArtifactState }>();
+  const graph: ComplianceGraph = { artifacts: new Map(), artifactFrameworks: new Map() };
+  for (const a of artifacts) {
+    const key = artifactKey(a.type, a.id);
+    const view = artifactView(a);
+    views.set(key, view);
+    graph.artifacts.set(key, view.state);
+    const mapped = artifactFrameworks?.get(key);
+    if (mapped) graph.artifactFrameworks.set(key, new Set(mapped.map((f) => f.frameworkId)));
+  }
+  const node: ControlNode = { id, scope: row.scope, frameworkIds: new Set(frameworks.keys()), artifactKeys: [...views.keys()] };
+
+  const control: ControlDetail = {
+    ...controlListItem(row, node, graph, { assignees, entities }),
+    mappedFrameworks: [...frameworks.values()],
+    controlQuestions: row.questions,
+    mappedRequirements: requirements.map((r) => ({
+      frameworkName: r.frameworkName,
+      requirementCode: r.requirementCode,
+      requirementName: r.requirementName,
+    })),
+  };
+  setPresent(control, 'controlDescription', row.description);
+  setPresent(control, 'outOfScopeReason', row.outOfScopeReason);
+  setPresent(control, 'addedBy', row.addedBy ? people.get(row.addedBy) : undefined);
+  control.addedOn = row.addedOn;
+  setPresent(control, 'lastModifiedBy', row.lastModifiedBy ? people.get(row.lastModifiedBy) : undefined);
+  control.modifiedOn = row.modifiedOn;
+
+  if (wantsOverview) {
+    control.complianceOverview = [...frameworks.values()].map((f) => {
+      const compliance = controlCompliance(node, graph, new Set([f.frameworkId]));
+      return {
+        frameworkName: f.frameworkName,
+        entities: frameworkEntities?.get(f.frameworkId) ?? [],
+        controlStatus: compliance.status,
+        artifactCompliancePercentage: compliance.percentage,
+      };
+    });
+  }
+  if (wantsArtifacts) {
+    // Policies, evidence and automated tests; cloud tests are not listed (they still count above).
+    const listed = artifacts
+      .filter((a) => a.type !== 'test' || a.kind === 'automated')
+      .sort((a, b) => TYPE_ORDER[a.type] - TYPE_ORDER[b.type] || byNameThenId(a, b));
+    control.mappedArtifacts = listed.map((a) => {
+      const key = artifactKey(a.type, a.id);
+      const view = views.get(key)!;
+      const artifact: MappedArtifact = {
+        name: a.name,
+        artifactType: a.type,
+        artifactStatus: view.status,
+        entities: artifactEntities?.get(key) ?? [],
+        frameworks: (artifactFrameworks?.get(key) ?? []).map((f) => f.frameworkName),
+        isRelevant: view.state.relevant,
+      };
+      setPresent(artifact, 'justification', a.reason);
+      return artifact;
+    });
+  }
+  if (risks) control.mappedRisks = risks.get(id) ?? [];
+  return control;
+}

@@ -1,0 +1,63 @@
+// Opaque, tamper-evident pagination cursors. A cursor is `<payload>.<mac>`: the payload is the
+// page position (base64url JSON), the MAC an HMAC-SHA256 over a version tag, the *binding* (what
+// the cursor was issued for: organization and normalized filters) and the payload. A cursor that
+// was altered, forged, or presented with other filters or by another organization fails the MAC
+// check and is refused; nothing in it is trusted before that check.
+//
+// The key: CURSOR_SECRET when configured; otherwise a random 256-bit key generated once and kept
+// in the database (`service_secrets`), so every node on the same database signs and accepts the
+// same cursors and a restart does not invalidate them.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Db } from '../storage/db/connect.ts';
+import { loadOrCreateServiceSecret } from '../storage/db/repositories/vulnerabilities.ts';
+
+const VERSION = 'c1';
+const SECRET_NAME = 'cursor_hmac_key';
+
+const stored = new WeakMap<Db, Promise<Buffer>>();
+
+/** The signing key: the configured secret, or the one kept in the database (read once per process). */
+export function cursorKey(db: Db, configured: string | undefined, now: () => number = Date.now): Promise<Buffer> {
+  if (configured) return Promise.resolve(Buffer.from(configured, 'utf8'));
+  let key = stored.get(db);
+  if (!key) {
+    key = loadOrCreateServiceSecret(db.kysely, SECRET_NAME, () => randomBytes(32).toString('base64url'), now()).then((value) =>
+      Buffer.from(value, 'base64url'),
+    );
+    stored.set(db, key);
+    // a failed read (database down) is retried by the next request
+    key.catch(() => {
+      if (stored.get(db) === key) stored.delete(db);
+    });
+  }
+  return key;
+}
+
+function mac(key: Buffer, binding: string, payload: string): Buffer {
+  return createHmac('sha256', key).update(`${VERSION}\n${binding}\n${payload}`).digest();
+}
+
+/** Signs a page position for `binding`. */
+export function signCursor(key: Buffer, binding: string, position: readonly (string | number)[]): string {
+  const payload = Buffer.from(JSON.stringify(position), 'utf8').toString('base64url');
+  return `${payload}.${mac(key, binding, payload).toString('base64url')}`;
+}
+
+/** The position inside `cursor`, or undefined when it is malformed, altered or issued for another binding. */
+export function openCursor(key: Buffer, binding: string, cursor: string): unknown[] | undefined {
+  const dot = cursor.indexOf('.');
+  if (dot <= 0 || dot !== cursor.lastIndexOf('.')) return undefined;
+  const payload = cursor.slice(0, dot);
+  const signature = cursor.slice(dot + 1);
+  const given = Buffer.from(signature, 'base64url');
+  // base64url decoding skips stray characters; accept only the one canonical spelling
+  if (given.toString('base64url') !== signature) return undefined;
+  const expected = mac(key, binding, payload);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+  try {
+    const position: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    return Array.isArray(position) ? position : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,109 @@
+// GET /v1/evidence/{evidenceId} (and /v1/evidences/{evidenceId}): one evidence record with its
+// mappings, authorship and revision request, plus the expansions asked for (mapped tests, gaps,
+// attachments, tickets).
+import type { Context } from '../context.ts';
+import { authorize } from '../auth/scopes.ts';
+import { notFound } from '../errors.ts';
+import {
+  cachedResult,
+  commonMappings,
+  commonOptionalFields,
+  fileEntry,
+  loadLinks,
+  setPresent,
+  stamp,
+  ticketsOf,
+  type CommonMappings,
+  type FileEntry,
+  type Ticket,
+} from '../artifacts/read.ts';
+import { evidenceListItem, type Evidence } from './list.ts';
+import { findEvidence, loadAttachments, loadEvidenceTests, type MappedTest } from '../../storage/db/repositories/evidence.ts';
+import type { PersonStamp } from '../../storage/db/repositories/links.ts';
+
+export const EVIDENCE_EXPANSIONS = ['mappedTests', 'gaps', 'attachments', 'tickets'] as const;
+export type EvidenceExpansion = (typeof EVIDENCE_EXPANSIONS)[number];
+
+/** Fields shared with the list that get-one always carries (when they have a value). */
+const DEFAULT_DETAIL = new Set([
+  'notRelevantReason', 'effortEstimate', 'recurrence', 'source', 'addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn',
+]);
+
+export interface Attachment extends FileEntry {
+  evidenceDate: number;
+  isCurrentPeriod: boolean;
+  periodStart?: number;
+  periodEnd?: number;
+}
+
+type StoredAttachment = Omit<Attachment, 'isCurrentPeriod'>;
+
+export interface EvidenceDetail extends Evidence, CommonMappings {
+  evidenceRequirementText?: string;
+  revisionRequestedBy?: PersonStamp;
+  revisionRequestedOn?: number;
+  rejectionReason?: string;
+  mappedTests?: MappedTest[];
+  gaps?: string[];
+  attachments?: Attachment[];
+  tickets?: Ticket[];
+}
+
+/** What is cached: everything but the clock-dependent `isCurrentPeriod`. */
+type CachedDetail = Omit<EvidenceDetail, 'attachments'> & { attachments?: StoredAttachment[] };
+
+export interface GetEvidenceInput {
+  evidenceId: string;
+  fields?: EvidenceExpansion[];
+}
+
+export async function getEvidence({ ctx, input }: { ctx: Context; input: GetEvidenceInput }): Promise<EvidenceDetail> {
+  authorize(ctx.actor, 'evidence', 'read');
+  const { attachments, ...detail } = await cachedResult(ctx, 'evidence.get', input, () => compute(ctx, input));
+  if (!attachments) return detail;
+  // Whether an attachment covers the current period depends on the clock, not only on the data,
+  // so it is decided per request rather than cached.
+  const now = ctx.now();
+  return { ...detail, attachments: attachments.map((a) => ({ ...a, isCurrentPeriod: isCurrentPeriod(a, now) })) };
+}
+
+/** True when `now` lies within the attachment's period (bounds included); false without a period. */
+export function isCurrentPeriod(a: { periodStart?: number; periodEnd?: number }, now: number): boolean {
+  return a.periodStart !== undefined && a.periodEnd !== undefined && a.periodStart <= now && now <= a.periodEnd;
+}
+
+async function compute(ctx: Context, input: GetEvidenceInput): Promise<CachedDetail> {
+  const db = ctx.db.kysely;
+  const org = ctx.actor.organizationId;
+  const row = await findEvidence(db, org, input.evidenceId);
+  if (!row) throw notFound('Evidence');
+  const fields = new Set(input.fields ?? []);
+  // Attachments are listed only once something was uploaded.
+  const wantsAttachments = fields.has('attachments') && row.status !== 'not_uploaded';
+  const [links, attachments, tests] = await Promise.all([
+    loadLinks(ctx, 'evidence', [row.id], { mappings: true, people: true, tickets: fields.has('tickets') }),
+    wantsAttachments ? loadAttachments(db, org, row.id) : undefined,
+    fields.has('mappedTests') ? loadEvidenceTests(db, org, row.id) : undefined,
+  ]);
+  const evidence: CachedDetail = {
+    ...evidenceListItem(row, links),
+    ...commonMappings(row, links),
+    ...commonOptionalFields(row, links, DEFAULT_DETAIL),
+  };
+  setPresent(evidence, 'evidenceRequirementText', row.requirementText);
+  setPresent(evidence, 'revisionRequestedBy', stamp(links, row.revisionRequestedBy));
+  setPresent(evidence, 'revisionRequestedOn', row.revisionRequestedOn);
+  setPresent(evidence, 'rejectionReason', row.rejectionReason);
+  if (tests) evidence.mappedTests = tests;
+  if (fields.has('gaps')) evidence.gaps = row.gaps;
+  if (fields.has('attachments')) {
+    evidence.attachments = (attachments ?? []).map((a) => {
+      const entry: StoredAttachment = { ...fileEntry(a, links), evidenceDate: a.evidenceDate };
+      setPresent(entry, 'periodStart', a.periodStart);
+      setPresent(entry, 'periodEnd', a.periodEnd);
+      return entry;
+    });
+  }
+  if (fields.has('tickets')) evidence.tickets = ticketsOf(links, row.id);
+  return evidence;
+}

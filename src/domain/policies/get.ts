@@ -1,0 +1,83 @@
+// GET /v1/policies/{policyId}: one policy with its mappings and authorship, plus the expansions
+// asked for (documents, version history, tickets).
+import type { Context } from '../context.ts';
+import { authorize } from '../auth/scopes.ts';
+import { notFound } from '../errors.ts';
+import {
+  cachedResult,
+  commonMappings,
+  commonOptionalFields,
+  fileEntry,
+  loadLinks,
+  setPresent,
+  stamp,
+  ticketsOf,
+  type CommonMappings,
+  type FileEntry,
+  type Ticket,
+} from '../artifacts/read.ts';
+import { policyListItem, type Policy } from './list.ts';
+import { findPolicy, loadPolicyDocuments, loadPolicyVersions } from '../../storage/db/repositories/policies.ts';
+import type { PersonStamp } from '../../storage/db/repositories/links.ts';
+
+export const POLICY_EXPANSIONS = ['aiDetectedGaps', 'documents', 'versionHistory', 'tickets'] as const;
+export type PolicyExpansion = (typeof POLICY_EXPANSIONS)[number];
+
+/** Authorship fields of the get-one answer (publishedOn and modifiedOn are null when unset). */
+const AUTHORSHIP = new Set(['addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn']);
+
+export interface PolicyVersion {
+  versionName: string;
+  publishedBy?: PersonStamp;
+  publishedOn: number;
+}
+
+export interface PolicyDetail extends Policy, CommonMappings {
+  policyRequirementText?: string;
+  publishedOn: number | null;
+  documents?: FileEntry[];
+  versionHistory?: PolicyVersion[];
+  tickets?: Ticket[];
+}
+
+export interface GetPolicyInput {
+  policyId: string;
+  fields?: PolicyExpansion[];
+}
+
+export async function getPolicy({ ctx, input }: { ctx: Context; input: GetPolicyInput }): Promise<PolicyDetail> {
+  authorize(ctx.actor, 'policy', 'read');
+  return cachedResult(ctx, 'policies.get', input, () => compute(ctx, input));
+}
+
+async function compute(ctx: Context, input: GetPolicyInput): Promise<PolicyDetail> {
+  const db = ctx.db.kysely;
+  const org = ctx.actor.organizationId;
+  const row = await findPolicy(db, org, input.policyId);
+  if (!row) throw notFound('Policy');
+  const fields = new Set(input.fields ?? []);
+  const [links, documents, versions] = await Promise.all([
+    loadLinks(ctx, 'policy', [row.id], { mappings: true, people: true, tickets: fields.has('tickets') }),
+    fields.has('documents') ? loadPolicyDocuments(db, org, row.id) : undefined,
+    fields.has('versionHistory') ? loadPolicyVersions(db, org, row.id) : undefined,
+  ]);
+  // aiDetectedGaps is a default list field, so it is always present; asking for it changes nothing.
+  const policy: PolicyDetail = {
+    ...policyListItem(row, links),
+    ...commonMappings(row, links),
+    ...commonOptionalFields(row, links, AUTHORSHIP),
+    publishedOn: row.publishedOn,
+  };
+  setPresent(policy, 'policyRequirementText', row.requirementText);
+  setPresent(policy, 'publishedBy', stamp(links, row.publishedBy));
+  if (documents) policy.documents = documents.map((d) => fileEntry(d, links));
+  if (versions) {
+    policy.versionHistory = versions.map((v) => {
+      const version: PolicyVersion = { versionName: v.versionName, publishedOn: v.publishedOn };
+      setPresent(version, 'publishedBy', stamp(links, v.publishedBy));
+      return version;
+    });
+  }
+  if (fields.has('tickets')) policy.tickets = ticketsOf(links, row.id);
+  return policy;
+}

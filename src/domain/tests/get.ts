@@ -1,0 +1,108 @@
+// GET /v1/tests/{testId}: one test (automated or cloud) in the get shape, with its flagged
+// resources filtered by `resourceStatus` (a union; default fix_required). `affected` is a test
+// status with no resource-level equivalent: on its own it selects no resource.
+import type { Context } from '../context.ts';
+import type { TestStatus } from '../compliance/rules.ts';
+import { authorize } from '../auth/scopes.ts';
+import { notFound } from '../errors.ts';
+import { orgResultKey } from '../result-cache.ts';
+import {
+  loadArtifactMappings,
+  loadRisks,
+  loadSubjectEntities,
+  loadSubjectPeople,
+  loadTickets,
+} from '../../storage/db/repositories/links.ts';
+import { findTest, listTestResources, loadTestApplications, loadTestHistory, type TestResourceRow } from '../../storage/db/repositories/tests.ts';
+import { TEST_RESOURCE_STATUSES } from '../vocabulary.ts';
+import { baseTestFields, DEFAULT_TEST_RESOURCE_STATUSES, type TestDetail, type TestExpansion, type TestResource, type TestResourceStatus } from './shape.ts';
+
+export interface GetTestInput {
+  testId: string;
+  /** flagged-resource statuses to show (union); default fix_required */
+  resourceStatus?: string[];
+  fields?: TestExpansion[];
+}
+
+export async function getTest({ ctx, input }: { ctx: Context; input: GetTestInput }): Promise<TestDetail> {
+  authorize(ctx.actor, 'test', 'read');
+  if (!ctx.cache) return compute(ctx, input);
+  const key = orgResultKey(ctx.actor.organizationId, ctx.actor.dataVersion, 'tests.get', {
+    ...input,
+    testId: encodeURIComponent(input.testId),
+  });
+  return ctx.cache.getOrCompute(key, () => compute(ctx, input));
+}
+
+async function compute(ctx: Context, input: GetTestInput): Promise<TestDetail> {
+  const org = ctx.actor.organizationId;
+  const db = ctx.db.kysely;
+  const row = await findTest(db, org, input.testId);
+  if (!row) throw notFound('Test');
+  const id = [row.id];
+  const fields = new Set(input.fields ?? []);
+  const requested = input.resourceStatus && input.resourceStatus.length > 0 ? input.resourceStatus : DEFAULT_TEST_RESOURCE_STATUSES;
+  // Only statuses a resource can have select anything (`affected` is a test-level status).
+  const statuses = requested.filter((s) => (TEST_RESOURCE_STATUSES as readonly string[]).includes(s));
+
+  const [applications, assignees, entities, mappings, resources, tickets, risks, history] = await Promise.all([
+    loadTestApplications(db, org, id),
+    loadSubjectPeople(db, org, 'test', 'assignee', id),
+    loadSubjectEntities(db, org, 'test', id),
+    loadArtifactMappings(db, org, 'test', id),
+    listTestResources(db, org, row.id, statuses),
+    fields.has('tickets') ? loadTickets(db, org, 'test', id) : Promise.resolve(undefined),
+    fields.has('mappedRisks') ? loadRisks(db, org, 'test', id) : Promise.resolve(undefined),
+    fields.has('testHistory') ? loadTestHistory(db, org, row.id) : Promise.resolve(undefined),
+  ]);
+  const resourceIds = resources.map((r) => r.id);
+  const [resourcePeople, resourceEntities] = await Promise.all([
+    loadSubjectPeople(db, org, 'test_resource', 'assignee', resourceIds),
+    loadSubjectEntities(db, org, 'test_resource', resourceIds),
+  ]);
+
+  const detail: TestDetail = {
+    ...baseTestFields(row, { applications, assignees, entities }),
+    mappedFrameworks: mappings.frameworks.get(row.id) ?? [],
+    mappedControls: mappings.controls.get(row.id) ?? [],
+    mappedRequirements: mappings.requirements.get(row.id) ?? [],
+    addedOn: row.addedOn,
+    modifiedOn: row.modifiedOn,
+    resources: resources.map((r) => toResource(r, resourcePeople, resourceEntities)),
+  };
+  // Fields without a value are left out (modifiedOn is the one nullable field here).
+  if (row.description !== null) detail.description = row.description;
+  if (row.remediation !== null) detail.remediation = row.remediation;
+  if (row.lastScannedOn !== null) detail.lastScannedOn = row.lastScannedOn;
+  if (row.effortEstimate !== null) detail.effortEstimate = row.effortEstimate;
+  if (row.notes !== null) detail.notes = row.notes;
+  if (row.ignoreReason !== null) detail.ignoreReason = row.ignoreReason;
+  if (tickets) detail.tickets = (tickets.get(row.id) ?? []).map((t) => ({ ticketId: t.ticketKey, source: t.source, url: t.url }));
+  if (risks) detail.mappedRisks = risks.get(row.id) ?? [];
+  if (history) detail.testHistory = history.map((h) => ({ scannedOn: h.scannedOn, status: h.status as TestStatus }));
+  return detail;
+}
+
+function toResource(
+  r: TestResourceRow,
+  people: Map<string, { name: string; email: string }[]>,
+  entities: Map<string, { entityId: string; entityName: string }[]>,
+): TestResource {
+  const resource: TestResource = {
+    resourceId: r.resourceId,
+    name: r.name,
+    status: r.status as TestResourceStatus,
+    assignees: (people.get(r.id) ?? []).map((p) => ({ name: p.name, email: p.email })),
+    tags: r.tags,
+    entities: entities.get(r.id) ?? [],
+  };
+  if (r.lastScannedAt !== null) resource.lastScannedAt = r.lastScannedAt;
+  if (r.firstDetected !== null) resource.firstDetected = r.firstDetected;
+  if (r.region !== null) resource.region = r.region;
+  if (r.service !== null) resource.service = r.service;
+  if (r.accountId !== null) resource.accountID = r.accountId;
+  if (r.environment !== null) resource.environment = r.environment;
+  if (r.link !== null) resource.link = r.link;
+  if (r.description !== null) resource.description = r.description;
+  return resource;
+}

@@ -1,0 +1,120 @@
+// GET /v1/vulnerabilities: one keyset page of the organization's findings, newest first.
+// Order: firstSeen descending, then vulnerabilityId (source, then finding key) ascending. The
+// cursor names the last finding of the previous page and is signed together with the
+// organization and the filters, so it cannot be altered or reused with other filters.
+// totalCount is counted once per (organization, data version, filters) and then served from the
+// result cache, so walking a million findings does not count them on every page.
+import type { Context } from '../context.ts';
+import { authorize } from '../auth/scopes.ts';
+import { cursorKey, openCursor, signCursor } from '../cursor.ts';
+import { validationFailed } from '../errors.ts';
+import { orgResultKey } from '../result-cache.ts';
+import { SEVERITIES, VULNERABILITY_STATUSES } from '../vocabulary.ts';
+import { loadSubjectPeople } from '../../storage/db/repositories/links.ts';
+import {
+  countAffectedResources,
+  countVulnerabilities,
+  listVulnerabilityPage,
+  loadCustomFieldDefinitions,
+  loadCustomFieldValues,
+  type PagePosition,
+  type VulnerabilityFilter,
+} from '../../storage/db/repositories/vulnerabilities.ts';
+import { baseFields, DEFAULT_PAGE_SIZE, mergeCustomFields, type VulnerabilityListField, type VulnerabilitySummary } from './shape.ts';
+
+export interface ListVulnerabilitiesInput {
+  status?: string[];
+  severity?: string[];
+  source?: string[];
+  fixAvailable?: string[];
+  /** page size: 50 or 100 (the route validates) */
+  count?: number;
+  nextCursor?: string;
+  fields?: VulnerabilityListField[];
+}
+
+export interface VulnerabilityPage {
+  data: VulnerabilitySummary[];
+  nextCursor: string | null;
+  totalCount: number;
+}
+
+const sorted = (values: string[] | undefined) => (values && values.length > 0 ? [...new Set(values)].sort() : undefined);
+
+/** What a cursor is bound to: the organization and the normalized filters (not page size or fields). */
+function bindingOf(organizationId: string, filter: VulnerabilityFilter): string {
+  const part = (name: string, values: readonly string[] | undefined) => `${name}=${values ? values.join(',') : '*'}`;
+  return [
+    'vulnerabilities',
+    organizationId,
+    part('status', filter.statuses),
+    part('severity', filter.severities),
+    part('source', filter.sources),
+    part('fixAvailable', filter.fixAvailable),
+  ].join('|');
+}
+
+const badCursor = () =>
+  validationFailed(
+    [{ field: 'nextCursor', message: 'is not a cursor this service issued for these filters; start again without nextCursor' }],
+    'The cursor is invalid.',
+  );
+
+function positionOf(raw: unknown[] | undefined): PagePosition {
+  if (!raw || raw.length !== 3) throw badCursor();
+  const [firstSeen, source, findingKey] = raw;
+  if (!Number.isSafeInteger(firstSeen) || typeof source !== 'string' || typeof findingKey !== 'string') throw badCursor();
+  return { firstSeen: firstSeen as number, source, findingKey };
+}
+
+export async function listVulnerabilities({
+  ctx,
+  input,
+  cursorSecret,
+}: {
+  ctx: Context;
+  input: ListVulnerabilitiesInput;
+  /** the configured CURSOR_SECRET, if any */
+  cursorSecret?: string;
+}): Promise<VulnerabilityPage> {
+  authorize(ctx.actor, 'vulnerability', 'read');
+  const org = ctx.actor.organizationId;
+  const db = ctx.db.kysely;
+  const filter: VulnerabilityFilter = {
+    statuses: sorted(input.status),
+    severities: sorted(input.severity),
+    sources: sorted(input.source),
+    fixAvailable: sorted(input.fixAvailable),
+  };
+  const binding = bindingOf(org, filter);
+  const key = await cursorKey(ctx.db, cursorSecret, ctx.now);
+  const after = input.nextCursor === undefined ? undefined : positionOf(openCursor(key, binding, input.nextCursor));
+  const size = input.count ?? DEFAULT_PAGE_SIZE;
+  const fields = new Set(input.fields ?? []);
+
+  const countKey = orgResultKey(org, ctx.actor.dataVersion, 'vulnerabilities.count', { ...filter });
+  const [rows, totalCount, definitions] = await Promise.all([
+    listVulnerabilityPage(db, org, filter, after, size + 1, { statuses: VULNERABILITY_STATUSES, severities: SEVERITIES }),
+    ctx.cache ? ctx.cache.getOrCompute(countKey, () => countVulnerabilities(db, org, filter)) : countVulnerabilities(db, org, filter),
+    loadCustomFieldDefinitions(db, org, 'vulnerability'),
+  ]);
+  const page = rows.slice(0, size);
+  const ids = page.map((r) => r.id);
+  const [assignees, values, resourceCounts] = await Promise.all([
+    loadSubjectPeople(db, org, 'vulnerability', 'assignee', ids),
+    loadCustomFieldValues(db, org, ids),
+    fields.has('resourcesCount') ? countAffectedResources(db, org, ids) : Promise.resolve(new Map<string, number>()),
+  ]);
+
+  const data = page.map((row) => {
+    const item: VulnerabilitySummary = baseFields(row, assignees.get(row.id), mergeCustomFields(definitions, values.get(row.id)));
+    if (fields.has('cvssScore') && row.cvssScore !== null) item.cvssScore = row.cvssScore;
+    if (fields.has('resourcesCount')) item.resourcesCount = resourceCounts.get(row.id) ?? 0;
+    if (fields.has('firstSeen')) item.firstSeen = row.firstSeen;
+    return item;
+  });
+  const last = page[page.length - 1];
+  const nextCursor = rows.length > size && last ? signCursor(key, binding, [last.firstSeen, last.source, last.findingKey]) : null;
+  return { data, nextCursor, totalCount };
+}
+

@@ -1,0 +1,40 @@
+// GET /v1/controls/{controlId}
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { CONTROL_EXPANSIONS, getControl, type ControlExpansion } from '../../../domain/controls/get.ts';
+import { requestContext } from '../../plugins/auth.ts';
+import { envelope } from '../../reply.ts';
+import { Envelope, v1Errors } from '../../schemas/common.ts';
+import { enumList, parseList } from '../../schemas/lists.ts';
+import type { RouteDeps } from '../deps.ts';
+import { ControlDetail } from './schemas.ts';
+
+const Params = Type.Object({ controlId: Type.String({ description: 'A control ID of the caller’s organization.' }) });
+const Query = Type.Object({ fields: Type.Optional(enumList(CONTROL_EXPANSIONS, 'Expansions to include.')) }, { additionalProperties: false });
+
+export default function getControlRoute(app: FastifyInstance, { system }: RouteDeps) {
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/v1/controls/:controlId',
+    {
+      schema: {
+        tags: ['controls'],
+        summary: 'Get one control',
+        description:
+          'The list fields plus controlDescription, mappedFrameworks, controlQuestions, outOfScopeReason, authorship (addedBy, addedOn, lastModifiedBy, modifiedOn) and mappedRequirements; ' +
+          'status over all its frameworks. complianceOverview (status per framework), mappedArtifacts (policies, evidence and automated tests) and mappedRisks only when asked for in `fields`.',
+        security: [{ bearerAuth: ['control:read'] }],
+        params: Params,
+        querystring: Query,
+        response: { 200: Envelope(ControlDetail), ...v1Errors({ 404: 'not_found: no control with this ID in the organization' }) },
+      },
+    },
+    async (request) => {
+      const data = await getControl({
+        ctx: requestContext(system, request),
+        input: { controlId: request.params.controlId, fields: parseList<ControlExpansion>(request.query.fields) },
+      });
+      return envelope(request, data);
+    },
+  );
+}

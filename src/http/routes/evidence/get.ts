@@ -1,0 +1,68 @@
+// GET /v1/evidence/{evidenceId}, and its plural alias GET /v1/evidences/{evidenceId}.
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { EVIDENCE_EXPANSIONS, getEvidence, type EvidenceExpansion } from '../../../domain/evidence/get.ts';
+import { TEST_STATUSES } from '../../../domain/vocabulary.ts';
+import { requestContext } from '../../plugins/auth.ts';
+import { envelope } from '../../reply.ts';
+import { expansionsQuery, fileEntryProperties, idParams, mappingProperties, Tickets } from '../../schemas/artifacts.ts';
+import { Envelope, v1Errors } from '../../schemas/common.ts';
+import { parseList } from '../../schemas/lists.ts';
+import { EpochMs, PersonStamp } from '../../schemas/resources.ts';
+import type { RouteDeps } from '../deps.ts';
+import { EVIDENCE_PATHS, evidenceProperties } from './list.ts';
+
+const Params = idParams('evidenceId', 'An evidence ID of the caller’s organization.');
+const Query = expansionsQuery(EVIDENCE_EXPANSIONS);
+
+const Attachment = Type.Object({
+  ...fileEntryProperties,
+  evidenceDate: EpochMs,
+  isCurrentPeriod: Type.Boolean({ description: 'Whether now lies within [periodStart, periodEnd]; false when there is no period.' }),
+  periodStart: Type.Optional(EpochMs),
+  periodEnd: Type.Optional(EpochMs),
+});
+
+const EvidenceDetail = Type.Object({
+  ...evidenceProperties,
+  evidenceRequirementText: Type.Optional(Type.String()),
+  ...mappingProperties,
+  revisionRequestedBy: Type.Optional(PersonStamp),
+  revisionRequestedOn: Type.Optional(EpochMs),
+  rejectionReason: Type.Optional(Type.String()),
+  mappedTests: Type.Optional(
+    Type.Array(Type.Object({ testId: Type.String(), testName: Type.String(), status: Type.Enum([...TEST_STATUSES]) })),
+  ),
+  gaps: Type.Optional(Type.Array(Type.String())),
+  attachments: Type.Optional(Type.Array(Attachment, { description: 'Empty while the status is not_uploaded.' })),
+  tickets: Type.Optional(Tickets),
+});
+
+export default function getEvidenceRoute(app: FastifyInstance, { system }: RouteDeps) {
+  for (const base of EVIDENCE_PATHS) {
+    app.withTypeProvider<TypeBoxTypeProvider>().get(
+      `${base}/:evidenceId`,
+      {
+        schema: {
+          tags: ['evidence'],
+          summary: base === EVIDENCE_PATHS[0] ? 'Get one evidence record' : 'Get one evidence record (plural alias of /v1/evidence/{evidenceId})',
+          description:
+            'The list fields plus mappings, requirement text, cadence, authorship and the revision request; ' +
+            'mappedTests, gaps, attachments and tickets only when asked for in `fields`.',
+          security: [{ bearerAuth: ['evidence:read'] }],
+          params: Params,
+          querystring: Query,
+          response: { 200: Envelope(EvidenceDetail), ...v1Errors({ 404: 'not_found: no evidence record with this ID in the organization' }) },
+        },
+      },
+      async (request) => {
+        const data = await getEvidence({
+          ctx: requestContext(system, request),
+          input: { evidenceId: request.params.evidenceId, fields: parseList<EvidenceExpansion>(request.query.fields) },
+        });
+        return envelope(request, data);
+      },
+    );
+  }
+}

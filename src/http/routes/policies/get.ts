@@ -1,0 +1,54 @@
+// GET /v1/policies/{policyId}
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { getPolicy, POLICY_EXPANSIONS, type PolicyExpansion } from '../../../domain/policies/get.ts';
+import { requestContext } from '../../plugins/auth.ts';
+import { envelope } from '../../reply.ts';
+import { expansionsQuery, fileEntryProperties, idParams, mappingProperties, Tickets } from '../../schemas/artifacts.ts';
+import { Envelope, v1Errors } from '../../schemas/common.ts';
+import { parseList } from '../../schemas/lists.ts';
+import { EpochMs, NullableEpochMs, PersonStamp } from '../../schemas/resources.ts';
+import type { RouteDeps } from '../deps.ts';
+import { policyProperties } from './list.ts';
+
+const Params = idParams('policyId', 'A policy ID of the caller’s organization.');
+const Query = expansionsQuery(POLICY_EXPANSIONS);
+
+const PolicyDetail = Type.Object({
+  ...policyProperties,
+  policyRequirementText: Type.Optional(Type.String()),
+  ...mappingProperties,
+  publishedOn: NullableEpochMs,
+  documents: Type.Optional(Type.Array(Type.Object(fileEntryProperties))),
+  versionHistory: Type.Optional(
+    Type.Array(Type.Object({ versionName: Type.String(), publishedBy: Type.Optional(PersonStamp), publishedOn: EpochMs })),
+  ),
+  tickets: Type.Optional(Tickets),
+});
+
+export default function getPolicyRoute(app: FastifyInstance, { system }: RouteDeps) {
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/v1/policies/:policyId',
+    {
+      schema: {
+        tags: ['policies'],
+        summary: 'Get one policy',
+        description:
+          'The list fields plus the requirement text, mappings and authorship (addedBy, addedOn, lastModifiedBy, modifiedOn, publishedBy, publishedOn); ' +
+          'documents, versionHistory and tickets only when asked for in `fields`.',
+        security: [{ bearerAuth: ['policy:read'] }],
+        params: Params,
+        querystring: Query,
+        response: { 200: Envelope(PolicyDetail), ...v1Errors({ 404: 'not_found: no policy with this ID in the organization' }) },
+      },
+    },
+    async (request) => {
+      const data = await getPolicy({
+        ctx: requestContext(system, request),
+        input: { policyId: request.params.policyId, fields: parseList<PolicyExpansion>(request.query.fields) },
+      });
+      return envelope(request, data);
+    },
+  );
+}

@@ -1,0 +1,55 @@
+// GET /v1/tests/{testId}
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { getTest } from '../../../domain/tests/get.ts';
+import { TEST_EXPANSIONS, type TestExpansion } from '../../../domain/tests/shape.ts';
+import { TEST_STATUSES } from '../../../domain/vocabulary.ts';
+import { requestContext } from '../../plugins/auth.ts';
+import { envelope } from '../../reply.ts';
+import { Envelope, v1Errors } from '../../schemas/common.ts';
+import { enumList, parseList } from '../../schemas/lists.ts';
+import type { RouteDeps } from '../deps.ts';
+import { TestDetail } from './schemas.ts';
+
+const Params = Type.Object({ testId: Type.String({ description: 'ID of an automated or a cloud test.' }) });
+
+const Query = Type.Object(
+  {
+    resourceStatus: Type.Optional(
+      enumList(
+        TEST_STATUSES,
+        'Flagged resources to show, by status (any of them). Default: fix_required. `affected` has no resource-level equivalent and selects no resource on its own.',
+      ),
+    ),
+    fields: Type.Optional(enumList(TEST_EXPANSIONS, 'Expansions to include.')),
+  },
+  { additionalProperties: false },
+);
+
+export default function getTestRoute(app: FastifyInstance, { system }: RouteDeps) {
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/v1/tests/:testId',
+    {
+      schema: {
+        tags: ['tests'],
+        summary: 'Get one automated or cloud test with its flagged resources',
+        security: [{ bearerAuth: ['test:read'] }],
+        params: Params,
+        querystring: Query,
+        response: { 200: Envelope(TestDetail), ...v1Errors({ 404: 'not_found: no test with this ID in the organization' }) },
+      },
+    },
+    async (request) => {
+      const data = await getTest({
+        ctx: requestContext(system, request),
+        input: {
+          testId: request.params.testId,
+          resourceStatus: parseList(request.query.resourceStatus),
+          fields: parseList<TestExpansion>(request.query.fields),
+        },
+      });
+      return envelope(request, data);
+    },
+  );
+}

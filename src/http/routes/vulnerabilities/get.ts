@@ -1,0 +1,59 @@
+// GET /v1/vulnerabilities/{vulnerabilityId}
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { getVulnerability } from '../../../domain/vulnerabilities/get.ts';
+import { VULNERABILITY_EXPANSIONS, type VulnerabilityExpansion } from '../../../domain/vulnerabilities/shape.ts';
+import { VULNERABILITY_RESOURCE_STATUSES } from '../../../domain/vocabulary.ts';
+import { requestContext } from '../../plugins/auth.ts';
+import { envelope } from '../../reply.ts';
+import { Envelope, v1Errors } from '../../schemas/common.ts';
+import { enumList, parseList } from '../../schemas/lists.ts';
+import type { RouteDeps } from '../deps.ts';
+import { VulnerabilityDetail } from './schemas.ts';
+
+const Params = Type.Object({
+  vulnerabilityId: Type.String({
+    description: 'The vulnerabilityId exactly as returned (already encoded, e.g. `api%23VUL-0001`); an ID encoded again answers 404.',
+  }),
+});
+
+const Query = Type.Object(
+  {
+    resourceStatus: Type.Optional(
+      enumList(VULNERABILITY_RESOURCE_STATUSES, 'Affected resources to show, by status (any of them). Default: open, risk.'),
+    ),
+    fields: Type.Optional(enumList(VULNERABILITY_EXPANSIONS, 'Expansions to include.')),
+  },
+  { additionalProperties: false },
+);
+
+export default function getVulnerabilityRoute(app: FastifyInstance, { system }: RouteDeps) {
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/v1/vulnerabilities/:vulnerabilityId',
+    {
+      schema: {
+        tags: ['vulnerabilities'],
+        summary: 'Get one vulnerability finding',
+        security: [{ bearerAuth: ['vulnerability:read'] }],
+        params: Params,
+        querystring: Query,
+        response: {
+          200: Envelope(VulnerabilityDetail),
+          ...v1Errors({ 404: 'not_found: no finding with this ID in the organization (also for an ID encoded twice)' }),
+        },
+      },
+    },
+    async (request) => {
+      const data = await getVulnerability({
+        ctx: requestContext(system, request),
+        input: {
+          vulnerabilityId: request.params.vulnerabilityId,
+          resourceStatus: parseList(request.query.resourceStatus),
+          fields: parseList<VulnerabilityExpansion>(request.query.fields),
+        },
+      });
+      return envelope(request, data);
+    },
+  );
+}

@@ -1,0 +1,442 @@
+// Controls in storage: the rows of the list and of get-one, a control's frameworks, requirements
+// and mapped artifacts, and what the compliance rule needs to compute every control's status.
+//
+// The list's compliance inputs are read in a fixed number of statements whatever the size of the
+// organization. The big link tables (control → artifact, control → framework, artifact →
+// framework) are read "packed": the database concatenates the pairs into one string and this
+// module splits it. Reading 21,000 pairs as rows costs ~3× more than as one string on both
+// engines (node:sqlite and pg spend most of a large read building one object per row), and these
+// reads dominate a cold GET /v1/controls (see bench/controls.ts).
+import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
+import type { ArtifactType, Database } from '../schema.ts';
+import type { CONTROL_SCOPES, FUNCTION_GROUPINGS } from '../../../domain/vocabulary.ts';
+import {
+  artifactKey,
+  evidenceState,
+  policyState,
+  testState,
+  testStatus,
+  type ArtifactKey,
+  type ArtifactState,
+  type ComplianceGraph,
+} from '../../../domain/compliance/rules.ts';
+import { hasEntity, hasPerson, type Entity, type MappedFramework } from './links.ts';
+
+type Q = Kysely<Database>;
+
+export type FunctionGrouping = (typeof FUNCTION_GROUPINGS)[number];
+export type ControlScope = (typeof CONTROL_SCOPES)[number];
+
+export interface ControlRow {
+  id: string;
+  code: string;
+  name: string;
+  domain: string;
+  functionGrouping: FunctionGrouping;
+  scope: ControlScope;
+  outOfScopeReason: string | null;
+  markedOutOfScopeBy: string | null;
+  addedBy: string | null;
+  addedOn: number;
+  lastModifiedBy: string | null;
+  modifiedOn: number | null;
+}
+
+export interface ControlDetailRow extends ControlRow {
+  description: string | null;
+  questions: string[];
+}
+
+/** A list filter in storage terms. Values within one field combine as OR, fields as AND. */
+export interface ControlFilter {
+  /** controls mapped (through a requirement) to any of these frameworks */
+  frameworkIds?: string[];
+  entityIds?: string[];
+  /** compared case-insensitively */
+  assigneeEmails?: string[];
+  /** compared case-insensitively (JavaScript's Unicode lower case, the same on both engines) */
+  domains?: string[];
+  functionGroupings?: string[];
+  scopes?: string[];
+}
+
+const LIST_COLUMNS = [
+  'c.id', 'c.code', 'c.name', 'c.domain', 'c.function_grouping', 'c.scope', 'c.out_of_scope_reason',
+  'c.marked_out_of_scope_by', 'c.added_by', 'c.added_on', 'c.last_modified_by', 'c.modified_on',
+] as const;
+
+type ListColumns = Pick<
+  Database['controls'],
+  | 'id' | 'code' | 'name' | 'domain' | 'function_grouping' | 'scope' | 'out_of_scope_reason' | 'marked_out_of_scope_by'
+  | 'added_by' | 'added_on' | 'last_modified_by' | 'modified_on'
+>;
+
+function toControlRow(r: ListColumns): ControlRow {
+  return {
+    id: r.id,
+    code: r.code,
+    name: r.name,
+    domain: r.domain,
+    functionGrouping: r.function_grouping as FunctionGrouping,
+    scope: r.scope as ControlScope,
+    outOfScopeReason: r.out_of_scope_reason,
+    markedOutOfScopeBy: r.marked_out_of_scope_by,
+    addedBy: r.added_by,
+    addedOn: Number(r.added_on),
+    lastModifiedBy: r.last_modified_by,
+    modifiedOn: r.modified_on === null ? null : Number(r.modified_on),
+  };
+}
+
+/**
+ * The stored spellings of the domains asked for. SQL `lower()` folds only ASCII in SQLite, so
+ * the case-insensitive match is done here on the organization's few distinct domains and the
+ * rows are then selected with an exact `in`.
+ */
+async function storedDomains(db: Q, organizationId: string, names: string[]): Promise<string[]> {
+  const wanted = new Set(names.map((n) => n.toLowerCase()));
+  const rows = await db.selectFrom('controls').select('domain').distinct().where('organization_id', '=', organizationId).execute();
+  return rows.map((r) => r.domain).filter((d) => wanted.has(d.toLowerCase()));
+}
+
+/** Controls of the organization matching `filter`, unordered. One statement, plus one when domains are filtered. */
+export async function listControlRows(db: Q, organizationId: string, filter: ControlFilter): Promise<ControlRow[]> {
+  const org = organizationId;
+  const f = filter;
+  let domains: string[] | undefined;
+  if (f.domains?.length) {
+    domains = await storedDomains(db, org, f.domains);
+    if (domains.length === 0) return [];
+  }
+  let query = db.selectFrom('controls as c').select(LIST_COLUMNS).where('c.organization_id', '=', org);
+  if (domains) query = query.where('c.domain', 'in', domains);
+  if (f.functionGroupings?.length) query = query.where('c.function_grouping', 'in', f.functionGroupings);
+  if (f.scopes?.length) query = query.where('c.scope', 'in', f.scopes);
+  if (f.frameworkIds?.length) {
+    const frameworkIds = f.frameworkIds;
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('control_requirements as fcr')
+          .innerJoin('requirements as fr', 'fr.id', 'fcr.requirement_id')
+          .select('fcr.control_id')
+          .where('fcr.organization_id', '=', org)
+          .whereRef('fcr.control_id', '=', 'c.id')
+          .where('fr.framework_id', 'in', frameworkIds),
+      ),
+    );
+  }
+  if (f.entityIds?.length) query = query.where((eb) => hasEntity(eb, 'c.id', org, 'control', f.entityIds!));
+  if (f.assigneeEmails?.length) query = query.where((eb) => hasPerson(eb, 'c.id', org, 'control', 'assignee', f.assigneeEmails!));
+  const rows = await query.execute();
+  return rows.map(toControlRow);
+}
+
+/** One control by ID, only within the organization. */
+export async function findControl(db: Q, organizationId: string, id: string): Promise<ControlDetailRow | undefined> {
+  const row = await db
+    .selectFrom('controls')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return { ...toControlRow(row), description: row.description, questions: JSON.parse(row.questions) as string[] };
+}
+
+/** ID → name of every framework of the organization. */
+export async function loadFrameworkNames(db: Q, organizationId: string): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('frameworks').select(['id', 'name']).where('organization_id', '=', organizationId).execute();
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+// ---- Packed reads ----
+
+const UNIT = '\u001f';
+const RECORD = '\u001e';
+
+const isPostgres = (db: Q) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/** One string holding every row's `columns` (text), joined by UNIT within a row and RECORD between rows. */
+function packed(db: Q, columns: string[]): RawBuilder<string | null> {
+  const row = sql.join(columns.map((c) => sql.ref(c)), sql` || ${sql.lit(UNIT)} || `);
+  return isPostgres(db)
+    ? sql<string | null>`string_agg(${row}, ${sql.lit(RECORD)})`
+    : sql<string | null>`group_concat(${row}, ${sql.lit(RECORD)})`;
+}
+
+function unpack(value: string | null | undefined): string[][] {
+  if (!value) return [];
+  return value.split(RECORD).map((r) => r.split(UNIT));
+}
+
+function ids(value: string | null | undefined): string[] {
+  return value ? value.split(RECORD) : [];
+}
+
+/** The links of every control of the organization that the compliance rule reads. */
+export interface ControlLinks {
+  /** frameworks each control is mapped to through its requirements */
+  frameworks: Map<string, Set<string>>;
+  /** artifacts mapped to each control */
+  artifacts: Map<string, ArtifactKey[]>;
+}
+
+export async function loadControlLinks(db: Q, organizationId: string): Promise<ControlLinks> {
+  const [frameworkPairs, artifactTriples] = await Promise.all([
+    db
+      .selectFrom('control_requirements as cr')
+      .innerJoin('requirements as r', 'r.id', 'cr.requirement_id')
+      .select(packed(db, ['cr.control_id', 'r.framework_id']).as('packed'))
+      .where('cr.organization_id', '=', organizationId)
+      .executeTakeFirst(),
+    db
+      .selectFrom('control_artifacts as ca')
+      .select(packed(db, ['ca.control_id', 'ca.artifact_type', 'ca.artifact_id']).as('packed'))
+      .where('ca.organization_id', '=', organizationId)
+      .executeTakeFirst(),
+  ]);
+  const frameworks = new Map<string, Set<string>>();
+  for (const [controlId, frameworkId] of unpack(frameworkPairs?.packed)) {
+    let set = frameworks.get(controlId);
+    if (!set) frameworks.set(controlId, (set = new Set()));
+    set.add(frameworkId);
+  }
+  const artifacts = new Map<string, ArtifactKey[]>();
+  for (const [controlId, type, id] of unpack(artifactTriples?.packed)) {
+    let list = artifacts.get(controlId);
+    if (!list) artifacts.set(controlId, (list = []));
+    list.push(artifactKey(type as ArtifactType, id));
+  }
+  return { frameworks, artifacts };
+}
+
+/**
+ * The compliance graph of the whole organization (the same graph as `loadComplianceGraph` in
+ * compliance.ts, read faster): every artifact's state, and the frameworks each artifact is
+ * mapped to. `frameworks` says which of those mappings to read: `'none'` when the rule will
+ * compute over all frameworks (it then looks at no mapping), the given IDs when it will compute
+ * over those frameworks (it looks at no other), or `'all'`.
+ *
+ * States are read grouped by the columns they depend on (a few dozen rows for any number of
+ * artifacts) and computed by the rule's own functions.
+ */
+export async function loadScopedComplianceGraph(
+  db: Q,
+  organizationId: string,
+  frameworks: 'none' | 'all' | string[],
+): Promise<ComplianceGraph> {
+  const org = organizationId;
+  const idList = packed(db, ['id']);
+  const [policies, evidence, tests, mapped] = await Promise.all([
+    db
+      .selectFrom('policies')
+      .select(['is_relevant', 'status', idList.as('ids')])
+      .where('organization_id', '=', org)
+      .groupBy(['is_relevant', 'status'])
+      .execute(),
+    db
+      .selectFrom('evidence')
+      .select(['is_relevant', 'status', idList.as('ids')])
+      .where('organization_id', '=', org)
+      .groupBy(['is_relevant', 'status'])
+      .execute(),
+    db
+      .selectFrom('tests')
+      .select(['result', 'integration_failing', idList.as('ids')])
+      .where('organization_id', '=', org)
+      .groupBy(['result', 'integration_failing'])
+      .execute(),
+    frameworks === 'none' || frameworks.length === 0
+      ? undefined
+      : (() => {
+          let query = db
+            .selectFrom('artifact_requirements as ar')
+            .innerJoin('requirements as r', 'r.id', 'ar.requirement_id')
+            .select(packed(db, ['ar.artifact_type', 'ar.artifact_id', 'r.framework_id']).as('packed'))
+            .where('ar.organization_id', '=', org);
+          if (frameworks !== 'all') query = query.where('r.framework_id', 'in', frameworks);
+          return query.executeTakeFirst();
+        })(),
+  ]);
+  const artifacts = new Map<ArtifactKey, ArtifactState>();
+  for (const g of policies) {
+    const state = policyState(Boolean(g.is_relevant), g.status);
+    for (const id of ids(g.ids)) artifacts.set(artifactKey('policy', id), state);
+  }
+  for (const g of evidence) {
+    const state = evidenceState(Boolean(g.is_relevant), g.status);
+    for (const id of ids(g.ids)) artifacts.set(artifactKey('evidence', id), state);
+  }
+  for (const g of tests) {
+    const state = testState(testStatus(g.result, Boolean(g.integration_failing)));
+    for (const id of ids(g.ids)) artifacts.set(artifactKey('test', id), state);
+  }
+  const artifactFrameworks = new Map<ArtifactKey, Set<string>>();
+  for (const [type, id, frameworkId] of unpack(mapped?.packed)) {
+    const key = artifactKey(type as ArtifactType, id);
+    let set = artifactFrameworks.get(key);
+    if (!set) artifactFrameworks.set(key, (set = new Set()));
+    set.add(frameworkId);
+  }
+  return { artifacts, artifactFrameworks };
+}
+
+// ---- One control (get-one) ----
+
+export interface ControlRequirementRow {
+  frameworkId: string;
+  frameworkName: string;
+  requirementId: string;
+  requirementCode: string;
+  requirementName: string;
+}
+
+/** The requirements a control is mapped to, ordered by framework name, requirement code, then IDs. */
+export async function loadControlRequirements(db: Q, organizationId: string, controlId: string): Promise<ControlRequirementRow[]> {
+  const rows = await db
+    .selectFrom('control_requirements as cr')
+    .innerJoin('requirements as r', 'r.id', 'cr.requirement_id')
+    .innerJoin('frameworks as f', 'f.id', 'r.framework_id')
+    .select(['f.id as framework_id', 'f.name as framework_name', 'r.id as requirement_id', 'r.code', 'r.name'])
+    .where('cr.organization_id', '=', organizationId)
+    .where('cr.control_id', '=', controlId)
+    .execute();
+  return rows.map((r) => ({
+    frameworkId: r.framework_id,
+    frameworkName: r.framework_name,
+    requirementId: r.requirement_id,
+    requirementCode: r.code,
+    requirementName: r.name,
+  }));
+}
+
+/** An artifact mapped to a control, with what its status, relevance and justification come from. */
+export interface ControlArtifactRow {
+  type: ArtifactType;
+  id: string;
+  name: string;
+  /** policies and evidence: their status; tests: the stored result (the public status is computed) */
+  status: string;
+  /** policies and evidence */
+  isRelevant: boolean;
+  /** policies and evidence: notRelevantReason; tests: ignoreReason */
+  reason: string | null;
+  /** tests: 'automated' or 'cloud' */
+  kind: string | null;
+  integrationFailing: boolean;
+}
+
+/** Every policy, evidence record and test (automated and cloud) mapped to the control: three statements. */
+export async function loadControlArtifacts(db: Q, organizationId: string, controlId: string): Promise<ControlArtifactRow[]> {
+  const org = organizationId;
+  const mapped = (type: ArtifactType) =>
+    db
+      .selectFrom('control_artifacts')
+      .select('artifact_id')
+      .where('organization_id', '=', org)
+      .where('control_id', '=', controlId)
+      .where('artifact_type', '=', type);
+  const [policies, evidence, tests] = await Promise.all([
+    db
+      .selectFrom('policies')
+      .select(['id', 'name', 'status', 'is_relevant', 'not_relevant_reason'])
+      .where('organization_id', '=', org)
+      .where('id', 'in', mapped('policy'))
+      .execute(),
+    db
+      .selectFrom('evidence')
+      .select(['id', 'name', 'status', 'is_relevant', 'not_relevant_reason'])
+      .where('organization_id', '=', org)
+      .where('id', 'in', mapped('evidence'))
+      .execute(),
+    db
+      .selectFrom('tests')
+      .select(['id', 'name', 'kind', 'result', 'integration_failing', 'ignore_reason'])
+      .where('organization_id', '=', org)
+      .where('id', 'in', mapped('test'))
+      .execute(),
+  ]);
+  return [
+    ...policies.map((p): ControlArtifactRow => ({
+      type: 'policy', id: p.id, name: p.name, status: p.status, isRelevant: Boolean(p.is_relevant),
+      reason: p.not_relevant_reason, kind: null, integrationFailing: false,
+    })),
+    ...evidence.map((e): ControlArtifactRow => ({
+      type: 'evidence', id: e.id, name: e.name, status: e.status, isRelevant: Boolean(e.is_relevant),
+      reason: e.not_relevant_reason, kind: null, integrationFailing: false,
+    })),
+    ...tests.map((t): ControlArtifactRow => ({
+      type: 'test', id: t.id, name: t.name, status: t.result, isRelevant: true,
+      reason: t.ignore_reason, kind: t.kind, integrationFailing: Boolean(t.integration_failing),
+    })),
+  ];
+}
+
+/** The frameworks each artifact mapped to the control is mapped to, ordered by framework name then ID. */
+export async function loadControlArtifactFrameworks(db: Q, organizationId: string, controlId: string): Promise<Map<ArtifactKey, MappedFramework[]>> {
+  const rows = await db
+    .selectFrom('control_artifacts as ca')
+    .innerJoin('artifact_requirements as ar', (join) =>
+      join
+        .onRef('ar.artifact_type', '=', 'ca.artifact_type')
+        .onRef('ar.artifact_id', '=', 'ca.artifact_id')
+        .onRef('ar.organization_id', '=', 'ca.organization_id'),
+    )
+    .innerJoin('requirements as r', 'r.id', 'ar.requirement_id')
+    .innerJoin('frameworks as f', 'f.id', 'r.framework_id')
+    .select(['ca.artifact_type', 'ca.artifact_id', 'f.id', 'f.name'])
+    .distinct()
+    .where('ca.organization_id', '=', organizationId)
+    .where('ca.control_id', '=', controlId)
+    .orderBy('f.name')
+    .orderBy('f.id')
+    .execute();
+  const map = new Map<ArtifactKey, MappedFramework[]>();
+  for (const r of rows) {
+    const key = artifactKey(r.artifact_type, r.artifact_id);
+    let list = map.get(key);
+    if (!list) map.set(key, (list = []));
+    list.push({ frameworkId: r.id, frameworkName: r.name });
+  }
+  return map;
+}
+
+/** The entities of each artifact mapped to the control, ordered by entity name then ID. */
+export async function loadControlArtifactEntities(db: Q, organizationId: string, controlId: string): Promise<Map<ArtifactKey, Entity[]>> {
+  const rows = await db
+    .selectFrom('control_artifacts as ca')
+    .innerJoin('subject_entities as se', (join) =>
+      join
+        .onRef('se.subject_type', '=', 'ca.artifact_type')
+        .onRef('se.subject_id', '=', 'ca.artifact_id')
+        .onRef('se.organization_id', '=', 'ca.organization_id'),
+    )
+    .innerJoin('entities as e', 'e.id', 'se.entity_id')
+    .select(['ca.artifact_type', 'ca.artifact_id', 'e.id', 'e.name'])
+    .where('ca.organization_id', '=', organizationId)
+    .where('ca.control_id', '=', controlId)
+    .orderBy('e.name')
+    .orderBy('e.id')
+    .execute();
+  const map = new Map<ArtifactKey, Entity[]>();
+  for (const r of rows) {
+    const key = artifactKey(r.artifact_type, r.artifact_id);
+    let list = map.get(key);
+    if (!list) map.set(key, (list = []));
+    list.push({ entityId: r.id, entityName: r.name });
+  }
+  return map;
+}
+
+/** Name and email of the given people (authorship stamps of one record). */
+export async function loadPeopleByIds(db: Q, organizationId: string, personIds: string[]) {
+  if (personIds.length === 0) return new Map<string, { name: string; email: string }>();
+  const rows = await db
+    .selectFrom('people')
+    .select(['id', 'name', 'email'])
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', personIds)
+    .execute();
+  return new Map(rows.map((r) => [r.id, { name: r.name, email: r.email }]));
+}

@@ -1,0 +1,94 @@
+// Evidence records, their attachments and the tests that collect them. Filters and shared columns
+// live in artifacts.ts (policies use the same ones).
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from '../schema.ts';
+import { testStatus, type TestStatus } from '../../../domain/compliance/rules.ts';
+import {
+  commonColumns,
+  fileEntry,
+  findArtifactRow,
+  nullableMs,
+  selectArtifactRows,
+  type ArtifactCommon,
+  type ArtifactFilter,
+  type FileEntryRow,
+} from './artifacts.ts';
+
+type Q = Kysely<Database>;
+
+export interface EvidenceRow extends ArtifactCommon {
+  gaps: string[];
+  collectionMethod: string | null;
+  revisionRequestedBy: string | null;
+  revisionRequestedOn: number | null;
+  rejectionReason: string | null;
+}
+
+export interface AttachmentRow extends FileEntryRow {
+  evidenceDate: number;
+  periodStart: number | null;
+  periodEnd: number | null;
+}
+
+export interface MappedTest {
+  testId: string;
+  testName: string;
+  status: TestStatus;
+}
+
+function toEvidence(r: Selectable<Database['evidence']>): EvidenceRow {
+  return {
+    ...commonColumns(r),
+    gaps: JSON.parse(r.gaps) as string[],
+    collectionMethod: r.collection_method,
+    revisionRequestedBy: r.revision_requested_by,
+    revisionRequestedOn: nullableMs(r.revision_requested_on),
+    rejectionReason: r.rejection_reason,
+  };
+}
+
+/** Evidence of the organization matching `filter`, ordered by name then ID. */
+export async function listEvidence(db: Q, organizationId: string, filter: ArtifactFilter): Promise<EvidenceRow[]> {
+  return (await selectArtifactRows(db, 'evidence', organizationId, filter)).map(toEvidence);
+}
+
+export async function findEvidence(db: Q, organizationId: string, id: string): Promise<EvidenceRow | undefined> {
+  const row = await findArtifactRow(db, 'evidence', organizationId, id);
+  return row && toEvidence(row);
+}
+
+/**
+ * An evidence record's attachments, newest evidence date first (then by ID). A file the service
+ * hosts (it has a blob) never carries a URL, whatever the row holds.
+ */
+export async function loadAttachments(db: Q, organizationId: string, evidenceId: string): Promise<AttachmentRow[]> {
+  const rows = await db
+    .selectFrom('attachments')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('evidence_id', '=', evidenceId)
+    .orderBy('evidence_date', 'desc')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({
+    ...fileEntry(r, r.blob_key !== null),
+    evidenceDate: Number(r.evidence_date),
+    periodStart: nullableMs(r.period_start),
+    periodEnd: nullableMs(r.period_end),
+  }));
+}
+
+/** The tests linked to an evidence record, with their computed status, ordered by name then ID. */
+export async function loadEvidenceTests(db: Q, organizationId: string, evidenceId: string): Promise<MappedTest[]> {
+  const rows = await db
+    .selectFrom('evidence_tests as et')
+    .innerJoin('tests as t', 't.id', 'et.test_id')
+    .select(['t.id', 't.name', 't.result', 't.integration_failing'])
+    .where('et.organization_id', '=', organizationId)
+    .where('t.organization_id', '=', organizationId)
+    .where('et.evidence_id', '=', evidenceId)
+    .orderBy('t.name')
+    .orderBy('t.id')
+    .execute();
+  return rows.map((r) => ({ testId: r.id, testName: r.name, status: testStatus(r.result, Boolean(r.integration_failing)) }));
+}

@@ -1,0 +1,159 @@
+// Tests (automated and cloud, one ID space), their applications, flagged resources and scan
+// history. Links shared with other resources (assignees, entities, tickets, risks, mappings) come
+// from links.ts.
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from '../schema.ts';
+import { hasPerson, mappedToFramework } from './links.ts';
+
+type Q = Kysely<Database>;
+
+export interface TestRow {
+  id: string;
+  kind: string;
+  name: string;
+  /** stored result: ignored, fix_required or passing (the public status is computed) */
+  result: string;
+  integrationFailing: boolean;
+  description: string | null;
+  remediation: string | null;
+  notes: string | null;
+  effortEstimate: string | null;
+  ignoreReason: string | null;
+  lastScannedOn: number | null;
+  addedOn: number;
+  modifiedOn: number | null;
+}
+
+export interface TestListFilter {
+  /** mapped (through a requirement) to any of these frameworks */
+  frameworkIds?: string[];
+  /** any assignee's email is one of these (case-insensitive) */
+  assigneeEmails?: string[];
+}
+
+const toTest = (r: Selectable<Database['tests']>): TestRow => ({
+  id: r.id,
+  kind: r.kind,
+  name: r.name,
+  result: r.result,
+  integrationFailing: Boolean(r.integration_failing),
+  description: r.description,
+  remediation: r.remediation,
+  notes: r.notes,
+  effortEstimate: r.effort_estimate,
+  ignoreReason: r.ignore_reason,
+  lastScannedOn: r.last_scanned_on === null ? null : Number(r.last_scanned_on),
+  addedOn: Number(r.added_on),
+  modifiedOn: r.modified_on === null ? null : Number(r.modified_on),
+});
+
+/** Tests of the organization matching the link filters, ordered by name, then ID. */
+export async function listTests(db: Q, organizationId: string, filter: TestListFilter): Promise<TestRow[]> {
+  let query = db.selectFrom('tests as t').selectAll('t').where('t.organization_id', '=', organizationId);
+  const { frameworkIds, assigneeEmails } = filter;
+  if (frameworkIds && frameworkIds.length > 0) {
+    query = query.where((eb) => mappedToFramework(eb, 't.id', organizationId, 'test', frameworkIds));
+  }
+  if (assigneeEmails && assigneeEmails.length > 0) {
+    query = query.where((eb) => hasPerson(eb, 't.id', organizationId, 'test', 'assignee', assigneeEmails));
+  }
+  const rows = await query.orderBy('t.name').orderBy('t.id').execute();
+  return rows.map(toTest);
+}
+
+export async function findTest(db: Q, organizationId: string, testId: string): Promise<TestRow | undefined> {
+  const row = await db
+    .selectFrom('tests')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', testId)
+    .executeTakeFirst();
+  return row && toTest(row);
+}
+
+export interface Application {
+  name: string;
+}
+
+/** The applications of every test of the organization (or of the given tests), ordered by name. */
+export async function loadTestApplications(db: Q, organizationId: string, testIds?: string[]): Promise<Map<string, Application[]>> {
+  let query = db
+    .selectFrom('test_applications as ta')
+    .innerJoin('applications as a', 'a.id', 'ta.application_id')
+    .select(['ta.test_id', 'a.name'])
+    .where('ta.organization_id', '=', organizationId);
+  if (testIds) query = query.where('ta.test_id', 'in', testIds.length ? testIds : ['']);
+  const rows = await query.orderBy('a.name').orderBy('a.id').execute();
+  const map = new Map<string, Application[]>();
+  for (const r of rows) {
+    let list = map.get(r.test_id);
+    if (!list) map.set(r.test_id, (list = []));
+    list.push({ name: r.name });
+  }
+  return map;
+}
+
+export interface TestResourceRow {
+  /** the row's own ID: the subject ID of the resource's assignees and entities */
+  id: string;
+  resourceId: string;
+  name: string;
+  status: string;
+  lastScannedAt: number | null;
+  firstDetected: number | null;
+  tags: string[];
+  region: string | null;
+  service: string | null;
+  accountId: string | null;
+  environment: string | null;
+  link: string | null;
+  description: string | null;
+}
+
+/** A test's flagged resources whose status is one of `statuses`, ordered by name, then resource ID. */
+export async function listTestResources(db: Q, organizationId: string, testId: string, statuses: string[]): Promise<TestResourceRow[]> {
+  if (statuses.length === 0) return [];
+  const rows = await db
+    .selectFrom('test_resources')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('test_id', '=', testId)
+    .where('status', 'in', statuses)
+    .orderBy('name')
+    .orderBy('resource_id')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    resourceId: r.resource_id,
+    name: r.name,
+    status: r.status,
+    lastScannedAt: r.last_scanned_at === null ? null : Number(r.last_scanned_at),
+    firstDetected: r.first_detected === null ? null : Number(r.first_detected),
+    tags: JSON.parse(r.tags) as string[],
+    region: r.region,
+    service: r.service,
+    accountId: r.account_id,
+    environment: r.environment,
+    link: r.link,
+    description: r.description,
+  }));
+}
+
+export interface TestHistoryEntry {
+  scannedOn: number;
+  status: string;
+}
+
+/** A test's scan history, oldest first. */
+export async function loadTestHistory(db: Q, organizationId: string, testId: string): Promise<TestHistoryEntry[]> {
+  const rows = await db
+    .selectFrom('test_history')
+    .select(['scanned_on', 'status'])
+    .where('organization_id', '=', organizationId)
+    .where('test_id', '=', testId)
+    .orderBy('scanned_on')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({ scannedOn: Number(r.scanned_on), status: r.status }));
+}

@@ -1,0 +1,28 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ResultCache, orgResultKey } from '../../src/domain/result-cache.ts';
+
+test('cache keys ignore list order and duplicates but never confuse different inputs', () => {
+  const k = (input: Record<string, unknown>, version = 1) => orgResultKey('org', version, 'verb', input);
+  assert.equal(k({ a: ['x', 'y'], b: undefined }), k({ a: ['y', 'x', 'x'] }));
+  assert.notEqual(k({ a: ['x,y'] }), k({ a: ['x', 'y'] }));
+  assert.notEqual(k({ a: 'x&b=y' }), k({ a: 'x', b: 'y' }));
+  assert.notEqual(k({ a: ['x'] }, 1), k({ a: ['x'] }, 2));
+  assert.notEqual(orgResultKey('o1', 1, 'v', {}), orgResultKey('o2', 1, 'v', {}));
+});
+
+test('concurrent misses share one computation; failures are not kept; the oldest entry is evicted', async () => {
+  const cache = new ResultCache(2);
+  let calls = 0;
+  const compute = async () => (calls++, new Promise<number>((r) => setTimeout(() => r(calls), 5)));
+  const [a, b] = await Promise.all([cache.getOrCompute('k', compute), cache.getOrCompute('k', compute)]);
+  assert.equal(calls, 1);
+  assert.equal(a, b);
+  await assert.rejects(cache.getOrCompute('bad', async () => Promise.reject(new Error('boom'))));
+  assert.equal(await cache.getOrCompute('bad', async () => 7), 7);
+  await cache.getOrCompute('third', async () => 3);
+  assert.equal(cache.size, 2);
+  let recomputed = false;
+  await cache.getOrCompute('k', async () => ((recomputed = true), 0));
+  assert.equal(recomputed, true, 'the least recently used key was evicted');
+});
