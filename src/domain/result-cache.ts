@@ -6,8 +6,10 @@
 export class ResultCache {
   private readonly entries = new Map<string, Promise<unknown>>();
   private readonly maxEntries: number;
+  /** per organization: the newest data version seen and the keys cached for it */
+  private readonly orgs = new Map<string, { version: number; keys: Set<string> }>();
 
-  constructor(maxEntries = 1000) {
+  constructor(maxEntries = 200) {
     this.maxEntries = maxEntries;
   }
 
@@ -15,6 +17,11 @@ export class ResultCache {
     return this.entries.size;
   }
 
+  /**
+   * `key` must come from orgResultKey. Entries of an organization's older data versions can never
+   * be asked for again, so they are dropped as soon as a newer version is seen: a busy writer does
+   * not fill memory with dead answers.
+   */
   async getOrCompute<T>(key: string, compute: () => Promise<T>): Promise<T> {
     const hit = this.entries.get(key);
     if (hit) {
@@ -23,35 +30,76 @@ export class ResultCache {
       this.entries.set(key, hit);
       return hit as Promise<T>;
     }
+    const [org, version] = JSON.parse(key) as [string, number];
+    let known = this.orgs.get(org);
+    if (known && known.version > version) return compute(); // a request that raced a newer write
+    if (!known || known.version < version) {
+      for (const old of known?.keys ?? []) this.entries.delete(old);
+      known = { version, keys: new Set() };
+      this.orgs.set(org, known);
+    }
     const pending = compute();
     this.entries.set(key, pending);
+    known.keys.add(key);
     // A failed computation is not kept: the next request tries again.
     pending.catch(() => {
-      if (this.entries.get(key) === pending) this.entries.delete(key);
+      if (this.entries.get(key) === pending) this.remove(key);
     });
-    while (this.entries.size > this.maxEntries) {
-      this.entries.delete(this.entries.keys().next().value as string);
-    }
+    while (this.entries.size > this.maxEntries) this.remove(this.entries.keys().next().value as string);
     return pending;
+  }
+
+  private remove(key: string) {
+    this.entries.delete(key);
+    const [org] = JSON.parse(key) as [string];
+    const known = this.orgs.get(org);
+    known?.keys.delete(key);
+    if (known && known.keys.size === 0) this.orgs.delete(org);
   }
 
   clear() {
     this.entries.clear();
+    this.orgs.clear();
   }
 }
 
+/** Canonical JSON value: object keys sorted, undefined dropped, arrays sorted and de-duplicated (their order never changes an answer). */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map(canonical);
+    return [...new Map(items.map((v) => [JSON.stringify(v), v])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+  }
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
 /**
- * The cache key of an organization-scoped result: org, data version, verb and the normalized
- * input (keys sorted, list values sorted and de-duplicated), as JSON so that no free-text value
- * can make two different inputs share a key.
+ * The cache key of an organization-scoped result: org, data version, verb and the canonical
+ * input, as JSON, so that no free-text value (an ID, a department) can make two different inputs
+ * share a key.
  */
-export function orgResultKey(organizationId: string, dataVersion: number, verb: string, input: Record<string, unknown>): string {
-  const normalized = Object.keys(input)
-    .sort()
-    .filter((k) => input[k] !== undefined)
-    .map((k) => {
-      const v = input[k];
-      return [k, Array.isArray(v) ? [...new Set(v.map(String))].sort() : v];
-    });
-  return JSON.stringify([organizationId, dataVersion, verb, normalized]);
+export function orgResultKey(organizationId: string, dataVersion: number, verb: string, input: object): string {
+  return JSON.stringify([organizationId, dataVersion, verb, canonical(input)]);
+}
+
+/** Minimal view of a request context, to keep this module free of the domain's other types. */
+interface CachingContext {
+  cache?: ResultCache;
+  actor: { organizationId: string; dataVersion: number };
+}
+
+/**
+ * The result of `compute`, shared by every request of the organization at the same data version
+ * with the same (canonical) input. Without a cache (the CLI) it simply computes.
+ */
+export function cachedResult<T>(ctx: CachingContext, verb: string, input: object, compute: () => Promise<T>): Promise<T> {
+  if (!ctx.cache) return compute();
+  return ctx.cache.getOrCompute(orgResultKey(ctx.actor.organizationId, ctx.actor.dataVersion, verb, input), compute);
 }

@@ -8,6 +8,7 @@ import { api, createOrgWithCredential, getToken, startServer, type TestServer } 
 import { fixtures } from '../harness/fixtures.ts';
 import { findingFixtures } from '../harness/fixtures-findings.ts';
 import { SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../../src/domain/vocabulary.ts';
+import { loadConfig } from '../../src/config.ts';
 
 const DAY = 86_400_000;
 const T = Date.UTC(2025, 11, 1);
@@ -549,6 +550,39 @@ for (const dialect of dialects) {
         assert.equal(res.status, 400, bad);
         assert.deepEqual(res.body.error.details.map((d: any) => d.field), ['nextCursor'], bad);
       }
+    });
+
+    test('a cursor issued by one node is accepted by another on the same database; CURSOR_SECRET must match', async () => {
+      const first = await api(server.url, '/v1/vulnerabilities?severity=low', token);
+      const cursor = encodeURIComponent(first.body.meta.nextCursor);
+      // no CURSOR_SECRET: both nodes use the key generated once and kept in the database
+      const sibling = await startServer({ dialect, database: server.database, env: { RATE_LIMIT_MAX: '100000' } });
+      try {
+        const a = await api(server.url, `/v1/vulnerabilities?severity=low&nextCursor=${cursor}`, token);
+        const b = await api(sibling.url, `/v1/vulnerabilities?severity=low&nextCursor=${cursor}`, token);
+        assert.equal(b.status, 200);
+        assert.deepEqual(b.body.data, a.body.data);
+        assert.equal(b.body.meta.nextCursor, a.body.meta.nextCursor);
+      } finally {
+        await sibling.close();
+      }
+      // nodes configured with one CURSOR_SECRET accept each other's cursors, and only those
+      const secret = 'x'.repeat(40);
+      const n1 = await startServer({ dialect, database: server.database, env: { RATE_LIMIT_MAX: '100000', CURSOR_SECRET: secret } });
+      const n2 = await startServer({ dialect, database: server.database, env: { RATE_LIMIT_MAX: '100000', CURSOR_SECRET: secret } });
+      try {
+        const issued = await api(n1.url, '/v1/vulnerabilities?severity=low', token);
+        const c = encodeURIComponent(issued.body.meta.nextCursor);
+        assert.equal((await api(n2.url, `/v1/vulnerabilities?severity=low&nextCursor=${c}`, token)).status, 200);
+        const elsewhere = await api(server.url, `/v1/vulnerabilities?severity=low&nextCursor=${c}`, token);
+        assert.equal(elsewhere.status, 400);
+        assert.equal(elsewhere.body.error.details[0].field, 'nextCursor');
+        assert.equal((await api(n1.url, `/v1/vulnerabilities?severity=low&nextCursor=${cursor}`, token)).status, 400);
+      } finally {
+        await n1.close();
+        await n2.close();
+      }
+      assert.throws(() => loadConfig({ CURSOR_SECRET: 'too-short' }), /CURSOR_SECRET must be at least 32 characters/);
     });
 
     test('a cursor keeps working after newer findings are added; totalCount follows the data at once', async () => {

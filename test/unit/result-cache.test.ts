@@ -13,16 +13,31 @@ test('cache keys ignore list order and duplicates but never confuse different in
 
 test('concurrent misses share one computation; failures are not kept; the oldest entry is evicted', async () => {
   const cache = new ResultCache(2);
+  const key = (name: string) => orgResultKey('org', 1, name, {});
   let calls = 0;
   const compute = async () => (calls++, new Promise<number>((r) => setTimeout(() => r(calls), 5)));
-  const [a, b] = await Promise.all([cache.getOrCompute('k', compute), cache.getOrCompute('k', compute)]);
+  const [a, b] = await Promise.all([cache.getOrCompute(key('k'), compute), cache.getOrCompute(key('k'), compute)]);
   assert.equal(calls, 1);
   assert.equal(a, b);
-  await assert.rejects(cache.getOrCompute('bad', async () => Promise.reject(new Error('boom'))));
-  assert.equal(await cache.getOrCompute('bad', async () => 7), 7);
-  await cache.getOrCompute('third', async () => 3);
+  await assert.rejects(cache.getOrCompute(key('bad'), async () => Promise.reject(new Error('boom'))));
+  assert.equal(await cache.getOrCompute(key('bad'), async () => 7), 7);
+  await cache.getOrCompute(key('third'), async () => 3);
   assert.equal(cache.size, 2);
   let recomputed = false;
-  await cache.getOrCompute('k', async () => ((recomputed = true), 0));
+  await cache.getOrCompute(key('k'), async () => ((recomputed = true), 0));
   assert.equal(recomputed, true, 'the least recently used key was evicted');
+});
+
+test("an organization's entries of older data versions are dropped when a newer version is seen", async () => {
+  const cache = new ResultCache(100);
+  await cache.getOrCompute(orgResultKey('a', 1, 'list', {}), async () => 'a1');
+  await cache.getOrCompute(orgResultKey('a', 1, 'get', { id: 'x' }), async () => 'a1x');
+  await cache.getOrCompute(orgResultKey('b', 1, 'list', {}), async () => 'b1');
+  assert.equal(cache.size, 3);
+  await cache.getOrCompute(orgResultKey('a', 2, 'list', {}), async () => 'a2');
+  assert.equal(cache.size, 2, 'a@1 entries gone, b@1 kept');
+  // a request authenticated before the write (older version) is answered but not cached
+  assert.equal(await cache.getOrCompute(orgResultKey('a', 1, 'list', {}), async () => 'late'), 'late');
+  assert.equal(cache.size, 2);
+  assert.equal(await cache.getOrCompute(orgResultKey('b', 1, 'list', {}), async () => 'recomputed'), 'b1');
 });

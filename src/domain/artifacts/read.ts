@@ -2,7 +2,6 @@
 // token), the links every item carries, the fields both resources have, and result caching.
 // The verbs in domain/policies and domain/evidence add only what is their own.
 import type { Context } from '../context.ts';
-import { orgResultKey } from '../result-cache.ts';
 import type { GAP_STATUSES } from '../vocabulary.ts';
 import type { ArtifactCommon, ArtifactFilter, ArtifactKind } from '../../storage/db/repositories/artifacts.ts';
 import {
@@ -231,29 +230,4 @@ export function fileEntry(
   setPresent(entry, 'updatedBy', stamp(links, row.updatedBy));
   setPresent(entry, 'updatedOn', row.updatedOn);
   return entry;
-}
-
-/** Canonical JSON: object keys sorted, arrays sorted (their order never changes an answer). */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical).sort();
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
-}
-
-/**
- * The result of `compute`, shared by every request with the same organization data version and
- * the same input. The input is keyed as canonical JSON, so free-text values (IDs, departments)
- * holding `&`, `=` or `,` can never make two different queries share a key.
- */
-export function cachedResult<T>(ctx: Context, verb: string, input: object, compute: () => Promise<T>): Promise<T> {
-  if (!ctx.cache) return compute();
-  const key = orgResultKey(ctx.actor.organizationId, ctx.actor.dataVersion, verb, { input: JSON.stringify(canonical(input)) });
-  return ctx.cache.getOrCompute(key, compute);
 }

@@ -4,7 +4,7 @@
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound } from '../errors.ts';
-import { orgResultKey } from '../result-cache.ts';
+import { cachedResult } from '../result-cache.ts';
 import {
   artifactKey,
   controlCompliance,
@@ -19,7 +19,8 @@ import {
   type ControlNode,
   type ControlStatus,
 } from '../compliance/rules.ts';
-import { byNameThenId, controlListItem, setPresent, type Control } from './list.ts';
+import { controlListItem, setPresent, type Control } from './list.ts';
+import { byNameThenId } from './snapshot.ts';
 import {
   findControl,
   loadControlArtifactEntities,
@@ -87,9 +88,7 @@ export interface GetControlInput {
 
 export async function getControl({ ctx, input }: { ctx: Context; input: GetControlInput }): Promise<ControlDetail> {
   authorize(ctx.actor, 'control', 'read');
-  if (!ctx.cache) return compute(ctx, input);
-  const key = orgResultKey(ctx.actor.organizationId, ctx.actor.dataVersion, 'controls.get', { ...input });
-  return ctx.cache.getOrCompute(key, () => compute(ctx, input));
+  return cachedResult(ctx, 'controls.get', input, () => compute(ctx, input));
 }
 
 const TYPE_ORDER: Record<ArtifactType, number> = { policy: 0, evidence: 1, test: 2 };

@@ -1,29 +1,16 @@
 // GET /v1/controls: the organization's controls with their computed status. With `frameworkIds`,
 // the list keeps the controls mapped to any of those frameworks and computes status and
 // percentage over those frameworks only (PRODUCT.md "Compliance computed from the data"); the
-// `status` filter applies to that recomputed status.
+// `status` filter applies to that recomputed status. The controls, their links and the rule's
+// inputs come from the data version's snapshot (snapshot.ts); the other filters select IDs in
+// SQL (one statement); the answer is kept with the snapshot, by normalized input.
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
-import { orgResultKey } from '../result-cache.ts';
+import { cachedResult } from '../result-cache.ts';
 import { controlCompliance, type ComplianceGraph, type ControlNode, type ControlStatus } from '../compliance/rules.ts';
-import {
-  listControlRows,
-  loadControlLinks,
-  loadFrameworkNames,
-  loadScopedComplianceGraph,
-  type ControlLinks,
-  type ControlRow,
-  type ControlScope,
-  type FunctionGrouping,
-} from '../../storage/db/repositories/controls.ts';
-import {
-  loadPeople,
-  loadSubjectEntities,
-  loadSubjectPeople,
-  type Assignee,
-  type Entity,
-  type PersonStamp,
-} from '../../storage/db/repositories/links.ts';
+import { byNameThenId, complianceGraph, controlsSnapshot, type ControlsSnapshot } from './snapshot.ts';
+import { findControlIds, type ControlRow, type ControlScope, type FunctionGrouping } from '../../storage/db/repositories/controls.ts';
+import { loadPeople, type Assignee, type Entity, type PersonStamp } from '../../storage/db/repositories/links.ts';
 
 export type { ControlScope, FunctionGrouping };
 
@@ -66,25 +53,7 @@ export interface ListControlsInput {
 
 export async function listControls({ ctx, input }: { ctx: Context; input: ListControlsInput }): Promise<Control[]> {
   authorize(ctx.actor, 'control', 'read');
-  if (!ctx.cache) return compute(ctx, input);
-  const key = orgResultKey(ctx.actor.organizationId, ctx.actor.dataVersion, 'controls.list', { ...input });
-  return ctx.cache.getOrCompute(key, () => compute(ctx, input));
-}
-
-/** The rule's view of one control: its scope, frameworks and mapped artifacts. */
-export function controlNode(row: Pick<ControlRow, 'id' | 'scope'>, links: ControlLinks): ControlNode {
-  return {
-    id: row.id,
-    scope: row.scope,
-    frameworkIds: links.frameworks.get(row.id) ?? new Set(),
-    artifactKeys: links.artifacts.get(row.id) ?? [],
-  };
-}
-
-/** Orders by name, then ID, comparing code units, so both engines (and any collation) agree. */
-export function byNameThenId(a: { name: string; id: string }, b: { name: string; id: string }): number {
-  if (a.name !== b.name) return a.name < b.name ? -1 : 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  return cachedResult(ctx, 'controls.list', input, async () => compute(ctx, await controlsSnapshot(ctx), input));
 }
 
 /** The default list fields of a control, with its status computed over `frameworkIds` (or all). */
@@ -115,39 +84,48 @@ export function setPresent<T extends object, K extends keyof T>(target: T, key: 
   if (value !== null && value !== undefined) target[key] = value;
 }
 
-async function compute(ctx: Context, input: ListControlsInput): Promise<Control[]> {
+function mappedToAny(node: ControlNode, frameworkIds: ReadonlySet<string>): boolean {
+  for (const id of frameworkIds) if (node.frameworkIds.has(id)) return true;
+  return false;
+}
+
+async function compute(ctx: Context, snapshot: ControlsSnapshot, input: ListControlsInput): Promise<Control[]> {
   const org = ctx.actor.organizationId;
   const db = ctx.db.kysely;
   const fields = new Set(input.fields ?? []);
   const frameworkIds = input.frameworkIds?.length ? input.frameworkIds : undefined;
+  const filtered = Boolean(
+    input.entityIds?.length || input.assigneeEmails?.length || input.domains?.length ||
+      input.functionGroupings?.length || input.controlScope?.length,
+  );
   const wantsPeople = fields.has('addedBy') || fields.has('lastModifiedBy') || fields.has('markedOutOfScopeBy');
-  const [rows, links, graph, assignees, entities, frameworkNames, people] = await Promise.all([
-    listControlRows(db, org, {
-      frameworkIds,
-      entityIds: input.entityIds,
-      assigneeEmails: input.assigneeEmails,
-      domains: input.domains,
-      functionGroupings: input.functionGroupings,
-      scopes: input.controlScope,
-    }),
-    loadControlLinks(db, org),
-    // Over all frameworks the rule reads no artifact → framework mapping; over some, only theirs.
-    loadScopedComplianceGraph(db, org, frameworkIds ?? 'none'),
-    loadSubjectPeople(db, org, 'control', 'assignee'),
-    loadSubjectEntities(db, org, 'control'),
-    fields.has('mappedFrameworkIds') ? loadFrameworkNames(db, org) : undefined,
+  const [{ graph, scope }, matching, people] = await Promise.all([
+    // Status and percentage over the frameworks asked for: only their artifacts count.
+    complianceGraph(ctx, snapshot, frameworkIds),
+    filtered
+      ? findControlIds(db, org, {
+          entityIds: input.entityIds,
+          assigneeEmails: input.assigneeEmails,
+          domains: input.domains,
+          functionGroupings: input.functionGroupings,
+          scopes: input.controlScope,
+        })
+      : undefined,
     wantsPeople ? loadPeople(db, org) : undefined,
   ]);
-  const scope = frameworkIds ? new Set(frameworkIds) : undefined;
+  const keep = matching && new Set(matching);
   const statuses = input.status?.length ? new Set<string>(input.status) : undefined;
   const stamp = (personId: string | null) => (personId ? people?.get(personId) : undefined);
-  const frameworkOrder = (a: string, b: string) =>
-    byNameThenId({ name: frameworkNames?.get(a) ?? '', id: a }, { name: frameworkNames?.get(b) ?? '', id: b });
+  const names = snapshot.frameworkNames;
+  const frameworkOrder = (a: string, b: string) => byNameThenId({ name: names.get(a) ?? '', id: a }, { name: names.get(b) ?? '', id: b });
 
-  const kept: Array<{ name: string; id: string; control: Control }> = [];
-  for (const row of rows) {
-    const node = controlNode(row, links);
-    const control = controlListItem(row, node, graph, { assignees, entities }, scope);
+  const controls: Control[] = [];
+  for (const row of snapshot.rows) {
+    if (keep && !keep.has(row.id)) continue;
+    const node = snapshot.nodes.get(row.id)!;
+    // frameworkIds selects the controls mapped to any of them (through their requirements).
+    if (scope && !mappedToAny(node, scope)) continue;
+    const control = controlListItem(row, node, graph, snapshot, scope);
     if (statuses && !statuses.has(control.status)) continue;
     if (fields.has('mappedFrameworkIds')) control.mappedFrameworkIds = [...node.frameworkIds].sort(frameworkOrder);
     if (fields.has('outOfScopeReason')) setPresent(control, 'outOfScopeReason', row.outOfScopeReason);
@@ -156,7 +134,7 @@ async function compute(ctx: Context, input: ListControlsInput): Promise<Control[
     if (fields.has('addedOn')) control.addedOn = row.addedOn;
     if (fields.has('lastModifiedBy')) setPresent(control, 'lastModifiedBy', stamp(row.lastModifiedBy));
     if (fields.has('modifiedOn')) control.modifiedOn = row.modifiedOn;
-    kept.push({ name: row.name, id: row.id, control });
+    controls.push(control);
   }
-  return kept.sort(byNameThenId).map((k) => k.control);
+  return controls;
 }

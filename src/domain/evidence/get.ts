@@ -1,11 +1,11 @@
 // GET /v1/evidence/{evidenceId} (and /v1/evidences/{evidenceId}): one evidence record with its
 // mappings, authorship and revision request, plus the expansions asked for (mapped tests, gaps,
 // attachments, tickets).
+import { cachedResult } from '../result-cache.ts';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound } from '../errors.ts';
 import {
-  cachedResult,
   commonMappings,
   commonOptionalFields,
   fileEntry,

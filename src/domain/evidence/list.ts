@@ -1,10 +1,10 @@
 // GET /v1/evidence (and its alias /v1/evidences): the caller's evidence records matching the
 // filters, with the fields asked for.
+import { cachedResult } from '../result-cache.ts';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import type { EVIDENCE_STATUSES } from '../vocabulary.ts';
 import {
-  cachedResult,
   commonListFields,
   commonOptionalFields,
   loadLinks,

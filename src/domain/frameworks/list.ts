@@ -1,7 +1,7 @@
 // GET /v1/frameworks: every framework of the caller's organization with its computed progress.
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
-import { orgResultKey } from '../result-cache.ts';
+import { cachedResult } from '../result-cache.ts';
 import { frameworksProgress, type FrameworkProgress } from '../compliance/rules.ts';
 import { loadComplianceGraph, loadControlNodes } from '../../storage/db/repositories/compliance.ts';
 import { listFrameworks as listFrameworkRows } from '../../storage/db/repositories/frameworks.ts';
@@ -30,9 +30,7 @@ export interface ListFrameworksInput {
 
 export async function listFrameworks({ ctx, input }: { ctx: Context; input: ListFrameworksInput }): Promise<Framework[]> {
   authorize(ctx.actor, 'framework', 'read');
-  if (!ctx.cache) return compute(ctx, input);
-  const key = orgResultKey(ctx.actor.organizationId, ctx.actor.dataVersion, 'frameworks.list', { ...input });
-  return ctx.cache.getOrCompute(key, () => compute(ctx, input));
+  return cachedResult(ctx, 'frameworks.list', input, () => compute(ctx, input));
 }
 
 async function compute(ctx: Context, input: ListFrameworksInput): Promise<Framework[]> {

@@ -1,10 +1,10 @@
 // GET /v1/policies/{policyId}: one policy with its mappings and authorship, plus the expansions
 // asked for (documents, version history, tickets).
+import { cachedResult } from '../result-cache.ts';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound } from '../errors.ts';
 import {
-  cachedResult,
   commonMappings,
   commonOptionalFields,
   fileEntry,

@@ -1,9 +1,9 @@
 // GET /v1/policies: the caller's policies matching the filters, with the fields asked for.
+import { cachedResult } from '../result-cache.ts';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import type { POLICY_STATUSES } from '../vocabulary.ts';
 import {
-  cachedResult,
   commonListFields,
   commonOptionalFields,
   loadLinks,

@@ -2,7 +2,7 @@
 // update: the field sets, the encoded public ID and the merge of custom field definitions with
 // the values stored on a finding.
 import type { Assignee, MappedRisk, PersonStamp } from '../../storage/db/repositories/links.ts';
-import type { CustomFieldDefinition, VulnerabilityRow } from '../../storage/db/repositories/vulnerabilities.ts';
+import type { CustomFieldDefinition, VulnerabilityListRow } from '../../storage/db/repositories/vulnerabilities.ts';
 import { SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../vocabulary.ts';
 
 export type VulnerabilityStatus = (typeof VULNERABILITY_STATUSES)[number];
@@ -118,7 +118,7 @@ export function mergeCustomFields(definitions: CustomFieldDefinition[], values: 
 
 /** The default fields every shape starts from. */
 export function baseFields(
-  row: VulnerabilityRow,
+  row: VulnerabilityListRow,
   assignees: Assignee[] | undefined,
   customFields: CustomFieldEntry[],
 ): Pick<VulnerabilitySummary, 'vulnerabilityId' | 'title' | 'status' | 'severity' | 'source' | 'assignees' | 'cveId' | 'customFields'> {

@@ -51,6 +51,11 @@ export interface VulnerabilityRow {
   modifiedOn: number | null;
 }
 
+/** The columns a list item needs (the list never reads descriptions and other long texts). */
+export type VulnerabilityListRow = Pick<VulnerabilityRow, 'id' | 'source' | 'findingKey' | 'title' | 'status' | 'severity' | 'cveId' | 'cvssScore' | 'firstSeen'>;
+
+const LIST_COLUMNS = ['v.id', 'v.source', 'v.finding_key', 'v.title', 'v.status', 'v.severity', 'v.cve_id', 'v.cvss_score', 'v.first_seen'] as const;
+
 const toVulnerability = (r: Database['vulnerabilities']): VulnerabilityRow => ({
   id: r.id,
   source: r.source,
@@ -97,7 +102,7 @@ export async function listVulnerabilityPage(
   after: PagePosition | undefined,
   limit: number,
   domains: { statuses: readonly string[]; severities: readonly string[] },
-): Promise<VulnerabilityRow[]> {
+): Promise<VulnerabilityListRow[]> {
   const branch = (pair?: { status: string; severity: string }): KeyQuery => {
     let q = commonFilters(db.selectFrom('vulnerabilities').select(['first_seen', 'source', 'finding_key']), organizationId, filter);
     if (pair) q = q.where('status', '=', pair.status).where('severity', '=', pair.severity);
@@ -134,13 +139,23 @@ export async function listVulnerabilityPage(
     .innerJoin('vulnerabilities as v', (join) =>
       join.on('v.organization_id', '=', organizationId).onRef('v.source', '=', 'k.source').onRef('v.finding_key', '=', 'k.finding_key'),
     )
-    .selectAll('v')
+    .select(LIST_COLUMNS)
     .orderBy('k.first_seen', 'desc')
     .orderBy('k.source')
     .orderBy('k.finding_key')
     .limit(limit)
     .execute();
-  return rows.map(toVulnerability);
+  return rows.map((r) => ({
+    id: r.id,
+    source: r.source,
+    findingKey: r.finding_key,
+    title: r.title,
+    status: r.status,
+    severity: r.severity,
+    cveId: r.cve_id ?? '',
+    cvssScore: r.cvss_score === null ? null : Number(r.cvss_score),
+    firstSeen: Number(r.first_seen),
+  }));
 }
 
 /** How many findings match `filter` (all pages). */
