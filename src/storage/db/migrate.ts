@@ -3,13 +3,13 @@
 import { Migrator, sql, type Migration, type MigrationResultSet } from 'kysely';
 import type { Db } from './connect.ts';
 import * as m0001 from './migrations/0001_initial.ts';
-import * as m0002vulnerabilities from './migrations/0002_vulnerability_indexes.ts';
-import * as m0002controls from './migrations/0002_controls_indexes.ts';
+import * as m0002 from './migrations/0002_vulnerabilities.ts';
+import * as m0003 from './migrations/0003_controls_indexes.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
-  '0002_vulnerability_indexes': m0002vulnerabilities,
-  '0002_controls_indexes': m0002controls,
+  '0002_vulnerabilities': m0002,
+  '0003_controls_indexes': m0003,
 };
 
 export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
@@ -23,10 +23,6 @@ export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
     db: db.kysely,
     provider: { getMigrations: async () => migrations },
     migrationTableSchema,
-    // Migrations of one round share a number and are named after their resource
-    // (0002_controls_indexes, 0002_vulnerability_indexes): a database that already ran one of
-    // them must still run the others, whatever their alphabetical order.
-    allowUnorderedMigrations: true,
   });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error;
