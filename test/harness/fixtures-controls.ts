@@ -3,11 +3,11 @@
 // contract and property tests. Like fixtures.ts, every helper bumps the organization's data
 // version after writing, as every real write does. `organization` writes a whole generated
 // organization in one statement per table (the property test writes many).
+import { bumpingDataVersion } from './fixtures.ts';
 import { randomUUID } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
 import type { Db } from '../../src/storage/db/connect.ts';
 import type { ArtifactType, Database } from '../../src/storage/db/schema.ts';
-import { bumpDataVersion } from '../../src/storage/db/repositories/organizations.ts';
 
 export const T0 = Date.UTC(2025, 0, 1);
 export const T1 = Date.UTC(2025, 6, 1);
@@ -236,14 +236,5 @@ function rawControlFixtures(db: Db, organizationId: string) {
 
 /** The controls fixtures of one organization; each helper bumps its data version after writing. */
 export function controlFixtures(db: Db, organizationId: string) {
-  const helpers = rawControlFixtures(db, organizationId);
-  const wrapped = {} as typeof helpers;
-  for (const [name, fn] of Object.entries(helpers)) {
-    (wrapped as Record<string, unknown>)[name] = async (...args: unknown[]) => {
-      const result = await (fn as (...a: unknown[]) => Promise<unknown>)(...args);
-      await bumpDataVersion(db.kysely, organizationId);
-      return result;
-    };
-  }
-  return wrapped;
+  return bumpingDataVersion(db, organizationId, rawControlFixtures(db, organizationId));
 }

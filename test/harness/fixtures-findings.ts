@@ -1,10 +1,10 @@
 // Exact small data sets for tests and vulnerability findings, written straight into the database
 // (same style as fixtures.ts). Each helper bumps the organization's data version afterwards, as
 // every real write does, so cached results computed before the insert are not served after it.
+import { bumpingDataVersion } from './fixtures.ts';
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/storage/db/connect.ts';
 import { bulkInsert } from '../../src/storage/db/repositories/bulk-insert.ts';
-import { bumpDataVersion } from '../../src/storage/db/repositories/organizations.ts';
 import type { SubjectType } from '../../src/storage/db/schema.ts';
 
 export const T0 = Date.UTC(2026, 0, 1);
@@ -91,16 +91,7 @@ export interface VulnerabilityInput {
 }
 
 export function findingFixtures(db: Db, organizationId: string) {
-  const helpers = rawFindingFixtures(db, organizationId);
-  const wrapped = {} as typeof helpers;
-  for (const [name, fn] of Object.entries(helpers)) {
-    (wrapped as Record<string, unknown>)[name] = async (...args: unknown[]) => {
-      const result = await (fn as (...a: unknown[]) => Promise<unknown>)(...args);
-      await bumpDataVersion(db.kysely, organizationId);
-      return result;
-    };
-  }
-  return wrapped;
+  return bumpingDataVersion(db, organizationId, rawFindingFixtures(db, organizationId));
 }
 
 function rawFindingFixtures(db: Db, organizationId: string) {

@@ -12,16 +12,20 @@ const T0 = Date.UTC(2026, 0, 1);
  * does, so cached results computed before the insert are not served after it.
  */
 export function fixtures(db: Db, organizationId: string) {
-  const helpers = rawFixtures(db, organizationId);
-  const wrapped = {} as typeof helpers;
+  return bumpingDataVersion(db, organizationId, rawFixtures(db, organizationId));
+}
+
+/** Wraps every helper so that it bumps the organization's data version after it writes. */
+export function bumpingDataVersion<T extends Record<string, (...args: any[]) => Promise<unknown>>>(db: Db, organizationId: string, helpers: T): T {
+  const wrapped = {} as Record<string, unknown>;
   for (const [name, fn] of Object.entries(helpers)) {
-    (wrapped as Record<string, unknown>)[name] = async (...args: unknown[]) => {
-      const result = await (fn as (...a: unknown[]) => Promise<unknown>)(...args);
+    wrapped[name] = async (...args: unknown[]) => {
+      const result = await fn(...args);
       await bumpDataVersion(db.kysely, organizationId);
       return result;
     };
   }
-  return wrapped;
+  return wrapped as T;
 }
 
 function rawFixtures(db: Db, organizationId: string) {
