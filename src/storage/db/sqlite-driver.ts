@@ -45,10 +45,31 @@ export function openSqlite(file: string): DatabaseSync {
   return db;
 }
 
+/** How many prepared statements to keep: the service issues a few hundred distinct queries. */
+const STATEMENT_CACHE_SIZE = 500;
+
 export function nodeSqliteDialect(db: DatabaseSync): SqliteDialect {
+  // Preparing a statement cost more than running it on the hot paths (about a tenth of a cached
+  // GET /v1/frameworks), so prepared statements are reused by SQL text, least recently used
+  // dropped first. Kysely runs statements one at a time on this single connection, so reuse is safe.
+  const statements = new Map<string, Statement>();
+  const prepare = (sql: string): Statement => {
+    let statement = statements.get(sql);
+    if (statement) {
+      statements.delete(sql);
+    } else {
+      statement = new Statement(db.prepare(sql));
+      if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
+    }
+    statements.set(sql, statement);
+    return statement;
+  };
   const database: SqliteDatabase = {
-    close: () => db.close(),
-    prepare: (sql: string) => new Statement(db.prepare(sql)),
+    close: () => {
+      statements.clear();
+      db.close();
+    },
+    prepare,
   };
   return new SqliteDialect({ database });
 }
