@@ -12,6 +12,17 @@ export interface RateLimitSettings {
   windowSec: number;
 }
 
+export interface S3Settings {
+  bucket: string;
+  /** unset: AWS S3 itself */
+  endpoint: string | undefined;
+  region: string;
+  /** unset (both): the AWS SDK's default credential chain */
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  forcePathStyle: boolean;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -24,6 +35,10 @@ export interface Config {
   /** prefix of every rate-limit key in Redis, so deployments (or test runs) can share a server */
   redisKeyPrefix: string;
   dataDir: string;
+  /** root of the local-disk blob store (uploaded files) when no S3 bucket is configured */
+  blobDir: string;
+  /** set (S3_BUCKET): uploaded files go to this S3-compatible bucket instead of blobDir */
+  s3: S3Settings | undefined;
   logLevel: string;
   /** When true and the embedded database is empty, start-up loads the demo organization. */
   demoOnEmpty: boolean;
@@ -89,6 +104,25 @@ function secret(env: NodeJS.ProcessEnv, name: string, minLength: number): string
   return raw;
 }
 
+function s3Settings(env: NodeJS.ProcessEnv): S3Settings | undefined {
+  const bucket = env.S3_BUCKET;
+  if (bucket === undefined || bucket === '') return undefined;
+  const endpoint = url(env, 'S3_ENDPOINT', ['http:', 'https:']);
+  const accessKeyId = env.S3_ACCESS_KEY_ID || undefined;
+  const secretAccessKey = env.S3_SECRET_ACCESS_KEY || undefined;
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
+  }
+  return {
+    bucket,
+    endpoint,
+    region: env.S3_REGION || 'us-east-1',
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', endpoint !== undefined),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const region = (env.REGION ?? 'us').toLowerCase();
   if (!(REGIONS as readonly string[]).includes(region)) {
@@ -105,6 +139,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'cds:rl:',
     dataDir,
+    blobDir: path.resolve(env.BLOB_DIR || path.join(dataDir, 'blobs')),
+    s3: s3Settings(env),
     logLevel: env.LOG_LEVEL ?? 'info',
     demoOnEmpty: bool(env, 'DEMO_ON_EMPTY', databaseUrl === undefined),
     rateLimits: {

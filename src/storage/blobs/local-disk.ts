@@ -1,0 +1,196 @@
+// Blobs as files under one root directory. A put writes to `<root>/.tmp/<uuid>` (same filesystem),
+// fsyncs it, then renames it into place, so a blob is either whole or absent, even across a crash.
+// Leftovers in .tmp can only come from a crash mid-write; sweepTemporary() removes old ones.
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { DependencyUnavailableError } from '../../domain/errors.ts';
+import {
+  assertBlobKey,
+  assertBlobPrefix,
+  assertMaxBytes,
+  BlobTooLargeError,
+  Meter,
+  watchSource,
+  type BlobStore,
+  type PutOptions,
+  type PutResult,
+} from './store.ts';
+
+const TMP = '.tmp';
+
+export class LocalDiskBlobStore implements BlobStore {
+  readonly kind = 'local' as const;
+  readonly root: string;
+  private readonly tmpDir: string;
+  private ready: Promise<void> | undefined;
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+    this.tmpDir = path.join(this.root, TMP);
+  }
+
+  private pathOf(key: string): string {
+    assertBlobKey(key);
+    const file = path.join(this.root, ...key.split('/'));
+    // assertBlobKey already rules this out; kept as a second lock on the door.
+    if (!file.startsWith(this.root + path.sep)) throw new Error('blob key escapes the store');
+    return file;
+  }
+
+  private prepare(): Promise<void> {
+    this.ready ??= fs.mkdir(this.tmpDir, { recursive: true }).then(
+      () => undefined,
+      (err) => {
+        this.ready = undefined;
+        throw err;
+      },
+    );
+    return this.ready;
+  }
+
+  async put(key: string, source: Readable, options: PutOptions): Promise<PutResult> {
+    let file: string;
+    try {
+      file = this.pathOf(key);
+      assertMaxBytes(options.maxBytes);
+    } catch (err) {
+      source.destroy();
+      throw err;
+    }
+    const watched = watchSource(source);
+    const tmp = path.join(this.tmpDir, randomUUID());
+    const meter = new Meter(options.maxBytes);
+    try {
+      await this.prepare();
+      // `flush` fsyncs the file before it is closed, so the rename below publishes durable bytes.
+      await pipeline(source, meter, createWriteStream(tmp, { flags: 'wx', flush: true }));
+      await this.publish(tmp, file);
+    } catch (err) {
+      source.destroy(); // pipeline already did, unless the failure came before it started
+      await fs.rm(tmp, { force: true }).catch(() => {});
+      if (err instanceof BlobTooLargeError) throw err;
+      if (watched.error() !== undefined && err === watched.error()) throw err;
+      throw unavailable(err);
+    }
+    return { key, size: meter.bytesSeen, sha256: meter.digest() };
+  }
+
+  private async publish(tmp: string, file: string): Promise<void> {
+    const dir = path.dirname(file);
+    // A concurrent delete may remove the (then empty) directory between mkdir and rename: retry once.
+    for (let attempt = 0; ; attempt++) {
+      await fs.mkdir(dir, { recursive: true });
+      try {
+        await fs.rename(tmp, file);
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt > 0) throw err;
+      }
+    }
+    // Make the rename itself durable (not supported on every platform; best effort).
+    const handle = await fs.open(dir, 'r').catch(() => undefined);
+    if (handle) await handle.sync().catch(() => {}).finally(() => handle.close());
+  }
+
+  async delete(key: string): Promise<void> {
+    const file = this.pathOf(key);
+    try {
+      await fs.rm(file, { force: true });
+    } catch (err) {
+      throw unavailable(err);
+    }
+    // Remove directories left empty, up to (not including) the root.
+    let dir = path.dirname(file);
+    while (dir.startsWith(this.root + path.sep)) {
+      try {
+        await fs.rmdir(dir);
+      } catch {
+        break; // not empty (or already gone): stop
+      }
+      dir = path.dirname(dir);
+    }
+  }
+
+  async exists(key: string): Promise<boolean> {
+    const file = this.pathOf(key);
+    try {
+      return (await fs.stat(file)).isFile();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+      throw unavailable(err);
+    }
+  }
+
+  async *list(prefix: string): AsyncIterable<string> {
+    assertBlobPrefix(prefix);
+    // Start at the deepest directory the prefix names in full, then filter by the whole prefix.
+    const cut = prefix.lastIndexOf('/');
+    const base = cut < 0 ? '' : prefix.slice(0, cut);
+    yield* this.walk(base, prefix);
+  }
+
+  private async *walk(dirKey: string, prefix: string): AsyncIterable<string> {
+    const dir = dirKey === '' ? this.root : path.join(this.root, ...dirKey.split('/'));
+    let entries;
+    try {
+      entries = await fs.readdir(dir, { withFileTypes: true });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return;
+      throw unavailable(err);
+    }
+    for (const entry of entries) {
+      if (entry.name.startsWith('.')) continue; // .tmp and anything else not a blob
+      const key = dirKey === '' ? entry.name : `${dirKey}/${entry.name}`;
+      if (entry.isDirectory()) {
+        // Descend only where keys under this directory can still match the prefix.
+        if (key.startsWith(prefix) || prefix.startsWith(key + '/')) yield* this.walk(key, prefix);
+      } else if (entry.isFile() && key.startsWith(prefix)) {
+        yield key;
+      }
+    }
+  }
+
+  /** Checks the root exists (creating it) and is writable. */
+  async ping(): Promise<void> {
+    try {
+      await this.prepare();
+      await fs.access(this.root, fs.constants.W_OK);
+    } catch (err) {
+      throw unavailable(err);
+    }
+  }
+
+  /** Removes temporary files older than `olderThanMs` (left by a crash mid-write). */
+  async sweepTemporary(olderThanMs = 60 * 60_000): Promise<number> {
+    let removed = 0;
+    const now = Date.now();
+    for (const name of await fs.readdir(this.tmpDir).catch(() => [] as string[])) {
+      const file = path.join(this.tmpDir, name);
+      const stat = await fs.stat(file).catch(() => undefined);
+      if (stat && now - stat.mtimeMs >= olderThanMs) {
+        await fs.rm(file, { force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  async close(): Promise<void> {}
+}
+
+function unavailable(err: unknown): DependencyUnavailableError {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  const issue =
+    code === 'ENOSPC' || code === 'EDQUOT'
+      ? 'disk full'
+      : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+        ? 'not writable'
+        : 'io error';
+  return new DependencyUnavailableError('blob_store', issue, { cause: err });
+}

@@ -1,0 +1,177 @@
+// Blobs as objects in an S3-compatible bucket (AWS S3, MinIO, Ceph, R2, …). A put streams through
+// lib-storage's Upload: small files go up in one PutObject once the stream has ended, larger ones
+// as a multipart upload, part by part; on failure or oversize the multipart upload is aborted, so
+// no object and no stored parts remain (S3 publishes an object only when the upload completes).
+import {
+  DeleteObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { S3Settings } from '../../config.ts';
+import { DependencyUnavailableError } from '../../domain/errors.ts';
+import {
+  assertBlobKey,
+  assertBlobPrefix,
+  assertMaxBytes,
+  BlobTooLargeError,
+  Meter,
+  watchSource,
+  type BlobStore,
+  type PutOptions,
+  type PutResult,
+} from './store.ts';
+
+export interface S3BlobStoreOptions {
+  /** bytes per multipart part (at least 5 MiB, S3's minimum) */
+  partSize?: number;
+  /** parts uploaded at once; memory per put is about partSize × (queueSize + 1) */
+  queueSize?: number;
+}
+
+export class S3BlobStore implements BlobStore {
+  readonly kind = 's3' as const;
+  readonly bucket: string;
+  private readonly client: S3Client;
+  private readonly partSize: number;
+  private readonly queueSize: number;
+
+  constructor(settings: S3Settings, options: S3BlobStoreOptions = {}) {
+    this.bucket = settings.bucket;
+    this.partSize = Math.max(options.partSize ?? 5 * 1024 * 1024, 5 * 1024 * 1024);
+    this.queueSize = options.queueSize ?? 2;
+    this.client = new S3Client({
+      region: settings.region,
+      endpoint: settings.endpoint,
+      forcePathStyle: settings.forcePathStyle,
+      credentials:
+        settings.accessKeyId && settings.secretAccessKey
+          ? { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey }
+          : undefined, // the SDK's default chain (environment, instance role, …)
+      // Checksums only where the API requires them: many S3-compatible servers reject the
+      // newer default (aws-chunked bodies with trailing CRC32 checksums).
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      maxAttempts: 3,
+      // Fail fast while the store is unreachable (503) instead of hanging the request.
+      requestHandler: { connectionTimeout: 2000, requestTimeout: 30_000 },
+    });
+  }
+
+  async put(key: string, source: Readable, options: PutOptions): Promise<PutResult> {
+    try {
+      assertBlobKey(key);
+      assertMaxBytes(options.maxBytes);
+    } catch (err) {
+      source.destroy();
+      throw err;
+    }
+    const watched = watchSource(source);
+    const meter = new Meter(options.maxBytes);
+    const upload = new Upload({
+      client: this.client,
+      params: { Bucket: this.bucket, Key: key, Body: meter },
+      partSize: this.partSize,
+      queueSize: this.queueSize,
+      leavePartsOnError: false,
+    });
+    // The pipeline feeds the meter; Upload reads it. If the source errors or grows too large, the
+    // meter errors, Upload's read fails and it aborts the multipart upload before rejecting. If
+    // Upload fails first, destroying the meter stops the pipeline (and the source).
+    const piping = pipeline(source, meter);
+    const uploading = upload.done();
+    const [piped, uploaded] = await Promise.allSettled([
+      piping,
+      uploading.catch((err) => {
+        meter.destroy(err instanceof Error ? err : new Error(String(err)));
+        throw err;
+      }),
+    ]);
+    if (piped.status === 'fulfilled' && uploaded.status === 'fulfilled') {
+      return { key, size: meter.bytesSeen, sha256: meter.digest() };
+    }
+    const pipeErr = piped.status === 'rejected' ? piped.reason : undefined;
+    const uploadErr = uploaded.status === 'rejected' ? uploaded.reason : undefined;
+    // Belt and braces: a single-part upload that completed while the pipeline failed is removed.
+    if (uploaded.status === 'fulfilled') await this.delete(key).catch(() => {});
+    for (const err of [pipeErr, uploadErr]) if (err instanceof BlobTooLargeError) throw err;
+    const sourceErr = watched.error();
+    if (sourceErr !== undefined && (pipeErr === sourceErr || uploadErr === sourceErr)) throw sourceErr;
+    throw unavailable(uploadErr ?? pipeErr);
+  }
+
+  async delete(key: string): Promise<void> {
+    assertBlobKey(key);
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    } catch (err) {
+      if (status(err) === 404) return;
+      throw unavailable(err);
+    }
+  }
+
+  async exists(key: string): Promise<boolean> {
+    assertBlobKey(key);
+    try {
+      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return true;
+    } catch (err) {
+      if (status(err) === 404) return false;
+      throw unavailable(err);
+    }
+  }
+
+  async *list(prefix: string): AsyncIterable<string> {
+    assertBlobPrefix(prefix);
+    let token: string | undefined;
+    do {
+      let page;
+      try {
+        page = await this.client.send(
+          new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
+        );
+      } catch (err) {
+        throw unavailable(err);
+      }
+      for (const object of page.Contents ?? []) if (object.Key !== undefined) yield object.Key;
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  async ping(): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+    } catch (err) {
+      throw unavailable(err);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.client.destroy();
+  }
+}
+
+function status(err: unknown): number | undefined {
+  return (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+}
+
+function unavailable(err: unknown): DependencyUnavailableError {
+  let issue = 'connection unavailable';
+  if (err instanceof S3ServiceException) {
+    const code = status(err);
+    issue =
+      code === 403 || code === 401
+        ? 'access denied'
+        : code === 404 // delete and exists handle 404 themselves; here it is the bucket
+          ? 'bucket not found'
+          : code !== undefined && code >= 500
+            ? 'server error'
+            : 'request failed';
+  }
+  return new DependencyUnavailableError('blob_store', issue, { cause: err });
+}
