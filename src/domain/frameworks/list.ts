@@ -3,7 +3,7 @@ import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { cachedResult } from '../result-cache.ts';
 import { frameworksProgress, type FrameworkProgress } from '../compliance/rules.ts';
-import { loadComplianceGraph, loadControlNodes } from '../../storage/db/repositories/compliance.ts';
+import { complianceGraph, controlsSnapshot } from '../controls/snapshot.ts';
 import { listFrameworks as listFrameworkRows } from '../../storage/db/repositories/frameworks.ts';
 import { loadPeople, loadSubjectEntities, type Entity, type PersonStamp } from '../../storage/db/repositories/links.ts';
 
@@ -38,16 +38,18 @@ async function compute(ctx: Context, input: ListFrameworksInput): Promise<Framew
   const db = ctx.db.kysely;
   const fields = new Set(input.fields ?? []);
   const wantsPeople = fields.has('addedBy') || fields.has('lastModifiedBy');
-  const [rows, entities, graph, controls, people] = await Promise.all([
+  // The compliance inputs come from the controls snapshot of this data version, so one load
+  // after a write serves both GET /v1/frameworks and GET /v1/controls.
+  const [rows, entities, snapshot, people] = await Promise.all([
     listFrameworkRows(db, org, { entityIds: input.entityIds }),
     loadSubjectEntities(db, org, 'framework'),
-    loadComplianceGraph(db, org),
-    loadControlNodes(db, org),
+    controlsSnapshot(ctx),
     wantsPeople ? loadPeople(db, org) : Promise.resolve(new Map<string, PersonStamp>()),
   ]);
+  const { graph } = await complianceGraph(ctx, snapshot, [...snapshot.frameworkNames.keys()]);
   const progress = frameworksProgress(
     rows.map((r) => r.id),
-    controls.values(),
+    snapshot.nodes.values(),
     graph,
   );
   return rows.map((row) => {
