@@ -8,6 +8,8 @@ import type { SystemContext } from './domain/context.ts';
 import { ResultCache } from './domain/result-cache.ts';
 import type { Db } from './storage/db/connect.ts';
 import type { RateLimitStore } from './storage/ratelimit/store.ts';
+import type { BlobStore } from './storage/blobs/store.ts';
+import { openBlobStore } from './storage/blobs/open.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { registerErrorHandler, sendFrameworkError } from './http/plugins/error-handler.ts';
 import { registerAuth } from './http/plugins/auth.ts';
@@ -20,12 +22,16 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** answer errors with the token endpoint's body ({ error, error_description }) */
     oauthErrors?: boolean;
+    /** the body type the route takes, named when another arrives (default application/json) */
+    accepts?: string;
   }
 }
 
 export interface AppDeps {
   db: Db;
   rateLimitStore: RateLimitStore;
+  /** where uploads go; default: the store the config names (closed with the app only then) */
+  blobs?: BlobStore;
   now?: () => number;
   /** false silences logs (tests); default: JSON logs at config.logLevel */
   logger?: boolean;
@@ -51,7 +57,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // Bodies are JSON only (plus multipart where a route registers it): no text/plain.
   app.removeContentTypeParser('text/plain');
 
-  const system: SystemContext = { db: deps.db, region: config.region, now: deps.now ?? Date.now, cache: new ResultCache() };
+  const blobs = deps.blobs ?? openBlobStore(config);
+  if (!deps.blobs) app.addHook('onClose', async () => blobs.close());
+  const system: SystemContext = {
+    db: deps.db,
+    region: config.region,
+    now: deps.now ?? Date.now,
+    cache: new ResultCache(),
+    blobs,
+    writeLeaseMs: config.writeLeaseMs,
+  };
   const metrics = createMetrics();
   const store = deps.rateLimitStore;
 

@@ -61,6 +61,14 @@ export interface Config {
    * key is generated once and kept in the database, so every node on that database shares it.
    */
   cursorSecret: string | undefined;
+  /**
+   * How long an unfinished write may hold its Idempotency-Key (and an upload its pending blobs)
+   * before it counts as abandoned by a dead process. Must exceed the longest request: by default
+   * the request time-out plus 30 s.
+   */
+  writeLeaseMs: number;
+  /** how often a node removes expired idempotency records and orphaned upload blobs */
+  cleanupIntervalMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -161,5 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     cursorSecret: secret(env, 'CURSOR_SECRET', 32),
+    writeLeaseMs: int(env, 'WRITE_LEASE_MS', int(env, 'REQUEST_TIMEOUT_MS', 120_000, 1000) + 30_000, 1000),
+    cleanupIntervalMs: int(env, 'CLEANUP_INTERVAL_MS', 15 * 60_000, 100),
   };
 }

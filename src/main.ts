@@ -9,6 +9,8 @@ import type { RateLimitStore } from './storage/ratelimit/store.ts';
 import { countOrganizations } from './storage/db/repositories/organizations.ts';
 import { deleteExpiredTokens } from './storage/db/repositories/access-tokens.ts';
 import { createDemoOrganization, printDemoCredentials } from './cli/commands/demo.ts';
+import { openBlobStore } from './storage/blobs/open.ts';
+import { runCleanup } from './domain/maintenance/cleanup.ts';
 
 async function main() {
   let config;
@@ -32,7 +34,8 @@ async function main() {
   });
   await migrateToLatest(db);
   const store = openRateLimitStore(config, (err) => throttled('redis connection error', err));
-  const app = await buildApp(config, { db, rateLimitStore: store });
+  const blobs = openBlobStore(config);
+  const app = await buildApp(config, { db, rateLimitStore: store, blobs });
   report = (what, err) => app.log.warn({ err: { message: err.message } }, what);
 
   const demo =
@@ -45,6 +48,18 @@ async function main() {
     deleteExpiredTokens(db.kysely, Date.now() - 24 * 3600_000).catch((err) => app.log.warn({ err }, 'token cleanup failed'));
   }, 3600_000);
   sweeper.unref();
+
+  // Expired idempotency records and the blobs of uploads whose process died (found through the
+  // pending-uploads journal once their lease is over), at start-up and then periodically.
+  const cleanup = () =>
+    runCleanup({ db, blobs, now: Date.now, temporaryAgeMs: config.writeLeaseMs })
+      .then((r) => {
+        if (r.abandonedUploads + r.orphanBlobs + r.temporaryFiles > 0) app.log.info({ cleanup: r }, 'removed abandoned uploads');
+      })
+      .catch((err) => app.log.warn({ err: { message: (err as Error).message } }, 'clean-up failed; will retry'));
+  void cleanup();
+  const cleaner = setInterval(cleanup, config.cleanupIntervalMs);
+  cleaner.unref();
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -64,6 +79,7 @@ async function main() {
       await app.close();
       clearInterval(closeIdle);
       await store.close();
+      await blobs.close();
       await db.close();
       process.exit(0);
     } catch (err) {

@@ -4,6 +4,7 @@ import type { Region } from '../config.ts';
 import type { Db } from '../storage/db/connect.ts';
 import type { Actor } from './auth/scopes.ts';
 import type { ResultCache } from './result-cache.ts';
+import type { BlobStore } from '../storage/blobs/store.ts';
 
 export interface SystemContext {
   db: Db;
@@ -11,6 +12,10 @@ export interface SystemContext {
   now: () => number;
   /** results keyed by organization data version; absent in the CLI */
   cache?: ResultCache;
+  /** where uploaded files go; absent in the CLI, which uploads nothing */
+  blobs?: BlobStore;
+  /** see Config.writeLeaseMs; default 150 s */
+  writeLeaseMs?: number;
 }
 
 /** A request made by an authenticated API credential. */

@@ -57,3 +57,28 @@ test('every /v1 operation documents bearer auth, its scope and the spec error bo
     }
   }
 });
+
+test('the three writes document the Idempotency-Key header, their bodies, success codes and 409s', () => {
+  const writes: Array<[path: string, method: string, success: string, contentType: string]> = [
+    ['/v1/vulnerabilities', 'post', '201', 'application/json'],
+    ['/v1/vulnerabilities/{vulnerabilityId}', 'patch', '200', 'application/json'],
+    ['/v1/evidence/{evidenceId}/attachments', 'post', '201', 'multipart/form-data'],
+    ['/v1/evidences/{evidenceId}/attachments', 'post', '201', 'multipart/form-data'],
+  ];
+  for (const [path, method, success, contentType] of writes) {
+    const op = doc.paths[path]?.[method];
+    assert.ok(op, `${method} ${path} is documented`);
+    const header = op.parameters.find((p: any) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
+    assert.ok(header?.required, `${method} ${path} requires Idempotency-Key`);
+    assert.equal(header.schema.pattern, '^[A-Za-z0-9._~-]{1,128}$');
+    assert.ok(op.requestBody?.content?.[contentType]?.schema, `${method} ${path} documents a ${contentType} body`);
+    assert.ok(op.responses[success]?.content?.['application/json']?.schema, `${method} ${path} documents ${success}`);
+    assert.equal(op.responses['409']?.content?.['application/json']?.schema?.$ref, '#/components/schemas/ErrorBody');
+  }
+  const create = doc.paths['/v1/vulnerabilities'].post.requestBody.content['application/json'].schema;
+  assert.equal(create.additionalProperties, false);
+  assert.deepEqual([...create.required].sort(), ['severity', 'status', 'title', 'vulnerabilityId']);
+  assert.equal(create.properties.source, undefined, 'source is not a create field');
+  const form = doc.paths['/v1/evidence/{evidenceId}/attachments'].post.requestBody.content['multipart/form-data'].schema;
+  assert.equal(form.properties.files.maxItems, 5);
+});

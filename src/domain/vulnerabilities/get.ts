@@ -4,7 +4,8 @@ import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound } from '../errors.ts';
 import { orgResultKey } from '../result-cache.ts';
-import type { Db } from '../../storage/db/connect.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/db/schema.ts';
 import { loadPeople, loadRisks, loadSubjectPeople, loadTickets } from '../../storage/db/repositories/links.ts';
 import {
   findVulnerability,
@@ -37,8 +38,7 @@ export interface DetailOptions {
 }
 
 /** The get shape of a stored finding; a fixed number of queries whatever the finding holds. */
-export async function buildVulnerabilityDetail(db: Db, organizationId: string, row: VulnerabilityRow, options: DetailOptions = {}): Promise<VulnerabilityDetail> {
-  const k = db.kysely;
+export async function buildVulnerabilityDetail(k: Kysely<Database>, organizationId: string, row: VulnerabilityRow, options: DetailOptions = {}): Promise<VulnerabilityDetail> {
   const org = organizationId;
   const fields = new Set(options.fields ?? []);
   const statuses = options.resourceStatus && options.resourceStatus.length > 0 ? options.resourceStatus : DEFAULT_RESOURCE_STATUSES;
@@ -85,7 +85,7 @@ export async function getVulnerability({ ctx, input }: { ctx: Context; input: Ge
   const compute = async () => {
     const row = await findVulnerability(ctx.db.kysely, org, id.source, id.findingKey);
     if (!row) throw notFound('Vulnerability');
-    return buildVulnerabilityDetail(ctx.db, org, row, { resourceStatus: input.resourceStatus, fields: input.fields });
+    return buildVulnerabilityDetail(ctx.db.kysely, org, row, { resourceStatus: input.resourceStatus, fields: input.fields });
   };
   if (!ctx.cache) return compute();
   const key = orgResultKey(org, ctx.actor.dataVersion, 'vulnerabilities.get', {

@@ -29,7 +29,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
 };
 
 /** Turns a framework (Fastify/AJV) client error into validation_failed; undefined if it is not one. */
-function clientError(err: FastifyError): ServiceError | undefined {
+function clientError(err: FastifyError, accepts = 'application/json'): ServiceError | undefined {
   if (err.validation) {
     const issues = issuesFromAjv(err.validation as never, err.validationContext ?? 'request');
     return new ServiceError('validation_failed', 'The request is invalid.', issues);
@@ -37,7 +37,7 @@ function clientError(err: FastifyError): ServiceError | undefined {
   const issue = (field: string, message: string): FieldIssue[] => [{ field, message }];
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ServiceError('validation_failed', 'Unsupported Content-Type.', issue('Content-Type', 'must be application/json'));
+      return new ServiceError('validation_failed', 'Unsupported Content-Type.', issue('Content-Type', `must be ${accepts}`));
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ServiceError('validation_failed', 'The body is too large.', issue('body', 'exceeds the size limit'));
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -55,9 +55,9 @@ function clientError(err: FastifyError): ServiceError | undefined {
   return undefined;
 }
 
-function toServiceError(err: FastifyError): ServiceError | undefined {
+function toServiceError(err: FastifyError, accepts?: string): ServiceError | undefined {
   if (err instanceof ServiceError) return err;
-  return asDependencyError(err) ?? clientError(err);
+  return asDependencyError(err) ?? clientError(err, accepts);
 }
 
 function sendOAuth(request: FastifyRequest, reply: FastifyReply, err: FastifyError) {
@@ -101,7 +101,7 @@ export function sendFrameworkError(err: FastifyError, request: FastifyRequest, r
 export function registerErrorHandler(app: FastifyInstance, onDependencyError?: (err: DependencyUnavailableError) => void) {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (request.routeOptions.config?.oauthErrors) return sendOAuth(request, reply, err);
-    let service = toServiceError(err);
+    let service = toServiceError(err, request.routeOptions.config?.accepts);
     if (!service) {
       request.log.error({ err }, 'unexpected error');
       service = new ServiceError('internal_error', `An unexpected error occurred. Quote request ID ${request.id} when reporting it.`);

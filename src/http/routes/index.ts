@@ -10,12 +10,15 @@ import listPoliciesRoute from './policies/list.ts';
 import getPolicyRoute from './policies/get.ts';
 import listEvidenceRoute from './evidence/list.ts';
 import getEvidenceRoute from './evidence/get.ts';
+import uploadAttachmentsRoutes from './evidence/upload.ts';
 import listTestsRoute from './tests/list.ts';
 import getTestRoute from './tests/get.ts';
 import listVulnerabilitiesRoute from './vulnerabilities/list.ts';
 import getVulnerabilityRoute from './vulnerabilities/get.ts';
+import createVulnerabilityRoute from './vulnerabilities/create.ts';
+import updateVulnerabilityRoute from './vulnerabilities/update.ts';
 
-const routes = [tokenRoute, listFrameworksRoute, listControlsRoute, getControlRoute, healthRoutes, listPoliciesRoute, getPolicyRoute, listEvidenceRoute, getEvidenceRoute, listTestsRoute, getTestRoute, listVulnerabilitiesRoute, getVulnerabilityRoute];
+const routes = [tokenRoute, listFrameworksRoute, listControlsRoute, getControlRoute, healthRoutes, listPoliciesRoute, getPolicyRoute, listEvidenceRoute, getEvidenceRoute, uploadAttachmentsRoutes, listTestsRoute, getTestRoute, listVulnerabilitiesRoute, getVulnerabilityRoute, createVulnerabilityRoute, updateVulnerabilityRoute];
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps) {
   for (const route of routes) route(app, deps);

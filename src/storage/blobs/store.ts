@@ -34,6 +34,8 @@ export interface BlobStore {
   list(prefix: string): AsyncIterable<string>;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** Removes leftovers of writes interrupted by a crash, older than `olderThanMs`; stores that leave none omit it. */
+  sweepTemporary?(olderThanMs: number): Promise<number>;
 }
 
 export class BlobTooLargeError extends Error {

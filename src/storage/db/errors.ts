@@ -24,3 +24,11 @@ export function asDependencyError(err: unknown): DependencyUnavailableError | un
   }
   return undefined;
 }
+
+/** A unique constraint refused an insert: PostgreSQL 23505, or SQLite's "UNIQUE constraint failed". */
+export function isUniqueViolation(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (code === '23505') return true;
+  return code === 'ERR_SQLITE_ERROR' && /UNIQUE constraint failed/i.test(err.message);
+}

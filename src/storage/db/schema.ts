@@ -387,6 +387,21 @@ export interface IdempotencyRecordsTable {
   response_body: string | null;
   response_headers: string | null;
   created_at: Ms;
+  /** completed: end of the replay window; in progress: same as lease_until's outer bound */
+  expires_at: Ms;
+  /** random token of the request holding the claim */
+  owner: string | null;
+  /** an in-progress claim older than this was abandoned and may be taken over */
+  lease_until: Ms | null;
+}
+
+/** Uploads in flight (migration 0004): blobs under blob_prefix not yet recorded as attachments. */
+export interface PendingUploadsTable {
+  id: string;
+  organization_id: string;
+  evidence_id: string;
+  blob_prefix: string;
+  created_at: Ms;
   expires_at: Ms;
 }
 
@@ -423,4 +438,5 @@ export interface Database {
   custom_fields: CustomFieldsTable;
   custom_field_values: CustomFieldValuesTable;
   idempotency_records: IdempotencyRecordsTable;
+  pending_uploads: PendingUploadsTable;
 }

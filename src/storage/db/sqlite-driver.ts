@@ -3,7 +3,7 @@
 // shipped by the `node` npm package, and a native addon cannot be compiled for it offline (no
 // headers ship with that package); see docs/decisions.md.
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
-import { SqliteDialect } from 'kysely';
+import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Driver } from 'kysely';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
 // SQLite has no boolean type: Kysely passes JS booleans through, node:sqlite refuses them.
@@ -71,5 +71,21 @@ export function nodeSqliteDialect(db: DatabaseSync): SqliteDialect {
     },
     prepare,
   };
-  return new SqliteDialect({ database });
+  return new ImmediateSqliteDialect({ database });
+}
+
+/**
+ * Transactions start with BEGIN IMMEDIATE, taking the write lock up front. A plain (deferred)
+ * BEGIN that reads first and writes later cannot wait for a lock another process holds: SQLite
+ * fails it with SQLITE_BUSY at once, whatever busy_timeout says. Taking the lock first makes a
+ * second server process on the same file wait its turn instead.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    driver.beginTransaction = async (connection: DatabaseConnection) => {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    };
+    return driver;
+  }
 }

@@ -10,13 +10,8 @@ import { envelope } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { enumList, parseList } from '../../schemas/lists.ts';
 import type { RouteDeps } from '../deps.ts';
-import { VulnerabilityDetail } from './schemas.ts';
+import { VulnerabilityDetail, VulnerabilityIdParams } from './schemas.ts';
 
-const Params = Type.Object({
-  vulnerabilityId: Type.String({
-    description: 'The vulnerabilityId exactly as returned (already encoded, e.g. `api%23VUL-0001`); an ID encoded again answers 404.',
-  }),
-});
 
 const Query = Type.Object(
   {
@@ -36,7 +31,7 @@ export default function getVulnerabilityRoute(app: FastifyInstance, { system }: 
         tags: ['vulnerabilities'],
         summary: 'Get one vulnerability finding',
         security: [{ bearerAuth: ['vulnerability:read'] }],
-        params: Params,
+        params: VulnerabilityIdParams,
         querystring: Query,
         response: {
           200: Envelope(VulnerabilityDetail),

@@ -8,6 +8,12 @@ export const VulnerabilityId = Type.String({
   description: 'Already URL-encoded: the source, `%23`, then the finding key (for example `api%23VUL-0001`). Use it in paths as is.',
 });
 
+export const VulnerabilityIdParams = Type.Object({
+  vulnerabilityId: Type.String({
+    description: 'The vulnerabilityId exactly as returned (already encoded, e.g. `api%23VUL-0001`); an ID encoded again answers 404.',
+  }),
+});
+
 export const CustomField = Type.Object({
   customFieldId: Type.String(),
   title: Type.String(),

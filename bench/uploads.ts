@@ -1,0 +1,161 @@
+// Attachment uploads: throughput of 100 MB in 5 files through POST /v1/evidence/{id}/attachments
+// against a bare node:http server that only streams the same request to disk (same run, same
+// body, both servers in their own child process), and the service's peak memory (VmHWM, a fresh
+// process per size) after a 10 MB and after a 100 MB upload, which must not grow with the size.
+//
+//   node bench/uploads.ts [--rounds N]
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { openDb } from '../src/storage/db/connect.ts';
+import { migrateToLatest } from '../src/storage/db/migrate.ts';
+import { createDemoOrganization } from '../src/cli/commands/demo.ts';
+
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } });
+const rounds = Number(values.rounds);
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const MiB = 1024 * 1024;
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-bench-uploads-'));
+const sqlitePath = path.join(dir, 'bench.sqlite');
+const db = openDb({ sqlitePath });
+await migrateToLatest(db);
+const demo = await createDemoOrganization({ db, region: 'us', now: Date.now }, { scale: 1, name: 'Bench uploads' });
+const evidence = await db.kysely.selectFrom('evidence').select('id').orderBy('id').limit(1).executeTakeFirstOrThrow();
+await db.close();
+
+/** Starts a child process and resolves with it and the port it prints (PORT n, or Fastify's log line). */
+function startChild(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const match = /PORT (\d+)/.exec(out) ?? /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      if (match) resolve({ child, port: Number(match[1]) });
+    });
+    child.once('exit', (code) => reject(new Error(`child exited (${code}) before listening:\n${out}`)));
+  });
+}
+
+const serviceEnv = {
+  SQLITE_PATH: sqlitePath,
+  BLOB_DIR: path.join(dir, 'blobs'),
+  PORT: '0',
+  HOST: '127.0.0.1',
+  DEMO_ON_EMPTY: 'false',
+  RATE_LIMIT_MAX: String(1e9),
+  LOG_LEVEL: 'info',
+};
+const startService = () => startChild([path.join(ROOT, 'src/main.ts')], serviceEnv);
+
+async function tokenFrom(port: number): Promise<string> {
+  const res = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'client_credentials', client_id: demo.readWrite.clientId, client_secret: demo.readWrite.clientSecret }),
+  });
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+const BOUNDARY = 'bench-boundary-7d1f';
+const chunk = Buffer.alloc(256 * 1024, 'x');
+
+/** Sends one multipart upload of `files` files of `fileBytes` each, generated on the fly; resolves with the status and seconds taken. */
+function upload(port: number, urlPath: string, headers: Record<string, string>, files: number, fileBytes: number): Promise<{ status: number; seconds: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const req = http.request({ host: '127.0.0.1', port, path: urlPath, method: 'POST', headers: { ...headers, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'transfer-encoding': 'chunked' } });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, seconds: Number(process.hrtime.bigint() - started) / 1e9, body }));
+    });
+    (async () => {
+      const write = (data: string | Buffer) => (req.write(data) ? Promise.resolve() : new Promise<void>((r) => req.once('drain', () => r())));
+      await write(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="evidenceDate"\r\n\r\n${Date.now() - 60_000}\r\n`);
+      for (let f = 0; f < files; f++) {
+        await write(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="files"; filename="file-${f}.log"\r\nContent-Type: text/plain\r\n\r\n`);
+        for (let sent = 0; sent < fileBytes; sent += chunk.length) await write(chunk.subarray(0, Math.min(chunk.length, fileBytes - sent)));
+        await write('\r\n');
+      }
+      req.end(`--${BOUNDARY}--\r\n`);
+    })().catch(reject);
+  });
+}
+
+/** Peak resident memory of a process so far, in MiB (Linux). */
+function peakRssMiB(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const FILES = 5;
+const FILE_BYTES = 20 * MiB; // 5 × 20 MiB = the 100 MB limit
+const totalMiB = (FILES * FILE_BYTES) / MiB;
+
+// ---- Throughput: alternate service and baseline, one upload each per round ----
+const service = await startService();
+const raw = await startChild([path.join(ROOT, 'bench/lib/raw-upload-server.ts'), fs.mkdtempSync(path.join(dir, 'raw-'))], {});
+const token = await tokenFrom(service.port);
+const auth = { authorization: `Bearer ${token}` };
+const serviceTimes: number[] = [];
+const rawTimes: number[] = [];
+for (let round = 0; round <= rounds; round++) {
+  const s = await upload(service.port, `/v1/evidence/${evidence.id}/attachments`, { ...auth, 'idempotency-key': `bench-${round}-${Date.now()}` }, FILES, FILE_BYTES);
+  if (s.status !== 201) throw new Error(`upload failed: ${s.status} ${s.body}`);
+  const r = await upload(raw.port, '/upload', {}, FILES, FILE_BYTES);
+  if (r.status !== 201) throw new Error(`baseline failed: ${r.status}`);
+  if (round === 0) continue; // warm-up
+  serviceTimes.push(s.seconds);
+  rawTimes.push(r.seconds);
+}
+service.child.kill();
+raw.child.kill();
+const serviceRate = totalMiB / median(serviceTimes);
+const rawRate = totalMiB / median(rawTimes);
+
+// ---- Peak memory: a fresh process per upload size, the service and the baseline alike ----
+const SIZES = [
+  ['10 MB (1 × 10 MiB)', 1, 10 * MiB],
+  ['50 MB (5 × 10 MiB)', 5, 10 * MiB],
+  ['100 MB (5 × 20 MiB)', 5, 20 * MiB],
+] as const;
+const peaks: Array<{ label: string; idleMiB: number; peakMiB: number; rawIdleMiB: number; rawPeakMiB: number }> = [];
+for (const [label, files, bytes] of SIZES) {
+  const node = await startService();
+  const t = await tokenFrom(node.port);
+  const idleMiB = peakRssMiB(node.child.pid!);
+  const res = await upload(node.port, `/v1/evidence/${evidence.id}/attachments`, { authorization: `Bearer ${t}`, 'idempotency-key': `mem-${files}-${bytes}` }, files, bytes);
+  if (res.status !== 201) throw new Error(`upload failed: ${res.status} ${res.body}`);
+  const peakMiB = peakRssMiB(node.child.pid!);
+  node.child.kill();
+  const base = await startChild([path.join(ROOT, 'bench/lib/raw-upload-server.ts'), fs.mkdtempSync(path.join(dir, 'raw-'))], {});
+  const rawIdleMiB = peakRssMiB(base.child.pid!);
+  await upload(base.port, '/upload', {}, files, bytes);
+  peaks.push({ label, idleMiB, peakMiB, rawIdleMiB, rawPeakMiB: peakRssMiB(base.child.pid!) });
+  base.child.kill();
+}
+
+console.log(`Upload of ${totalMiB} MiB in ${FILES} files, median of ${rounds} rounds (SQLite, local-disk blob store)`);
+console.log(`  service   ${serviceRate.toFixed(0).padStart(5)} MiB/s  (${median(serviceTimes).toFixed(3)} s)`);
+console.log(`  raw http  ${rawRate.toFixed(0).padStart(5)} MiB/s  (${median(rawTimes).toFixed(3)} s)`);
+console.log(`  ratio service/raw throughput: ${(serviceRate / rawRate).toFixed(2)}`);
+console.log('Peak RSS (VmHWM) before and after one upload, fresh process per size: service | raw baseline');
+for (const p of peaks) {
+  console.log(
+    `  ${p.label.padEnd(22)} service ${p.idleMiB.toFixed(1)} → ${p.peakMiB.toFixed(1)} MiB (+${(p.peakMiB - p.idleMiB).toFixed(1)})` +
+      `  | raw ${p.rawIdleMiB.toFixed(1)} → ${p.rawPeakMiB.toFixed(1)} MiB (+${(p.rawPeakMiB - p.rawIdleMiB).toFixed(1)})`,
+  );
+}
+const first = peaks[0];
+const last = peaks[peaks.length - 1];
+console.log(`  ratio service peak(100 MB) / peak(10 MB): ${(last.peakMiB / first.peakMiB).toFixed(2)}; raw: ${(last.rawPeakMiB / first.rawPeakMiB).toFixed(2)}`);
+fs.rmSync(dir, { recursive: true, force: true });
+process.exit(0);

@@ -1,0 +1,229 @@
+// POST /v1/evidence/{evidenceId}/attachments: files streamed into the blob store while hashed and
+// counted, then recorded in one transaction with the evidence's new status and the stored
+// idempotent response. Nothing is recorded unless everything is accepted; blobs of a refused or
+// failed upload are deleted at once, and those of a process that died mid-upload are found
+// through the pending_uploads journal by the clean-up (src/domain/maintenance/cleanup.ts).
+import { randomUUID } from 'node:crypto';
+import { Writable, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Context } from '../context.ts';
+import { authorize } from '../auth/scopes.ts';
+import { notFound, ServiceError, validationFailed, type FieldIssue } from '../errors.ts';
+import { multipartFingerprint, type PartDigest } from '../idempotency/fingerprint.ts';
+import { claimKey, completeUnderClaim, keyReused, keyScopeOf, storedResponse, type Outcome } from '../idempotency/run.ts';
+import { releaseClaim } from '../../storage/db/repositories/idempotency.ts';
+import { attachmentPeriod } from '../vocabulary.ts';
+import { BlobTooLargeError, Meter } from '../../storage/blobs/store.ts';
+import { findEvidence } from '../../storage/db/repositories/evidence.ts';
+import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';
+import {
+  deletePendingUpload,
+  hasApprovers,
+  insertAttachments,
+  insertPendingUpload,
+  setEvidenceStatus,
+} from '../../storage/db/repositories/uploads.ts';
+import { fileFamily, needsZipSignature, NotAZipPackageError, ZipSignatureCheck } from './file-types.ts';
+
+/** The spec's limits: files per upload and their combined size (100 MB, read as 100 MiB). */
+export const MAX_FILES = 5;
+export const MAX_TOTAL_BYTES = 100 * 1024 * 1024;
+export const MAX_NOTE_LENGTH = 2000;
+export const MAX_FILENAME_LENGTH = 255;
+/** An evidenceDate this far ahead of the server's clock is still "now" (client clocks drift). */
+export const CLOCK_SKEW_MS = 60_000;
+
+/** One part of the upload body, as the HTTP layer hands it over. */
+export type UploadPart =
+  | { kind: 'field'; name: string; value: string; truncated: boolean }
+  | { kind: 'file'; name: string; filename: string; stream: Readable };
+
+export interface UploadInput {
+  evidenceId: string;
+  idempotencyKey: string;
+  parts: AsyncIterable<UploadPart>;
+}
+
+interface ReadFile {
+  displayName: string;
+  family: string;
+  blobKey: string;
+  size: number;
+  sha256: string;
+}
+
+interface ReadUpload {
+  files: ReadFile[];
+  evidenceDate: number;
+  note: string | null;
+  digests: PartDigest[];
+}
+
+/** Where a file's bytes go: the blob store, or (to compare a retry with a stored upload) nowhere. */
+type Sink = (index: number, source: Readable, maxBytes: number) => Promise<{ key: string; size: number; sha256: string }>;
+
+const fileIssue = (message: string) => validationFailed([{ field: 'files', message }]);
+
+/** The name shown for a file: its last path segment, without control characters. */
+function displayName(filename: string): string {
+  const base = filename.split(/[\\/]/).pop() ?? '';
+  return base.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+}
+
+function parseEvidenceDate(raw: string, now: number | undefined): number | FieldIssue {
+  const text = raw.trim();
+  // epoch ms as a number or numeric string: digits, optionally with a zero fraction (`1.7e12` is not accepted)
+  if (!/^\d{1,16}(?:\.0*)?$/.test(text)) return { field: 'evidenceDate', message: 'must be epoch milliseconds (a whole number)' };
+  const value = Math.trunc(Number(text));
+  if (now !== undefined && value > now + CLOCK_SKEW_MS) return { field: 'evidenceDate', message: 'must not be in the future' };
+  return value;
+}
+
+/**
+ * Reads every part, sending files to `sink`, and checks the form: parts named `files` (1-5, of
+ * accepted types, not empty, 100 MiB together), `evidenceDate` (required, not in the future
+ * unless `now` is undefined) and `note` (optional); nothing else.
+ */
+async function readUpload(parts: AsyncIterable<UploadPart>, sink: Sink, now: number | undefined): Promise<ReadUpload> {
+  const files: ReadFile[] = [];
+  const digests: PartDigest[] = [];
+  let total = 0;
+  let evidenceDate: number | undefined;
+  let note: string | undefined;
+  for await (const part of parts) {
+    if (part.kind === 'file') {
+      if (part.name !== 'files') throw validationFailed([{ field: part.name || 'body', message: 'is not an accepted part; send each file in a part named "files"' }]);
+      if (files.length >= MAX_FILES) throw fileIssue(`at most ${MAX_FILES} files per upload`);
+      const name = displayName(part.filename);
+      if (name === '') throw fileIssue('every file needs a file name');
+      if (name.length > MAX_FILENAME_LENGTH) throw fileIssue(`file names must be at most ${MAX_FILENAME_LENGTH} characters`);
+      const family = fileFamily(name);
+      if (!family) throw fileIssue(`${name}: this file type is not accepted`);
+      let source: Readable = part.stream;
+      if (needsZipSignature(family)) {
+        const check = new ZipSignatureCheck();
+        part.stream.on('error', (err) => check.destroy(err));
+        source = part.stream.pipe(check);
+      }
+      let stored;
+      try {
+        stored = await sink(files.length, source, MAX_TOTAL_BYTES - total);
+      } catch (err) {
+        if (err instanceof BlobTooLargeError) throw fileIssue(`the files together must be at most ${MAX_TOTAL_BYTES} bytes (100 MB)`);
+        if (err instanceof NotAZipPackageError) throw fileIssue(`${name}: .numbers and .pages files must be zip packages`);
+        if (err instanceof ServiceError) throw err;
+        // The body itself failed (cut short, malformed): the HTTP layer reports those as ServiceErrors
+        // through the iterator, but a file stream can fail first.
+        throw validationFailed([{ field: 'body', message: 'is not complete, valid multipart/form-data' }], 'The multipart body ended early or is malformed.');
+      }
+      files.push({ displayName: name, family, blobKey: stored.key, size: stored.size, sha256: stored.sha256 });
+      digests.push({ kind: 'file', name: part.name, filename: part.filename, sha256: stored.sha256 });
+      if (stored.size === 0) throw fileIssue(`${name}: the file is empty`);
+      total += stored.size;
+      continue;
+    }
+    if (part.truncated) throw validationFailed([{ field: part.name || 'body', message: 'is too long' }]);
+    if (part.name === 'evidenceDate') {
+      if (evidenceDate !== undefined) throw validationFailed([{ field: 'evidenceDate', message: 'must be given once' }]);
+      const parsed = parseEvidenceDate(part.value, now);
+      if (typeof parsed !== 'number') throw validationFailed([parsed]);
+      evidenceDate = parsed;
+    } else if (part.name === 'note') {
+      if (note !== undefined) throw validationFailed([{ field: 'note', message: 'must be given once' }]);
+      if (part.value.length > MAX_NOTE_LENGTH) throw validationFailed([{ field: 'note', message: `must be at most ${MAX_NOTE_LENGTH} characters` }]);
+      note = part.value;
+    } else {
+      throw validationFailed([{ field: part.name || 'body', message: 'is not an accepted part (files, evidenceDate, note)' }]);
+    }
+    digests.push({ kind: 'field', name: part.name, value: part.value });
+  }
+  const issues: FieldIssue[] = [];
+  if (files.length === 0) issues.push({ field: 'files', message: 'at least one file is required' });
+  if (evidenceDate === undefined) issues.push({ field: 'evidenceDate', message: 'is required' });
+  if (issues.length > 0) throw validationFailed(issues);
+  return { files, evidenceDate: evidenceDate!, note: note === undefined || note === '' ? null : note, digests };
+}
+
+/** Hashes and counts a file without keeping it: a retry is compared with the stored upload. */
+const digestOnly: Sink = async (index, source, maxBytes) => {
+  const meter = new Meter(maxBytes);
+  await pipeline(source, meter, new Writable({ write: (_chunk, _encoding, callback) => callback() }));
+  return { key: String(index), size: meter.bytesSeen, sha256: meter.digest() };
+};
+
+export async function uploadAttachments({ ctx, input }: { ctx: Context; input: UploadInput }): Promise<Outcome> {
+  authorize(ctx.actor, 'evidence', 'write');
+  const blobs = ctx.blobs;
+  if (!blobs) throw new Error('uploadAttachments needs a blob store in its context');
+  const k = ctx.db.kysely;
+  const org = ctx.actor.organizationId;
+  const evidence = await findEvidence(k, org, input.evidenceId);
+  if (!evidence) throw notFound('Evidence');
+  // The alias path names the same resource, so both spellings share fingerprints.
+  const path = `/v1/evidence/${evidence.id}/attachments`;
+  const scope = keyScopeOf(ctx, input.idempotencyKey);
+
+  // A multipart body is only known once read, so the claim is taken without a fingerprint.
+  const claim = await claimKey(scope, '');
+  if (claim.kind === 'completed') {
+    const retry = await readUpload(input.parts, digestOnly, undefined);
+    if (multipartFingerprint('POST', path, retry.digests) !== claim.record.fingerprint) throw keyReused();
+    return { ...storedResponse(claim.record), replayed: true };
+  }
+
+  const uploadId = randomUUID();
+  const prefix = `uploads/${org}/${uploadId}/`;
+  const stored: string[] = [];
+  try {
+    await insertPendingUpload(k, {
+      id: uploadId,
+      organizationId: org,
+      evidenceId: evidence.id,
+      blobPrefix: prefix,
+      createdAt: ctx.now(),
+      expiresAt: ctx.now() + scope.settings.leaseMs,
+    });
+    const upload = await readUpload(
+      input.parts,
+      (index, source, maxBytes) => {
+        const key = `${prefix}${index}`;
+        stored.push(key);
+        return blobs.put(key, source, { maxBytes });
+      },
+      ctx.now(),
+    );
+    const fingerprint = multipartFingerprint('POST', path, upload.digests);
+    return await completeUnderClaim(scope, claim.owner, () => fingerprint, async (trx) => {
+      const now = ctx.now();
+      const period = attachmentPeriod(evidence.recurrence, upload.evidenceDate);
+      await insertAttachments(
+        trx,
+        org,
+        evidence.id,
+        uploadId,
+        now,
+        upload.files.map((f) => ({
+          displayName: f.displayName,
+          type: f.family,
+          note: upload.note,
+          blobKey: f.blobKey,
+          sizeBytes: f.size,
+          sha256: f.sha256,
+          evidenceDate: upload.evidenceDate,
+          ...period,
+        })),
+      );
+      const status = (await hasApprovers(trx, org, evidence.id)) ? 'pending_approval' : 'uploaded';
+      await setEvidenceStatus(trx, org, evidence.id, status, now);
+      await deletePendingUpload(trx, uploadId);
+      await bumpDataVersion(trx, org);
+      return { statusCode: 201, data: { evidenceId: evidence.id, modifiedOn: now }, headers: {} };
+    });
+  } catch (err) {
+    const removed = await Promise.allSettled(stored.map((key) => blobs.delete(key)));
+    // Keep the journal entry when a blob could not be removed: the clean-up will try again.
+    if (removed.every((r) => r.status === 'fulfilled')) await deletePendingUpload(k, uploadId).catch(() => {});
+    await releaseClaim(k, scope.credentialId, scope.key, claim.owner).catch(() => {});
+    throw err;
+  }
+}

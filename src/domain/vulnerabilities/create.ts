@@ -1,0 +1,89 @@
+// POST /v1/vulnerabilities: one finding with source `api`, its affected resources and assignee,
+// idempotent under its Idempotency-Key. The body's shape (patterns, lengths, enums) is checked by
+// the route's schema; the rules that need the organization's data are checked here.
+import type { Context } from '../context.ts';
+import { authorize } from '../auth/scopes.ts';
+import { validationFailed } from '../errors.ts';
+import { jsonFingerprint } from '../idempotency/fingerprint.ts';
+import { keyScopeOf, runIdempotent, type Outcome } from '../idempotency/run.ts';
+import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';
+import { isUniqueViolation } from '../../storage/db/errors.ts';
+import { findVulnerability } from '../../storage/db/repositories/vulnerabilities.ts';
+import {
+  findingKeyExists,
+  findPersonIdByEmail,
+  insertVulnerability,
+  replaceAssignee,
+} from '../../storage/db/repositories/vulnerability-writes.ts';
+import { buildVulnerabilityDetail } from './get.ts';
+import { publicVulnerabilityId } from './shape.ts';
+
+/** `VUL-` + four digits, or a CVE ID: `CVE-`, a four-digit year, `-`, then `0ddd` or four or more digits from 1-9. */
+export const FINDING_KEY_PATTERN = /^(?:VUL-[0-9]{4}|CVE-[0-9]{4}-(?:0[0-9]{3}|[1-9][0-9]{3,}))$/;
+/** Statuses a finding may be created with (`ignored` and `risk` come from triage, not creation). */
+export const CREATE_STATUSES = ['open', 'acknowledged', 'closed'] as const;
+
+const duplicateKey = () => validationFailed([{ field: 'vulnerabilityId', message: 'a finding with this key already exists in the organization' }]);
+
+export interface CreateVulnerabilityBody {
+  vulnerabilityId: string;
+  title: string;
+  severity: string;
+  status: string;
+  description?: string;
+  remediation?: string;
+  stepsToReproduce?: string;
+  fixAvailable?: string;
+  firstSeen?: number;
+  affectedResources?: Array<{ name: string; type: string; tags?: string[] }>;
+  assigneeEmail?: string;
+}
+
+export async function createVulnerability({ ctx, input }: { ctx: Context; input: { idempotencyKey: string; body: CreateVulnerabilityBody } }): Promise<Outcome> {
+  authorize(ctx.actor, 'vulnerability', 'write');
+  const org = ctx.actor.organizationId;
+  const body = input.body;
+  const fingerprint = jsonFingerprint('POST', '/v1/vulnerabilities', body);
+
+  return runIdempotent(keyScopeOf(ctx, input.idempotencyKey), fingerprint, async (trx) => {
+    if (await findingKeyExists(trx, org, body.vulnerabilityId)) throw duplicateKey();
+    let assigneeId: string | undefined;
+    if (body.assigneeEmail !== undefined) {
+      assigneeId = await findPersonIdByEmail(trx, org, body.assigneeEmail);
+      if (!assigneeId) throw validationFailed([{ field: 'assigneeEmail', message: 'no person with this email in the organization' }]);
+    }
+    const now = ctx.now();
+    // A concurrent create of the same key (another Idempotency-Key) can pass the check above at
+    // the same moment; the unique index then refuses the second insert.
+    const id = await insertVulnerability(
+      trx,
+      {
+        organizationId: org,
+        source: 'api',
+        findingKey: body.vulnerabilityId,
+        title: body.title,
+        status: body.status,
+        severity: body.severity,
+        cveId: body.vulnerabilityId.startsWith('CVE-') ? body.vulnerabilityId : '',
+        fixAvailable: body.fixAvailable ?? null,
+        description: body.description ?? null,
+        remediation: body.remediation ?? null,
+        stepsToReproduce: body.stepsToReproduce ?? null,
+        firstSeen: body.firstSeen ?? now,
+        addedOn: now,
+      },
+      (body.affectedResources ?? []).map((r) => ({ name: r.name, type: r.type, tags: r.tags ?? [] })),
+    ).catch((err: unknown) => {
+      throw isUniqueViolation(err) ? duplicateKey() : err;
+    });
+    if (assigneeId) await replaceAssignee(trx, org, id, assigneeId);
+    await bumpDataVersion(trx, org);
+    const row = await findVulnerability(trx, org, 'api', body.vulnerabilityId);
+    const data = await buildVulnerabilityDetail(trx, org, row!);
+    return {
+      statusCode: 201,
+      data,
+      headers: { Location: `/v1/vulnerabilities/${publicVulnerabilityId('api', body.vulnerabilityId)}` },
+    };
+  });
+}

@@ -1,0 +1,118 @@
+// PATCH /v1/vulnerabilities/{vulnerabilityId}: the assignee, the report link and custom field
+// values; nothing else is writable. Answers the finding exactly as GET (without parameters) does.
+import type { Context } from '../context.ts';
+import { authorize } from '../auth/scopes.ts';
+import { notFound, validationFailed, type FieldIssue } from '../errors.ts';
+import { jsonFingerprint } from '../idempotency/fingerprint.ts';
+import { keyScopeOf, runIdempotent, type Outcome } from '../idempotency/run.ts';
+import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';
+import { findVulnerability, loadCustomFieldDefinitions } from '../../storage/db/repositories/vulnerabilities.ts';
+import {
+  findPersonIdByEmail,
+  replaceAssignee,
+  setCustomFieldValues,
+  updateVulnerability,
+} from '../../storage/db/repositories/vulnerability-writes.ts';
+import { buildVulnerabilityDetail } from './get.ts';
+import { parseVulnerabilityId, publicVulnerabilityId } from './shape.ts';
+
+/** A custom field entry in either spelling the spec shows: `customFieldId`/`id`, `fieldValue`/`value`. */
+export interface CustomFieldInput {
+  customFieldId?: string;
+  id?: string;
+  fieldValue?: string;
+  value?: string;
+}
+
+export interface UpdateVulnerabilityBody {
+  assigneeEmail?: string;
+  reportLink?: string;
+  customFields?: CustomFieldInput[];
+}
+
+/** Longest custom field value accepted. */
+export const MAX_CUSTOM_FIELD_VALUE = 2000;
+
+function isWebUrl(text: string): boolean {
+  if (!/^https?:\/\//i.test(text) || /\s/.test(text)) return false;
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** The one spelling an entry used for `a`/`b`, or an issue when it used none or two that disagree. */
+function either(entry: CustomFieldInput, a: 'customFieldId' | 'fieldValue', b: 'id' | 'value', field: string, issues: FieldIssue[]): string | undefined {
+  const first = entry[a];
+  const second = entry[b];
+  if (first === undefined && second === undefined) {
+    issues.push({ field, message: `needs ${a} (or ${b})` });
+    return undefined;
+  }
+  if (first !== undefined && second !== undefined && first !== second) {
+    issues.push({ field, message: `gives ${a} and ${b} with different values; send one` });
+    return undefined;
+  }
+  return first ?? second;
+}
+
+export async function updateVulnerabilityFields({
+  ctx,
+  input,
+}: {
+  ctx: Context;
+  input: { vulnerabilityId: string; idempotencyKey: string; body: UpdateVulnerabilityBody };
+}): Promise<Outcome> {
+  authorize(ctx.actor, 'vulnerability', 'write');
+  const org = ctx.actor.organizationId;
+  const id = parseVulnerabilityId(input.vulnerabilityId);
+  if (!id) throw notFound('Vulnerability');
+  const body = input.body;
+  const path = `/v1/vulnerabilities/${publicVulnerabilityId(id.source, id.findingKey)}`;
+
+  return runIdempotent(keyScopeOf(ctx, input.idempotencyKey), jsonFingerprint('PATCH', path, body), async (trx) => {
+    const row = await findVulnerability(trx, org, id.source, id.findingKey);
+    if (!row) throw notFound('Vulnerability');
+
+    const issues: FieldIssue[] = [];
+    if (body.reportLink !== undefined && body.reportLink !== '' && !isWebUrl(body.reportLink)) {
+      issues.push({ field: 'reportLink', message: 'must be an http:// or https:// URL, or "" to clear the link' });
+    }
+    let assigneeId: string | undefined;
+    if (body.assigneeEmail !== undefined) {
+      assigneeId = await findPersonIdByEmail(trx, org, body.assigneeEmail);
+      if (!assigneeId) issues.push({ field: 'assigneeEmail', message: 'no person with this email in the organization' });
+    }
+    const values = new Map<string, string>();
+    if (body.customFields !== undefined) {
+      const definitions = new Map((await loadCustomFieldDefinitions(trx, org, 'vulnerability')).map((d) => [d.id, d]));
+      body.customFields.forEach((entry, i) => {
+        const at = `customFields[${i}]`;
+        const fieldId = either(entry, 'customFieldId', 'id', at, issues);
+        const value = either(entry, 'fieldValue', 'value', at, issues);
+        if (fieldId === undefined || value === undefined) return;
+        const definition = definitions.get(fieldId);
+        if (!definition) return issues.push({ field: `${at}.customFieldId`, message: 'is not a custom field of vulnerabilities in this organization' });
+        if (values.has(fieldId)) return issues.push({ field: `${at}.customFieldId`, message: 'appears more than once' });
+        if (value.length > MAX_CUSTOM_FIELD_VALUE) return issues.push({ field: `${at}.fieldValue`, message: `must be at most ${MAX_CUSTOM_FIELD_VALUE} characters` });
+        if (definition.fieldType === 'dropdown' && value !== '' && !definition.options.includes(value)) {
+          return issues.push({ field: `${at}.fieldValue`, message: `must be one of the field's options: ${definition.options.join(', ')} (or "" to clear)` });
+        }
+        values.set(fieldId, value);
+      });
+    }
+    if (issues.length > 0) throw validationFailed(issues);
+
+    if (assigneeId) await replaceAssignee(trx, org, row.id, assigneeId);
+    await setCustomFieldValues(trx, org, row.id, values);
+    await updateVulnerability(trx, org, row.id, {
+      reportLink: body.reportLink === undefined ? undefined : body.reportLink === '' ? null : body.reportLink,
+      modifiedOn: ctx.now(),
+    });
+    await bumpDataVersion(trx, org);
+    const updated = await findVulnerability(trx, org, id.source, id.findingKey);
+    return { statusCode: 200, data: await buildVulnerabilityDetail(trx, org, updated!), headers: {} };
+  });
+}
