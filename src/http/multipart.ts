@@ -39,7 +39,13 @@ export async function* multipartParts(request: IncomingMessage, limits: Multipar
     wake?.();
     wake = undefined;
   };
-  parser.on('file', (name, stream, info) => push({ type: 'part', part: { kind: 'file', name: name ?? '', filename: info.filename ?? '', stream } }));
+  parser.on('file', (name, stream, info) => {
+    // Busboy destroys a file stream with an error when the body is cut short or the parse is
+    // abandoned, possibly before anyone reads it: without a listener that would crash the process.
+    // Whoever reads the stream still sees the failure (stream.errored, its own listeners).
+    stream.on('error', () => {});
+    push({ type: 'part', part: { kind: 'file', name: name ?? '', filename: info.filename ?? '', stream } });
+  });
   parser.on('field', (name, value, info) =>
     push({ type: 'part', part: { kind: 'field', name: name ?? '', value, truncated: info.valueTruncated || info.nameTruncated } }),
   );

@@ -5,8 +5,6 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,36 +17,8 @@ import { LocalDiskBlobStore } from '../../src/storage/blobs/local-disk.ts';
 import { openBlobStore } from '../../src/storage/blobs/open.ts';
 import { S3BlobStore } from '../../src/storage/blobs/s3.ts';
 import { BlobTooLargeError, InvalidBlobKeyError, type BlobStore } from '../../src/storage/blobs/store.ts';
+import { startS3rver } from '../harness/s3rver.ts';
 
-// s3rver runs in a child process, so the memory test measures the client side alone.
-const S3RVER = `
-import { createRequire } from 'node:module';
-const S3rver = createRequire(process.cwd() + '/')('s3rver');
-const [directory, bucket] = process.argv.slice(-2);
-const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket }] });
-const { port } = await server.run();
-process.stdout.write(port + '\\n');
-process.on('SIGTERM', () => server.close().then(() => process.exit(0)));
-`;
-
-async function startS3rver(directory: string, bucket: string): Promise<{ port: number; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', S3RVER, directory, bucket], {
-    cwd: path.resolve(import.meta.dirname, '../..'),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const exited = once(child, 'exit');
-  const [line] = (await Promise.race([
-    once(child.stdout, 'data'),
-    exited.then(() => Promise.reject(new Error('s3rver exited before listening'))),
-  ])) as [Buffer];
-  return {
-    port: Number(line.toString().trim()),
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
 
 const MB = 1024 * 1024;
 v8.setFlagsFromString('--expose-gc');

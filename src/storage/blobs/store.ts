@@ -120,7 +120,8 @@ export class Meter extends Transform {
  * (rethrown as is) from the store failing (DependencyUnavailableError).
  */
 export function watchSource(source: Readable): { error: () => unknown } {
-  let first: unknown;
+  // A source that failed before put() started listening counts too.
+  let first: unknown = source.errored ?? undefined;
   const onError = (err: unknown) => {
     if (first === undefined) first = err;
   };
