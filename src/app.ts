@@ -13,6 +13,7 @@ import { openBlobStore } from './storage/blobs/open.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { registerErrorHandler, sendFrameworkError } from './http/plugins/error-handler.ts';
 import { registerAuth } from './http/plugins/auth.ts';
+import { registerNulGuard } from './http/plugins/nul-guard.ts';
 import { createMetrics, registerMetrics } from './http/plugins/metrics.ts';
 import { ErrorBody, OAuthErrorBody } from './http/schemas/common.ts';
 import { registerRoutes } from './http/routes/index.ts';
@@ -85,6 +86,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     onRejected: (limiter) => metrics.rateLimitRejections.inc({ limiter }),
   });
 
+  registerNulGuard(app);
   app.addSchema(ErrorBody);
   app.addSchema(OAuthErrorBody);
   await app.register(swagger, {

@@ -131,6 +131,8 @@ async function readUpload(parts: AsyncIterable<UploadPart>, sink: Sink, now: num
     } else if (part.name === 'note') {
       if (note !== undefined) throw validationFailed([{ field: 'note', message: 'must be given once' }]);
       if (part.value.length > MAX_NOTE_LENGTH) throw validationFailed([{ field: 'note', message: `must be at most ${MAX_NOTE_LENGTH} characters` }]);
+      // PostgreSQL text cannot hold U+0000.
+      if (part.value.includes('\u0000')) throw validationFailed([{ field: 'note', message: 'must not contain the NUL character (U+0000)' }]);
       note = part.value;
     } else {
       throw validationFailed([{ field: part.name || 'body', message: 'is not an accepted part (files, evidenceDate, note)' }]);
