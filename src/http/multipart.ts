@@ -3,6 +3,7 @@
 // part's stream must be consumed (or abandoned) before the next part arrives, so at most one
 // file is in flight and nothing is buffered beyond the streams' own high-water marks.
 import type { IncomingMessage } from 'node:http';
+import { Transform, type TransformCallback } from 'node:stream';
 import busboy from 'busboy';
 import { validationFailed, type ServiceError } from '../domain/errors.ts';
 import type { UploadPart } from '../domain/evidence/upload.ts';
@@ -53,12 +54,19 @@ export async function* multipartParts(request: IncomingMessage, limits: Multipar
   parser.on('fieldsLimit', () => push({ type: 'error', error: tooMany('fields', limits.fields) }));
   parser.on('partsLimit', () => push({ type: 'error', error: tooMany('parts', limits.files + limits.fields) }));
   parser.on('error', () => push({ type: 'error', error: malformed() }));
-  parser.on('close', () => push({ type: 'end' }));
+  // Busboy skips a part whose headers it cannot read (no or a broken Content-Disposition) without
+  // a word; an upload must not then succeed without it. The parts the body delimits are counted
+  // ahead of the parser and compared with those the parser reported.
+  const delimiters = new DelimiterCounter(boundaryOf(request.headers['content-type']));
+  let reported = 0;
+  parser.on('file', () => reported++);
+  parser.on('field', () => reported++);
+  parser.on('close', () => push(delimiters.parts() > reported ? { type: 'error', error: malformed() } : { type: 'end' }));
   const onClose = () => {
     if (!request.complete) push({ type: 'error', error: malformed('The client closed the connection before the body was complete.') });
   };
   request.on('close', onClose);
-  request.pipe(parser);
+  request.pipe(delimiters).pipe(parser);
   let current: UploadPart | undefined;
   try {
     for (;;) {
@@ -73,7 +81,8 @@ export async function* multipartParts(request: IncomingMessage, limits: Multipar
     }
   } finally {
     request.off('close', onClose);
-    request.unpipe(parser);
+    request.unpipe(delimiters);
+    delimiters.unpipe(parser);
     if (current?.kind === 'file' && !current.stream.destroyed) current.stream.resume();
     parser.removeAllListeners('file');
     parser.on('error', () => {}); // late errors of an abandoned parse are of no interest
@@ -85,4 +94,37 @@ export async function* multipartParts(request: IncomingMessage, limits: Multipar
 
 function malformed(message = 'The multipart body ended early or is malformed.'): ServiceError {
   return validationFailed([{ field: 'body', message: 'is not complete, valid multipart/form-data' }], message);
+}
+
+function boundaryOf(contentType: string | undefined): string {
+  const match = /;\s*boundary=(?:"([^"]*)"|([^\s;]+))/i.exec(contentType ?? '');
+  return match?.[1] ?? match?.[2] ?? '';
+}
+
+/** Passes the body through while counting its part delimiters (`CRLF--boundary`, or `--boundary` at the start). */
+class DelimiterCounter extends Transform {
+  private readonly delimiter: Buffer;
+  /** the last bytes of the previous chunk, so a delimiter split across chunks is still seen */
+  private tail: Buffer = Buffer.from('\r\n');
+  private count = 0;
+
+  constructor(boundary: string) {
+    super();
+    this.delimiter = Buffer.from(`\r\n--${boundary}`);
+  }
+
+  /** Parts delimited so far: every delimiter opens one, except the closing `--boundary--`. */
+  parts(): number {
+    return Math.max(0, this.count - 1);
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    const d = this.delimiter;
+    // Delimiters crossing from the previous chunk into this one: a small seam, never a copy of the chunk.
+    const seam = Buffer.concat([this.tail, chunk.subarray(0, d.length - 1)]);
+    for (let at = seam.indexOf(d); at >= 0 && at < this.tail.length; at = seam.indexOf(d, at + 1)) this.count++;
+    for (let at = chunk.indexOf(d); at >= 0; at = chunk.indexOf(d, at + 1)) this.count++;
+    this.tail = chunk.length >= d.length - 1 ? chunk.subarray(chunk.length - (d.length - 1)) : seam.subarray(Math.max(0, seam.length - (d.length - 1)));
+    callback(null, chunk);
+  }
 }

@@ -5,7 +5,10 @@
 // broken or truncated multipart), the service answers (never hangs), never with a 5xx, refuses
 // with the spec's error body (400 validation_failed), and a refused write leaves nothing behind:
 // no finding, no changed finding, no attachment row, no changed evidence, no blob file, no
-// pending-upload journal entry and no idempotency record for its key.
+// pending-upload journal entry and no idempotency record for its key. Successes are checked too:
+// a 201 create adds exactly one finding that GET then shows, a 200 PATCH answers what GET shows,
+// and a 201 upload of a well-formed body stores one attachment (and one blob) per file part.
+// FUZZ_RUNS sets the runs per property (default 150); the seed is random on every run.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -20,7 +23,7 @@ import { findingFixtures } from '../harness/fixtures-findings.ts';
 import { artifactFixtures } from '../harness/fixtures-artifacts.ts';
 import { EVIDENCE_STATUSES } from '../../src/domain/vocabulary.ts';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 120);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
 const TIMEOUT_MS = 10_000;
 const DAY = 86_400_000;
 
@@ -335,8 +338,51 @@ function patchBody(world: PatchWorld): fc.Arbitrary<unknown> {
     source: fc.oneof(fc.constantFrom('api', 'github'), weird),
     title: weird,
   };
+  // A valid update (what the spec allows, in both spellings), then a few fields set, removed or added.
+  const validEntry = fc.oneof(
+    fc.tuple(fc.constantFrom(...world.options, ''), fc.boolean(), fc.boolean()).map(([v, idSpelling, valueSpelling]) => ({
+      [idSpelling ? 'id' : 'customFieldId']: world.dropdownFieldId,
+      [valueSpelling ? 'value' : 'fieldValue']: v,
+    })),
+    fc.tuple(fc.string({ unit: 'grapheme', maxLength: 80 }), fc.boolean()).map(([v, both]) => ({
+      customFieldId: world.textFieldId,
+      fieldValue: v,
+      ...(both ? { id: world.textFieldId, value: v } : {}),
+    })),
+  );
+  const validPatch = fc
+    .record(
+      {
+        assigneeEmail: fc.constantFrom(...PEOPLE.map(([, e]) => e), 'ADA@EXAMPLE.COM'),
+        reportLink: fc.oneof(fc.webUrl(), fc.constantFrom('', 'https://example.com/report')),
+        customFields: fc.uniqueArray(validEntry, { maxLength: 2, selector: (e) => e.customFieldId ?? e.id }),
+      },
+      { requiredKeys: [] },
+    )
+    .filter((b) => Object.keys(b).length > 0);
+  const nearlyValidPatch = fc
+    .tuple(
+      validPatch,
+      fc.array(
+        fc.oneof(
+          { weight: 4, arbitrary: fc.constantFrom(...Object.keys(fields)).chain((f) => fields[f].map((v) => ({ set: f, value: v }))) },
+          { weight: 1, arbitrary: fc.constantFrom('assigneeEmail', 'reportLink', 'customFields').map((f) => ({ drop: f })) },
+          { weight: 1, arbitrary: fc.tuple(fc.string({ maxLength: 12 }), weird).map(([f, v]) => ({ set: f, value: v })) },
+        ),
+        { maxLength: 2 },
+      ),
+    )
+    .map(([base, edits]) => {
+      const body: Record<string, unknown> = { ...base };
+      for (const e of edits) {
+        if ('drop' in e) delete body[e.drop];
+        else Object.defineProperty(body, e.set, { value: e.value, enumerable: true, writable: true, configurable: true });
+      }
+      return body;
+    });
   return fc.oneof(
-    { weight: 6, arbitrary: fc.record(fields, { requiredKeys: [] }) },
+    { weight: 5, arbitrary: nearlyValidPatch },
+    { weight: 2, arbitrary: fc.record(fields, { requiredKeys: [] }) },
     { weight: 1, arbitrary: fc.anything() },
     { weight: 1, arbitrary: fc.jsonValue() },
   );
@@ -502,14 +548,16 @@ const notePart: fc.Arbitrary<Part> = fc
 const otherField: fc.Arbitrary<Part> = fc.tuple(fieldName, fc.string({ unit: 'binary', maxLength: 50 })).map(([name, body]) => ({ name, body }));
 const anyPart = fc.oneof({ weight: 4, arbitrary: filePart }, { weight: 3, arbitrary: datePart }, { weight: 1, arbitrary: notePart }, { weight: 1, arbitrary: otherField });
 
+/** An empty list half the time, so that valid uploads stay common. */
+const sometimes = <T>(arb: fc.Arbitrary<T[]>) => fc.oneof(fc.constant<T[]>([]), arb);
 /** A valid upload (1-5 good files, a past date, maybe a note), then parts inserted and duplicated. */
 const nearlyValidParts = fc
   .tuple(
     fc.array(goodFilePart, { minLength: 1, maxLength: 5 }),
     fc.integer({ min: 0, max: T_PAST }).map((d): Part => ({ name: 'evidenceDate', body: String(d) })),
     fc.option(notePart, { nil: undefined }),
-    fc.array(fc.tuple(fc.nat(), anyPart), { maxLength: 2 }),
-    fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 2 }),
+    sometimes(fc.array(fc.tuple(fc.nat(), anyPart), { minLength: 1, maxLength: 2 })),
+    sometimes(fc.array(fc.tuple(fc.nat(), fc.nat()), { minLength: 1, maxLength: 2 })),
   )
   .map(([files, date, note, inserts, duplicates]) => {
     const parts: Part[] = [...files, date, ...(note ? [note] : [])];
@@ -520,7 +568,7 @@ const nearlyValidParts = fc
 const partsArb = fc.oneof({ weight: 3, arbitrary: nearlyValidParts }, { weight: 2, arbitrary: fc.array(anyPart, { maxLength: 8 }) });
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  { weight: 6, arbitrary: fc.constant<Mutation>({ kind: 'none' }) },
+  { weight: 9, arbitrary: fc.constant<Mutation>({ kind: 'none' }) },
   { weight: 3, arbitrary: fc.nat().map((at): Mutation => ({ kind: 'truncate', at })) },
   { weight: 1, arbitrary: fc.constant<Mutation>({ kind: 'lf' }) },
   { weight: 1, arbitrary: fc.constant<Mutation>({ kind: 'noClose' }) },
@@ -543,6 +591,25 @@ const uploadCase: fc.Arbitrary<UploadCase> = fc.record({
   mutation,
 });
 
+/** A quoted header parameter busboy reads as written: tab, printable ASCII but `"` and `\`, or non-ASCII. */
+const quotable = (s: string) => /^[\t\x20\x21\x23-\x5b\x5d-\x7e\u{80}-\u{10ffff}]*$/u.test(s) && Buffer.byteLength(s) < 4000;
+
+/**
+ * A body every part of which a conforming parser reads as sent: not mutated, the boundary announced,
+ * headers well-formed, and no part's content containing the delimiter. (Unreadable parts are the
+ * subject of their own test below.)
+ */
+function wellFormed(c: UploadCase): boolean {
+  if (c.mutation.kind !== 'none' || c.header !== 'match' || c.boundary.length > 70) return false;
+  const delimiter = `\r\n--${c.boundary}`;
+  return c.parts.every(
+    (p) =>
+      quotable(p.name) &&
+      (p.filename === undefined || p.star || quotable(p.filename)) &&
+      !Buffer.concat([Buffer.from('\r\n'), Buffer.from(p.body)]).includes(delimiter),
+  );
+}
+
 /** Every file under `dir`, as paths relative to it (the `.tmp` directory included, by its files). */
 function walkFiles(dir: string): string[] {
   const out: string[] = [];
@@ -562,6 +629,18 @@ function walkFiles(dir: string): string[] {
   };
   visit('');
   return out.sort();
+}
+
+/** Counts answers by status (and error code), shown as a test diagnostic: what the fuzz reached. */
+function tally() {
+  const counts = new Map<string, number>();
+  return {
+    add(a: Answer) {
+      const label = a.status >= 400 ? `${a.status} ${a.body?.error?.code ?? '?'}` : String(a.status);
+      counts.set(label, (counts.get(label) ?? 0) + 1);
+    },
+    toString: () => [...counts].sort((x, y) => y[1] - x[1]).map(([k, n]) => `${k}: ${n}`).join(', '),
+  };
 }
 
 /** Polls (up to `ms`) until `check` passes, then runs it once more so a failure reports itself. */
@@ -602,8 +681,9 @@ for (const dialect of dialects) {
       return { client, token };
     }
 
-    test('POST /v1/vulnerabilities: never 5xx; a refusal is 400 validation_failed and writes nothing, a 201 exactly one finding', async () => {
+    test('POST /v1/vulnerabilities: never 5xx; a refusal is 400 validation_failed and writes nothing, a 201 exactly one finding', async (t) => {
       const { client, token } = await writerOrg('Fuzz create');
+      const seen = tally();
       await fc.assert(
         fc.asyncProperty(createCase, async (c) => {
           const key = newKey();
@@ -611,6 +691,7 @@ for (const dialect of dialects) {
           const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'idempotency-key': key };
           if (c.contentType !== null) headers['content-type'] = c.contentType;
           const res = await send(`${server.url}/v1/vulnerabilities`, { method: 'POST', headers, body: jsonCaseBody(c) });
+          seen.add(res);
           const label = `${describeCase(c)} → ${show(res)}`;
           const afterCount = await countFindings(server, client.organizationId);
           const record = await idempotencyRecord(server, client, key);
@@ -631,10 +712,12 @@ for (const dialect of dialects) {
         }),
         { numRuns: RUNS },
       );
+      t.diagnostic(`answers: ${seen}`);
     });
 
-    test('PATCH /v1/vulnerabilities/{id}: never 5xx; when not 200 the finding is unchanged; a 200 answers what GET then says', async () => {
+    test('PATCH /v1/vulnerabilities/{id}: never 5xx; when not 200 the finding is unchanged; a 200 answers what GET then says', async (t) => {
       const { client, token } = await writerOrg('Fuzz update');
+      const seen = tally();
       const findings = findingFixtures(server.database.db, client.organizationId);
       const options = ['Low', 'Medium', 'High', 'ünï', ' spaced '];
       const world: PatchWorld = {
@@ -666,6 +749,7 @@ for (const dialect of dialects) {
           const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'idempotency-key': key };
           if (c.contentType !== null) headers['content-type'] = c.contentType;
           const res = await send(`${server.url}/v1/vulnerabilities/${id}`, { method: 'PATCH', headers, body: jsonCaseBody(c) });
+          seen.add(res);
           const label = `${describeCase(c)} → ${show(res)}`;
           const now = await getData();
           const record = await idempotencyRecord(server, client, key);
@@ -684,10 +768,12 @@ for (const dialect of dialects) {
         }),
         { numRuns: RUNS },
       );
+      t.diagnostic(`answers: ${seen}`);
     });
 
-    test('POST /v1/evidence/{id}/attachments: never 5xx or a hang; a refusal records nothing and leaves no blob', async () => {
+    test('POST /v1/evidence/{id}/attachments: never 5xx or a hang; a refusal records nothing and leaves no blob', async (t) => {
       const { client, token } = await writerOrg('Fuzz upload');
+      const seen = tally();
       const artifacts = artifactFixtures(server.database.db, client.organizationId);
       const k = server.database.db.kysely;
       const evidenceRow = (id: string) => k.selectFrom('evidence').select(['status', 'modified_on']).where('id', '=', id).executeTakeFirstOrThrow();
@@ -710,6 +796,7 @@ for (const dialect of dialects) {
           } catch (err) {
             throw new Error(`${(err as Error).message}: ${label}`);
           }
+          seen.add(res);
           const full = `${label} → ${show(res)}`;
           const record = await idempotencyRecord(server, client, key);
           if (res.status === 201) {
@@ -717,7 +804,7 @@ for (const dialect of dialects) {
             assert.equal(res.body.data.evidenceId, evidenceId, full);
             const rows = await attachmentRows(evidenceId);
             assert.ok(rows.length >= 1 && rows.length <= 5, `1-5 attachments: ${full}`);
-            if (c.mutation.kind === 'none' && c.header === 'match') {
+            if (wellFormed(c)) {
               const sent = c.parts.filter((p) => p.filename !== undefined).length;
               assert.equal(rows.length, sent, `one attachment per file part: ${full}`);
             }
@@ -737,6 +824,52 @@ for (const dialect of dialects) {
         }),
         { numRuns: RUNS },
       );
+      t.diagnostic(`answers: ${seen}`);
+    });
+
+    // Found by the property above: busboy skips a part it cannot read (no Content-Disposition, an
+    // unparseable one, or one that is not form-data; RFC 7578 §4.2 requires `form-data`) without
+    // an event, so the upload went through with the other parts (201, one file of two stored). A
+    // body that is not valid multipart/form-data must be refused as a whole, like a truncated one.
+    test('POST /v1/evidence/{id}/attachments: a part whose headers cannot be read is refused, never skipped', async () => {
+      const { client, token } = await writerOrg('Unreadable parts');
+      const artifacts = artifactFixtures(server.database.db, client.organizationId);
+      const k = server.database.db.kysely;
+      const unreadable: Array<[string, string]> = [
+        ['a filename with an unescaped quote', 'Content-Disposition: form-data; name="files"; filename="b"c.txt"'],
+        ['a control character in the filename', 'Content-Disposition: form-data; name="files"; filename="b\u0001.txt"'],
+        ['no Content-Disposition', 'Content-Type: text/plain'],
+        ['a disposition that is not form-data', 'Content-Disposition: attachment; name="files"; filename="b.txt"'],
+      ];
+      const problems: string[] = [];
+      for (const [label, header] of unreadable) {
+        const evidenceId = await artifacts.evidence({ name: 'Unreadable part target', status: 'not_uploaded' });
+        const before = await k.selectFrom('evidence').select(['status', 'modified_on']).where('id', '=', evidenceId).executeTakeFirstOrThrow();
+        const blobsBefore = walkFiles(blobDir);
+        const body = Buffer.from(
+          '--B\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\n\r\nhello\r\n' +
+            `--B\r\n${header}\r\n\r\nworld\r\n` +
+            '--B\r\nContent-Disposition: form-data; name="evidenceDate"\r\n\r\n1700000000000\r\n--B--\r\n',
+        );
+        const key = newKey();
+        const res = await send(`${server.url}/v1/evidence/${evidenceId}/attachments`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'idempotency-key': key, 'content-type': 'multipart/form-data; boundary=B' },
+          body,
+        });
+        try {
+          const rows = await k.selectFrom('attachments').select(['display_name']).where('evidence_id', '=', evidenceId).execute();
+          assert.equal(res.status, 400, `${label}: ${show(res)}; stored ${JSON.stringify(rows.map((r) => r.display_name))}`);
+          assertRefusal(res);
+          assert.deepEqual(rows, [], label);
+          assert.deepEqual(await k.selectFrom('evidence').select(['status', 'modified_on']).where('id', '=', evidenceId).executeTakeFirstOrThrow(), before, label);
+          assert.equal(await idempotencyRecord(server, client, key), undefined, label);
+          await eventually(() => assert.deepEqual(walkFiles(blobDir), blobsBefore, label));
+        } catch (err) {
+          problems.push((err as Error).message.split('\n')[0]);
+        }
+      }
+      assert.deepEqual(problems, [], `every unreadable body must be refused as a whole; ${problems.length} of ${unreadable.length} were not`);
     });
   });
 }
