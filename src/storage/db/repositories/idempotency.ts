@@ -26,24 +26,25 @@ export interface ClaimRow {
   leaseUntil: number;
 }
 
+/** The columns of a claim just taken: in progress, no response, leased until `leaseUntil`. */
+const freshClaim = (claim: ClaimRow) => ({
+  organization_id: claim.organizationId,
+  fingerprint: claim.fingerprint,
+  state: 'in_progress' as const,
+  status_code: null,
+  response_body: null,
+  response_headers: null,
+  created_at: claim.now,
+  expires_at: claim.leaseUntil,
+  owner: claim.owner,
+  lease_until: claim.leaseUntil,
+});
+
 /** Inserts an in-progress claim; false when a row for the key already exists. */
 export async function insertClaim(db: Q, claim: ClaimRow): Promise<boolean> {
   const result = await db
     .insertInto('idempotency_records')
-    .values({
-      credential_id: claim.credentialId,
-      idempotency_key: claim.key,
-      organization_id: claim.organizationId,
-      fingerprint: claim.fingerprint,
-      state: 'in_progress',
-      status_code: null,
-      response_body: null,
-      response_headers: null,
-      created_at: claim.now,
-      expires_at: claim.leaseUntil,
-      owner: claim.owner,
-      lease_until: claim.leaseUntil,
-    })
+    .values({ credential_id: claim.credentialId, idempotency_key: claim.key, ...freshClaim(claim) })
     .onConflict((oc) => oc.columns(['credential_id', 'idempotency_key']).doNothing())
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
@@ -77,18 +78,7 @@ export async function findRecord(db: Q, credentialId: string, key: string): Prom
 export async function takeOverClaim(db: Q, claim: ClaimRow): Promise<boolean> {
   const result = await db
     .updateTable('idempotency_records')
-    .set({
-      organization_id: claim.organizationId,
-      fingerprint: claim.fingerprint,
-      state: 'in_progress',
-      status_code: null,
-      response_body: null,
-      response_headers: null,
-      created_at: claim.now,
-      expires_at: claim.leaseUntil,
-      owner: claim.owner,
-      lease_until: claim.leaseUntil,
-    })
+    .set(freshClaim(claim))
     .where('credential_id', '=', claim.credentialId)
     .where('idempotency_key', '=', claim.key)
     .where((eb) =>
