@@ -13,6 +13,8 @@ import { openBlobStore } from './storage/blobs/open.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { registerErrorHandler, sendFrameworkError } from './http/plugins/error-handler.ts';
 import { registerAuth } from './http/plugins/auth.ts';
+import { registerConsoleSession } from './http/plugins/console-session.ts';
+import { UsageRecorder } from './domain/console/usage.ts';
 import { registerNulGuard } from './http/plugins/nul-guard.ts';
 import { createMetrics, registerMetrics } from './http/plugins/metrics.ts';
 import { ErrorBody, OAuthErrorBody } from './http/schemas/common.ts';
@@ -70,6 +72,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   };
   const metrics = createMetrics();
   const store = deps.rateLimitStore;
+  const usage = new UsageRecorder(deps.db, system.now);
+  const usageTimer = setInterval(() => void usage.flush(), config.usageFlushIntervalMs);
+  usageTimer.unref();
+  // The last counts are written when the app closes; the owner of `deps.db` closes it after the app.
+  app.addHook('onClose', async () => {
+    clearInterval(usageTimer);
+    await usage.flush();
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
@@ -84,7 +94,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     system,
     store,
     onRejected: (limiter) => metrics.rateLimitRejections.inc({ limiter }),
+    usage,
   });
+  registerConsoleSession(app, { config, system });
 
   registerNulGuard(app);
   app.addSchema(ErrorBody);
@@ -100,6 +112,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Access token from POST /oauth/token.' },
+          consoleSession: { type: 'apiKey', in: 'cookie', name: 'cds_console', description: 'Console session from POST /console/api/session.' },
         },
       },
       tags: [
@@ -111,12 +124,19 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         { name: 'tests', description: 'Automated and cloud tests with their flagged resources' },
         { name: 'vulnerabilities', description: 'Third-party vulnerability findings' },
         { name: 'operations', description: 'Health, readiness and metrics' },
+        {
+          name: 'console',
+          description:
+            'The developer console\'s admin API (/console/api): administrators sign in with email and password, then manage ' +
+            'API credentials, and read usage, the compliance overview and the audit log. Session in an HttpOnly cookie; ' +
+            'every change needs the X-CSRF-Token header.',
+        },
       ],
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (json.$id as string) || `def-${i}` },
   });
 
-  registerRoutes(app, { config, system, store, metrics });
+  registerRoutes(app, { config, system, store, metrics, usage });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

@@ -69,6 +69,17 @@ export interface Config {
   writeLeaseMs: number;
   /** how often a node removes expired idempotency records and orphaned upload blobs */
   cleanupIntervalMs: number;
+  /** the developer console at /console */
+  console: {
+    /** a session ends after this long without a request… */
+    sessionIdleSec: number;
+    /** …and at the latest this long after sign-in */
+    sessionMaxSec: number;
+    /** sign-in attempts per email and per client address */
+    signInLimit: RateLimitSettings;
+  };
+  /** how often a node adds its per-credential request counts to the database (usage page) */
+  usageFlushIntervalMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -171,5 +182,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cursorSecret: secret(env, 'CURSOR_SECRET', 32),
     writeLeaseMs: int(env, 'WRITE_LEASE_MS', int(env, 'REQUEST_TIMEOUT_MS', 120_000, 1000) + 30_000, 1000),
     cleanupIntervalMs: int(env, 'CLEANUP_INTERVAL_MS', 15 * 60_000, 100),
+    console: {
+      sessionIdleSec: int(env, 'CONSOLE_SESSION_IDLE_SEC', 3600, 1),
+      sessionMaxSec: int(env, 'CONSOLE_SESSION_MAX_SEC', 12 * 3600, 1),
+      signInLimit: {
+        max: int(env, 'CONSOLE_SIGNIN_RATE_LIMIT_MAX', 10, 1),
+        windowSec: int(env, 'CONSOLE_SIGNIN_RATE_LIMIT_WINDOW_SEC', 900, 1),
+      },
+    },
+    usageFlushIntervalMs: int(env, 'USAGE_FLUSH_INTERVAL_MS', 10_000, 100),
   };
 }

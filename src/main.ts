@@ -11,6 +11,7 @@ import { deleteExpiredTokens } from './storage/db/repositories/access-tokens.ts'
 import { createDemoOrganization, printDemoCredentials } from './cli/commands/demo.ts';
 import { openBlobStore } from './storage/blobs/open.ts';
 import { runCleanup } from './domain/maintenance/cleanup.ts';
+import { warmConsoleAssets } from './http/routes/console/pages.ts';
 
 async function main() {
   let config;
@@ -52,7 +53,7 @@ async function main() {
   // Expired idempotency records and the blobs of uploads whose process died (found through the
   // pending-uploads journal once their lease is over), at start-up and then periodically.
   const cleanup = () =>
-    runCleanup({ db, blobs, now: Date.now, temporaryAgeMs: config.writeLeaseMs })
+    runCleanup({ db, blobs, now: Date.now, temporaryAgeMs: config.writeLeaseMs, sessionIdleMs: config.console.sessionIdleSec * 1000 })
       .then((r) => {
         if (r.abandonedUploads + r.orphanBlobs + r.temporaryFiles > 0) app.log.info({ cleanup: r }, 'removed abandoned uploads');
       })
@@ -90,6 +91,8 @@ async function main() {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
+  // Build the console's bundle now rather than on its first visitor's request.
+  warmConsoleAssets().catch((err) => app.log.error({ err }, 'console assets failed to build; /console answers 500'));
   await waitForStore(store, 5000, (err) => app.log.warn({ err: { message: err.message } }, 'rate-limit store not reachable yet; /v1 answers 503 until it is'));
   await app.listen({ host: config.host, port: config.port });
   if (demo) {

@@ -9,6 +9,7 @@ import { ServiceError } from '../domain/errors.ts';
 import type { SystemContext } from '../domain/context.ts';
 import { orgCommand } from './commands/org.ts';
 import { credentialCommand } from './commands/credential.ts';
+import { adminCommand } from './commands/admin.ts';
 import { createDemoOrganization, printDemoCredentials } from './commands/demo.ts';
 
 const USAGE = `Usage: cds <command> [options]
@@ -22,6 +23,9 @@ Commands:
   credential create --org ORG --access read_only|read_write [--name NAME] [--json]
   credential list --org ORG [--json]
   credential revoke ID
+  admin create --org ORG --email EMAIL [--json]  a console administrator; the password is
+                                                  prompted for, or read from stdin's first line
+  admin list --org ORG [--json]
   demo [--scale N] [--seed S] [--name NAME] [--json]
 
 The database is DATABASE_URL (PostgreSQL) when set, else the embedded SQLite file
@@ -40,7 +44,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Pr
     io.out(USAGE);
     return command ? 0 : 2;
   }
-  if (!['migrate', 'org', 'credential', 'demo'].includes(command)) throw new UsageError(`Unknown command "${command}".`);
+  if (!['migrate', 'org', 'credential', 'admin', 'demo'].includes(command)) throw new UsageError(`Unknown command "${command}".`);
   const config = loadConfig(env);
   const db = openDb({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath });
   const ctx: SystemContext = { db, region: config.region, now: Date.now };
@@ -54,6 +58,8 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Pr
         return await orgCommand(ctx, rest, io);
       case 'credential':
         return await credentialCommand(ctx, rest, io);
+      case 'admin':
+        return await adminCommand(ctx, rest, io);
       case 'demo': {
         const { values } = parseArgs({
           args: rest,

@@ -196,6 +196,50 @@ describe('cds on each engine', { concurrency: dialects.length }, () => {
         assert.match(res.stderr, /not_found/);
       });
 
+      it('admin create reads the password from stdin; the administrator can sign in to the console', async () => {
+        const password = 'a long enough password';
+        const res = await runCli(['admin', 'create', '--org', orgId, '--email', 'Grace@Example.com', '--json'], env, { stdin: `${password}\n` });
+        const admin = json(res);
+        assert.equal(admin.email, 'grace@example.com');
+        assert.equal(admin.organizationId, orgId);
+        assert.ok(!res.stdout.includes(password) && !res.stderr.includes(password), 'the password is never printed');
+        const list = json(await cds('admin', 'list', '--org', orgId, '--json'));
+        assert.deepEqual(list.map((a: { email: string }) => a.email), ['grace@example.com']);
+        assert.ok(!JSON.stringify(list).includes('scrypt'), 'no password hash is listed');
+
+        let server: TestServer | undefined;
+        try {
+          server = await startServer({ database });
+          const signIn = await api(server.url, '/console/api/session', undefined, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ email: 'grace@example.com', password }),
+          });
+          assert.equal(signIn.status, 200);
+          const cookie = signIn.headers.get('set-cookie')!.split(';')[0];
+          const log = await api(server.url, '/console/api/audit-log', undefined, { headers: { cookie } });
+          const actions = log.body.data.map((e: { action: string; actor: { type: string } }) => `${e.action}:${e.actor.type}`);
+          // the CLI's own changes are audited too, as the operator on this host
+          assert.ok(actions.includes('admin.create:cli'), actions.join());
+          assert.ok(actions.includes('credential.create:cli'), actions.join());
+          assert.ok(actions.includes('credential.revoke:cli'), actions.join());
+        } finally {
+          await server?.close();
+        }
+      });
+
+      it('admin create refuses a short password (exit 1) and a taken email', async () => {
+        const short = await runCli(['admin', 'create', '--org', orgId, '--email', 'short@example.com'], env, { stdin: 'too short\n' });
+        assert.equal(short.code, 1, short.stderr);
+        assert.match(short.stderr, /validation_failed.*password.*at least 12/);
+        const taken = await runCli(['admin', 'create', '--org', orgId, '--email', 'GRACE@example.com'], env, { stdin: 'another long password\n' });
+        assert.equal(taken.code, 1, taken.stderr);
+        assert.match(taken.stderr, /email.*already/);
+        const unknownOrg = await runCli(['admin', 'create', '--org', 'nope', '--email', 'x@example.com'], env, { stdin: 'another long password\n' });
+        assert.equal(unknownOrg.code, 4, unknownOrg.stderr);
+        assert.equal((await cds('admin', 'create', '--org', orgId)).code, 2, 'no --email is a usage error');
+      });
+
       it('an unknown command exits 2 with the usage', async () => {
         const res = await cds('frobnicate');
         assert.equal(res.code, 2);

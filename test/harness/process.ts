@@ -175,7 +175,7 @@ export interface CliResult {
 export function runCli(
   args: string[],
   env: Record<string, string | undefined> = {},
-  options: { cwd?: string; timeoutMs?: number } = {},
+  options: { cwd?: string; timeoutMs?: number; /** written to the command's stdin (a pipe), then closed */ stdin?: string } = {},
 ): Promise<CliResult> {
   const fullEnv: Record<string, string | undefined> = { ...baseEnv(), ...env };
   for (const key of Object.keys(fullEnv)) if (fullEnv[key] === undefined) delete fullEnv[key];
@@ -183,12 +183,13 @@ export function runCli(
     const child = spawn(process.execPath, [CLI_ENTRY, ...args], {
       cwd: options.cwd ?? os.tmpdir(),
       env: fullEnv as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (options.stdin !== undefined) child.stdin!.end(options.stdin);
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const timeoutMs = options.timeoutMs ?? 30_000;
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

@@ -35,7 +35,9 @@ test('lists every route the app serves, except the document itself', () => {
     stack.push(match[2]);
     if (match[3]) served.push(stack.join(''));
   }
-  served.splice(0, served.length, ...served.filter((p) => p.startsWith('/') && p !== '/openapi.json' && !p.includes('*')));
+  // The console's web pages (HTML and assets) are not API operations.
+  const pages = (p: string) => p === '/console' || p.startsWith('/console/assets');
+  served.splice(0, served.length, ...served.filter((p) => p.startsWith('/') && p !== '/openapi.json' && !p.includes('*') && !pages(p)));
   assert.ok(served.includes('/v1/frameworks') && served.includes('/oauth/token'), `parsed routes: ${served}`);
   for (const route of new Set(served)) {
     const openapiPath = route.replace(/:(\w+)/g, '{$1}');
@@ -43,6 +45,42 @@ test('lists every route the app serves, except the document itself', () => {
   }
   assert.ok(doc.paths['/oauth/token'].post);
   assert.ok(doc.paths['/v1/frameworks'].get);
+});
+
+test('the console admin API is documented under its own tag, with its session and CSRF header', () => {
+  assert.ok(doc.tags.some((t: any) => t.name === 'console'));
+  assert.deepEqual(doc.components.securitySchemes.consoleSession, {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'cds_console',
+    description: 'Console session from POST /console/api/session.',
+  });
+  const operations = Object.entries<any>(doc.paths)
+    .filter(([path]) => path.startsWith('/console/api/'))
+    .flatMap(([path, item]) => Object.entries<any>(item).map(([method, op]) => ({ path, method, op })));
+  assert.deepEqual(
+    operations.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort(),
+    [
+      'DELETE /console/api/session',
+      'GET /console/api/audit-log',
+      'GET /console/api/credentials',
+      'GET /console/api/overview',
+      'GET /console/api/session',
+      'GET /console/api/usage',
+      'POST /console/api/credentials',
+      'POST /console/api/credentials/{credentialId}/revoke',
+      'POST /console/api/session',
+    ],
+  );
+  for (const { path, method, op } of operations) {
+    const name = `${method} ${path}`;
+    assert.deepEqual(op.tags, ['console'], name);
+    assert.equal(op.responses['401'].content['application/json'].schema.$ref, '#/components/schemas/ErrorBody', name);
+    const signIn = method === 'post' && path === '/console/api/session';
+    if (!signIn) assert.deepEqual(op.security, [{ consoleSession: [] }], name);
+    const csrf = (op.parameters ?? []).find((p: any) => p.in === 'header' && p.name === 'x-csrf-token');
+    assert.equal(Boolean(csrf?.required), method !== 'get' && !signIn, `${name}: X-CSRF-Token`);
+  }
 });
 
 test('every /v1 operation documents bearer auth, its scope and the spec error body', () => {

@@ -6,12 +6,17 @@ import { createCredential } from '../../domain/auth/credentials.ts';
 import { loadDemoData, type DemoSummary } from '../../demo/generate.ts';
 import { progressBar } from '../progress.ts';
 import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';
+import { createAdmin } from '../../domain/console/admins.ts';
+import { findAdminByEmail } from '../../storage/db/repositories/admins.ts';
+import { randomBytes } from 'node:crypto';
+import { cliActor } from '../actor.ts';
 
 export interface DemoResult {
   organization: { id: string; name: string };
   summary: DemoSummary;
   readOnly: { clientId: string; clientSecret: string };
   readWrite: { clientId: string; clientSecret: string };
+  admin: { email: string; password: string };
 }
 
 export async function createDemoOrganization(
@@ -27,13 +32,20 @@ export async function createDemoOrganization(
   });
   bar?.done();
   await bumpDataVersion(ctx.db.kysely, organization.id);
-  const readOnly = await createCredential({ ctx, input: { organizationId: organization.id, accessLevel: 'read_only', name: 'Demo Read Only' } });
-  const readWrite = await createCredential({ ctx, input: { organizationId: organization.id, accessLevel: 'read_write', name: 'Demo Read & Write' } });
+  const actor = cliActor('demo loader');
+  const readOnly = await createCredential({ ctx, input: { organizationId: organization.id, accessLevel: 'read_only', name: 'Demo Read Only' }, actor });
+  const readWrite = await createCredential({ ctx, input: { organizationId: organization.id, accessLevel: 'read_write', name: 'Demo Read & Write' }, actor });
+  // Administrator emails are unique per deployment; a second demo organization gets a tagged one.
+  let email = 'admin@demo.example';
+  if (await findAdminByEmail(ctx.db.kysely, email)) email = `admin+${organization.id.slice(0, 8)}@demo.example`;
+  const password = randomBytes(15).toString('base64url'); // 120 bits, 20 characters
+  await createAdmin({ ctx, input: { organizationId: organization.id, email, password }, actor });
   return {
     organization: { id: organization.id, name: organization.name },
     summary,
     readOnly: { clientId: readOnly.clientId, clientSecret: readOnly.clientSecret },
     readWrite: { clientId: readWrite.clientId, clientSecret: readWrite.clientSecret },
+    admin: { email, password },
   };
 }
 
@@ -50,6 +62,10 @@ export function printDemoCredentials(demo: DemoResult, baseUrl: string, out: Nod
       `                 client_secret=${demo.readOnly.clientSecret}`,
       `  Read & Write   client_id=${demo.readWrite.clientId}`,
       `                 client_secret=${demo.readWrite.clientSecret}`,
+      '',
+      `Developer console: ${baseUrl}/console`,
+      `  email=${demo.admin.email}`,
+      `  password=${demo.admin.password}`,
       '',
       'Try it:',
       `  curl -s ${baseUrl}/oauth/token -H 'Content-Type: application/json' \\`,

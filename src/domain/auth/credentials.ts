@@ -1,5 +1,6 @@
-// API credentials: created and revoked by an organization administrator (CLI now, console later).
-// The secret is returned once, at creation, and only its hash is stored.
+// API credentials: created and revoked by an organization administrator, in the console or with
+// `cds`. The secret is returned once, at creation, and only its hash is stored. When an audit
+// actor is given, the change and its audit entry commit together.
 import { randomUUID } from 'node:crypto';
 import type { SystemContext } from '../context.ts';
 import { notFound, validationFailed } from '../errors.ts';
@@ -7,6 +8,9 @@ import { ACCESS_LEVELS, type AccessLevel } from './scopes.ts';
 import { hashSecret, newClientId, newClientSecret } from './secrets.ts';
 import * as credentials from '../../storage/db/repositories/credentials.ts';
 import { findOrganization } from '../../storage/db/repositories/organizations.ts';
+import { recordAudit, type AuditActor } from '../console/audit.ts';
+
+export const CREDENTIAL_NAME_MAX_LENGTH = 100;
 
 export interface CredentialView {
   id: string;
@@ -37,12 +41,17 @@ const view = (c: credentials.CredentialRecord): CredentialView => ({
 export async function createCredential({
   ctx,
   input,
+  actor,
 }: {
   ctx: SystemContext;
   input: { organizationId: string; accessLevel: string; name?: string };
+  actor?: AuditActor;
 }): Promise<CredentialView & { clientSecret: string }> {
   if (!(ACCESS_LEVELS as readonly string[]).includes(input.accessLevel)) {
     throw validationFailed([{ field: 'accessLevel', message: `must be one of ${ACCESS_LEVELS.join(', ')}` }]);
+  }
+  if (input.name !== undefined && input.name.trim().length > CREDENTIAL_NAME_MAX_LENGTH) {
+    throw validationFailed([{ field: 'name', message: `must be at most ${CREDENTIAL_NAME_MAX_LENGTH} characters` }]);
   }
   const org = await findOrganization(ctx.db.kysely, input.organizationId);
   if (!org) throw notFound('Organization');
@@ -61,7 +70,13 @@ export async function createCredential({
     revokedAt: null,
     lastUsedAt: null,
   };
-  await credentials.insertCredential(ctx.db.kysely, record);
+  await ctx.db.kysely.transaction().execute(async (tx) => {
+    await credentials.insertCredential(tx, record);
+    if (actor) {
+      const target = { type: 'credential' as const, id: record.id, label: `${record.name} (${record.clientId})` };
+      await recordAudit(tx, { organizationId: org.id, actor, action: 'credential.create', target, at: now });
+    }
+  });
   return { ...view(record), clientSecret };
 }
 
@@ -72,12 +87,26 @@ export async function listCredentials({ ctx, input }: { ctx: SystemContext; inpu
 }
 
 /** Revocation is immediate everywhere: every request re-reads the credential's state. */
-export async function revokeCredential({ ctx, input }: { ctx: SystemContext; input: { credentialId: string; organizationId?: string } }) {
+export async function revokeCredential({
+  ctx,
+  input,
+  actor,
+}: {
+  ctx: SystemContext;
+  input: { credentialId: string; organizationId?: string };
+  actor?: AuditActor;
+}) {
   const existing = await credentials.findCredential(ctx.db.kysely, input.credentialId);
   if (!existing || (input.organizationId && existing.organizationId !== input.organizationId)) {
     throw notFound('Credential');
   }
-  if (existing.revokedAt === null) await credentials.revokeCredential(ctx.db.kysely, existing.id, ctx.now());
+  await ctx.db.kysely.transaction().execute(async (tx) => {
+    const now = ctx.now();
+    // Revoking twice is a no-op, and is audited only once.
+    if (!(await credentials.revokeCredential(tx, existing.id, now)) || !actor) return;
+    const target = { type: 'credential' as const, id: existing.id, label: `${existing.name} (${existing.clientId})` };
+    await recordAudit(tx, { organizationId: existing.organizationId, actor, action: 'credential.revoke', target, at: now });
+  });
   return view((await credentials.findCredential(ctx.db.kysely, existing.id))!);
 }
 

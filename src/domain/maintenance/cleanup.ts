@@ -1,17 +1,23 @@
 // Periodic clean-up that keeps storage bounded: idempotency records past their window (24-hour
 // responses, abandoned claims), blobs of uploads whose process died before recording them, and
-// (local disk) temporary files of interrupted writes. Every node runs it; the work is idempotent,
+// (local disk) temporary files of interrupted writes, ended console sessions and usage counts
+// older than the usage page shows (with a day's margin). Every node runs it; the work is idempotent,
 // so nodes running it at the same time only repeat deletions that are harmless.
 import type { Db } from '../../storage/db/connect.ts';
 import type { BlobStore } from '../../storage/blobs/store.ts';
 import { deleteExpiredIdempotencyRecords } from '../../storage/db/repositories/idempotency.ts';
 import { deletePendingUpload, listExpiredPendingUploads } from '../../storage/db/repositories/uploads.ts';
+import { deleteExpiredSessions } from '../../storage/db/repositories/admin-sessions.ts';
+import { deleteUsageBefore } from '../../storage/db/repositories/credential-usage.ts';
+import { USAGE_BUCKET_MS, USAGE_BUCKETS } from '../console/usage.ts';
 
 export interface CleanupResult {
   idempotencyRecords: number;
   abandonedUploads: number;
   orphanBlobs: number;
   temporaryFiles: number;
+  consoleSessions: number;
+  usageRows: number;
 }
 
 export interface CleanupDeps {
@@ -20,10 +26,12 @@ export interface CleanupDeps {
   now: () => number;
   /** temporary files older than this are from interrupted writes */
   temporaryAgeMs: number;
+  /** console sessions idle this long have ended (default: never by idleness) */
+  sessionIdleMs?: number;
 }
 
-export async function runCleanup({ db, blobs, now, temporaryAgeMs }: CleanupDeps): Promise<CleanupResult> {
-  const result: CleanupResult = { idempotencyRecords: 0, abandonedUploads: 0, orphanBlobs: 0, temporaryFiles: 0 };
+export async function runCleanup({ db, blobs, now, temporaryAgeMs, sessionIdleMs }: CleanupDeps): Promise<CleanupResult> {
+  const result: CleanupResult = { idempotencyRecords: 0, abandonedUploads: 0, orphanBlobs: 0, temporaryFiles: 0, consoleSessions: 0, usageRows: 0 };
   result.idempotencyRecords = await deleteExpiredIdempotencyRecords(db.kysely, now());
   for (;;) {
     const batch = await listExpiredPendingUploads(db.kysely, now(), 100);
@@ -39,5 +47,7 @@ export async function runCleanup({ db, blobs, now, temporaryAgeMs }: CleanupDeps
     if (batch.length < 100) break;
   }
   result.temporaryFiles = (await blobs.sweepTemporary?.(temporaryAgeMs)) ?? 0;
+  result.consoleSessions = await deleteExpiredSessions(db.kysely, now(), sessionIdleMs ?? Number.MAX_SAFE_INTEGER);
+  result.usageRows = await deleteUsageBefore(db.kysely, now() - (USAGE_BUCKETS + 24) * USAGE_BUCKET_MS);
   return result;
 }

@@ -10,6 +10,7 @@ import { authenticate, bearerToken } from '../../domain/auth/tokens.ts';
 import type { Context, SystemContext } from '../../domain/context.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import type { RateLimitStore, WindowCount } from '../../storage/ratelimit/store.ts';
+import type { UsageRecorder } from '../../domain/console/usage.ts';
 
 function sweep(map: Map<string, number>, now: number) {
   for (const [key, until] of map) if (until <= now) map.delete(key);
@@ -40,9 +41,11 @@ export interface AuthOptions {
   system: SystemContext;
   store: RateLimitStore;
   onRejected: (limiter: string) => void;
+  /** counts each authenticated request per credential for the console's usage page */
+  usage?: UsageRecorder;
 }
 
-export function registerAuth(app: FastifyInstance, { config, system, store, onRejected }: AuthOptions) {
+export function registerAuth(app: FastifyInstance, { config, system, store, onRejected, usage }: AuthOptions) {
   const limits = config.rateLimits;
   // Addresses known to be over their failed-authentication limit, so they are refused without a
   // token lookup or a store round trip until their window ends.
@@ -91,7 +94,9 @@ export function registerAuth(app: FastifyInstance, { config, system, store, onRe
     request.actor = actor;
     const window = await store.hit(`api:${actor.credentialId}`, limits.api.windowSec);
     setRateLimitHeaders(reply, limits.api, window);
-    if (window.count > limits.api.max) refuse(reply, limits.api, window, 'api');
+    const limited = window.count > limits.api.max;
+    usage?.count(actor.credentialId, actor.organizationId, limited);
+    if (limited) refuse(reply, limits.api, window, 'api');
   });
 }
 

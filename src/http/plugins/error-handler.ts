@@ -109,6 +109,10 @@ export function registerErrorHandler(app: FastifyInstance, onDependencyError?: (
       onDependencyError?.(service);
       request.log.warn({ err: service.cause ?? service }, 'dependency unavailable');
       reply.header('Retry-After', '5');
+    } else if (service.code === 'rate_limit_exceeded' && !reply.hasHeader('Retry-After')) {
+      // Limits raised by domain verbs (console sign-in) carry their wait in the details.
+      const wait = (service.details[0] as { retryAfterSec?: number } | undefined)?.retryAfterSec;
+      if (wait !== undefined) reply.header('Retry-After', String(wait));
     }
     return reply.code(STATUS_OF[service.code]).send({
       error: { code: service.code, message: service.message, details: service.details },

@@ -6,12 +6,14 @@ import * as m0001 from './migrations/0001_initial.ts';
 import * as m0002 from './migrations/0002_vulnerabilities.ts';
 import * as m0003 from './migrations/0003_controls_indexes.ts';
 import * as m0004 from './migrations/0004_writes.ts';
+import * as m0005 from './migrations/0005_console.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_vulnerabilities': m0002,
   '0003_controls_indexes': m0003,
   '0004_writes': m0004,
+  '0005_console': m0005,
 };
 
 export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {

@@ -405,6 +405,52 @@ export interface PendingUploadsTable {
   expires_at: Ms;
 }
 
+/** Console administrators (migration 0005): one organization each; email unique per deployment. */
+export interface AdminsTable {
+  id: string;
+  organization_id: string;
+  email: string;
+  password_hash: string;
+  created_at: Ms;
+  last_sign_in_at: Ms | null;
+}
+
+export interface AdminSessionsTable {
+  id: string;
+  token_hash: string;
+  admin_id: string;
+  organization_id: string;
+  created_at: Ms;
+  last_seen_at: Ms;
+  expires_at: Ms;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+export interface AuditLogTable {
+  id: string;
+  organization_id: string | null;
+  at: Ms;
+  actor_type: string;
+  actor_id: string | null;
+  actor_label: string;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  target_label: string | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+/** Requests per credential and hour, summed over every node. */
+export interface CredentialUsageTable {
+  credential_id: string;
+  bucket_start: Ms;
+  organization_id: string;
+  requests: number;
+  rate_limited: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   credentials: CredentialsTable;
@@ -439,4 +485,8 @@ export interface Database {
   custom_field_values: CustomFieldValuesTable;
   idempotency_records: IdempotencyRecordsTable;
   pending_uploads: PendingUploadsTable;
+  admins: AdminsTable;
+  admin_sessions: AdminSessionsTable;
+  audit_log: AuditLogTable;
+  credential_usage: CredentialUsageTable;
 }

@@ -58,3 +58,9 @@ export async function countOrganizations(db: Q): Promise<number> {
   const row = await db.selectFrom('organizations').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** What an actor of the organization needs besides its scopes: the plan and the data version. */
+export async function findOrganizationState(db: Q, id: string): Promise<{ plan: string[]; dataVersion: number } | undefined> {
+  const row = await db.selectFrom('organizations').select(['plan', 'data_version']).where('id', '=', id).executeTakeFirst();
+  return row && { plan: row.plan ? row.plan.split(',') : [], dataVersion: Number(row.data_version) };
+}

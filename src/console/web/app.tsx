@@ -1,0 +1,168 @@
+import type { FunctionComponent } from 'preact';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { type ApiError, getSession, lastActivityAt, setSessionEndedHandler, signOut, toApiError } from './api.ts';
+import { Layout } from './components/layout.tsx';
+import { AuditLogPage } from './pages/audit-log.tsx';
+import { CredentialsPage } from './pages/credentials.tsx';
+import { NotFoundPage } from './pages/not-found.tsx';
+import { OverviewPage } from './pages/overview.tsx';
+import { type Notice, SignInPage } from './pages/sign-in.tsx';
+import { UsagePage } from './pages/usage.tsx';
+import { currentPath, navigate, PATHS, useRoute } from './router.tsx';
+import type { Session } from './types.ts';
+
+const PAGES: Record<string, FunctionComponent> = {
+  [PATHS.credentials]: CredentialsPage,
+  [PATHS.usage]: UsagePage,
+  [PATHS.overview]: OverviewPage,
+  [PATHS.auditLog]: AuditLogPage,
+};
+
+const SESSION_ENDED: Notice = { text: 'Your session has ended. Sign in again.', role: 'alert' };
+const SIGNED_OUT: Notice = { text: 'You have signed out.', role: 'status' };
+// setTimeout fires at once for delays beyond a signed 32-bit integer.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Where a path should lead given the session; equal to the path when it can be shown as is. */
+function targetPath(path: string, signedIn: boolean): string {
+  if (!signedIn) return PATHS.signIn;
+  if (path === '/console' || path === PATHS.signIn) return PATHS.credentials;
+  return path;
+}
+
+export function App() {
+  const route = useRoute();
+  // undefined while the first session check runs.
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [bootError, setBootError] = useState<ApiError | null>(null);
+  const [notice, setNotice] = useState<Notice | null>(null);
+  const [signingOut, setSigningOut] = useState(false);
+  const [signOutError, setSignOutError] = useState<string | null>(null);
+  // The page a signed-out visitor asked for, opened after sign-in.
+  const returnTo = useRef<string | null>(null);
+  const signedIn = useRef(false);
+
+  const endSession = useCallback((next: Notice, rememberPage = true) => {
+    // A time-out check and a 401 may both report the same end.
+    if (!signedIn.current) return;
+    signedIn.current = false;
+    const path = currentPath();
+    returnTo.current = rememberPage && path in PAGES ? path : null;
+    setSession(null);
+    setNotice(next);
+    setSigningOut(false);
+    setSignOutError(null);
+    navigate(PATHS.signIn, { replace: true });
+  }, []);
+
+  const checkSession = useCallback(async () => {
+    setBootError(null);
+    try {
+      const current = await getSession();
+      signedIn.current = current !== null;
+      setSession(current);
+    } catch (error) {
+      setBootError(toApiError(error));
+    }
+  }, []);
+
+  useEffect(() => {
+    setSessionEndedHandler(() => endSession(SESSION_ENDED));
+    void checkSession();
+  }, []);
+
+  // Sign out on screen once the session has timed out, rather than leave data showing on an
+  // unattended screen until the next click. The idle time-out restarts with every request
+  // this tab makes, so the check waits for that; only then does it ask the server (another
+  // tab may have kept the session alive), so the check itself never extends an idle session.
+  useEffect(() => {
+    if (!session) return;
+    const idleMs = Math.max(session.expiresAt - lastActivityAt(), 0);
+    const dueAt = () => Math.max(session.expiresAt, lastActivityAt() + idleMs) + 1000;
+    let cancelled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = (delay: number) => {
+      timer = setTimeout(check, Math.min(Math.max(delay, 0), MAX_TIMER_MS));
+    };
+    const check = async () => {
+      if (dueAt() > Date.now()) return arm(dueAt() - Date.now());
+      try {
+        const current = await getSession();
+        if (cancelled) return;
+        if (current === null) endSession(SESSION_ENDED);
+        else setSession(current);
+      } catch {
+        // Offline: look again in a minute.
+        if (!cancelled) arm(60_000);
+      }
+    };
+    arm(dueAt() - Date.now());
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
+  }, [session]);
+
+  // Keep the address bar in step with what is shown (sign-in page, default page).
+  useEffect(() => {
+    if (session === undefined) return;
+    const target = targetPath(route.path, session !== null);
+    if (target === route.path) return;
+    if (session === null && route.path in PAGES) returnTo.current = route.path;
+    navigate(target, { replace: true, focusHeading: false });
+  }, [session, route.path]);
+
+  function handleSignedIn(next: Session) {
+    signedIn.current = true;
+    setSession(next);
+    setNotice(null);
+    const destination = returnTo.current ?? PATHS.credentials;
+    returnTo.current = null;
+    navigate(destination, { replace: true });
+  }
+
+  async function handleSignOut() {
+    if (signingOut) return;
+    setSigningOut(true);
+    setSignOutError(null);
+    try {
+      await signOut();
+      endSession(SIGNED_OUT, false);
+    } catch (error) {
+      const apiError = toApiError(error);
+      // A 401 has already taken the app to sign-in.
+      if (apiError.status !== 401) setSignOutError(apiError.message);
+      setSigningOut(false);
+    }
+  }
+
+  if (session === undefined) {
+    return (
+      <main id="main" class="boot">
+        {bootError === null ? (
+          <p role="status" class="loading">
+            Loading the developer console…
+          </p>
+        ) : (
+          <div class="error-box">
+            <h1>Developer console</h1>
+            <p role="alert">Could not start the console. {bootError.message}</p>
+            <button type="button" class="button-primary" onClick={checkSession}>
+              Try again
+            </button>
+          </div>
+        )}
+      </main>
+    );
+  }
+
+  if (session === null) return <SignInPage notice={notice} onSignedIn={handleSignedIn} />;
+
+  const path = targetPath(route.path, true);
+  const Page = PAGES[path] ?? NotFoundPage;
+  return (
+    <Layout session={session} path={path} onSignOut={handleSignOut} signingOut={signingOut} signOutError={signOutError}>
+      <Page key={path} />
+    </Layout>
+  );
+}

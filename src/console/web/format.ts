@@ -1,0 +1,91 @@
+// Display text for API values. A fixed locale keeps dates and numbers identical for
+// every administrator (and for the end-to-end tests); times are in the browser's zone,
+// with the exact UTC instant kept in <time dateTime>.
+import type { AccessLevel, CredentialStatus } from './types.ts';
+
+const dateTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+const dateTimeSeconds = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });
+const hourMinute = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit' });
+const count = new Intl.NumberFormat('en-GB');
+
+export function formatDateTime(ms: number, withSeconds = false): string {
+  return (withSeconds ? dateTimeSeconds : dateTime).format(ms);
+}
+
+export function formatHour(ms: number): string {
+  return hourMinute.format(ms);
+}
+
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export function formatCount(n: number): string {
+  return count.format(n);
+}
+
+export function accessLevelLabel(level: AccessLevel): string {
+  return level === 'read_write' ? 'Read & Write' : 'Read Only';
+}
+
+export function statusLabel(status: CredentialStatus): string {
+  return status === 'revoked' ? 'Revoked' : 'Active';
+}
+
+const ACTION_LABELS: Record<string, string> = {
+  'session.sign_in': 'Signed in',
+  'session.sign_in_failed': 'Sign-in failed',
+  'session.sign_out': 'Signed out',
+  'credential.create': 'Created credential',
+  'credential.revoke': 'Revoked credential',
+  'admin.create': 'Created administrator',
+};
+
+/** Readable name of an audit action; codes added later still read sensibly. */
+export function actionLabel(action: string): string {
+  return ACTION_LABELS[action] ?? humanize(action);
+}
+
+export function actorTypeLabel(type: string): string {
+  return type === 'cli' ? 'Command line' : 'Administrator';
+}
+
+const TARGET_TYPES: Record<string, string> = { admin: 'Administrator', credential: 'Credential', session: 'Session' };
+
+export function targetTypeLabel(type: string): string {
+  return TARGET_TYPES[type] ?? humanize(type);
+}
+
+export function humanize(code: string): string {
+  const words = code.replace(/[._-]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+const BROWSERS: Array<[RegExp, string]> = [
+  [/Edg(?:e|A|iOS)?\/(\d+)/, 'Edge'],
+  [/OPR\/(\d+)/, 'Opera'],
+  [/Firefox\/(\d+)/, 'Firefox'],
+  [/HeadlessChrome\/(\d+)/, 'Headless Chrome'],
+  [/Chrom(?:e|ium)\/(\d+)/, 'Chrome'],
+  [/Version\/(\d+)[\d.]* (?:Mobile\/\S+ )?Safari\//, 'Safari'],
+];
+
+const SYSTEMS: Array<[RegExp, string]> = [
+  [/Windows/, 'Windows'],
+  [/iPhone|iPad/, 'iOS'],
+  [/Mac OS X|Macintosh/, 'macOS'],
+  [/Android/, 'Android'],
+  [/CrOS/, 'ChromeOS'],
+  [/Linux/, 'Linux'],
+];
+
+/** "Chrome 131 on macOS" for browsers; other agents (CLI, curl) cut to a short prefix. */
+export function shortenUserAgent(ua: string): string {
+  for (const [pattern, name] of BROWSERS) {
+    const match = pattern.exec(ua);
+    if (match === null) continue;
+    const system = SYSTEMS.find(([test]) => test.test(ua));
+    return `${name} ${match[1]}${system ? ` on ${system[1]}` : ''}`;
+  }
+  return ua.length > 40 ? `${ua.slice(0, 39)}…` : ua;
+}

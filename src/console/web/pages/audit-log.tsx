@@ -1,0 +1,144 @@
+import type { Ref } from 'preact';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { type ApiError, getAuditLog, toApiError } from '../api.ts';
+import { DateTime } from '../components/date-time.tsx';
+import { PageHeading } from '../components/page-heading.tsx';
+import { LoadError, Loading } from '../components/status.tsx';
+import { actionLabel, actorTypeLabel, shortenUserAgent, targetTypeLabel } from '../format.ts';
+import type { AuditEntry } from '../types.ts';
+
+interface AuditState {
+  entries: AuditEntry[] | undefined;
+  nextCursor: string | null;
+  loading: boolean;
+  error: ApiError | undefined;
+}
+
+export function AuditLogPage() {
+  const [state, setState] = useState<AuditState>({ entries: undefined, nextCursor: null, loading: true, error: undefined });
+  const mounted = useRef(true);
+  const caption = useRef<HTMLTableCaptionElement>(null);
+  const loadMoreButton = useRef<HTMLButtonElement>(null);
+
+  const load = useCallback(async (cursor: string | null) => {
+    setState((previous) => ({ ...previous, loading: true, error: undefined }));
+    try {
+      const page = await getAuditLog(cursor);
+      if (!mounted.current) return;
+      setState((previous) => ({
+        entries: cursor === null ? page.entries : [...(previous.entries ?? []), ...page.entries],
+        nextCursor: page.nextCursor,
+        loading: false,
+        error: undefined,
+      }));
+    } catch (error) {
+      if (mounted.current) setState((previous) => ({ ...previous, loading: false, error: toApiError(error) }));
+    }
+  }, []);
+
+  useEffect(() => {
+    mounted.current = true;
+    void load(null);
+    return () => {
+      mounted.current = false;
+    };
+  }, [load]);
+
+  async function loadMore() {
+    if (state.loading || state.nextCursor === null) return;
+    await load(state.nextCursor);
+    // The button disappears on the last page; keep focus inside the table then.
+    if (loadMoreButton.current === null || !loadMoreButton.current.isConnected) caption.current?.focus();
+  }
+
+  const { entries } = state;
+  return (
+    <>
+      <PageHeading title="Audit log" />
+      <p class="lead">Every administrator action in this console and the command line: who did what, when and from where.</p>
+      {entries === undefined ? (
+        state.error !== undefined ? (
+          <LoadError what="the audit log" error={state.error} onRetry={() => load(null)} />
+        ) : (
+          <Loading>Loading the audit log…</Loading>
+        )
+      ) : entries.length === 0 ? (
+        <p class="empty">No actions recorded yet.</p>
+      ) : (
+        <>
+          <AuditTable entries={entries} captionRef={caption} busy={state.loading} />
+          {state.error !== undefined && <LoadError what="more entries" error={state.error} onRetry={loadMore} />}
+          {state.loading && <Loading>Loading more entries…</Loading>}
+          {state.nextCursor !== null && (
+            <p class="load-more">
+              <button type="button" class="button-secondary" ref={loadMoreButton} onClick={loadMore} aria-busy={state.loading}>
+                Load more
+              </button>
+            </p>
+          )}
+        </>
+      )}
+    </>
+  );
+}
+
+function AuditTable({ entries, captionRef, busy }: { entries: AuditEntry[]; captionRef: Ref<HTMLTableCaptionElement>; busy: boolean }) {
+  return (
+    <div class="table-scroll" role="group" aria-label="Audit log entries" tabIndex={0}>
+      <table aria-busy={busy}>
+        <caption ref={captionRef} tabIndex={-1}>
+          Administrator actions, newest first
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Who</th>
+            <th scope="col">Action</th>
+            <th scope="col">Target</th>
+            <th scope="col">From</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((entry) => (
+            <tr key={entry.id}>
+              <td class="nowrap">
+                <DateTime ms={entry.at} withSeconds />
+              </td>
+              <td>
+                <span class="cell-main">{entry.actor.label}</span>
+                <span class="cell-sub">{actorTypeLabel(entry.actor.type)}</span>
+              </td>
+              <td>
+                <span class={entry.action.endsWith('_failed') ? 'cell-main action-failed' : 'cell-main'}>
+                  {actionLabel(entry.action)}
+                </span>
+                <code class="cell-sub">{entry.action}</code>
+              </td>
+              <td>
+                {entry.target === null ? (
+                  <span class="muted">None</span>
+                ) : (
+                  <>
+                    <span class="cell-main" title={entry.target.id}>
+                      {entry.target.label}
+                    </span>
+                    <span class="cell-sub">{targetTypeLabel(entry.target.type)}</span>
+                  </>
+                )}
+              </td>
+              <td>
+                {entry.ip !== null && <span class="cell-main">{entry.ip}</span>}
+                {entry.userAgent !== null && (
+                  <span class={entry.ip === null ? 'cell-main' : 'cell-sub'} title={entry.userAgent}>
+                    {shortenUserAgent(entry.userAgent)}
+                  </span>
+                )}
+                {entry.ip === null && entry.userAgent === null && <span class="muted">Not recorded</span>}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

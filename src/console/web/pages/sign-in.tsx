@@ -1,0 +1,96 @@
+import type { TargetedSubmitEvent } from 'preact';
+import { useId, useState } from 'preact/hooks';
+import { type ApiError, signIn, toApiError } from '../api.ts';
+import { PageHeading } from '../components/page-heading.tsx';
+import type { Session } from '../types.ts';
+
+export interface Notice {
+  text: string;
+  /** 'alert' for news the admin did not ask for (session ended); 'status' otherwise. */
+  role: 'alert' | 'status';
+}
+
+export function SignInPage({ notice, onSignedIn }: { notice: Notice | null; onSignedIn: (session: Session) => void }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState(false);
+  const emailId = useId();
+  const passwordId = useId();
+  const errorId = useId();
+
+  async function submit(event: TargetedSubmitEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const session = await signIn(email.trim(), password);
+      onSignedIn(session);
+    } catch (caught) {
+      setError(toApiError(caught));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <main id="main" class="sign-in">
+      <div class="sign-in-card">
+        <p class="brand-product">Developer console</p>
+        <PageHeading title="Sign in" />
+        {error !== null ? (
+          <p role="alert" id={errorId} class="form-error">
+            {signInErrorText(error)}
+          </p>
+        ) : (
+          notice !== null && (
+            <p role={notice.role} class={notice.role === 'alert' ? 'notice notice-warning' : 'notice'}>
+              {notice.text}
+            </p>
+          )
+        )}
+        <form onSubmit={submit} aria-describedby={error !== null ? errorId : undefined}>
+          <div class="field">
+            <label for={emailId}>Email</label>
+            <input
+              id={emailId}
+              type="email"
+              name="email"
+              autocomplete="username"
+              value={email}
+              onInput={(event) => setEmail(event.currentTarget.value)}
+              aria-invalid={error?.status === 401 ? true : undefined}
+            />
+          </div>
+          <div class="field">
+            <label for={passwordId}>Password</label>
+            <input
+              id={passwordId}
+              type="password"
+              name="password"
+              autocomplete="current-password"
+              value={password}
+              onInput={(event) => setPassword(event.currentTarget.value)}
+              aria-invalid={error?.status === 401 ? true : undefined}
+            />
+          </div>
+          <button type="submit" class="button-primary" aria-busy={busy}>
+            Sign in
+          </button>
+        </form>
+      </div>
+    </main>
+  );
+}
+
+function signInErrorText(error: ApiError): string {
+  if (error.status === 429) {
+    return error.retryAfterSec !== null
+      ? `Too many sign-in attempts. Try again in ${error.retryAfterSec} seconds.`
+      : 'Too many sign-in attempts. Try again later.';
+  }
+  if (error.status === 400 && error.details.length > 0) {
+    return `${error.message} ${error.details.map((detail) => detail.message).join(' ')}`;
+  }
+  return error.message;
+}

@@ -1,0 +1,62 @@
+// Console administrators: created by an operator (`cds admin create`) or by the demo loader.
+import { randomUUID } from 'node:crypto';
+import type { SystemContext } from '../context.ts';
+import { notFound, validationFailed } from '../errors.ts';
+import { isUniqueViolation } from '../../storage/db/errors.ts';
+import { findAdminByEmail, insertAdmin, listAdmins as listAdminRows } from '../../storage/db/repositories/admins.ts';
+import { findOrganization } from '../../storage/db/repositories/organizations.ts';
+import { recordAudit, type AuditActor } from './audit.ts';
+import { hashPassword, passwordIssues } from './passwords.ts';
+
+/** Emails compare case-insensitively; they are stored trimmed and lower-cased. */
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface AdminView {
+  id: string;
+  organizationId: string;
+  email: string;
+  createdAt: number;
+  lastSignInAt: number | null;
+}
+
+export async function createAdmin({
+  ctx,
+  input,
+  actor,
+}: {
+  ctx: SystemContext;
+  input: { organizationId: string; email: string; password: string };
+  actor: AuditActor;
+}): Promise<AdminView> {
+  const email = normalizeEmail(input.email);
+  const issues = [
+    ...(EMAIL.test(email) && email.length <= 320 ? [] : [{ field: 'email', message: 'must be an email address' }]),
+    ...passwordIssues(input.password),
+  ];
+  if (issues.length > 0) throw validationFailed(issues);
+  const org = await findOrganization(ctx.db.kysely, input.organizationId);
+  if (!org) throw notFound('Organization');
+  const taken = () => validationFailed([{ field: 'email', message: 'is already an administrator account' }]);
+  if (await findAdminByEmail(ctx.db.kysely, email)) throw taken();
+
+  const now = ctx.now();
+  const admin = { id: randomUUID(), organizationId: org.id, email, passwordHash: await hashPassword(input.password), createdAt: now, lastSignInAt: null };
+  try {
+    await ctx.db.kysely.transaction().execute(async (tx) => {
+      await insertAdmin(tx, admin);
+      await recordAudit(tx, { organizationId: org.id, actor, action: 'admin.create', target: { type: 'admin', id: admin.id, label: email }, at: now });
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw taken();
+    throw err;
+  }
+  return { id: admin.id, organizationId: org.id, email, createdAt: now, lastSignInAt: null };
+}
+
+export async function listAdmins({ ctx, input }: { ctx: SystemContext; input: { organizationId: string } }): Promise<AdminView[]> {
+  const org = await findOrganization(ctx.db.kysely, input.organizationId);
+  if (!org) throw notFound('Organization');
+  return (await listAdminRows(ctx.db.kysely, org.id)).map(({ passwordHash: _omit, ...rest }) => rest);
+}

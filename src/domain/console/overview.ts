@@ -1,0 +1,35 @@
+// The console's compliance overview: GET /v1/frameworks's own verb, run for the administrator's
+// organization with every read scope, so the console and the API can never disagree.
+import type { SystemContext } from '../context.ts';
+import { scopesFor } from '../auth/scopes.ts';
+import { listFrameworks } from '../frameworks/list.ts';
+import { notFound } from '../errors.ts';
+import type { FrameworkProgress } from '../compliance/rules.ts';
+import { findOrganizationState } from '../../storage/db/repositories/organizations.ts';
+
+export async function complianceOverview({
+  ctx,
+  input,
+}: {
+  ctx: SystemContext;
+  input: { organizationId: string; adminId: string };
+}): Promise<{ frameworks: Array<{ frameworkId: string; frameworkName: string; complianceProgress: FrameworkProgress }> }> {
+  const org = await findOrganizationState(ctx.db.kysely, input.organizationId);
+  if (!org) throw notFound('Organization');
+  const frameworks = await listFrameworks({
+    ctx: {
+      ...ctx,
+      actor: {
+        organizationId: input.organizationId,
+        credentialId: `console:${input.adminId}`,
+        scopes: new Set(scopesFor('read_only')),
+        plan: new Set(org.plan),
+        dataVersion: org.dataVersion,
+      },
+    },
+    input: {},
+  });
+  return {
+    frameworks: frameworks.map((f) => ({ frameworkId: f.frameworkId, frameworkName: f.frameworkName, complianceProgress: f.complianceProgress })),
+  };
+}

@@ -1,0 +1,91 @@
+// The console's session cookie and its guards, for every /console/api route:
+// - a cross-site request (Origin of another site, or Sec-Fetch-Site: cross-site) is refused;
+// - routes marked `console: 'session'` need a live session cookie (401 otherwise);
+// - every such request that changes something also needs the X-CSRF-Token header matching the
+//   session (403 otherwise). The SameSite=Strict cookie already keeps other sites out; the token
+//   is the second, independent line (and covers browsers or proxies that mishandle SameSite).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.ts';
+import type { SystemContext } from '../../domain/context.ts';
+import { ServiceError } from '../../domain/errors.ts';
+import { csrfMatches, resolveSession, type Origin, type SignedInAdmin } from '../../domain/console/sessions.ts';
+
+export const SESSION_COOKIE = 'cds_console';
+const COOKIE_PATH = '/console';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** a /console/api route: 'public' (sign-in) or 'session' (needs a signed-in administrator) */
+    console?: 'public' | 'session';
+  }
+  interface FastifyRequest {
+    consoleSession?: SignedInAdmin;
+    /** the raw session token of the cookie, kept to check the CSRF token */
+    consoleToken?: string;
+  }
+}
+
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, maxAgeSec: number) {
+  // Secure whenever the request came over TLS (directly, or via a trusted proxy's X-Forwarded-Proto).
+  const secure = request.protocol === 'https' ? '; Secure' : '';
+  reply.header('Set-Cookie', `${SESSION_COOKIE}=${token}; Path=${COOKIE_PATH}; Max-Age=${maxAgeSec}; HttpOnly; SameSite=Strict${secure}`);
+}
+
+export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply) {
+  const secure = request.protocol === 'https' ? '; Secure' : '';
+  reply.header('Set-Cookie', `${SESSION_COOKIE}=; Path=${COOKIE_PATH}; Max-Age=0; HttpOnly; SameSite=Strict${secure}`);
+}
+
+export const originOf = (request: FastifyRequest): Origin => ({
+  ip: request.ip ?? null,
+  userAgent: typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'] : null,
+});
+
+function isCrossSite(request: FastifyRequest): boolean {
+  if (request.headers['sec-fetch-site'] === 'cross-site') return true;
+  const origin = request.headers.origin;
+  if (origin === undefined) return false;
+  try {
+    return new URL(origin).host !== request.host;
+  } catch {
+    return true; // "null" and other opaque origins
+  }
+}
+
+export function registerConsoleSession(app: FastifyInstance, { config, system }: { config: Config; system: SystemContext }) {
+  const settings = { idleMs: config.console.sessionIdleSec * 1000 };
+  app.addHook('onRequest', async (request, reply) => {
+    const mode = request.routeOptions.config?.console;
+    if (!mode) return;
+    reply.header('Cache-Control', 'no-store');
+    if (!SAFE_METHODS.has(request.method) && isCrossSite(request)) {
+      throw new ServiceError('forbidden', 'Cross-site requests to the console are refused.');
+    }
+    if (mode !== 'session') return;
+    const token = readCookie(request.headers.cookie, SESSION_COOKIE);
+    request.consoleSession = await resolveSession({ ctx: system, input: { token }, settings });
+    request.consoleToken = token;
+    if (!SAFE_METHODS.has(request.method)) {
+      const presented = request.headers['x-csrf-token'];
+      if (!csrfMatches(token!, typeof presented === 'string' ? presented : undefined)) {
+        throw new ServiceError('forbidden', 'The X-CSRF-Token header is missing or does not match the session.');
+      }
+    }
+  });
+}
+
+/** The signed-in administrator of a `console: 'session'` route (set by the hook above). */
+export function consoleSessionOf(request: FastifyRequest): SignedInAdmin {
+  if (!request.consoleSession) throw new ServiceError('unauthorized', 'Sign in to use the console.');
+  return request.consoleSession;
+}

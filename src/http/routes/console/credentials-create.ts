@@ -1,0 +1,49 @@
+// POST /console/api/credentials: a new API credential; its secret is in this response only.
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { CREDENTIAL_NAME_MAX_LENGTH, createCredential } from '../../../domain/auth/credentials.ts';
+import { adminActor } from '../../../domain/console/sessions.ts';
+import { validationFailed } from '../../../domain/errors.ts';
+import { consoleSessionOf, originOf } from '../../plugins/console-session.ts';
+import { envelope } from '../../reply.ts';
+import { Envelope } from '../../schemas/common.ts';
+import type { RouteDeps } from '../deps.ts';
+import { CONSOLE_SECURITY, consoleErrors, CsrfHeaders, NewCredential, credentialView } from './schemas.ts';
+
+const Body = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: CREDENTIAL_NAME_MAX_LENGTH, description: 'A label for people, e.g. the integration using it.' }),
+    accessLevel: Type.Enum(['read_only', 'read_write'], { description: 'Read Only (every read scope) or Read & Write (adds every write scope).' }),
+  },
+  { additionalProperties: false },
+);
+
+export default function createConsoleCredentialRoute(app: FastifyInstance, { system }: RouteDeps) {
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
+    '/console/api/credentials',
+    {
+      config: { console: 'session' },
+      schema: {
+        tags: ['console'],
+        summary: 'Create an API credential',
+        description: 'The client secret is returned in this response only; the service keeps just its hash.',
+        security: CONSOLE_SECURITY,
+        headers: CsrfHeaders,
+        body: Body,
+        response: { 201: Envelope(NewCredential), ...consoleErrors() },
+      },
+    },
+    async (request, reply) => {
+      const session = consoleSessionOf(request);
+      if (request.body.name.trim() === '') throw validationFailed([{ field: 'name', message: 'must not be blank' }]);
+      const created = await createCredential({
+        ctx: system,
+        input: { organizationId: session.organization.id, accessLevel: request.body.accessLevel, name: request.body.name },
+        actor: adminActor(session, originOf(request)),
+      });
+      reply.code(201);
+      return envelope(request, { ...credentialView(created), clientSecret: created.clientSecret });
+    },
+  );
+}

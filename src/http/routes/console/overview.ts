@@ -1,0 +1,34 @@
+// GET /console/api/overview: each framework's progress, computed by GET /v1/frameworks's own verb.
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { complianceOverview } from '../../../domain/console/overview.ts';
+import { consoleSessionOf } from '../../plugins/console-session.ts';
+import { envelope } from '../../reply.ts';
+import { Envelope } from '../../schemas/common.ts';
+import { Framework } from '../frameworks/list.ts';
+import type { RouteDeps } from '../deps.ts';
+import { CONSOLE_SECURITY, consoleErrors } from './schemas.ts';
+
+const Overview = Type.Object({
+  frameworks: Type.Array(Type.Object({ frameworkId: Type.String(), frameworkName: Type.String(), complianceProgress: Framework.properties.complianceProgress })),
+});
+
+export default function overviewRoute(app: FastifyInstance, { system }: RouteDeps) {
+  app.get(
+    '/console/api/overview',
+    {
+      config: { console: 'session' },
+      schema: {
+        tags: ['console'],
+        summary: 'Compliance overview: every framework with its progress',
+        description: 'The same computation as GET /v1/frameworks (complianceProgress).',
+        security: CONSOLE_SECURITY,
+        response: { 200: Envelope(Overview), ...consoleErrors({ 403: 'plan_restricted: the plan does not include frameworks' }) },
+      },
+    },
+    async (request) => {
+      const session = consoleSessionOf(request);
+      return envelope(request, await complianceOverview({ ctx: system, input: { organizationId: session.organization.id, adminId: session.admin.id } }));
+    },
+  );
+}

@@ -1,0 +1,64 @@
+// Shapes of the console's admin API (/console/api), shown in the OpenAPI document under the
+// "console" tag. Errors use the same body as /v1.
+import { Type } from 'typebox';
+
+export const Session = Type.Object({
+  admin: Type.Object({ id: Type.String(), email: Type.String() }),
+  organization: Type.Object({ id: Type.String(), name: Type.String() }),
+  csrfToken: Type.String({ description: 'Send as the X-CSRF-Token header on every request that changes something.' }),
+  expiresAt: Type.Integer({ description: 'Epoch ms at which the session ends unless used again (idle time-out), capped by its absolute end.' }),
+});
+
+export const Credential = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  clientId: Type.String(),
+  accessLevel: Type.Enum(['read_only', 'read_write']),
+  status: Type.Enum(['active', 'revoked']),
+  createdAt: Type.Integer(),
+  lastUsedAt: Type.Union([Type.Integer(), Type.Null()]),
+  revokedAt: Type.Union([Type.Integer(), Type.Null()]),
+});
+
+export const NewCredential = Type.Intersect([
+  Credential,
+  Type.Object({ clientSecret: Type.String({ description: 'Shown in this response only; it cannot be retrieved again.' }) }),
+]);
+
+export const CsrfHeaders = Type.Object({
+  'x-csrf-token': Type.String({ description: 'The csrfToken of the session.' }),
+});
+
+export const CONSOLE_SECURITY = [{ consoleSession: [] }];
+
+export const consoleErrors = (extra: Record<number, string> = {}) => {
+  const base: Record<number, string> = {
+    400: 'validation_failed: the body or a parameter is invalid (details name it)',
+    401: 'unauthorized: not signed in, or the session has ended',
+    403: 'forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site',
+    500: 'internal_error',
+    503: 'upstream_unavailable: a dependency is down',
+    ...extra,
+  };
+  return Object.fromEntries(Object.entries(base).map(([status, description]) => [status, { description, $ref: 'ErrorBody#' }]));
+};
+
+export const credentialView = (c: {
+  id: string;
+  name: string;
+  clientId: string;
+  accessLevel: 'read_only' | 'read_write';
+  status: 'active' | 'revoked';
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}) => ({
+  id: c.id,
+  name: c.name,
+  clientId: c.clientId,
+  accessLevel: c.accessLevel,
+  status: c.status,
+  createdAt: c.createdAt,
+  lastUsedAt: c.lastUsedAt,
+  revokedAt: c.revokedAt,
+});

@@ -1,0 +1,56 @@
+// POST /console/api/session: sign in with email and password; sets the HttpOnly session cookie.
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { signIn } from '../../../domain/console/sessions.ts';
+import { PASSWORD_MAX_LENGTH } from '../../../domain/console/passwords.ts';
+import { originOf, setSessionCookie } from '../../plugins/console-session.ts';
+import { envelope } from '../../reply.ts';
+import { Envelope } from '../../schemas/common.ts';
+import type { RouteDeps } from '../deps.ts';
+import { consoleErrors, Session } from './schemas.ts';
+
+const Body = Type.Object(
+  {
+    email: Type.String({ minLength: 1, maxLength: 320 }),
+    password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH }),
+  },
+  { additionalProperties: false },
+);
+
+export default function createSessionRoute(app: FastifyInstance, { config, system, store }: RouteDeps) {
+  const settings = {
+    idleMs: config.console.sessionIdleSec * 1000,
+    maxMs: config.console.sessionMaxSec * 1000,
+    signInLimit: config.console.signInLimit,
+  };
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
+    '/console/api/session',
+    {
+      config: { console: 'public' },
+      schema: {
+        tags: ['console'],
+        summary: 'Sign in to the console',
+        description:
+          'Checks an administrator\'s email and password and starts a session in an HttpOnly, SameSite=Strict cookie. ' +
+          `Attempts are limited per email and per client address (${config.console.signInLimit.max} per ${config.console.signInLimit.windowSec} s by default settings).`,
+        body: Body,
+        response: {
+          200: Envelope(Session),
+          ...consoleErrors({ 401: 'unauthorized: the email or password is wrong', 429: 'rate_limit_exceeded: too many attempts; Retry-After says when to retry' }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { token, session } = await signIn({
+        ctx: system,
+        input: { email: request.body.email, password: request.body.password, origin: originOf(request) },
+        settings,
+        store,
+      });
+      setSessionCookie(request, reply, token, config.console.sessionMaxSec);
+      const { sessionId: _internal, ...data } = session;
+      return envelope(request, data);
+    },
+  );
+}
