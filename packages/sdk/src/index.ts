@@ -1,0 +1,29 @@
+// The public surface of @compliance-data/sdk.
+export { ComplianceClient, DEFAULTS, type ClientOptions } from './client.ts';
+export { REGIONS, REGION_BASE_URLS, type Region } from './regions.ts';
+export {
+  ComplianceError,
+  ComplianceApiError,
+  ValidationError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  ConflictError,
+  RateLimitError,
+  InternalServerError,
+  ServiceUnavailableError,
+  ConnectionError,
+  TimeoutError,
+  TotalCountMismatchError,
+  PaginationError,
+  type ApiErrorCode,
+  type ErrorDetail,
+} from './errors.ts';
+export { PagedList, type Page, type PageMeta } from './pagination.ts';
+export type { RequestOptions, WriteOptions, WithResponse } from './resources/operation.ts';
+export type { ResponseInfo, FetchLike } from './transport/request-sender.ts';
+export type { UploadAttachmentsInput } from './resources/evidence.ts';
+export type { UploadFile, ByteStream } from './uploads/sources.ts';
+export type { VulnerabilityListQuery, VulnerabilityPage } from './resources/vulnerabilities.ts';
+export type * from './types.ts';
+export type * from './generated/api.ts';

@@ -1,0 +1,190 @@
+// The one place that sends a request: per-attempt time-out, the bearer token, the
+// Idempotency-Key, and the retry loop of the spec's rules (transport/retry-rules.ts) with the
+// waits of transport/backoff.ts. Every SDK method goes through `send`; the token endpoint too,
+// so token requests are retried by the same rules.
+import {
+  ComplianceApiError,
+  ConnectionError,
+  TimeoutError,
+  apiErrorFromResponse,
+} from '../errors.ts';
+import { backoffDelayMs, retryAfterMs, type BackoffSettings } from './backoff.ts';
+import { verdictFor } from './retry-rules.ts';
+import { abortReason, sleep } from './timing.ts';
+
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+export interface SenderSettings extends BackoffSettings {
+  baseUrl: string;
+  fetch: FetchLike;
+  maxRetries: number;
+  timeoutMs: number;
+  /** a Retry-After longer than this is not waited for: the error is thrown at once */
+  maxRetryAfterMs: number;
+}
+
+/** Where bearer tokens come from (transport/token-cache.ts). */
+export interface TokenSource {
+  get(signal?: AbortSignal): Promise<string>;
+  /** The service refused `token`: forget it unless it has been replaced already. */
+  invalidate(token: string): void;
+}
+
+/** The bytes of a request body, produced again for every attempt. */
+export interface RequestBody {
+  contentType: string;
+  /** a fresh body for the next attempt; `streaming` bodies need fetch's `duplex: 'half'` */
+  open(): { body: NonNullable<RequestInit['body']>; streaming: boolean };
+  /** false once the body cannot be produced again (a one-shot stream that has been read) */
+  replayable(): boolean;
+  /** an error a body source raised while being read (a file that vanished, a stream that failed) */
+  sourceError(): unknown;
+}
+
+export interface Call {
+  method: string;
+  /** path and query string, appended to the base URL */
+  path: string;
+  body?: RequestBody;
+  idempotencyKey?: string;
+  /** absent for the token endpoint */
+  tokens?: TokenSource;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  maxRetries?: number;
+}
+
+/** What the SDK saw of the final answer. */
+export interface ResponseInfo {
+  status: number;
+  /** `X-Request-Id` of the answer */
+  requestId: string | undefined;
+  headers: Headers;
+  /** true when a write was answered from the stored response of an earlier attempt or call with the same Idempotency-Key */
+  idempotentReplayed: boolean;
+  /** attempts made, 1 when the first one succeeded */
+  attempts: number;
+  /** the Idempotency-Key sent with a write */
+  idempotencyKey: string | undefined;
+}
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+export class RequestSender {
+  readonly settings: SenderSettings;
+
+  constructor(settings: SenderSettings) {
+    this.settings = settings;
+  }
+
+  async send<T>(call: Call): Promise<{ body: T; info: ResponseInfo }> {
+    const maxRetries = call.maxRetries ?? this.settings.maxRetries;
+    let retries = 0;
+    let attempts = 0;
+    let renewedToken = false;
+    for (;;) {
+      const token = call.tokens ? await call.tokens.get(call.signal) : undefined;
+      attempts++;
+      let answer: Answer;
+      try {
+        answer = await this.#attempt(call, token);
+      } catch (err) {
+        if (!(err instanceof ConnectionError || err instanceof TimeoutError)) throw err;
+        if (retries >= maxRetries || !canResend(call)) throw err;
+        await sleep(backoffDelayMs(retries, this.settings), call.signal);
+        retries++;
+        continue;
+      }
+      if (answer.status >= 200 && answer.status < 300) return { body: parseSuccess<T>(answer), info: infoOf(answer, attempts, call.idempotencyKey) };
+
+      const error = apiErrorFromResponse(answer.status, answer.headers, answer.text);
+      const verdict = verdictFor(error, token !== undefined);
+      if (verdict === 'renew-token' && !renewedToken && canResend(call)) {
+        renewedToken = true;
+        call.tokens!.invalidate(token!);
+        continue;
+      }
+      if (verdict !== 'retry' || retries >= maxRetries || !canResend(call)) throw error;
+      const delay = this.#delayBeforeRetry(error, retries);
+      if (delay === undefined) throw error;
+      await sleep(delay, call.signal);
+      retries++;
+    }
+  }
+
+  /** Retry-After when the service sent one (and it is not too long), otherwise backoff. */
+  #delayBeforeRetry(error: ComplianceApiError, retries: number): number | undefined {
+    const asked = retryAfterMs(error.headers);
+    if (asked === undefined) return backoffDelayMs(retries, this.settings);
+    return asked > this.settings.maxRetryAfterMs ? undefined : asked;
+  }
+
+  async #attempt(call: Call, token: string | undefined): Promise<Answer> {
+    if (call.signal?.aborted) throw abortReason(call.signal);
+    const timeoutMs = call.timeoutMs ?? this.settings.timeoutMs;
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const onCallerAbort = () => controller.abort(call.signal!.reason);
+    call.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    try {
+      const headers = new Headers({ accept: 'application/json' });
+      if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
+      if (call.idempotencyKey !== undefined) headers.set('idempotency-key', call.idempotencyKey);
+      const init: RequestInit & { duplex?: 'half' } = { method: call.method, headers, signal: controller.signal };
+      if (call.body) {
+        const opened = call.body.open();
+        headers.set('content-type', call.body.contentType);
+        init.body = opened.body;
+        if (opened.streaming) init.duplex = 'half';
+      }
+      // The body is read under the same signal, so the time-out covers the whole answer.
+      const res = await this.settings.fetch(this.settings.baseUrl + call.path, init);
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, text };
+    } catch (err) {
+      if (call.signal?.aborted) throw abortReason(call.signal);
+      const sourceError = call.body?.sourceError();
+      if (sourceError !== undefined) throw sourceError;
+      if (timedOut) throw new TimeoutError(timeoutMs);
+      throw new ConnectionError(`request failed before an answer arrived: ${describe(err)}`, { cause: err });
+    } finally {
+      clearTimeout(timer);
+      call.signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+}
+
+const canResend = (call: Call) => !call.body || call.body.replayable();
+
+function parseSuccess<T>(answer: Answer): T {
+  try {
+    return JSON.parse(answer.text) as T;
+  } catch {
+    throw apiErrorFromResponse(answer.status, answer.headers, answer.text);
+  }
+}
+
+function infoOf(answer: Answer, attempts: number, idempotencyKey: string | undefined): ResponseInfo {
+  return {
+    status: answer.status,
+    requestId: answer.headers.get('x-request-id') ?? undefined,
+    headers: answer.headers,
+    idempotentReplayed: answer.headers.get('idempotent-replayed') === 'true',
+    attempts,
+    idempotencyKey,
+  };
+}
+
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
+  return `${err.message}${cause}`;
+}

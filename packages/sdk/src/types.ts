@@ -1,0 +1,33 @@
+// Names for the resources, taken from the generated operation types so they follow the server.
+import type {
+  ErrorBody,
+  GetControlResponse,
+  GetEvidenceResponse,
+  GetPolicyResponse,
+  GetTestResponse,
+  GetVulnerabilityResponse,
+  ListControlsResponse,
+  ListEvidenceResponse,
+  ListFrameworksResponse,
+  ListPoliciesResponse,
+  ListTestsResponse,
+  ListVulnerabilitiesResponse,
+  UploadEvidenceAttachmentsResponse,
+} from './generated/api.ts';
+
+export type Framework = ListFrameworksResponse['data'][number];
+/** a control as the list returns it */
+export type ControlSummary = ListControlsResponse['data'][number];
+/** a control as get returns it */
+export type Control = GetControlResponse['data'];
+export type PolicySummary = ListPoliciesResponse['data'][number];
+export type Policy = GetPolicyResponse['data'];
+export type EvidenceSummary = ListEvidenceResponse['data'][number];
+export type EvidenceRecord = GetEvidenceResponse['data'];
+export type TestSummary = ListTestsResponse['data'][number];
+export type Test = GetTestResponse['data'];
+export type VulnerabilitySummary = ListVulnerabilitiesResponse['data'][number];
+/** a finding as get, create and update return it */
+export type Vulnerability = GetVulnerabilityResponse['data'];
+export type UploadResult = UploadEvidenceAttachmentsResponse['data'];
+export type ErrorResponseBody = ErrorBody;

@@ -1,0 +1,49 @@
+// The SDK's types cannot drift from the server: src/generated/api.ts must equal a fresh
+// rendering of the server's OpenAPI document, and the generator refuses a document with an API
+// operation the SDK does not cover (or one it covers that is gone).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { GENERATED_FILE, renderFromServer } from '../scripts/generate.ts';
+import { loadServerOpenApi } from '../scripts/load-openapi.ts';
+import { OPERATIONS, renderApiModule } from '../scripts/openapi-to-ts.ts';
+import { operations } from '../src/generated/api.ts';
+
+test('src/generated/api.ts is what the server schemas generate (run `npm run generate -w packages/sdk` if not)', async () => {
+  assert.equal(fs.readFileSync(GENERATED_FILE, 'utf8'), await renderFromServer());
+});
+
+test('every API operation of the server has an SDK operation, and no SDK operation lacks a server route', async () => {
+  const doc = await loadServerOpenApi();
+  const clone = () => structuredClone(doc);
+
+  const added = clone();
+  added.paths['/v1/risks'] = { get: structuredClone(doc.paths['/v1/frameworks'].get) };
+  assert.throws(() => renderApiModule(added), /GET \/v1\/risks is not covered by the SDK/);
+
+  const removed = clone();
+  delete removed.paths['/v1/tests/{testId}'];
+  assert.throws(() => renderApiModule(removed), /GET \/v1\/tests\/\{testId\} is in OPERATIONS but the server no longer serves it/);
+
+  const diverged = clone();
+  diverged.paths['/v1/evidences'].get.parameters = [];
+  assert.throws(() => renderApiModule(diverged), /no longer an exact alias/);
+
+  const newParam = clone();
+  newParam.paths['/v1/frameworks'].get.parameters!.push({ in: 'query', name: 'region', schema: { type: 'object' } });
+  assert.throws(() => renderApiModule(newParam), /query parameter region/);
+
+  assert.deepEqual(Object.keys(operations).sort(), Object.values(OPERATIONS).sort());
+});
+
+test('query parameters get the wire form the server reads', () => {
+  assert.equal(operations.listPolicies.query.isRelevant, 'boolean');
+  assert.equal(operations.listPolicies.query.nextReviewAtFrom, 'number');
+  assert.equal(operations.listControls.query.status, 'list');
+  assert.equal(operations.listControls.query.assigneeEmails, 'list');
+  assert.equal(operations.listVulnerabilities.query.nextCursor, 'string');
+  assert.deepEqual(
+    Object.entries(operations).filter(([, o]) => o.idempotent).map(([name]) => name).sort(),
+    ['createVulnerability', 'updateVulnerability', 'uploadEvidenceAttachments'],
+  );
+});
