@@ -1,0 +1,23 @@
+// The shape of a command: its words, its options (args.ts) and what it does. The registry
+// (commands/index.ts) lists them; the help is rendered from the same declarations.
+import type { OptionSpec, ParsedValues } from '../args.ts';
+import type { Context } from '../context.ts';
+
+export interface Command {
+  /** `controls`, or `export` for a command without actions */
+  group: string;
+  /** `list`, `get`, …; absent for a one-word command */
+  action?: string;
+  summary: string;
+  /** the positional arguments as the usage line names them, e.g. `CONTROL_ID` */
+  args?: string;
+  positionals?: { min: number; max: number; name: string };
+  options: OptionSpec[];
+  /** more help, after the options */
+  notes?: string;
+  run(ctx: Context, values: ParsedValues, positionals: string[]): Promise<void>;
+}
+
+export function commandName(command: Pick<Command, 'group' | 'action'>): string {
+  return command.action ? `${command.group} ${command.action}` : command.group;
+}

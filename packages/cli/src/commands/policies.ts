@@ -1,0 +1,22 @@
+// compliance policies list | get
+import type { GetPolicyQuery, ListPoliciesQuery } from '../sdk.ts';
+import { GET_FIELDS, LIST_FIELDS, POLICY_STATUS } from '../vocabulary.ts';
+import type { Command } from './command.ts';
+import { artifactFilters } from './artifact-filters.ts';
+import { fieldsOption, getCommand, listCommand } from './reads.ts';
+
+export const policyCommands: Command[] = [
+  listCommand({
+    resource: 'policies',
+    summary: 'policies',
+    options: [...artifactFilters('policies', POLICY_STATUS), fieldsOption(LIST_FIELDS.policies)],
+    fetch: (client, query, options) => client.policies.list(query as ListPoliciesQuery, options),
+  }),
+  getCommand({
+    resource: 'policies',
+    summary: 'one policy, with its requirement text and mappings',
+    idName: 'POLICY_ID',
+    options: [fieldsOption(GET_FIELDS.policies, 'expansions to include')],
+    fetch: (client, id, query, options) => client.policies.get(id, query as GetPolicyQuery, options),
+  }),
+];

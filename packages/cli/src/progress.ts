@@ -1,0 +1,81 @@
+// A one-line progress bar on stderr, in the style of the admin command's (src/cli/progress.ts):
+// `label [#####-----] 50% (250/500)`. At a terminal it redraws in place, at most ten times a
+// second and only after a moment (no flicker for quick steps), and always ends with the final
+// state, so the scrollback shows what was done. Forced with --progress when stderr is not a terminal (a CI log), it writes a plain line
+// at most once a second instead of carriage-return redraws that logs would garble.
+export interface ProgressOptions {
+  enabled: boolean;
+  stream: NodeJS.WriteStream;
+  /** counts of records, or bytes (shown as KiB/MiB) */
+  unit?: 'records' | 'bytes';
+}
+
+export interface Progress {
+  update(done: number, total?: number): void;
+  /** draws the final state and ends the line */
+  finish(): void;
+  /** ends the line without drawing (on failure) */
+  abandon(): void;
+  /** a message between redraws (a wait for the rate limit) */
+  note(text: string): void;
+}
+
+const WIDTH = 30;
+
+export function progressBar(label: string, options: ProgressOptions): Progress {
+  const { enabled, stream } = options;
+  const tty = Boolean(stream.isTTY);
+  const started = Date.now();
+  let last = 0;
+  let drawn = false;
+  let lastText = '';
+  let state = { done: 0, total: undefined as number | undefined };
+
+  const render = () => {
+    const { done, total } = state;
+    const amount = (n: number) => (options.unit === 'bytes' ? formatBytes(n) : String(n));
+    if (total === undefined || total <= 0) return `${label} ${amount(done)}`;
+    const ratio = Math.min(1, done / total);
+    const filled = Math.round(ratio * WIDTH);
+    return `${label} [${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${Math.floor(ratio * 100)}% (${amount(done)}/${amount(total)})`;
+  };
+  const draw = () => {
+    const text = render();
+    if (!tty && text === lastText) return;
+    drawn = true;
+    lastText = text;
+    if (tty) stream.write(`\r${text}\x1b[K`);
+    else stream.write(`${text}\n`);
+  };
+
+  return {
+    update(done, total) {
+      state = { done, total: total ?? state.total };
+      if (!enabled) return;
+      const now = Date.now();
+      if (tty ? now - started < 300 || now - last < 100 : now - last < 1000) return;
+      last = now;
+      draw();
+    },
+    finish() {
+      if (!enabled) return;
+      draw();
+      if (tty) stream.write('\n');
+    },
+    abandon() {
+      if (enabled && tty && drawn) stream.write('\n');
+    },
+    note(text) {
+      if (!enabled) return;
+      stream.write(tty ? `\r${text}\x1b[K\n` : `${text}\n`);
+      if (tty && drawn) stream.write(render());
+    },
+  };
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  if (n < 1024 ** 3) return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  return `${(n / 1024 ** 3).toFixed(2)} GiB`;
+}

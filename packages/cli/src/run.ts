@@ -1,0 +1,62 @@
+// From the command line to a finished command: find the command words, parse its options with
+// the global ones, build the context, run it. Errors propagate to main.ts, which reports them.
+import { parseOptions, splitCommand, UsageError } from './args.ts';
+import { commandName } from './commands/command.ts';
+import { COMMANDS, findCommand, groupCommands, hasActions } from './commands/index.ts';
+import { createContext, GLOBAL_OPTIONS } from './context.ts';
+import { commandHelp, groupHelp, mainHelp } from './help.ts';
+import type { Io } from './io.ts';
+import type { Env } from './profile.ts';
+import pkg from '../package.json' with { type: 'json' };
+
+const VALUE_FLAGS = new Set(
+  GLOBAL_OPTIONS.filter((o) => o.kind !== 'switch').flatMap((o) => [`--${o.name}`, ...(o.short ? [`-${o.short}`] : [])]),
+);
+
+export async function run(argv: string[], env: Env, io: Io, signal: AbortSignal): Promise<number> {
+  const { words, rest } = splitCommand(argv, (flag) => VALUE_FLAGS.has(flag), hasActions);
+  const wantsHelp = rest.includes('--help') || rest.includes('-h');
+
+  if (words[0] === 'help') return help(rest.filter((a) => !a.startsWith('-')), io);
+  if (words.length === 0) {
+    if (rest.includes('--version')) {
+      await io.out(`compliance ${pkg.version}\n`);
+      return 0;
+    }
+    await (wantsHelp ? io.out(mainHelp()) : Promise.resolve(io.err(mainHelp())));
+    return wantsHelp ? 0 : 2;
+  }
+
+  const [group, action] = words;
+  const commands = groupCommands(group);
+  if (commands.length === 0) throw new UsageError(`unknown command "${group}"`);
+  if (hasActions(group) && action === undefined) {
+    if (wantsHelp) {
+      await io.out(groupHelp(group, commands));
+      return 0;
+    }
+    throw new UsageError(`"${group}" needs an action: ${commands.map((c) => c.action).join(', ')}`);
+  }
+  const command = findCommand(group, action);
+  if (!command) throw new UsageError(`unknown command "${group} ${action}"; ${group} has ${commands.map((c) => c.action).join(', ')}`);
+  if (wantsHelp) {
+    await io.out(commandHelp(command));
+    return 0;
+  }
+
+  const { values, positionals } = parseOptions(rest, [...GLOBAL_OPTIONS, ...command.options], command.positionals ?? { min: 0, max: 0, name: '' });
+  for (const p of positionals) if (p.trim() === '') throw new UsageError(`${command.positionals?.name ?? 'an argument'} must not be empty`);
+  const ctx = createContext(io, env, values, signal);
+  await command.run(ctx, values, positionals);
+  return 0;
+}
+
+async function help(words: string[], io: Io): Promise<number> {
+  const [group, action] = words;
+  if (!group) await io.out(mainHelp());
+  else if (action !== undefined && findCommand(group, action)) await io.out(commandHelp(findCommand(group, action)!));
+  else if (groupCommands(group).length > 1 || (groupCommands(group).length === 1 && hasActions(group))) await io.out(groupHelp(group, groupCommands(group)));
+  else if (groupCommands(group).length === 1) await io.out(commandHelp(groupCommands(group)[0]));
+  else throw new UsageError(`unknown command "${[group, action].filter(Boolean).join(' ')}"; commands: ${[...new Set(COMMANDS.map(commandName))].join(', ')}`);
+  return 0;
+}

@@ -1,0 +1,4 @@
+// The one place the CLI reaches the SDK. In the repository the SDK is imported from its TypeScript
+// source (its package exports point at a dist/ that may not be built); the published bundle
+// inlines it (scripts/build.ts), so the CLI installs with no runtime dependency.
+export * from '../../sdk/src/index.ts';
