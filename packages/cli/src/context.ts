@@ -6,7 +6,8 @@ import { UsageError, parseInteger } from './args.ts';
 import type { Io } from './io.ts';
 import { chooseFormat, FORMATS, type Format } from './output/format.ts';
 import { ConfigurationError, resolveSettings, type Env, type Settings } from './profile.ts';
-import { ComplianceClient, REGIONS } from './sdk.ts';
+import { ComplianceClient, REGIONS, type TokenStoreOperation } from './sdk.ts';
+import { fileTokenStore, TOKEN_CACHE_ENV, TokenCacheError, tokenCacheEnabled, tokenCacheFile } from './token-cache.ts';
 
 export const GLOBAL_OPTIONS: OptionSpec[] = [
   { name: 'output', short: 'o', kind: 'string', valueName: 'FORMAT', values: FORMATS, help: 'output format; default table at a terminal, else json' },
@@ -17,6 +18,7 @@ export const GLOBAL_OPTIONS: OptionSpec[] = [
   { name: 'timeout', kind: 'integer', valueName: 'SECONDS', help: 'time allowed for one attempt (default 60, or $COMPLIANCE_TIMEOUT)' },
   { name: 'progress', kind: 'switch', help: 'draw progress on stderr even when it is not a terminal' },
   { name: 'no-progress', kind: 'switch', help: 'never draw progress' },
+  { name: 'no-token-cache', kind: 'switch', help: `neither read nor write the access token cache (also ${TOKEN_CACHE_ENV}=0)` },
   { name: 'help', short: 'h', kind: 'switch', help: 'show help' },
 ];
 
@@ -41,6 +43,7 @@ export function createContext(io: Io, env: Env, globals: ParsedValues, signal: A
   const timeoutSec = (globals.timeout as number | undefined) ?? envInteger(env, 'COMPLIANCE_TIMEOUT');
   if (maxRetries !== undefined && maxRetries < 0) throw new UsageError('--max-retries must be 0 or more');
   if (timeoutSec !== undefined && timeoutSec <= 0) throw new UsageError('--timeout must be more than 0 seconds');
+  const cacheTokens = tokenCacheEnabled(env, Boolean(globals['no-token-cache']));
 
   let settings: Settings | undefined;
   let client: ComplianceClient | undefined;
@@ -63,13 +66,19 @@ export function createContext(io: Io, env: Env, globals: ParsedValues, signal: A
       if (client) return client;
       const s = getSettings();
       try {
+        // The cache file is named after the address as the SDK resolved it, known once the client exists.
+        let baseUrl = '';
+        const tokenStore = cacheTokens ? fileTokenStore(() => tokenCacheFile(env, { baseUrl, clientId: s.clientId, clientSecret: s.clientSecret })) : undefined;
         client = new ComplianceClient({
           clientId: s.clientId,
           clientSecret: s.clientSecret,
           ...(s.baseUrl !== undefined ? { baseUrl: s.baseUrl } : { region: s.region }),
           maxRetries,
           timeoutMs: timeoutSec === undefined ? undefined : timeoutSec * 1000,
+          tokenStore,
+          onTokenStoreError: (err, operation) => io.err(`compliance: warning: ${describeCacheError(err, operation)}`),
         });
+        baseUrl = client.baseUrl;
       } catch (err) {
         // The SDK checks the address (a URL, http or https, no query); say where it came from.
         if (err instanceof TypeError) throw new ConfigurationError(`${err.message} (from ${s.sources.location})`);
@@ -78,6 +87,14 @@ export function createContext(io: Io, env: Env, globals: ParsedValues, signal: A
       return client;
     },
   };
+}
+
+/** A token cache that cannot be used costs a token request, never the command: say why, once. */
+function describeCacheError(err: unknown, operation: TokenStoreOperation): string {
+  if (err instanceof TokenCacheError) return err.message;
+  const message = err instanceof Error ? err.message : String(err);
+  const what = { load: 'read', save: 'write', clear: 'remove' }[operation];
+  return `cannot ${what} the token cache: ${message} (--no-token-cache or ${TOKEN_CACHE_ENV}=0 turns it off)`;
 }
 
 function envInteger(env: Env, name: string): number | undefined {

@@ -36,7 +36,14 @@ Credentials (environment variables override the profile; the secret is never a f
                                                    ~/.config/compliance/credentials. It must be
                                                    private (chmod 600): others' access is refused.
   COMPLIANCE_MAX_RETRIES, COMPLIANCE_TIMEOUT       as --max-retries and --timeout
+  COMPLIANCE_TOKEN_CACHE                           0 turns the token cache off, as --no-token-cache
 "compliance configure" writes a profile; "compliance whoami" shows what is in use.
+
+Token cache: the access token (a bearer token, valid up to an hour) is kept between runs, so
+quick runs in a loop do not wait on the token endpoint's limit (10 requests a minute). One file
+per credential and address in $XDG_CACHE_HOME/compliance/, or ~/.cache/compliance/ (directory
+0700, file 0600); a file others can read, or another user owns, is ignored. --no-token-cache
+(or COMPLIANCE_TOKEN_CACHE=0) neither reads nor writes it; deleting the directory is safe.
 
 ${EXIT_CODE_HELP}
 `;
@@ -52,7 +59,7 @@ Options:
 ${command.options.length ? describeOptions(command.options) : '  (none of its own)'}
 ${command.notes ? `\n${command.notes}\n` : ''}
 Options of every command: -o/--output json|table|ndjson, --profile NAME, --base-url URL,
---region REGION, --max-retries N, --timeout SECONDS, --progress, --no-progress
+--region REGION, --max-retries N, --timeout SECONDS, --progress, --no-progress, --no-token-cache
 ("compliance --help" explains them, the credentials and the exit codes).
 `;
 }

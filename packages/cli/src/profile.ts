@@ -68,17 +68,24 @@ export function profileName(input: Pick<ResolveInput, 'env' | 'profile'>): { nam
   return name ? { name, explicit: true } : { name: DEFAULT_PROFILE, explicit: false };
 }
 
+/** Why a file is not private: another user owns it (root may), or group or others may read or write it. */
+export function privacyProblem(stat: fs.Stats): { owner: number } | { mode: string } | undefined {
+  if (process.platform === 'win32') return undefined;
+  const uid = process.getuid?.();
+  if (uid !== undefined && stat.uid !== uid && stat.uid !== 0) return { owner: stat.uid };
+  if (stat.mode & 0o077) return { mode: (stat.mode & 0o777).toString(8).padStart(4, '0') };
+  return undefined;
+}
+
 /** Refuses a file that group or others may read or write, or that another user owns. */
 export function checkFileIsPrivate(file: string, stat: fs.Stats): void {
-  if (process.platform === 'win32') return;
-  const uid = process.getuid?.();
-  if (uid !== undefined && stat.uid !== uid && stat.uid !== 0) {
-    throw new ConfigurationError(`${file} belongs to another user (uid ${stat.uid}); refusing to read credentials from it`);
+  const problem = privacyProblem(stat);
+  if (problem && 'owner' in problem) {
+    throw new ConfigurationError(`${file} belongs to another user (uid ${problem.owner}); refusing to read credentials from it`);
   }
-  if (stat.mode & 0o077) {
-    const mode = (stat.mode & 0o777).toString(8).padStart(4, '0');
+  if (problem) {
     throw new ConfigurationError(
-      `permissions ${mode} for ${file} are too open: others could read the client secret. ` + `Run: chmod 600 '${file}'`,
+      `permissions ${problem.mode} for ${file} are too open: others could read the client secret. ` + `Run: chmod 600 '${file}'`,
     );
   }
 }

@@ -10,7 +10,7 @@ import { Policies } from './resources/policies.ts';
 import { Tests } from './resources/tests.ts';
 import { Vulnerabilities } from './resources/vulnerabilities.ts';
 import { RequestSender, type FetchLike } from './transport/request-sender.ts';
-import { TokenCache } from './transport/token-cache.ts';
+import { TokenCache, type TokenStore, type TokenStoreErrorHandler } from './transport/token-cache.ts';
 
 export interface ClientOptions {
   /** the credential's client ID (`cds_id_…`) */
@@ -40,6 +40,14 @@ export interface ClientOptions {
   maxRetryAfterMs?: number;
   /** renew the access token this long before it expires (default 60,000 ms; at most half its lifetime) */
   tokenRefreshSkewMs?: number;
+  /**
+   * keeps access tokens beyond this client (a file, a keychain, a shared cache): asked once, on
+   * the first need of a token, and given every new token. It holds bearer tokens of the
+   * credential, so it must be as private as the secret. Its failures never fail a call.
+   */
+  tokenStore?: TokenStore;
+  /** told about each failure of `tokenStore` (default: ignored); the call goes on as if nothing were stored */
+  onTokenStoreError?: TokenStoreErrorHandler;
 }
 
 export const DEFAULTS = {
@@ -84,7 +92,17 @@ export class ComplianceClient {
       maxRetryAfterMs: setting('maxRetryAfterMs'),
     });
     const requestToken = tokenRequester(sender, options.clientId, options.clientSecret);
-    const tokens = new TokenCache(() => requestToken(), { refreshSkewMs: setting('tokenRefreshSkewMs') });
+    const store = options.tokenStore;
+    if (store !== undefined && (typeof store !== 'object' || store === null || typeof store.load !== 'function' || typeof store.save !== 'function')) {
+      throw new TypeError('tokenStore must have load() and save() methods');
+    }
+    if (store?.clear !== undefined && typeof store.clear !== 'function') throw new TypeError('tokenStore.clear must be a method');
+    if (options.onTokenStoreError !== undefined && typeof options.onTokenStoreError !== 'function') throw new TypeError('onTokenStoreError must be a function');
+    const tokens = new TokenCache(() => requestToken(), {
+      refreshSkewMs: setting('tokenRefreshSkewMs'),
+      store,
+      onStoreError: options.onTokenStoreError,
+    });
     const ctx: ClientContext = { sender, tokens };
     this.auth = new Auth(tokens, requestToken);
     this.frameworks = new Frameworks(ctx);

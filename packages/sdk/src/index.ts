@@ -22,6 +22,7 @@ export {
 export { PagedList, type Page, type PageMeta } from './pagination.ts';
 export type { RequestOptions, WriteOptions, WithResponse } from './resources/operation.ts';
 export type { ResponseInfo, FetchLike } from './transport/request-sender.ts';
+export type { StoredToken, TokenStore, TokenStoreOperation, TokenStoreErrorHandler } from './transport/token-cache.ts';
 export type { UploadAttachmentsInput } from './resources/evidence.ts';
 export type { UploadFile, ByteStream } from './uploads/sources.ts';
 export type { VulnerabilityListQuery, VulnerabilityPage } from './resources/vulnerabilities.ts';

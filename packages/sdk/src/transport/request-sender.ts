@@ -28,6 +28,8 @@ export interface TokenSource {
   get(signal?: AbortSignal): Promise<string>;
   /** The service refused `token`: forget it unless it has been replaced already. */
   invalidate(token: string): void;
+  /** The service answered `401 token_revoked` to `token`: its credential is revoked (empties a token store). */
+  revoked?(token: string): Promise<void>;
 }
 
 /** The bytes of a request body, produced again for every attempt. */
@@ -103,6 +105,7 @@ export class RequestSender {
 
       const error = apiErrorFromResponse(answer.status, answer.headers, answer.text);
       const verdict = verdictFor(error, token !== undefined);
+      if (token !== undefined && error.status === 401 && error.code === 'token_revoked') await call.tokens!.revoked?.(token);
       if (verdict === 'renew-token' && !renewedToken && canResend(call)) {
         renewedToken = true;
         call.tokens!.invalidate(token!);
