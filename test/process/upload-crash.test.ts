@@ -23,8 +23,18 @@ const datePart = (date: number) => `--${BOUNDARY}\r\nContent-Disposition: form-d
 
 /** Every regular file under `dir` (relative paths), `.tmp` included. */
 function filesUnder(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort();
+  // The clean-up may delete entries while they are listed: a vanished entry is simply not there,
+  // and a listing cut short by a vanished folder is taken again.
+  for (;;) {
+    if (!fs.existsSync(dir)) return [];
+    try {
+      return (fs.readdirSync(dir, { recursive: true }) as string[])
+        .filter((f) => fs.statSync(path.join(dir, f), { throwIfNoEntry: false })?.isFile())
+        .sort();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
 }
 
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000) {
