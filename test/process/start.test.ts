@@ -50,6 +50,24 @@ describe('first start on an empty embedded database', () => {
     assert.match(rw.body.scope, /vulnerability:write/);
   });
 
+  it('prints a demo console administrator who can sign in to the console it serves', async () => {
+    assert.ok(first, 'first start');
+    const out = first.stdout();
+    assert.match(out, new RegExp(`Developer console: ${first.url}/console`));
+    const admin = /email=(\S+)\s+password=(\S+)/.exec(out);
+    assert.ok(admin, `no console administrator in:\n${out}`);
+    const page = await fetch(`${first.url}/console`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<script type="module" src="\/console\/assets\/app-[^"]+\.js">/);
+    const signIn = await api(first.url, '/console/api/session', undefined, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: admin[1], password: admin[2] }),
+    });
+    assert.equal(signIn.status, 200, JSON.stringify(signIn.body));
+    assert.equal(signIn.body.data.organization.name, 'Demo Organization');
+  });
+
   it('the printed Read Only credential obtains a token, and GET /v1/frameworks lists frameworks with progress', async () => {
     assert.ok(first, 'first start');
     const res = await requestToken(first.url, readOnly);
@@ -80,7 +98,7 @@ describe('first start on an empty embedded database', () => {
   it('a second start on the same file prints no new credentials; the first ones still work', async () => {
     second = await startServerProcess({ env, cwd: dir, startTimeoutMs: 30_000 });
     const out = second.stdout();
-    assert.doesNotMatch(out, /client_id=|client_secret=|cds_secret_/);
+    assert.doesNotMatch(out, /client_id=|client_secret=|cds_secret_|password=/);
     assert.doesNotMatch(out, /Demo organization/);
     const token = await getToken(second.url, readOnly);
     const list = await api(second.url, '/v1/frameworks', token);
