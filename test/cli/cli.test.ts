@@ -24,7 +24,8 @@ function json(res: CliResult): any {
 // The engines run side by side (each spawn of the CLI costs ~0.5 s); steps within one run in order.
 describe('cds on each engine', { concurrency: dialects.length }, () => {
   for (const dialect of dialects) {
-    describe(`cds (${dialect})`, () => {
+    // concurrency is inherited from the parent: these steps depend on each other, so one at a time.
+    describe(`cds (${dialect})`, { concurrency: 1 }, () => {
       let database: TestDatabase;
       let env: Record<string, string>;
       let orgId: string;

@@ -23,7 +23,9 @@ const ids = (records: Array<Record<string, unknown>>, key: string) => records.ma
 
 describe('compliance reads', { concurrency: dialects.length }, () => {
   for (const dialect of dialects) {
-    describe(`on ${dialect}`, () => {
+    // The engines run side by side; within one, the steps share a credential and its rate limit, so one at a time
+    // (node:test would otherwise give them the parent's concurrency).
+    describe(`on ${dialect}`, { concurrency: 1 }, () => {
       let s: CliService;
       before(async () => {
         s = await startCliService(dialect);

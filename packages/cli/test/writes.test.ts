@@ -17,7 +17,9 @@ const json = (res: CliResult) => JSON.parse(ok(res));
 
 describe('compliance writes', { concurrency: dialects.length }, () => {
   for (const dialect of dialects) {
-    describe(`on ${dialect}`, () => {
+    // The engines run side by side; within one, the steps share a credential and its rate limit, so one at a time
+    // (node:test would otherwise give them the parent's concurrency).
+    describe(`on ${dialect}`, { concurrency: 1 }, () => {
       let s: CliService;
       let rw: (args: string[], input?: string) => Promise<CliResult>;
       before(async () => {
