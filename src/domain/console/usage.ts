@@ -22,7 +22,8 @@ export class UsageRecorder {
   }
 
   count(credentialId: string, organizationId: string, rateLimited: boolean): void {
-    const bucketStart = this.now() - (this.now() % USAGE_BUCKET_MS);
+    const now = this.now();
+    const bucketStart = now - (now % USAGE_BUCKET_MS);
     const key = `${credentialId}|${bucketStart}`;
     let delta = this.pending.get(key);
     if (!delta) {
