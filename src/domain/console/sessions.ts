@@ -10,7 +10,7 @@ import { hashSecret } from '../auth/secrets.ts';
 import { recordAudit, type AuditActor } from './audit.ts';
 import { verifyAgainstDecoy, verifyPassword } from './passwords.ts';
 import { normalizeEmail } from './admins.ts';
-import type { RateLimitStore } from '../../storage/ratelimit/store.ts';
+import { retryAfterSec, type RateLimitStore } from '../../storage/ratelimit/store.ts';
 import { findAdmin, findAdminByEmail, recordAdminSignIn } from '../../storage/db/repositories/admins.ts';
 import { findOrganization } from '../../storage/db/repositories/organizations.ts';
 import * as sessions from '../../storage/db/repositories/admin-sessions.ts';
@@ -71,8 +71,8 @@ async function checkSignInLimit(store: RateLimitStore, limit: RateLimitSettings,
     ...(byIp && byIp.count > limit.max * IP_ALLOWANCE_FACTOR ? [byIp] : []),
   ];
   if (over.length > 0) {
-    const retryAfterSec = Math.max(1, Math.ceil((Math.max(...over.map((w) => w.resetAtMs)) - now) / 1000));
-    throw new ServiceError('rate_limit_exceeded', `Too many sign-in attempts; retry in ${retryAfterSec} s.`, [{ retryAfterSec }]);
+    const wait = Math.max(...over.map((w) => retryAfterSec(w, now)));
+    throw new ServiceError('rate_limit_exceeded', `Too many sign-in attempts; retry in ${wait} s.`, [{ retryAfterSec: wait }]);
   }
 }
 

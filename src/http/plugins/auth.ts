@@ -9,7 +9,7 @@ import type { Actor } from '../../domain/auth/scopes.ts';
 import { authenticate, bearerToken } from '../../domain/auth/tokens.ts';
 import type { Context, SystemContext } from '../../domain/context.ts';
 import { ServiceError } from '../../domain/errors.ts';
-import type { RateLimitStore, WindowCount } from '../../storage/ratelimit/store.ts';
+import { retryAfterSec, type RateLimitStore, type WindowCount } from '../../storage/ratelimit/store.ts';
 import type { UsageRecorder } from '../../domain/console/usage.ts';
 
 function sweep(map: Map<string, number>, now: number) {
@@ -26,10 +26,6 @@ export function setRateLimitHeaders(reply: FastifyReply, limit: RateLimitSetting
   reply.header('X-RateLimit-Limit', String(limit.max));
   reply.header('X-RateLimit-Remaining', String(Math.max(0, limit.max - window.count)));
   reply.header('X-RateLimit-Reset', String(Math.ceil(window.resetAtMs / 1000)));
-}
-
-export function retryAfterSec(window: WindowCount, now: number): number {
-  return Math.max(1, Math.ceil((window.resetAtMs - now) / 1000));
 }
 
 export function rateLimitExceeded(retryAfter: number) {

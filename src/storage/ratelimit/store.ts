@@ -22,3 +22,8 @@ export function windowStart(nowMs: number, windowSec: number): number {
   const windowMs = windowSec * 1000;
   return nowMs - (nowMs % windowMs);
 }
+
+/** Whole seconds until `window` ends (at least 1): the Retry-After of a refused request. */
+export function retryAfterSec(window: WindowCount, nowMs: number): number {
+  return Math.max(1, Math.ceil((window.resetAtMs - nowMs) / 1000));
+}

@@ -5,7 +5,8 @@ import { Type } from 'typebox';
 import { issueToken, parseTokenRequest } from '../../../domain/auth/tokens.ts';
 import { OAuthError } from '../../../domain/errors.ts';
 import type { RouteDeps } from '../deps.ts';
-import { retryAfterSec, setRateLimitHeaders } from '../../plugins/auth.ts';
+import { setRateLimitHeaders } from '../../plugins/auth.ts';
+import { retryAfterSec } from '../../../storage/ratelimit/store.ts';
 
 const TokenBody = Type.Object({
   grant_type: Type.Literal('client_credentials'),
