@@ -48,6 +48,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit: config.bodyLimitBytes,
     requestTimeout: config.requestTimeoutMs,
+    http: serverTimeouts(config.requestTimeoutMs),
     keepAliveTimeout: config.keepAliveTimeoutMs,
     connectionTimeout: config.requestTimeoutMs,
     trustProxy: config.trustProxy,
@@ -139,4 +140,18 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   registerRoutes(app, { config, system, store, metrics, usage });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
+}
+
+/**
+ * Node's server options that must agree with the request time-out. Node checks both time-outs every
+ * `connectionsCheckingInterval` (30 s by default) and, when the headers time-out (60 s by default)
+ * exceeds the request time-out, swaps them: a REQUEST_TIMEOUT_MS of 3 s then cut slow headers at
+ * 3 s but slow bodies only at 60-90 s. The headers get at most the request's time, and the check
+ * runs often enough for a short time-out to be kept to within about a tenth of it.
+ */
+export function serverTimeouts(requestTimeoutMs: number): { headersTimeout: number; connectionsCheckingInterval: number } {
+  return {
+    headersTimeout: Math.min(60_000, requestTimeoutMs),
+    connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.round(requestTimeoutMs / 10))),
+  };
 }

@@ -62,10 +62,20 @@ export async function* multipartParts(request: IncomingMessage, limits: Multipar
   parser.on('file', () => reported++);
   parser.on('field', () => reported++);
   parser.on('close', () => push(delimiters.parts() > reported ? { type: 'error', error: malformed() } : { type: 'end' }));
+  // A request that closes before its body has flowed to the end (the client went away, or the
+  // server's request time-out destroyed the socket) never ends the pipe below: busboy would wait
+  // for bytes that cannot come, and so would the file stream the domain is writing to the blob
+  // store, keeping its temporary file, the idempotency claim and the journal row forever. Destroying
+  // the parser destroys the file stream in flight with the error, so the write fails and is undone.
   const onClose = () => {
-    if (!request.complete) push({ type: 'error', error: malformed('The client closed the connection before the body was complete.') });
+    if (request.readableEnded) return; // the whole body was handed to the parser
+    const error = malformed('The client closed the connection before the body was complete.');
+    parser.destroy(error);
+    push({ type: 'error', error });
   };
   request.on('close', onClose);
+  // The request may have closed before the parts are read (while the key was being claimed).
+  if (request.destroyed) onClose();
   request.pipe(delimiters).pipe(parser);
   let current: UploadPart | undefined;
   try {
