@@ -70,6 +70,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     cache: new ResultCache(),
     blobs,
     writeLeaseMs: config.writeLeaseMs,
+    attachmentQuotaBytes: config.attachmentQuotaBytes,
   };
   const metrics = createMetrics();
   const store = deps.rateLimitStore;

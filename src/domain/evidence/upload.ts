@@ -17,6 +17,7 @@ import { BlobTooLargeError, Meter } from '../../storage/blobs/store.ts';
 import { findEvidence } from '../../storage/db/repositories/evidence.ts';
 import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';
 import {
+  attachmentBytes,
   deletePendingUpload,
   hasApprovers,
   insertAttachments,
@@ -24,6 +25,7 @@ import {
   setEvidenceStatus,
 } from '../../storage/db/repositories/uploads.ts';
 import { fileFamily, needsZipSignature, NotAZipPackageError, ZipSignatureCheck } from './file-types.ts';
+import { bytesLeft, DEFAULT_ATTACHMENT_QUOTA_BYTES, quotaExceeded, type QuotaUse } from './storage-quota.ts';
 
 /** The spec's limits: files per upload and their combined size (100 MB, read as 100 MiB). */
 export const MAX_FILES = 5;
@@ -81,10 +83,11 @@ function parseEvidenceDate(raw: string, now: number | undefined): number | Field
 
 /**
  * Reads every part, sending files to `sink`, and checks the form: parts named `files` (1-5, of
- * accepted types, not empty, 100 MiB together), `evidenceDate` (required, not in the future
- * unless `now` is undefined) and `note` (optional); nothing else.
+ * accepted types, not empty, 100 MiB together, and within what is left of the storage quota
+ * `quota` when given), `evidenceDate` (required, not in the future unless `now` is undefined)
+ * and `note` (optional); nothing else.
  */
-async function readUpload(parts: AsyncIterable<UploadPart>, sink: Sink, now: number | undefined): Promise<ReadUpload> {
+async function readUpload(parts: AsyncIterable<UploadPart>, sink: Sink, now: number | undefined, quota?: QuotaUse): Promise<ReadUpload> {
   const files: ReadFile[] = [];
   const digests: PartDigest[] = [];
   let total = 0;
@@ -105,10 +108,14 @@ async function readUpload(parts: AsyncIterable<UploadPart>, sink: Sink, now: num
         part.stream.on('error', (err) => check.destroy(err));
         source = part.stream.pipe(check);
       }
+      // The file is cut off as soon as it passes the tighter of the two limits.
+      const sizeRoom = MAX_TOTAL_BYTES - total;
+      const quotaRoom = quota ? bytesLeft(quota) - total : Infinity;
       let stored;
       try {
-        stored = await sink(files.length, source, MAX_TOTAL_BYTES - total);
+        stored = await sink(files.length, source, Math.min(sizeRoom, quotaRoom));
       } catch (err) {
+        if (err instanceof BlobTooLargeError && quota && quotaRoom < sizeRoom) throw quotaExceeded(quota);
         if (err instanceof BlobTooLargeError) throw fileIssue(`the files together must be at most ${MAX_TOTAL_BYTES} bytes (100 MB)`);
         if (err instanceof NotAZipPackageError) throw fileIssue(`${name}: .numbers and .pages files must be zip packages`);
         if (err instanceof ServiceError) throw err;
@@ -176,6 +183,7 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
   const uploadId = randomUUID();
   const prefix = `uploads/${org}/${uploadId}/`;
   const stored: string[] = [];
+  const quotaBytes = ctx.attachmentQuotaBytes ?? DEFAULT_ATTACHMENT_QUOTA_BYTES;
   try {
     await insertPendingUpload(k, {
       id: uploadId,
@@ -193,9 +201,17 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
         return blobs.put(key, source, { maxBytes });
       },
       ctx.now(),
+      // What other uploads use right now; the transaction below checks again.
+      { quotaBytes, usedBytes: await attachmentBytes(k, org) },
     );
     const fingerprint = multipartFingerprint('POST', path, upload.digests);
     return await completeUnderClaim(scope, claim.owner, () => fingerprint, async (trx) => {
+      // First: the update locks the organization's row, so concurrent uploads of one organization
+      // are recorded one at a time, each counting the bytes of those recorded before it.
+      await bumpDataVersion(trx, org);
+      const usedBytes = await attachmentBytes(trx, org);
+      const uploadBytes = upload.files.reduce((sum, f) => sum + f.size, 0);
+      if (usedBytes + uploadBytes > quotaBytes) throw quotaExceeded({ quotaBytes, usedBytes }, uploadBytes);
       const now = ctx.now();
       const period = attachmentPeriod(evidence.recurrence, upload.evidenceDate);
       await insertAttachments(
@@ -218,7 +234,6 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
       const status = (await hasApprovers(trx, org, evidence.id)) ? 'pending_approval' : 'uploaded';
       await setEvidenceStatus(trx, org, evidence.id, status, now);
       await deletePendingUpload(trx, uploadId);
-      await bumpDataVersion(trx, org);
       return { statusCode: 201, data: { evidenceId: evidence.id, modifiedOn: now }, headers: {} };
     });
   } catch (err) {

@@ -46,6 +46,21 @@ export async function listExpiredPendingUploads(db: Q, now: number, limit: numbe
   }));
 }
 
+/**
+ * Bytes of the files an organization keeps (external links have no size). Reached through the
+ * organization's evidence, whose indexes (evidence by organization, attachments by evidence) keep
+ * it from reading other organizations' attachments.
+ */
+export async function attachmentBytes(db: Q, organizationId: string): Promise<number> {
+  const row = await db
+    .selectFrom('attachments')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<string | number>('size_bytes'), eb.lit(0)).as('bytes'))
+    .where('organization_id', '=', organizationId)
+    .where('evidence_id', 'in', (eb) => eb.selectFrom('evidence').select('id').where('organization_id', '=', organizationId))
+    .executeTakeFirstOrThrow();
+  return Number(row.bytes); // PostgreSQL's sum of bigint is numeric, read as a string
+}
+
 export interface NewAttachment {
   displayName: string;
   type: string;
