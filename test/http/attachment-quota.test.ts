@@ -66,7 +66,7 @@ for (const dialect of dialects) {
     }
     const pending = async () => (await server.database.db.kysely.selectFrom('pending_uploads').select('id').execute()).length;
 
-    function assertQuotaRefusal(res: Awaited<ReturnType<typeof api>>, used: number) {
+    function assertQuotaRefusal(res: { status: number; body: any }, used: number) {
       assert.equal(res.status, 400, JSON.stringify(res.body));
       assert.equal(res.body.error.code, 'validation_failed');
       assert.equal(res.body.error.details.length, 1);
