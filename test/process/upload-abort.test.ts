@@ -1,8 +1,8 @@
 // Uploads the client abandons mid-file, or that the server's request time-out cuts off, against the
 // real server process (src/main.ts) on every database engine, with the local-disk store and with
 // S3 (s3rver): the server closes every file it opened for them (/proc/<pid>/fd), keeps no temporary
-// file, blob or object, removes the journal row and releases the Idempotency-Key within seconds,
-// so a retry with the same key succeeds.
+// file, blob or object, aborts the S3 multipart uploads it had begun, removes the journal row and
+// releases the Idempotency-Key within seconds, so a retry with the same key succeeds.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -33,7 +33,45 @@ function filesUnder(dir: string): string[] {
   return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f), { throwIfNoEntry: false })?.isFile()).sort();
 }
 
-const openFiles = (pid: number) => fs.readdirSync(`/proc/${pid}/fd`).length;
+/**
+ * A pass-through HTTP proxy in front of s3rver that notes each request's method and path: s3rver
+ * implements neither ListMultipartUploads nor AbortMultipartUpload (it answers 405), so the
+ * requests the server sends are what shows that it aborts the multipart uploads it began.
+ */
+async function startRecordingProxy(targetPort: number) {
+  const requests: string[] = [];
+  const proxy = http.createServer((request, response) => {
+    requests.push(`${request.method} ${request.url}`);
+    const upstream = http.request({ host: '127.0.0.1', port: targetPort, method: request.method, path: request.url, headers: request.headers }, (answer) => {
+      response.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(response);
+    });
+    upstream.on('error', () => response.destroy());
+    request.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (proxy.address() as net.AddressInfo).port,
+    requests,
+    close: () => new Promise<void>((resolve) => proxy.close(() => resolve()).closeAllConnections()),
+  };
+}
+
+/** Files (not sockets or pipes: pooled connections come and go on their own) the process has open. */
+function openFiles(pid: number): number {
+  const dir = `/proc/${pid}/fd`;
+  let files = 0;
+  for (const fd of fs.readdirSync(dir)) {
+    let target = '';
+    try {
+      target = fs.readlinkSync(path.join(dir, fd));
+    } catch {
+      continue; // closed while listed
+    }
+    if (target.startsWith('/')) files++;
+  }
+  return files;
+}
 
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, describe: () => unknown = () => '') {
   const deadline = Date.now() + timeoutMs;
@@ -50,6 +88,7 @@ for (const dialect of dialects) {
       let blobDir: string;
       let s3Dir: string;
       let s3: { port: number; stop: () => Promise<void> } | undefined;
+      let recorder: Awaited<ReturnType<typeof startRecordingProxy>> | undefined;
       let objects: S3BlobStore | undefined;
       let client: Client;
       let evidenceId: string;
@@ -66,7 +105,8 @@ for (const dialect of dialects) {
         const env: Record<string, string> = { BLOB_DIR: blobDir, REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), RATE_LIMIT_MAX: '100000' };
         if (blobStore === 's3') {
           s3 = await startS3rver(s3Dir, 'abort-bucket');
-          const settings = { bucket: 'abort-bucket', endpoint: `http://127.0.0.1:${s3.port}`, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true };
+          recorder = await startRecordingProxy(s3.port);
+          const settings = { bucket: 'abort-bucket', endpoint: `http://127.0.0.1:${recorder.port}`, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true };
           objects = new S3BlobStore(settings);
           Object.assign(env, {
             S3_BUCKET: settings.bucket,
@@ -84,6 +124,7 @@ for (const dialect of dialects) {
       after(async () => {
         await server?.stop();
         await objects?.close();
+        await recorder?.close();
         await s3?.stop();
         await database?.drop();
         for (const dir of [blobDir, s3Dir]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
@@ -155,6 +196,12 @@ for (const dialect of dialects) {
         await until('the journal rows to go', async () => (await journal()) === 0, 5000, journal);
         await until('the keys to be released', async () => (await claims(keys)) === 0, 5000, () => claims(keys));
         assert.equal(server.child.exitCode, null, 'the server process is still running');
+        if (recorder) {
+          // Each cut file had begun a multipart upload (CreateMultipartUpload: POST ?uploads); each is aborted.
+          const begun = recorder.requests.filter((r) => r.startsWith('POST ') && /\?uploads(=|&|$)/.test(r));
+          assert.equal(begun.length, keys.length, `one multipart upload per cut file: ${recorder.requests.join('\n')}`);
+          await until('an AbortMultipartUpload (DELETE ?uploadId=) for each', () => recorder!.requests.filter((r) => r.startsWith('DELETE ') && r.includes('uploadId=')).length === begun.length, 5000, () => recorder!.requests);
+        }
 
         // The same key right away: accepted and recorded, not 409 idempotency_request_in_progress.
         const retry = await upload(keys[0], form('retried after a cut'));
