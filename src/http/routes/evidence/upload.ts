@@ -53,7 +53,7 @@ function registerUpload(app: FastifyInstance, { system }: RouteDeps, base: strin
         summary: base === EVIDENCE_PATHS[0] ? 'Upload files to an evidence record' : 'Upload files (plural alias of /v1/evidence/{evidenceId}/attachments)',
         description:
           'multipart/form-data. Files are streamed to storage, never held whole in memory. Afterwards the evidence is `pending_approval` when it has approvers, otherwise `uploaded`, and `modifiedOn` is now. ' +
-          'Refusals (type, count, size, date) answer 400 validation_failed naming `files` or `evidenceDate`; nothing is recorded. Idempotent under `Idempotency-Key`: a retry with the same parts (any boundary) replays.',
+          'Refusals (type, count, size, the organization’s attachment storage quota, date) answer 400 validation_failed naming `files` or `evidenceDate`; nothing is recorded. Idempotent under `Idempotency-Key`: a retry with the same parts (any boundary) replays.',
         security: [{ bearerAuth: ['evidence:write'] }],
         consumes: ['multipart/form-data'],
         headers: WriteHeaders,
