@@ -42,7 +42,8 @@ async function startRecordingProxy(targetPort: number) {
   const requests: string[] = [];
   const proxy = http.createServer((request, response) => {
     requests.push(`${request.method} ${request.url}`);
-    const upstream = http.request({ host: '127.0.0.1', port: targetPort, method: request.method, path: request.url, headers: request.headers }, (answer) => {
+    // A connection of its own per request: a kept-alive one s3rver is closing could be picked up.
+    const upstream = http.request({ host: '127.0.0.1', port: targetPort, method: request.method, path: request.url, headers: request.headers, agent: false }, (answer) => {
       response.writeHead(answer.statusCode!, answer.headers);
       answer.pipe(response);
     });
@@ -144,7 +145,12 @@ for (const dialect of dialects) {
         (await database.db.kysely.selectFrom('idempotency_records').select('idempotency_key').where('idempotency_key', 'in', keys).execute()).length;
 
       function upload(key: string, parts: FormData) {
-        return api(server.url, `/v1/evidence/${evidenceId}/attachments`, token, { method: 'POST', headers: { 'idempotency-key': key }, body: parts });
+        return api(server.url, `/v1/evidence/${evidenceId}/attachments`, token, {
+          method: 'POST',
+          headers: { 'idempotency-key': key },
+          body: parts,
+          signal: AbortSignal.timeout(15_000), // a hung server fails the test instead of stalling the suite
+        });
       }
       const form = (content: string) => {
         const f = new FormData();
@@ -209,35 +215,46 @@ for (const dialect of dialects) {
         assert.equal((await stored()).length, blobsBefore.length + 1);
       });
 
-      test(`a body trickled slower than REQUEST_TIMEOUT_MS (${REQUEST_TIMEOUT_MS} ms) is cut at about that time, and leaves nothing behind`, async () => {
-        const blobsBefore = await stored();
-        const baseline = openFiles(server.child.pid!);
-        const socket = net.connect(server.port, '127.0.0.1');
-        socket.on('error', () => {});
-        const start = Date.now();
-        socket.write(
-          `POST /v1/evidence/${evidenceId}/attachments HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n` +
-            `Idempotency-Key: slow-${blobStore}\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: 100000000\r\n\r\n` +
-            head(Date.now() - 60_000, 'slow.log') +
-            'x'.repeat(64 * 1024),
-        );
-        // A byte every 200 ms: the connection is never idle, only slow.
-        const trickle = setInterval(() => socket.destroyed || socket.write('y'), 200);
-        const closedAfter = await new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now() - start)));
-        clearInterval(trickle);
-        assert.ok(closedAfter >= REQUEST_TIMEOUT_MS - 100, `not cut before the time-out (${closedAfter} ms)`);
-        assert.ok(closedAfter < REQUEST_TIMEOUT_MS + 2500, `cut ${closedAfter} ms after the start, not about ${REQUEST_TIMEOUT_MS} ms`);
+      const slowClients: Array<[label: string, key: string, trickle: boolean]> = [
+        [`a body trickled slower than REQUEST_TIMEOUT_MS (${REQUEST_TIMEOUT_MS} ms, a byte every 200 ms)`, 'slow', true],
+        ['a body that stops arriving (the connection idle for REQUEST_TIMEOUT_MS)', 'stalled', false],
+      ];
+      for (const [label, keyName, trickle] of slowClients) {
+        test(`${label} is cut at about that time, and leaves nothing behind`, async () => {
+          const key = `${keyName}-${blobStore}`;
+          const blobsBefore = await stored();
+          const baseline = openFiles(server.child.pid!);
+          const socket = net.connect(server.port, '127.0.0.1');
+          socket.on('error', () => {});
+          const start = Date.now();
+          socket.write(
+            `POST /v1/evidence/${evidenceId}/attachments HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n` +
+              `Idempotency-Key: ${key}\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: 100000000\r\n\r\n` +
+              head(Date.now() - 60_000, 'slow.log') +
+              'x'.repeat(64 * 1024),
+          );
+          // Trickled, the connection is never idle, only slow: the request time-out must cut it.
+          const timer = trickle ? setInterval(() => socket.destroyed || socket.write('y'), 200) : undefined;
+          const closedAfter = await new Promise<number>((resolve) => {
+            socket.on('close', () => resolve(Date.now() - start));
+            setTimeout(() => resolve(Infinity), REQUEST_TIMEOUT_MS + 15_000).unref();
+          });
+          socket.destroy();
+          clearInterval(timer);
+          assert.ok(closedAfter >= REQUEST_TIMEOUT_MS - 100, `not cut before the time-out (${closedAfter} ms)`);
+          assert.ok(closedAfter < REQUEST_TIMEOUT_MS + 2500, `cut ${closedAfter} ms after the start, not about ${REQUEST_TIMEOUT_MS} ms`);
 
-        await until('the server to close the files of the slow upload', () => openFiles(server.child.pid!) <= baseline, 5000, () => ({
-          baseline,
-          now: openFiles(server.child.pid!),
-        }));
-        await until('its temporary file to go', async () => (await stored()).length === blobsBefore.length, 5000, stored);
-        await until('its journal row to go', async () => (await journal()) === 0, 5000, journal);
-        await until('its key to be released', async () => (await claims([`slow-${blobStore}`])) === 0, 5000);
-        const retry = await upload(`slow-${blobStore}`, form('sent in time'));
-        assert.equal(retry.status, 201, JSON.stringify(retry.body));
-      });
+          await until('the server to close the files of the slow upload', () => openFiles(server.child.pid!) <= baseline, 5000, () => ({
+            baseline,
+            now: openFiles(server.child.pid!),
+          }));
+          await until('its temporary file to go', async () => (await stored()).length === blobsBefore.length, 5000, stored);
+          await until('its journal row to go', async () => (await journal()) === 0, 5000, journal);
+          await until('its key to be released', async () => (await claims([key])) === 0, 5000);
+          const retry = await upload(key, form('sent in time'));
+          assert.equal(retry.status, 201, JSON.stringify(retry.body));
+        });
+      }
     });
   }
 }
