@@ -3,7 +3,8 @@
 // its quota is refused with 400 validation_failed naming `files` and saying the quota, what is used
 // and what is left; nothing is recorded and no blob is left; a file that alone exceeds what is left
 // is refused while its bytes are still arriving; concurrent uploads of one organization never
-// together exceed the quota; other organizations are not affected.
+// together exceed the quota; other organizations are not affected. On S3 (s3rver), a refused
+// upload leaves no object.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,6 +14,8 @@ import path from 'node:path';
 import { dialects } from '../harness/engines.ts';
 import { api, createOrgWithCredential, getToken, startServer, type Client, type TestServer } from '../harness/server.ts';
 import { artifactFixtures } from '../harness/fixtures-artifacts.ts';
+import { startS3rver } from '../harness/s3rver.ts';
+import { S3BlobStore } from '../../src/storage/blobs/s3.ts';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -163,3 +166,66 @@ for (const dialect of dialects) {
     });
   });
 }
+
+describe(`attachment storage quota (sqlite, S3 via s3rver, ATTACHMENT_QUOTA_BYTES=${6 * MiB})`, () => {
+  const bucket = 'quota-bucket';
+  let s3Dir: string;
+  let s3: { port: number; stop: () => Promise<void> };
+  let objects: S3BlobStore;
+  let server: TestServer;
+
+  before(async () => {
+    s3Dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-quota-s3-'));
+    s3 = await startS3rver(s3Dir, bucket);
+    const settings = { bucket, endpoint: `http://127.0.0.1:${s3.port}`, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true };
+    objects = new S3BlobStore(settings);
+    server = await startServer({
+      dialect: 'sqlite',
+      env: {
+        RATE_LIMIT_MAX: '100000',
+        ATTACHMENT_QUOTA_BYTES: String(6 * MiB),
+        S3_BUCKET: bucket,
+        S3_ENDPOINT: settings.endpoint,
+        S3_ACCESS_KEY_ID: 'S3RVER',
+        S3_SECRET_ACCESS_KEY: 'S3RVER',
+        S3_FORCE_PATH_STYLE: 'true',
+      },
+    });
+  });
+  after(async () => {
+    await server?.close();
+    await objects?.close();
+    await s3?.stop();
+    if (s3Dir) fs.rmSync(s3Dir, { recursive: true, force: true });
+  });
+
+  async function keys(): Promise<string[]> {
+    const out: string[] = [];
+    for await (const key of objects.list('uploads/')) out.push(key);
+    return out.sort();
+  }
+
+  test('refused uploads (a file over what is left, a second file that no longer fits) leave no object', async () => {
+    const client = await createOrgWithCredential(server.system, { accessLevel: 'read_write' });
+    const token = await getToken(server.url, client);
+    const evidenceId = await artifactFixtures(server.database.db, client.organizationId).evidence({ name: 'S3 quota', status: 'not_uploaded' });
+    const send = (files: Array<[string, number]>) => {
+      const form = new FormData();
+      form.append('evidenceDate', String(Date.now() - 60_000));
+      for (const [name, bytes] of files) form.append('files', new Blob([Buffer.alloc(bytes, 's')]), name);
+      return api(server.url, `/v1/evidence/${evidenceId}/attachments`, token, { method: 'POST', headers: { 'idempotency-key': newKey() }, body: form });
+    };
+    assert.equal((await send([['first.log', 1 * MiB]])).status, 201);
+    const before = await keys();
+    assert.equal(before.length, 1);
+    // Over one S3 part: the multipart upload begun for it is aborted when the file passes what is left.
+    const tooBig = await send([['big.log', 7 * MiB]]);
+    assert.equal(tooBig.status, 400, JSON.stringify(tooBig.body));
+    assert.match(tooBig.body.error.details[0].message, new RegExp(`quota is ${6 * MiB} bytes \\(6 MiB\\): ${MiB} bytes are used and ${5 * MiB} left`));
+    // The first file is stored before the second passes what is left.
+    const second = await send([['a.log', 3 * MiB], ['b.log', 3 * MiB]]);
+    assert.equal(second.status, 400, JSON.stringify(second.body));
+    assert.equal(second.body.error.details[0].field, 'files');
+    assert.deepEqual(await keys(), before, 'no object of a refused upload is left');
+  });
+});
