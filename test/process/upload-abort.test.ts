@@ -215,6 +215,34 @@ for (const dialect of dialects) {
         assert.equal((await stored()).length, blobsBefore.length + 1);
       });
 
+      test('connections closed right after the headers, while the server is still claiming the key: journal empty, keys free again', async () => {
+        const blobsBefore = await stored();
+        const keys: string[] = [];
+        // Closed a few milliseconds after the request: while the key is claimed and the journal row
+        // written, before the parts are read (the window is widest on PostgreSQL).
+        for (const delay of [0, 1, 2, 4, 8, 15]) {
+          for (let i = 0; i < 4; i++) {
+            const key = `early-${blobStore}-${delay}-${i}`;
+            keys.push(key);
+            const socket = net.connect(server.port, '127.0.0.1');
+            socket.on('error', () => {});
+            socket.write(
+              `POST /v1/evidence/${evidenceId}/attachments HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n` +
+                `Idempotency-Key: ${key}\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: 1000000\r\n\r\n` +
+                head(Date.now() - 60_000, 'early.log') +
+                'early bytes',
+            );
+            await new Promise((r) => setTimeout(r, delay));
+            socket.destroy();
+          }
+        }
+        await until('the journal rows to go', async () => (await journal()) === 0, 5000, journal);
+        await until('the keys to be released', async () => (await claims(keys)) === 0, 5000, () => claims(keys));
+        await until('their blobs and temporary files to go', async () => (await stored()).length === blobsBefore.length, 5000, stored);
+        const retry = await upload(keys[0], form('retried after an early close'));
+        assert.equal(retry.status, 201, JSON.stringify(retry.body));
+      });
+
       const slowClients: Array<[label: string, key: string, trickle: boolean]> = [
         [`a body trickled slower than REQUEST_TIMEOUT_MS (${REQUEST_TIMEOUT_MS} ms, a byte every 200 ms)`, 'slow', true],
         ['a body that stops arriving (the connection idle for REQUEST_TIMEOUT_MS)', 'stalled', false],
