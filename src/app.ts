@@ -16,7 +16,7 @@ import { registerAuth } from './http/plugins/auth.ts';
 import { registerConsoleSession } from './http/plugins/console-session.ts';
 import { UsageRecorder } from './domain/console/usage.ts';
 import { registerNulGuard } from './http/plugins/nul-guard.ts';
-import { createMetrics, registerMetrics } from './http/plugins/metrics.ts';
+import { createMetrics, registerMetrics, type Metrics } from './http/plugins/metrics.ts';
 import { ErrorBody, OAuthErrorBody } from './http/schemas/common.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import { loggerOptions } from './logger.ts';
@@ -38,6 +38,8 @@ export interface AppDeps {
   now?: () => number;
   /** false silences logs (tests); default: JSON logs at config.logLevel */
   logger?: boolean;
+  /** the counters the operations listener serves (src/http/ops-server.ts); default: new ones */
+  metrics?: Metrics;
 }
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
@@ -70,7 +72,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     blobs,
     writeLeaseMs: config.writeLeaseMs,
   };
-  const metrics = createMetrics();
+  const metrics = deps.metrics ?? createMetrics();
   const store = deps.rateLimitStore;
   const usage = new UsageRecorder(deps.db, system.now);
   const usageTimer = setInterval(() => void usage.flush(), config.usageFlushIntervalMs);
@@ -123,7 +125,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         { name: 'evidence', description: 'Evidence records and their attachments' },
         { name: 'tests', description: 'Automated and cloud tests with their flagged resources' },
         { name: 'vulnerabilities', description: 'Third-party vulnerability findings' },
-        { name: 'operations', description: 'Health, readiness and metrics' },
+        { name: 'operations', description: 'Liveness and readiness (metrics are on the operations listener, OPS_PORT)' },
         {
           name: 'console',
           description:

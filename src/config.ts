@@ -26,6 +26,11 @@ export interface S3Settings {
 export interface Config {
   host: string;
   port: number;
+  /**
+   * The operations listener (/metrics, detailed /readyz): loopback by default, like a Prometheus
+   * exporter, so the API port never shows them. `port` undefined (OPS_PORT=off): not served.
+   */
+  ops: { host: string; port: number | undefined };
   region: Region;
   /** `postgres://…` selects PostgreSQL; otherwise the embedded SQLite file below is used. */
   databaseUrl: string | undefined;
@@ -152,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     host: env.HOST ?? '127.0.0.1',
     port: int(env, 'PORT', 3000),
+    ops: { host: env.OPS_HOST || '127.0.0.1', port: env.OPS_PORT?.toLowerCase() === 'off' ? undefined : int(env, 'OPS_PORT', 9090) },
     region: region as Region,
     databaseUrl,
     sqlitePath: path.resolve(env.SQLITE_PATH ?? path.join(dataDir, 'cds.sqlite')),

@@ -123,7 +123,7 @@ for (const store of stores) {
     });
 
     test('a 429 is counted in cds_rate_limit_rejections_total{limiter="api"}', async () => {
-      const metrics = await api(server.url, '/metrics');
+      const metrics = await api(server.opsUrl, '/metrics');
       assert.equal(metrics.status, 200);
       const line = (metrics.body as string).split('\n').find((l) => l.startsWith('cds_rate_limit_rejections_total{limiter="api"}'));
       assert.ok(line, 'a rejection of the api limiter is recorded');
@@ -162,7 +162,7 @@ for (const store of stores) {
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
         })).status, 200);
-        const metrics = await api(server.url, '/metrics');
+        const metrics = await api(server.opsUrl, '/metrics');
         assert.match(metrics.body as string, /^cds_rate_limit_rejections_total\{limiter="unauthenticated"\} [1-9]/m);
       } finally {
         await server.close();
