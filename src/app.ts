@@ -71,6 +71,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     cache: new ResultCache(),
     blobs,
     writeLeaseMs: config.writeLeaseMs,
+    maxActiveCredentialsPerOrg: config.maxActiveCredentialsPerOrg,
   };
   const metrics = deps.metrics ?? createMetrics();
   const store = deps.rateLimitStore;

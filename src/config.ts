@@ -3,6 +3,9 @@
 import path from 'node:path';
 
 export const REGIONS = ['in', 'us', 'eu', 'au'] as const;
+
+/** Active (not revoked) API credentials an organization may hold unless MAX_ACTIVE_CREDENTIALS_PER_ORG says otherwise. */
+export const DEFAULT_MAX_ACTIVE_CREDENTIALS = 100;
 export type Region = (typeof REGIONS)[number];
 
 export interface RateLimitSettings {
@@ -85,6 +88,8 @@ export interface Config {
   };
   /** how often a node adds its per-credential request counts to the database (usage page) */
   usageFlushIntervalMs: number;
+  /** active (not revoked) API credentials an organization may hold; creating one more is refused */
+  maxActiveCredentialsPerOrg: number;
 }
 
 export class ConfigError extends Error {}
@@ -197,5 +202,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       },
     },
     usageFlushIntervalMs: int(env, 'USAGE_FLUSH_INTERVAL_MS', 10_000, 100),
+    maxActiveCredentialsPerOrg: int(env, 'MAX_ACTIVE_CREDENTIALS_PER_ORG', DEFAULT_MAX_ACTIVE_CREDENTIALS, 1),
   };
 }

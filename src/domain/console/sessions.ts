@@ -95,7 +95,10 @@ export async function signIn({
 
   const admin = await findAdminByEmail(ctx.db.kysely, email);
   const ok = admin ? await verifyPassword(input.password, admin.passwordHash) : await verifyAgainstDecoy(input.password);
-  if (!admin || !ok) {
+  // An organization of another region (regional deployments sharing a database) signs in only on
+  // its own region's deployment; here it fails like a wrong password, so nothing tells the account exists.
+  const org = admin && ok ? await findOrganization(ctx.db.kysely, admin.organizationId) : undefined;
+  if (!admin || !ok || !org || org.region !== ctx.region) {
     if (admin) {
       await recordAudit(ctx.db.kysely, {
         organizationId: admin.organizationId,
@@ -107,8 +110,6 @@ export async function signIn({
     }
     throw unauthorized('The email or password is wrong.');
   }
-  const org = await findOrganization(ctx.db.kysely, admin.organizationId);
-  if (!org) throw unauthorized('The email or password is wrong.');
 
   const token = SESSION_TOKEN_PREFIX + randomBytes(32).toString('base64url');
   const record: sessions.AdminSessionRecord = {
@@ -161,7 +162,8 @@ export async function resolveSession({
   const record = await sessions.findSessionByTokenHash(ctx.db.kysely, hashSecret(token));
   if (!record || sessionExpiry(record, settings.idleMs) <= now) throw unauthorized('The session has ended; sign in again.');
   const [admin, org] = await Promise.all([findAdmin(ctx.db.kysely, record.adminId), findOrganization(ctx.db.kysely, record.organizationId)]);
-  if (!admin || !org) throw unauthorized('The session has ended; sign in again.');
+  // A session of another region's organization (made on that region's deployment) is not served here.
+  if (!admin || !org || org.region !== ctx.region) throw unauthorized('The session has ended; sign in again.');
   // Sliding idle expiry, written at most once a minute so reads do not each cost a write.
   if (now - record.lastSeenAt >= 60_000) {
     await sessions.touchSession(ctx.db.kysely, record.id, now);
