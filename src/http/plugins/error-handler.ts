@@ -143,7 +143,7 @@ export function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoExcept
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     const seconds = Math.round((this.server as http.Server).requestTimeout / 1000);
     status = 408;
-    error = { code: 'validation_failed', message: 'The request took too long to arrive.', details: [{ field: 'request', message: `must arrive completely within ${seconds} seconds` }] };
+    error = { code: 'validation_failed', message: 'The request took too long to arrive.', details: [{ field: 'request', message: `must arrive completely within ${seconds} s` }] };
   } else if (err.code === 'HPE_HEADER_OVERFLOW') {
     status = 431;
     error = { code: 'validation_failed', message: 'The request headers are too large.', details: [{ field: 'headers', message: `the request line and headers must be at most ${http.maxHeaderSize} bytes together` }] };
