@@ -1,6 +1,5 @@
 // buildApp(config, deps) → a ready-to-listen Fastify instance. No side effects at import; tests
 // build apps with their own config and dependencies.
-import { randomBytes } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Config } from './config.ts';
@@ -11,7 +10,9 @@ import type { RateLimitStore } from './storage/ratelimit/store.ts';
 import type { BlobStore } from './storage/blobs/store.ts';
 import { openBlobStore } from './storage/blobs/open.ts';
 import { validatorCompiler } from './http/validation.ts';
-import { registerErrorHandler, sendFrameworkError } from './http/plugins/error-handler.ts';
+import { answerClientError, registerErrorHandler, sendFrameworkError } from './http/plugins/error-handler.ts';
+import { registerResponseHeaders } from './http/plugins/response-headers.ts';
+import { newRequestId } from './http/request-id.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import { registerConsoleSession } from './http/plugins/console-session.ts';
 import { UsageRecorder } from './domain/console/usage.ts';
@@ -45,7 +46,7 @@ export interface AppDeps {
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger === false ? false : loggerOptions(config.logLevel),
-    genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    genReqId: newRequestId,
     requestIdHeader: false, // never trust a client-chosen ID: the spec promises a unique one
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit: config.bodyLimitBytes,
@@ -57,6 +58,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     forceCloseConnections: 'idle',
     ajv: { customOptions: { strict: false } },
     frameworkErrors: sendFrameworkError,
+    clientErrorHandler: answerClientError,
   });
   app.setValidatorCompiler(validatorCompiler);
   // Bodies are JSON only (plus multipart where a route registers it): no text/plain.
@@ -87,6 +89,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
+  registerResponseHeaders(app);
   registerMetrics(app, metrics);
   registerErrorHandler(app, (err) => {
     const dependency = (err.details[0] as { dependency?: string } | undefined)?.dependency ?? 'unknown';

@@ -10,6 +10,7 @@ import { hashSecret, newClientId, newClientSecret } from './secrets.ts';
 import * as credentials from '../../storage/db/repositories/credentials.ts';
 import { findOrganization, lockOrganization } from '../../storage/db/repositories/organizations.ts';
 import { recordAudit, type AuditActor } from '../console/audit.ts';
+import { invisibleIssue, typedName } from '../text.ts';
 
 export const CREDENTIAL_NAME_MAX_LENGTH = 100;
 
@@ -51,7 +52,9 @@ export async function createCredential({
   if (!(ACCESS_LEVELS as readonly string[]).includes(input.accessLevel)) {
     throw validationFailed([{ field: 'accessLevel', message: `must be one of ${ACCESS_LEVELS.join(', ')}` }]);
   }
-  if (input.name !== undefined && input.name.trim().length > CREDENTIAL_NAME_MAX_LENGTH) {
+  const name = input.name === undefined ? undefined : typedName(input.name);
+  if (input.name !== undefined && name === undefined) throw validationFailed([invisibleIssue('name')]);
+  if (name !== undefined && name.length > CREDENTIAL_NAME_MAX_LENGTH) {
     throw validationFailed([{ field: 'name', message: `must be at most ${CREDENTIAL_NAME_MAX_LENGTH} characters` }]);
   }
   const org = await findOrganization(ctx.db.kysely, input.organizationId);
@@ -69,7 +72,7 @@ export async function createCredential({
   const record: credentials.CredentialRecord = {
     id: randomUUID(),
     organizationId: org.id,
-    name: input.name?.trim() || (input.accessLevel === 'read_only' ? 'Read Only' : 'Read & Write'),
+    name: name || (input.accessLevel === 'read_only' ? 'Read Only' : 'Read & Write'),
     clientId: newClientId(),
     secretHash: hashSecret(clientSecret),
     accessLevel: input.accessLevel,
