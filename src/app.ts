@@ -1,7 +1,7 @@
 // buildApp(config, deps) → a ready-to-listen Fastify instance. No side effects at import; tests
 // build apps with their own config and dependencies.
 import { randomBytes } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Config } from './config.ts';
 import type { SystemContext } from './domain/context.ts';
@@ -50,7 +50,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     connectionTimeout: config.requestTimeoutMs,
-    trustProxy: config.trustProxy,
+    trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { strict: false } },
