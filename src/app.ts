@@ -1,7 +1,7 @@
 // buildApp(config, deps) → a ready-to-listen Fastify instance. No side effects at import; tests
 // build apps with their own config and dependencies.
 import { randomBytes } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Config } from './config.ts';
 import type { SystemContext } from './domain/context.ts';
@@ -13,6 +13,7 @@ import { openBlobStore } from './storage/blobs/open.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { registerErrorHandler, sendFrameworkError } from './http/plugins/error-handler.ts';
 import { registerAuth } from './http/plugins/auth.ts';
+import { trustProxyOption } from './http/trust-proxy.ts';
 import { registerConsoleSession } from './http/plugins/console-session.ts';
 import { UsageRecorder } from './domain/console/usage.ts';
 import { registerNulGuard } from './http/plugins/nul-guard.ts';
@@ -50,7 +51,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     connectionTimeout: config.requestTimeoutMs,
-    trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
+    trustProxy: trustProxyOption(config.trustProxy),
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { strict: false } },
