@@ -403,6 +403,7 @@ async function elevenWrongThenRight(url: string, email: string, advance: (ms: nu
   const waits: number[] = [];
   let failures = 0;
   while (failures < 11) {
+    assert.ok(waits.length <= 10, `the delay does not keep refusing: waits ${waits.join(', ')}`);
     const res = await signInRaw(url, email, `wrong password ${failures}`);
     if (res.status === 401) failures++;
     else {
