@@ -14,6 +14,7 @@ import { answerClientError, registerErrorHandler, sendFrameworkError } from './h
 import { registerResponseHeaders } from './http/plugins/response-headers.ts';
 import { newRequestId } from './http/request-id.ts';
 import { registerAuth } from './http/plugins/auth.ts';
+import { trustProxyOption } from './http/trust-proxy.ts';
 import { registerConsoleSession } from './http/plugins/console-session.ts';
 import { UsageRecorder } from './domain/console/usage.ts';
 import { registerNulGuard } from './http/plugins/nul-guard.ts';
@@ -53,7 +54,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     connectionTimeout: config.requestTimeoutMs,
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { strict: false } },

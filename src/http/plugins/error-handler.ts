@@ -77,6 +77,11 @@ function sendOAuth(request: FastifyRequest, reply: FastifyReply, err: FastifyErr
     if (known.retryAfterSec) reply.header('Retry-After', String(known.retryAfterSec));
   } else if (service instanceof DependencyUnavailableError) {
     [error, description, status] = ['temporarily_unavailable', service.message, 503];
+  } else if (service?.code === 'rate_limit_exceeded') {
+    // the shared limiter's refusal, in the token endpoint's words
+    const wait = (service.details[0] as { retryAfterSec?: number } | undefined)?.retryAfterSec;
+    if (wait !== undefined) reply.header('Retry-After', String(wait));
+    [error, description, status] = ['temporarily_unavailable', service.message, 429];
   } else if (service && STATUS_OF[service.code] < 500) {
     const field = (service.details[0] as FieldIssue | undefined)?.field;
     [error, description, status] = ['invalid_request', field ? `${field}: ${(service.details[0] as FieldIssue).message}` : service.message, 400];
