@@ -91,7 +91,7 @@ function attachmentForm(): FormData {
 const json = (value: unknown) => ({ body: JSON.stringify(value), headers: { 'content-type': 'application/json' } });
 
 /** A valid body for each operation that takes one. */
-const BODIES: Record<string, () => { body: BodyInit; headers?: Record<string, string> }> = {
+const BODIES: Record<string, () => { body: RequestInit['body']; headers?: Record<string, string> }> = {
   'POST /v1/vulnerabilities': () => json({ vulnerabilityId: newFindingKey(), title: 'Route table finding', severity: 'low', status: 'open' }),
   'PATCH /v1/vulnerabilities/{vulnerabilityId}': () => json({ reportLink: '' }),
   'POST /v1/evidence/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
@@ -162,7 +162,7 @@ function send(server: TestServer, op: Operation, plan: RequestPlan) {
     else if (p.in === 'header') headers[p.name] = value;
   }
   assert.ok(!/[{}]/.test(path), `${op.label}: unfilled path parameter in ${path}`);
-  let body: BodyInit | undefined;
+  let body: RequestInit['body'] | undefined;
   if (op.hasBody) {
     const make = BODIES[op.label];
     assert.ok(make, `${op.label} takes a request body but the suite's BODIES table has no entry for it: add one`);
