@@ -20,7 +20,7 @@ import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createTestDatabase, createTestStore, type TestDatabase } from '../harness/engines.ts';
 import { startServerProcess, type ServerProcess } from '../harness/process.ts';
-import { createOrgWithCredential, getToken, type Client } from '../harness/server.ts';
+import { addCredential, createOrgWithCredential, getToken, type Client } from '../harness/server.ts';
 import { artifactFixtures } from '../harness/fixtures-artifacts.ts';
 import { fixtures } from '../harness/fixtures.ts';
 
@@ -45,6 +45,12 @@ const HOSTILE_ADDRESS = {
   deepJson: '127.0.0.6',
   hugeHeader: '127.0.0.7',
 } as const;
+type HostileKind = keyof typeof HOSTILE_ADDRESS;
+/** SOAK_KINDS (comma-separated, e.g. `droppedUpload,hugeClientId`) runs only those hostile kinds */
+const KINDS = new Set<HostileKind>(
+  process.env.SOAK_KINDS ? (process.env.SOAK_KINDS.split(',').map((k) => k.trim()) as HostileKind[]) : (Object.keys(HOSTILE_ADDRESS) as HostileKind[]),
+);
+for (const kind of KINDS) assert.ok(kind in HOSTILE_ADDRESS, `SOAK_KINDS: unknown kind ${kind}; known: ${Object.keys(HOSTILE_ADDRESS).join(', ')}`);
 
 // ---- Process figures ----
 
@@ -192,7 +198,8 @@ describe('soak: hostile traffic beside normal clients', () => {
   let blobDir: string;
   let server: ServerProcess;
   const normal: Array<{ client: Client; token: string; evidenceId: string }> = [];
-  let hostile: { client: Client; token: string; evidenceId: string };
+  /** the attackers' organization: its evidence, and one credential's token per hostile kind (so no kind is rate limited by another) */
+  let hostile: { evidenceId: string; token: Record<HostileKind, string> };
 
   before(async () => {
     database = await createTestDatabase('sqlite');
@@ -214,7 +221,11 @@ describe('soak: hostile traffic beside normal clients', () => {
       env: { BLOB_DIR: blobDir, REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), RATE_LIMIT_MAX: String(RATE_LIMIT_MAX) },
     });
     for (const s of seeded) normal.push({ ...s, token: await getToken(server.url, s.client) });
-    hostile = { ...attacker, token: await getToken(server.url, attacker.client) };
+    const token = {} as Record<HostileKind, string>;
+    for (const kind of Object.keys(HOSTILE_ADDRESS) as HostileKind[]) {
+      token[kind] = await getToken(server.url, await addCredential(system, attacker.client.organizationId, 'read_write'));
+    }
+    hostile = { evidenceId: attacker.evidenceId, token };
   });
 
   after(async () => {
@@ -271,10 +282,12 @@ describe('soak: hostile traffic beside normal clients', () => {
   /** Every hostile kind, each a couple of concurrent loops, until the deadline. */
   function hostileClients(deadline: number, { trickle = true } = {}): Array<Promise<void>> {
     const loops: Array<Promise<void>> = [];
-    const twice = (make: () => Promise<void>) => loops.push(make(), make());
+    const twice = (kind: HostileKind, make: () => Promise<void>) => {
+      if (KINDS.has(kind)) loops.push(make(), make());
+    };
 
     // Random bearer tokens (the address is soon blocked: 401, then 429).
-    twice(() =>
+    twice('badToken', () =>
       loop(deadline, 50, 20_000, async () => {
         try {
           const a = await send(server.url, { path: '/v1/controls', headers: { authorization: `Bearer ${randomBytes(24).toString('base64url')}` }, localAddress: HOSTILE_ADDRESS.badToken });
@@ -286,7 +299,7 @@ describe('soak: hostile traffic beside normal clients', () => {
     );
 
     // 1 MB client IDs at the token endpoint, every one new.
-    twice(() =>
+    twice('hugeClientId', () =>
       loop(deadline, 250, 2_000, async () => {
         const body = JSON.stringify({ grant_type: 'client_credentials', client_id: randomBytes(500_000).toString('hex'), client_secret: 'x' });
         try {
@@ -299,10 +312,10 @@ describe('soak: hostile traffic beside normal clients', () => {
     );
 
     // Uploads whose socket is destroyed in the middle of the file.
-    twice(() =>
-      loop(deadline, 200, 2_000, async () => {
+    twice('droppedUpload', () =>
+      loop(deadline, 300, 2_000, async () => {
         const head = `${datePart()}${filePartHead('dropped.txt')}`;
-        const { socket, closed } = rawUpload(server, HOSTILE_ADDRESS.droppedUpload, hostile.token, hostile.evidenceId, head.length + 1_000_000, head);
+        const { socket, closed } = rawUpload(server, HOSTILE_ADDRESS.droppedUpload, hostile.token.droppedUpload, hostile.evidenceId, head.length + 1_000_000, head);
         socket.write(Buffer.alloc(256 * 1024, 'd'));
         await sleep(100);
         socket.destroy();
@@ -312,11 +325,11 @@ describe('soak: hostile traffic beside normal clients', () => {
     );
 
     // Uploads trickled one byte a second: the server must cut them at its request time-out.
-    if (trickle) twice(() =>
+    if (trickle) twice('trickledUpload', () =>
       loop(deadline, 0, 500, async () => {
         const head = `${datePart()}${filePartHead('trickled.txt')}`;
         const started = Date.now();
-        const { socket, closed } = rawUpload(server, HOSTILE_ADDRESS.trickledUpload, hostile.token, hostile.evidenceId, head.length + 100_000, head);
+        const { socket, closed } = rawUpload(server, HOSTILE_ADDRESS.trickledUpload, hostile.token.trickledUpload, hostile.evidenceId, head.length + 100_000, head);
         let open = true;
         void closed.then(() => (open = false));
         while (open && Date.now() - started < TRICKLE_GIVE_UP_MS) {
@@ -340,11 +353,11 @@ describe('soak: hostile traffic beside normal clients', () => {
     );
 
     // 8,000-level JSON to the token endpoint, to a /v1 write (with a valid token) and to an unknown path.
-    twice(() =>
+    twice('deepJson', () =>
       loop(deadline, 200, 5_000, async (i) => {
         const targets: Array<{ path: string; oauth: boolean; headers: Record<string, string> }> = [
           { path: '/oauth/token', oauth: true, headers: {} },
-          { path: '/v1/vulnerabilities', oauth: false, headers: { authorization: `Bearer ${hostile.token}`, 'idempotency-key': `soak-${randomUUID()}` } },
+          { path: '/v1/vulnerabilities', oauth: false, headers: { authorization: `Bearer ${hostile.token.deepJson}`, 'idempotency-key': `soak-${randomUUID()}` } },
           { path: '/no-such-path', oauth: false, headers: {} },
         ];
         const t = targets[i % targets.length];
@@ -358,10 +371,10 @@ describe('soak: hostile traffic beside normal clients', () => {
     );
 
     // A 100 KB header.
-    twice(() =>
+    twice('hugeHeader', () =>
       loop(deadline, 200, 5_000, async () => {
         try {
-          const a = await send(server.url, { path: '/v1/controls', headers: { authorization: `Bearer ${hostile.token}`, 'x-padding': 'p'.repeat(100 * 1024) }, localAddress: HOSTILE_ADDRESS.hugeHeader });
+          const a = await send(server.url, { path: '/v1/controls', headers: { authorization: `Bearer ${hostile.token.hugeHeader}`, 'x-padding': 'p'.repeat(100 * 1024) }, localAddress: HOSTILE_ADDRESS.hugeHeader });
           hostileAnswer('100 KB header', a);
         } catch (err) {
           count('100 KB header', failure(err));
@@ -419,7 +432,7 @@ describe('soak: hostile traffic beside normal clients', () => {
     const health = await send(server.url, { path: '/healthz' });
 
     const summary = [
-      `ran ${ranMs} ms; settle ${settledMs} ms`,
+      `ran ${ranMs} ms; settle ${settledMs} ms; hostile kinds: ${[...KINDS].join(', ')}`,
       `RSS baseline ${baseline.rssKb} kB, peak ${peak.rssKb} kB, end ${end.rssKb} kB (tolerance +${RSS_TOLERANCE_KB} kB)`,
       `open fds baseline ${baseline.fds}, peak ${peak.fds}, end ${end.fds} (tolerance ±${FD_TOLERANCE})`,
       `trickled uploads cut after (ms): ${cutAfterMs.length ? `${Math.min(...cutAfterMs)}–${Math.max(...cutAfterMs)} (${cutAfterMs.length})` : 'none cut'}`,
