@@ -272,7 +272,7 @@ for (const store of stores) {
       const ok = await postToken(server.url, JSON.stringify(grant(client)), 'application/json', { 'x-forwarded-for': '198.51.100.30' });
       assert.equal(ok.status, 200);
       assert.equal(ok.headers.get('x-ratelimit-remaining'), '9');
-      const metrics = await fetch(`${server.url}/metrics`).then((r) => r.text());
+      const metrics = await fetch(`${server.opsUrl}/metrics`).then((r) => r.text());
       assert.match(metrics, /^cds_rate_limit_rejections_total\{limiter="token_failure"\} [1-9]/m);
     });
 
