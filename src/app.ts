@@ -51,6 +51,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     requestIdHeader: false, // never trust a client-chosen ID: the spec promises a unique one
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit: config.bodyLimitBytes,
+    // The router's own cap on a path parameter (100 by default) would answer "invalid URL"; the
+    // request line is already bounded by Node's header size limit, so the route schemas' maxLength
+    // decides instead and the 400 names the parameter.
+    maxParamLength: 16 * 1024,
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     connectionTimeout: config.requestTimeoutMs,
