@@ -1,6 +1,5 @@
 // buildApp(config, deps) → a ready-to-listen Fastify instance. No side effects at import; tests
 // build apps with their own config and dependencies.
-import { randomBytes } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Config } from './config.ts';
@@ -11,12 +10,15 @@ import type { RateLimitStore } from './storage/ratelimit/store.ts';
 import type { BlobStore } from './storage/blobs/store.ts';
 import { openBlobStore } from './storage/blobs/open.ts';
 import { validatorCompiler } from './http/validation.ts';
-import { registerErrorHandler, sendFrameworkError } from './http/plugins/error-handler.ts';
+import { answerClientError, registerErrorHandler, sendFrameworkError } from './http/plugins/error-handler.ts';
+import { registerResponseHeaders } from './http/plugins/response-headers.ts';
+import { newRequestId } from './http/request-id.ts';
 import { registerAuth } from './http/plugins/auth.ts';
+import { trustProxyOption } from './http/trust-proxy.ts';
 import { registerConsoleSession } from './http/plugins/console-session.ts';
 import { UsageRecorder } from './domain/console/usage.ts';
 import { registerNulGuard } from './http/plugins/nul-guard.ts';
-import { createMetrics, registerMetrics } from './http/plugins/metrics.ts';
+import { createMetrics, registerMetrics, type Metrics } from './http/plugins/metrics.ts';
 import { ErrorBody, OAuthErrorBody } from './http/schemas/common.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import { loggerOptions } from './logger.ts';
@@ -38,24 +40,31 @@ export interface AppDeps {
   now?: () => number;
   /** false silences logs (tests); default: JSON logs at config.logLevel */
   logger?: boolean;
+  /** the counters the operations listener serves (src/http/ops-server.ts); default: new ones */
+  metrics?: Metrics;
 }
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger === false ? false : loggerOptions(config.logLevel),
-    genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    genReqId: newRequestId,
     requestIdHeader: false, // never trust a client-chosen ID: the spec promises a unique one
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit: config.bodyLimitBytes,
+    // The router's own cap on a path parameter (100 by default) would answer "invalid URL"; the
+    // request line is already bounded by Node's header size limit, so the route schemas' maxLength
+    // decides instead and the 400 names the parameter.
+    maxParamLength: 16 * 1024,
     requestTimeout: config.requestTimeoutMs,
     http: serverTimeouts(config.requestTimeoutMs),
     keepAliveTimeout: config.keepAliveTimeoutMs,
     connectionTimeout: config.requestTimeoutMs,
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { strict: false } },
     frameworkErrors: sendFrameworkError,
+    clientErrorHandler: answerClientError,
   });
   app.setValidatorCompiler(validatorCompiler);
   // Bodies are JSON only (plus multipart where a route registers it): no text/plain.
@@ -70,9 +79,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     cache: new ResultCache(),
     blobs,
     writeLeaseMs: config.writeLeaseMs,
+    maxActiveCredentialsPerOrg: config.maxActiveCredentialsPerOrg,
     attachmentQuotaBytes: config.attachmentQuotaBytes,
   };
-  const metrics = createMetrics();
+  const metrics = deps.metrics ?? createMetrics();
   const store = deps.rateLimitStore;
   const usage = new UsageRecorder(deps.db, system.now);
   const usageTimer = setInterval(() => void usage.flush(), config.usageFlushIntervalMs);
@@ -86,6 +96,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
+  registerResponseHeaders(app);
   registerMetrics(app, metrics);
   registerErrorHandler(app, (err) => {
     const dependency = (err.details[0] as { dependency?: string } | undefined)?.dependency ?? 'unknown';
@@ -125,7 +136,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         { name: 'evidence', description: 'Evidence records and their attachments' },
         { name: 'tests', description: 'Automated and cloud tests with their flagged resources' },
         { name: 'vulnerabilities', description: 'Third-party vulnerability findings' },
-        { name: 'operations', description: 'Health, readiness and metrics' },
+        { name: 'operations', description: 'Liveness and readiness (metrics are on the operations listener, OPS_PORT)' },
         {
           name: 'console',
           description:

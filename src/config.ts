@@ -1,8 +1,12 @@
 // The one validated configuration object. It is parsed once in main.ts (or by the CLI) from the
 // environment and passed down; no module reads process.env at import time.
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export const REGIONS = ['in', 'us', 'eu', 'au'] as const;
+
+/** Active (not revoked) API credentials an organization may hold unless MAX_ACTIVE_CREDENTIALS_PER_ORG says otherwise. */
+export const DEFAULT_MAX_ACTIVE_CREDENTIALS = 100;
 export type Region = (typeof REGIONS)[number];
 
 export interface RateLimitSettings {
@@ -26,6 +30,11 @@ export interface S3Settings {
 export interface Config {
   host: string;
   port: number;
+  /**
+   * The operations listener (/metrics, detailed /readyz): loopback by default, like a Prometheus
+   * exporter, so the API port never shows them. `port` undefined (OPS_PORT=off): not served.
+   */
+  ops: { host: string; port: number | undefined };
   region: Region;
   /** `postgres://…` selects PostgreSQL; otherwise the embedded SQLite file below is used. */
   databaseUrl: string | undefined;
@@ -56,8 +65,11 @@ export interface Config {
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
   shutdownGraceMs: number;
-  /** trust X-Forwarded-For from a proxy in front of the service */
-  trustProxy: boolean;
+  /**
+   * Which proxies' X-Forwarded-For to believe (Fastify's `trustProxy`): false (none), a hop count,
+   * or the proxies' addresses/CIDRs. Never `true`, which would believe any client's header.
+   */
+  trustProxy: false | number | string[];
   /**
    * HMAC key of vulnerability-list cursors (CURSOR_SECRET, at least 32 characters). Unset: a random
    * key is generated once and kept in the database, so every node on that database shares it.
@@ -82,6 +94,8 @@ export interface Config {
   };
   /** how often a node adds its per-credential request counts to the database (usage page) */
   usageFlushIntervalMs: number;
+  /** active (not revoked) API credentials an organization may hold; creating one more is refused */
+  maxActiveCredentialsPerOrg: number;
 }
 
 export class ConfigError extends Error {}
@@ -144,6 +158,42 @@ function s3Settings(env: NodeJS.ProcessEnv): S3Settings | undefined {
   };
 }
 
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function proxyEntry(entry: string): boolean {
+  if (PROXY_NAMES.includes(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/** TRUST_PROXY: unset/false, a hop count, or a comma-separated list of proxy addresses/CIDRs. */
+function trustProxy(env: NodeJS.ProcessEnv): false | number | string[] {
+  const raw = (env.TRUST_PROXY ?? '').trim();
+  if (raw === '' || ['false', 'no', '0'].includes(raw.toLowerCase())) return false;
+  if (['true', 'yes'].includes(raw.toLowerCase())) {
+    throw new ConfigError(
+      'TRUST_PROXY=true would believe any client\'s X-Forwarded-For; set the number of proxies in front of the service ' +
+        '(e.g. TRUST_PROXY=1 behind one load balancer) or their addresses (e.g. TRUST_PROXY=10.0.0.0/8,192.168.1.5)',
+    );
+  }
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops > 10) throw new ConfigError(`TRUST_PROXY hop count must be at most 10, got ${hops}`);
+    return hops;
+  }
+  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const bad = entries.filter((e) => !proxyEntry(e));
+  if (bad.length > 0 || entries.length === 0) {
+    throw new ConfigError(
+      `TRUST_PROXY must be false, a hop count or a comma-separated list of proxy addresses/CIDRs; not understood: "${bad.join(', ') || raw}"`,
+    );
+  }
+  return entries;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const region = (env.REGION ?? 'us').toLowerCase();
   if (!(REGIONS as readonly string[]).includes(region)) {
@@ -154,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     host: env.HOST ?? '127.0.0.1',
     port: int(env, 'PORT', 3000),
+    ops: { host: env.OPS_HOST || '127.0.0.1', port: env.OPS_PORT?.toLowerCase() === 'off' ? undefined : int(env, 'OPS_PORT', 9090) },
     region: region as Region,
     databaseUrl,
     sqlitePath: path.resolve(env.SQLITE_PATH ?? path.join(dataDir, 'cds.sqlite')),
@@ -181,7 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 120_000, 1000),
     keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0),
-    trustProxy: bool(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env),
     cursorSecret: secret(env, 'CURSOR_SECRET', 32),
     writeLeaseMs: int(env, 'WRITE_LEASE_MS', int(env, 'REQUEST_TIMEOUT_MS', 120_000, 1000) + 30_000, 1000),
     cleanupIntervalMs: int(env, 'CLEANUP_INTERVAL_MS', 15 * 60_000, 100),
@@ -194,5 +245,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       },
     },
     usageFlushIntervalMs: int(env, 'USAGE_FLUSH_INTERVAL_MS', 10_000, 100),
+    maxActiveCredentialsPerOrg: int(env, 'MAX_ACTIVE_CREDENTIALS_PER_ORG', DEFAULT_MAX_ACTIVE_CREDENTIALS, 1),
   };
 }

@@ -16,9 +16,63 @@ export const REDACT_PATHS = [
   '*.password',
 ];
 
+const MAX_PATH = 256;
+const MAX_QUERY_PARAMS = 20;
+const MAX_NAME = 64;
+const MAX_VALUE = 100;
+
+/** What the `req` serializer reads: a Fastify request (or, from other callers, Node's own). */
+interface LoggedRequest {
+  method?: string;
+  url?: string;
+  ip?: string;
+  socket?: { remoteAddress?: string; remotePort?: number };
+  routeOptions?: { url?: string; schema?: { querystring?: unknown } };
+}
+
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/** The query parameter names the matched route declares: the only ones whose values are logged. */
+function declaredParams(request: LoggedRequest): Set<string> {
+  const schema = request.routeOptions?.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+  return new Set(Object.keys(schema?.properties ?? {}));
+}
+
+/**
+ * The `req` of the "incoming request" line. Never the raw URL: a careless client puts tokens,
+ * secrets or session values in query strings (`?access_token=…`). It logs the route pattern
+ * (`/v1/vulnerabilities/:vulnerabilityId`; the path when no route matched) and the query with
+ * every value redacted except those of parameters the route declares (filters, `fields`, paging:
+ * none of them secret); everything clipped, so no client can write long lines to the log.
+ */
+export function requestForLog(request: LoggedRequest) {
+  const url = request.url ?? '';
+  const at = url.indexOf('?');
+  const path = at === -1 ? url : url.slice(0, at);
+  const route = request.routeOptions?.url;
+  const out: Record<string, unknown> = { method: request.method, url: clip(route ?? path, MAX_PATH) };
+  if (at !== -1) {
+    const allowed = declaredParams(request);
+    const query: string[] = [];
+    let count = 0;
+    for (const [name, value] of new URLSearchParams(url.slice(at + 1))) {
+      if (++count > MAX_QUERY_PARAMS) {
+        query.push('…');
+        break;
+      }
+      query.push(`${clip(name, MAX_NAME)}=${allowed.has(name) ? clip(value, MAX_VALUE) : '[redacted]'}`);
+    }
+    out.query = query.join('&');
+  }
+  out.remoteAddress = request.ip ?? request.socket?.remoteAddress;
+  out.remotePort = request.socket?.remotePort;
+  return out;
+}
+
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   return {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    serializers: { req: requestForLog as (req: unknown) => Record<string, unknown> },
   };
 }

@@ -12,6 +12,8 @@ import { createDemoOrganization, printDemoCredentials } from './cli/commands/dem
 import { openBlobStore } from './storage/blobs/open.ts';
 import { runCleanup } from './domain/maintenance/cleanup.ts';
 import { warmConsoleAssets } from './http/routes/console/pages.ts';
+import { createMetrics } from './http/plugins/metrics.ts';
+import { buildOpsApp } from './http/ops-server.ts';
 
 async function main() {
   let config;
@@ -36,7 +38,9 @@ async function main() {
   await migrateToLatest(db);
   const store = openRateLimitStore(config, (err) => throttled('redis connection error', err));
   const blobs = openBlobStore(config);
-  const app = await buildApp(config, { db, rateLimitStore: store, blobs });
+  const metrics = createMetrics();
+  const app = await buildApp(config, { db, rateLimitStore: store, blobs, metrics });
+  const ops = config.ops.port === undefined ? undefined : await buildOpsApp({ db, store, metrics });
   report = (what, err) => app.log.warn({ err: { message: err.message } }, what);
 
   const demo =
@@ -77,6 +81,7 @@ async function main() {
     const closeIdle = setInterval(() => app.server.closeIdleConnections(), 100);
     closeIdle.unref();
     try {
+      await ops?.close();
       await app.close();
       clearInterval(closeIdle);
       await store.close();
@@ -94,6 +99,11 @@ async function main() {
   // Build the console's bundle now rather than on its first visitor's request.
   warmConsoleAssets().catch((err) => app.log.error({ err }, 'console assets failed to build; /console answers 500'));
   await waitForStore(store, 5000, (err) => app.log.warn({ err: { message: err.message } }, 'rate-limit store not reachable yet; /v1 answers 503 until it is'));
+  if (ops && config.ops.port !== undefined) {
+    // Before the API, so that a probe of the API's readiness finds the details already served.
+    const address = await ops.listen({ host: config.ops.host, port: config.ops.port });
+    app.log.info({ ops: address }, `Operations listener at ${address} (/metrics, /readyz)`);
+  }
   await app.listen({ host: config.host, port: config.port });
   if (demo) {
     const { port } = app.server.address() as { port: number };

@@ -47,7 +47,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Pr
   if (!['migrate', 'org', 'credential', 'admin', 'demo'].includes(command)) throw new UsageError(`Unknown command "${command}".`);
   const config = loadConfig(env);
   const db = openDb({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath });
-  const ctx: SystemContext = { db, region: config.region, now: Date.now };
+  const ctx: SystemContext = { db, region: config.region, now: Date.now, maxActiveCredentialsPerOrg: config.maxActiveCredentialsPerOrg };
   try {
     await migrateToLatest(db);
     switch (command) {

@@ -16,6 +16,8 @@ export interface SystemContext {
   blobs?: BlobStore;
   /** see Config.writeLeaseMs; default 150 s */
   writeLeaseMs?: number;
+  /** see Config.maxActiveCredentialsPerOrg; default DEFAULT_MAX_ACTIVE_CREDENTIALS (config.ts) */
+  maxActiveCredentialsPerOrg?: number;
   /** see Config.attachmentQuotaBytes; default DEFAULT_ATTACHMENT_QUOTA_BYTES */
   attachmentQuotaBytes?: number;
 }

@@ -29,6 +29,8 @@ export interface ExitStatus {
 export interface ServerProcess {
   url: string;
   port: number;
+  /** the operations listener (/metrics, detailed /readyz), when the server logged one */
+  opsUrl: string | undefined;
   child: ChildProcess;
   /** everything written to stdout / stderr so far */
   stdout(): string;
@@ -66,6 +68,7 @@ export async function startServerProcess(options: ServerProcessOptions = {}): Pr
     ...options.store?.env,
     PORT: '0',
     HOST: '127.0.0.1',
+    OPS_PORT: '0', // a fixed default port would collide between test processes
     DEMO_ON_EMPTY: String(options.demoOnEmpty ?? false),
     ...options.env,
   };
@@ -130,6 +133,7 @@ export async function startServerProcess(options: ServerProcessOptions = {}): Pr
   return {
     url: `http://127.0.0.1:${port}`,
     port,
+    opsUrl: opsListeningUrl(out),
     child,
     stdout: () => out,
     stderr: () => err,
@@ -163,6 +167,11 @@ export function listeningPort(stdout: string): number | undefined {
     if (match) return Number(match[1]);
   }
   return undefined;
+}
+
+/** The operations listener's address from the server's "Operations listener at" log line. */
+export function opsListeningUrl(stdout: string): string | undefined {
+  return /Operations listener at (http:\/\/[^\s"]+)/.exec(stdout)?.[1];
 }
 
 export interface CliResult {

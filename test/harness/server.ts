@@ -2,6 +2,8 @@
 // tests the helpers they share: organizations, credentials, tokens and an HTTP client.
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
+import { buildOpsApp } from '../../src/http/ops-server.ts';
+import { createMetrics } from '../../src/http/plugins/metrics.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { SystemContext } from '../../src/domain/context.ts';
 import { createOrganization } from '../../src/domain/organizations/manage.ts';
@@ -11,6 +13,8 @@ import { createTestDatabase, createTestStore, type TestDatabase, type TestStore 
 
 export interface TestServer {
   url: string;
+  /** the operations listener (/metrics, detailed /readyz), as main.ts serves it */
+  opsUrl: string;
   app: FastifyInstance;
   config: Config;
   database: TestDatabase;
@@ -34,19 +38,24 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const testStore = options.testStore ?? createTestStore(options.store ?? 'memory');
   const config = loadConfig({ ...database.env, ...testStore.env, LOG_LEVEL: 'silent', ...options.env });
   const now = options.now ?? Date.now;
-  const app = await buildApp(config, { db: database.db, rateLimitStore: testStore.store, now, logger: false });
+  const metrics = createMetrics();
+  const app = await buildApp(config, { db: database.db, rateLimitStore: testStore.store, now, logger: false, metrics });
   await app.listen({ host: '127.0.0.1', port: 0 });
+  const ops = await buildOpsApp({ db: database.db, store: testStore.store, metrics });
+  const opsUrl = await ops.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address() as { port: number };
   const ownsDatabase = !options.database;
   const ownsStore = !options.testStore;
   return {
     url: `http://127.0.0.1:${address.port}`,
+    opsUrl,
     app,
     config,
     database,
     testStore,
     system: { db: database.db, region: config.region, now },
     close: async () => {
+      await ops.close();
       await app.close();
       if (ownsStore) await testStore.store.close();
       if (ownsDatabase) await database.drop();

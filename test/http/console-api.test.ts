@@ -4,7 +4,7 @@
 // /v1/frameworks), the audit log, and isolation between organizations.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dialects } from '../harness/engines.ts';
+import { dialects, stores } from '../harness/engines.ts';
 import { api, createOrgWithCredential, getToken, startServer, type Client, type TestServer } from '../harness/server.ts';
 import { createAdmin } from '../../src/domain/console/admins.ts';
 import { loadDemoData } from '../../src/demo/generate.ts';
@@ -128,17 +128,39 @@ for (const dialect of dialects) {
       assert.equal(form.status, 400, 'a cross-site HTML form cannot sign anyone in');
     });
 
-    test('sign-in attempts are limited per email: the 6th in the window is 429 even with the right password', async () => {
+    test('failed sign-ins slow down the next attempt for that email: after 5 failures it waits 1 s, then the right password signs in', async () => {
       await addAdmin(server.system, orgA.organizationId, 'limited@example.com');
-      for (let i = 0; i < 5; i++) assert.equal((await signInRaw(server.url, 'limited@example.com', 'wrong password!', { 'x-forwarded-for': `10.0.0.${i}` })).status, 401);
+      for (let i = 0; i < 5; i++) assert.equal((await signInRaw(server.url, 'limited@example.com', 'wrong password!')).status, 401);
       const res = await signInRaw(server.url, 'limited@example.com', PASSWORD);
       assert.equal(res.status, 429);
       assert.equal(res.body.error.code, 'rate_limit_exceeded');
-      const retry = Number(res.headers.get('retry-after'));
-      assert.ok(retry >= 1 && retry <= 900, `Retry-After ${retry}`);
-      assert.deepEqual(res.body.error.details, [{ retryAfterSec: retry }]);
-      clock += 900_000; // the next window
+      assert.equal(res.headers.get('retry-after'), '1');
+      assert.deepEqual(res.body.error.details, [{ retryAfterSec: 1 }]);
+      clock += 1000;
       assert.equal((await signInRaw(server.url, 'limited@example.com', PASSWORD)).status, 200);
+    });
+
+    test('eleven wrong passwords do not lock the owner out: the delay doubles up to 60 s, then the right password signs in', async () => {
+      await addAdmin(server.system, orgA.organizationId, 'eleven@example.com');
+      await elevenWrongThenRight(server.url, 'eleven@example.com', (ms) => (clock += ms));
+    });
+
+    test('successful sign-ins do not count against any limit', async () => {
+      await addAdmin(server.system, orgA.organizationId, 'busy@example.com');
+      for (let i = 1; i <= 20; i++) assert.equal((await signInRaw(server.url, 'busy@example.com', PASSWORD)).status, 200, `sign-in ${i}`);
+    });
+
+    test('per client address, failures are limited to ten times the per-email allowance; other addresses are unaffected', async () => {
+      clock += 900_000 - (clock % 900_000); // a fresh window for the address
+      await addAdmin(server.system, orgA.organizationId, 'victim@example.com');
+      // 50 failures (CONSOLE_SIGNIN_RATE_LIMIT_MAX=5, ×10) spread over many emails, none of them delayed
+      for (let i = 0; i < 50; i++) assert.equal((await signInRaw(server.url, `guess${i % 13}@example.com`, 'wrong password!')).status, 401, `failure ${i + 1}`);
+      const res = await signInRaw(server.url, 'victim@example.com', PASSWORD);
+      assert.equal(res.status, 429);
+      const wait = Number(res.headers.get('retry-after'));
+      assert.ok(wait >= 1 && wait <= 900, `Retry-After ${wait}`);
+      clock += wait * 1000;
+      assert.equal((await signInRaw(server.url, 'victim@example.com', PASSWORD)).status, 200);
     });
 
     test('without a session every admin route is 401', async () => {
@@ -360,7 +382,7 @@ for (const dialect of dialects) {
 describe('console cookie behind TLS', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer({ env: { TRUST_PROXY: 'true' } });
+    server = await startServer({ env: { TRUST_PROXY: '1' } });
     const org = await createOrgWithCredential(server.system);
     await addAdmin(server.system, org.organizationId, 'tls@example.com');
   });
@@ -372,3 +394,62 @@ describe('console cookie behind TLS', () => {
     assert.match(res.headers.get('set-cookie')!, /; Secure$/);
   });
 });
+
+/**
+ * Eleven wrong passwords (waiting out each delay), then the right one: refused for the remaining
+ * delay (1, 2, 4 … capped at 60 s, with CONSOLE_SIGNIN_RATE_LIMIT_MAX=5), then signed in.
+ */
+async function elevenWrongThenRight(url: string, email: string, advance: (ms: number) => void) {
+  const waits: number[] = [];
+  let failures = 0;
+  while (failures < 11) {
+    assert.ok(waits.length <= 10, `the delay does not keep refusing: waits ${waits.join(', ')}`);
+    const res = await signInRaw(url, email, `wrong password ${failures}`);
+    if (res.status === 401) failures++;
+    else {
+      assert.equal(res.status, 429, JSON.stringify(res.body));
+      const wait = Number(res.headers.get('retry-after'));
+      waits.push(wait);
+      advance(wait * 1000);
+    }
+  }
+  assert.deepEqual(waits, [1, 2, 4, 8, 16, 32]);
+  const early = await signInRaw(url, email, PASSWORD);
+  assert.equal(early.status, 429);
+  assert.equal(early.headers.get('retry-after'), '60', 'capped at a minute');
+  advance(30_000);
+  assert.equal((await signInRaw(url, email, PASSWORD)).headers.get('retry-after'), '30');
+  advance(30_000);
+  assert.equal((await signInRaw(url, email, PASSWORD)).status, 200);
+  // a success forgets the failures: the next mistake is answered at once
+  assert.equal((await signInRaw(url, email, 'one more typo')).status, 401);
+  assert.equal((await signInRaw(url, email, PASSWORD)).status, 200);
+}
+
+// The delay lives in the rate-limit store (shared by every node with Redis), measured on the
+// service's clock.
+for (const store of stores) {
+  describe(`console sign-in delay on the ${store} store`, () => {
+    let clock = Date.now();
+    let server: TestServer;
+    let org: Client;
+    before(async () => {
+      server = await startServer({ store, now: () => clock, env: { CONSOLE_SIGNIN_RATE_LIMIT_MAX: '5' } });
+      org = await createOrgWithCredential(server.system);
+    });
+    after(() => server.close());
+
+    test('eleven wrong passwords, then the right one after the delay', async () => {
+      await addAdmin(server.system, org.organizationId, 'owner@example.com');
+      await elevenWrongThenRight(server.url, 'owner@example.com', (ms) => (clock += ms));
+    });
+
+    test('parallel guesses cannot all pass one opening of the delay', async () => {
+      await addAdmin(server.system, org.organizationId, 'parallel@example.com');
+      for (let i = 0; i < 5; i++) assert.equal((await signInRaw(server.url, 'parallel@example.com', 'wrong password!')).status, 401);
+      clock += 1000;
+      const statuses = (await Promise.all(Array.from({ length: 8 }, () => signInRaw(server.url, 'parallel@example.com', 'wrong password!')))).map((r) => r.status);
+      assert.deepEqual(statuses.sort(), [401, 429, 429, 429, 429, 429, 429, 429]);
+    });
+  });
+}

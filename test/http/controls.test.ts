@@ -12,6 +12,7 @@ import { loadComplianceGraph, loadControlNodes } from '../../src/storage/db/repo
 import { controlCompliance } from '../../src/domain/compliance/rules.ts';
 import { controlsSnapshot, complianceGraph } from '../../src/domain/controls/snapshot.ts';
 import { CONTROL_OPTIONAL_FIELDS } from '../../src/domain/controls/list.ts';
+import { updateOrganizationPlan } from '../../src/domain/organizations/manage.ts';
 
 const env = { RATE_LIMIT_MAX: '100000' };
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
@@ -522,6 +523,30 @@ for (const dialect of dialects) {
         ['complianceOverview', 'mappedArtifacts', 'mappedRisks'].map(async (f) => (await get(`/v1/controls/${w.controls.C1}?fields=${f}`)).body.data[f]),
       );
       assert.deepEqual(all, { ...detailOfC1(), complianceOverview: parts[0], mappedArtifacts: parts[1], mappedRisks: parts[2] });
+    });
+
+    test('the plan bounds the expansions: mappedArtifacts leaves out the artifact kinds the plan excludes; complianceOverview keeps the rule\'s status', async () => {
+      const client = await createOrgWithCredential(server.system, { name: 'Controls only', plan: 'control' });
+      const world = await seedWorld(server, client.organizationId);
+      const controlOnly = await getToken(server.url, client);
+      const full = (await get(`/v1/controls/${w.controls.C1}?fields=complianceOverview,mappedArtifacts`)).body.data;
+      const kinds = (data: any) => data.mappedArtifacts.map((a: any) => [a.artifactType, a.name]);
+
+      const bounded = (await get(`/v1/controls/${world.controls.C1}?fields=complianceOverview,mappedArtifacts`, controlOnly)).body.data;
+      assert.deepEqual(bounded.mappedArtifacts, [], 'no policy, evidence or test under a control-only plan');
+      const statuses = (data: any) => data.complianceOverview.map((o: any) => [o.frameworkName, o.controlStatus, o.artifactCompliancePercentage]);
+      assert.deepEqual(statuses(bounded), statuses(full), 'the status per framework is the rule\'s, as the list shows it');
+      assert.equal(bounded.status, full.status);
+
+      // A plan change is served at once (the cached answer of the old plan is not reused).
+      await updateOrganizationPlan({ ctx: server.system, input: { organizationId: client.organizationId, plan: 'control,test' } });
+      const withTests = (await get(`/v1/controls/${world.controls.C1}?fields=mappedArtifacts`, controlOnly)).body.data;
+      assert.deepEqual(kinds(withTests), [['test', 'MFA enforced'], ['test', 'Old VPN check']]);
+      await updateOrganizationPlan({ ctx: server.system, input: { organizationId: client.organizationId, plan: 'control,policy,evidence' } });
+      const withDocs = (await get(`/v1/controls/${world.controls.C1}?fields=mappedArtifacts`, controlOnly)).body.data;
+      assert.deepEqual(kinds(withDocs), [
+        ['policy', 'Access Control Policy'], ['policy', 'Legacy Access Policy'], ['evidence', 'Access review export'],
+      ]);
     });
 
     test("get-one answers 404 not_found for an unknown ID and for another organization's control", async () => {

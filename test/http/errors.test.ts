@@ -206,16 +206,25 @@ for (const dialect of dialects) {
       assert.deepEqual(res.body, { status: 'ok' });
     });
 
-    test('/readyz answers 200 with the checks of the database and the rate-limit store', async () => {
+    test('/readyz answers 200 ready with no details; the operations listener adds the checks of the database and the rate-limit store', async () => {
       const res = await api(server.url, '/readyz');
       assert.equal(res.status, 200);
-      assert.deepEqual(res.body, { status: 'ready', checks: { database: dialect, rateLimitStore: 'memory' } });
+      assert.deepEqual(res.body, { status: 'ready' });
+      const ops = await api(server.opsUrl, '/readyz');
+      assert.equal(ops.status, 200);
+      assert.deepEqual(ops.body, { status: 'ready', checks: { database: dialect, rateLimitStore: 'memory' } });
+    });
+
+    test('/metrics is not served on the API port (404), only on the operations listener', async () => {
+      const res = await api(server.url, '/metrics');
+      assert.equal(res.status, 404);
+      assert.equal(res.body.error.code, 'not_found');
     });
 
     test('/metrics exposes cds_http_requests_total labelled by route pattern, never by raw URL', async () => {
       await api(server.url, '/v1/frameworks?fields=addedOn', token);
       await api(server.url, '/v1/some-unknown-path-7f3a', token);
-      const res = await api(server.url, '/metrics');
+      const res = await api(server.opsUrl, '/metrics');
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
       const text = res.body as string;
@@ -259,7 +268,7 @@ for (const dialect of dialects) {
         }
         assert.ok(limited, 'a 429 arrived');
         assertError(limited, 429, 'rate_limit_exceeded');
-        const text = (await api(server.url, '/metrics')).body as string;
+        const text = (await api(server.opsUrl, '/metrics')).body as string;
         assert.match(text, /^cds_rate_limit_rejections_total\{limiter="api"\} [1-9]\d*$/m);
         assert.match(text, /^cds_http_requests_total\{[^}]*route="\/v1\/frameworks"[^}]*status="429"[^}]*\} [1-9]\d*$/m);
       } finally {
@@ -291,9 +300,10 @@ describe('GET /openapi.json', () => {
   });
 
   test('documents every route', () => {
-    for (const path of ['/oauth/token', '/v1/frameworks', '/healthz', '/readyz', '/metrics']) {
+    for (const path of ['/oauth/token', '/v1/frameworks', '/healthz', '/readyz']) {
       assert.ok(doc.paths[path], `${path} is documented`);
     }
+    assert.equal(doc.paths['/metrics'], undefined, '/metrics is on the operations listener, not the API');
     assert.ok(doc.paths['/oauth/token'].post);
     assert.ok(doc.paths['/v1/frameworks'].get);
   });

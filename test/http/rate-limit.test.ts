@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestStore, stores, type TestStore } from '../harness/engines.ts';
 import { addCredential, api, createOrgWithCredential, getToken, startServer, type TestServer } from '../harness/server.ts';
+import http from 'node:http';
 import { newAccessToken } from '../../src/domain/auth/secrets.ts';
 
 type Res = { status: number; headers: Headers; body: any };
@@ -123,7 +124,7 @@ for (const store of stores) {
     });
 
     test('a 429 is counted in cds_rate_limit_rejections_total{limiter="api"}', async () => {
-      const metrics = await api(server.url, '/metrics');
+      const metrics = await api(server.opsUrl, '/metrics');
       assert.equal(metrics.status, 200);
       const line = (metrics.body as string).split('\n').find((l) => l.startsWith('cds_rate_limit_rejections_total{limiter="api"}'));
       assert.ok(line, 'a rejection of the api limiter is recorded');
@@ -134,7 +135,7 @@ for (const store of stores) {
   describe(`requests that fail authentication are limited per client address (${store})`, () => {
     const env = { UNAUTHENTICATED_RATE_LIMIT_MAX: '5' };
 
-    test('5 failed authentications per window; then 429, even for a valid token, until the window ends', async () => {
+    test('5 failed authentications per window; then failures answer 429, while a valid token from the same address still works', async () => {
       const server = await startServer({ store, env });
       try {
         const client = await createOrgWithCredential(server.system);
@@ -151,38 +152,81 @@ for (const store of stores) {
         const limited = await api(server.url, '/v1/frameworks', newAccessToken());
         assertLimited(limited, 5);
         assertResetHeader(limited);
-        // The address is refused before any token lookup until its window ends, so a valid token
-        // from the same address is refused too.
-        assertLimited(await api(server.url, '/v1/frameworks', token), 5);
         assertLimited(await api(server.url, '/v1/nothing-here'), 5);
+        // A valid token is never refused because its address has failed attempts (clients behind
+        // one NAT or load balancer share it): it is looked up first, and counts on its credential.
+        const ok = await api(server.url, '/v1/frameworks', token);
+        assert.equal(ok.status, 200);
+        assert.equal(ok.headers.get('x-ratelimit-limit'), '50');
         // Endpoints outside /v1 are not affected.
         assert.equal((await api(server.url, '/healthz')).status, 200);
-        assert.equal((await fetch(`${server.url}/oauth/token`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
-        })).status, 200);
-        const metrics = await api(server.url, '/metrics');
+        const metrics = await api(server.opsUrl, '/metrics');
         assert.match(metrics.body as string, /^cds_rate_limit_rejections_total\{limiter="unauthenticated"\} [1-9]/m);
       } finally {
         await server.close();
       }
     });
 
-    test('revoked tokens are real tokens: they answer token_revoked and do not count as guesses', async () => {
-      const server = await startServer({ store, env });
+    test('a valid token still works from an address that sent 60 bad tokens', async () => {
+      const server = await startServer({ store });
+      try {
+        const token = await getToken(server.url, await createOrgWithCredential(server.system));
+        await inFreshWindow();
+        const statuses: number[] = [];
+        for (let i = 0; i < 60; i++) statuses.push((await api(server.url, '/v1/frameworks', newAccessToken())).status);
+        assert.deepEqual([statuses.filter((s) => s === 401).length, statuses.filter((s) => s === 429).length], [50, 10]);
+        for (let i = 0; i < 3; i++) assert.equal((await api(server.url, '/v1/frameworks', token)).status, 200);
+      } finally {
+        await server.close();
+      }
+    });
+
+    test('revoked, expired and stale tokens count as failures: hammering with one gets 429', async () => {
+      let clock = Date.now();
+      const server = await startServer({ store, env, now: () => clock });
       try {
         const client = await createOrgWithCredential(server.system);
-        const token = await getToken(server.url, client);
+        const revoked = await getToken(server.url, client);
         await revokeCredential({ ctx: server.system, input: { credentialId: client.credentialId } });
         await inFreshWindow();
-        for (let i = 1; i <= 8; i++) {
-          const res = await api(server.url, '/v1/frameworks', token);
+        for (let i = 1; i <= 5; i++) {
+          const res = await api(server.url, '/v1/frameworks', revoked);
           assert.equal(res.status, 401, `request ${i}`);
           assert.equal(res.body.error.code, 'token_revoked');
+          assert.equal(res.headers.get('x-ratelimit-remaining'), String(5 - i));
         }
-        // the address is still allowed its 5 failed guesses
-        assert.equal((await api(server.url, '/v1/frameworks', newAccessToken())).body.error.code, 'unauthorized');
+        assertLimited(await api(server.url, '/v1/frameworks', revoked), 5);
+      } finally {
+        await server.close();
+      }
+      // an expired token, on a fresh server and address window
+      clock = Date.now();
+      const later = await startServer({ store, env, now: () => clock });
+      try {
+        const expired = await getToken(later.url, await createOrgWithCredential(later.system));
+        clock += 3600_000 + 1;
+        await inFreshWindow();
+        for (let i = 1; i <= 5; i++) assert.equal((await api(later.url, '/v1/frameworks', expired)).body.error.code, 'token_stale', `request ${i}`);
+        assertLimited(await api(later.url, '/v1/frameworks', expired), 5);
+      } finally {
+        await later.close();
+      }
+    });
+
+    test('two Authorization headers answer 400 validation_failed naming Authorization', async () => {
+      const server = await startServer({ store, env });
+      try {
+        const token = await getToken(server.url, await createOrgWithCredential(server.system));
+        const { port } = new URL(server.url);
+        for (const [first, second] of [[token, newAccessToken()], [newAccessToken(), token], [token, token]]) {
+          const res = await rawGet(Number(port), '/v1/frameworks', ['Authorization', `Bearer ${first}`, 'authorization', `Bearer ${second}`]);
+          assert.equal(res.status, 400, res.body);
+          const body = JSON.parse(res.body);
+          assert.equal(body.error.code, 'validation_failed');
+          assert.deepEqual(body.error.details.map((d: any) => d.field), ['Authorization']);
+        }
+        // one header is fine
+        assert.equal((await rawGet(Number(port), '/v1/frameworks', ['authorization', `Bearer ${token}`])).status, 200);
       } finally {
         await server.close();
       }
@@ -207,32 +251,63 @@ for (const store of stores) {
         const token = await getToken(server.url, await createOrgWithCredential(server.system));
         await inFreshWindow(1, 500);
         for (let i = 1; i <= 5; i++) assert.equal((await api(server.url, '/v1/frameworks')).status, 401, `failure ${i}`);
-        assertLimited(await api(server.url, '/v1/frameworks'), 5);
-        const limited = await api(server.url, '/v1/frameworks', token);
+        const limited = await api(server.url, '/v1/frameworks');
         assertLimited(limited, 5);
         const resetMs = Number(limited.headers.get('x-ratelimit-reset')) * 1000;
         await new Promise((resolve) => setTimeout(resolve, Math.max(0, resetMs - Date.now()) + 50));
-        assert.equal((await api(server.url, '/v1/frameworks', token)).status, 200);
         assert.equal((await api(server.url, '/v1/frameworks')).status, 401);
+        assert.equal((await api(server.url, '/v1/frameworks', token)).status, 200);
       } finally {
         await server.close();
       }
     });
 
-    test('behind a trusted proxy the limit is per forwarded client address', async () => {
-      const server = await startServer({ store, env: { ...env, TRUST_PROXY: 'true' } });
+    test('behind one trusted proxy hop (TRUST_PROXY=1) the limit is per forwarded client address, the right-most entry', async () => {
+      const server = await startServer({ store, env: { ...env, TRUST_PROXY: '1' } });
       try {
-        const token = await getToken(server.url, await createOrgWithCredential(server.system));
-        const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });
+        const from = (xff: string) => ({ headers: { 'x-forwarded-for': xff } });
         await inFreshWindow();
-        for (let i = 1; i <= 5; i++) assert.equal((await api(server.url, '/v1/frameworks', undefined, from('203.0.113.7'))).status, 401);
+        // The client forges the left entries; the proxy appends the address it saw (right-most).
+        for (let i = 1; i <= 5; i++) assert.equal((await api(server.url, '/v1/frameworks', undefined, from(`10.9.9.${i}, 203.0.113.7`))).status, 401);
+        assertLimited(await api(server.url, '/v1/frameworks', undefined, from('192.0.2.77, 203.0.113.7')), 5);
         assertLimited(await api(server.url, '/v1/frameworks', undefined, from('203.0.113.7')), 5);
-        assertLimited(await api(server.url, '/v1/frameworks', token, from('203.0.113.7')), 5);
         // another client address is unaffected
-        assert.equal((await api(server.url, '/v1/frameworks', token, from('198.51.100.9'))).status, 200);
-        const res = await api(server.url, '/v1/frameworks', undefined, from('198.51.100.9'));
+        const res = await api(server.url, '/v1/frameworks', undefined, from('203.0.113.7, 198.51.100.9'));
         assert.equal(res.status, 401);
         assert.equal(res.headers.get('x-ratelimit-remaining'), '4');
+      } finally {
+        await server.close();
+      }
+    });
+
+    test('with a list of proxy addresses, the header of a peer not on the list is ignored', async () => {
+      const server = await startServer({ store, env: { ...env, TRUST_PROXY: '10.0.0.0/8, 192.168.1.5' } });
+      try {
+        await inFreshWindow();
+        // the test client (127.0.0.1) is not a listed proxy: rotating the header changes nothing
+        for (let i = 1; i <= 5; i++) assert.equal((await api(server.url, '/v1/frameworks', undefined, { headers: { 'x-forwarded-for': `198.51.100.${i}` } })).status, 401);
+        assertLimited(await api(server.url, '/v1/frameworks', undefined, { headers: { 'x-forwarded-for': '198.51.100.99' } }), 5);
+      } finally {
+        await server.close();
+      }
+      // …while a listed peer's header is believed, up to the first address not on the list
+      const trusted = await startServer({ store, env: { ...env, TRUST_PROXY: '127.0.0.1/32,10.0.0.0/8' } });
+      try {
+        await inFreshWindow();
+        for (let i = 1; i <= 5; i++) assert.equal((await api(trusted.url, '/v1/frameworks', undefined, { headers: { 'x-forwarded-for': `198.51.100.${i}, 203.0.113.8, 10.1.2.3` } })).status, 401);
+        assertLimited(await api(trusted.url, '/v1/frameworks', undefined, { headers: { 'x-forwarded-for': '203.0.113.8' } }), 5);
+        assert.equal((await api(trusted.url, '/v1/frameworks', undefined, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status, 401);
+      } finally {
+        await trusted.close();
+      }
+    });
+
+    test('a long forwarded address becomes a short key', async () => {
+      const server = await startServer({ store, env: { ...env, TRUST_PROXY: '1' } });
+      try {
+        const junk = 'x'.repeat(8000);
+        assert.equal((await api(server.url, '/v1/frameworks', undefined, { headers: { 'x-forwarded-for': junk } })).status, 401);
+        assert.ok(Math.max(...(await storeKeys(server))) < 200, 'every stored key is short');
       } finally {
         await server.close();
       }
@@ -307,4 +382,32 @@ for (const store of stores) {
       });
     });
   }
+}
+
+/** A GET with exactly the given raw headers (fetch folds repeated headers into one). */
+function rawGet(port: number, path: string, headers: string[]): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path, headers: ['host', `127.0.0.1:${port}`, ...headers] as never }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Lengths of the keys the test's rate-limit store holds (memory: its maps; Redis: under its prefix). */
+async function storeKeys(server: TestServer): Promise<number[]> {
+  const store = server.testStore.store as any;
+  if (store.kind === 'memory') return [...store.counters.keys(), ...(store.backoffs?.keys() ?? [])].map((k: string) => k.length);
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await store.redis.scan(cursor, 'MATCH', `${server.testStore.prefix}*`, 'COUNT', 1000);
+    keys.push(...batch);
+    cursor = next;
+  } while (cursor !== '0');
+  return keys.map((k) => k.length);
 }

@@ -16,8 +16,8 @@ async function inFreshWindow(windowSec = 60, marginMs = 3000) {
   if (left < marginMs) await new Promise((resolve) => setTimeout(resolve, left + 100));
 }
 
-async function postToken(url: string, body: string, contentType: string | null = 'application/json') {
-  const headers: Record<string, string> = {};
+async function postToken(url: string, body: string, contentType: string | null = 'application/json', extra: Record<string, string> = {}) {
+  const headers: Record<string, string> = { ...extra };
   if (contentType) headers['content-type'] = contentType;
   const res = await fetch(`${url}/oauth/token`, { method: 'POST', headers, body });
   const text = await res.text();
@@ -202,7 +202,8 @@ for (const store of stores) {
     let server: TestServer;
 
     before(async () => {
-      server = await startServer({ store });
+      // one proxy hop, so that tests can speak from several client addresses
+      server = await startServer({ store, env: { TRUST_PROXY: '1', UNAUTHENTICATED_RATE_LIMIT_MAX: '30' } });
     });
     after(() => server?.close());
 
@@ -228,18 +229,18 @@ for (const store of stores) {
       assert.equal(res.headers.get('x-ratelimit-remaining'), '9');
     });
 
-    test('failed attempts (wrong secret) count against the credential too, so guessing is limited', async () => {
+    test("wrong secrets do not use up the credential's budget: its owner still gets tokens during a storm", async () => {
       const client = await createOrgWithCredential(server.system);
       await inFreshWindow();
-      for (let i = 1; i <= 10; i++) {
-        const res = await postToken(server.url, JSON.stringify(grant({ clientId: client.clientId, clientSecret: `cds_secret_guess${i}` })));
+      for (let i = 1; i <= 20; i++) {
+        const res = await postToken(server.url, JSON.stringify(grant({ clientId: client.clientId, clientSecret: `cds_secret_guess${i}` })), 'application/json', { 'x-forwarded-for': '203.0.113.66' });
         assertOAuthError(res, 401, 'invalid_client');
       }
-      const res = await postToken(server.url, JSON.stringify(grant(client)));
-      assertOAuthError(res, 429, 'temporarily_unavailable');
-      assert.ok(Number(res.headers.get('retry-after')) >= 1);
+      const res = await postToken(server.url, JSON.stringify(grant(client)), 'application/json', { 'x-forwarded-for': '198.51.100.20' });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.headers.get('x-ratelimit-limit'), '10');
+      assert.equal(res.headers.get('x-ratelimit-remaining'), '9', 'only the issued token was charged');
     });
-
     test('the token limit is separate from the /v1 limit', async () => {
       const client = await createOrgWithCredential(server.system);
       await inFreshWindow();
@@ -249,5 +250,68 @@ for (const store of stores) {
       assert.equal(res.headers.get('x-ratelimit-limit'), '50');
       assert.equal(res.headers.get('x-ratelimit-remaining'), '49');
     });
+
+    test('failed requests count per client address; an address over its limit gets 429 before any secret is checked', async () => {
+      const client = await createOrgWithCredential(server.system);
+      const from = { 'x-forwarded-for': '203.0.113.77' };
+      await inFreshWindow();
+      for (let i = 1; i <= 30; i++) {
+        // unknown client, wrong secret and malformed client ID alike
+        const bad = [grant({ clientId: client.clientId, clientSecret: 'cds_secret_nope' }), grant({ clientId: 'cds_id_AAAAAAAAAAAAAAAA', clientSecret: 'x' }), grant({ clientId: 'x'.repeat(300), clientSecret: 'x' })][i % 3];
+        const res = await postToken(server.url, JSON.stringify(bad), 'application/json', from);
+        assertOAuthError(res, 401, 'invalid_client');
+        assert.equal(res.headers.get('x-ratelimit-limit'), '30');
+        assert.equal(res.headers.get('x-ratelimit-remaining'), String(30 - i));
+      }
+      // now even the right secret from that address is refused, without being checked
+      const limited = await postToken(server.url, JSON.stringify(grant(client)), 'application/json', from);
+      assertOAuthError(limited, 429, 'temporarily_unavailable');
+      const retryAfter = Number(limited.headers.get('retry-after'));
+      assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+      // another address is unaffected, and the credential's budget was never touched
+      const ok = await postToken(server.url, JSON.stringify(grant(client)), 'application/json', { 'x-forwarded-for': '198.51.100.30' });
+      assert.equal(ok.status, 200);
+      assert.equal(ok.headers.get('x-ratelimit-remaining'), '9');
+      const metrics = await fetch(`${server.opsUrl}/metrics`).then((r) => r.text());
+      assert.match(metrics, /^cds_rate_limit_rejections_total\{limiter="token_failure"\} [1-9]/m);
+    });
+
+    test('a client_id not of the issued form answers 401 invalid_client and leaves no key derived from it in the store', async () => {
+      const long = 'cds_id_' + 'A'.repeat(3500);
+      for (const clientId of [long, 'cds_id_short', 'cds_id_AAAAAAAAAAAAAAA!', `${client16()}x`]) {
+        const res = await postToken(server.url, JSON.stringify(grant({ clientId, clientSecret: 'cds_secret_x' })), 'application/json', { 'x-forwarded-for': '192.0.2.200' });
+        assertOAuthError(res, 401, 'invalid_client');
+      }
+      assert.ok((await longestStoreKey(server)) < 200, 'every stored key is short');
+    });
+
+    test('a body over a few KB (a huge client_id) answers 400 invalid_request and stores nothing', async () => {
+      const before = await storeKeyCount(server);
+      const res = await postToken(server.url, JSON.stringify(grant({ clientId: 'cds_id_' + 'A'.repeat(1_000_000), clientSecret: 'x' })));
+      assertOAuthError(res, 400, 'invalid_request');
+      assert.match(res.body.error_description, /body/);
+      assert.equal(await storeKeyCount(server), before);
+    });
   });
 }
+
+const client16 = () => 'cds_id_' + 'B'.repeat(16);
+
+/** Keys currently held by the test's rate-limit store (memory: its maps; Redis: its key prefix). */
+async function storeKeys(server: TestServer): Promise<string[]> {
+  const store = server.testStore.store as any;
+  if (store.kind === 'memory') return [...store.counters.keys(), ...store.backoffs.keys()];
+  const redis = store.redis;
+  const prefix: string = server.testStore.prefix;
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    // the client adds its key prefix to commands but not to SCAN's pattern
+    const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    keys.push(...batch);
+    cursor = next;
+  } while (cursor !== '0');
+  return keys;
+}
+const storeKeyCount = async (server: TestServer) => (await storeKeys(server)).length;
+const longestStoreKey = async (server: TestServer) => Math.max(0, ...(await storeKeys(server)).map((k) => k.length));

@@ -35,6 +35,14 @@ async function pollUntil<T>(fn: () => Promise<T>, ok: (v: T) => boolean, deadlin
   }
 }
 
+/** The API port's /readyz: 503 upstream_unavailable naming no dependency (the ops listener does). */
+function assertNotReady(res: { status: number; body: any }) {
+  assert.equal(res.status, 503, JSON.stringify(res.body));
+  assert.equal(res.body.error.code, 'upstream_unavailable');
+  assert.deepEqual(res.body.error.details, []);
+  assert.doesNotMatch(JSON.stringify(res.body), /database|redis|postgres|sqlite/i);
+}
+
 function assertUpstream(res: { status: number; headers: Headers; body: any }, dependency: string) {
   assert.equal(res.status, 503, JSON.stringify(res.body));
   assert.equal(res.body.error.code, 'upstream_unavailable');
@@ -87,9 +95,10 @@ describe('PostgreSQL outage', { skip: !process.env.TEST_DATABASE_URL && 'needs T
       assertUpstream(again.value, 'database');
       assert.ok(again.ms < FAST_MS, `second 503 took ${again.ms} ms`);
 
-      const ready = await timed(() => api(server.url, '/readyz'));
+      const ready = await timed(() => api(server.opsUrl, '/readyz'));
       assertUpstream(ready.value, 'database');
       assert.ok(ready.ms < FAST_MS, `/readyz took ${ready.ms} ms`);
+      assertNotReady(await api(server.url, '/readyz'));
 
       const health = await api(server.url, '/healthz');
       assert.equal(health.status, 200, 'liveness does not depend on the database');
@@ -163,9 +172,10 @@ describe('Redis outage (rate-limit store)', { skip: !process.env.TEST_REDIS_URL 
       assertUpstream(res, 'redis');
       assert.ok(ms < FAST_MS, `503 took ${ms} ms`);
 
-      const ready = await timed(() => api(server.url, '/readyz'));
+      const ready = await timed(() => api(server.opsUrl, '/readyz'));
       assertUpstream(ready.value, 'redis');
       assert.ok(ready.ms < FAST_MS, `/readyz took ${ready.ms} ms`);
+      assertNotReady(await api(server.url, '/readyz'));
 
       const tokenRes = await timed(() => requestToken(server.url, client));
       assert.equal(tokenRes.value.status, 503, JSON.stringify(tokenRes.value.body));

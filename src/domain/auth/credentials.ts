@@ -2,13 +2,15 @@
 // `cds`. The secret is returned once, at creation, and only its hash is stored. When an audit
 // actor is given, the change and its audit entry commit together.
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_MAX_ACTIVE_CREDENTIALS } from '../../config.ts';
 import type { SystemContext } from '../context.ts';
-import { notFound, validationFailed } from '../errors.ts';
+import { notFound, ServiceError, validationFailed } from '../errors.ts';
 import { ACCESS_LEVELS, type AccessLevel } from './scopes.ts';
 import { hashSecret, newClientId, newClientSecret } from './secrets.ts';
 import * as credentials from '../../storage/db/repositories/credentials.ts';
-import { findOrganization } from '../../storage/db/repositories/organizations.ts';
+import { findOrganization, lockOrganization } from '../../storage/db/repositories/organizations.ts';
 import { recordAudit, type AuditActor } from '../console/audit.ts';
+import { invisibleIssue, typedName } from '../text.ts';
 
 export const CREDENTIAL_NAME_MAX_LENGTH = 100;
 
@@ -50,17 +52,27 @@ export async function createCredential({
   if (!(ACCESS_LEVELS as readonly string[]).includes(input.accessLevel)) {
     throw validationFailed([{ field: 'accessLevel', message: `must be one of ${ACCESS_LEVELS.join(', ')}` }]);
   }
-  if (input.name !== undefined && input.name.trim().length > CREDENTIAL_NAME_MAX_LENGTH) {
+  const name = input.name === undefined ? undefined : typedName(input.name);
+  if (input.name !== undefined && name === undefined) throw validationFailed([invisibleIssue('name')]);
+  if (name !== undefined && name.length > CREDENTIAL_NAME_MAX_LENGTH) {
     throw validationFailed([{ field: 'name', message: `must be at most ${CREDENTIAL_NAME_MAX_LENGTH} characters` }]);
   }
   const org = await findOrganization(ctx.db.kysely, input.organizationId);
   if (!org) throw notFound('Organization');
+  // Several regional deployments may share a database; each makes credentials only for its own
+  // region's organizations (a credential works only where it was made).
+  if (org.region !== ctx.region) {
+    throw new ServiceError(
+      'forbidden',
+      `The organization belongs to region ${org.region}; this deployment serves region ${ctx.region}. Create its credentials on a ${org.region} deployment.`,
+    );
+  }
   const now = ctx.now();
   const clientSecret = newClientSecret();
   const record: credentials.CredentialRecord = {
     id: randomUUID(),
     organizationId: org.id,
-    name: input.name?.trim() || (input.accessLevel === 'read_only' ? 'Read Only' : 'Read & Write'),
+    name: name || (input.accessLevel === 'read_only' ? 'Read Only' : 'Read & Write'),
     clientId: newClientId(),
     secretHash: hashSecret(clientSecret),
     accessLevel: input.accessLevel,
@@ -70,7 +82,16 @@ export async function createCredential({
     revokedAt: null,
     lastUsedAt: null,
   };
+  const max = ctx.maxActiveCredentialsPerOrg ?? DEFAULT_MAX_ACTIVE_CREDENTIALS;
   await ctx.db.kysely.transaction().execute(async (tx) => {
+    // Counted under the organization's lock, so concurrent creations cannot pass the cap together.
+    await lockOrganization(tx, org.id);
+    if ((await credentials.countActiveCredentials(tx, org.id)) >= max) {
+      throw validationFailed(
+        [{ field: 'credentials', message: `at most ${max} active credentials per organization; revoke one first` }],
+        `An organization can have at most ${max} active credentials; revoke one before creating another.`,
+      );
+    }
     await credentials.insertCredential(tx, record);
     if (actor) {
       const target = { type: 'credential' as const, id: record.id, label: `${record.name} (${record.clientId})` };

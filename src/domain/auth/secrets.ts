@@ -12,6 +12,13 @@ export const newClientId = () => CLIENT_ID_PREFIX + randomBytes(12).toString('ba
 export const newClientSecret = () => CLIENT_SECRET_PREFIX + randomBytes(32).toString('base64url');
 export const newAccessToken = () => ACCESS_TOKEN_PREFIX + randomBytes(32).toString('base64url');
 
+// The exact issued forms: prefix plus base64url of 12 or 32 random bytes. Anything else is refused
+// before a lookup, so a megabyte of "client_id" never reaches a key, a query or a hash.
+const ISSUED_CLIENT_ID = /^cds_id_[A-Za-z0-9_-]{16}$/;
+const ISSUED_ACCESS_TOKEN = /^cds_at_[A-Za-z0-9_-]{43}$/;
+export const isIssuedClientId = (value: string) => ISSUED_CLIENT_ID.test(value);
+export const isIssuedAccessToken = (value: string) => ISSUED_ACCESS_TOKEN.test(value);
+
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }

@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { SystemContext } from '../context.ts';
 import { OAuthError, ServiceError } from '../errors.ts';
 import { scopesFor, type AccessLevel, type Actor } from './scopes.ts';
-import { ACCESS_TOKEN_PREFIX, hashSecret, newAccessToken, secretMatches } from './secrets.ts';
+import { hashSecret, isIssuedAccessToken, isIssuedClientId, newAccessToken, secretMatches } from './secrets.ts';
+import type { CredentialRecord } from '../../storage/db/repositories/credentials.ts';
 import { findCredentialByClientId } from '../../storage/db/repositories/credentials.ts';
 import { findGrantByTokenHash, insertAccessToken } from '../../storage/db/repositories/access-tokens.ts';
 import { touchCredential } from '../../storage/db/repositories/credentials.ts';
@@ -40,16 +41,20 @@ export function parseTokenRequest(body: unknown): { clientId: string; clientSecr
   return { clientId: client_id as string, clientSecret: client_secret as string };
 }
 
-export async function issueToken({
+/**
+ * Checks a client's ID and secret; the credential on success, `invalid_client` otherwise (one answer
+ * for every failure, so the endpoint does not tell which client IDs exist). A client ID not of the
+ * issued form is refused without a lookup.
+ */
+export async function authenticateClient({
   ctx,
   input,
 }: {
-  ctx: SystemContext & { tokenTtlSec: number };
+  ctx: SystemContext;
   input: { clientId: string; clientSecret: string };
-}): Promise<TokenResponse> {
-  const credential = await findCredentialByClientId(ctx.db.kysely, input.clientId);
-  // One answer for every failure, so the endpoint does not tell which client IDs exist.
+}): Promise<CredentialRecord> {
   const invalid = () => new OAuthError('invalid_client', 'Client authentication failed.');
+  const credential = isIssuedClientId(input.clientId) ? await findCredentialByClientId(ctx.db.kysely, input.clientId) : undefined;
   if (!credential) {
     secretMatches(input.clientSecret, '0'.repeat(64)); // same work as a real check
     throw invalid();
@@ -57,7 +62,17 @@ export async function issueToken({
   if (!secretMatches(input.clientSecret, credential.secretHash)) throw invalid();
   if (credential.revokedAt !== null) throw invalid();
   if (credential.region !== ctx.region) throw invalid();
+  return credential;
+}
 
+/** Issues an access token to an authenticated credential. */
+export async function issueToken({
+  ctx,
+  credential,
+}: {
+  ctx: SystemContext & { tokenTtlSec: number };
+  credential: CredentialRecord;
+}): Promise<TokenResponse> {
   const now = ctx.now();
   const accessToken = newAccessToken();
   const scopes = scopesFor(credential.accessLevel as AccessLevel).join(' ');
@@ -79,7 +94,7 @@ export async function issueToken({
 export function bearerToken(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(header.trim());
-  if (!match || !match[1].startsWith(ACCESS_TOKEN_PREFIX)) return undefined;
+  if (!match || !isIssuedAccessToken(match[1])) return undefined;
   return match[1];
 }
 

@@ -2,7 +2,7 @@
 // admin API request, and signing out. A session ends at the first of: its absolute end
 // (`maxMs` after sign-in), `idleMs` without a request, or sign-out. The token lives only in the
 // administrator's HttpOnly cookie; the database keeps its SHA-256.
-import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { RateLimitSettings } from '../../config.ts';
 import type { SystemContext } from '../context.ts';
 import { ServiceError, validationFailed } from '../errors.ts';
@@ -10,7 +10,8 @@ import { hashSecret } from '../auth/secrets.ts';
 import { recordAudit, type AuditActor } from './audit.ts';
 import { verifyAgainstDecoy, verifyPassword } from './passwords.ts';
 import { normalizeEmail } from './admins.ts';
-import { retryAfterSec, type RateLimitStore } from '../../storage/ratelimit/store.ts';
+import type { Backoff, RateLimitStore } from '../../storage/ratelimit/store.ts';
+import { claimAttempt, forgetFailures, hitLimit, peekLimit, rateLimitExceeded, recordFailure } from '../../storage/ratelimit/limiter.ts';
 import { findAdmin, findAdminByEmail, recordAdminSignIn } from '../../storage/db/repositories/admins.ts';
 import { findOrganization } from '../../storage/db/repositories/organizations.ts';
 import * as sessions from '../../storage/db/repositories/admin-sessions.ts';
@@ -57,23 +58,35 @@ export function csrfMatches(sessionToken: string, presented: string | undefined)
 
 const unauthorized = (message: string) => new ServiceError('unauthorized', message);
 
+// Only failed sign-ins count. Per email, a growing delay rather than a lock-out: the first
+// `signInLimit.max` failures are free, then each attempt waits 1 s, 2 s, 4 s … at most 60 s after
+// the previous one, so guessing slows to a trickle while the owner, typing the right password
+// after the wait, gets in (and a success forgets the failures). Per address, failures are
+// limited to ten times an account's allowance per window (many people may share one address,
+// an office behind NAT), so one address cannot guess many accounts' passwords quickly.
+const signInBackoff = (limit: RateLimitSettings): Backoff => ({
+  freeFailures: limit.max,
+  baseMs: 1000,
+  maxMs: 60_000,
+  forgetAfterSec: limit.windowSec,
+});
+const addressLimit = (limit: RateLimitSettings): RateLimitSettings => ({ max: limit.max * IP_ALLOWANCE_FACTOR, windowSec: limit.windowSec });
+const tooMany = (wait: number) => rateLimitExceeded(wait, 'Too many failed sign-in attempts');
+
 async function checkSignInLimit(store: RateLimitStore, limit: RateLimitSettings, email: string, ip: string | null, now: number) {
-  // Per account and per address: guessing one account's password from many addresses, or many
-  // accounts' from one address, stays slow either way. An address gets ten times an account's
-  // allowance, since many people may share one (an office behind NAT).
-  const emailKey = createHash('sha256').update(email).digest('hex');
-  const [byEmail, byIp] = await Promise.all([
-    store.hit(`console-signin:email:${emailKey}`, limit.windowSec),
-    ip ? store.hit(`console-signin:ip:${ip}`, limit.windowSec) : undefined,
-  ]);
-  const over = [
-    ...(byEmail.count > limit.max ? [byEmail] : []),
-    ...(byIp && byIp.count > limit.max * IP_ALLOWANCE_FACTOR ? [byIp] : []),
-  ];
-  if (over.length > 0) {
-    const wait = Math.max(...over.map((w) => retryAfterSec(w, now)));
-    throw new ServiceError('rate_limit_exceeded', `Too many sign-in attempts; retry in ${wait} s.`, [{ retryAfterSec: wait }]);
+  if (ip) {
+    const byIp = await peekLimit(store, 'console-signin:ip', ip, addressLimit(limit), now);
+    if (byIp.exceeded) throw tooMany(byIp.retryAfterSec);
   }
+  const wait = await claimAttempt(store, 'console-signin:email', email, signInBackoff(limit), now);
+  if (wait !== undefined) throw tooMany(wait);
+}
+
+async function countSignInFailure(store: RateLimitStore, limit: RateLimitSettings, email: string, ip: string | null, now: number) {
+  await Promise.all([
+    recordFailure(store, 'console-signin:email', email, signInBackoff(limit), now),
+    ip ? hitLimit(store, 'console-signin:ip', ip, addressLimit(limit), now) : undefined,
+  ]);
 }
 
 export async function signIn({
@@ -95,7 +108,11 @@ export async function signIn({
 
   const admin = await findAdminByEmail(ctx.db.kysely, email);
   const ok = admin ? await verifyPassword(input.password, admin.passwordHash) : await verifyAgainstDecoy(input.password);
-  if (!admin || !ok) {
+  // An organization of another region (regional deployments sharing a database) signs in only on
+  // its own region's deployment; here it fails like a wrong password, so nothing tells the account exists.
+  const org = admin && ok ? await findOrganization(ctx.db.kysely, admin.organizationId) : undefined;
+  if (!admin || !ok || !org || org.region !== ctx.region) {
+    await countSignInFailure(store, settings.signInLimit, email, input.origin.ip, now);
     if (admin) {
       await recordAudit(ctx.db.kysely, {
         organizationId: admin.organizationId,
@@ -107,8 +124,7 @@ export async function signIn({
     }
     throw unauthorized('The email or password is wrong.');
   }
-  const org = await findOrganization(ctx.db.kysely, admin.organizationId);
-  if (!org) throw unauthorized('The email or password is wrong.');
+  await forgetFailures(store, 'console-signin:email', email);
 
   const token = SESSION_TOKEN_PREFIX + randomBytes(32).toString('base64url');
   const record: sessions.AdminSessionRecord = {
@@ -161,7 +177,8 @@ export async function resolveSession({
   const record = await sessions.findSessionByTokenHash(ctx.db.kysely, hashSecret(token));
   if (!record || sessionExpiry(record, settings.idleMs) <= now) throw unauthorized('The session has ended; sign in again.');
   const [admin, org] = await Promise.all([findAdmin(ctx.db.kysely, record.adminId), findOrganization(ctx.db.kysely, record.organizationId)]);
-  if (!admin || !org) throw unauthorized('The session has ended; sign in again.');
+  // A session of another region's organization (made on that region's deployment) is not served here.
+  if (!admin || !org || org.region !== ctx.region) throw unauthorized('The session has ended; sign in again.');
   // Sliding idle expiry, written at most once a minute so reads do not each cost a write.
   if (now - record.lastSeenAt >= 60_000) {
     await sessions.touchSession(ctx.db.kysely, record.id, now);

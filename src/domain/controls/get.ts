@@ -88,7 +88,10 @@ export interface GetControlInput {
 
 export async function getControl({ ctx, input }: { ctx: Context; input: GetControlInput }): Promise<ControlDetail> {
   authorize(ctx.actor, 'control', 'read');
-  return cachedResult(ctx, 'controls.get', input, () => compute(ctx, input));
+  // The answer depends on the plan (mappedArtifacts), so the plan is part of the key. A plan change
+  // also bumps the data version; keying by it keeps the cache correct without relying on that.
+  const plan = [...ctx.actor.plan];
+  return cachedResult(ctx, 'controls.get', { ...input, plan }, () => compute(ctx, input));
 }
 
 const TYPE_ORDER: Record<ArtifactType, number> = { policy: 0, evidence: 1, test: 2 };
@@ -176,7 +179,10 @@ async function compute(ctx: Context, input: GetControlInput): Promise<ControlDet
   }
   if (wantsArtifacts) {
     // Policies, evidence and automated tests; cloud tests are not listed (they still count above).
+    // The plan bounds the answer: a kind of artifact the plan excludes is left out of the list. The
+    // statuses above still follow the rule over every artifact (they are the control's own data).
     const listed = artifacts
+      .filter((a) => ctx.actor.plan.has(a.type))
       .filter((a) => a.type !== 'test' || a.kind === 'automated')
       .sort((a, b) => TYPE_ORDER[a.type] - TYPE_ORDER[b.type] || byNameThenId(a, b));
     control.mappedArtifacts = listed.map((a) => {

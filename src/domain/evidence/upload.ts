@@ -25,6 +25,7 @@ import {
   setEvidenceStatus,
 } from '../../storage/db/repositories/uploads.ts';
 import { fileFamily, needsZipSignature, NotAZipPackageError, ZipSignatureCheck } from './file-types.ts';
+import { cleanedName } from '../text.ts';
 import { bytesLeft, DEFAULT_ATTACHMENT_QUOTA_BYTES, quotaExceeded, type QuotaUse } from './storage-quota.ts';
 
 /** The spec's limits: files per upload and their combined size (100 MB, read as 100 MiB). */
@@ -66,10 +67,10 @@ type Sink = (index: number, source: Readable, maxBytes: number) => Promise<{ key
 
 const fileIssue = (message: string) => validationFailed([{ field: 'files', message }]);
 
-/** The name shown for a file: its last path segment, without control characters. */
+/** The name shown for a file: its last path segment, cleaned of control and invisible characters (src/domain/text.ts). */
 function displayName(filename: string): string {
   const base = filename.split(/[\\/]/).pop() ?? '';
-  return base.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return cleanedName(base);
 }
 
 function parseEvidenceDate(raw: string, now: number | undefined): number | FieldIssue {

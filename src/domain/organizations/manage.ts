@@ -4,11 +4,13 @@ import type { SystemContext } from '../context.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import { parsePlan, RESOURCES } from '../auth/scopes.ts';
 import * as orgs from '../../storage/db/repositories/organizations.ts';
+import { invisibleIssue, typedName } from '../text.ts';
 
 export type { Organization } from '../../storage/db/repositories/organizations.ts';
 
 export async function createOrganization({ ctx, input }: { ctx: SystemContext; input: { name: string; plan?: string } }) {
-  const name = input.name.trim();
+  const name = typedName(input.name);
+  if (name === undefined) throw validationFailed([invisibleIssue('name')]);
   if (!name) throw validationFailed([{ field: 'name', message: 'must not be empty' }]);
   const org = {
     id: randomUUID(),

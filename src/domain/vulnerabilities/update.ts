@@ -33,6 +33,16 @@ export interface UpdateVulnerabilityBody {
 /** Longest custom field value accepted. */
 export const MAX_CUSTOM_FIELD_VALUE = 2000;
 
+/**
+ * Whether the link names a user or password (`https://user:pass@host`): people would open a
+ * credential shown to everyone who reads the finding, and `https://trusted.example@evil.example`
+ * disguises where the link goes. Any `@` before the path counts, even with an empty name.
+ */
+function hasUserInfo(text: string): boolean {
+  const url = new URL(text);
+  return url.username !== '' || url.password !== '' || /^[a-z]+:\/\/[^/?#]*@/i.test(text);
+}
+
 function isWebUrl(text: string): boolean {
   if (!/^https?:\/\//i.test(text) || /\s/.test(text)) return false;
   try {
@@ -77,8 +87,9 @@ export async function updateVulnerabilityFields({
     if (!row) throw notFound('Vulnerability');
 
     const issues: FieldIssue[] = [];
-    if (body.reportLink !== undefined && body.reportLink !== '' && !isWebUrl(body.reportLink)) {
-      issues.push({ field: 'reportLink', message: 'must be an http:// or https:// URL, or "" to clear the link' });
+    if (body.reportLink !== undefined && body.reportLink !== '') {
+      if (!isWebUrl(body.reportLink)) issues.push({ field: 'reportLink', message: 'must be an http:// or https:// URL, or "" to clear the link' });
+      else if (hasUserInfo(body.reportLink)) issues.push({ field: 'reportLink', message: 'must not contain a user name or password' });
     }
     let assigneeId: string | undefined;
     if (body.assigneeEmail !== undefined) {

@@ -1,20 +1,20 @@
-// Authentication and rate limiting of /v1. Every request is authenticated (the credential's state
-// is re-read, so revocation is immediate on every node), then counted against its credential's
-// window; errors after authentication count too. Requests that fail authentication are counted
-// per client address, and an address over its limit is refused before any token lookup, which
-// keeps token guessing slow.
+// Authentication and rate limiting of /v1, through the shared limiter. Every request is
+// authenticated first (the credential's state is re-read, so revocation is immediate on every
+// node), then counted against its credential's window; errors after authentication count too.
+// A request whose token fails (missing, malformed, unknown, revoked, expired or stale) counts
+// against its client address, and once the address is over its limit such requests answer 429;
+// a valid token is never refused because of its address's failures. The token lookup is one
+// indexed read of a hash, so looking up before refusing costs little and keeps valid tokens
+// working behind a shared address.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config, RateLimitSettings } from '../../config.ts';
 import type { Actor } from '../../domain/auth/scopes.ts';
 import { authenticate, bearerToken } from '../../domain/auth/tokens.ts';
 import type { Context, SystemContext } from '../../domain/context.ts';
-import { ServiceError } from '../../domain/errors.ts';
-import { retryAfterSec, type RateLimitStore, type WindowCount } from '../../storage/ratelimit/store.ts';
+import { ServiceError, validationFailed } from '../../domain/errors.ts';
+import type { RateLimitStore, WindowCount } from '../../storage/ratelimit/store.ts';
+import { hitLimit, rateLimitExceeded, type LimitState } from '../../storage/ratelimit/limiter.ts';
 import type { UsageRecorder } from '../../domain/console/usage.ts';
-
-function sweep(map: Map<string, number>, now: number) {
-  for (const [key, until] of map) if (until <= now) map.delete(key);
-}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -28,8 +28,18 @@ export function setRateLimitHeaders(reply: FastifyReply, limit: RateLimitSetting
   reply.header('X-RateLimit-Reset', String(Math.ceil(window.resetAtMs / 1000)));
 }
 
-export function rateLimitExceeded(retryAfter: number) {
-  return new ServiceError('rate_limit_exceeded', `Rate limit exceeded; retry in ${retryAfter} s.`, [{ retryAfterSec: retryAfter }]);
+/** The authentication failures that count against the client address. */
+const FAILED_AUTHENTICATION = new Set(['unauthorized', 'token_revoked', 'token_stale']);
+
+/**
+ * Node keeps only the first of repeated `Authorization` headers in `request.headers`; which one a
+ * proxy or another server would believe is anyone's guess, so more than one is refused.
+ */
+function authorizationHeaderCount(request: FastifyRequest): number {
+  const raw = request.raw.rawHeaders;
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === 'authorization') count++;
+  return count;
 }
 
 export interface AuthOptions {
@@ -43,15 +53,10 @@ export interface AuthOptions {
 
 export function registerAuth(app: FastifyInstance, { config, system, store, onRejected, usage }: AuthOptions) {
   const limits = config.rateLimits;
-  // Addresses known to be over their failed-authentication limit, so they are refused without a
-  // token lookup or a store round trip until their window ends.
-  const blockedUntil = new Map<string, number>();
 
-  const refuse = (reply: FastifyReply, limit: RateLimitSettings, window: WindowCount, limiter: string): never => {
-    const retryAfter = retryAfterSec(window, system.now());
-    reply.header('Retry-After', String(retryAfter));
+  const refuse = (state: LimitState, limiter: string): never => {
     onRejected(limiter);
-    throw rateLimitExceeded(retryAfter);
+    throw rateLimitExceeded(state.retryAfterSec);
   };
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -59,40 +64,26 @@ export function registerAuth(app: FastifyInstance, { config, system, store, onRe
     // is authenticated too; the raw URL for unknown routes.
     const path = request.routeOptions.url ?? request.url;
     if (!(path.startsWith('/v1/') || path === '/v1' || path.startsWith('/v1?'))) return;
-    const address = request.ip;
-    const blocked = blockedUntil.get(address);
-    if (blocked !== undefined) {
-      if (blocked > system.now()) {
-        const window = { count: limits.unauthenticated.max + 1, resetAtMs: blocked };
-        setRateLimitHeaders(reply, limits.unauthenticated, window);
-        refuse(reply, limits.unauthenticated, window, 'unauthenticated');
-      }
-      blockedUntil.delete(address);
+    if (authorizationHeaderCount(request) > 1) {
+      throw validationFailed([{ field: 'Authorization', message: 'must be sent once, not repeated' }]);
     }
 
     let actor: Actor;
     try {
       actor = await authenticate({ ctx: system, input: { token: bearerToken(request.headers.authorization) } });
     } catch (err) {
-      // Only unknown or malformed tokens look like guessing; a revoked or stale token is a real
-      // one, and its client just needs a new token.
-      if (err instanceof ServiceError && err.code === 'unauthorized') {
-        const window = await store.hit(`unauth:${address}`, limits.unauthenticated.windowSec);
-        setRateLimitHeaders(reply, limits.unauthenticated, window);
-        if (window.count > limits.unauthenticated.max) {
-          if (blockedUntil.size > 10_000) sweep(blockedUntil, system.now());
-          blockedUntil.set(address, window.resetAtMs);
-          refuse(reply, limits.unauthenticated, window, 'unauthenticated');
-        }
+      if (err instanceof ServiceError && FAILED_AUTHENTICATION.has(err.code)) {
+        const state = await hitLimit(store, 'unauth', request.ip, limits.unauthenticated, system.now());
+        setRateLimitHeaders(reply, state.limit, state.window);
+        if (state.exceeded) refuse(state, 'unauthenticated');
       }
       throw err;
     }
     request.actor = actor;
-    const window = await store.hit(`api:${actor.credentialId}`, limits.api.windowSec);
-    setRateLimitHeaders(reply, limits.api, window);
-    const limited = window.count > limits.api.max;
-    usage?.count(actor.credentialId, actor.organizationId, limited);
-    if (limited) refuse(reply, limits.api, window, 'api');
+    const state = await hitLimit(store, 'api', actor.credentialId, limits.api, system.now());
+    setRateLimitHeaders(reply, state.limit, state.window);
+    usage?.count(actor.credentialId, actor.organizationId, state.exceeded);
+    if (state.exceeded) refuse(state, 'api');
   });
 }
 

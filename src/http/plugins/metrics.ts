@@ -31,7 +31,7 @@ export function createMetrics(): Metrics {
     }),
     rateLimitRejections: new Counter({
       name: 'cds_rate_limit_rejections_total',
-      help: 'Requests refused with 429, by limiter (api, token, unauthenticated)',
+      help: 'Requests refused with 429, by limiter (api, token, token_failure, unauthenticated)',
       labelNames: ['limiter'],
       registers: [registry],
     }),

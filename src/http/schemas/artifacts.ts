@@ -122,7 +122,13 @@ export const fileEntryProperties = {
 
 export const Tickets = Type.Array(Ticket);
 
+/**
+ * The longest path ID accepted. No stored ID comes near it; the bound keeps a hostile path from
+ * reaching the database, and a longer one is refused naming the parameter.
+ */
+export const MAX_PATH_ID_LENGTH = 512;
+
 /** The path parameters of a get-one. */
 export function idParams<const K extends string>(name: K, description: string) {
-  return Type.Object({ [name]: Type.String({ description }) } as Record<K, ReturnType<typeof Type.String>>);
+  return Type.Object({ [name]: Type.String({ description, minLength: 1, maxLength: MAX_PATH_ID_LENGTH }) } as Record<K, ReturnType<typeof Type.String>>);
 }

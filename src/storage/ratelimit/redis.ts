@@ -2,7 +2,7 @@
 // one script, so nodes with skewed clocks still agree on which window a request falls in.
 import { Redis } from 'ioredis';
 import { DependencyUnavailableError } from '../../domain/errors.ts';
-import type { RateLimitStore, WindowCount } from './store.ts';
+import type { Backoff, BackoffClaim, RateLimitStore, WindowCount } from './store.ts';
 
 const HIT = `
 local t = redis.call('TIME')
@@ -18,6 +18,33 @@ else
   count = tonumber(redis.call('GET', key) or '0')
 end
 return {count, start + windowMs}
+`;
+
+// Backoff state in one hash per key: f = failures, t = last attempt (the caller's clock, so the
+// delay is measured on the clock that measures the attempts). The delay curve is the same as
+// backoffDelayMs in store.ts; read, decide and write happen in one script, so parallel attempts
+// cannot all pass one opening.
+const BACKOFF = `
+local mode = ARGV[1]
+if mode == 'clear' then redis.call('DEL', KEYS[1]) return {1, 0} end
+local now = tonumber(ARGV[2])
+local free = tonumber(ARGV[3])
+local base = tonumber(ARGV[4])
+local maxMs = tonumber(ARGV[5])
+local forgetMs = tonumber(ARGV[6])
+local failures = tonumber(redis.call('HGET', KEYS[1], 'f') or '0')
+if mode == 'fail' then
+  redis.call('HSET', KEYS[1], 'f', failures + 1, 't', now)
+  redis.call('PEXPIRE', KEYS[1], forgetMs)
+  return {1, 0}
+end
+if failures < free then return {1, 0} end
+local delay = math.min(maxMs, base * math.pow(2, math.min(failures - free, 40)))
+local last = tonumber(redis.call('HGET', KEYS[1], 't') or '0')
+local wait = last + delay - now
+if wait > 0 then return {0, wait} end
+redis.call('HSET', KEYS[1], 't', now)
+return {1, 0}
 `;
 
 export class RedisRateLimitStore implements RateLimitStore {
@@ -72,6 +99,29 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   peek(key: string, windowSec: number) {
     return this.run(key, windowSec, false);
+  }
+
+  private async backoff(mode: 'claim' | 'fail' | 'clear', key: string, nowMs = 0, b?: Backoff): Promise<BackoffClaim> {
+    await this.firstConnection;
+    const args = b ? [nowMs, b.freeFailures, b.baseMs, b.maxMs, b.forgetAfterSec * 1000].map(String) : [];
+    try {
+      const [allowed, wait] = (await this.redis.eval(BACKOFF, 1, `backoff:${key}`, mode, ...args)) as [number, number];
+      return { allowed: Number(allowed) === 1, waitMs: Number(wait) };
+    } catch (err) {
+      throw new DependencyUnavailableError('redis', describe(err), { cause: err });
+    }
+  }
+
+  claimAttempt(key: string, nowMs: number, backoff: Backoff) {
+    return this.backoff('claim', key, nowMs, backoff);
+  }
+
+  async addFailure(key: string, nowMs: number, backoff: Backoff) {
+    await this.backoff('fail', key, nowMs, backoff);
+  }
+
+  async clearFailures(key: string) {
+    await this.backoff('clear', key);
   }
 
   async ping() {

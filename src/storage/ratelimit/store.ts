@@ -8,7 +8,7 @@ export interface WindowCount {
   resetAtMs: number;
 }
 
-export interface RateLimitStore {
+export interface RateLimitStore extends BackoffStore {
   readonly kind: 'memory' | 'redis';
   /** Counts one request against `key` in the current window of `windowSec` seconds. */
   hit(key: string, windowSec: number): Promise<WindowCount>;
@@ -26,4 +26,41 @@ export function windowStart(nowMs: number, windowSec: number): number {
 /** Whole seconds until `window` ends (at least 1): the Retry-After of a refused request. */
 export function retryAfterSec(window: WindowCount, nowMs: number): number {
   return Math.max(1, Math.ceil((window.resetAtMs - nowMs) / 1000));
+}
+
+/**
+ * A growing delay between attempts (console sign-in per email): the first `freeFailures` failures
+ * cost nothing; after n ≥ freeFailures failures the next attempt waits min(baseMs·2^(n−free), maxMs)
+ * since the last attempt. Failures are forgotten `forgetAfterSec` after the last one.
+ */
+export interface Backoff {
+  freeFailures: number;
+  baseMs: number;
+  maxMs: number;
+  forgetAfterSec: number;
+}
+
+export interface BackoffClaim {
+  allowed: boolean;
+  /** ms until an attempt is allowed (0 when allowed) */
+  waitMs: number;
+}
+
+export function backoffDelayMs(failures: number, b: Backoff): number {
+  if (failures < b.freeFailures) return 0;
+  return Math.min(b.maxMs, b.baseMs * 2 ** Math.min(failures - b.freeFailures, 40));
+}
+
+/** The part of a store that keeps backoff state; each engine implements it atomically. */
+export interface BackoffStore {
+  /**
+   * Claims an attempt at `nowMs` (the caller's clock): refused while the delay since the last
+   * attempt runs; when allowed and a delay applies, the claim itself restarts the delay, so
+   * attempts sent in parallel cannot all slip through one opening.
+   */
+  claimAttempt(key: string, nowMs: number, backoff: Backoff): Promise<BackoffClaim>;
+  /** Counts one failure at `nowMs`. */
+  addFailure(key: string, nowMs: number, backoff: Backoff): Promise<void>;
+  /** Forgets the failures (a success). */
+  clearFailures(key: string): Promise<void>;
 }

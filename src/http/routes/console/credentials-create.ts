@@ -31,7 +31,12 @@ export default function createConsoleCredentialRoute(app: FastifyInstance, { sys
         security: CONSOLE_SECURITY,
         headers: CsrfHeaders,
         body: Body,
-        response: { 201: Envelope(NewCredential), ...consoleErrors() },
+        response: {
+          201: Envelope(NewCredential),
+          ...consoleErrors({
+            400: 'validation_failed: the body is invalid, or the organization already has the most active credentials allowed (MAX_ACTIVE_CREDENTIALS_PER_ORG; the message names it)',
+          }),
+        },
       },
     },
     async (request, reply) => {

@@ -7,10 +7,11 @@ import { requestContext } from '../../plugins/auth.ts';
 import { envelope } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { enumList, parseList } from '../../schemas/lists.ts';
+import { idParams } from '../../schemas/artifacts.ts';
 import type { RouteDeps } from '../deps.ts';
 import { ControlDetail } from './schemas.ts';
 
-const Params = Type.Object({ controlId: Type.String({ description: 'A control ID of the caller’s organization.' }) });
+const Params = idParams('controlId', 'A control ID of the caller’s organization.');
 const Query = Type.Object({ fields: Type.Optional(enumList(CONTROL_EXPANSIONS, 'Expansions to include.')) }, { additionalProperties: false });
 
 export default function getControlRoute(app: FastifyInstance, { system }: RouteDeps) {

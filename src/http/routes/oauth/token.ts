@@ -1,12 +1,18 @@
-// POST /oauth/token: the OAuth 2.0 client-credentials grant. JSON only; its own error body;
-// rate limited per credential (client_id) separately from /v1.
+// POST /oauth/token: the OAuth 2.0 client-credentials grant. JSON only; its own error body.
+// Two limits, both through the shared limiter: failed requests (unknown client, wrong secret,
+// revoked) count per client address, and an address over that limit is refused before any secret
+// is checked; the credential's own budget is charged only once its secret has been verified, so
+// someone who merely knows a client ID cannot use up its owner's tokens.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { issueToken, parseTokenRequest } from '../../../domain/auth/tokens.ts';
+import { authenticateClient, issueToken, parseTokenRequest } from '../../../domain/auth/tokens.ts';
 import { OAuthError } from '../../../domain/errors.ts';
 import type { RouteDeps } from '../deps.ts';
 import { setRateLimitHeaders } from '../../plugins/auth.ts';
-import { retryAfterSec } from '../../../storage/ratelimit/store.ts';
+import { hitLimit, peekLimit, rateLimitExceeded } from '../../../storage/ratelimit/limiter.ts';
+
+/** The largest token request body: three short strings fit many times over. */
+export const TOKEN_BODY_LIMIT_BYTES = 4096;
 
 const TokenBody = Type.Object({
   grant_type: Type.Literal('client_credentials'),
@@ -28,6 +34,7 @@ export default function tokenRoute(app: FastifyInstance, { config, system, store
     '/oauth/token',
     {
       config: { oauthErrors: true },
+      bodyLimit: TOKEN_BODY_LIMIT_BYTES,
       schema: {
         tags: ['auth'],
         summary: 'Exchange client credentials for an access token',
@@ -46,18 +53,32 @@ export default function tokenRoute(app: FastifyInstance, { config, system, store
     },
     async (request, reply) => {
       const input = parseTokenRequest(request.body);
-      const limit = config.rateLimits.token;
-      const window = await store.hit(`token:${input.clientId}`, limit.windowSec);
-      setRateLimitHeaders(reply, limit, window);
-      if (window.count > limit.max) {
-        metrics.rateLimitRejections.inc({ limiter: 'token' });
-        throw new OAuthError(
-          'temporarily_unavailable',
-          'Too many token requests for this client; retry later.',
-          retryAfterSec(window, system.now()),
-        );
+      const { token: budget, unauthenticated: failures } = config.rateLimits;
+      const address = request.ip;
+      const ctx = { ...system, tokenTtlSec: config.tokenTtlSec };
+      const blocked = await peekLimit(store, 'token-failure', address, failures, system.now());
+      if (blocked.exceeded) {
+        setRateLimitHeaders(reply, blocked.limit, blocked.window);
+        metrics.rateLimitRejections.inc({ limiter: 'token_failure' });
+        throw rateLimitExceeded(blocked.retryAfterSec, 'Too many failed token requests from this address');
       }
-      const token = await issueToken({ ctx: { ...system, tokenTtlSec: config.tokenTtlSec }, input });
+      let credential;
+      try {
+        credential = await authenticateClient({ ctx, input });
+      } catch (err) {
+        if (err instanceof OAuthError && err.error === 'invalid_client') {
+          const counted = await hitLimit(store, 'token-failure', address, failures, system.now());
+          setRateLimitHeaders(reply, counted.limit, counted.window);
+        }
+        throw err;
+      }
+      const charged = await hitLimit(store, 'token', credential.id, budget, system.now());
+      setRateLimitHeaders(reply, charged.limit, charged.window);
+      if (charged.exceeded) {
+        metrics.rateLimitRejections.inc({ limiter: 'token' });
+        throw rateLimitExceeded(charged.retryAfterSec, 'Too many token requests for this client');
+      }
+      const token = await issueToken({ ctx, credential });
       reply.header('Cache-Control', 'no-store');
       reply.header('Pragma', 'no-cache');
       return token;

@@ -1,16 +1,13 @@
-// GET /healthz (the process is up), GET /readyz (its dependencies answer), GET /metrics.
+// GET /healthz (the process is up) and GET /readyz (its dependencies answer) on the API port.
+// They say only up or not: which dependency is down, and /metrics, are for the operations
+// listener (src/http/ops-server.ts), which is not exposed with the API.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { DependencyUnavailableError } from '../../../domain/errors.ts';
-import { asDependencyError } from '../../../storage/db/errors.ts';
+import { ServiceError } from '../../../domain/errors.ts';
 import type { RouteDeps } from '../deps.ts';
+import { checkReadiness } from './readiness.ts';
 
-const Ready = Type.Object({
-  status: Type.Literal('ready'),
-  checks: Type.Record(Type.String(), Type.String()),
-});
-
-export default function healthRoutes(app: FastifyInstance, { system, store, metrics }: RouteDeps) {
+export default function healthRoutes(app: FastifyInstance, { system, store }: RouteDeps) {
   app.get(
     '/healthz',
     { schema: { tags: ['operations'], summary: 'Liveness: the process is up', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
@@ -22,26 +19,18 @@ export default function healthRoutes(app: FastifyInstance, { system, store, metr
     {
       schema: {
         tags: ['operations'],
-        summary: 'Readiness: the database and the rate-limit store answer',
-        response: { 200: Ready, 503: { description: 'upstream_unavailable', $ref: 'ErrorBody#' } },
+        summary: 'Readiness: the database and the rate-limit store answer (details on the operations listener)',
+        response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: { description: 'upstream_unavailable', $ref: 'ErrorBody#' } },
       },
     },
-    async () => {
+    async (request) => {
       try {
-        await system.db.ping();
+        await checkReadiness(system.db, store);
       } catch (err) {
-        throw asDependencyError(err) ?? new DependencyUnavailableError('database', 'ping failed', { cause: err });
+        request.log.warn({ err: { message: (err as Error).message, details: (err as ServiceError).details } }, 'not ready');
+        throw new ServiceError('upstream_unavailable', 'The service is not ready.');
       }
-      await store.ping();
-      return {
-        status: 'ready' as const,
-        checks: { database: system.db.dialect, rateLimitStore: store.kind },
-      };
+      return { status: 'ready' as const };
     },
   );
-
-  app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics', hide: false } }, async (_request, reply) => {
-    reply.header('Content-Type', metrics.registry.contentType);
-    return metrics.registry.metrics();
-  });
 }

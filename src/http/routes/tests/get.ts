@@ -9,10 +9,11 @@ import { requestContext } from '../../plugins/auth.ts';
 import { envelope } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { enumList, parseList } from '../../schemas/lists.ts';
+import { idParams } from '../../schemas/artifacts.ts';
 import type { RouteDeps } from '../deps.ts';
 import { TestDetail } from './schemas.ts';
 
-const Params = Type.Object({ testId: Type.String({ description: 'ID of an automated or a cloud test.' }) });
+const Params = idParams('testId', 'ID of an automated or a cloud test.');
 
 const Query = Type.Object(
   {

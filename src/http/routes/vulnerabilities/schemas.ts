@@ -2,6 +2,7 @@
 // update answer with too).
 import { Type } from 'typebox';
 import { SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../../../domain/vocabulary.ts';
+import { MAX_PATH_ID_LENGTH } from '../../schemas/artifacts.ts';
 import { Assignee, EpochMs, MappedRisk, NullableEpochMs, PersonStamp } from '../../schemas/resources.ts';
 
 export const VulnerabilityId = Type.String({
@@ -10,6 +11,8 @@ export const VulnerabilityId = Type.String({
 
 export const VulnerabilityIdParams = Type.Object({
   vulnerabilityId: Type.String({
+    minLength: 1,
+    maxLength: MAX_PATH_ID_LENGTH,
     description: 'The vulnerabilityId exactly as returned (already encoded, e.g. `api%23VUL-0001`); an ID encoded again answers 404.',
   }),
 });

@@ -60,6 +60,17 @@ export async function findCredential(db: Q, id: string): Promise<CredentialRecor
   return row && toRecord(row);
 }
 
+/** Credentials of the organization that are not revoked. */
+export async function countActiveCredentials(db: Q, organizationId: string): Promise<number> {
+  const row = await db
+    .selectFrom('credentials')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('organization_id', '=', organizationId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export async function listCredentials(db: Q, organizationId: string): Promise<CredentialRecord[]> {
   const rows = await db
     .selectFrom('credentials')

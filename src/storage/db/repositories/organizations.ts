@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { PostgresAdapter, type Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 
 export interface Organization {
@@ -52,6 +52,17 @@ export async function bumpDataVersion(db: Q, id: string): Promise<void> {
     .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
     .where('id', '=', id)
     .execute();
+}
+
+/**
+ * Called first in a transaction that checks an organization-wide limit before a write (counting
+ * then inserting): concurrent ones then run one after the other. PostgreSQL: a row lock on the
+ * organization. SQLite: nothing to do, its transactions take the write lock up front (BEGIN
+ * IMMEDIATE, see sqlite-driver.ts).
+ */
+export async function lockOrganization(db: Q, id: string): Promise<void> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  await db.selectFrom('organizations').select('id').where('id', '=', id).forUpdate().execute();
 }
 
 export async function countOrganizations(db: Q): Promise<number> {

@@ -1,0 +1,354 @@
+// The route-table security suite: walks the served /openapi.json and, for every /v1 operation
+// (every method), checks the authorization ladder from the document itself — no token → 401,
+// a token without the operation's scope → 403 forbidden, a plan without the resource → 403
+// plan_restricted, another organization's ID → 404, a malformed parameter → 400 — and, for every
+// console admin operation, no session → 401. Nothing here lists the routes by hand, so a route
+// added later is checked without anyone remembering to; the only hand-written table (request
+// bodies) fails the suite when an operation with a body is missing from it.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { dialects } from '../harness/engines.ts';
+import { addCredential, api, createOrgWithCredential, getToken, startServer, type Client, type TestServer } from '../harness/server.ts';
+import { fixtures } from '../harness/fixtures.ts';
+import { findingFixtures } from '../harness/fixtures-findings.ts';
+import { ACCESS_LEVELS, RESOURCES, scopesFor, type Resource } from '../../src/domain/auth/scopes.ts';
+
+// Hundreds of requests per credential; the rate limits are covered elsewhere.
+const env = { RATE_LIMIT_MAX: '1000000', UNAUTHENTICATED_RATE_LIMIT_MAX: '1000000', TOKEN_RATE_LIMIT_MAX: '1000000' };
+const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
+
+interface Parameter {
+  in: 'path' | 'query' | 'header' | 'cookie';
+  name: string;
+  required?: boolean;
+  schema: Record<string, any>;
+}
+
+interface Operation {
+  method: string;
+  path: string;
+  label: string;
+  parameters: Parameter[];
+  /** the bearer scopes the document names (empty for console operations) */
+  scopes: string[];
+  console: boolean;
+  hasBody: boolean;
+  write: boolean;
+}
+
+// ---- The document, read once (it is the same on every engine) ----
+
+const documentServer = await startServer();
+const doc: any = await (await fetch(`${documentServer.url}/openapi.json`)).json();
+await documentServer.close();
+
+const operations: Operation[] = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+  METHODS.filter((m) => item[m]).map((method) => {
+    const op = item[method];
+    const security: Array<Record<string, string[]>> = op.security ?? [];
+    return {
+      method: method.toUpperCase(),
+      path,
+      label: `${method.toUpperCase()} ${path}`,
+      parameters: [...(item.parameters ?? []), ...(op.parameters ?? [])],
+      scopes: security.flatMap((s) => s.bearerAuth ?? []),
+      console: security.some((s) => 'consoleSession' in s),
+      hasBody: Boolean(op.requestBody),
+      write: method !== 'get',
+    };
+  }),
+);
+const v1Operations = operations.filter((o) => o.path.startsWith('/v1/'));
+const consoleOperations = operations.filter((o) => o.console);
+
+/** The resource a /v1 path serves: its first segment after /v1, singular (`evidences` → evidence). */
+function resourceOfPath(path: string): Resource | undefined {
+  const segment = path.split('/')[2];
+  return RESOURCES.find((r) => segment === r || segment.startsWith(r.slice(0, -1)));
+}
+
+/** The resource and action of an operation's bearer scope (`evidence:write`). */
+function scopeOf(op: Operation): { resource: string; action: 'read' | 'write' } {
+  assert.equal(op.scopes.length, 1, `${op.label}: expected exactly one bearer scope in "security", got ${JSON.stringify(op.scopes)}`);
+  const [resource, action] = op.scopes[0].split(':');
+  assert.ok(action === 'read' || action === 'write', `${op.label}: unexpected scope ${op.scopes[0]}`);
+  return { resource, action };
+}
+
+// ---- Request bodies: the one hand-written table, keyed by "METHOD path" ----
+
+let findingSeq = 0;
+const newFindingKey = () => `VUL-${String(1000 + (++findingSeq % 9000))}`;
+
+function attachmentForm(): FormData {
+  const form = new FormData();
+  form.append('evidenceDate', String(Date.now() - 60_000));
+  form.append('files', new Blob([new TextEncoder().encode('route-table security suite\n')]), 'note.txt');
+  return form;
+}
+
+const json = (value: unknown) => ({ body: JSON.stringify(value), headers: { 'content-type': 'application/json' } });
+
+/** A valid body for each operation that takes one. */
+const BODIES: Record<string, () => { body: RequestInit['body']; headers?: Record<string, string> }> = {
+  'POST /v1/vulnerabilities': () => json({ vulnerabilityId: newFindingKey(), title: 'Route table finding', severity: 'low', status: 'open' }),
+  'PATCH /v1/vulnerabilities/{vulnerabilityId}': () => json({ reportLink: '' }),
+  'POST /v1/evidence/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
+  'POST /v1/evidences/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
+  // console: only reached without a session (401 comes first), so any well-formed body will do
+  'POST /console/api/credentials': () => json({ name: 'Route table', accessLevel: 'read_only' }),
+  'POST /console/api/session': () => json({ email: 'nobody@example.com', password: 'x' }),
+};
+
+// ---- Parameter values ----
+
+/** A value the parameter's schema accepts (for required parameters the check is not about). */
+function validValue(op: Operation, p: Parameter, ids: Record<string, string>): string {
+  if (p.in === 'path') {
+    const id = ids[p.name];
+    assert.ok(id, `${op.label}: no ID known for path parameter ${p.name}`);
+    return id;
+  }
+  if (p.name.toLowerCase() === 'idempotency-key') return `rts-${randomUUID()}`;
+  if (p.name.toLowerCase() === 'x-csrf-token') return 'not-a-session-token';
+  const s = p.schema;
+  if (Array.isArray(s.enum)) return String(s.enum[0]);
+  if (Array.isArray(s['x-list'])) return s['x-list'][0];
+  if (s.default !== undefined) return String(s.default);
+  assert.fail(`${op.label}: cannot build a valid value for required ${p.in} parameter ${p.name} (${JSON.stringify(s)})`);
+}
+
+/**
+ * A value that breaks the parameter's schema: a wrong enum value, a string its pattern refuses,
+ * one character over maxLength, a non-number for an integer, and for an unconstrained ID a
+ * 10,000-character one (nothing a caller may send should be unbounded).
+ */
+function malformedValue(p: Parameter): { value: string; why: string } {
+  const s = p.schema;
+  if (Array.isArray(s.enum)) return { value: 'not_a_listed_value', why: `not one of ${s.enum.join(', ')}` };
+  if (s.type === 'integer' || s.type === 'number') return { value: 'not-a-number', why: `not an ${s.type}` };
+  if (typeof s.pattern === 'string') {
+    const re = new RegExp(s.pattern, 'u');
+    const candidates = ['not_a_listed_value', 'bad value!', ',', 'maybe', 'x'.repeat(10_000)];
+    const value = candidates.find((c) => !re.test(c));
+    assert.ok(value !== undefined, `no candidate breaks the pattern of ${p.name}: ${s.pattern}`);
+    return { value, why: `does not match ${s.pattern}` };
+  }
+  if (typeof s.maxLength === 'number') return { value: 'x'.repeat(s.maxLength + 1), why: `longer than maxLength ${s.maxLength}` };
+  if (typeof s.minLength === 'number' && s.minLength > 0) return { value: '', why: `shorter than minLength ${s.minLength}` };
+  return { value: 'x'.repeat(10_000), why: 'a 10,000-character value' };
+}
+
+interface RequestPlan {
+  token?: string;
+  ids: Record<string, string>;
+  /** replaces one parameter's value */
+  override?: { name: string; in: string; value: string };
+  cookie?: string;
+}
+
+/** The operation's request, built from the document: path, required parameters, body. */
+function send(server: TestServer, op: Operation, plan: RequestPlan) {
+  let path = op.path;
+  const query = new URLSearchParams();
+  const headers: Record<string, string> = {};
+  for (const p of op.parameters) {
+    const overridden = plan.override && plan.override.name === p.name && plan.override.in === p.in;
+    if (!overridden && !p.required) continue;
+    const value = overridden ? plan.override!.value : validValue(op, p, plan.ids);
+    if (p.in === 'path') path = path.replace(`{${p.name}}`, p.name === 'vulnerabilityId' && !overridden ? value : encodeURIComponent(value));
+    else if (p.in === 'query') query.set(p.name, value);
+    else if (p.in === 'header') headers[p.name] = value;
+  }
+  assert.ok(!/[{}]/.test(path), `${op.label}: unfilled path parameter in ${path}`);
+  let body: RequestInit['body'] | undefined;
+  if (op.hasBody) {
+    const make = BODIES[op.label];
+    assert.ok(make, `${op.label} takes a request body but the suite's BODIES table has no entry for it: add one`);
+    const built = make();
+    body = built.body;
+    Object.assign(headers, built.headers);
+  }
+  if (plan.cookie) headers.cookie = plan.cookie;
+  const qs = query.size > 0 ? `?${query}` : '';
+  return api(server.url, `${path}${qs}`, plan.token, { method: op.method, headers, body });
+}
+
+const show = (res: { status: number; body: unknown }) => `${res.status} ${JSON.stringify(res.body)?.slice(0, 400)}`;
+
+function assertErrorCode(res: { status: number; body: any }, status: number, code: string, label: string) {
+  assert.equal(res.status, status, `${label}: expected ${status} ${code}, got ${show(res)}`);
+  assert.equal(res.body?.error?.code, code, `${label}: expected error code ${code}, got ${show(res)}`);
+}
+
+// ---- Counts of checks attempted (pass or fail), reported at the end and checked for coverage ----
+
+const checked = { unauthorized: 0, forbidden: 0, forbiddenSkipped: 0, planRestricted: 0, otherOrganization: 0, malformed: 0, consoleUnauthorized: 0 };
+
+// ---- The suite ----
+
+test('the document lists /v1 operations with a bearer scope and console operations with a session', () => {
+  assert.ok(v1Operations.length >= 10, `only ${v1Operations.length} /v1 operations found`);
+  assert.ok(v1Operations.some((o) => o.write), 'no /v1 write operation found');
+  for (const op of v1Operations) {
+    const { resource } = scopeOf(op);
+    const fromPath = resourceOfPath(op.path);
+    assert.ok(fromPath, `${op.label}: the path's first segment names no known resource (${RESOURCES.join(', ')})`);
+    assert.equal(resource, fromPath, `${op.label}: the scope's resource ${resource} differs from the path's ${fromPath}`);
+  }
+  assert.ok(consoleOperations.length >= 5, `only ${consoleOperations.length} console operations found`);
+});
+
+for (const dialect of dialects) {
+  describe(`route-table security (${dialect})`, () => {
+    let server: TestServer;
+    let ownIds: Record<string, string>;
+    let otherIds: Record<string, string>;
+    /** the caller: a Read & Write credential of an organization with every resource */
+    let writer: string;
+    const tokenByLevel: Partial<Record<string, string>> = {};
+    /** per resource, a Read & Write token of an organization whose plan leaves that resource out */
+    const restrictedToken: Partial<Record<Resource, string>> = {};
+
+    /**
+     * One of each resource, written straight into the database. Finding IDs are keys unique only
+     * within an organization, so each organization gets its own key (the same key in both would
+     * be the caller's own ID, not another organization's).
+     */
+    async function seed(client: Client, findingKey: string) {
+      const f = fixtures(server.database.db, client.organizationId);
+      await f.framework('Route table framework');
+      await f.control('CTL-9001');
+      await f.policy('draft');
+      await f.evidence('uploaded');
+      await f.test('fix_required');
+      await findingFixtures(server.database.db, client.organizationId).vulnerability({
+        source: 'api',
+        key: findingKey,
+        status: 'open',
+        severity: 'high',
+        firstSeen: Date.UTC(2026, 0, 1),
+      });
+    }
+
+    /** Every path parameter's value, found by listing the resource the path starts with. */
+    async function idsOf(token: string): Promise<Record<string, string>> {
+      const ids: Record<string, string> = {};
+      for (const op of v1Operations) {
+        for (const p of op.parameters.filter((q) => q.in === 'path')) {
+          if (ids[p.name]) continue;
+          const listPath = `/v1/${op.path.split('/')[2]}`;
+          const res = await api(server.url, listPath, token);
+          assert.equal(res.status, 200, `listing ${listPath} for ${p.name}: ${show(res)}`);
+          const value = res.body.data?.[0]?.[p.name];
+          assert.ok(typeof value === 'string' && value, `${listPath} lists no item with a ${p.name} (needed by ${op.label}): ${show(res)}`);
+          ids[p.name] = value;
+        }
+      }
+      return ids;
+    }
+
+    before(async () => {
+      server = await startServer({ dialect, env });
+      const own = await createOrgWithCredential(server.system, { name: 'Caller', accessLevel: 'read_write' });
+      const other = await createOrgWithCredential(server.system, { name: 'Other', accessLevel: 'read_write' });
+      await seed(own, 'VUL-0001');
+      await seed(other, 'VUL-0002');
+      writer = await getToken(server.url, own);
+      for (const level of ACCESS_LEVELS) tokenByLevel[level] = await getToken(server.url, await addCredential(server.system, own.organizationId, level));
+      ownIds = await idsOf(writer);
+      otherIds = await idsOf(await getToken(server.url, other));
+      assert.notDeepEqual(ownIds, otherIds);
+      for (const resource of RESOURCES) {
+        const plan = RESOURCES.filter((r) => r !== resource).join(',');
+        restrictedToken[resource] = await getToken(server.url, await createOrgWithCredential(server.system, { name: `No ${resource}`, plan, accessLevel: 'read_write' }));
+      }
+    });
+    after(() => server?.close());
+
+    for (const op of v1Operations) {
+      describe(op.label, () => {
+        test('no token → 401 unauthorized (also a malformed one)', async () => {
+          checked.unauthorized++;
+          assertErrorCode(await send(server, op, { ids: ownIds }), 401, 'unauthorized', `${op.label} without a token`);
+          assertErrorCode(await send(server, op, { ids: ownIds, token: `not-a-token-${randomUUID()}` }), 401, 'unauthorized', `${op.label} with a random token`);
+        });
+
+        test("a token without the operation's scope → 403 forbidden", async (t) => {
+          const needed = op.scopes[0];
+          const { resource, action } = scopeOf(op);
+          // A write scope also grants reads of its resource (spec, scopes rule 5).
+          const grants = (scopes: string[]) => scopes.includes(needed) || (action === 'read' && scopes.includes(`${resource}:write`));
+          const lacking = ACCESS_LEVELS.filter((level) => !grants(scopesFor(level)));
+          if (lacking.length === 0) {
+            checked.forbiddenSkipped++;
+            t.skip(`every access level (${ACCESS_LEVELS.join(', ')}) holds ${needed}: no credential can lack it`);
+            return;
+          }
+          checked.forbidden++;
+          for (const level of lacking) {
+            assertErrorCode(await send(server, op, { ids: ownIds, token: tokenByLevel[level] }), 403, 'forbidden', `${op.label} with a ${level} token`);
+          }
+        });
+
+        test('a plan without the resource → 403 plan_restricted', async () => {
+          checked.planRestricted++;
+          const resource = resourceOfPath(op.path)!;
+          // IDs of the caller's organization: the plan is checked before anything is looked up.
+          assertErrorCode(await send(server, op, { ids: ownIds, token: restrictedToken[resource] }), 403, 'plan_restricted', `${op.label} for a plan without ${resource}`);
+        });
+
+        test("another organization's ID → 404 not_found", async (t) => {
+          const pathParams = op.parameters.filter((p) => p.in === 'path');
+          if (pathParams.length === 0) {
+            t.skip('the operation takes no ID');
+            return;
+          }
+          checked.otherOrganization++;
+          const res = await send(server, op, { ids: otherIds, token: writer });
+          assertErrorCode(res, 404, 'not_found', `${op.label} with the other organization's ${pathParams.map((p) => `${p.name} ${otherIds[p.name]}`).join(', ')}`);
+          // …while the caller's own ID is found (so the 404 is about tenancy, not the request)
+          const own = await send(server, op, { ids: ownIds, token: writer });
+          assert.ok(own.status >= 200 && own.status < 300, `${op.label} with the caller's own IDs: expected 2xx, got ${show(own)}`);
+        });
+
+        for (const p of op.parameters) {
+          test(`a malformed ${p.in} parameter ${p.name} → 400 validation_failed`, async () => {
+            checked.malformed++;
+            const { value, why } = malformedValue(p);
+            const res = await send(server, op, { ids: ownIds, token: writer, override: { name: p.name, in: p.in, value } });
+            const label = `${op.label} with ${p.name} ${why} (${value.length > 40 ? `${value.length} characters` : JSON.stringify(value)})`;
+            assertErrorCode(res, 400, 'validation_failed', label);
+            const fields: string[] = (res.body.error.details ?? []).map((d: { field: string }) => String(d.field).toLowerCase());
+            assert.ok(fields.includes(p.name.toLowerCase()), `${label}: details should name ${p.name}, got ${JSON.stringify(res.body.error.details)}`);
+          });
+        }
+      });
+    }
+
+    describe('console admin API', () => {
+      for (const op of consoleOperations) {
+        test(`${op.label}: no session → 401`, async () => {
+          checked.consoleUnauthorized++;
+          const ids = Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, randomUUID()]));
+          const res = await send(server, op, { ids });
+          assert.equal(res.status, 401, `${op.label} without a session: ${show(res)}`);
+          const forged = await send(server, op, { ids, cookie: `cds_console=cds_session_${randomUUID()}` });
+          assert.equal(forged.status, 401, `${op.label} with an unknown session cookie: ${show(forged)}`);
+        });
+      }
+    });
+
+    test('coverage: every /v1 operation was checked, and every write operation for its scope', (t) => {
+      const writes = v1Operations.filter((o) => o.write).length;
+      t.diagnostic(`${v1Operations.length} /v1 operations (${writes} writes), ${consoleOperations.length} console operations: ${JSON.stringify(checked)}`);
+      assert.equal(checked.unauthorized, v1Operations.length);
+      assert.equal(checked.planRestricted, v1Operations.length);
+      assert.ok(checked.forbidden >= writes, `only ${checked.forbidden} operations checked for 403 forbidden; ${writes} write operations`);
+      assert.equal(checked.consoleUnauthorized, consoleOperations.length);
+      for (const key of Object.keys(checked) as Array<keyof typeof checked>) if (key !== 'forbiddenSkipped') checked[key] = 0;
+      checked.forbiddenSkipped = 0;
+    });
+  });
+}

@@ -1,0 +1,465 @@
+// The hostile-traffic soak: the real server as a child process (SQLite, local blob store) takes,
+// for SOAK_SECONDS (default 120) on loopback, hostile clients — random bearer tokens, 1 MB client
+// IDs, uploads dropped mid-file, uploads trickled slower than the request time-out, 8,000-level
+// JSON, 100 KB headers — beside normal clients reading and writing with valid tokens. Then:
+// normal clients saw only 2xx (or 429 at their own limit), nothing answered 5xx, every error
+// answer carried the documented body, trickled uploads were cut, and after a settle period the
+// process's memory (VmRSS) and open files (/proc/<pid>/fd) are back to their post-warm-up
+// baseline, and the process is alive.
+//
+// Each hostile kind connects from its own loopback address (127.0.0.x; Linux routes the whole
+// 127/8 to lo), so the failed-authentication block earned by one kind neither hides another
+// kind's input from the server nor touches the normal clients on 127.0.0.1.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createTestDatabase, createTestStore, type TestDatabase } from '../harness/engines.ts';
+import { startServerProcess, type ServerProcess } from '../harness/process.ts';
+import { addCredential, createOrgWithCredential, getToken, type Client } from '../harness/server.ts';
+import { artifactFixtures } from '../harness/fixtures-artifacts.ts';
+import { fixtures } from '../harness/fixtures.ts';
+
+const SOAK_MS = Number(process.env.SOAK_SECONDS ?? 120) * 1000;
+const SETTLE_MS = Number(process.env.SOAK_SETTLE_SECONDS ?? 20) * 1000;
+const REQUEST_TIMEOUT_MS = 3000;
+const RATE_LIMIT_MAX = 400; // per credential per 60 s; each normal client stays well below it
+const RSS_TOLERANCE_KB = 64 * 1024;
+const FD_TOLERANCE = 2;
+/** no single request of this test may take longer (a hang is a failure, not a stuck test) */
+const CLIENT_TIMEOUT_MS = 20_000;
+/** how long a trickled upload keeps trickling before the test gives up waiting for the cut */
+const TRICKLE_GIVE_UP_MS = 45_000;
+/** how long after REQUEST_TIMEOUT_MS the server may take to cut a trickled upload */
+const CUT_SLACK_MS = 5000;
+
+const HOSTILE_ADDRESS = {
+  badToken: '127.0.0.2',
+  hugeClientId: '127.0.0.3',
+  droppedUpload: '127.0.0.4',
+  trickledUpload: '127.0.0.5',
+  deepJson: '127.0.0.6',
+  hugeHeader: '127.0.0.7',
+} as const;
+type HostileKind = keyof typeof HOSTILE_ADDRESS;
+/** SOAK_KINDS (comma-separated, e.g. `droppedUpload,hugeClientId`) runs only those hostile kinds */
+const KINDS = new Set<HostileKind>(
+  process.env.SOAK_KINDS ? (process.env.SOAK_KINDS.split(',').map((k) => k.trim()) as HostileKind[]) : (Object.keys(HOSTILE_ADDRESS) as HostileKind[]),
+);
+for (const kind of KINDS) assert.ok(kind in HOSTILE_ADDRESS, `SOAK_KINDS: unknown kind ${kind}; known: ${Object.keys(HOSTILE_ADDRESS).join(', ')}`);
+
+// ---- Process figures ----
+
+function rssKb(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  assert.ok(match, 'VmRSS missing from /proc/<pid>/status');
+  return Number(match[1]);
+}
+const openFds = (pid: number) => fs.readdirSync(`/proc/${pid}/fd`).length;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// ---- Tallies ----
+
+/** per client kind: outcome (an HTTP status, or `reset`/`timeout`/`cut`) → count */
+type Tally = Map<string, number>;
+const tallies = new Map<string, Tally>();
+/** what went wrong, grouped (kind, status, what): how often, and the first example */
+const problems = new Map<string, { count: number; example: string }>();
+/** how long each trickled upload lasted until the server closed it */
+const cutAfterMs: number[] = [];
+function count(kind: string, outcome: string | number) {
+  let t = tallies.get(kind);
+  if (!t) tallies.set(kind, (t = new Map()));
+  t.set(String(outcome), (t.get(String(outcome)) ?? 0) + 1);
+}
+function problem(key: string, example = '') {
+  const p = problems.get(key);
+  if (p) p.count++;
+  else problems.set(key, { count: 1, example });
+}
+const show = (t: Tally | undefined) => JSON.stringify(Object.fromEntries([...(t ?? new Map())].sort()));
+
+// ---- A small HTTP client over node:http (to choose the local address and the agent) ----
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+function send(
+  url: string,
+  options: { method?: string; path: string; headers?: Record<string, string>; body?: Buffer | string; agent?: http.Agent | false; localAddress?: string },
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}${options.path}`, {
+      method: options.method ?? 'GET',
+      headers: options.headers,
+      agent: options.agent ?? false,
+      localAddress: options.localAddress,
+    });
+    const timer = setTimeout(() => req.destroy(new Error('timeout')), CLIENT_TIMEOUT_MS);
+    req.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      res.on('end', () => {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+      });
+    });
+    req.end(options.body);
+  });
+}
+
+/** The outcome of a failed exchange: `timeout` for our own time-out, `reset` for a dropped socket. */
+const failure = (err: unknown) => ((err as Error).message === 'timeout' ? 'timeout' : 'reset');
+
+/** True when an error answer has the documented body: the /v1 envelope, or the OAuth error. */
+function documentedError(answer: Answer, oauth: boolean): boolean {
+  try {
+    const body = JSON.parse(answer.body);
+    if (oauth) return typeof body.error === 'string' && typeof body.error_description === 'string';
+    return typeof body.error?.code === 'string' && typeof body.error?.message === 'string' && Array.isArray(body.error?.details) && typeof body.meta?.requestId === 'string';
+  } catch {
+    return false;
+  }
+}
+
+/** Tallies a hostile client's answer: any 5xx and any error without its documented body is a problem. */
+function hostileAnswer(kind: string, answer: Answer, oauth = false) {
+  count(kind, answer.status);
+  if (answer.status >= 500) problem(`${kind}: ${answer.status}`, answer.body.slice(0, 300));
+  else if (answer.status >= 400 && !documentedError(answer, oauth)) {
+    problem(`${kind}: ${answer.status} without the documented error body`, answer.body.slice(0, 200));
+  }
+}
+
+// ---- Bodies ----
+
+const BOUNDARY = 'soak-boundary-7f3a';
+const multipartType = `multipart/form-data; boundary=${BOUNDARY}`;
+const datePart = () => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="evidenceDate"\r\n\r\n${Date.now() - 60_000}\r\n`;
+const filePartHead = (name: string) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="files"; filename="${name}"\r\nContent-Type: text/plain\r\n\r\n`;
+const smallUpload = () => Buffer.from(`${datePart()}${filePartHead('soak.txt')}normal upload ${randomUUID()}\r\n--${BOUNDARY}--\r\n`);
+/** 8,000 levels of arrays inside the object the endpoint expects */
+const deepJson = (depth = 8000) => `{"grant_type":"client_credentials","client_id":${'['.repeat(depth)}${']'.repeat(depth)},"client_secret":"x"}`;
+
+/** Runs `step` again and again until the deadline (or `maxRuns`), pausing `pauseMs` in between. */
+async function loop(deadline: number, pauseMs: number, maxRuns: number, step: (i: number) => Promise<void>) {
+  for (let i = 0; i < maxRuns && Date.now() < deadline; i++) {
+    await step(i);
+    if (pauseMs > 0) await sleep(pauseMs);
+  }
+}
+
+// ---- Raw-socket uploads ----
+
+/**
+ * Opens a raw connection and sends an upload's head and `prefix`. Resolves with the socket and
+ * a promise of what came back (the status of a response, if any) when the socket closes.
+ */
+function rawUpload(server: ServerProcess, localAddress: string, token: string, evidenceId: string, contentLength: number, prefix: Buffer | string) {
+  const socket = net.connect({ host: '127.0.0.1', port: server.port, localAddress });
+  let received = '';
+  const closed = new Promise<{ status?: number; received: string }>((resolve) => {
+    socket.on('data', (c: Buffer) => {
+      if (received.length < 4096) received += c.toString('latin1');
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      const match = /^HTTP\/1\.1 (\d{3})/.exec(received);
+      resolve({ status: match ? Number(match[1]) : undefined, received });
+    });
+  });
+  socket.write(
+    `POST /v1/evidence/${evidenceId}/attachments HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n` +
+      `Idempotency-Key: soak-${randomUUID()}\r\nContent-Type: ${multipartType}\r\nContent-Length: ${contentLength}\r\n\r\n`,
+  );
+  socket.write(prefix);
+  return { socket, closed };
+}
+
+// ---- The soak ----
+
+describe('soak: hostile traffic beside normal clients', () => {
+  let database: TestDatabase;
+  let blobDir: string;
+  let server: ServerProcess;
+  const normal: Array<{ client: Client; token: string; evidenceId: string }> = [];
+  /** the attackers' organization: its evidence, and one credential's token per hostile kind (so no kind is rate limited by another) */
+  let hostile: { evidenceId: string; token: Record<HostileKind, string> };
+
+  before(async () => {
+    database = await createTestDatabase('sqlite');
+    blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-soak-blobs-'));
+    const system = { db: database.db, region: 'us' as const, now: Date.now };
+    const seed = async (name: string) => {
+      const client = await createOrgWithCredential(system, { name, accessLevel: 'read_write' });
+      const f = fixtures(database.db, client.organizationId);
+      await f.control('CTL-0001');
+      await f.policy('draft');
+      const evidenceId = await artifactFixtures(database.db, client.organizationId).evidence({ name: `${name} evidence`, status: 'not_uploaded' });
+      return { client, evidenceId };
+    };
+    const seeded = [await seed('Normal 1'), await seed('Normal 2'), await seed('Normal 3')];
+    const attacker = await seed('Hostile');
+    server = await startServerProcess({
+      database,
+      store: createTestStore('memory'),
+      env: { BLOB_DIR: blobDir, REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), RATE_LIMIT_MAX: String(RATE_LIMIT_MAX) },
+    });
+    for (const s of seeded) normal.push({ ...s, token: await getToken(server.url, s.client) });
+    const token = {} as Record<HostileKind, string>;
+    for (const kind of Object.keys(HOSTILE_ADDRESS) as HostileKind[]) {
+      token[kind] = await getToken(server.url, await addCredential(system, attacker.client.organizationId, 'read_write'));
+    }
+    hostile = { evidenceId: attacker.evidenceId, token };
+  });
+
+  after(async () => {
+    await server?.kill();
+    await database?.drop();
+    if (blobDir) fs.rmSync(blobDir, { recursive: true, force: true });
+  });
+
+  /** each normal client's last finding key number (keys are unique per organization) */
+  const findingSeq = [0, 0, 0];
+
+  /** One normal client: reads, and now and then a finding or a small upload, on a keep-alive agent. */
+  async function normalClient(index: number, deadline: number, agent: http.Agent) {
+    const me = normal[index];
+    const kind = `normal ${index + 1}`;
+    const auth = { authorization: `Bearer ${me.token}` };
+    const requests: Array<() => { method?: string; path: string; headers?: Record<string, string>; body?: Buffer | string }> = [
+      () => ({ path: '/v1/controls' }),
+      () => ({ path: '/v1/policies?fields=addedOn' }),
+      () => ({ path: `/v1/evidence/${me.evidenceId}?fields=attachments` }),
+      () => ({ path: '/v1/vulnerabilities?count=50' }),
+      () => ({ path: '/v1/frameworks' }),
+      () => ({
+        method: 'POST',
+        path: '/v1/vulnerabilities',
+        headers: { 'content-type': 'application/json', 'idempotency-key': `soak-${randomUUID()}` },
+        body: JSON.stringify({ vulnerabilityId: `VUL-${String(++findingSeq[index]).padStart(4, '0')}`, title: 'Soak finding', severity: 'low', status: 'open' }),
+      }),
+      () => ({
+        method: 'POST',
+        path: `/v1/evidence/${me.evidenceId}/attachments`,
+        headers: { 'content-type': multipartType, 'idempotency-key': `soak-${randomUUID()}` },
+        body: smallUpload(),
+      }),
+    ];
+    // ~3 requests a second: about 180 a minute, under the limit of RATE_LIMIT_MAX.
+    await loop(deadline, 330, 100_000, async (i) => {
+      const r = requests[i % requests.length]();
+      const started = Date.now();
+      try {
+        const answer = await send(server.url, { ...r, headers: { ...auth, ...r.headers }, agent, localAddress: '127.0.0.1' });
+        count(kind, answer.status);
+        const ownLimit = answer.status === 429 && answer.headers['x-ratelimit-limit'] === String(RATE_LIMIT_MAX);
+        if (!(answer.status >= 200 && answer.status < 300) && !ownLimit) {
+          problem(`${kind}: ${r.method ?? 'GET'} ${r.path} answered ${answer.status}`, answer.body.slice(0, 300));
+        }
+      } catch (err) {
+        count(kind, failure(err));
+        problem(`${kind}: ${r.method ?? 'GET'} ${r.path} failed: ${(err as Error).message}`, `after ${Date.now() - started} ms`);
+      }
+    });
+  }
+
+  /** Every hostile kind, each a couple of concurrent loops, until the deadline. */
+  function hostileClients(deadline: number, { trickle = true } = {}): Array<Promise<void>> {
+    const loops: Array<Promise<void>> = [];
+    const twice = (kind: HostileKind, make: () => Promise<void>) => {
+      if (KINDS.has(kind)) loops.push(make(), make());
+    };
+
+    // Random bearer tokens (the address is soon blocked: 401, then 429).
+    twice('badToken', () =>
+      loop(deadline, 50, 20_000, async () => {
+        try {
+          const a = await send(server.url, { path: '/v1/controls', headers: { authorization: `Bearer ${randomBytes(24).toString('base64url')}` }, localAddress: HOSTILE_ADDRESS.badToken });
+          hostileAnswer('bad token', a);
+        } catch (err) {
+          count('bad token', failure(err));
+        }
+      }),
+    );
+
+    // 1 MB client IDs at the token endpoint, every one new.
+    twice('hugeClientId', () =>
+      loop(deadline, 250, 2_000, async () => {
+        const body = JSON.stringify({ grant_type: 'client_credentials', client_id: randomBytes(500_000).toString('hex'), client_secret: 'x' });
+        try {
+          const a = await send(server.url, { method: 'POST', path: '/oauth/token', headers: { 'content-type': 'application/json' }, body, localAddress: HOSTILE_ADDRESS.hugeClientId });
+          hostileAnswer('1 MB client_id', a, true);
+        } catch (err) {
+          count('1 MB client_id', failure(err));
+        }
+      }),
+    );
+
+    // Uploads whose socket is destroyed in the middle of the file.
+    twice('droppedUpload', () =>
+      loop(deadline, 300, 2_000, async () => {
+        const head = `${datePart()}${filePartHead('dropped.txt')}`;
+        const { socket, closed } = rawUpload(server, HOSTILE_ADDRESS.droppedUpload, hostile.token.droppedUpload, hostile.evidenceId, head.length + 1_000_000, head);
+        socket.write(Buffer.alloc(256 * 1024, 'd'));
+        await sleep(100);
+        socket.destroy();
+        await closed;
+        count('dropped upload', 'dropped');
+      }),
+    );
+
+    // Uploads trickled one byte a second: the server must cut them at its request time-out.
+    if (trickle) twice('trickledUpload', () =>
+      loop(deadline, 0, 500, async () => {
+        const head = `${datePart()}${filePartHead('trickled.txt')}`;
+        const started = Date.now();
+        const { socket, closed } = rawUpload(server, HOSTILE_ADDRESS.trickledUpload, hostile.token.trickledUpload, hostile.evidenceId, head.length + 100_000, head);
+        let open = true;
+        void closed.then(() => (open = false));
+        while (open && Date.now() - started < TRICKLE_GIVE_UP_MS) {
+          socket.write('t');
+          await sleep(1000);
+        }
+        if (open) {
+          socket.destroy();
+          await closed;
+          count('trickled upload', 'not cut');
+          problem(`trickled upload: not cut by the server within ${TRICKLE_GIVE_UP_MS} ms (REQUEST_TIMEOUT_MS ${REQUEST_TIMEOUT_MS})`);
+          return;
+        }
+        const { status, received } = await closed;
+        const tookMs = Date.now() - started;
+        cutAfterMs.push(tookMs);
+        count('trickled upload', status ?? 'cut without an answer');
+        if (status !== undefined && status >= 500) problem(`trickled upload: ${status}`, received.slice(0, 300));
+        if (tookMs > REQUEST_TIMEOUT_MS + CUT_SLACK_MS) problem(`trickled upload: cut only after more than ${REQUEST_TIMEOUT_MS + CUT_SLACK_MS} ms (REQUEST_TIMEOUT_MS ${REQUEST_TIMEOUT_MS})`);
+      }),
+    );
+
+    // 8,000-level JSON to the token endpoint, to a /v1 write (with a valid token) and to an unknown path.
+    twice('deepJson', () =>
+      loop(deadline, 200, 5_000, async (i) => {
+        const targets: Array<{ path: string; oauth: boolean; headers: Record<string, string> }> = [
+          { path: '/oauth/token', oauth: true, headers: {} },
+          { path: '/v1/vulnerabilities', oauth: false, headers: { authorization: `Bearer ${hostile.token.deepJson}`, 'idempotency-key': `soak-${randomUUID()}` } },
+          { path: '/no-such-path', oauth: false, headers: {} },
+        ];
+        const t = targets[i % targets.length];
+        try {
+          const a = await send(server.url, { method: 'POST', path: t.path, headers: { 'content-type': 'application/json', ...t.headers }, body: deepJson(), localAddress: HOSTILE_ADDRESS.deepJson });
+          hostileAnswer(`deep JSON ${t.path}`, a, t.oauth);
+        } catch (err) {
+          count(`deep JSON ${t.path}`, failure(err));
+        }
+      }),
+    );
+
+    // A 100 KB header.
+    twice('hugeHeader', () =>
+      loop(deadline, 200, 5_000, async () => {
+        try {
+          const a = await send(server.url, { path: '/v1/controls', headers: { authorization: `Bearer ${hostile.token.hugeHeader}`, 'x-padding': 'p'.repeat(100 * 1024) }, localAddress: HOSTILE_ADDRESS.hugeHeader });
+          hostileAnswer('100 KB header', a);
+        } catch (err) {
+          count('100 KB header', failure(err));
+        }
+      }),
+    );
+    return loops;
+  }
+
+  test(`normal clients are served, nothing answers 5xx, and memory and open files return to baseline (${SOAK_MS / 1000} s)`, { timeout: SOAK_MS + SETTLE_MS + 120_000 }, async (t) => {
+    const pid = server.child.pid!;
+
+    // Warm-up: a few seconds of normal traffic and one of each hostile input, so that code paths
+    // are compiled and pools opened before the baseline is taken.
+    const warmAgent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+    const warmDeadline = Date.now() + 5000;
+    await Promise.all([...normal.map((_, i) => normalClient(i, warmDeadline, warmAgent)), ...hostileClients(Date.now() + 500, { trickle: false })]);
+    warmAgent.destroy();
+    await sleep(3000);
+    const baseline = { rssKb: rssKb(pid), fds: openFds(pid) };
+    tallies.clear();
+    problems.clear();
+    cutAfterMs.length = 0;
+
+    // The run.
+    const started = Date.now();
+    const deadline = started + SOAK_MS;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+    let peak = { ...baseline };
+    const sampler = setInterval(() => {
+      try {
+        peak = { rssKb: Math.max(peak.rssKb, rssKb(pid)), fds: Math.max(peak.fds, openFds(pid)) };
+      } catch {
+        // the process is gone: reported below
+      }
+    }, 1000);
+    await Promise.all([...normal.map((_, i) => normalClient(i, deadline, agent)), ...hostileClients(deadline)]);
+    clearInterval(sampler);
+    agent.destroy();
+    const ranMs = Date.now() - started;
+
+    assert.equal(server.child.exitCode, null, `the server process exited during the soak (code ${server.child.exitCode}, signal ${server.child.signalCode})\nstderr:\n${server.stderr().slice(-2000)}`);
+
+    // Settle: poll until memory and open files are back within tolerance, or the settle time ends.
+    const settleStarted = Date.now();
+    let end = { rssKb: rssKb(pid), fds: openFds(pid) };
+    const within = () => end.rssKb <= baseline.rssKb + RSS_TOLERANCE_KB && Math.abs(end.fds - baseline.fds) <= FD_TOLERANCE;
+    while (!within() && Date.now() - settleStarted < SETTLE_MS) {
+      await sleep(500);
+      end = { rssKb: rssKb(pid), fds: openFds(pid) };
+    }
+    const settledMs = Date.now() - settleStarted;
+
+    // A normal request still works after it all.
+    const health = await send(server.url, { path: '/healthz' });
+
+    const summary = [
+      `ran ${ranMs} ms; settle ${settledMs} ms; hostile kinds: ${[...KINDS].join(', ')}`,
+      `RSS baseline ${baseline.rssKb} kB, peak ${peak.rssKb} kB, end ${end.rssKb} kB (tolerance +${RSS_TOLERANCE_KB} kB)`,
+      `open fds baseline ${baseline.fds}, peak ${peak.fds}, end ${end.fds} (tolerance ±${FD_TOLERANCE})`,
+      `trickled uploads cut after (ms): ${cutAfterMs.length ? `${Math.min(...cutAfterMs)}–${Math.max(...cutAfterMs)} (${cutAfterMs.length})` : 'none cut'}`,
+      ...[...tallies].sort().map(([kind, tally]) => `${kind}: ${show(tally)}`),
+    ];
+    for (const line of summary) t.diagnostic(line);
+    const context = `\n${summary.join('\n')}`;
+
+    // Every check, collected, so one run reports all that is wrong.
+    const failures: string[] = [];
+    if (health.status !== 200) failures.push(`GET /healthz after the soak answered ${health.status}`);
+    if (server.child.exitCode !== null) failures.push(`the server process exited (code ${server.child.exitCode}, signal ${server.child.signalCode})`);
+    for (const [kind, tally] of [...tallies].sort()) {
+      const fives = [...tally].filter(([s]) => /^5\d\d$/.test(s));
+      if (fives.length > 0) failures.push(`${kind}: ${fives.map(([s, c]) => `${c} × ${s}`).join(', ')}`);
+    }
+    for (let i = 0; i < normal.length; i++) {
+      const total = [...(tallies.get(`normal ${i + 1}`) ?? [])].reduce((n, [, c]) => n + c, 0);
+      if (total === 0) failures.push(`normal ${i + 1} made no request`);
+    }
+    if (Math.abs(end.fds - baseline.fds) > FD_TOLERANCE) {
+      failures.push(`open files did not return to baseline: ${baseline.fds} before, ${end.fds} after ${settledMs} ms of settling (peak ${peak.fds})`);
+    }
+    if (end.rssKb > baseline.rssKb + RSS_TOLERANCE_KB) {
+      failures.push(`memory did not return to baseline: VmRSS ${baseline.rssKb} kB before, ${end.rssKb} kB after ${settledMs} ms of settling (+${end.rssKb - baseline.rssKb} kB; peak ${peak.rssKb} kB)`);
+    }
+    for (const [key, { count: n, example }] of [...problems].sort()) failures.push(`${key} (${n} times)${example ? `, e.g. ${example}` : ''}`);
+    assert.deepEqual(failures, [], `${failures.length} checks failed:\n- ${failures.join('\n- ')}\n${context}`);
+  });
+});
