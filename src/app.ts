@@ -54,7 +54,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     // The router's own cap on a path parameter (100 by default) would answer "invalid URL"; the
     // request line is already bounded by Node's header size limit, so the route schemas' maxLength
     // decides instead and the 400 names the parameter.
-    maxParamLength: 16 * 1024,
+    routerOptions: { maxParamLength: 16 * 1024 },
     requestTimeout: config.requestTimeoutMs,
     http: serverTimeouts(config.requestTimeoutMs),
     keepAliveTimeout: config.keepAliveTimeoutMs,
