@@ -10,7 +10,8 @@ import type { SystemContext } from '../domain/context.ts';
 import { orgCommand } from './commands/org.ts';
 import { credentialCommand } from './commands/credential.ts';
 import { adminCommand } from './commands/admin.ts';
-import { createDemoOrganization, printDemoCredentials } from './commands/demo.ts';
+import { createDemoOrganization } from '../demo/create-demo-organization.ts';
+import { formatDemoCredentials } from '../demo/format-demo-credentials.ts';
 
 const USAGE = `Usage: cds <command> [options]
 
@@ -70,7 +71,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Pr
         const seed = values.seed === undefined ? 1 : positiveNumber('--seed', values.seed);
         const demo = await createDemoOrganization(ctx, { scale, seed, name: values.name, progress: !values.json });
         if (values.json) io.out(JSON.stringify(demo));
-        else printDemoCredentials(demo, `http://${config.host}:${config.port}`, { write: (s: string) => (io.out(s.replace(/\n$/, '')), true) } as never);
+        else io.out(formatDemoCredentials(demo, `http://${config.host}:${config.port}`).replace(/\n$/, ''));
         return 0;
       }
       default:

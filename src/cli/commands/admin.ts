@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import type { SystemContext } from '../../domain/context.ts';
 import { createAdmin, listAdmins } from '../../domain/console/admins.ts';
-import { cliActor } from '../actor.ts';
+import { operatorActor } from '../../operator-actor.ts';
 import { UsageError, type CliIo } from '../main.ts';
 import { readNewPassword } from '../password-input.ts';
 import { table } from '../table.ts';
@@ -21,7 +21,7 @@ export async function adminCommand(ctx: SystemContext, args: string[], io: CliIo
     case 'create': {
       if (!values.org || !values.email) throw new UsageError('admin create needs --org and --email.');
       const password = await readNewPassword();
-      const admin = await createAdmin({ ctx, input: { organizationId: values.org, email: values.email, password }, actor: cliActor('cds admin create') });
+      const admin = await createAdmin({ ctx, input: { organizationId: values.org, email: values.email, password }, actor: operatorActor('cds admin create') });
       io.out(values.json ? JSON.stringify(admin) : `Created administrator ${admin.email} (${admin.id}) for organization ${admin.organizationId}.`);
       return 0;
     }

@@ -3,7 +3,7 @@ import type { SystemContext } from '../../domain/context.ts';
 import { createCredential, listCredentials, revokeCredential } from '../../domain/auth/credentials.ts';
 import { UsageError, type CliIo } from '../main.ts';
 import { table } from '../table.ts';
-import { cliActor } from '../actor.ts';
+import { operatorActor } from '../../operator-actor.ts';
 
 const date = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
 
@@ -18,7 +18,7 @@ export async function credentialCommand(ctx: SystemContext, args: string[], io: 
   switch (sub) {
     case 'create': {
       if (!values.org || !values.access) throw new UsageError('credential create needs --org and --access.');
-      const c = await createCredential({ ctx, input: { organizationId: values.org, accessLevel: values.access, name: values.name }, actor: cliActor('cds credential create') });
+      const c = await createCredential({ ctx, input: { organizationId: values.org, accessLevel: values.access, name: values.name }, actor: operatorActor('cds credential create') });
       if (values.json) {
         const { id, clientId, clientSecret, accessLevel, organizationId } = c;
         io.out(JSON.stringify({ id, clientId, clientSecret, accessLevel, organizationId }));
@@ -51,7 +51,7 @@ export async function credentialCommand(ctx: SystemContext, args: string[], io: 
     case 'revoke': {
       const id = positionals[0];
       if (!id) throw new UsageError('credential revoke needs the credential ID.');
-      const c = await revokeCredential({ ctx, input: { credentialId: id }, actor: cliActor('cds credential revoke') });
+      const c = await revokeCredential({ ctx, input: { credentialId: id }, actor: operatorActor('cds credential revoke') });
       io.out(values.json ? JSON.stringify(c) : `Credential ${c.id} revoked; its tokens stop working at once.`);
       return 0;
     }

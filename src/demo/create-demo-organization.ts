@@ -1,15 +1,15 @@
 // `cds demo` and the first start of an empty embedded database: a demo organization with its
-// data and one credential of each access level.
-import type { SystemContext } from '../../domain/context.ts';
-import { createOrganization } from '../../domain/organizations/manage.ts';
-import { createCredential } from '../../domain/auth/credentials.ts';
-import { loadDemoData, type DemoSummary } from '../../demo/generate.ts';
-import { progressBar } from '../progress.ts';
-import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';
-import { createAdmin } from '../../domain/console/admins.ts';
-import { findAdminByEmail } from '../../storage/db/repositories/admins.ts';
+// data, one credential of each access level and a console administrator.
+import type { SystemContext } from '../domain/context.ts';
+import { createOrganization } from '../domain/organizations/manage.ts';
+import { createCredential } from '../domain/auth/credentials.ts';
+import { loadDemoData, type DemoSummary } from './generate.ts';
+import { progressBar } from './progress.ts';
+import { bumpDataVersion } from '../storage/db/repositories/organizations.ts';
+import { createAdmin } from '../domain/console/admins.ts';
+import { findAdminByEmail } from '../storage/db/repositories/admins.ts';
 import { randomBytes } from 'node:crypto';
-import { cliActor } from '../actor.ts';
+import { operatorActor } from '../operator-actor.ts';
 
 export interface DemoResult {
   organization: { id: string; name: string };
@@ -32,7 +32,7 @@ export async function createDemoOrganization(
   });
   bar?.done();
   await bumpDataVersion(ctx.db.kysely, organization.id);
-  const actor = cliActor('demo loader');
+  const actor = operatorActor('demo loader');
   const readOnly = await createCredential({ ctx, input: { organizationId: organization.id, accessLevel: 'read_only', name: 'Demo Read Only' }, actor });
   const readWrite = await createCredential({ ctx, input: { organizationId: organization.id, accessLevel: 'read_write', name: 'Demo Read & Write' }, actor });
   // Administrator emails are unique per deployment; a second demo organization gets a tagged one.
@@ -47,30 +47,4 @@ export async function createDemoOrganization(
     readWrite: { clientId: readWrite.clientId, clientSecret: readWrite.clientSecret },
     admin: { email, password },
   };
-}
-
-export function printDemoCredentials(demo: DemoResult, baseUrl: string, out: NodeJS.WritableStream = process.stdout) {
-  const s = demo.summary;
-  out.write(
-    [
-      '',
-      `Demo organization "${demo.organization.name}" (${demo.organization.id})`,
-      `  ${s.frameworks} frameworks, ${s.controls} controls, ${s.policies} policies, ${s.evidence} evidence, ${s.tests} tests, ${s.vulnerabilities} vulnerabilities`,
-      '',
-      'Demo credentials (the secrets are shown only now; only their hashes are stored):',
-      `  Read Only      client_id=${demo.readOnly.clientId}`,
-      `                 client_secret=${demo.readOnly.clientSecret}`,
-      `  Read & Write   client_id=${demo.readWrite.clientId}`,
-      `                 client_secret=${demo.readWrite.clientSecret}`,
-      '',
-      `Developer console: ${baseUrl}/console`,
-      `  email=${demo.admin.email}`,
-      `  password=${demo.admin.password}`,
-      '',
-      'Try it:',
-      `  curl -s ${baseUrl}/oauth/token -H 'Content-Type: application/json' \\`,
-      `    -d '{"grant_type":"client_credentials","client_id":"${demo.readOnly.clientId}","client_secret":"${demo.readOnly.clientSecret}"}'`,
-      '',
-    ].join('\n') + '\n',
-  );
 }
