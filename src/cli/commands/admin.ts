@@ -5,9 +5,7 @@ import { operatorActor } from '../../operator-actor.ts';
 import { JSON_OPTION, ORG_OPTION, type Command } from '../command.ts';
 import { organizationId } from '../organization-id.ts';
 import { readNewPassword } from '../password-input.ts';
-import { table } from '../table.ts';
-
-const date = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
+import { dateCell, table } from '../table.ts';
 
 export const adminCommands: Command[] = [
   {
@@ -35,7 +33,7 @@ export const adminCommands: Command[] = [
     async run({ system: ctx }, { values }, io) {
       const admins = await listAdmins({ ctx, input: { organizationId: await organizationId(ctx, values.org as string) } });
       if (values.json) io.out(JSON.stringify(admins));
-      else io.out(table(['ID', 'EMAIL', 'CREATED', 'LAST SIGN-IN'], admins.map((a) => [a.id, a.email, date(a.createdAt), date(a.lastSignInAt)])));
+      else io.out(table(['ID', 'EMAIL', 'CREATED', 'LAST SIGN-IN'], admins.map((a) => [a.id, a.email, dateCell(a.createdAt), dateCell(a.lastSignInAt)])));
     },
   },
 ];

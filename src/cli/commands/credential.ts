@@ -3,9 +3,7 @@ import { createCredential, listCredentials, revokeCredential } from '../../domai
 import { operatorActor } from '../../operator-actor.ts';
 import { JSON_OPTION, ORG_OPTION, type Command } from '../command.ts';
 import { organizationId } from '../organization-id.ts';
-import { table } from '../table.ts';
-
-const date = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
+import { dateCell, table } from '../table.ts';
 
 export const credentialCommands: Command[] = [
   {
@@ -48,7 +46,7 @@ export const credentialCommands: Command[] = [
         io.out(
           table(
             ['ID', 'NAME', 'CLIENT ID', 'ACCESS', 'STATUS', 'CREATED', 'LAST USED'],
-            list.map((c) => [c.id, c.name, c.clientId, c.accessLevel, c.status, date(c.createdAt), date(c.lastUsedAt)]),
+            list.map((c) => [c.id, c.name, c.clientId, c.accessLevel, c.status, dateCell(c.createdAt), dateCell(c.lastUsedAt)]),
           ),
         );
       }
