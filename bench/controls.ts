@@ -28,7 +28,7 @@ import { openDb, type Db } from '../src/storage/db/connect.ts';
 import { migrateToLatest } from '../src/storage/db/migrate.ts';
 import { MemoryRateLimitStore } from '../src/storage/ratelimit/memory.ts';
 import { bumpDataVersion } from '../src/storage/db/repositories/organizations.ts';
-import { createDemoOrganization, type DemoResult } from '../src/cli/commands/demo.ts';
+import { createDemoOrganization, type DemoResult } from '../src/demo/create-demo-organization.ts';
 import { authenticate } from '../src/domain/auth/tokens.ts';
 import type { Context } from '../src/domain/context.ts';
 import { listControls } from '../src/domain/controls/list.ts';

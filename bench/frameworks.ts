@@ -13,7 +13,7 @@ import { loadConfig } from '../src/config.ts';
 import { openDb } from '../src/storage/db/connect.ts';
 import { migrateToLatest } from '../src/storage/db/migrate.ts';
 import { MemoryRateLimitStore } from '../src/storage/ratelimit/memory.ts';
-import { createDemoOrganization } from '../src/cli/commands/demo.ts';
+import { createDemoOrganization } from '../src/demo/create-demo-organization.ts';
 import { runLoad, type LoadResult } from './lib/load.ts';
 
 const { values } = parseArgs({

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
-import { createDemoOrganization } from '../src/cli/commands/demo.ts';
+import { createDemoOrganization } from '../src/demo/create-demo-organization.ts';
 import { RESOURCES, scopesFor } from '../src/domain/auth/scopes.ts';
 import type { Context } from '../src/domain/context.ts';
 import { getEvidence } from '../src/domain/evidence/get.ts';

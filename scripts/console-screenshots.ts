@@ -11,7 +11,7 @@ import { loadConfig } from '../src/config.ts';
 import { openDb } from '../src/storage/db/connect.ts';
 import { migrateToLatest } from '../src/storage/db/migrate.ts';
 import { MemoryRateLimitStore } from '../src/storage/ratelimit/memory.ts';
-import { createDemoOrganization } from '../src/cli/commands/demo.ts';
+import { createDemoOrganization } from '../src/demo/create-demo-organization.ts';
 import { addUsage } from '../src/storage/db/repositories/credential-usage.ts';
 import { listCredentials } from '../src/storage/db/repositories/credentials.ts';
 import { USAGE_BUCKET_MS } from '../src/domain/console/usage.ts';

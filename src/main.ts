@@ -8,7 +8,8 @@ import { openRateLimitStore } from './storage/ratelimit/open.ts';
 import type { RateLimitStore } from './storage/ratelimit/store.ts';
 import { countOrganizations } from './storage/db/repositories/organizations.ts';
 import { deleteExpiredTokens } from './storage/db/repositories/access-tokens.ts';
-import { createDemoOrganization, printDemoCredentials } from './cli/commands/demo.ts';
+import { createDemoOrganization } from './demo/create-demo-organization.ts';
+import { formatDemoCredentials } from './demo/format-demo-credentials.ts';
 import { openBlobStore } from './storage/blobs/open.ts';
 import { runCleanup } from './domain/maintenance/cleanup.ts';
 import { warmConsoleAssets } from './http/routes/console/pages.ts';
@@ -107,7 +108,7 @@ async function main() {
   await app.listen({ host: config.host, port: config.port });
   if (demo) {
     const { port } = app.server.address() as { port: number };
-    printDemoCredentials(demo, `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`);
+    process.stdout.write(formatDemoCredentials(demo, `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`));
   }
 }
 

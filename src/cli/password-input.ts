@@ -1,7 +1,7 @@
 // Reads an administrator's password: asked twice at a terminal without echo, or read from the
 // first line of stdin when it is a pipe (`printf '%s\n' "$PW" | cds admin create …`), so the
 // password never appears in the command line or the shell history.
-import { UsageError } from './main.ts';
+import { UsageError } from './usage-error.ts';
 
 function readHidden(prompt: string): Promise<string> {
   const stdin = process.stdin;

@@ -4,3 +4,6 @@ export function table(headers: string[], rows: string[][]): string {
   const line = (cells: string[]) => cells.map((c, i) => (c ?? '').padEnd(widths[i])).join('  ').trimEnd();
   return [line(headers), ...rows.map(line)].join('\n');
 }
+
+/** A timestamp cell: ISO 8601, or "-" for never. */
+export const dateCell = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());

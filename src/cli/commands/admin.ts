@@ -1,38 +1,39 @@
 // `cds admin`: console administrators. The first administrator of an organization is created
 // here; the password is prompted for (or read from stdin), never taken as an argument.
-import { parseArgs } from 'node:util';
-import type { SystemContext } from '../../domain/context.ts';
 import { createAdmin, listAdmins } from '../../domain/console/admins.ts';
-import { cliActor } from '../actor.ts';
-import { UsageError, type CliIo } from '../main.ts';
+import { operatorActor } from '../../operator-actor.ts';
+import { JSON_OPTION, ORG_OPTION, type Command } from '../command.ts';
+import { organizationId } from '../organization-id.ts';
 import { readNewPassword } from '../password-input.ts';
-import { table } from '../table.ts';
+import { dateCell, table } from '../table.ts';
 
-const date = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
-
-export async function adminCommand(ctx: SystemContext, args: string[], io: CliIo): Promise<number> {
-  const [sub, ...rest] = args;
-  const { values } = parseArgs({
-    args: rest,
-    options: { org: { type: 'string' }, email: { type: 'string' }, json: { type: 'boolean' } },
-    strict: true,
-  });
-  switch (sub) {
-    case 'create': {
-      if (!values.org || !values.email) throw new UsageError('admin create needs --org and --email.');
+export const adminCommands: Command[] = [
+  {
+    group: 'admin',
+    action: 'create',
+    summary: 'create a console administrator',
+    options: {
+      org: ORG_OPTION,
+      email: { type: 'string', value: 'EMAIL', required: true, help: 'the email address to sign in with' },
+      json: JSON_OPTION,
+    },
+    notes: "The password (at least 12 characters) is asked for twice at a terminal, or read from the first\nline of stdin: printf '%s\\n' \"$PW\" | cds admin create …",
+    async run({ system: ctx }, { values }, io) {
+      const id = await organizationId(ctx, values.org as string);
       const password = await readNewPassword();
-      const admin = await createAdmin({ ctx, input: { organizationId: values.org, email: values.email, password }, actor: cliActor('cds admin create') });
+      const admin = await createAdmin({ ctx, input: { organizationId: id, email: values.email as string, password }, actor: operatorActor('cds admin create') });
       io.out(values.json ? JSON.stringify(admin) : `Created administrator ${admin.email} (${admin.id}) for organization ${admin.organizationId}.`);
-      return 0;
-    }
-    case 'list': {
-      if (!values.org) throw new UsageError('admin list needs --org.');
-      const admins = await listAdmins({ ctx, input: { organizationId: values.org } });
+    },
+  },
+  {
+    group: 'admin',
+    action: 'list',
+    summary: 'list console administrators (no password hashes)',
+    options: { org: ORG_OPTION, json: JSON_OPTION },
+    async run({ system: ctx }, { values }, io) {
+      const admins = await listAdmins({ ctx, input: { organizationId: await organizationId(ctx, values.org as string) } });
       if (values.json) io.out(JSON.stringify(admins));
-      else io.out(table(['ID', 'EMAIL', 'CREATED', 'LAST SIGN-IN'], admins.map((a) => [a.id, a.email, date(a.createdAt), date(a.lastSignInAt)])));
-      return 0;
-    }
-    default:
-      throw new UsageError(`Unknown admin command "${sub ?? ''}".`);
-  }
-}
+      else io.out(table(['ID', 'EMAIL', 'CREATED', 'LAST SIGN-IN'], admins.map((a) => [a.id, a.email, dateCell(a.createdAt), dateCell(a.lastSignInAt)])));
+    },
+  },
+];

@@ -1,24 +1,24 @@
-import { parseArgs } from 'node:util';
-import type { SystemContext } from '../../domain/context.ts';
+// `cds credential`: API credentials (client ID and secret) of an organization.
 import { createCredential, listCredentials, revokeCredential } from '../../domain/auth/credentials.ts';
-import { UsageError, type CliIo } from '../main.ts';
-import { table } from '../table.ts';
-import { cliActor } from '../actor.ts';
+import { operatorActor } from '../../operator-actor.ts';
+import { JSON_OPTION, ORG_OPTION, type Command } from '../command.ts';
+import { organizationId } from '../organization-id.ts';
+import { dateCell, table } from '../table.ts';
 
-const date = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
-
-export async function credentialCommand(ctx: SystemContext, args: string[], io: CliIo): Promise<number> {
-  const [sub, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    options: { org: { type: 'string' }, access: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } },
-    allowPositionals: true,
-    strict: true,
-  });
-  switch (sub) {
-    case 'create': {
-      if (!values.org || !values.access) throw new UsageError('credential create needs --org and --access.');
-      const c = await createCredential({ ctx, input: { organizationId: values.org, accessLevel: values.access, name: values.name }, actor: cliActor('cds credential create') });
+export const credentialCommands: Command[] = [
+  {
+    group: 'credential',
+    action: 'create',
+    summary: 'create an API credential (its secret shown once)',
+    options: {
+      org: ORG_OPTION,
+      access: { type: 'string', value: 'read_only|read_write', required: true, help: 'Read Only, or Read & Write' },
+      name: { type: 'string', value: 'NAME', help: 'a name to tell it apart' },
+      json: { type: 'boolean', help: 'print {"id","clientId","clientSecret","accessLevel","organizationId"}' },
+    },
+    async run({ system: ctx }, { values }, io) {
+      const input = { organizationId: await organizationId(ctx, values.org as string), accessLevel: values.access as string, name: values.name as string | undefined };
+      const c = await createCredential({ ctx, input, actor: operatorActor('cds credential create') });
       if (values.json) {
         const { id, clientId, clientSecret, accessLevel, organizationId } = c;
         io.out(JSON.stringify({ id, clientId, clientSecret, accessLevel, organizationId }));
@@ -32,30 +32,35 @@ export async function credentialCommand(ctx: SystemContext, args: string[], io: 
           ].join('\n'),
         );
       }
-      return 0;
-    }
-    case 'list': {
-      if (!values.org) throw new UsageError('credential list needs --org.');
-      const list = await listCredentials({ ctx, input: { organizationId: values.org } });
+    },
+  },
+  {
+    group: 'credential',
+    action: 'list',
+    summary: 'list credentials (never their secrets)',
+    options: { org: ORG_OPTION, json: JSON_OPTION },
+    async run({ system: ctx }, { values }, io) {
+      const list = await listCredentials({ ctx, input: { organizationId: await organizationId(ctx, values.org as string) } });
       if (values.json) io.out(JSON.stringify(list));
       else {
         io.out(
           table(
             ['ID', 'NAME', 'CLIENT ID', 'ACCESS', 'STATUS', 'CREATED', 'LAST USED'],
-            list.map((c) => [c.id, c.name, c.clientId, c.accessLevel, c.status, date(c.createdAt), date(c.lastUsedAt)]),
+            list.map((c) => [c.id, c.name, c.clientId, c.accessLevel, c.status, dateCell(c.createdAt), dateCell(c.lastUsedAt)]),
           ),
         );
       }
-      return 0;
-    }
-    case 'revoke': {
-      const id = positionals[0];
-      if (!id) throw new UsageError('credential revoke needs the credential ID.');
-      const c = await revokeCredential({ ctx, input: { credentialId: id }, actor: cliActor('cds credential revoke') });
+    },
+  },
+  {
+    group: 'credential',
+    action: 'revoke',
+    summary: 'revoke a credential; its tokens stop at once',
+    argument: 'ID',
+    options: { json: JSON_OPTION },
+    async run({ system: ctx }, { values, argument }, io) {
+      const c = await revokeCredential({ ctx, input: { credentialId: argument! }, actor: operatorActor('cds credential revoke') });
       io.out(values.json ? JSON.stringify(c) : `Credential ${c.id} revoked; its tokens stop working at once.`);
-      return 0;
-    }
-    default:
-      throw new UsageError(`Unknown credential command "${sub ?? ''}".`);
-  }
-}
+    },
+  },
+];

@@ -1,76 +1,26 @@
-// `cds demo` and the first start of an empty embedded database: a demo organization with its
-// data and one credential of each access level.
-import type { SystemContext } from '../../domain/context.ts';
-import { createOrganization } from '../../domain/organizations/manage.ts';
-import { createCredential } from '../../domain/auth/credentials.ts';
-import { loadDemoData, type DemoSummary } from '../../demo/generate.ts';
-import { progressBar } from '../progress.ts';
-import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';
-import { createAdmin } from '../../domain/console/admins.ts';
-import { findAdminByEmail } from '../../storage/db/repositories/admins.ts';
-import { randomBytes } from 'node:crypto';
-import { cliActor } from '../actor.ts';
+// `cds demo`: a demo organization with its data, credentials and console administrator
+// (src/demo/create-demo-organization.ts), as the server loads into an empty embedded database.
+import { createDemoOrganization } from '../../demo/create-demo-organization.ts';
+import { formatDemoCredentials } from '../../demo/format-demo-credentials.ts';
+import { JSON_OPTION, type Command } from '../command.ts';
 
-export interface DemoResult {
-  organization: { id: string; name: string };
-  summary: DemoSummary;
-  readOnly: { clientId: string; clientSecret: string };
-  readWrite: { clientId: string; clientSecret: string };
-  admin: { email: string; password: string };
-}
-
-export async function createDemoOrganization(
-  ctx: SystemContext,
-  options: { scale?: number; seed?: number; name?: string; progress?: boolean },
-): Promise<DemoResult> {
-  const organization = await createOrganization({ ctx, input: { name: options.name ?? 'Demo Organization' } });
-  const bar = options.progress ? progressBar('Loading demo data') : undefined;
-  const summary = await loadDemoData(ctx.db, organization.id, {
-    scale: options.scale,
-    seed: options.seed,
-    onProgress: bar ? (done, total) => bar.update(done, total) : undefined,
-  });
-  bar?.done();
-  await bumpDataVersion(ctx.db.kysely, organization.id);
-  const actor = cliActor('demo loader');
-  const readOnly = await createCredential({ ctx, input: { organizationId: organization.id, accessLevel: 'read_only', name: 'Demo Read Only' }, actor });
-  const readWrite = await createCredential({ ctx, input: { organizationId: organization.id, accessLevel: 'read_write', name: 'Demo Read & Write' }, actor });
-  // Administrator emails are unique per deployment; a second demo organization gets a tagged one.
-  let email = 'admin@demo.example';
-  if (await findAdminByEmail(ctx.db.kysely, email)) email = `admin+${organization.id.slice(0, 8)}@demo.example`;
-  const password = randomBytes(15).toString('base64url'); // 120 bits, 20 characters
-  await createAdmin({ ctx, input: { organizationId: organization.id, email, password }, actor });
-  return {
-    organization: { id: organization.id, name: organization.name },
-    summary,
-    readOnly: { clientId: readOnly.clientId, clientSecret: readOnly.clientSecret },
-    readWrite: { clientId: readWrite.clientId, clientSecret: readWrite.clientSecret },
-    admin: { email, password },
-  };
-}
-
-export function printDemoCredentials(demo: DemoResult, baseUrl: string, out: NodeJS.WritableStream = process.stdout) {
-  const s = demo.summary;
-  out.write(
-    [
-      '',
-      `Demo organization "${demo.organization.name}" (${demo.organization.id})`,
-      `  ${s.frameworks} frameworks, ${s.controls} controls, ${s.policies} policies, ${s.evidence} evidence, ${s.tests} tests, ${s.vulnerabilities} vulnerabilities`,
-      '',
-      'Demo credentials (the secrets are shown only now; only their hashes are stored):',
-      `  Read Only      client_id=${demo.readOnly.clientId}`,
-      `                 client_secret=${demo.readOnly.clientSecret}`,
-      `  Read & Write   client_id=${demo.readWrite.clientId}`,
-      `                 client_secret=${demo.readWrite.clientSecret}`,
-      '',
-      `Developer console: ${baseUrl}/console`,
-      `  email=${demo.admin.email}`,
-      `  password=${demo.admin.password}`,
-      '',
-      'Try it:',
-      `  curl -s ${baseUrl}/oauth/token -H 'Content-Type: application/json' \\`,
-      `    -d '{"grant_type":"client_credentials","client_id":"${demo.readOnly.clientId}","client_secret":"${demo.readOnly.clientSecret}"}'`,
-      '',
-    ].join('\n') + '\n',
-  );
-}
+export const demoCommand: Command = {
+  group: 'demo',
+  summary: 'load a demo organization',
+  options: {
+    scale: { type: 'number', value: 'N', help: 'its size: 1 (the default) is 150 controls; larger scales are for benchmarks' },
+    seed: { type: 'number', value: 'S', help: 'the seed of its content (default 1): the same seed gives the same data' },
+    name: { type: 'string', value: 'NAME', help: 'its name (default "Demo Organization")' },
+    json: JSON_OPTION,
+  },
+  async run({ system, config }, { values }, io) {
+    const demo = await createDemoOrganization(system, {
+      scale: (values.scale as number | undefined) ?? 1,
+      seed: (values.seed as number | undefined) ?? 1,
+      name: values.name as string | undefined,
+      progress: !values.json,
+    });
+    if (values.json) io.out(JSON.stringify(demo));
+    else io.out(formatDemoCredentials(demo, `http://${config.host}:${config.port}`).replace(/\n$/, ''));
+  },
+};

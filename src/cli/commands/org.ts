@@ -1,38 +1,50 @@
-import { parseArgs } from 'node:util';
-import type { SystemContext } from '../../domain/context.ts';
+// `cds org`: organizations of this deployment and their plans.
 import { createOrganization, listOrganizations, updateOrganizationPlan } from '../../domain/organizations/manage.ts';
-import { UsageError, type CliIo } from '../main.ts';
+import { JSON_OPTION, type Command } from '../command.ts';
+import { organizationId } from '../organization-id.ts';
 import { table } from '../table.ts';
 
-export async function orgCommand(ctx: SystemContext, args: string[], io: CliIo): Promise<number> {
-  const [sub, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    options: { name: { type: 'string' }, plan: { type: 'string' }, json: { type: 'boolean' } },
-    allowPositionals: true,
-    strict: true,
-  });
-  switch (sub) {
-    case 'create': {
-      if (!values.name) throw new UsageError('org create needs --name.');
-      const org = await createOrganization({ ctx, input: { name: values.name, plan: values.plan } });
+const PLAN_HELP = 'comma-separated of framework,control,policy,evidence,test,vulnerability';
+
+export const orgCommands: Command[] = [
+  {
+    group: 'org',
+    action: 'create',
+    summary: 'create an organization in this region (REGION)',
+    options: {
+      name: { type: 'string', value: 'NAME', required: true, help: 'its name' },
+      plan: { type: 'string', value: 'RESOURCES', help: `the resources it may read and write, ${PLAN_HELP} (default: all)` },
+      json: JSON_OPTION,
+    },
+    async run({ system: ctx }, { values }, io) {
+      const org = await createOrganization({ ctx, input: { name: values.name as string, plan: values.plan as string | undefined } });
       io.out(values.json ? JSON.stringify(org) : `Created organization ${org.id} "${org.name}" (region ${org.region}, plan ${org.plan.join(',')})`);
-      return 0;
-    }
-    case 'list': {
+    },
+  },
+  {
+    group: 'org',
+    action: 'list',
+    summary: 'list organizations',
+    options: { json: JSON_OPTION },
+    async run({ system: ctx }, { values }, io) {
       const orgs = await listOrganizations({ ctx });
       if (values.json) io.out(JSON.stringify(orgs));
       else io.out(table(['ID', 'NAME', 'REGION', 'PLAN'], orgs.map((o) => [o.id, o.name, o.region, o.plan.join(',')])));
-      return 0;
-    }
-    case 'update': {
-      const id = positionals[0];
-      if (!id || values.plan === undefined) throw new UsageError('org update needs ORG and --plan.');
-      const org = await updateOrganizationPlan({ ctx, input: { organizationId: id, plan: values.plan } });
+    },
+  },
+  {
+    group: 'org',
+    action: 'update',
+    summary: "set an organization's plan",
+    argument: 'ORG',
+    options: {
+      plan: { type: 'string', value: 'RESOURCES', required: true, emptyAllowed: true, help: PLAN_HELP },
+      json: JSON_OPTION,
+    },
+    async run({ system: ctx }, { values, argument }, io) {
+      const id = await organizationId(ctx, argument!);
+      const org = await updateOrganizationPlan({ ctx, input: { organizationId: id, plan: values.plan as string } });
       io.out(values.json ? JSON.stringify(org) : `Organization ${org.id} plan: ${org.plan.join(',')}`);
-      return 0;
-    }
-    default:
-      throw new UsageError(`Unknown org command "${sub ?? ''}".`);
-  }
-}
+    },
+  },
+];

@@ -1,9 +1,9 @@
-// Who the audit log names for changes made with `cds`: the operating-system user and host,
-// since the command has no signed-in administrator.
+// Who the audit log names for changes made on this host without a signed-in administrator (`cds`,
+// the demo loader at the server's first start): the operating-system user and host.
 import os from 'node:os';
-import type { AuditActor } from '../domain/console/audit.ts';
+import type { AuditActor } from './domain/console/audit.ts';
 
-export function cliActor(command = 'cds'): AuditActor {
+export function operatorActor(command = 'cds'): AuditActor {
   let user = 'unknown';
   try {
     user = os.userInfo().username;

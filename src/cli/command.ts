@@ -1,0 +1,40 @@
+// The shape of a `cds` command: its words, its argument and flags, and what it does. The table
+// (commands/index.ts) lists them; the parser (parse-options.ts) and the help (help.ts) read the
+// same declarations, so the usage cannot drift from what is accepted.
+import type { CliContext } from './context.ts';
+import type { CliIo } from './io.ts';
+
+export interface OptionSpec {
+  /** `number`: a positive number */
+  type: 'string' | 'boolean' | 'number';
+  /** how the usage names the value, e.g. `ORG` */
+  value?: string;
+  required?: boolean;
+  /** for a required flag: an empty value counts as given (an empty plan) */
+  emptyAllowed?: boolean;
+  help: string;
+}
+
+export type OptionValues = Record<string, string | boolean | number | undefined>;
+
+export interface Command {
+  /** `org`, or `migrate` for a command without actions */
+  group: string;
+  /** `create`, `list`, …; absent for a one-word command */
+  action?: string;
+  summary: string;
+  /** the one positional argument, as the usage names it (`ID`); always required */
+  argument?: string;
+  /** flag name without dashes → its declaration, in the order the usage lists them */
+  options: Record<string, OptionSpec>;
+  /** more help, after the options */
+  notes?: string;
+  run(ctx: CliContext, input: { values: OptionValues; argument?: string }, io: CliIo): Promise<void>;
+}
+
+export function commandName(command: Pick<Command, 'group' | 'action'>): string {
+  return command.action ? `${command.group} ${command.action}` : command.group;
+}
+
+export const JSON_OPTION: OptionSpec = { type: 'boolean', help: 'print JSON instead of text' };
+export const ORG_OPTION: OptionSpec = { type: 'string', value: 'ORG', required: true, help: 'the organization: its ID or its exact name' };

@@ -1,0 +1,15 @@
+// Every `cds` command, in the order the help lists them.
+import type { Command } from '../command.ts';
+import { adminCommands } from './admin.ts';
+import { credentialCommands } from './credential.ts';
+import { demoCommand } from './demo.ts';
+import { migrateCommand } from './migrate.ts';
+import { orgCommands } from './org.ts';
+
+export const COMMANDS: Command[] = [migrateCommand, ...orgCommands, ...credentialCommands, ...adminCommands, demoCommand];
+
+export const GROUPS = [...new Set(COMMANDS.map((c) => c.group))];
+
+export function groupCommands(group: string): Command[] {
+  return COMMANDS.filter((c) => c.group === group);
+}

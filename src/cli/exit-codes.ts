@@ -1,0 +1,13 @@
+// Exit codes of `cds`, so scripts can tell a mistake in the command line from a missing record or
+// a broken configuration. Listed in `cds --help` and README.md.
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  notFound: 4,
+  configuration: 78,
+} as const;
+
+export const EXIT_CODE_HELP =
+  'Exit codes: 0 success, 1 failure, 2 usage error (unknown command or flag, a missing or unreadable\n' +
+  'value), 4 not found, 78 configuration error.';

@@ -1,0 +1,14 @@
+// `--org` (and `org update ORG`) take an organization's ID or its exact name. A value that is
+// neither is passed on as an ID, so the command reports it not found (exit 4) as it would an
+// unknown ID; a name several organizations share is a usage error listing their IDs.
+import type { SystemContext } from '../domain/context.ts';
+import { listOrganizations } from '../domain/organizations/manage.ts';
+import { UsageError } from './usage-error.ts';
+
+export async function organizationId(ctx: SystemContext, idOrName: string): Promise<string> {
+  const organizations = await listOrganizations({ ctx });
+  if (organizations.some((o) => o.id === idOrName)) return idOrName;
+  const named = organizations.filter((o) => o.name === idOrName);
+  if (named.length > 1) throw new UsageError(`${named.length} organizations are named "${idOrName}": ${named.map((o) => o.id).join(', ')}. Give the ID.`);
+  return named[0]?.id ?? idOrName;
+}

@@ -1,0 +1,54 @@
+// Reads a command's argument and flags as the command declares them (command.ts). Every mistake is
+// a UsageError (exit 2) naming the flag or argument: an unknown flag (with the nearest known one),
+// a missing value, a value that is not a positive number, a missing required flag or argument, an
+// extra argument.
+import { parseArgs } from 'node:util';
+import { commandName, type Command, type OptionSpec, type OptionValues } from './command.ts';
+import { didYouMean } from './suggest.ts';
+import { UsageError } from './usage-error.ts';
+
+export function parseOptions(command: Command, args: string[]): { values: OptionValues; argument?: string } {
+  const options = Object.fromEntries(Object.entries(command.options).map(([name, spec]) => [name, { type: spec.type === 'boolean' ? 'boolean' : 'string' } as const]));
+  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: true }) as typeof parsed;
+  } catch (err) {
+    const code = String((err as { code?: unknown }).code);
+    if (!code.startsWith('ERR_PARSE_ARGS')) throw err;
+    throw new UsageError(parseErrorMessage(err as Error, code, Object.keys(command.options)));
+  }
+
+  const allowed = command.argument ? 1 : 0;
+  if (parsed.positionals.length > allowed) throw new UsageError(`Unexpected argument "${parsed.positionals[allowed]}".`);
+  const argument = command.argument ? parsed.positionals[0] : undefined;
+  const isMissing = (value: string | boolean | undefined, spec?: OptionSpec) => value === undefined || (value === '' && !spec?.emptyAllowed);
+  const missing = [
+    ...(command.argument && isMissing(argument) ? [command.argument] : []),
+    ...Object.entries(command.options)
+      .filter(([name, spec]) => spec.required && isMissing(parsed.values[name], spec))
+      .map(([name]) => `--${name}`),
+  ];
+  if (missing.length) throw new UsageError(`${commandName(command)} needs ${missing.join(' and ')}.`);
+
+  const values: OptionValues = {};
+  for (const [name, spec] of Object.entries(command.options)) {
+    const raw = parsed.values[name];
+    values[name] = spec.type === 'number' && raw !== undefined ? positiveNumber(`--${name}`, raw as string) : raw;
+  }
+  return { values, argument };
+}
+
+function parseErrorMessage(err: Error, code: string, known: string[]): string {
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const flag = /'(-[^']*)'/.exec(err.message)?.[1];
+    if (flag) return `Unknown option "${flag}".${didYouMean(flag.split('=')[0], known.map((name) => `--${name}`))}`;
+  }
+  // parseArgs goes on to explain how to pass a value starting with "-"; the first sentence is the point.
+  return `${err.message.split('. ')[0].replace(/\.$/, '')}.`;
+}
+
+function positiveNumber(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} must be a positive number.`);
+  return n;
+}

@@ -1,0 +1,50 @@
+// `cds demo` and the first start of an empty embedded database: a demo organization with its
+// data, one credential of each access level and a console administrator.
+import type { SystemContext } from '../domain/context.ts';
+import { createOrganization } from '../domain/organizations/manage.ts';
+import { createCredential } from '../domain/auth/credentials.ts';
+import { loadDemoData, type DemoSummary } from './generate.ts';
+import { progressBar } from './progress.ts';
+import { bumpDataVersion } from '../storage/db/repositories/organizations.ts';
+import { createAdmin } from '../domain/console/admins.ts';
+import { findAdminByEmail } from '../storage/db/repositories/admins.ts';
+import { randomBytes } from 'node:crypto';
+import { operatorActor } from '../operator-actor.ts';
+
+export interface DemoResult {
+  organization: { id: string; name: string };
+  summary: DemoSummary;
+  readOnly: { clientId: string; clientSecret: string };
+  readWrite: { clientId: string; clientSecret: string };
+  admin: { email: string; password: string };
+}
+
+export async function createDemoOrganization(
+  ctx: SystemContext,
+  options: { scale?: number; seed?: number; name?: string; progress?: boolean },
+): Promise<DemoResult> {
+  const organization = await createOrganization({ ctx, input: { name: options.name ?? 'Demo Organization' } });
+  const bar = options.progress ? progressBar('Loading demo data') : undefined;
+  const summary = await loadDemoData(ctx.db, organization.id, {
+    scale: options.scale,
+    seed: options.seed,
+    onProgress: bar ? (done, total) => bar.update(done, total) : undefined,
+  });
+  bar?.done();
+  await bumpDataVersion(ctx.db.kysely, organization.id);
+  const actor = operatorActor('demo loader');
+  const readOnly = await createCredential({ ctx, input: { organizationId: organization.id, accessLevel: 'read_only', name: 'Demo Read Only' }, actor });
+  const readWrite = await createCredential({ ctx, input: { organizationId: organization.id, accessLevel: 'read_write', name: 'Demo Read & Write' }, actor });
+  // Administrator emails are unique per deployment; a second demo organization gets a tagged one.
+  let email = 'admin@demo.example';
+  if (await findAdminByEmail(ctx.db.kysely, email)) email = `admin+${organization.id.slice(0, 8)}@demo.example`;
+  const password = randomBytes(15).toString('base64url'); // 120 bits, 20 characters
+  await createAdmin({ ctx, input: { organizationId: organization.id, email, password }, actor });
+  return {
+    organization: { id: organization.id, name: organization.name },
+    summary,
+    readOnly: { clientId: readOnly.clientId, clientSecret: readOnly.clientSecret },
+    readWrite: { clientId: readWrite.clientId, clientSecret: readWrite.clientSecret },
+    admin: { email, password },
+  };
+}
