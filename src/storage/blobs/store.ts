@@ -29,7 +29,6 @@ export interface BlobStore {
   put(key: string, source: Readable, options: PutOptions): Promise<PutResult>;
   /** Removes the blob; removing a missing blob is not an error. */
   delete(key: string): Promise<void>;
-  exists(key: string): Promise<boolean>;
   /** Every key starting with `prefix` (for orphan clean-up); order is not specified. */
   list(prefix: string): AsyncIterable<string>;
   ping(): Promise<void>;
