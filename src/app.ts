@@ -98,10 +98,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   registerResponseHeaders(app);
   registerMetrics(app, metrics);
-  registerErrorHandler(app, (err) => {
-    const dependency = (err.details[0] as { dependency?: string } | undefined)?.dependency ?? 'unknown';
-    metrics.dependencyErrors.inc({ dependency });
-  });
+  registerErrorHandler(app, (err) => metrics.dependencyErrors.inc({ dependency: err.dependency }));
   registerAuth(app, {
     config,
     system,

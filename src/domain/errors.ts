@@ -28,7 +28,11 @@ export interface DependencyIssue {
   issue: string;
 }
 
-export type ErrorDetail = FieldIssue | DependencyIssue | { retryAfterSec: number };
+export interface RetryAfter {
+  retryAfterSec: number;
+}
+
+export type ErrorDetail = FieldIssue | DependencyIssue | RetryAfter;
 
 export class ServiceError extends Error {
   readonly code: ErrorCode;
@@ -48,9 +52,22 @@ export const notFound = (what: string) => new ServiceError('not_found', `${what}
 
 /** A dependency (database, Redis, blob store) is unreachable; recoverable without a restart. */
 export class DependencyUnavailableError extends ServiceError {
+  readonly dependency: string;
+  readonly issue: string;
   constructor(dependency: string, issue: string, options?: { cause?: unknown }) {
     super('upstream_unavailable', `The ${dependency} is temporarily unavailable.`, [{ dependency, issue }]);
+    this.dependency = dependency;
+    this.issue = issue;
     if (options?.cause) this.cause = options.cause;
+  }
+}
+
+/** The caller is over a rate limit; `retryAfterSec` becomes the Retry-After header. */
+export class RateLimitExceeded extends ServiceError {
+  readonly retryAfterSec: number;
+  constructor(retryAfterSec: number, message: string) {
+    super('rate_limit_exceeded', message, [{ retryAfterSec }]);
+    this.retryAfterSec = retryAfterSec;
   }
 }
 
@@ -60,12 +77,9 @@ export type OAuthErrorCode = (typeof OAUTH_ERRORS)[number];
 
 export class OAuthError extends Error {
   readonly error: OAuthErrorCode;
-  /** set when the caller is being rate limited (as opposed to the server being unavailable) */
-  readonly retryAfterSec?: number;
-  constructor(error: OAuthErrorCode, description: string, retryAfterSec?: number) {
+  constructor(error: OAuthErrorCode, description: string) {
     super(description);
     this.name = 'OAuthError';
     this.error = error;
-    this.retryAfterSec = retryAfterSec;
   }
 }

@@ -22,7 +22,6 @@ export const VULNERABILITY_SOURCES = [
 export const FUNCTION_GROUPINGS = ['govern', 'identify', 'protect', 'detect', 'respond', 'recover'] as const;
 export const CONTROL_SCOPES = ['in_scope', 'out_of_scope'] as const;
 export const GAP_STATUSES = ['no_gaps', 'gaps_detected'] as const;
-export const TEST_KINDS = ['automated', 'cloud'] as const;
 
 /** policies, evidence and tests: a rough size of the work left */
 export const EFFORT_ESTIMATES = ['low', 'medium', 'high'] as const;
@@ -42,14 +41,7 @@ export const POLICY_BEHAVIORS = ['requires_acknowledgement', 'informational'] as
 export const DEPARTMENTS = [
   'Engineering', 'Security', 'IT', 'People', 'Legal', 'Finance', 'Operations', 'Product',
 ] as const;
-/** policy_documents.type and attachments.type: the spec's file-type families, plus `link` for external URLs */
-export const DOCUMENT_TYPES = [
-  'word', 'excel', 'powerpoint', 'text', 'markdown', 'yaml', 'csv', 'json', 'xml', 'image', 'video', 'audio',
-  'archive', 'iwork', 'email', 'other', 'link',
-] as const;
 export const TICKET_SOURCES = ['jira', 'linear'] as const;
-export const TEST_RESOURCE_ENVIRONMENTS = ['production', 'staging', 'development'] as const;
-export const CUSTOM_FIELD_TYPES = ['text_box', 'dropdown'] as const;
 
 const DAY = 86_400_000;
 

@@ -24,6 +24,7 @@ import { S3BlobStore } from '../../src/storage/blobs/s3.ts';
 import type { BlobStore } from '../../src/storage/blobs/store.ts';
 import type { S3Settings } from '../../src/config.ts';
 import { startS3rver } from '../harness/s3rver.ts';
+import { blobExists } from '../harness/blobs.ts';
 
 const MiB = 1024 * 1024;
 const SECOND = 1000;
@@ -907,8 +908,8 @@ async function assertCleanup(h: Harness, store: BlobStore, now: number, listAll:
   assert.equal(result.orphanBlobs, 2);
 
   assert.deepEqual(await collect(store.list(expiredPrefix)), [], 'the expired upload\u2019s blobs are gone');
-  assert.equal(await store.exists(`${livePrefix}0`), true, 'a live upload\u2019s blobs are kept');
-  for (const key of completedKeys) assert.equal(await store.exists(key), true, 'a completed upload\u2019s blobs are kept');
+  assert.equal(await blobExists(store, `${livePrefix}0`), true, 'a live upload\u2019s blobs are kept');
+  for (const key of completedKeys) assert.equal(await blobExists(store, key), true, 'a completed upload\u2019s blobs are kept');
   assert.deepEqual((await listAll()).sort(), [...allBefore, `${livePrefix}0`].sort(), 'nothing else was removed or left');
   const pending = await db.kysely.selectFrom('pending_uploads').select('id').where('organization_id', '=', org).execute();
   assert.deepEqual(pending.map((p) => p.id), [liveId], 'the expired row is gone, the live one kept');
@@ -918,10 +919,10 @@ async function assertCleanup(h: Harness, store: BlobStore, now: number, listAll:
   const later = await runCleanup({ db, blobs: store, now: () => now + 60_000, temporaryAgeMs: HOUR });
   assert.equal(later.abandonedUploads, 1);
   assert.equal(later.orphanBlobs, 1);
-  assert.equal(await store.exists(`${livePrefix}0`), false);
+  assert.equal(await blobExists(store, `${livePrefix}0`), false);
   const again = await runCleanup({ db, blobs: store, now: () => now + 60_000, temporaryAgeMs: HOUR });
   assert.deepEqual([again.abandonedUploads, again.orphanBlobs], [0, 0]);
-  for (const key of completedKeys) assert.equal(await store.exists(key), true);
+  for (const key of completedKeys) assert.equal(await blobExists(store, key), true);
 }
 
 // ====================================================================================================

@@ -1,6 +1,6 @@
 // What the policy and evidence read verbs share: the list filter (with its `No Department`
-// token), the links every item carries, the fields both resources have, and result caching.
-// The verbs in domain/policies and domain/evidence add only what is their own.
+// token), the links every item carries and the fields both resources have. The verbs in
+// domain/policies and domain/evidence add only what is their own (and cache their results).
 import type { Context } from '../context.ts';
 import type { GAP_STATUSES } from '../vocabulary.ts';
 import type { ArtifactCommon, ArtifactFilter, ArtifactKind } from '../../storage/db/repositories/artifacts.ts';

@@ -1,5 +1,6 @@
-// The compliance rule of PRODUCT.md as pure functions over plain data, so it can be unit- and
-// property-tested without a database and shared by every endpoint that reports compliance.
+// The compliance rule (docs/decisions.md, "The compliance rule") as pure functions over plain
+// data, so it can be unit- and property-tested without a database and shared by every endpoint
+// that reports compliance.
 
 export type ArtifactType = 'policy' | 'evidence' | 'test';
 export type ControlStatus = 'compliant' | 'non_compliant' | 'not_applicable';

@@ -1,6 +1,6 @@
-// The public shape of a vulnerability finding, shared by the list, get-one and (later) create and
-// update: the field sets, the encoded public ID and the merge of custom field definitions with
-// the values stored on a finding.
+// The public shape of a vulnerability finding, shared by the list and get-one: the field sets and
+// the merge of custom field definitions with the values stored on a finding; and the encoded
+// public ID, which create and update use too.
 import type { Assignee, MappedRisk, PersonStamp } from '../../storage/db/repositories/links.ts';
 import type { CustomFieldDefinition, VulnerabilityListRow } from '../../storage/db/repositories/vulnerabilities.ts';
 import { SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../vocabulary.ts';

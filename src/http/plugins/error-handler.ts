@@ -7,16 +7,19 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import {
   DependencyUnavailableError,
   OAuthError,
+  RateLimitExceeded,
   ServiceError,
+  validationFailed,
   type ErrorCode,
   type FieldIssue,
+  type OAuthErrorCode,
 } from '../../domain/errors.ts';
 import { asDependencyError } from '../../storage/db/errors.ts';
 import { issuesFromAjv } from '../validation.ts';
 import { newRequestId } from '../request-id.ts';
 import { edgeHeaders } from './response-headers.ts';
 
-export const STATUS_OF: Record<ErrorCode, number> = {
+const STATUS_OF: Record<ErrorCode, number> = {
   validation_failed: 400,
   idempotency_key_required: 400,
   unauthorized: 401,
@@ -64,31 +67,48 @@ function toServiceError(err: FastifyError, accepts?: string): ServiceError | und
   return asDependencyError(err) ?? clientError(err, accepts);
 }
 
+/** The /v1 error body, built here only: every failure on /v1, the console API and ops answers with it. */
+function errorBody(err: ServiceError, requestId: string) {
+  return { error: { code: err.code, message: err.message, details: err.details }, meta: { requestId } };
+}
+
+/** Logs a failure that is not a ServiceError and answers it with a bare internal_error. */
+function unexpected(request: FastifyRequest, err: unknown): ServiceError {
+  request.log.error({ err }, 'unexpected error');
+  return new ServiceError('internal_error', `An unexpected error occurred. Quote request ID ${request.id} when reporting it.`);
+}
+
+const OAUTH_STATUS_OF: Record<OAuthErrorCode, number> = {
+  invalid_request: 400,
+  invalid_client: 401,
+  temporarily_unavailable: 503,
+};
+
+/** The token endpoint's description of a client error: its first field issue, else its message. */
+function describeClientError(err: ServiceError): string {
+  const [first] = err.details;
+  return first && 'field' in first ? `${first.field}: ${first.message}` : err.message;
+}
+
+/** The token endpoint's answer: its own body, `{ error, error_description }`, never cached. */
 function sendOAuth(request: FastifyRequest, reply: FastifyReply, err: FastifyError) {
-  let error: string;
-  let description: string;
-  let status: number;
-  const known = err instanceof OAuthError ? err : undefined;
-  const service = known ? undefined : toServiceError(err);
-  if (known) {
-    error = known.error;
-    description = known.message;
-    status = known.error === 'invalid_request' ? 400 : known.error === 'invalid_client' ? 401 : known.retryAfterSec ? 429 : 503;
-    if (known.retryAfterSec) reply.header('Retry-After', String(known.retryAfterSec));
+  let answer: [error: string, description: string, status: number];
+  const service = err instanceof OAuthError ? undefined : toServiceError(err);
+  if (err instanceof OAuthError) {
+    answer = [err.error, err.message, OAUTH_STATUS_OF[err.error]];
   } else if (service instanceof DependencyUnavailableError) {
-    [error, description, status] = ['temporarily_unavailable', service.message, 503];
-  } else if (service?.code === 'rate_limit_exceeded') {
+    answer = ['temporarily_unavailable', service.message, 503];
+  } else if (service instanceof RateLimitExceeded) {
     // the shared limiter's refusal, in the token endpoint's words
-    const wait = (service.details[0] as { retryAfterSec?: number } | undefined)?.retryAfterSec;
-    if (wait !== undefined) reply.header('Retry-After', String(wait));
-    [error, description, status] = ['temporarily_unavailable', service.message, 429];
+    reply.header('Retry-After', String(service.retryAfterSec));
+    answer = ['temporarily_unavailable', service.message, 429];
   } else if (service && STATUS_OF[service.code] < 500) {
-    const field = (service.details[0] as FieldIssue | undefined)?.field;
-    [error, description, status] = ['invalid_request', field ? `${field}: ${(service.details[0] as FieldIssue).message}` : service.message, 400];
+    answer = ['invalid_request', describeClientError(service), 400];
   } else {
     request.log.error({ err }, 'unexpected error');
-    [error, description, status] = ['server_error', `Unexpected error; request ID ${request.id}.`, 500];
+    answer = ['server_error', `Unexpected error; request ID ${request.id}.`, 500];
   }
+  const [error, description, status] = answer;
   reply.header('Cache-Control', 'no-store');
   return reply.code(status).send({ error, error_description: description });
 }
@@ -99,13 +119,10 @@ function sendOAuth(request: FastifyRequest, reply: FastifyReply, err: FastifyErr
  */
 export function sendFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const known = err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH';
-  const error = known
-    ? { code: 'validation_failed', message: 'The URL is invalid.', details: [{ field: 'url', message: 'is not a valid URL' }] }
-    : { code: 'internal_error', message: `An unexpected error occurred. Quote request ID ${request.id} when reporting it.`, details: [] };
-  if (!known) request.log.error({ err }, 'unexpected error');
+  const service = known ? validationFailed([{ field: 'url', message: 'is not a valid URL' }], 'The URL is invalid.') : unexpected(request, err);
   reply.header('X-Request-Id', request.id);
   reply.headers(edgeHeaders(request.url));
-  return reply.code(known ? 400 : 500).send({ error, meta: { requestId: request.id } });
+  return reply.code(STATUS_OF[service.code]).send(errorBody(service, request.id));
 }
 
 /** What a request Node's HTTP parser refused was missing, by llhttp's error code. */
@@ -144,24 +161,24 @@ export function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoExcept
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const requestId = newRequestId();
   let status: number;
-  let error: { code: ErrorCode; message: string; details: FieldIssue[] };
+  let error: ServiceError;
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     const seconds = Math.round((this.server as http.Server).requestTimeout / 1000);
     status = 408;
-    error = { code: 'validation_failed', message: 'The request took too long to arrive.', details: [{ field: 'request', message: `must arrive completely within ${seconds} s` }] };
+    error = validationFailed([{ field: 'request', message: `must arrive completely within ${seconds} s` }], 'The request took too long to arrive.');
   } else if (err.code === 'HPE_HEADER_OVERFLOW') {
     status = 431;
-    error = { code: 'validation_failed', message: 'The request headers are too large.', details: [{ field: 'headers', message: `the request line and headers must be at most ${http.maxHeaderSize} bytes together` }] };
+    error = validationFailed([{ field: 'headers', message: `the request line and headers must be at most ${http.maxHeaderSize} bytes together` }], 'The request headers are too large.');
   } else {
     status = 400;
-    error = { code: 'validation_failed', message: 'The request is not valid HTTP.', details: [parseIssue(err.code)] };
+    error = validationFailed([parseIssue(err.code)], 'The request is not valid HTTP.');
   }
   // Only the code: the error's raw packet would hold the client's headers (and their secrets).
   this.log.debug({ requestId, code: err.code, status }, 'client error');
   // As Node does: write nothing once an answer to this request has started.
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
-    const body = JSON.stringify({ error, meta: { requestId } });
+    const body = JSON.stringify(errorBody(error, requestId));
     const headers = {
       'Content-Type': 'application/json; charset=utf-8',
       'Content-Length': String(Buffer.byteLength(body)),
@@ -180,29 +197,19 @@ export function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoExcept
 export function registerErrorHandler(app: FastifyInstance, onDependencyError?: (err: DependencyUnavailableError) => void) {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (request.routeOptions.config?.oauthErrors) return sendOAuth(request, reply, err);
-    let service = toServiceError(err, request.routeOptions.config?.accepts);
-    if (!service) {
-      request.log.error({ err }, 'unexpected error');
-      service = new ServiceError('internal_error', `An unexpected error occurred. Quote request ID ${request.id} when reporting it.`);
-    } else if (service instanceof DependencyUnavailableError) {
+    const service = toServiceError(err, request.routeOptions.config?.accepts) ?? unexpected(request, err);
+    if (service instanceof DependencyUnavailableError) {
       onDependencyError?.(service);
       request.log.warn({ err: service.cause ?? service }, 'dependency unavailable');
       reply.header('Retry-After', '5');
-    } else if (service.code === 'rate_limit_exceeded' && !reply.hasHeader('Retry-After')) {
-      // Limits raised by domain verbs (console sign-in) carry their wait in the details.
-      const wait = (service.details[0] as { retryAfterSec?: number } | undefined)?.retryAfterSec;
-      if (wait !== undefined) reply.header('Retry-After', String(wait));
+    } else if (service instanceof RateLimitExceeded) {
+      reply.header('Retry-After', String(service.retryAfterSec));
     }
-    return reply.code(STATUS_OF[service.code]).send({
-      error: { code: service.code, message: service.message, details: service.details },
-      meta: { requestId: request.id },
-    });
+    return reply.code(STATUS_OF[service.code]).send(errorBody(service, request.id));
   });
 
   app.setNotFoundHandler((request, reply) => {
-    return reply.code(404).send({
-      error: { code: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}.`, details: [] },
-      meta: { requestId: request.id },
-    });
+    const service = new ServiceError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
+    return reply.code(STATUS_OF[service.code]).send(errorBody(service, request.id));
   });
 }

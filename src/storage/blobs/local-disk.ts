@@ -115,17 +115,6 @@ export class LocalDiskBlobStore implements BlobStore {
     }
   }
 
-  async exists(key: string): Promise<boolean> {
-    const file = this.pathOf(key);
-    try {
-      return (await fs.stat(file)).isFile();
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return false;
-      throw unavailable(err);
-    }
-  }
-
   async *list(prefix: string): AsyncIterable<string> {
     assertBlobPrefix(prefix);
     // Start at the deepest directory the prefix names in full, then filter by the whole prefix.

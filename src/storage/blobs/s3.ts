@@ -5,7 +5,6 @@
 import {
   DeleteObjectCommand,
   HeadBucketCommand,
-  HeadObjectCommand,
   ListObjectsV2Command,
   S3Client,
   S3ServiceException,
@@ -115,17 +114,6 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async exists(key: string): Promise<boolean> {
-    assertBlobKey(key);
-    try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-      return true;
-    } catch (err) {
-      if (status(err) === 404) return false;
-      throw unavailable(err);
-    }
-  }
-
   async *list(prefix: string): AsyncIterable<string> {
     assertBlobPrefix(prefix);
     let token: string | undefined;
@@ -167,7 +155,7 @@ function unavailable(err: unknown): DependencyUnavailableError {
     issue =
       code === 403 || code === 401
         ? 'access denied'
-        : code === 404 // delete and exists handle 404 themselves; here it is the bucket
+        : code === 404 // delete handles 404 itself; here it is the bucket
           ? 'bucket not found'
           : code !== undefined && code >= 500
             ? 'server error'

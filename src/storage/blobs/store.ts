@@ -1,7 +1,9 @@
 // Blob storage for uploaded files (evidence attachments). One interface, one implementation per
 // engine, chosen once at start-up (src/storage/blobs/open.ts): a local directory by default, an
-// S3-compatible bucket when S3_BUCKET is set. Keys are opaque, caller-chosen strings such as
-// `org/<orgId>/evidence/<id>/<uuid>`; every store validates them with assertBlobKey.
+// S3-compatible bucket when S3_BUCKET is set. Keys are opaque, caller-chosen strings (an upload
+// writes `uploads/<orgId>/<uploadId>/<n>`, src/domain/evidence/upload.ts); every store validates
+// them with assertBlobKey. The service never asks whether a key exists: it lists a prefix to
+// clean up and deletes what it no longer needs.
 import { createHash } from 'node:crypto';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 
@@ -29,7 +31,6 @@ export interface BlobStore {
   put(key: string, source: Readable, options: PutOptions): Promise<PutResult>;
   /** Removes the blob; removing a missing blob is not an error. */
   delete(key: string): Promise<void>;
-  exists(key: string): Promise<boolean>;
   /** Every key starting with `prefix` (for orphan clean-up); order is not specified. */
   list(prefix: string): AsyncIterable<string>;
   ping(): Promise<void>;

@@ -4,7 +4,7 @@
 // however long the input, in memory and in Redis alike.
 import { createHash } from 'node:crypto';
 import type { RateLimitSettings } from '../../config.ts';
-import { ServiceError } from '../../domain/errors.ts';
+import { RateLimitExceeded } from '../../domain/errors.ts';
 import { retryAfterSec, type Backoff, type RateLimitStore, type WindowCount } from './store.ts';
 
 export interface LimitState {
@@ -51,6 +51,6 @@ export function forgetFailures(store: RateLimitStore, scope: string, subject: st
  * The one error of a refused request: 429 rate_limit_exceeded with details [{ retryAfterSec }];
  * the HTTP layer adds Retry-After from it (and renders it as the OAuth body on /oauth/token).
  */
-export function rateLimitExceeded(retryAfter: number, what = 'Rate limit exceeded'): ServiceError {
-  return new ServiceError('rate_limit_exceeded', `${what}; retry in ${retryAfter} s.`, [{ retryAfterSec: retryAfter }]);
+export function rateLimitExceeded(retryAfter: number, what = 'Rate limit exceeded'): RateLimitExceeded {
+  return new RateLimitExceeded(retryAfter, `${what}; retry in ${retryAfter} s.`);
 }

@@ -3,7 +3,6 @@
 // page as it arrives in json/ndjson, pacing itself to the rate limit, and checks the total
 // against meta.totalCount at the end as the spec asks.
 import { listFilter, queryFrom, UsageError, type OptionSpec, type ParsedValues } from '../args.ts';
-import type { Context } from '../context.ts';
 import { listWriter, writeRecord } from '../output/writer.ts';
 import { RatePacer } from '../rate-pacer.ts';
 import {

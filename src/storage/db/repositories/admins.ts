@@ -51,10 +51,6 @@ export async function listAdmins(db: Q, organizationId: string): Promise<AdminRe
   return rows.map(toRecord);
 }
 
-export async function setAdminPassword(db: Q, id: string, passwordHash: string): Promise<void> {
-  await db.updateTable('admins').set({ password_hash: passwordHash }).where('id', '=', id).execute();
-}
-
 export async function recordAdminSignIn(db: Q, id: string, at: number): Promise<void> {
   await db.updateTable('admins').set({ last_sign_in_at: at }).where('id', '=', id).execute();
 }

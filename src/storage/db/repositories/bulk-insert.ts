@@ -17,8 +17,6 @@ export type StatementForm = 'values' | 'arrays';
 
 /** The most bind parameters one statement may carry (SQLite's default max, PostgreSQL's protocol max). */
 export const BIND_PARAMETER_LIMITS: Readonly<Record<DialectName, number>> = { sqlite: 32_766, postgres: 65_535 };
-/** Below every engine's limit, for callers that do not know the engine. */
-export const PORTABLE_BIND_PARAMETER_LIMIT = Math.min(BIND_PARAMETER_LIMITS.sqlite, BIND_PARAMETER_LIMITS.postgres);
 
 export interface BulkInsertOptions {
   /** run inside this transaction (or connection) instead of opening one */
