@@ -17,27 +17,9 @@ import {
 } from '../../storage/db/repositories/vulnerability-writes.ts';
 import { buildVulnerabilityDetail } from './get.ts';
 import { publicVulnerabilityId } from './shape.ts';
-
-/** `VUL-` + four digits, or a CVE ID: `CVE-`, a four-digit year, `-`, then `0ddd` or four or more digits from 1-9. */
-export const FINDING_KEY_PATTERN = /^(?:VUL-[0-9]{4}|CVE-[0-9]{4}-(?:0[0-9]{3}|[1-9][0-9]{3,}))$/;
-/** Statuses a finding may be created with (`ignored` and `risk` come from triage, not creation). */
-export const CREATE_STATUSES = ['open', 'acknowledged', 'closed'] as const;
+import type { CreateVulnerabilityBody } from './write-schema.ts';
 
 const duplicateKey = () => validationFailed([{ field: 'vulnerabilityId', message: 'a finding with this key already exists in the organization' }]);
-
-export interface CreateVulnerabilityBody {
-  vulnerabilityId: string;
-  title: string;
-  severity: string;
-  status: string;
-  description?: string;
-  remediation?: string;
-  stepsToReproduce?: string;
-  fixAvailable?: string;
-  firstSeen?: number;
-  affectedResources?: Array<{ name: string; type: string; tags?: string[] }>;
-  assigneeEmail?: string;
-}
 
 export async function createVulnerability({ ctx, input }: { ctx: Context; input: { idempotencyKey: string; body: CreateVulnerabilityBody } }): Promise<Outcome> {
   authorize(ctx.actor, 'vulnerability', 'write');

@@ -15,23 +15,7 @@ import {
 } from '../../storage/db/repositories/vulnerability-writes.ts';
 import { buildVulnerabilityDetail } from './get.ts';
 import { parseVulnerabilityId, publicVulnerabilityId } from './shape.ts';
-
-/** A custom field entry in either spelling the spec shows: `customFieldId`/`id`, `fieldValue`/`value`. */
-export interface CustomFieldInput {
-  customFieldId?: string;
-  id?: string;
-  fieldValue?: string;
-  value?: string;
-}
-
-export interface UpdateVulnerabilityBody {
-  assigneeEmail?: string;
-  reportLink?: string;
-  customFields?: CustomFieldInput[];
-}
-
-/** Longest custom field value accepted. */
-export const MAX_CUSTOM_FIELD_VALUE = 2000;
+import { MAX_CUSTOM_FIELD_VALUE, type CustomFieldInput, type UpdateVulnerabilityBody } from './write-schema.ts';
 
 /**
  * Whether the link names a user or password (`https://user:pass@host`): people would open a
