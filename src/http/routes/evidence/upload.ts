@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { MAX_FILES, MAX_NOTE_LENGTH, uploadAttachments } from '../../../domain/evidence/upload.ts';
 import { ACCEPTED_EXTENSIONS } from '../../../domain/evidence/file-types.ts';
 import { requestContext } from '../../plugins/auth.ts';
-import { sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
+import { idempotencyOf, sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
 import { multipartParts } from '../../multipart.ts';
 import { validatorCompiler } from '../../validation.ts';
 import { idParams } from '../../schemas/artifacts.ts';
@@ -74,7 +74,8 @@ function registerUpload(app: FastifyInstance, { system }: RouteDeps, base: strin
         ctx: requestContext(system, request),
         input: {
           evidenceId: request.params.evidenceId,
-          idempotencyKey: request.idempotencyKey!,
+          // the singular path for both spellings: the alias names the same resource
+          idempotency: idempotencyOf(request, (id) => `${EVIDENCE_PATHS[0]}/${id}/attachments`),
           parts: multipartParts(request.raw, { files: MAX_FILES, fields: 4, fieldBytes: 4 * MAX_NOTE_LENGTH + 64 }),
         },
       });

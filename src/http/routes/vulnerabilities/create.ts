@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createVulnerability } from '../../../domain/vulnerabilities/create.ts';
 import { CreateVulnerabilityBody } from '../../../domain/vulnerabilities/write-schema.ts';
 import { requestContext } from '../../plugins/auth.ts';
-import { sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
+import { idempotencyOf, sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import type { RouteDeps } from '../deps.ts';
 import { VulnerabilityDetail } from './schemas.ts';
@@ -34,9 +34,9 @@ export default function createVulnerabilityRoute(app: FastifyInstance, { system 
     async (request, reply) => {
       const outcome = await createVulnerability({
         ctx: requestContext(system, request),
-        input: { idempotencyKey: request.idempotencyKey!, body: request.body },
+        input: { idempotency: idempotencyOf(request, () => '/v1/vulnerabilities'), body: request.body },
       });
-      return sendOutcome(request, reply, outcome);
+      return sendOutcome(request, reply, outcome, (finding) => `/v1/vulnerabilities/${finding.vulnerabilityId}`);
     },
   );
 }

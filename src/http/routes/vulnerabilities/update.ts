@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { updateVulnerabilityFields } from '../../../domain/vulnerabilities/update.ts';
 import { UpdateVulnerabilityBody } from '../../../domain/vulnerabilities/write-schema.ts';
 import { requestContext } from '../../plugins/auth.ts';
-import { sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
+import { idempotencyOf, sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import type { RouteDeps } from '../deps.ts';
 import { VulnerabilityDetail, VulnerabilityIdParams } from './schemas.ts';
@@ -35,7 +35,11 @@ export default function updateVulnerabilityRoute(app: FastifyInstance, { system 
     async (request, reply) => {
       const outcome = await updateVulnerabilityFields({
         ctx: requestContext(system, request),
-        input: { vulnerabilityId: request.params.vulnerabilityId, idempotencyKey: request.idempotencyKey!, body: request.body },
+        input: {
+          vulnerabilityId: request.params.vulnerabilityId,
+          idempotency: idempotencyOf(request, (id) => `/v1/vulnerabilities/${id}`),
+          body: request.body,
+        },
       });
       return sendOutcome(request, reply, outcome);
     },
