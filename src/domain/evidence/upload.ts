@@ -27,6 +27,7 @@ import {
 import { fileFamily, needsZipSignature, NotAZipPackageError, ZipSignatureCheck } from './file-types.ts';
 import { cleanedName } from '../text.ts';
 import { bytesLeft, DEFAULT_ATTACHMENT_QUOTA_BYTES, quotaExceeded, type QuotaUse } from './storage-quota.ts';
+import type { UploadResult } from './write-schema.ts';
 
 /** The spec's limits: files per upload and their combined size (100 MB, read as 100 MiB). */
 export const MAX_FILES = 5;
@@ -45,12 +46,6 @@ export interface UploadInput {
   evidenceId: string;
   idempotency: IdempotencyInput;
   parts: AsyncIterable<UploadPart>;
-}
-
-/** What an upload answers: the evidence and its new modification time. */
-export interface UploadResult {
-  evidenceId: string;
-  modifiedOn: number;
 }
 
 interface ReadFile {
