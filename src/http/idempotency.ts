@@ -1,11 +1,13 @@
 // HTTP side of idempotent writes: the Idempotency-Key header (required, with the spec's pattern),
-// checked before the body so a missing key is reported as such, and the reply of an outcome,
-// replays marked with `Idempotent-Replayed: true`.
+// checked before the body so a missing key is reported as such, and the reply of an outcome: 201
+// for a creation (with `Location` where the resource has a path), 200 for an update, replays
+// marked with `Idempotent-Replayed: true`.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { authorize, type Resource } from '../domain/auth/scopes.ts';
 import { ServiceError } from '../domain/errors.ts';
-import { IDEMPOTENCY_KEY_PATTERN, type Outcome } from '../domain/idempotency/run.ts';
+import { fingerprintSubject } from '../domain/idempotency/fingerprint.ts';
+import { IDEMPOTENCY_KEY_PATTERN, type IdempotencyInput, type Outcome } from '../domain/idempotency/run.ts';
 import { envelope } from './reply.ts';
 
 declare module 'fastify' {
@@ -47,8 +49,20 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
   return header;
 }
 
-export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcome: Outcome) {
-  for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value);
+/**
+ * The write's key (checked by writeGuards), and the subject the previous version's fingerprints
+ * hashed for a target: the method and `legacyPath(target)`, the canonical path it used. Records
+ * stored before the upgrade then still replay (docs/decisions.md, "Fingerprint").
+ */
+export function idempotencyOf(request: FastifyRequest, legacyPath: (target: string) => string): IdempotencyInput {
+  return { key: request.idempotencyKey!, legacySubject: (target) => fingerprintSubject(request.method, legacyPath(target)) };
+}
+
+const STATUS_OF = { created: 201, updated: 200 } as const;
+
+/** Replies with an outcome; `location` gives the path of a created resource, when it has one. */
+export function sendOutcome<T>(request: FastifyRequest, reply: FastifyReply, outcome: Outcome<T>, location?: (resource: T) => string) {
+  if (outcome.kind === 'created' && location) reply.header('Location', location(outcome.resource));
   if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-  return reply.code(outcome.statusCode).send(envelope(request, outcome.data));
+  return reply.code(STATUS_OF[outcome.kind]).send(envelope(request, outcome.resource));
 }

@@ -8,7 +8,7 @@ import { api, createOrgWithCredential, getToken, startServer, type TestServer } 
 import { fixtures } from '../harness/fixtures.ts';
 import { controlFixtures, T0, T1 } from '../harness/fixtures-controls.ts';
 import { loadDemoData } from '../../src/demo/generate.ts';
-import { loadComplianceGraph, loadControlNodes } from '../../src/storage/db/repositories/compliance.ts';
+import { loadComplianceGraph, loadControlNodes } from '../harness/compliance.ts';
 import { controlCompliance } from '../../src/domain/compliance/rules.ts';
 import { controlsSnapshot, complianceGraph } from '../../src/domain/controls/snapshot.ts';
 import { CONTROL_OPTIONAL_FIELDS } from '../../src/domain/controls/list.ts';

@@ -18,8 +18,15 @@ import {
   type Ticket,
 } from '../artifacts/read.ts';
 import { evidenceListItem, type Evidence } from './list.ts';
-import { findEvidence, loadAttachments, loadEvidenceTests, type MappedTest } from '../../storage/db/repositories/evidence.ts';
+import { testStatus, type TestStatus } from '../compliance/rules.ts';
+import { findEvidence, loadAttachments, loadEvidenceTests } from '../../storage/db/repositories/evidence.ts';
 import type { PersonStamp } from '../../storage/db/repositories/links.ts';
+
+export interface MappedTest {
+  testId: string;
+  testName: string;
+  status: TestStatus;
+}
 
 export const EVIDENCE_EXPANSIONS = ['mappedTests', 'gaps', 'attachments', 'tickets'] as const;
 export type EvidenceExpansion = (typeof EVIDENCE_EXPANSIONS)[number];
@@ -94,7 +101,7 @@ async function compute(ctx: Context, input: GetEvidenceInput): Promise<CachedDet
   setPresent(evidence, 'revisionRequestedBy', stamp(links, row.revisionRequestedBy));
   setPresent(evidence, 'revisionRequestedOn', row.revisionRequestedOn);
   setPresent(evidence, 'rejectionReason', row.rejectionReason);
-  if (tests) evidence.mappedTests = tests;
+  if (tests) evidence.mappedTests = tests.map((t) => ({ testId: t.testId, testName: t.testName, status: testStatus(t.result, t.integrationFailing) }));
   if (fields.has('gaps')) evidence.gaps = row.gaps;
   if (fields.has('attachments')) {
     evidence.attachments = (attachments ?? []).map((a) => {

@@ -1,6 +1,6 @@
-// POST /v1/evidence/{evidenceId}/attachments: files streamed into the blob store while hashed and
+// Uploads attachments to an evidence record: files streamed into the blob store while hashed and
 // counted, then recorded in one transaction with the evidence's new status and the stored
-// idempotent response. Nothing is recorded unless everything is accepted; blobs of a refused or
+// idempotent result. Nothing is recorded unless everything is accepted; blobs of a refused or
 // failed upload are deleted at once, and those of a process that died mid-upload are found
 // through the pending_uploads journal by the clean-up (src/domain/maintenance/cleanup.ts).
 import { randomUUID } from 'node:crypto';
@@ -9,8 +9,8 @@ import { pipeline } from 'node:stream/promises';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound, ServiceError, validationFailed, type FieldIssue } from '../errors.ts';
-import { multipartFingerprint, type PartDigest } from '../idempotency/fingerprint.ts';
-import { claimKey, completeUnderClaim, keyReused, keyScopeOf, storedResponse, type Outcome } from '../idempotency/run.ts';
+import { fingerprintSubjects, multipartFingerprint, type PartDigest } from '../idempotency/fingerprint.ts';
+import { claimKey, completeUnderClaim, keyReused, keyScopeOf, storedOutcome, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { releaseClaim } from '../../storage/db/repositories/idempotency.ts';
 import { attachmentPeriod } from '../vocabulary.ts';
 import { BlobTooLargeError, Meter } from '../../storage/blobs/store.ts';
@@ -27,6 +27,7 @@ import {
 import { fileFamily, needsZipSignature, NotAZipPackageError, ZipSignatureCheck } from './file-types.ts';
 import { cleanedName } from '../text.ts';
 import { bytesLeft, DEFAULT_ATTACHMENT_QUOTA_BYTES, quotaExceeded, type QuotaUse } from './storage-quota.ts';
+import type { UploadResult } from './write-schema.ts';
 
 /** The spec's limits: files per upload and their combined size (100 MB, read as 100 MiB). */
 export const MAX_FILES = 5;
@@ -43,7 +44,7 @@ export type UploadPart =
 
 export interface UploadInput {
   evidenceId: string;
-  idempotencyKey: string;
+  idempotency: IdempotencyInput;
   parts: AsyncIterable<UploadPart>;
 }
 
@@ -161,7 +162,7 @@ const digestOnly: Sink = async (index, source, maxBytes) => {
   return { key: String(index), size: meter.bytesSeen, sha256: meter.digest() };
 };
 
-export async function uploadAttachments({ ctx, input }: { ctx: Context; input: UploadInput }): Promise<Outcome> {
+export async function uploadAttachments({ ctx, input }: { ctx: Context; input: UploadInput }): Promise<Outcome<UploadResult>> {
   authorize(ctx.actor, 'evidence', 'write');
   const blobs = ctx.blobs;
   if (!blobs) throw new Error('uploadAttachments needs a blob store in its context');
@@ -169,16 +170,16 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
   const org = ctx.actor.organizationId;
   const evidence = await findEvidence(k, org, input.evidenceId);
   if (!evidence) throw notFound('Evidence');
-  // The alias path names the same resource, so both spellings share fingerprints.
-  const path = `/v1/evidence/${evidence.id}/attachments`;
-  const scope = keyScopeOf(ctx, input.idempotencyKey);
+  // The evidence as stored, so every spelling of its ID shares fingerprints.
+  const subjects = fingerprintSubjects('evidence.upload', evidence.id, input.idempotency.legacySubject);
+  const scope = keyScopeOf(ctx, input.idempotency);
 
   // A multipart body is only known once read, so the claim is taken without a fingerprint.
-  const claim = await claimKey(scope, '');
+  const claim = await claimKey(scope, []);
   if (claim.kind === 'completed') {
     const retry = await readUpload(input.parts, digestOnly, undefined);
-    if (multipartFingerprint('POST', path, retry.digests) !== claim.record.fingerprint) throw keyReused();
-    return { ...storedResponse(claim.record), replayed: true };
+    if (!subjects.some((s) => multipartFingerprint(s, retry.digests) === claim.record.fingerprint)) throw keyReused();
+    return storedOutcome(claim.record);
   }
 
   const uploadId = randomUUID();
@@ -205,7 +206,7 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
       // What other uploads use right now; the transaction below checks again.
       { quotaBytes, usedBytes: await attachmentBytes(k, org) },
     );
-    const fingerprint = multipartFingerprint('POST', path, upload.digests);
+    const fingerprint = multipartFingerprint(subjects[0], upload.digests);
     return await completeUnderClaim(scope, claim.owner, () => fingerprint, async (trx) => {
       // First: the update locks the organization's row, so concurrent uploads of one organization
       // are recorded one at a time, each counting the bytes of those recorded before it.
@@ -235,7 +236,7 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
       const status = (await hasApprovers(trx, org, evidence.id)) ? 'pending_approval' : 'uploaded';
       await setEvidenceStatus(trx, org, evidence.id, status, now);
       await deletePendingUpload(trx, uploadId);
-      return { statusCode: 201, data: { evidenceId: evidence.id, modifiedOn: now }, headers: {} };
+      return { kind: 'created' as const, resource: { evidenceId: evidence.id, modifiedOn: now } };
     });
   } catch (err) {
     const removed = await Promise.allSettled(stored.map((key) => blobs.delete(key)));

@@ -1,4 +1,5 @@
-// The request fingerprint an Idempotency-Key is bound to: method, path and the canonical body.
+// The request fingerprint an Idempotency-Key is bound to: the operation, the resource it writes
+// and the canonical body (docs/decisions.md, "Fingerprint").
 // JSON bodies are canonical with sorted keys (so key order and whitespace never matter, while array
 // order does); multipart bodies are their ordered parts, each by name, filename and the SHA-256 of
 // its bytes, never the boundary, so a retry built with a new boundary matches.
@@ -25,8 +26,21 @@ function sortKeys(value: unknown): unknown {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-export function jsonFingerprint(method: string, path: string, body: unknown): string {
-  return sha256(`${method}\n${path}\njson\n${canonicalJson(body ?? null)}`);
+/** What a fingerprint hashes besides the body: the operation's name and the resource it writes ('' for a creation). */
+export const fingerprintSubject = (operation: string, target: string) => `${operation}\n${target}`;
+
+/**
+ * The subjects of a request's fingerprints: its own first (the one stored), then, when
+ * `legacySubject` is given, the previous version's subject for the target (its method and path),
+ * which records stored before an upgrade carry (docs/decisions.md, "Fingerprint").
+ */
+export function fingerprintSubjects(operation: string, target: string, legacySubject?: (target: string) => string): string[] {
+  const subject = fingerprintSubject(operation, target);
+  return legacySubject ? [subject, legacySubject(target)] : [subject];
+}
+
+export function jsonFingerprint(subject: string, body: unknown): string {
+  return sha256(`${subject}\njson\n${canonicalJson(body ?? null)}`);
 }
 
 /** One part of a multipart body: a file (its content hash) or a field (its value). */
@@ -34,7 +48,7 @@ export type PartDigest =
   | { kind: 'file'; name: string; filename: string; sha256: string }
   | { kind: 'field'; name: string; value: string };
 
-export function multipartFingerprint(method: string, path: string, parts: readonly PartDigest[]): string {
+export function multipartFingerprint(subject: string, parts: readonly PartDigest[]): string {
   const canonicalParts = parts.map((p) => (p.kind === 'file' ? ['file', p.name, p.filename, p.sha256] : ['field', p.name, p.value]));
-  return sha256(`${method}\n${path}\nmultipart\n${JSON.stringify(canonicalParts)}`);
+  return sha256(`${subject}\nmultipart\n${JSON.stringify(canonicalParts)}`);
 }

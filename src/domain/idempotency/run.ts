@@ -1,9 +1,10 @@
 // Idempotent writes, as the spec's rules and docs/decisions.md describe them. A write first claims
 // its key by inserting a row (the database decides, so this holds across nodes), then does its work
-// and stores its response in the same transaction as the work. Concurrent requests with the key
-// answer `idempotency_request_in_progress`; later ones get the stored response replayed, or
+// and stores its result in the same transaction as the work. Concurrent requests with the key
+// answer `idempotency_request_in_progress`; later ones get the stored result replayed, or
 // `idempotency_key_reused` when their fingerprint differs. A failure releases the key, so only
-// 2xx responses are ever replayed.
+// successful writes are ever replayed. What is stored is what the write did (created or updated,
+// and the resource), never how it was answered: the caller's protocol turns it into a response.
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Db } from '../../storage/db/connect.ts';
@@ -18,15 +19,22 @@ import {
 } from '../../storage/db/repositories/idempotency.ts';
 import { ServiceError } from '../errors.ts';
 
-/** Idempotency-Key header values the spec allows. */
+/** Idempotency-Key values the spec allows. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._~-]{1,128}$/;
-/** How long a successful response is replayed. */
+/** How long a successful write's result is replayed. */
 export const REPLAY_WINDOW_MS = 24 * 3600_000;
 
 export interface IdempotencySettings {
   /** an unfinished claim older than this is considered abandoned (its process died) */
   leaseMs: number;
   replayWindowMs: number;
+}
+
+/** A write's Idempotency-Key, as a verb's input carries it. */
+export interface IdempotencyInput {
+  key: string;
+  /** the previous version's fingerprint subject for a target (see fingerprintSubjects in fingerprint.ts) */
+  legacySubject?: (target: string) => string;
 }
 
 export interface KeyScope {
@@ -38,14 +46,14 @@ export interface KeyScope {
   settings: IdempotencySettings;
 }
 
-/** A response as stored and replayed: status, the envelope's `data`, and the headers that matter. */
-export interface StoredResponse {
-  statusCode: number;
-  data: unknown;
-  headers: Record<string, string>;
+/** What a write did: created or updated `resource`. */
+export interface WriteResult<T> {
+  kind: 'created' | 'updated';
+  resource: T;
 }
 
-export interface Outcome extends StoredResponse {
+/** A write's result; `replayed` when it is the stored result of an earlier request with the key. */
+export interface Outcome<T> extends WriteResult<T> {
   replayed: boolean;
 }
 
@@ -57,17 +65,20 @@ export const requestInProgress = () =>
 /** What the key's record says about a new request. */
 export type Claim =
   | { kind: 'claimed'; owner: string }
-  /** a stored response; its fingerprint still has to match the request's */
+  /** a stored result; its fingerprint still has to match the request's */
   | { kind: 'completed'; record: IdempotencyRecord };
 
 /**
- * Claims the key for a request with `fingerprint`, or reports the stored response. `fingerprint`
- * is '' when it is not known yet (a multipart body is only known once read): the claim then takes
- * the fingerprint at completion, and a stored response is compared by the caller.
+ * Claims the key for a request whose fingerprint is any of `fingerprints` (the first is the one
+ * stored), or reports the stored result. `fingerprints` is empty when they are not known yet (a
+ * multipart body is only known once read): the claim then takes the fingerprint at completion, and
+ * a stored result is compared by the caller.
  */
-export async function claimKey(scope: KeyScope, fingerprint: string): Promise<Claim> {
+export async function claimKey(scope: KeyScope, fingerprints: readonly string[]): Promise<Claim> {
   const k = scope.db.kysely;
   const owner = randomBytes(16).toString('hex');
+  const fingerprint = fingerprints[0] ?? '';
+  const differs = (stored: string) => fingerprints.length > 0 && !fingerprints.includes(stored);
   for (let attempt = 0; attempt < 5; attempt++) {
     const now = scope.now();
     const row = {
@@ -83,11 +94,11 @@ export async function claimKey(scope: KeyScope, fingerprint: string): Promise<Cl
     const record = await findRecord(k, scope.credentialId, scope.key);
     if (!record) continue; // released between our insert and read: try again
     if (record.state === 'completed' && record.expiresAt > now) {
-      if (fingerprint !== '' && record.fingerprint !== fingerprint) throw keyReused();
+      if (differs(record.fingerprint)) throw keyReused();
       return { kind: 'completed', record };
     }
     if (record.state === 'in_progress' && (record.leaseUntil ?? 0) > now) {
-      if (fingerprint !== '' && record.fingerprint !== '' && record.fingerprint !== fingerprint) throw keyReused();
+      if (record.fingerprint !== '' && differs(record.fingerprint)) throw keyReused();
       throw requestInProgress();
     }
     if (await takeOverClaim(k, row)) return { kind: 'claimed', owner };
@@ -95,66 +106,62 @@ export async function claimKey(scope: KeyScope, fingerprint: string): Promise<Cl
   throw requestInProgress();
 }
 
-export function storedResponse(record: IdempotencyRecord): StoredResponse {
-  return {
-    statusCode: record.statusCode ?? 200,
-    data: JSON.parse(record.responseBody ?? 'null'),
-    headers: JSON.parse(record.responseHeaders ?? '{}') as Record<string, string>,
-  };
+/** The result a completed record stores, replayed. */
+export function storedOutcome<T>(record: IdempotencyRecord): Outcome<T> {
+  return { kind: record.outcome ?? 'updated', resource: JSON.parse(record.responseBody ?? 'null') as T, replayed: true };
 }
 
 /**
- * Runs `write` in a transaction under a claim already held, storing its response in that same
+ * Runs `write` in a transaction under a claim already held, storing its result in that same
  * transaction. On any failure the claim is released and the error rethrown.
  */
-export async function completeUnderClaim(
+export async function completeUnderClaim<T>(
   scope: KeyScope,
   owner: string,
   fingerprint: () => string,
-  write: (trx: Transaction<Database>) => Promise<StoredResponse>,
-): Promise<Outcome> {
+  write: (trx: Transaction<Database>) => Promise<WriteResult<T>>,
+): Promise<Outcome<T>> {
   try {
-    const response = await scope.db.kysely.transaction().execute(async (trx) => {
+    const result = await scope.db.kysely.transaction().execute(async (trx) => {
       const result = await write(trx);
       const stored = await completeClaim(trx as Kysely<Database>, scope.credentialId, scope.key, owner, {
         fingerprint: fingerprint(),
-        statusCode: result.statusCode,
-        body: JSON.stringify(result.data),
-        headers: JSON.stringify(result.headers),
+        outcome: result.kind,
+        body: JSON.stringify(result.resource),
         expiresAt: scope.now() + scope.settings.replayWindowMs,
       });
       // Our lease ran out and another request took the key over: undo, let the client retry.
       if (!stored) throw requestInProgress();
       return result;
     });
-    return { ...response, replayed: false };
+    return { ...result, replayed: false };
   } catch (err) {
     await releaseClaim(scope.db.kysely, scope.credentialId, scope.key, owner).catch(() => {});
     throw err;
   }
 }
 
-/** A write whose fingerprint is known before it starts (JSON bodies). */
-export async function runIdempotent(
+/** A write whose fingerprints are known before it starts (JSON bodies). */
+export async function runIdempotent<T>(
   scope: KeyScope,
-  fingerprint: string,
-  write: (trx: Transaction<Database>) => Promise<StoredResponse>,
-): Promise<Outcome> {
-  const claim = await claimKey(scope, fingerprint);
-  if (claim.kind === 'completed') return { ...storedResponse(claim.record), replayed: true };
-  return completeUnderClaim(scope, claim.owner, () => fingerprint, write);
+  fingerprints: readonly string[],
+  write: (trx: Transaction<Database>) => Promise<WriteResult<T>>,
+): Promise<Outcome<T>> {
+  const claim = await claimKey(scope, fingerprints);
+  if (claim.kind === 'completed') return storedOutcome(claim.record);
+  return completeUnderClaim(scope, claim.owner, () => fingerprints[0], write);
 }
 
 /** The key scope of a request: its credential's keys, on the request's database and clock. */
 export function keyScopeOf(
   ctx: { db: Db; now: () => number; writeLeaseMs?: number; actor: { credentialId: string; organizationId: string } },
-  key: string,
+  idempotency: IdempotencyInput,
 ): KeyScope {
   return {
     db: ctx.db,
     credentialId: ctx.actor.credentialId,
     organizationId: ctx.actor.organizationId,
-    key,
+    key: idempotency.key,
     now: ctx.now,
     settings: { leaseMs: ctx.writeLeaseMs ?? 150_000, replayWindowMs: REPLAY_WINDOW_MS },
   };

@@ -1,11 +1,11 @@
-// POST /v1/vulnerabilities: one finding with source `api`, its affected resources and assignee,
-// idempotent under its Idempotency-Key. The body's shape (patterns, lengths, enums) is checked by
-// the route's schema; the rules that need the organization's data are checked here.
+// Creates one finding with source `api`, its affected resources and assignee, idempotent under its
+// Idempotency-Key. The body's shape (patterns, lengths, enums) is checked against its schema
+// (write-schema.ts) before the verb runs; the rules that need the organization's data are checked here.
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { validationFailed } from '../errors.ts';
-import { jsonFingerprint } from '../idempotency/fingerprint.ts';
-import { keyScopeOf, runIdempotent, type Outcome } from '../idempotency/run.ts';
+import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
+import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';
 import { isUniqueViolation } from '../../storage/db/errors.ts';
 import { findVulnerability } from '../../storage/db/repositories/vulnerabilities.ts';
@@ -16,36 +16,24 @@ import {
   replaceAssignee,
 } from '../../storage/db/repositories/vulnerability-writes.ts';
 import { buildVulnerabilityDetail } from './get.ts';
-import { publicVulnerabilityId } from './shape.ts';
-
-/** `VUL-` + four digits, or a CVE ID: `CVE-`, a four-digit year, `-`, then `0ddd` or four or more digits from 1-9. */
-export const FINDING_KEY_PATTERN = /^(?:VUL-[0-9]{4}|CVE-[0-9]{4}-(?:0[0-9]{3}|[1-9][0-9]{3,}))$/;
-/** Statuses a finding may be created with (`ignored` and `risk` come from triage, not creation). */
-export const CREATE_STATUSES = ['open', 'acknowledged', 'closed'] as const;
+import type { VulnerabilityDetail } from './shape.ts';
+import type { CreateVulnerabilityBody } from './write-schema.ts';
 
 const duplicateKey = () => validationFailed([{ field: 'vulnerabilityId', message: 'a finding with this key already exists in the organization' }]);
 
-export interface CreateVulnerabilityBody {
-  vulnerabilityId: string;
-  title: string;
-  severity: string;
-  status: string;
-  description?: string;
-  remediation?: string;
-  stepsToReproduce?: string;
-  fixAvailable?: string;
-  firstSeen?: number;
-  affectedResources?: Array<{ name: string; type: string; tags?: string[] }>;
-  assigneeEmail?: string;
-}
-
-export async function createVulnerability({ ctx, input }: { ctx: Context; input: { idempotencyKey: string; body: CreateVulnerabilityBody } }): Promise<Outcome> {
+export async function createVulnerability({
+  ctx,
+  input,
+}: {
+  ctx: Context;
+  input: { idempotency: IdempotencyInput; body: CreateVulnerabilityBody };
+}): Promise<Outcome<VulnerabilityDetail>> {
   authorize(ctx.actor, 'vulnerability', 'write');
   const org = ctx.actor.organizationId;
   const body = input.body;
-  const fingerprint = jsonFingerprint('POST', '/v1/vulnerabilities', body);
+  const fingerprints = fingerprintSubjects('vulnerabilities.create', '', input.idempotency.legacySubject).map((s) => jsonFingerprint(s, body));
 
-  return runIdempotent(keyScopeOf(ctx, input.idempotencyKey), fingerprint, async (trx) => {
+  return runIdempotent(keyScopeOf(ctx, input.idempotency), fingerprints, async (trx) => {
     if (await findingKeyExists(trx, org, body.vulnerabilityId)) throw duplicateKey();
     let assigneeId: string | undefined;
     if (body.assigneeEmail !== undefined) {
@@ -79,11 +67,6 @@ export async function createVulnerability({ ctx, input }: { ctx: Context; input:
     if (assigneeId) await replaceAssignee(trx, org, id, assigneeId);
     await bumpDataVersion(trx, org);
     const row = await findVulnerability(trx, org, 'api', body.vulnerabilityId);
-    const data = await buildVulnerabilityDetail(trx, org, row!);
-    return {
-      statusCode: 201,
-      data,
-      headers: { Location: `/v1/vulnerabilities/${publicVulnerabilityId('api', body.vulnerabilityId)}` },
-    };
+    return { kind: 'created', resource: await buildVulnerabilityDetail(trx, org, row!) };
   });
 }

@@ -1,10 +1,10 @@
-// PATCH /v1/vulnerabilities/{vulnerabilityId}: the assignee, the report link and custom field
-// values; nothing else is writable. Answers the finding exactly as GET (without parameters) does.
+// Updates a finding's assignee, report link and custom field values; nothing else is writable.
+// Returns the finding exactly as getVulnerability (without parameters) does.
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound, validationFailed, type FieldIssue } from '../errors.ts';
-import { jsonFingerprint } from '../idempotency/fingerprint.ts';
-import { keyScopeOf, runIdempotent, type Outcome } from '../idempotency/run.ts';
+import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
+import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';
 import { findVulnerability, loadCustomFieldDefinitions } from '../../storage/db/repositories/vulnerabilities.ts';
 import {
@@ -14,24 +14,8 @@ import {
   updateVulnerability,
 } from '../../storage/db/repositories/vulnerability-writes.ts';
 import { buildVulnerabilityDetail } from './get.ts';
-import { parseVulnerabilityId, publicVulnerabilityId } from './shape.ts';
-
-/** A custom field entry in either spelling the spec shows: `customFieldId`/`id`, `fieldValue`/`value`. */
-export interface CustomFieldInput {
-  customFieldId?: string;
-  id?: string;
-  fieldValue?: string;
-  value?: string;
-}
-
-export interface UpdateVulnerabilityBody {
-  assigneeEmail?: string;
-  reportLink?: string;
-  customFields?: CustomFieldInput[];
-}
-
-/** Longest custom field value accepted. */
-export const MAX_CUSTOM_FIELD_VALUE = 2000;
+import { parseVulnerabilityId, publicVulnerabilityId, type VulnerabilityDetail } from './shape.ts';
+import { MAX_CUSTOM_FIELD_VALUE, type CustomFieldInput, type UpdateVulnerabilityBody } from './write-schema.ts';
 
 /**
  * Whether the link names a user or password (`https://user:pass@host`): people would open a
@@ -73,16 +57,18 @@ export async function updateVulnerabilityFields({
   input,
 }: {
   ctx: Context;
-  input: { vulnerabilityId: string; idempotencyKey: string; body: UpdateVulnerabilityBody };
-}): Promise<Outcome> {
+  input: { vulnerabilityId: string; idempotency: IdempotencyInput; body: UpdateVulnerabilityBody };
+}): Promise<Outcome<VulnerabilityDetail>> {
   authorize(ctx.actor, 'vulnerability', 'write');
   const org = ctx.actor.organizationId;
   const id = parseVulnerabilityId(input.vulnerabilityId);
   if (!id) throw notFound('Vulnerability');
   const body = input.body;
-  const path = `/v1/vulnerabilities/${publicVulnerabilityId(id.source, id.findingKey)}`;
+  // The finding as named in its canonical spelling, so every spelling of the ID shares fingerprints.
+  const target = publicVulnerabilityId(id.source, id.findingKey);
+  const fingerprints = fingerprintSubjects('vulnerabilities.update', target, input.idempotency.legacySubject).map((s) => jsonFingerprint(s, body));
 
-  return runIdempotent(keyScopeOf(ctx, input.idempotencyKey), jsonFingerprint('PATCH', path, body), async (trx) => {
+  return runIdempotent(keyScopeOf(ctx, input.idempotency), fingerprints, async (trx) => {
     const row = await findVulnerability(trx, org, id.source, id.findingKey);
     if (!row) throw notFound('Vulnerability');
 
@@ -124,6 +110,6 @@ export async function updateVulnerabilityFields({
     });
     await bumpDataVersion(trx, org);
     const updated = await findVulnerability(trx, org, id.source, id.findingKey);
-    return { statusCode: 200, data: await buildVulnerabilityDetail(trx, org, updated!), headers: {} };
+    return { kind: 'updated', resource: await buildVulnerabilityDetail(trx, org, updated!) };
   });
 }

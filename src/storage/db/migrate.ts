@@ -7,6 +7,7 @@ import * as m0002 from './migrations/0002_vulnerabilities.ts';
 import * as m0003 from './migrations/0003_controls_indexes.ts';
 import * as m0004 from './migrations/0004_writes.ts';
 import * as m0005 from './migrations/0005_console.ts';
+import * as m0006 from './migrations/0006_idempotency_outcome.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '0003_controls_indexes': m0003,
   '0004_writes': m0004,
   '0005_console': m0005,
+  '0006_idempotency_outcome': m0006,
 };
 
 export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {

@@ -383,8 +383,13 @@ export interface IdempotencyRecordsTable {
   organization_id: string;
   fingerprint: string;
   state: 'in_progress' | 'completed';
+  /** completed (migration 0006): what the write did */
+  outcome: 'created' | 'updated' | null;
+  /** records completed before migration 0006 only: the status code answered (see repositories/idempotency.ts) */
   status_code: number | null;
+  /** completed: the resource answered, as JSON */
   response_body: string | null;
+  /** records completed before migration 0006 only: the headers answered, as JSON (unread) */
   response_headers: string | null;
   created_at: Ms;
   /** completed: end of the replay window; in progress: same as lease_until's outer bound */

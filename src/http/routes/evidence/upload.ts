@@ -6,13 +6,13 @@ import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { MAX_FILES, MAX_NOTE_LENGTH, uploadAttachments } from '../../../domain/evidence/upload.ts';
 import { ACCEPTED_EXTENSIONS } from '../../../domain/evidence/file-types.ts';
+import { UploadResult } from '../../../domain/evidence/write-schema.ts';
 import { requestContext } from '../../plugins/auth.ts';
-import { sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
+import { idempotencyOf, sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
 import { multipartParts } from '../../multipart.ts';
 import { validatorCompiler } from '../../validation.ts';
 import { idParams } from '../../schemas/artifacts.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
-import { EpochMs } from '../../schemas/resources.ts';
 import type { RouteDeps } from '../deps.ts';
 import { EVIDENCE_PATHS } from './list.ts';
 
@@ -28,8 +28,6 @@ const UploadForm = Type.Object({
   evidenceDate: Type.String({ pattern: '^\\d+$', description: 'Epoch ms (a numeric string); not in the future.' }),
   note: Type.Optional(Type.String({ maxLength: MAX_NOTE_LENGTH, description: `Stored with every file of the upload; at most ${MAX_NOTE_LENGTH} characters.` })),
 });
-
-const UploadResult = Type.Object({ evidenceId: Type.String(), modifiedOn: EpochMs });
 
 export default function uploadAttachmentsRoutes(app: FastifyInstance, deps: RouteDeps) {
   app.register(async (scope) => {
@@ -74,7 +72,8 @@ function registerUpload(app: FastifyInstance, { system }: RouteDeps, base: strin
         ctx: requestContext(system, request),
         input: {
           evidenceId: request.params.evidenceId,
-          idempotencyKey: request.idempotencyKey!,
+          // the singular path for both spellings: the alias names the same resource
+          idempotency: idempotencyOf(request, (id) => `${EVIDENCE_PATHS[0]}/${id}/attachments`),
           parts: multipartParts(request.raw, { files: MAX_FILES, fields: 4, fieldBytes: 4 * MAX_NOTE_LENGTH + 64 }),
         },
       });

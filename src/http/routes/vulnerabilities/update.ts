@@ -1,45 +1,13 @@
 // PATCH /v1/vulnerabilities/{vulnerabilityId}
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { updateVulnerabilityFields, MAX_CUSTOM_FIELD_VALUE } from '../../../domain/vulnerabilities/update.ts';
+import { updateVulnerabilityFields } from '../../../domain/vulnerabilities/update.ts';
+import { UpdateVulnerabilityBody } from '../../../domain/vulnerabilities/write-schema.ts';
 import { requestContext } from '../../plugins/auth.ts';
-import { sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
+import { idempotencyOf, sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import type { RouteDeps } from '../deps.ts';
 import { VulnerabilityDetail, VulnerabilityIdParams } from './schemas.ts';
-
-const FieldId = Type.String({ minLength: 1, maxLength: 255 });
-const FieldValue = Type.String({ maxLength: MAX_CUSTOM_FIELD_VALUE });
-
-const CustomFieldInput = Type.Object(
-  {
-    customFieldId: Type.Optional(FieldId),
-    id: Type.Optional(Type.String({ ...FieldId, description: 'Same as customFieldId.' })),
-    fieldValue: Type.Optional(FieldValue),
-    value: Type.Optional(Type.String({ ...FieldValue, description: 'Same as fieldValue.' })),
-  },
-  {
-    additionalProperties: false,
-    description:
-      'Names a custom field by `customFieldId` (or `id`) and sets its value with `fieldValue` (or `value`). A dropdown takes one of its options; `""` clears any field.',
-  },
-);
-
-export const UpdateVulnerabilityBody = Type.Object(
-  {
-    assigneeEmail: Type.Optional(
-      Type.String({ format: 'email', maxLength: 255, description: 'Becomes the only assignee; a person of the organization.' }),
-    ),
-    reportLink: Type.Optional(Type.String({ maxLength: 2048, description: 'An http(s) URL; `""` clears the link.' })),
-    customFields: Type.Optional(Type.Array(CustomFieldInput, { maxItems: 100 })),
-  },
-  {
-    additionalProperties: false,
-    minProperties: 1,
-    description: 'Only these fields are writable; `status` and `source` are refused.',
-  },
-);
 
 export default function updateVulnerabilityRoute(app: FastifyInstance, { system }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().patch(
@@ -67,7 +35,11 @@ export default function updateVulnerabilityRoute(app: FastifyInstance, { system 
     async (request, reply) => {
       const outcome = await updateVulnerabilityFields({
         ctx: requestContext(system, request),
-        input: { vulnerabilityId: request.params.vulnerabilityId, idempotencyKey: request.idempotencyKey!, body: request.body },
+        input: {
+          vulnerabilityId: request.params.vulnerabilityId,
+          idempotency: idempotencyOf(request, (id) => `/v1/vulnerabilities/${id}`),
+          body: request.body,
+        },
       });
       return sendOutcome(request, reply, outcome);
     },

@@ -1,6 +1,6 @@
 // Controls in storage: the rows of the list and of get-one, the IDs matching the list filters, a
-// control's frameworks, requirements and mapped artifacts, and what the compliance rule needs to
-// compute every control's status.
+// control's frameworks, requirements and mapped artifacts, and the stored data the compliance rule
+// is applied to (as stored: src/domain/controls/snapshot.ts applies the rule).
 //
 // The list's compliance inputs are read in a fixed number of statements whatever the size of the
 // organization. The big link tables (control → artifact, control → framework, artifact →
@@ -12,16 +12,6 @@
 import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
 import type { ArtifactType, Database } from '../schema.ts';
 import type { CONTROL_SCOPES, FUNCTION_GROUPINGS } from '../../../domain/vocabulary.ts';
-import {
-  artifactKey,
-  evidenceState,
-  policyState,
-  testState,
-  testStatus,
-  type ArtifactKey,
-  type ArtifactState,
-  type ComplianceGraph,
-} from '../../../domain/compliance/rules.ts';
 import { hasEntity, hasPerson, type Entity, type MappedFramework } from './links.ts';
 
 type Q = Kysely<Database>;
@@ -160,11 +150,14 @@ function packed(db: Q, columns: Array<string | RawBuilder<string>>): RawBuilder<
     : sql<string | null>`group_concat(${row}, ${sql.lit(RECORD)})`;
 }
 
-// `artifactKey(type, id)` of rules.ts, built by the database: the packed string then holds the
-// keys themselves, and JavaScript takes them as slices instead of building and hashing a new
-// string per link (about a fifth of a cold load, measured).
+// Artifact keys are built by the database: the packed string then holds the keys themselves, and
+// JavaScript takes them as slices instead of building and hashing a new string per link (about a
+// fifth of a cold load, measured). The compliance rule reads the same spelling
+// (src/domain/controls/snapshot.ts checks that they agree).
 const KEY_SEPARATOR = ':';
-if (artifactKey('policy', 'x') !== `policy${KEY_SEPARATOR}x`) throw new Error('artifactKey changed: update keyOf');
+
+/** The key of an artifact: `${type}:${id}`, as the packed reads spell it. */
+export const artifactKeyOf = (type: ArtifactType, id: string): string => `${type}${KEY_SEPARATOR}${id}`;
 
 /** The artifact key of a row whose type and ID are columns, as SQL. */
 const keyOfColumns = (typeColumn: string, idColumn: string): RawBuilder<string> =>
@@ -202,16 +195,32 @@ function splitPacked(value: string | null | undefined): string[] {
   return value ? value.split(RECORD) : [];
 }
 
-/** What the compliance rule needs about every control and artifact of an organization. */
-export interface ControlsCompliance {
+/** Policies or evidence records sharing the stored columns their state depends on. */
+export interface StatusGroup {
+  isRelevant: boolean;
+  status: string;
+  keys: string[];
+}
+
+/** Tests sharing the stored columns their status depends on. */
+export interface ResultGroup {
+  result: string;
+  integrationFailing: boolean;
+  keys: string[];
+}
+
+/** What the compliance rule is applied to, for every control and artifact of an organization, as stored. */
+export interface ComplianceRows {
   /** frameworks each control is mapped to through its requirements */
   controlFrameworks: Map<string, Set<string>>;
-  /** artifacts mapped to each control */
-  controlArtifacts: Map<string, ArtifactKey[]>;
-  /** every artifact's state */
-  states: Map<ArtifactKey, ArtifactState>;
+  /** artifact keys (artifactKeyOf) mapped to each control */
+  controlArtifacts: Map<string, string[]>;
+  /** every artifact, grouped by the columns its state depends on */
+  policies: StatusGroup[];
+  evidence: StatusGroup[];
+  tests: ResultGroup[];
   /** the one stored copy of an artifact key (see below), or the key itself when unknown */
-  key(key: ArtifactKey): ArtifactKey;
+  key(key: string): string;
   /** the one stored copy of a framework ID, or the ID itself when no control is mapped to it */
   frameworkId(id: string): string;
 }
@@ -231,17 +240,17 @@ function interner() {
 }
 
 /**
- * The compliance inputs of every control of the organization (what `loadControlNodes` and the
- * artifact states of `loadComplianceGraph` in compliance.ts give), read in five packed
- * statements. Artifact states are read grouped by the columns they depend on (a few dozen rows
- * for any number of artifacts) and computed by the rule's own functions. The artifact →
- * framework mappings are read per set of frameworks by `loadFrameworksArtifacts`.
+ * The compliance inputs of every control of the organization (what `loadControlNodes` and
+ * `loadComplianceGraph` of test/harness/compliance.ts read row by row), read in five packed
+ * statements. Artifacts are read grouped by the columns their state depends on (a few dozen rows
+ * for any number of artifacts). The artifact → framework mappings are read per set of frameworks
+ * by `loadFrameworksArtifacts`.
  *
  * Every artifact key and framework ID is one shared string object wherever it appears: the
  * rule's Map and Set lookups then compare strings by identity, which makes evaluating 3,000
  * controls 2-3× faster than with equal but distinct strings (measured).
  */
-export async function loadControlsCompliance(db: Q, organizationId: string): Promise<ControlsCompliance> {
+export async function loadComplianceRows(db: Q, organizationId: string): Promise<ComplianceRows> {
   const org = organizationId;
   const [policies, evidence, tests, controlRequirementPairs, controlArtifactPairs] = await Promise.all([
     db
@@ -279,33 +288,41 @@ export async function loadControlsCompliance(db: Q, organizationId: string): Pro
   const key = keys.intern;
   const frameworks = interner();
   const frameworkId = frameworks.intern;
-  const states = new Map<ArtifactKey, ArtifactState>();
-  for (const g of policies) {
-    const state = policyState(Boolean(g.is_relevant), g.status);
-    for (const k of splitPacked(g.keys)) states.set(key(k), state);
-  }
-  for (const g of evidence) {
-    const state = evidenceState(Boolean(g.is_relevant), g.status);
-    for (const k of splitPacked(g.keys)) states.set(key(k), state);
-  }
-  for (const g of tests) {
-    const state = testState(testStatus(g.result, Boolean(g.integration_failing)));
-    for (const k of splitPacked(g.keys)) states.set(key(k), state);
-  }
+  const keysOf = (packedKeys: string | null) => {
+    const list = splitPacked(packedKeys);
+    for (let i = 0; i < list.length; i++) list[i] = key(list[i]);
+    return list;
+  };
+  const statusGroup = (g: { is_relevant: unknown; status: string; keys: string | null }): StatusGroup => ({
+    isRelevant: Boolean(g.is_relevant),
+    status: g.status,
+    keys: keysOf(g.keys),
+  });
+  const policyGroups = policies.map(statusGroup);
+  const evidenceGroups = evidence.map(statusGroup);
+  const testGroups = tests.map((g): ResultGroup => ({ result: g.result, integrationFailing: Boolean(g.integration_failing), keys: keysOf(g.keys) }));
   const controlFrameworks = new Map<string, Set<string>>();
   forEachPacked(controlRequirementPairs?.packed, 2, ([controlId, framework]) => {
     let set = controlFrameworks.get(controlId);
     if (!set) controlFrameworks.set(controlId, (set = new Set()));
     set.add(frameworkId(framework));
   });
-  const controlArtifacts = new Map<string, ArtifactKey[]>();
+  const controlArtifacts = new Map<string, string[]>();
   forEachPacked(controlArtifactPairs?.packed, 2, ([controlId, k]) => {
     let list = controlArtifacts.get(controlId);
     if (!list) controlArtifacts.set(controlId, (list = []));
     list.push(key(k));
   });
   // Looking up only, from here on: the result is shared by concurrent requests and never changes.
-  return { controlFrameworks, controlArtifacts, states, key: keys.stored, frameworkId: frameworks.stored };
+  return {
+    controlFrameworks,
+    controlArtifacts,
+    policies: policyGroups,
+    evidence: evidenceGroups,
+    tests: testGroups,
+    key: keys.stored,
+    frameworkId: frameworks.stored,
+  };
 }
 
 /**
@@ -318,9 +335,9 @@ export async function loadFrameworksArtifacts(
   db: Q,
   organizationId: string,
   frameworkIds: string[],
-  compliance: Pick<ControlsCompliance, 'key' | 'frameworkId'>,
-): Promise<Map<ArtifactKey, Set<string>>> {
-  const mapped = new Map<ArtifactKey, Set<string>>();
+  compliance: Pick<ComplianceRows, 'key' | 'frameworkId'>,
+): Promise<Map<string, Set<string>>> {
+  const mapped = new Map<string, Set<string>>();
   if (frameworkIds.length === 0) return mapped;
   const rows = await db
     .selectFrom('artifact_requirements as ar')
@@ -336,7 +353,7 @@ export async function loadFrameworksArtifacts(
     for (const key of splitPacked(rows[0].keys)) mapped.set(compliance.key(key), only);
     return mapped;
   }
-  const lists = new Map<ArtifactKey, string[]>();
+  const lists = new Map<string, string[]>();
   for (const row of rows) {
     const f = compliance.frameworkId(row.framework_id);
     for (const key of splitPacked(row.keys)) {
@@ -448,7 +465,7 @@ export async function loadControlArtifacts(db: Q, organizationId: string, contro
 }
 
 /** The frameworks each artifact mapped to the control is mapped to, ordered by framework name then ID. */
-export async function loadControlArtifactFrameworks(db: Q, organizationId: string, controlId: string): Promise<Map<ArtifactKey, MappedFramework[]>> {
+export async function loadControlArtifactFrameworks(db: Q, organizationId: string, controlId: string): Promise<Map<string, MappedFramework[]>> {
   const rows = await db
     .selectFrom('control_artifacts as ca')
     .innerJoin('artifact_requirements as ar', (join) =>
@@ -466,9 +483,9 @@ export async function loadControlArtifactFrameworks(db: Q, organizationId: strin
     .orderBy('f.name')
     .orderBy('f.id')
     .execute();
-  const map = new Map<ArtifactKey, MappedFramework[]>();
+  const map = new Map<string, MappedFramework[]>();
   for (const r of rows) {
-    const key = artifactKey(r.artifact_type, r.artifact_id);
+    const key = artifactKeyOf(r.artifact_type, r.artifact_id);
     let list = map.get(key);
     if (!list) map.set(key, (list = []));
     list.push({ frameworkId: r.id, frameworkName: r.name });
@@ -477,7 +494,7 @@ export async function loadControlArtifactFrameworks(db: Q, organizationId: strin
 }
 
 /** The entities of each artifact mapped to the control, ordered by entity name then ID. */
-export async function loadControlArtifactEntities(db: Q, organizationId: string, controlId: string): Promise<Map<ArtifactKey, Entity[]>> {
+export async function loadControlArtifactEntities(db: Q, organizationId: string, controlId: string): Promise<Map<string, Entity[]>> {
   const rows = await db
     .selectFrom('control_artifacts as ca')
     .innerJoin('subject_entities as se', (join) =>
@@ -493,9 +510,9 @@ export async function loadControlArtifactEntities(db: Q, organizationId: string,
     .orderBy('e.name')
     .orderBy('e.id')
     .execute();
-  const map = new Map<ArtifactKey, Entity[]>();
+  const map = new Map<string, Entity[]>();
   for (const r of rows) {
-    const key = artifactKey(r.artifact_type, r.artifact_id);
+    const key = artifactKeyOf(r.artifact_type, r.artifact_id);
     let list = map.get(key);
     if (!list) map.set(key, (list = []));
     list.push({ entityId: r.id, entityName: r.name });

@@ -2,7 +2,6 @@
 // live in artifacts.ts (policies use the same ones).
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../schema.ts';
-import { testStatus, type TestStatus } from '../../../domain/compliance/rules.ts';
 import {
   commonColumns,
   fileEntry,
@@ -30,10 +29,12 @@ export interface AttachmentRow extends FileEntryRow {
   periodEnd: number | null;
 }
 
-export interface MappedTest {
+/** A test linked to an evidence record, with the stored columns its status is computed from. */
+export interface MappedTestRow {
   testId: string;
   testName: string;
-  status: TestStatus;
+  result: string;
+  integrationFailing: boolean;
 }
 
 function toEvidence(r: Selectable<Database['evidence']>): EvidenceRow {
@@ -78,8 +79,8 @@ export async function loadAttachments(db: Q, organizationId: string, evidenceId:
   }));
 }
 
-/** The tests linked to an evidence record, with their computed status, ordered by name then ID. */
-export async function loadEvidenceTests(db: Q, organizationId: string, evidenceId: string): Promise<MappedTest[]> {
+/** The tests linked to an evidence record, ordered by name then ID. */
+export async function loadEvidenceTests(db: Q, organizationId: string, evidenceId: string): Promise<MappedTestRow[]> {
   const rows = await db
     .selectFrom('evidence_tests as et')
     .innerJoin('tests as t', 't.id', 'et.test_id')
@@ -90,5 +91,5 @@ export async function loadEvidenceTests(db: Q, organizationId: string, evidenceI
     .orderBy('t.name')
     .orderBy('t.id')
     .execute();
-  return rows.map((r) => ({ testId: r.id, testName: r.name, status: testStatus(r.result, Boolean(r.integration_failing)) }));
+  return rows.map((r) => ({ testId: r.id, testName: r.name, result: r.result, integrationFailing: Boolean(r.integration_failing) }));
 }

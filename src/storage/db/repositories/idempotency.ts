@@ -1,17 +1,21 @@
 // Idempotency records: one row per (credential, Idempotency-Key). The row is the claim: inserting
 // it decides which request processes the key, on any node, because the primary key is the
-// database's to enforce. See migration 0004 for the owner and lease columns.
+// database's to enforce. See migration 0004 for the owner and lease columns, 0006 for the outcome.
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 
 type Q = Kysely<Database>;
 
+/** What a completed write did. */
+export type WriteKind = 'created' | 'updated';
+
 export interface IdempotencyRecord {
   fingerprint: string;
   state: 'in_progress' | 'completed';
-  statusCode: number | null;
+  /** completed: what the write did */
+  outcome: WriteKind | null;
+  /** completed: the resource it answered, as JSON */
   responseBody: string | null;
-  responseHeaders: string | null;
   expiresAt: number;
   leaseUntil: number | null;
 }
@@ -31,6 +35,7 @@ const freshClaim = (claim: ClaimRow) => ({
   organization_id: claim.organizationId,
   fingerprint: claim.fingerprint,
   state: 'in_progress' as const,
+  outcome: null,
   status_code: null,
   response_body: null,
   response_headers: null,
@@ -50,10 +55,17 @@ export async function insertClaim(db: Q, claim: ClaimRow): Promise<boolean> {
   return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
+/**
+ * A record completed before migration 0006, or by a node still running the version before it,
+ * has no outcome but the status code it answered: 201 for a creation, 200 for an update.
+ */
+const legacyOutcome = (statusCode: number | null): WriteKind | null =>
+  statusCode === null ? null : Number(statusCode) === 201 ? 'created' : 'updated';
+
 export async function findRecord(db: Q, credentialId: string, key: string): Promise<IdempotencyRecord | undefined> {
   const row = await db
     .selectFrom('idempotency_records')
-    .select(['fingerprint', 'state', 'status_code', 'response_body', 'response_headers', 'expires_at', 'lease_until'])
+    .select(['fingerprint', 'state', 'outcome', 'status_code', 'response_body', 'expires_at', 'lease_until'])
     .where('credential_id', '=', credentialId)
     .where('idempotency_key', '=', key)
     .executeTakeFirst();
@@ -61,9 +73,8 @@ export async function findRecord(db: Q, credentialId: string, key: string): Prom
     row && {
       fingerprint: row.fingerprint,
       state: row.state,
-      statusCode: row.status_code === null ? null : Number(row.status_code),
+      outcome: row.outcome ?? legacyOutcome(row.status_code),
       responseBody: row.response_body,
-      responseHeaders: row.response_headers,
       expiresAt: Number(row.expires_at),
       leaseUntil: row.lease_until === null ? null : Number(row.lease_until),
     }
@@ -91,28 +102,27 @@ export async function takeOverClaim(db: Q, claim: ClaimRow): Promise<boolean> {
   return Number(result.numUpdatedRows) > 0;
 }
 
-export interface CompletedResponse {
+export interface CompletedWrite {
   fingerprint: string;
-  statusCode: number;
+  outcome: WriteKind;
+  /** the resource, as JSON */
   body: string;
-  headers: string;
   expiresAt: number;
 }
 
 /**
- * Stores the response of a claim's owner. Runs in the write's own transaction, so the write and
- * its stored response commit together; false if the claim is no longer this owner's.
+ * Stores the result of a claim's owner. Runs in the write's own transaction, so the write and
+ * its stored result commit together; false if the claim is no longer this owner's.
  */
-export async function completeClaim(db: Q, credentialId: string, key: string, owner: string, response: CompletedResponse): Promise<boolean> {
+export async function completeClaim(db: Q, credentialId: string, key: string, owner: string, write: CompletedWrite): Promise<boolean> {
   const result = await db
     .updateTable('idempotency_records')
     .set({
-      fingerprint: response.fingerprint,
+      fingerprint: write.fingerprint,
       state: 'completed',
-      status_code: response.statusCode,
-      response_body: response.body,
-      response_headers: response.headers,
-      expires_at: response.expiresAt,
+      outcome: write.outcome,
+      response_body: write.body,
+      expires_at: write.expiresAt,
       lease_until: null,
     })
     .where('credential_id', '=', credentialId)

@@ -1,10 +1,11 @@
-// Loads everything the compliance rule needs for one organization in a fixed number of queries
-// (never one per row): artifact states, artifact→framework and control→framework mappings.
-// This is the plain reading of the mappings. The service reads them through the packed loaders
-// in controls.ts (2–3× faster on SQLite), and test/http/controls.test.ts checks both agree on
-// every control.
+// Tests only: everything the compliance rule needs for one organization, read row by row in a
+// fixed number of queries (never one per row) and put through the rule: artifact states,
+// artifact→framework and control→framework mappings. This is the plain reading of the mappings.
+// The service reads them through the packed loaders of src/storage/db/repositories/controls.ts
+// (2–3× faster on SQLite) and applies the rule in src/domain/controls/snapshot.ts;
+// test/http/controls.test.ts checks both agree on every control.
 import type { Kysely } from 'kysely';
-import type { Database } from '../schema.ts';
+import type { Database } from '../../src/storage/db/schema.ts';
 import {
   artifactKey,
   evidenceState,
@@ -15,7 +16,7 @@ import {
   type ArtifactType,
   type ComplianceGraph,
   type ControlNode,
-} from '../../../domain/compliance/rules.ts';
+} from '../../src/domain/compliance/rules.ts';
 
 type Q = Kysely<Database>;
 
