@@ -1,5 +1,6 @@
 // The compliance rule of PRODUCT.md as pure functions over plain data, so it can be unit- and
 // property-tested without a database and shared by every endpoint that reports compliance.
+import type { FrameworkProgress } from '../frameworks/schema.ts';
 
 export type ArtifactType = 'policy' | 'evidence' | 'test';
 export type ControlStatus = 'compliant' | 'non_compliant' | 'not_applicable';
@@ -91,12 +92,6 @@ export function controlCompliance(
 
 export const percentage = (count: number, total: number) => (total === 0 ? 0 : Math.floor((100 * count) / total));
 
-export interface FrameworkProgress {
-  controls: { compliant: number; total: number; percentage: number };
-  policies: { published: number; total: number; percentage: number };
-  evidence: { uploaded: number; total: number; percentage: number };
-  tests: { passing: number; total: number; percentage: number };
-}
 
 const emptyProgress = (): FrameworkProgress => ({
   controls: { compliant: 0, total: 0, percentage: 0 },

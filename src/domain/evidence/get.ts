@@ -13,13 +13,10 @@ import {
   setPresent,
   stamp,
   ticketsOf,
-  type CommonMappings,
-  type FileEntry,
-  type Ticket,
 } from '../artifacts/read.ts';
-import { evidenceListItem, type Evidence } from './list.ts';
-import { findEvidence, loadAttachments, loadEvidenceTests, type MappedTest } from '../../storage/db/repositories/evidence.ts';
-import type { PersonStamp } from '../../storage/db/repositories/links.ts';
+import { evidenceListItem } from './list.ts';
+import type { Attachment, EvidenceDetail } from './schema.ts';
+import { findEvidence, loadAttachments, loadEvidenceTests } from '../../storage/db/repositories/evidence.ts';
 
 export const EVIDENCE_EXPANSIONS = ['mappedTests', 'gaps', 'attachments', 'tickets'] as const;
 export type EvidenceExpansion = (typeof EVIDENCE_EXPANSIONS)[number];
@@ -29,25 +26,7 @@ const DEFAULT_DETAIL = new Set([
   'notRelevantReason', 'effortEstimate', 'recurrence', 'source', 'addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn',
 ]);
 
-export interface Attachment extends FileEntry {
-  evidenceDate: number;
-  isCurrentPeriod: boolean;
-  periodStart?: number;
-  periodEnd?: number;
-}
-
 type StoredAttachment = Omit<Attachment, 'isCurrentPeriod'>;
-
-export interface EvidenceDetail extends Evidence, CommonMappings {
-  evidenceRequirementText?: string;
-  revisionRequestedBy?: PersonStamp;
-  revisionRequestedOn?: number;
-  rejectionReason?: string;
-  mappedTests?: MappedTest[];
-  gaps?: string[];
-  attachments?: Attachment[];
-  tickets?: Ticket[];
-}
 
 /** What is cached: everything but the clock-dependent `isCurrentPeriod`. */
 type CachedDetail = Omit<EvidenceDetail, 'attachments'> & { attachments?: StoredAttachment[] };

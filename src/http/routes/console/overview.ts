@@ -5,7 +5,7 @@ import { complianceOverview } from '../../../domain/console/overview.ts';
 import { consoleSessionOf } from '../../plugins/console-session.ts';
 import { envelope } from '../../reply.ts';
 import { Envelope } from '../../schemas/common.ts';
-import { Framework } from '../frameworks/list.ts';
+import { Framework } from '../frameworks/schemas.ts';
 import type { RouteDeps } from '../deps.ts';
 import { CONSOLE_SECURITY, consoleErrors } from './schemas.ts';
 

@@ -12,7 +12,7 @@ import { multipartParts } from '../../multipart.ts';
 import { validatorCompiler } from '../../validation.ts';
 import { idParams } from '../../schemas/artifacts.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
-import { EpochMs } from '../../schemas/resources.ts';
+import { EpochMs } from '../../../domain/shared-schema.ts';
 import type { RouteDeps } from '../deps.ts';
 import { EVIDENCE_PATHS } from './list.ts';
 

@@ -2,7 +2,8 @@
 // live in artifacts.ts (policies use the same ones).
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../schema.ts';
-import { testStatus, type TestStatus } from '../../../domain/compliance/rules.ts';
+import { testStatus } from '../../../domain/compliance/rules.ts';
+import type { MappedTest } from '../../../domain/evidence/schema.ts';
 import {
   commonColumns,
   fileEntry,
@@ -28,12 +29,6 @@ export interface AttachmentRow extends FileEntryRow {
   evidenceDate: number;
   periodStart: number | null;
   periodEnd: number | null;
-}
-
-export interface MappedTest {
-  testId: string;
-  testName: string;
-  status: TestStatus;
 }
 
 function toEvidence(r: Selectable<Database['evidence']>): EvidenceRow {
