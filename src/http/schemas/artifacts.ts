@@ -1,6 +1,6 @@
 // Query schemas that GET /v1/policies and GET /v1/evidence share: the same filters (only the status
 // and fields values differ). Their response shapes are in src/domain/artifacts/schema.ts.
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TProperties } from 'typebox';
 import { NO_DEPARTMENT, type ArtifactListInput } from '../../domain/artifacts/read.ts';
 import { booleanParam, enumList, epochMsParam, parseBoolean, parseList, textList } from './lists.ts';
 
@@ -53,9 +53,9 @@ export function parseArtifactListQuery<S extends string, F extends string>(q: Ar
   };
 }
 
-/** The query of a get-one: its expansions. */
-export function expansionsQuery<const F extends readonly string[]>(values: F) {
-  return Type.Object({ fields: Type.Optional(enumList(values, 'Expansions to include.')) }, { additionalProperties: false });
+/** The query of a get-one: its expansions (`fields`), after the resource's own parameters if any. */
+export function expansionsQuery<const F extends readonly string[], const P extends TProperties = {}>(values: F, before?: P) {
+  return Type.Object({ ...(before as P), fields: Type.Optional(enumList(values, 'Expansions to include.')) }, { additionalProperties: false });
 }
 
 /**

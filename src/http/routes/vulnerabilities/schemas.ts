@@ -1,14 +1,10 @@
 // Response shapes of vulnerability findings: the list item and the get shape, which create and
 // update answer with too (defined in the domain); and the path parameter of one finding.
-import { Type } from 'typebox';
-import { MAX_PATH_ID_LENGTH } from '../../schemas/artifacts.ts';
+import { idParams } from '../../schemas/artifacts.ts';
 
 export { VulnerabilityDetail, VulnerabilitySummary } from '../../../domain/vulnerabilities/schema.ts';
 
-export const VulnerabilityIdParams = Type.Object({
-  vulnerabilityId: Type.String({
-    minLength: 1,
-    maxLength: MAX_PATH_ID_LENGTH,
-    description: 'The vulnerabilityId exactly as returned (already encoded, e.g. `api%23VUL-0001`); an ID encoded again answers 404.',
-  }),
-});
+export const VulnerabilityIdParams = idParams(
+  'vulnerabilityId',
+  'The vulnerabilityId exactly as returned (already encoded, e.g. `api%23VUL-0001`); an ID encoded again answers 404.',
+);
