@@ -1,4 +1,4 @@
-// The shape of a framework in GET /v1/frameworks, with its computed progress.
+// The shape of a framework in the framework list, with its computed progress.
 import { Type, type Static } from 'typebox';
 import { Entity, EpochMs, NullableEpochMs, PersonStamp } from '../shared-schema.ts';
 

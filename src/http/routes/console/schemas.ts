@@ -1,7 +1,7 @@
 // Shapes of the console's admin API (/console/api), shown in the OpenAPI document under the
 // "console" tag. Errors use the same body as /v1. The console's types (src/console/web/types.ts)
 // are generated from these: npm run generate.
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { AUDIT_ACTIONS } from '../../../domain/console/audit.ts';
 import { FrameworkProgress } from '../../../domain/frameworks/schema.ts';
 
@@ -86,16 +86,7 @@ export const consoleErrors = (extra: Record<number, string> = {}) => {
   return Object.fromEntries(Object.entries(base).map(([status, description]) => [status, { description, $ref: 'ErrorBody#' }]));
 };
 
-export const credentialView = (c: {
-  id: string;
-  name: string;
-  clientId: string;
-  accessLevel: 'read_only' | 'read_write';
-  status: 'active' | 'revoked';
-  createdAt: number;
-  lastUsedAt: number | null;
-  revokedAt: number | null;
-}) => ({
+export const credentialView = (c: Static<typeof Credential>): Static<typeof Credential> => ({
   id: c.id,
   name: c.name,
   clientId: c.clientId,
