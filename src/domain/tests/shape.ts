@@ -1,5 +1,5 @@
-// The public shape of a test (automated or cloud): field sets, the computed status and the fields
-// the list and get-one share.
+// What the test list and get-one share besides their schemas (./schema.ts): the field sets, the
+// computed status and the default fields every shape starts from.
 import { testStatus, type TestStatus } from '../compliance/rules.ts';
 import type { Assignee, Entity } from '../shared-schema.ts';
 import type { TestRow } from '../../storage/db/repositories/tests.ts';

@@ -1,6 +1,6 @@
-// The public shape of a vulnerability finding, shared by the list, get-one and (later) create and
-// update: the field sets, the encoded public ID and the merge of custom field definitions with
-// the values stored on a finding.
+// What the finding list, get-one, create and update share besides their schemas (./schema.ts): the
+// field sets, the encoded public ID and the merge of custom field definitions with the values
+// stored on a finding.
 import type { Assignee } from '../shared-schema.ts';
 import type { CustomFieldDefinition, VulnerabilityListRow } from '../../storage/db/repositories/vulnerabilities.ts';
 import { SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../vocabulary.ts';
