@@ -3,7 +3,6 @@
 import type {
   AccessLevel,
   AuditEntry,
-  AuditPage,
   Credential,
   FieldError,
   NewCredential,
@@ -13,6 +12,12 @@ import type {
 } from './types.ts';
 
 const BASE = '/console/api';
+
+/** A page of the audit log as the console reads it: the entries (`data`) and `meta.nextCursor`. */
+export interface AuditPage {
+  entries: AuditEntry[];
+  nextCursor: string | null;
+}
 
 export class ApiError extends Error {
   /** HTTP status, or 0 when the server could not be reached. */

@@ -2,7 +2,8 @@
 // token), the links every item carries and the fields both resources have. The verbs in
 // domain/policies and domain/evidence add only what is their own (and cache their results).
 import type { Context } from '../context.ts';
-import type { GAP_STATUSES } from '../vocabulary.ts';
+import type { CommonListFields, CommonMappings, CommonOptionalFields, FileEntry, GapStatus } from './schema.ts';
+import type { Ticket } from '../shared-schema.ts';
 import type { ArtifactCommon, ArtifactFilter, ArtifactKind } from '../../storage/db/repositories/artifacts.ts';
 import {
   countTickets,
@@ -14,11 +15,8 @@ import {
   type ArtifactMappings,
   type Assignee,
   type Entity,
-  type MappedControl,
-  type MappedFramework,
-  type MappedRequirement,
   type PersonStamp,
-  type Ticket as StoredTicket,
+  type TicketRow,
 } from '../../storage/db/repositories/links.ts';
 
 /** The `departments` value that selects items without a department (compared case-insensitively). */
@@ -56,12 +54,6 @@ export function toFilter(input: ArtifactListInput): ArtifactFilter {
   };
 }
 
-export interface Ticket {
-  ticketId: string;
-  source: string;
-  url: string;
-}
-
 /** The links of a set of artifacts, each loaded in one query for the whole set. */
 export interface ArtifactLinks {
   assignees: Map<string, Assignee[]>;
@@ -69,7 +61,7 @@ export interface ArtifactLinks {
   entities: Map<string, Entity[]>;
   mappings: ArtifactMappings;
   people: Map<string, PersonStamp>;
-  tickets: Map<string, StoredTicket[]>;
+  tickets: Map<string, TicketRow[]>;
   ticketCounts: Map<string, number>;
 }
 
@@ -99,24 +91,10 @@ export async function loadLinks(ctx: Context, kind: ArtifactKind, ids: string[] 
     loadSubjectEntities(db, org, kind, scope),
     needs.mappings ? loadArtifactMappings(db, org, kind, scope) : Promise.resolve({ frameworks: new Map(), requirements: new Map(), controls: new Map() }),
     needs.people ? loadPeople(db, org) : none<PersonStamp>(),
-    needs.tickets ? loadTickets(db, org, kind, scope) : none<StoredTicket[]>(),
+    needs.tickets ? loadTickets(db, org, kind, scope) : none<TicketRow[]>(),
     needs.ticketCounts ? countTickets(db, org, kind) : none<number>(),
   ]);
   return { assignees, approvers, entities, mappings, people, tickets, ticketCounts };
-}
-
-export type GapStatus = (typeof GAP_STATUSES)[number];
-
-/** The default list fields both resources have (the ID, name and status types are the resource's own). */
-export interface CommonListFields {
-  status: string;
-  department?: string;
-  assignees: Assignee[];
-  approvers: PersonStamp[];
-  isRelevant: boolean;
-  nextReviewDate: number | null;
-  entities: Entity[];
-  gapStatus: GapStatus;
 }
 
 export function commonListFields(row: ArtifactCommon, links: ArtifactLinks): CommonListFields {
@@ -141,19 +119,6 @@ export const COMMON_OPTIONAL_FIELDS = [
   'addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn',
 ] as const;
 export type CommonOptionalField = (typeof COMMON_OPTIONAL_FIELDS)[number];
-
-export interface CommonOptionalFields {
-  mappedFrameworkIds?: string[];
-  mappedControlIds?: string[];
-  notRelevantReason?: string;
-  effortEstimate?: string;
-  recurrence?: string;
-  source?: string;
-  addedBy?: PersonStamp;
-  addedOn?: number;
-  lastModifiedBy?: PersonStamp;
-  modifiedOn?: number | null;
-}
 
 /** A person stamp, or undefined when nobody (or an unknown person) is recorded. */
 export const stamp = (links: ArtifactLinks, personId: string | null): PersonStamp | undefined =>
@@ -189,13 +154,6 @@ export function needsFor(fields: ReadonlySet<string>): LinkNeeds {
   };
 }
 
-/** The mappings every get-one answer carries. */
-export interface CommonMappings {
-  mappedFrameworks: MappedFramework[];
-  mappedControls: MappedControl[];
-  mappedRequirements: MappedRequirement[];
-}
-
 export function commonMappings(row: ArtifactCommon, links: ArtifactLinks): CommonMappings {
   return {
     mappedFrameworks: links.mappings.frameworks.get(row.id) ?? [],
@@ -206,18 +164,6 @@ export function commonMappings(row: ArtifactCommon, links: ArtifactLinks): Commo
 
 export const ticketsOf = (links: ArtifactLinks, id: string): Ticket[] =>
   (links.tickets.get(id) ?? []).map((t) => ({ ticketId: t.ticketKey, source: t.source, url: t.url }));
-
-/** A document or attachment as the API shows it: no URL unless it is an external link. */
-export interface FileEntry {
-  displayName: string;
-  type: string;
-  url?: string;
-  note?: string;
-  addedBy?: PersonStamp;
-  addedOn: number;
-  updatedBy?: PersonStamp;
-  updatedOn?: number;
-}
 
 export function fileEntry(
   row: { displayName: string; type: string; url: string | null; note: string | null; addedBy: string | null; addedOn: number; updatedBy: string | null; updatedOn: number | null },

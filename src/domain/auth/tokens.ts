@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SystemContext } from '../context.ts';
 import { OAuthError, ServiceError } from '../errors.ts';
+import type { TokenResponse } from './schema.ts';
 import { scopesFor, type AccessLevel, type Actor } from './scopes.ts';
 import { hashSecret, isIssuedAccessToken, isIssuedClientId, newAccessToken, secretMatches } from './secrets.ts';
 import type { CredentialRecord } from '../../storage/db/repositories/credentials.ts';
@@ -13,13 +14,6 @@ export interface TokenRequest {
   grant_type?: unknown;
   client_id?: unknown;
   client_secret?: unknown;
-}
-
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  scope: string;
 }
 
 /** The fields the request must carry, checked before anything else (so rate limiting can key on client_id). */

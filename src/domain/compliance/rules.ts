@@ -1,6 +1,7 @@
 // The compliance rule (docs/decisions.md, "The compliance rule") as pure functions over plain
 // data, so it can be unit- and property-tested without a database and shared by every endpoint
 // that reports compliance.
+import type { FrameworkProgress } from '../frameworks/schema.ts';
 
 export type ArtifactType = 'policy' | 'evidence' | 'test';
 export type ControlStatus = 'compliant' | 'non_compliant' | 'not_applicable';
@@ -92,12 +93,6 @@ export function controlCompliance(
 
 export const percentage = (count: number, total: number) => (total === 0 ? 0 : Math.floor((100 * count) / total));
 
-export interface FrameworkProgress {
-  controls: { compliant: number; total: number; percentage: number };
-  policies: { published: number; total: number; percentage: number };
-  evidence: { uploaded: number; total: number; percentage: number };
-  tests: { passing: number; total: number; percentage: number };
-}
 
 const emptyProgress = (): FrameworkProgress => ({
   controls: { compliant: 0, total: 0, percentage: 0 },

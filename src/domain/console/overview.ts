@@ -4,7 +4,7 @@ import type { SystemContext } from '../context.ts';
 import { scopesFor } from '../auth/scopes.ts';
 import { listFrameworks } from '../frameworks/list.ts';
 import { notFound } from '../errors.ts';
-import type { FrameworkProgress } from '../compliance/rules.ts';
+import type { FrameworkProgress } from '../frameworks/schema.ts';
 import { findOrganizationState } from '../../storage/db/repositories/organizations.ts';
 
 export async function complianceOverview({

@@ -17,9 +17,9 @@ import {
   type ArtifactType,
   type ComplianceGraph,
   type ControlNode,
-  type ControlStatus,
 } from '../compliance/rules.ts';
-import { controlListItem, setPresent, type Control } from './list.ts';
+import { controlListItem, setPresent } from './list.ts';
+import type { ControlDetail, MappedArtifact } from './schema.ts';
 import { byNameThenId } from './snapshot.ts';
 import {
   findControl,
@@ -34,52 +34,11 @@ import {
   loadRisks,
   loadSubjectEntities,
   loadSubjectPeople,
-  type Entity,
   type MappedFramework,
-  type MappedRisk,
 } from '../../storage/db/repositories/links.ts';
 
 export const CONTROL_EXPANSIONS = ['complianceOverview', 'mappedArtifacts', 'mappedRisks'] as const;
 export type ControlExpansion = (typeof CONTROL_EXPANSIONS)[number];
-
-export interface ControlRequirement {
-  frameworkName: string;
-  requirementCode: string;
-  requirementName: string;
-}
-
-/** The control's status computed over one of its frameworks alone. */
-export interface ComplianceOverviewEntry {
-  frameworkName: string;
-  /** the framework's entities */
-  entities: Entity[];
-  controlStatus: ControlStatus;
-  /** like controlCompliancePercentage: an integer, or 'not_applicable' when the status is */
-  artifactCompliancePercentage: number | 'not_applicable';
-}
-
-export interface MappedArtifact {
-  name: string;
-  artifactType: ArtifactType;
-  /** policies and evidence: their status; tests: the computed test status */
-  artifactStatus: string;
-  entities: Entity[];
-  /** names of the frameworks the artifact is mapped to */
-  frameworks: string[];
-  isRelevant: boolean;
-  /** why it is not relevant (notRelevantReason) or ignored (ignoreReason), when recorded */
-  justification?: string;
-}
-
-export interface ControlDetail extends Control {
-  controlDescription?: string;
-  mappedFrameworks: MappedFramework[];
-  controlQuestions: string[];
-  mappedRequirements: ControlRequirement[];
-  complianceOverview?: ComplianceOverviewEntry[];
-  mappedArtifacts?: MappedArtifact[];
-  mappedRisks?: MappedRisk[];
-}
 
 export interface GetControlInput {
   controlId: string;

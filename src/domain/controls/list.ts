@@ -10,35 +10,15 @@ import { cachedResult } from '../result-cache.ts';
 import { controlCompliance, type ComplianceGraph, type ControlNode, type ControlStatus } from '../compliance/rules.ts';
 import { byNameThenId, complianceGraph, controlsSnapshot, type ControlsSnapshot } from './snapshot.ts';
 import { findControlIds, type ControlRow, type ControlScope, type FunctionGrouping } from '../../storage/db/repositories/controls.ts';
-import { loadPeople, type Assignee, type Entity, type PersonStamp } from '../../storage/db/repositories/links.ts';
+import { loadPeople, type Assignee, type Entity } from '../../storage/db/repositories/links.ts';
+import type { Control } from './schema.ts';
 
 export type { ControlScope, FunctionGrouping };
 
-export const CONTROL_STATUSES = ['compliant', 'non_compliant', 'not_applicable'] as const satisfies readonly ControlStatus[];
 export const CONTROL_OPTIONAL_FIELDS = [
   'mappedFrameworkIds', 'outOfScopeReason', 'markedOutOfScopeBy', 'addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn',
 ] as const;
 export type ControlOptionalField = (typeof CONTROL_OPTIONAL_FIELDS)[number];
-
-export interface Control {
-  controlId: string;
-  controlCode: string;
-  controlName: string;
-  controlDomain: string;
-  functionGrouping: FunctionGrouping;
-  controlScope: ControlScope;
-  status: ControlStatus;
-  controlCompliancePercentage: number | 'not_applicable';
-  assignees: Assignee[];
-  entities: Entity[];
-  mappedFrameworkIds?: string[];
-  outOfScopeReason?: string;
-  markedOutOfScopeBy?: PersonStamp;
-  addedBy?: PersonStamp;
-  addedOn?: number;
-  lastModifiedBy?: PersonStamp;
-  modifiedOn?: number | null;
-}
 
 export interface ListControlsInput {
   status?: ControlStatus[];

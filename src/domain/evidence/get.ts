@@ -13,20 +13,11 @@ import {
   setPresent,
   stamp,
   ticketsOf,
-  type CommonMappings,
-  type FileEntry,
-  type Ticket,
 } from '../artifacts/read.ts';
-import { evidenceListItem, type Evidence } from './list.ts';
-import { testStatus, type TestStatus } from '../compliance/rules.ts';
+import { evidenceListItem } from './list.ts';
+import type { Attachment, EvidenceDetail } from './schema.ts';
+import { testStatus } from '../compliance/rules.ts';
 import { findEvidence, loadAttachments, loadEvidenceTests } from '../../storage/db/repositories/evidence.ts';
-import type { PersonStamp } from '../../storage/db/repositories/links.ts';
-
-export interface MappedTest {
-  testId: string;
-  testName: string;
-  status: TestStatus;
-}
 
 export const EVIDENCE_EXPANSIONS = ['mappedTests', 'gaps', 'attachments', 'tickets'] as const;
 export type EvidenceExpansion = (typeof EVIDENCE_EXPANSIONS)[number];
@@ -36,25 +27,7 @@ const DEFAULT_DETAIL = new Set([
   'notRelevantReason', 'effortEstimate', 'recurrence', 'source', 'addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn',
 ]);
 
-export interface Attachment extends FileEntry {
-  evidenceDate: number;
-  isCurrentPeriod: boolean;
-  periodStart?: number;
-  periodEnd?: number;
-}
-
 type StoredAttachment = Omit<Attachment, 'isCurrentPeriod'>;
-
-export interface EvidenceDetail extends Evidence, CommonMappings {
-  evidenceRequirementText?: string;
-  revisionRequestedBy?: PersonStamp;
-  revisionRequestedOn?: number;
-  rejectionReason?: string;
-  mappedTests?: MappedTest[];
-  gaps?: string[];
-  attachments?: Attachment[];
-  tickets?: Ticket[];
-}
 
 /** What is cached: everything but the clock-dependent `isCurrentPeriod`. */
 type CachedDetail = Omit<EvidenceDetail, 'attachments'> & { attachments?: StoredAttachment[] };

@@ -13,9 +13,8 @@ import {
   toFilter,
   type ArtifactLinks,
   type ArtifactListInput,
-  type CommonListFields,
-  type CommonOptionalFields,
 } from '../artifacts/read.ts';
+import type { Evidence } from './schema.ts';
 import { listEvidence as listEvidenceRows, type EvidenceRow } from '../../storage/db/repositories/evidence.ts';
 
 export const EVIDENCE_OPTIONAL_FIELDS = [
@@ -24,15 +23,6 @@ export const EVIDENCE_OPTIONAL_FIELDS = [
 ] as const;
 export type EvidenceOptionalField = (typeof EVIDENCE_OPTIONAL_FIELDS)[number];
 export type EvidenceStatus = (typeof EVIDENCE_STATUSES)[number];
-
-export interface Evidence extends CommonListFields, CommonOptionalFields {
-  status: EvidenceStatus;
-  evidenceId: string;
-  evidenceName: string;
-  gapCount: number;
-  evidenceCollectionMethod?: string;
-  ticketsCount?: number;
-}
 
 export type ListEvidenceInput = ArtifactListInput<EvidenceStatus, EvidenceOptionalField>;
 

@@ -2,26 +2,14 @@
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { cachedResult } from '../result-cache.ts';
-import { frameworksProgress, type FrameworkProgress } from '../compliance/rules.ts';
+import { frameworksProgress } from '../compliance/rules.ts';
+import type { Framework } from './schema.ts';
 import { complianceGraph, controlsSnapshot } from '../controls/snapshot.ts';
 import { listFrameworks as listFrameworkRows } from '../../storage/db/repositories/frameworks.ts';
-import { loadPeople, loadSubjectEntities, type Entity, type PersonStamp } from '../../storage/db/repositories/links.ts';
+import { loadPeople, loadSubjectEntities, type PersonStamp } from '../../storage/db/repositories/links.ts';
 
 export const FRAMEWORK_OPTIONAL_FIELDS = ['addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn', 'tscSelections'] as const;
 export type FrameworkOptionalField = (typeof FRAMEWORK_OPTIONAL_FIELDS)[number];
-
-export interface Framework {
-  frameworkId: string;
-  frameworkName: string;
-  entities: Entity[];
-  nextAuditDate: number | null;
-  complianceProgress: FrameworkProgress;
-  addedBy?: PersonStamp;
-  addedOn?: number;
-  lastModifiedBy?: PersonStamp;
-  modifiedOn?: number | null;
-  tscSelections?: string[];
-}
 
 export interface ListFrameworksInput {
   entityIds?: string[];

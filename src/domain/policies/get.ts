@@ -12,33 +12,16 @@ import {
   setPresent,
   stamp,
   ticketsOf,
-  type CommonMappings,
-  type FileEntry,
-  type Ticket,
 } from '../artifacts/read.ts';
-import { policyListItem, type Policy } from './list.ts';
+import { policyListItem } from './list.ts';
+import type { PolicyDetail, PolicyVersion } from './schema.ts';
 import { findPolicy, loadPolicyDocuments, loadPolicyVersions } from '../../storage/db/repositories/policies.ts';
-import type { PersonStamp } from '../../storage/db/repositories/links.ts';
 
 export const POLICY_EXPANSIONS = ['aiDetectedGaps', 'documents', 'versionHistory', 'tickets'] as const;
 export type PolicyExpansion = (typeof POLICY_EXPANSIONS)[number];
 
 /** Authorship fields of the get-one answer (publishedOn and modifiedOn are null when unset). */
 const AUTHORSHIP = new Set(['addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn']);
-
-export interface PolicyVersion {
-  versionName: string;
-  publishedBy?: PersonStamp;
-  publishedOn: number;
-}
-
-export interface PolicyDetail extends Policy, CommonMappings {
-  policyRequirementText?: string;
-  publishedOn: number | null;
-  documents?: FileEntry[];
-  versionHistory?: PolicyVersion[];
-  tickets?: Ticket[];
-}
 
 export interface GetPolicyInput {
   policyId: string;

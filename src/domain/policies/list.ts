@@ -13,11 +13,9 @@ import {
   toFilter,
   type ArtifactLinks,
   type ArtifactListInput,
-  type CommonListFields,
-  type CommonOptionalFields,
 } from '../artifacts/read.ts';
 import { listPolicies as listPolicyRows, type PolicyRow } from '../../storage/db/repositories/policies.ts';
-import type { PersonStamp } from '../../storage/db/repositories/links.ts';
+import type { Policy } from './schema.ts';
 
 export const POLICY_OPTIONAL_FIELDS = [
   'policyBehavior', 'mappedFrameworkIds', 'mappedControlIds', 'notRelevantReason', 'versionNumber', 'effortEstimate',
@@ -25,18 +23,6 @@ export const POLICY_OPTIONAL_FIELDS = [
 ] as const;
 export type PolicyOptionalField = (typeof POLICY_OPTIONAL_FIELDS)[number];
 export type PolicyStatus = (typeof POLICY_STATUSES)[number];
-
-export interface Policy extends CommonListFields, CommonOptionalFields {
-  status: PolicyStatus;
-  policyId: string;
-  policyCustomId: string;
-  policyName: string;
-  aiDetectedGaps: string[];
-  policyBehavior?: string;
-  versionNumber?: string;
-  publishedBy?: PersonStamp;
-  publishedOn?: number | null;
-}
 
 export type ListPoliciesInput = ArtifactListInput<PolicyStatus, PolicyOptionalField>;
 

@@ -15,7 +15,8 @@ import {
 } from '../../storage/db/repositories/links.ts';
 import { findTest, listTestResources, loadTestApplications, loadTestHistory, type TestResourceRow } from '../../storage/db/repositories/tests.ts';
 import { TEST_RESOURCE_STATUSES } from '../vocabulary.ts';
-import { baseTestFields, DEFAULT_TEST_RESOURCE_STATUSES, type TestDetail, type TestExpansion, type TestResource, type TestResourceStatus } from './shape.ts';
+import { baseTestFields, DEFAULT_TEST_RESOURCE_STATUSES, type TestExpansion, type TestResourceStatus } from './shape.ts';
+import type { TestDetail, TestResource } from './schema.ts';
 
 export interface GetTestInput {
   testId: string;

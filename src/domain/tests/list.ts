@@ -7,7 +7,8 @@ import { authorize } from '../auth/scopes.ts';
 import { orgResultKey } from '../result-cache.ts';
 import { countTickets, loadArtifactMappings, loadSubjectEntities, loadSubjectPeople } from '../../storage/db/repositories/links.ts';
 import { listTests as listTestRows, loadTestApplications } from '../../storage/db/repositories/tests.ts';
-import { baseTestFields, statusOf, type TestListField, type TestSummary } from './shape.ts';
+import { baseTestFields, statusOf, type TestListField } from './shape.ts';
+import type { TestSummary } from './schema.ts';
 
 export interface ListTestsInput {
   status?: string[];

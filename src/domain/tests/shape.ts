@@ -1,8 +1,9 @@
-// The public shape of a test (automated or cloud): field sets, the computed status and the fields
-// the list and get-one share.
+// What the test list and get-one share besides their schemas (./schema.ts): the field sets, the
+// computed status and the default fields every shape starts from.
 import { testStatus, type TestStatus } from '../compliance/rules.ts';
-import type { Assignee, Entity, MappedControl, MappedFramework, MappedRequirement, MappedRisk, PersonStamp } from '../../storage/db/repositories/links.ts';
-import type { Application, TestRow } from '../../storage/db/repositories/tests.ts';
+import type { Assignee, Entity } from '../shared-schema.ts';
+import type { TestRow } from '../../storage/db/repositories/tests.ts';
+import type { Application, TestSummary } from './schema.ts';
 import type { TEST_RESOURCE_STATUSES } from '../vocabulary.ts';
 
 export type TestResourceStatus = (typeof TEST_RESOURCE_STATUSES)[number];
@@ -15,69 +16,6 @@ export const TEST_EXPANSIONS = ['tickets', 'mappedRisks', 'testHistory'] as cons
 export type TestExpansion = (typeof TEST_EXPANSIONS)[number];
 /** Flagged-resource statuses shown by default on get-one. */
 export const DEFAULT_TEST_RESOURCE_STATUSES = ['fix_required'] as const;
-
-export interface TestSummary {
-  testId: string;
-  testName: string;
-  status: TestStatus;
-  applications: Application[];
-  assignees: Assignee[];
-  entities: Entity[];
-  mappedFrameworkIds?: string[];
-  effortEstimate?: string;
-  ignoreReason?: string;
-  addedOn?: number;
-  modifiedOn?: number | null;
-  ticketsCount?: number;
-}
-
-export interface TestResource {
-  resourceId: string;
-  name: string;
-  status: TestResourceStatus;
-  lastScannedAt?: number;
-  firstDetected?: number;
-  /** name and email only */
-  assignees: PersonStamp[];
-  tags: string[];
-  region?: string;
-  service?: string;
-  accountID?: string;
-  environment?: string;
-  entities: Entity[];
-  link?: string;
-  description?: string;
-}
-
-export interface TestTicket {
-  ticketId: string;
-  source: string;
-  url: string;
-}
-
-export interface TestDetail {
-  testId: string;
-  testName: string;
-  status: TestStatus;
-  applications: Application[];
-  assignees: Assignee[];
-  entities: Entity[];
-  mappedFrameworks: MappedFramework[];
-  description?: string;
-  remediation?: string;
-  mappedControls: MappedControl[];
-  mappedRequirements: MappedRequirement[];
-  lastScannedOn?: number;
-  effortEstimate?: string;
-  notes?: string;
-  ignoreReason?: string;
-  addedOn: number;
-  modifiedOn: number | null;
-  resources: TestResource[];
-  tickets?: TestTicket[];
-  mappedRisks?: MappedRisk[];
-  testHistory?: { scannedOn: number; status: TestStatus }[];
-}
 
 /** The status the API reports: the stored result, with a passing test whose integration fails reported as `affected`. */
 export const statusOf = (row: TestRow): TestStatus => testStatus(row.result, row.integrationFailing);

@@ -16,7 +16,7 @@ import {
   replaceAssignee,
 } from '../../storage/db/repositories/vulnerability-writes.ts';
 import { buildVulnerabilityDetail } from './get.ts';
-import type { VulnerabilityDetail } from './shape.ts';
+import type { VulnerabilityDetail } from './schema.ts';
 import type { CreateVulnerabilityBody } from './write-schema.ts';
 
 const duplicateKey = () => validationFailed([{ field: 'vulnerabilityId', message: 'a finding with this key already exists in the organization' }]);

@@ -19,10 +19,10 @@ import {
   DEFAULT_RESOURCE_STATUSES,
   mergeCustomFields,
   parseVulnerabilityId,
-  type VulnerabilityDetail,
   type VulnerabilityExpansion,
   type VulnerabilityStatus,
 } from './shape.ts';
+import type { VulnerabilityDetail } from './schema.ts';
 
 export interface GetVulnerabilityInput {
   /** the path parameter as the router decoded it once (see parseVulnerabilityId) */

@@ -20,7 +20,8 @@ import {
   type PagePosition,
   type VulnerabilityFilter,
 } from '../../storage/db/repositories/vulnerabilities.ts';
-import { baseFields, DEFAULT_PAGE_SIZE, mergeCustomFields, type VulnerabilityListField, type VulnerabilitySummary } from './shape.ts';
+import { baseFields, DEFAULT_PAGE_SIZE, mergeCustomFields, type VulnerabilityListField } from './shape.ts';
+import type { VulnerabilitySummary } from './schema.ts';
 
 export interface ListVulnerabilitiesInput {
   status?: string[];

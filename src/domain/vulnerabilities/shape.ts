@@ -1,9 +1,10 @@
-// The public shape of a vulnerability finding, shared by the list and get-one: the field sets and
-// the merge of custom field definitions with the values stored on a finding; and the encoded
-// public ID, which create and update use too.
-import type { Assignee, MappedRisk, PersonStamp } from '../../storage/db/repositories/links.ts';
+// What the finding list, get-one, create and update share besides their schemas (./schema.ts): the
+// field sets, the encoded public ID and the merge of custom field definitions with the values
+// stored on a finding.
+import type { Assignee } from '../shared-schema.ts';
 import type { CustomFieldDefinition, VulnerabilityListRow } from '../../storage/db/repositories/vulnerabilities.ts';
 import { SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../vocabulary.ts';
+import type { CustomField, VulnerabilitySummary } from './schema.ts';
 
 export type VulnerabilityStatus = (typeof VULNERABILITY_STATUSES)[number];
 export type Severity = (typeof SEVERITIES)[number];
@@ -22,69 +23,6 @@ export const PAGE_SIZES = [50, 100] as const;
 export const DEFAULT_PAGE_SIZE = 50;
 /** Affected-resource statuses shown by default on get-one. */
 export const DEFAULT_RESOURCE_STATUSES = ['open', 'risk'] as const;
-
-export interface CustomFieldEntry {
-  customFieldId: string;
-  title: string;
-  fieldType: string;
-  options: string[];
-  /** the stored value; `""` when the finding has none */
-  fieldValue: string;
-}
-
-export interface VulnerabilitySummary {
-  vulnerabilityId: string;
-  title: string;
-  status: VulnerabilityStatus;
-  severity: Severity;
-  source: VulnerabilitySource;
-  assignees: Assignee[];
-  cveId: string;
-  customFields: CustomFieldEntry[];
-  cvssScore?: number;
-  resourcesCount?: number;
-  firstSeen?: number;
-}
-
-export interface AffectedResource {
-  name: string;
-  type: string;
-  tags: string[];
-  firstSeen: number;
-  status: VulnerabilityStatus;
-}
-
-export interface VulnerabilityTicket {
-  id: string;
-  url: string;
-  source: string;
-}
-
-export interface VulnerabilityDetail {
-  vulnerabilityId: string;
-  title: string;
-  status: VulnerabilityStatus;
-  severity: Severity;
-  source: VulnerabilitySource;
-  assignees: Assignee[];
-  cveId: string;
-  customFields: CustomFieldEntry[];
-  description?: string;
-  firstSeen: number;
-  lastScannedOn?: number;
-  cvssScore?: number;
-  sla?: number;
-  reportLink?: string;
-  remediation?: string;
-  stepsToReproduce?: string;
-  addedBy?: PersonStamp;
-  addedOn: number;
-  lastModifiedBy?: PersonStamp;
-  modifiedOn: number | null;
-  affectedResources?: AffectedResource[];
-  tickets?: VulnerabilityTicket[];
-  mappedRisks?: MappedRisk[];
-}
 
 /**
  * The public ID, returned already URL-encoded: the source, the three characters `%23` (an encoded
@@ -106,7 +44,7 @@ export function parseVulnerabilityId(decoded: string): { source: string; finding
 }
 
 /** Every custom field defined for findings, in order, with the finding's value or `""`. */
-export function mergeCustomFields(definitions: CustomFieldDefinition[], values: Map<string, string> | undefined): CustomFieldEntry[] {
+export function mergeCustomFields(definitions: CustomFieldDefinition[], values: Map<string, string> | undefined): CustomField[] {
   return definitions.map((d) => ({
     customFieldId: d.id,
     title: d.title,
@@ -120,7 +58,7 @@ export function mergeCustomFields(definitions: CustomFieldDefinition[], values: 
 export function baseFields(
   row: VulnerabilityListRow,
   assignees: Assignee[] | undefined,
-  customFields: CustomFieldEntry[],
+  customFields: CustomField[],
 ): Pick<VulnerabilitySummary, 'vulnerabilityId' | 'title' | 'status' | 'severity' | 'source' | 'assignees' | 'cveId' | 'customFields'> {
   return {
     vulnerabilityId: publicVulnerabilityId(row.source, row.findingKey),

@@ -14,7 +14,8 @@ import {
   updateVulnerability,
 } from '../../storage/db/repositories/vulnerability-writes.ts';
 import { buildVulnerabilityDetail } from './get.ts';
-import { parseVulnerabilityId, publicVulnerabilityId, type VulnerabilityDetail } from './shape.ts';
+import { parseVulnerabilityId, publicVulnerabilityId } from './shape.ts';
+import type { VulnerabilityDetail } from './schema.ts';
 import { MAX_CUSTOM_FIELD_VALUE, type CustomFieldInput, type UpdateVulnerabilityBody } from './write-schema.ts';
 
 /**

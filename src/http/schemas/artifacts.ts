@@ -1,12 +1,8 @@
-// Query and response schemas that GET /v1/policies and GET /v1/evidence share: the same filters
-// (only the status and fields values differ), the same list fields, the same file entries.
-import { Type } from 'typebox';
+// Query schemas that GET /v1/policies and GET /v1/evidence share: the same filters (only the status
+// and fields values differ). Their response shapes are in src/domain/artifacts/schema.ts.
+import { Type, type Static, type TProperties } from 'typebox';
 import { NO_DEPARTMENT, type ArtifactListInput } from '../../domain/artifacts/read.ts';
-import { DEPARTMENTS, EFFORT_ESTIMATES, GAP_STATUSES, RECURRENCES } from '../../domain/vocabulary.ts';
 import { booleanParam, enumList, epochMsParam, parseBoolean, parseList, textList } from './lists.ts';
-import {
-  Assignee, Entity, EpochMs, MappedControl, MappedFramework, MappedRequirement, NullableEpochMs, PersonStamp, Ticket,
-} from './resources.ts';
 
 /** The query of a policy or evidence list: `noun` is `policies` or `evidence records`. */
 export function artifactListQuery<const S extends readonly string[], const F extends readonly string[]>(noun: string, statuses: S, fields: F) {
@@ -37,19 +33,8 @@ export function artifactListQuery<const S extends readonly string[], const F ext
   );
 }
 
-interface ArtifactListWire {
-  status?: string;
-  frameworkIds?: string;
-  controlIds?: string;
-  entityIds?: string;
-  isRelevant?: string;
-  assigneeEmails?: string;
-  approverEmails?: string;
-  departments?: string;
-  nextReviewAtFrom?: number;
-  nextReviewAtTo?: number;
-  fields?: string;
-}
+/** The validated wire query, as the schema types it. */
+type ArtifactListWire = Static<ReturnType<typeof artifactListQuery<readonly string[], readonly string[]>>>;
 
 /** The validated wire query → the verb's input (lists split, booleans parsed). */
 export function parseArtifactListQuery<S extends string, F extends string>(q: ArtifactListWire): ArtifactListInput<S, F> {
@@ -68,59 +53,10 @@ export function parseArtifactListQuery<S extends string, F extends string>(q: Ar
   };
 }
 
-/** The query of a get-one: its expansions. */
-export function expansionsQuery<const F extends readonly string[]>(values: F) {
-  return Type.Object({ fields: Type.Optional(enumList(values, 'Expansions to include.')) }, { additionalProperties: false });
+/** The query of a get-one: its expansions (`fields`), after the resource's own parameters if any. */
+export function expansionsQuery<const F extends readonly string[], const P extends TProperties = {}>(values: F, before?: P) {
+  return Type.Object({ ...(before as P), fields: Type.Optional(enumList(values, 'Expansions to include.')) }, { additionalProperties: false });
 }
-
-const oneOf = (values: readonly string[], what: string) => Type.String({ description: `${what}: one of ${values.join(', ')}.` });
-
-/** Default list fields both resources have, after their ID, name and status. */
-export const commonListProperties = {
-  department: Type.Optional(
-    Type.String({ description: `Free text, for example ${DEPARTMENTS.slice(0, 3).join(', ')}; left out when unassigned.` }),
-  ),
-  assignees: Type.Array(Assignee),
-  approvers: Type.Array(PersonStamp),
-  isRelevant: Type.Boolean(),
-  nextReviewDate: NullableEpochMs,
-  entities: Type.Array(Entity),
-  gapStatus: Type.Enum([...GAP_STATUSES]),
-};
-
-/** Optional fields both resources have (present only when asked for, and when they have a value). */
-export const commonOptionalProperties = {
-  mappedFrameworkIds: Type.Optional(Type.Array(Type.String())),
-  mappedControlIds: Type.Optional(Type.Array(Type.String())),
-  notRelevantReason: Type.Optional(Type.String()),
-  effortEstimate: Type.Optional(oneOf(EFFORT_ESTIMATES, 'Rough size of the work left')),
-  recurrence: Type.Optional(oneOf(RECURRENCES, 'Cadence')),
-  addedBy: Type.Optional(PersonStamp),
-  addedOn: Type.Optional(EpochMs),
-  lastModifiedBy: Type.Optional(PersonStamp),
-  modifiedOn: Type.Optional(NullableEpochMs),
-};
-
-/** The mappings every get-one answer carries. */
-export const mappingProperties = {
-  mappedFrameworks: Type.Array(MappedFramework),
-  mappedControls: Type.Array(MappedControl),
-  mappedRequirements: Type.Array(MappedRequirement),
-};
-
-/** The fields of a policy document or an evidence attachment. */
-export const fileEntryProperties = {
-  displayName: Type.String(),
-  type: Type.String({ description: 'File-type family (word, excel, image…), or `link` for an external link.' }),
-  url: Type.Optional(Type.String({ description: 'Only for an external link a user added; never for a file the service hosts.' })),
-  note: Type.Optional(Type.String()),
-  addedBy: Type.Optional(PersonStamp),
-  addedOn: EpochMs,
-  updatedBy: Type.Optional(PersonStamp),
-  updatedOn: Type.Optional(EpochMs),
-};
-
-export const Tickets = Type.Array(Ticket);
 
 /**
  * The longest path ID accepted. No stored ID comes near it; the bound keeps a hostile path from

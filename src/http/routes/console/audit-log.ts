@@ -2,11 +2,11 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { AUDIT_ACTIONS, listAuditLog } from '../../../domain/console/audit.ts';
+import { listAuditLog } from '../../../domain/console/audit.ts';
 import { consoleSessionOf } from '../../plugins/console-session.ts';
 import { Meta } from '../../schemas/common.ts';
 import type { RouteDeps } from '../deps.ts';
-import { CONSOLE_SECURITY, consoleErrors } from './schemas.ts';
+import { AuditEntry, CONSOLE_SECURITY, consoleErrors } from './schemas.ts';
 
 const Query = Type.Object(
   {
@@ -15,16 +15,6 @@ const Query = Type.Object(
   },
   { additionalProperties: false },
 );
-
-const Entry = Type.Object({
-  id: Type.String(),
-  at: Type.Integer({ description: 'Epoch ms' }),
-  actor: Type.Object({ type: Type.Enum(['admin', 'cli']), label: Type.String({ description: 'The administrator\'s email, or the operator and host for cds' }) }),
-  action: Type.Enum([...AUDIT_ACTIONS]),
-  target: Type.Union([Type.Object({ type: Type.String(), id: Type.String(), label: Type.String() }), Type.Null()]),
-  ip: Type.Union([Type.String(), Type.Null()]),
-  userAgent: Type.Union([Type.String(), Type.Null()]),
-});
 
 export default function auditLogRoute(app: FastifyInstance, { system }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
@@ -37,7 +27,7 @@ export default function auditLogRoute(app: FastifyInstance, { system }: RouteDep
         security: CONSOLE_SECURITY,
         querystring: Query,
         response: {
-          200: Type.Object({ data: Type.Array(Entry), meta: Type.Intersect([Meta, Type.Object({ nextCursor: Type.Union([Type.String(), Type.Null()]) })]) }),
+          200: Type.Object({ data: Type.Array(AuditEntry), meta: Type.Intersect([Meta, Type.Object({ nextCursor: Type.Union([Type.String(), Type.Null()]) })]) }),
           ...consoleErrors(),
         },
       },

@@ -1,18 +1,17 @@
 // GET /v1/controls/{controlId}
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CONTROL_EXPANSIONS, getControl, type ControlExpansion } from '../../../domain/controls/get.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { envelope } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
-import { enumList, parseList } from '../../schemas/lists.ts';
-import { idParams } from '../../schemas/artifacts.ts';
+import { parseList } from '../../schemas/lists.ts';
+import { expansionsQuery, idParams } from '../../schemas/artifacts.ts';
 import type { RouteDeps } from '../deps.ts';
 import { ControlDetail } from './schemas.ts';
 
 const Params = idParams('controlId', 'A control ID of the caller’s organization.');
-const Query = Type.Object({ fields: Type.Optional(enumList(CONTROL_EXPANSIONS, 'Expansions to include.')) }, { additionalProperties: false });
+const Query = expansionsQuery(CONTROL_EXPANSIONS);
 
 export default function getControlRoute(app: FastifyInstance, { system }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(

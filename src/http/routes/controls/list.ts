@@ -4,13 +4,13 @@ import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
   CONTROL_OPTIONAL_FIELDS,
-  CONTROL_STATUSES,
   listControls,
   type ControlOptionalField,
   type ControlScope,
   type FunctionGrouping,
 } from '../../../domain/controls/list.ts';
 import type { ControlStatus } from '../../../domain/compliance/rules.ts';
+import { CONTROL_STATUSES } from '../../../domain/controls/schema.ts';
 import { CONTROL_SCOPES, FUNCTION_GROUPINGS } from '../../../domain/vocabulary.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { envelope } from '../../reply.ts';

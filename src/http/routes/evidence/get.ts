@@ -1,43 +1,18 @@
 // GET /v1/evidence/{evidenceId}, and its plural alias GET /v1/evidences/{evidenceId}.
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EVIDENCE_EXPANSIONS, getEvidence, type EvidenceExpansion } from '../../../domain/evidence/get.ts';
-import { TEST_STATUSES } from '../../../domain/vocabulary.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { envelope } from '../../reply.ts';
-import { expansionsQuery, fileEntryProperties, idParams, mappingProperties, Tickets } from '../../schemas/artifacts.ts';
+import { expansionsQuery, idParams } from '../../schemas/artifacts.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { parseList } from '../../schemas/lists.ts';
-import { EpochMs, PersonStamp } from '../../schemas/resources.ts';
 import type { RouteDeps } from '../deps.ts';
-import { EVIDENCE_PATHS, evidenceProperties } from './list.ts';
+import { EVIDENCE_PATHS } from './list.ts';
+import { EvidenceDetail } from './schemas.ts';
 
 const Params = idParams('evidenceId', 'An evidence ID of the caller’s organization.');
 const Query = expansionsQuery(EVIDENCE_EXPANSIONS);
-
-const Attachment = Type.Object({
-  ...fileEntryProperties,
-  evidenceDate: EpochMs,
-  isCurrentPeriod: Type.Boolean({ description: 'Whether now lies within [periodStart, periodEnd]; false when there is no period.' }),
-  periodStart: Type.Optional(EpochMs),
-  periodEnd: Type.Optional(EpochMs),
-});
-
-const EvidenceDetail = Type.Object({
-  ...evidenceProperties,
-  evidenceRequirementText: Type.Optional(Type.String()),
-  ...mappingProperties,
-  revisionRequestedBy: Type.Optional(PersonStamp),
-  revisionRequestedOn: Type.Optional(EpochMs),
-  rejectionReason: Type.Optional(Type.String()),
-  mappedTests: Type.Optional(
-    Type.Array(Type.Object({ testId: Type.String(), testName: Type.String(), status: Type.Enum([...TEST_STATUSES]) })),
-  ),
-  gaps: Type.Optional(Type.Array(Type.String())),
-  attachments: Type.Optional(Type.Array(Attachment, { description: 'Empty while the status is not_uploaded.' })),
-  tickets: Type.Optional(Tickets),
-});
 
 export default function getEvidenceRoute(app: FastifyInstance, { system }: RouteDeps) {
   for (const base of EVIDENCE_PATHS) {

@@ -3,29 +3,15 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EVIDENCE_OPTIONAL_FIELDS, listEvidence, type EvidenceOptionalField, type EvidenceStatus } from '../../../domain/evidence/list.ts';
-import { EVIDENCE_COLLECTION_METHODS, EVIDENCE_SOURCES, EVIDENCE_STATUSES } from '../../../domain/vocabulary.ts';
+import { EVIDENCE_STATUSES } from '../../../domain/vocabulary.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { envelope } from '../../reply.ts';
-import { artifactListQuery, commonListProperties, commonOptionalProperties, parseArtifactListQuery } from '../../schemas/artifacts.ts';
+import { artifactListQuery, parseArtifactListQuery } from '../../schemas/artifacts.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import type { RouteDeps } from '../deps.ts';
+import { Evidence } from './schemas.ts';
 
 const Query = artifactListQuery('evidence records', EVIDENCE_STATUSES, EVIDENCE_OPTIONAL_FIELDS);
-
-/** An evidence list item; get-one (./get.ts) extends it. */
-export const evidenceProperties = {
-  evidenceId: Type.String(),
-  evidenceName: Type.String(),
-  status: Type.Enum([...EVIDENCE_STATUSES]),
-  ...commonListProperties,
-  gapCount: Type.Integer(),
-  ...commonOptionalProperties,
-  source: Type.Optional(Type.String({ description: `Where the request came from: one of ${EVIDENCE_SOURCES.join(', ')}.` })),
-  evidenceCollectionMethod: Type.Optional(Type.String({ description: `One of ${EVIDENCE_COLLECTION_METHODS.join(', ')}.` })),
-  ticketsCount: Type.Optional(Type.Integer()),
-};
-
-export const Evidence = Type.Object(evidenceProperties);
 
 /** The singular path of the spec and the plural alias its overview lists. */
 export const EVIDENCE_PATHS = ['/v1/evidence', '/v1/evidences'] as const;

@@ -7,8 +7,8 @@ import { requestContext } from '../../plugins/auth.ts';
 import { envelope } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { enumList, parseList, textList } from '../../schemas/lists.ts';
-import { Entity, EpochMs, NullableEpochMs, PersonStamp } from '../../schemas/resources.ts';
 import type { RouteDeps } from '../deps.ts';
+import { Framework } from './schemas.ts';
 
 const Query = Type.Object(
   {
@@ -17,27 +17,6 @@ const Query = Type.Object(
   },
   { additionalProperties: false },
 );
-
-const counts = <K extends string>(key: K) =>
-  Type.Object({ [key]: Type.Integer(), total: Type.Integer(), percentage: Type.Integer() } as Record<K | 'total' | 'percentage', ReturnType<typeof Type.Integer>>);
-
-export const Framework = Type.Object({
-  frameworkId: Type.String(),
-  frameworkName: Type.String(),
-  entities: Type.Array(Entity),
-  nextAuditDate: NullableEpochMs,
-  complianceProgress: Type.Object({
-    controls: counts('compliant'),
-    policies: counts('published'),
-    evidence: counts('uploaded'),
-    tests: counts('passing'),
-  }),
-  addedBy: Type.Optional(PersonStamp),
-  addedOn: Type.Optional(EpochMs),
-  lastModifiedBy: Type.Optional(PersonStamp),
-  modifiedOn: Type.Optional(NullableEpochMs),
-  tscSelections: Type.Optional(Type.Array(Type.String())),
-});
 
 export default function listFrameworksRoute(app: FastifyInstance, { system }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(

@@ -5,6 +5,7 @@
 // someone who merely knows a client ID cannot use up its owner's tokens.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { TokenResponse } from '../../../domain/auth/schema.ts';
 import { authenticateClient, issueToken, parseTokenRequest } from '../../../domain/auth/tokens.ts';
 import { OAuthError } from '../../../domain/errors.ts';
 import type { RouteDeps } from '../deps.ts';
@@ -18,13 +19,6 @@ const TokenBody = Type.Object({
   grant_type: Type.Literal('client_credentials'),
   client_id: Type.String(),
   client_secret: Type.String(),
-});
-
-const TokenResponse = Type.Object({
-  access_token: Type.String(),
-  token_type: Type.Literal('Bearer'),
-  expires_in: Type.Integer({ description: 'Seconds (3600).' }),
-  scope: Type.String({ description: 'Granted scopes separated by spaces.' }),
 });
 
 const oauthError = (description: string) => ({ description, $ref: 'OAuthErrorBody#' });

@@ -1,31 +1,17 @@
 // GET /v1/policies/{policyId}
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { getPolicy, POLICY_EXPANSIONS, type PolicyExpansion } from '../../../domain/policies/get.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { envelope } from '../../reply.ts';
-import { expansionsQuery, fileEntryProperties, idParams, mappingProperties, Tickets } from '../../schemas/artifacts.ts';
+import { expansionsQuery, idParams } from '../../schemas/artifacts.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { parseList } from '../../schemas/lists.ts';
-import { EpochMs, NullableEpochMs, PersonStamp } from '../../schemas/resources.ts';
 import type { RouteDeps } from '../deps.ts';
-import { policyProperties } from './list.ts';
+import { PolicyDetail } from './schemas.ts';
 
 const Params = idParams('policyId', 'A policy ID of the caller’s organization.');
 const Query = expansionsQuery(POLICY_EXPANSIONS);
-
-const PolicyDetail = Type.Object({
-  ...policyProperties,
-  policyRequirementText: Type.Optional(Type.String()),
-  ...mappingProperties,
-  publishedOn: NullableEpochMs,
-  documents: Type.Optional(Type.Array(Type.Object(fileEntryProperties))),
-  versionHistory: Type.Optional(
-    Type.Array(Type.Object({ versionName: Type.String(), publishedBy: Type.Optional(PersonStamp), publishedOn: EpochMs })),
-  ),
-  tickets: Type.Optional(Tickets),
-});
 
 export default function getPolicyRoute(app: FastifyInstance, { system }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(

@@ -9,24 +9,20 @@ import { requestContext } from '../../plugins/auth.ts';
 import { envelope } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { enumList, parseList } from '../../schemas/lists.ts';
-import { idParams } from '../../schemas/artifacts.ts';
+import { expansionsQuery, idParams } from '../../schemas/artifacts.ts';
 import type { RouteDeps } from '../deps.ts';
 import { TestDetail } from './schemas.ts';
 
 const Params = idParams('testId', 'ID of an automated or a cloud test.');
 
-const Query = Type.Object(
-  {
-    resourceStatus: Type.Optional(
-      enumList(
-        TEST_STATUSES,
-        'Flagged resources to show, by status (any of them). Default: fix_required. `affected` has no resource-level equivalent and selects no resource on its own.',
-      ),
+const Query = expansionsQuery(TEST_EXPANSIONS, {
+  resourceStatus: Type.Optional(
+    enumList(
+      TEST_STATUSES,
+      'Flagged resources to show, by status (any of them). Default: fix_required. `affected` has no resource-level equivalent and selects no resource on its own.',
     ),
-    fields: Type.Optional(enumList(TEST_EXPANSIONS, 'Expansions to include.')),
-  },
-  { additionalProperties: false },
-);
+  ),
+});
 
 export default function getTestRoute(app: FastifyInstance, { system }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(

@@ -8,20 +8,17 @@ import { VULNERABILITY_RESOURCE_STATUSES } from '../../../domain/vocabulary.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { envelope } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
+import { expansionsQuery } from '../../schemas/artifacts.ts';
 import { enumList, parseList } from '../../schemas/lists.ts';
 import type { RouteDeps } from '../deps.ts';
 import { VulnerabilityDetail, VulnerabilityIdParams } from './schemas.ts';
 
 
-const Query = Type.Object(
-  {
-    resourceStatus: Type.Optional(
-      enumList(VULNERABILITY_RESOURCE_STATUSES, 'Affected resources to show, by status (any of them). Default: open, risk.'),
-    ),
-    fields: Type.Optional(enumList(VULNERABILITY_EXPANSIONS, 'Expansions to include.')),
-  },
-  { additionalProperties: false },
-);
+const Query = expansionsQuery(VULNERABILITY_EXPANSIONS, {
+  resourceStatus: Type.Optional(
+    enumList(VULNERABILITY_RESOURCE_STATUSES, 'Affected resources to show, by status (any of them). Default: open, risk.'),
+  ),
+});
 
 export default function getVulnerabilityRoute(app: FastifyInstance, { system }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(

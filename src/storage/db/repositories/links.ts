@@ -5,43 +5,20 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { ArtifactType, Database, SubjectType } from '../schema.ts';
 
+// The wire shapes these loaders fill are defined once, as schemas, in the domain.
+import type {
+  Assignee, Entity, MappedControl, MappedFramework, MappedRequirement, MappedRisk, PersonStamp,
+} from '../../../domain/shared-schema.ts';
+
+export type { Assignee, Entity, MappedControl, MappedFramework, MappedRequirement, MappedRisk, PersonStamp };
+
 type Q = Kysely<Database>;
 
-export interface PersonStamp {
-  name: string;
-  email: string;
-}
-export interface Assignee extends PersonStamp {
-  isPrimary: boolean;
-}
-export interface Entity {
-  entityId: string;
-  entityName: string;
-}
-export interface Ticket {
+/** A stored ticket; each resource shapes it for the wire (`ticketId` or `id`). */
+export interface TicketRow {
   ticketKey: string;
   source: string;
   url: string;
-}
-export interface MappedRisk {
-  riskId: string;
-  riskName: string;
-}
-export interface MappedFramework {
-  frameworkId: string;
-  frameworkName: string;
-}
-export interface MappedRequirement {
-  frameworkId: string;
-  frameworkName: string;
-  requirementId: string;
-  requirementCode: string;
-  requirementName: string;
-}
-export interface MappedControl {
-  controlId: string;
-  controlCode: string;
-  controlName: string;
 }
 
 function group<R, V>(rows: R[], key: (r: R) => string, value: (r: R) => V): Map<string, V[]> {
@@ -107,7 +84,7 @@ export async function loadTickets(db: Q, organizationId: string, subjectType: Su
     .where('subject_type', '=', subjectType);
   if (subjectIds) query = query.where('subject_id', 'in', subjectIds.length ? subjectIds : ['']);
   const rows = await query.orderBy('ticket_key').execute();
-  return group(rows, (r) => r.subject_id, (r): Ticket => ({ ticketKey: r.ticket_key, source: r.source, url: r.url }));
+  return group(rows, (r) => r.subject_id, (r): TicketRow => ({ ticketKey: r.ticket_key, source: r.source, url: r.url }));
 }
 
 /** How many tickets each subject has (the `ticketsCount` list field). */

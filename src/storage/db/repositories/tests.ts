@@ -3,6 +3,7 @@
 // from links.ts.
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../schema.ts';
+import type { Application } from '../../../domain/tests/schema.ts';
 import { hasPerson, mappedToFramework } from './links.ts';
 
 type Q = Kysely<Database>;
@@ -69,10 +70,6 @@ export async function findTest(db: Q, organizationId: string, testId: string): P
     .where('id', '=', testId)
     .executeTakeFirst();
   return row && toTest(row);
-}
-
-export interface Application {
-  name: string;
 }
 
 /** The applications of every test of the organization (or of the given tests), ordered by name. */

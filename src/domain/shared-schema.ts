@@ -1,5 +1,7 @@
-// Response shapes of resource sub-objects shared by several endpoints.
-import { Type } from 'typebox';
+// The sub-objects several resources share (people, entities, timestamps, mappings, tickets): each
+// shape defined once as a TypeBox schema (it validates and documents the HTTP answers) with its
+// type derived by `Static<>`.
+import { Type, type Static } from 'typebox';
 
 export const Entity = Type.Object({ entityId: Type.String(), entityName: Type.String() });
 export const PersonStamp = Type.Object({ name: Type.String(), email: Type.String() });
@@ -21,3 +23,12 @@ export const MappedRequirement = Type.Object({
 export const MappedRisk = Type.Object({ riskId: Type.String(), riskName: Type.String() });
 /** A ticket of a policy, evidence record or test (vulnerability tickets are shaped `{ id, url, source }`). */
 export const Ticket = Type.Object({ ticketId: Type.String(), source: Type.String(), url: Type.String() });
+
+export type Entity = Static<typeof Entity>;
+export type PersonStamp = Static<typeof PersonStamp>;
+export type Assignee = Static<typeof Assignee>;
+export type MappedFramework = Static<typeof MappedFramework>;
+export type MappedControl = Static<typeof MappedControl>;
+export type MappedRequirement = Static<typeof MappedRequirement>;
+export type MappedRisk = Static<typeof MappedRisk>;
+export type Ticket = Static<typeof Ticket>;
