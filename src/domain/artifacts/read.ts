@@ -3,6 +3,7 @@
 // The verbs in domain/policies and domain/evidence add only what is their own.
 import type { Context } from '../context.ts';
 import type { GAP_STATUSES } from '../vocabulary.ts';
+import { setPresent } from '../set-present.ts';
 import type { ArtifactCommon, ArtifactFilter, ArtifactKind } from '../../storage/db/repositories/artifacts.ts';
 import {
   countTickets,
@@ -158,11 +159,6 @@ export interface CommonOptionalFields {
 /** A person stamp, or undefined when nobody (or an unknown person) is recorded. */
 export const stamp = (links: ArtifactLinks, personId: string | null): PersonStamp | undefined =>
   personId === null ? undefined : links.people.get(personId);
-
-/** Assigns `value` to `target[key]` unless it is null or undefined (such fields are left out). */
-export function setPresent<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | null | undefined): void {
-  if (value !== null && value !== undefined) target[key] = value;
-}
 
 export function commonOptionalFields(row: ArtifactCommon, links: ArtifactLinks, fields: ReadonlySet<string>): CommonOptionalFields {
   const out: CommonOptionalFields = {};

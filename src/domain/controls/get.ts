@@ -19,7 +19,8 @@ import {
   type ControlNode,
   type ControlStatus,
 } from '../compliance/rules.ts';
-import { controlListItem, setPresent, type Control } from './list.ts';
+import { controlListItem, type Control } from './list.ts';
+import { setPresent } from '../set-present.ts';
 import { byNameThenId } from './snapshot.ts';
 import {
   findControl,
