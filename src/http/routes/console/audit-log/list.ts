@@ -2,11 +2,11 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { AUDIT_ACTIONS, listAuditLog } from '../../../domain/console/audit.ts';
-import { consoleSessionOf } from '../../plugins/console-session.ts';
-import { Meta } from '../../schemas/common.ts';
-import type { RouteDeps } from '../deps.ts';
-import { CONSOLE_SECURITY, consoleErrors } from './schemas.ts';
+import { AUDIT_ACTIONS, listAuditLog } from '../../../../domain/console/audit.ts';
+import { consoleSessionOf } from '../../../plugins/console-session.ts';
+import { Meta } from '../../../schemas/common.ts';
+import type { RouteDeps } from '../../deps.ts';
+import { CONSOLE_SECURITY, consoleErrors } from '../schemas.ts';
 
 const Query = Type.Object(
   {

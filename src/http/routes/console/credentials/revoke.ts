@@ -3,13 +3,13 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { revokeCredential } from '../../../domain/auth/credentials.ts';
-import { adminActor } from '../../../domain/console/sessions.ts';
-import { consoleSessionOf, originOf } from '../../plugins/console-session.ts';
-import { envelope } from '../../reply.ts';
-import { Envelope } from '../../schemas/common.ts';
-import type { RouteDeps } from '../deps.ts';
-import { CONSOLE_SECURITY, consoleErrors, CsrfHeaders, Credential, credentialView } from './schemas.ts';
+import { revokeCredential } from '../../../../domain/auth/credentials.ts';
+import { adminActor } from '../../../../domain/console/sessions.ts';
+import { consoleSessionOf, originOf } from '../../../plugins/console-session.ts';
+import { envelope } from '../../../reply.ts';
+import { Envelope } from '../../../schemas/common.ts';
+import type { RouteDeps } from '../../deps.ts';
+import { CONSOLE_SECURITY, consoleErrors, CsrfHeaders, Credential, credentialView } from '../schemas.ts';
 
 const Params = Type.Object({ credentialId: Type.String({ maxLength: 100 }) });
 

@@ -1,13 +1,13 @@
 // GET /console/api/overview: each framework's progress, computed by GET /v1/frameworks's own verb.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { complianceOverview } from '../../../domain/console/overview.ts';
-import { consoleSessionOf } from '../../plugins/console-session.ts';
-import { envelope } from '../../reply.ts';
-import { Envelope } from '../../schemas/common.ts';
-import { Framework } from '../frameworks/list.ts';
-import type { RouteDeps } from '../deps.ts';
-import { CONSOLE_SECURITY, consoleErrors } from './schemas.ts';
+import { complianceOverview } from '../../../../domain/console/overview.ts';
+import { consoleSessionOf } from '../../../plugins/console-session.ts';
+import { envelope } from '../../../reply.ts';
+import { Envelope } from '../../../schemas/common.ts';
+import { Framework } from '../../frameworks/list.ts';
+import type { RouteDeps } from '../../deps.ts';
+import { CONSOLE_SECURITY, consoleErrors } from '../schemas.ts';
 
 const Overview = Type.Object({
   frameworks: Type.Array(Type.Object({ frameworkId: Type.String(), frameworkName: Type.String(), complianceProgress: Framework.properties.complianceProgress })),

@@ -2,14 +2,14 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { CREDENTIAL_NAME_MAX_LENGTH, createCredential } from '../../../domain/auth/credentials.ts';
-import { adminActor } from '../../../domain/console/sessions.ts';
-import { validationFailed } from '../../../domain/errors.ts';
-import { consoleSessionOf, originOf } from '../../plugins/console-session.ts';
-import { envelope } from '../../reply.ts';
-import { Envelope } from '../../schemas/common.ts';
-import type { RouteDeps } from '../deps.ts';
-import { CONSOLE_SECURITY, consoleErrors, CsrfHeaders, NewCredential, credentialView } from './schemas.ts';
+import { CREDENTIAL_NAME_MAX_LENGTH, createCredential } from '../../../../domain/auth/credentials.ts';
+import { adminActor } from '../../../../domain/console/sessions.ts';
+import { validationFailed } from '../../../../domain/errors.ts';
+import { consoleSessionOf, originOf } from '../../../plugins/console-session.ts';
+import { envelope } from '../../../reply.ts';
+import { Envelope } from '../../../schemas/common.ts';
+import type { RouteDeps } from '../../deps.ts';
+import { CONSOLE_SECURITY, consoleErrors, CsrfHeaders, NewCredential, credentialView } from '../schemas.ts';
 
 const Body = Type.Object(
   {

@@ -2,13 +2,13 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { signIn } from '../../../domain/console/sessions.ts';
-import { PASSWORD_MAX_LENGTH } from '../../../domain/console/passwords.ts';
-import { originOf, setSessionCookie } from '../../plugins/console-session.ts';
-import { envelope } from '../../reply.ts';
-import { Envelope } from '../../schemas/common.ts';
-import type { RouteDeps } from '../deps.ts';
-import { consoleErrors, Session } from './schemas.ts';
+import { signIn } from '../../../../domain/console/sessions.ts';
+import { PASSWORD_MAX_LENGTH } from '../../../../domain/console/passwords.ts';
+import { originOf, setSessionCookie } from '../../../plugins/console-session.ts';
+import { envelope } from '../../../reply.ts';
+import { Envelope } from '../../../schemas/common.ts';
+import type { RouteDeps } from '../../deps.ts';
+import { consoleErrors, Session } from '../schemas.ts';
 
 const Body = Type.Object(
   {

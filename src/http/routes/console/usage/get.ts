@@ -1,12 +1,12 @@
 // GET /console/api/usage: requests and rate-limited requests per credential, hourly, last 24 hours.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { usageReport } from '../../../domain/console/usage.ts';
-import { consoleSessionOf } from '../../plugins/console-session.ts';
-import { envelope } from '../../reply.ts';
-import { Envelope } from '../../schemas/common.ts';
-import type { RouteDeps } from '../deps.ts';
-import { CONSOLE_SECURITY, consoleErrors } from './schemas.ts';
+import { usageReport } from '../../../../domain/console/usage.ts';
+import { consoleSessionOf } from '../../../plugins/console-session.ts';
+import { envelope } from '../../../reply.ts';
+import { Envelope } from '../../../schemas/common.ts';
+import type { RouteDeps } from '../../deps.ts';
+import { CONSOLE_SECURITY, consoleErrors } from '../schemas.ts';
 
 const Bucket = Type.Object({
   start: Type.Integer({ description: 'Epoch ms of the start of the hour' }),
