@@ -6,7 +6,7 @@ import { loadConfig, ConfigError } from '../config.ts';
 import { openDb } from '../storage/db/connect.ts';
 import { migrateToLatest } from '../storage/db/migrate.ts';
 import { ServiceError } from '../domain/errors.ts';
-import type { SystemContext } from '../domain/context.ts';
+import type { BaseContext } from '../domain/context.ts';
 import { orgCommand } from './commands/org.ts';
 import { credentialCommand } from './commands/credential.ts';
 import { adminCommand } from './commands/admin.ts';
@@ -47,7 +47,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Pr
   if (!['migrate', 'org', 'credential', 'admin', 'demo'].includes(command)) throw new UsageError(`Unknown command "${command}".`);
   const config = loadConfig(env);
   const db = openDb({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath });
-  const ctx: SystemContext = { db, region: config.region, now: Date.now, maxActiveCredentialsPerOrg: config.maxActiveCredentialsPerOrg };
+  const ctx: BaseContext = { db, region: config.region, now: Date.now, maxActiveCredentialsPerOrg: config.maxActiveCredentialsPerOrg };
   try {
     await migrateToLatest(db);
     switch (command) {

@@ -5,7 +5,10 @@ import { buildApp } from '../../src/app.ts';
 import { buildOpsApp } from '../../src/http/ops-server.ts';
 import { createMetrics } from '../../src/http/plugins/metrics.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import type { SystemContext } from '../../src/domain/context.ts';
+import type { BaseContext, SystemContext } from '../../src/domain/context.ts';
+import { NoResultCache } from '../../src/domain/result-cache.ts';
+import { systemContext } from '../../src/system-context.ts';
+import { openBlobStore } from '../../src/storage/blobs/open.ts';
 import { createOrganization } from '../../src/domain/organizations/manage.ts';
 import { createCredential } from '../../src/domain/auth/credentials.ts';
 import type { DialectName } from '../../src/storage/db/connect.ts';
@@ -19,6 +22,7 @@ export interface TestServer {
   config: Config;
   database: TestDatabase;
   testStore: TestStore;
+  /** the app's settings and stores, without a result cache: verbs called directly see every write */
   system: SystemContext;
   close(): Promise<void>;
 }
@@ -39,7 +43,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const config = loadConfig({ ...database.env, ...testStore.env, LOG_LEVEL: 'silent', ...options.env });
   const now = options.now ?? Date.now;
   const metrics = createMetrics();
-  const app = await buildApp(config, { db: database.db, rateLimitStore: testStore.store, now, logger: false, metrics });
+  const blobs = openBlobStore(config);
+  const app = await buildApp(config, { db: database.db, rateLimitStore: testStore.store, blobs, now, logger: false, metrics });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const ops = await buildOpsApp({ db: database.db, store: testStore.store, metrics });
   const opsUrl = await ops.listen({ host: '127.0.0.1', port: 0 });
@@ -53,10 +58,11 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     config,
     database,
     testStore,
-    system: { db: database.db, region: config.region, now },
+    system: systemContext(config, { db: database.db, blobs, limiter: testStore.store, now, cache: new NoResultCache() }),
     close: async () => {
       await ops.close();
       await app.close();
+      await blobs.close();
       if (ownsStore) await testStore.store.close();
       if (ownsDatabase) await database.drop();
     },
@@ -71,14 +77,14 @@ export interface Client {
 }
 
 export async function createOrgWithCredential(
-  system: SystemContext,
+  system: BaseContext,
   options: { accessLevel?: 'read_only' | 'read_write'; plan?: string; name?: string } = {},
 ): Promise<Client> {
   const org = await createOrganization({ ctx: system, input: { name: options.name ?? 'Test Org', plan: options.plan } });
   return addCredential(system, org.id, options.accessLevel ?? 'read_only');
 }
 
-export async function addCredential(system: SystemContext, organizationId: string, accessLevel: 'read_only' | 'read_write' = 'read_only'): Promise<Client> {
+export async function addCredential(system: BaseContext, organizationId: string, accessLevel: 'read_only' | 'read_write' = 'read_only'): Promise<Client> {
   const c = await createCredential({ ctx: system, input: { organizationId, accessLevel } });
   return { clientId: c.clientId, clientSecret: c.clientSecret, credentialId: c.id, organizationId };
 }

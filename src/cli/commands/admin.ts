@@ -1,7 +1,7 @@
 // `cds admin`: console administrators. The first administrator of an organization is created
 // here; the password is prompted for (or read from stdin), never taken as an argument.
 import { parseArgs } from 'node:util';
-import type { SystemContext } from '../../domain/context.ts';
+import type { BaseContext } from '../../domain/context.ts';
 import { createAdmin, listAdmins } from '../../domain/console/admins.ts';
 import { cliActor } from '../actor.ts';
 import { UsageError, type CliIo } from '../main.ts';
@@ -10,7 +10,7 @@ import { table } from '../table.ts';
 
 const date = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
 
-export async function adminCommand(ctx: SystemContext, args: string[], io: CliIo): Promise<number> {
+export async function adminCommand(ctx: BaseContext, args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
   const { values } = parseArgs({
     args: rest,

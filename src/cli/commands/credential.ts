@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { SystemContext } from '../../domain/context.ts';
+import type { BaseContext } from '../../domain/context.ts';
 import { createCredential, listCredentials, revokeCredential } from '../../domain/auth/credentials.ts';
 import { UsageError, type CliIo } from '../main.ts';
 import { table } from '../table.ts';
@@ -7,7 +7,7 @@ import { cliActor } from '../actor.ts';
 
 const date = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
 
-export async function credentialCommand(ctx: SystemContext, args: string[], io: CliIo): Promise<number> {
+export async function credentialCommand(ctx: BaseContext, args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
   const { values, positionals } = parseArgs({
     args: rest,

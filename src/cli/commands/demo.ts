@@ -1,6 +1,6 @@
 // `cds demo` and the first start of an empty embedded database: a demo organization with its
 // data and one credential of each access level.
-import type { SystemContext } from '../../domain/context.ts';
+import type { BaseContext } from '../../domain/context.ts';
 import { createOrganization } from '../../domain/organizations/manage.ts';
 import { createCredential } from '../../domain/auth/credentials.ts';
 import { loadDemoData, type DemoSummary } from '../../demo/generate.ts';
@@ -20,7 +20,7 @@ export interface DemoResult {
 }
 
 export async function createDemoOrganization(
-  ctx: SystemContext,
+  ctx: BaseContext,
   options: { scale?: number; seed?: number; name?: string; progress?: boolean },
 ): Promise<DemoResult> {
   const organization = await createOrganization({ ctx, input: { name: options.name ?? 'Demo Organization' } });

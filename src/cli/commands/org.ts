@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
-import type { SystemContext } from '../../domain/context.ts';
+import type { BaseContext } from '../../domain/context.ts';
 import { createOrganization, listOrganizations, updateOrganizationPlan } from '../../domain/organizations/manage.ts';
 import { UsageError, type CliIo } from '../main.ts';
 import { table } from '../table.ts';
 
-export async function orgCommand(ctx: SystemContext, args: string[], io: CliIo): Promise<number> {
+export async function orgCommand(ctx: BaseContext, args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
   const { values, positionals } = parseArgs({
     args: rest,

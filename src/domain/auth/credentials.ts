@@ -3,7 +3,7 @@
 // actor is given, the change and its audit entry commit together.
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_MAX_ACTIVE_CREDENTIALS } from '../../config.ts';
-import type { SystemContext } from '../context.ts';
+import type { BaseContext } from '../context.ts';
 import { notFound, ServiceError, validationFailed } from '../errors.ts';
 import { ACCESS_LEVELS, type AccessLevel } from './scopes.ts';
 import { hashSecret, newClientId, newClientSecret } from './secrets.ts';
@@ -45,7 +45,7 @@ export async function createCredential({
   input,
   actor,
 }: {
-  ctx: SystemContext;
+  ctx: BaseContext;
   input: { organizationId: string; accessLevel: string; name?: string };
   actor?: AuditActor;
 }): Promise<CredentialView & { clientSecret: string }> {
@@ -101,7 +101,7 @@ export async function createCredential({
   return { ...view(record), clientSecret };
 }
 
-export async function listCredentials({ ctx, input }: { ctx: SystemContext; input: { organizationId: string } }) {
+export async function listCredentials({ ctx, input }: { ctx: BaseContext; input: { organizationId: string } }) {
   const org = await findOrganization(ctx.db.kysely, input.organizationId);
   if (!org) throw notFound('Organization');
   return (await credentials.listCredentials(ctx.db.kysely, org.id)).map(view);
@@ -113,7 +113,7 @@ export async function revokeCredential({
   input,
   actor,
 }: {
-  ctx: SystemContext;
+  ctx: BaseContext;
   input: { credentialId: string; organizationId?: string };
   actor?: AuditActor;
 }) {
@@ -136,7 +136,7 @@ export async function changeCredentialAccess({
   ctx,
   input,
 }: {
-  ctx: SystemContext;
+  ctx: BaseContext;
   input: { credentialId: string; accessLevel: string };
 }) {
   if (!(ACCESS_LEVELS as readonly string[]).includes(input.accessLevel)) {

@@ -1,6 +1,6 @@
 // Console administrators: created by an operator (`cds admin create`) or by the demo loader.
 import { randomUUID } from 'node:crypto';
-import type { SystemContext } from '../context.ts';
+import type { BaseContext } from '../context.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import { isUniqueViolation } from '../../storage/db/errors.ts';
 import { findAdminByEmail, insertAdmin, listAdmins as listAdminRows } from '../../storage/db/repositories/admins.ts';
@@ -26,7 +26,7 @@ export async function createAdmin({
   input,
   actor,
 }: {
-  ctx: SystemContext;
+  ctx: BaseContext;
   input: { organizationId: string; email: string; password: string };
   actor: AuditActor;
 }): Promise<AdminView> {
@@ -55,7 +55,7 @@ export async function createAdmin({
   return { id: admin.id, organizationId: org.id, email, createdAt: now, lastSignInAt: null };
 }
 
-export async function listAdmins({ ctx, input }: { ctx: SystemContext; input: { organizationId: string } }): Promise<AdminView[]> {
+export async function listAdmins({ ctx, input }: { ctx: BaseContext; input: { organizationId: string } }): Promise<AdminView[]> {
   const org = await findOrganization(ctx.db.kysely, input.organizationId);
   if (!org) throw notFound('Organization');
   return (await listAdminRows(ctx.db.kysely, org.id)).map(({ passwordHash: _omit, ...rest }) => rest);

@@ -2,7 +2,7 @@
 // Entries are written in the same transaction as the change they describe, so the log never
 // misses a change that happened and never records one that did not.
 import type { Kysely } from 'kysely';
-import type { SystemContext } from '../context.ts';
+import type { BaseContext } from '../context.ts';
 import { validationFailed } from '../errors.ts';
 import { sortableId } from './sortable-id.ts';
 import type { Database } from '../../storage/db/schema.ts';
@@ -88,7 +88,7 @@ export async function listAuditLog({
   ctx,
   input,
 }: {
-  ctx: SystemContext;
+  ctx: BaseContext;
   input: { organizationId: string; limit: number; cursor?: string };
 }): Promise<{ entries: AuditView[]; nextCursor: string | null }> {
   const before = input.cursor ? decodeCursor(input.cursor) : undefined;

@@ -4,7 +4,7 @@
 // administrator's HttpOnly cookie; the database keeps its SHA-256.
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { RateLimitSettings } from '../../config.ts';
-import type { SystemContext } from '../context.ts';
+import type { BaseContext, SystemContext } from '../context.ts';
 import { ServiceError, validationFailed } from '../errors.ts';
 import { hashSecret } from '../auth/secrets.ts';
 import { recordAudit, type AuditActor } from './audit.ts';
@@ -92,14 +92,11 @@ async function countSignInFailure(store: RateLimitStore, limit: RateLimitSetting
 export async function signIn({
   ctx,
   input,
-  settings,
-  store,
 }: {
   ctx: SystemContext;
   input: { email: string; password: string; origin: Origin };
-  settings: SessionSettings;
-  store: RateLimitStore;
 }): Promise<{ token: string; session: SignedInAdmin }> {
+  const { session: settings, limiter: store } = ctx;
   const email = normalizeEmail(input.email);
   if (!email) throw validationFailed([{ field: 'email', message: 'must not be empty' }]);
   if (input.password.length === 0) throw validationFailed([{ field: 'password', message: 'must not be empty' }]);
@@ -162,15 +159,8 @@ export async function signIn({
 }
 
 /** The signed-in administrator of a session cookie; `unauthorized` if it is unknown or has ended. */
-export async function resolveSession({
-  ctx,
-  input,
-  settings,
-}: {
-  ctx: SystemContext;
-  input: { token: string | undefined };
-  settings: Pick<SessionSettings, 'idleMs'>;
-}): Promise<SignedInAdmin> {
+export async function resolveSession({ ctx, input }: { ctx: SystemContext; input: { token: string | undefined } }): Promise<SignedInAdmin> {
+  const settings = ctx.session;
   const token = input.token;
   if (!token || !token.startsWith(SESSION_TOKEN_PREFIX) || token.length > 200) throw unauthorized('Sign in to use the console.');
   const now = ctx.now();
@@ -193,7 +183,7 @@ export async function resolveSession({
   };
 }
 
-export async function signOut({ ctx, input }: { ctx: SystemContext; input: { session: SignedInAdmin; origin: Origin } }) {
+export async function signOut({ ctx, input }: { ctx: BaseContext; input: { session: SignedInAdmin; origin: Origin } }) {
   const { session } = input;
   await ctx.db.kysely.transaction().execute(async (tx) => {
     await sessions.deleteSession(tx, session.sessionId);

@@ -2,7 +2,7 @@
 // request, so it must not cost a database write each time: each node keeps its counts in memory
 // and adds them to the hourly rows every few seconds (and when it shuts down). A crash loses at
 // most one interval of counts; these are statistics, not records anyone acknowledged.
-import type { SystemContext } from '../context.ts';
+import type { BaseContext } from '../context.ts';
 import type { Db } from '../../storage/db/connect.ts';
 import { addUsage, listUsage, type UsageDelta } from '../../storage/db/repositories/credential-usage.ts';
 import { listCredentials } from '../../storage/db/repositories/credentials.ts';
@@ -81,7 +81,7 @@ export async function usageReport({
   input,
   recorder,
 }: {
-  ctx: SystemContext;
+  ctx: BaseContext;
   input: { organizationId: string };
   recorder?: UsageRecorder;
 }): Promise<UsageReport> {

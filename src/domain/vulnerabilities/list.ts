@@ -67,22 +67,13 @@ function positionOf(raw: unknown[] | undefined): PagePosition {
   return { firstSeen: firstSeen as number, source, findingKey };
 }
 
-export async function listVulnerabilities({
-  ctx,
-  input,
-  cursorSecret,
-}: {
-  ctx: Context;
-  input: ListVulnerabilitiesInput;
-  /** the configured CURSOR_SECRET, if any */
-  cursorSecret?: string;
-}): Promise<VulnerabilityPage> {
+export async function listVulnerabilities({ ctx, input }: { ctx: Context; input: ListVulnerabilitiesInput }): Promise<VulnerabilityPage> {
   authorize(ctx.actor, 'vulnerability', 'read');
   // The cursor is part of the input: each page is its own entry.
-  return cachedResult(ctx, 'vulnerabilities.list', input, () => compute(ctx, input, cursorSecret));
+  return cachedResult(ctx, 'vulnerabilities.list', input, () => compute(ctx, input));
 }
 
-async function compute(ctx: Context, input: ListVulnerabilitiesInput, cursorSecret: string | undefined): Promise<VulnerabilityPage> {
+async function compute(ctx: Context, input: ListVulnerabilitiesInput): Promise<VulnerabilityPage> {
   const org = ctx.actor.organizationId;
   const db = ctx.db.kysely;
   const filter: VulnerabilityFilter = {
@@ -92,7 +83,7 @@ async function compute(ctx: Context, input: ListVulnerabilitiesInput, cursorSecr
     fixAvailable: sorted(input.fixAvailable),
   };
   const binding = bindingOf(org, filter);
-  const key = await cursorKey(ctx.db, cursorSecret, ctx.now);
+  const key = await cursorKey(ctx.db, ctx.cursorSecret, ctx.now);
   const after = input.nextCursor === undefined ? undefined : positionOf(openCursor(key, binding, input.nextCursor));
   const size = input.count ?? DEFAULT_PAGE_SIZE;
   const fields = new Set(input.fields ?? []);

@@ -62,8 +62,7 @@ function isCrossSite(request: FastifyRequest): boolean {
   }
 }
 
-export function registerConsoleSession(app: FastifyInstance, { config, system }: { config: Config; system: SystemContext }) {
-  const settings = { idleMs: config.console.sessionIdleSec * 1000 };
+export function registerConsoleSession(app: FastifyInstance, { system }: { system: SystemContext }) {
   app.addHook('onRequest', async (request, reply) => {
     const mode = request.routeOptions.config?.console;
     if (!mode) return;
@@ -73,7 +72,7 @@ export function registerConsoleSession(app: FastifyInstance, { config, system }:
     }
     if (mode !== 'session') return;
     const token = readCookie(request.headers.cookie, SESSION_COOKIE);
-    request.consoleSession = await resolveSession({ ctx: system, input: { token }, settings });
+    request.consoleSession = await resolveSession({ ctx: system, input: { token } });
     request.consoleToken = token;
     if (!SAFE_METHODS.has(request.method)) {
       const presented = request.headers['x-csrf-token'];
