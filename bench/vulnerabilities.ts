@@ -21,7 +21,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { createCredential } from '../src/domain/auth/credentials.ts';
+import { createCredential } from '../src/domain/auth/create-credential.ts';
 import { createOrganization } from '../src/domain/organizations/manage.ts';
 import { makeCtx } from '../src/demo/context.ts';
 import { DEFAULT_DEMO_NOW, planFor } from '../src/demo/generate.ts';

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { api, createOrgWithCredential, getToken, startServer, type TestServer } from '../harness/server.ts';
 import { createAdmin } from '../../src/domain/console/admins.ts';
-import { createCredential } from '../../src/domain/auth/credentials.ts';
+import { createCredential } from '../../src/domain/auth/create-credential.ts';
 import { loadDemoData } from '../../src/demo/generate.ts';
 import { bumpDataVersion } from '../../src/storage/db/repositories/organizations.ts';
 import { CHROMIUM, launchChromium } from '../harness/browser.ts';

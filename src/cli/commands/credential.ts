@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { BaseContext } from '../../domain/context.ts';
-import { createCredential, listCredentials, revokeCredential } from '../../domain/auth/credentials.ts';
+import { createCredential } from '../../domain/auth/create-credential.ts';
+import { listCredentials } from '../../domain/auth/list-credentials.ts';
+import { revokeCredential } from '../../domain/auth/revoke-credential.ts';
 import { UsageError, type CliIo } from '../main.ts';
 import { table } from '../table.ts';
 import { cliActor } from '../actor.ts';

@@ -2,7 +2,7 @@
 // data and one credential of each access level.
 import type { BaseContext } from '../../domain/context.ts';
 import { createOrganization } from '../../domain/organizations/manage.ts';
-import { createCredential } from '../../domain/auth/credentials.ts';
+import { createCredential } from '../../domain/auth/create-credential.ts';
 import { loadDemoData, type DemoSummary } from '../../demo/generate.ts';
 import { progressBar } from '../progress.ts';
 import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';

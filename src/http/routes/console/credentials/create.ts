@@ -2,7 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { CREDENTIAL_NAME_MAX_LENGTH, createCredential } from '../../../../domain/auth/credentials.ts';
+import { CREDENTIAL_NAME_MAX_LENGTH } from '../../../../domain/auth/credential-view.ts';
+import { createCredential } from '../../../../domain/auth/create-credential.ts';
 import { adminActor } from '../../../../domain/console/sessions.ts';
 import { validationFailed } from '../../../../domain/errors.ts';
 import { consoleSessionOf, originOf } from '../../../plugins/console-session.ts';

@@ -1,7 +1,7 @@
 // GET /console/api/credentials: the organization's API credentials, revoked ones included, newest first.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { listCredentials } from '../../../../domain/auth/credentials.ts';
+import { listCredentials } from '../../../../domain/auth/list-credentials.ts';
 import { consoleSessionOf } from '../../../plugins/console-session.ts';
 import { envelope } from '../../../reply.ts';
 import { Envelope } from '../../../schemas/common.ts';

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { revokeCredential } from '../../../../domain/auth/credentials.ts';
+import { revokeCredential } from '../../../../domain/auth/revoke-credential.ts';
 import { adminActor } from '../../../../domain/console/sessions.ts';
 import { consoleSessionOf, originOf } from '../../../plugins/console-session.ts';
 import { envelope } from '../../../reply.ts';

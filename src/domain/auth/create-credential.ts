@@ -1,44 +1,17 @@
-// API credentials: created and revoked by an organization administrator, in the console or with
-// `cds`. The secret is returned once, at creation, and only its hash is stored. When an audit
-// actor is given, the change and its audit entry commit together.
+// A new API credential, made by an organization administrator in the console or with `cds`. The
+// secret is returned once, here, and only its hash is stored. When an audit actor is given, the
+// credential and its audit entry commit together.
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_MAX_ACTIVE_CREDENTIALS } from '../../config.ts';
 import type { BaseContext } from '../context.ts';
 import { notFound, ServiceError, validationFailed } from '../errors.ts';
-import { ACCESS_LEVELS, type AccessLevel } from './scopes.ts';
+import { ACCESS_LEVELS } from './scopes.ts';
 import { hashSecret, newClientId, newClientSecret } from './secrets.ts';
+import { CREDENTIAL_NAME_MAX_LENGTH, credentialView as view, type CredentialView } from './credential-view.ts';
 import * as credentials from '../../storage/db/repositories/credentials.ts';
 import { findOrganization, lockOrganization } from '../../storage/db/repositories/organizations.ts';
 import { recordAudit, type AuditActor } from '../console/audit.ts';
 import { invisibleIssue, typedName } from '../text.ts';
-
-export const CREDENTIAL_NAME_MAX_LENGTH = 100;
-
-export interface CredentialView {
-  id: string;
-  organizationId: string;
-  name: string;
-  clientId: string;
-  accessLevel: AccessLevel;
-  region: string;
-  status: 'active' | 'revoked';
-  createdAt: number;
-  revokedAt: number | null;
-  lastUsedAt: number | null;
-}
-
-const view = (c: credentials.CredentialRecord): CredentialView => ({
-  id: c.id,
-  organizationId: c.organizationId,
-  name: c.name,
-  clientId: c.clientId,
-  accessLevel: c.accessLevel as AccessLevel,
-  region: c.region,
-  status: c.revokedAt === null ? 'active' : 'revoked',
-  createdAt: c.createdAt,
-  revokedAt: c.revokedAt,
-  lastUsedAt: c.lastUsedAt,
-});
 
 export async function createCredential({
   ctx,
@@ -99,51 +72,4 @@ export async function createCredential({
     }
   });
   return { ...view(record), clientSecret };
-}
-
-export async function listCredentials({ ctx, input }: { ctx: BaseContext; input: { organizationId: string } }) {
-  const org = await findOrganization(ctx.db.kysely, input.organizationId);
-  if (!org) throw notFound('Organization');
-  return (await credentials.listCredentials(ctx.db.kysely, org.id)).map(view);
-}
-
-/** Revocation is immediate everywhere: every request re-reads the credential's state. */
-export async function revokeCredential({
-  ctx,
-  input,
-  actor,
-}: {
-  ctx: BaseContext;
-  input: { credentialId: string; organizationId?: string };
-  actor?: AuditActor;
-}) {
-  const existing = await credentials.findCredential(ctx.db.kysely, input.credentialId);
-  if (!existing || (input.organizationId && existing.organizationId !== input.organizationId)) {
-    throw notFound('Credential');
-  }
-  await ctx.db.kysely.transaction().execute(async (tx) => {
-    const now = ctx.now();
-    // Revoking twice is a no-op, and is audited only once.
-    if (!(await credentials.revokeCredential(tx, existing.id, now)) || !actor) return;
-    const target = { type: 'credential' as const, id: existing.id, label: `${existing.name} (${existing.clientId})` };
-    await recordAudit(tx, { organizationId: existing.organizationId, actor, action: 'credential.revoke', target, at: now });
-  });
-  return view((await credentials.findCredential(ctx.db.kysely, existing.id))!);
-}
-
-/** Changing the access level makes tokens issued before the change stale (401 token_stale). */
-export async function changeCredentialAccess({
-  ctx,
-  input,
-}: {
-  ctx: BaseContext;
-  input: { credentialId: string; accessLevel: string };
-}) {
-  if (!(ACCESS_LEVELS as readonly string[]).includes(input.accessLevel)) {
-    throw validationFailed([{ field: 'accessLevel', message: `must be one of ${ACCESS_LEVELS.join(', ')}` }]);
-  }
-  const existing = await credentials.findCredential(ctx.db.kysely, input.credentialId);
-  if (!existing) throw notFound('Credential');
-  await credentials.setCredentialAccessLevel(ctx.db.kysely, existing.id, input.accessLevel, ctx.now());
-  return view((await credentials.findCredential(ctx.db.kysely, existing.id))!);
 }
