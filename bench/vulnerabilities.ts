@@ -22,7 +22,7 @@ import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createCredential } from '../src/domain/auth/create-credential.ts';
-import { createOrganization } from '../src/domain/organizations/manage.ts';
+import { createOrganization } from '../src/domain/organizations/create.ts';
 import { makeCtx } from '../src/demo/context.ts';
 import { DEFAULT_DEMO_NOW, planFor } from '../src/demo/generate.ts';
 import { orgTag } from '../src/demo/random.ts';

@@ -9,7 +9,7 @@ import type { BaseContext, SystemContext } from '../../src/domain/context.ts';
 import { NoResultCache } from '../../src/domain/result-cache.ts';
 import { systemContext } from '../../src/system-context.ts';
 import { openBlobStore } from '../../src/storage/blobs/open.ts';
-import { createOrganization } from '../../src/domain/organizations/manage.ts';
+import { createOrganization } from '../../src/domain/organizations/create.ts';
 import { createCredential } from '../../src/domain/auth/create-credential.ts';
 import type { DialectName } from '../../src/storage/db/connect.ts';
 import { createTestDatabase, createTestStore, type TestDatabase, type TestStore } from './engines.ts';

@@ -9,7 +9,7 @@ import { addCredential, api, createOrgWithCredential, getToken, requestToken, st
 import { changeCredentialAccess } from '../../src/domain/auth/change-credential-access.ts';
 import { revokeCredential } from '../../src/domain/auth/revoke-credential.ts';
 import { hashSecret, newAccessToken } from '../../src/domain/auth/secrets.ts';
-import { updateOrganizationPlan } from '../../src/domain/organizations/manage.ts';
+import { updateOrganizationPlan } from '../../src/domain/organizations/update-plan.ts';
 import { insertAccessToken } from '../../src/storage/db/repositories/access-tokens.ts';
 import type { Db } from '../../src/storage/db/connect.ts';
 

@@ -7,7 +7,7 @@ import { dialects } from '../harness/engines.ts';
 import { api, createOrgWithCredential, getToken, startServer, type TestServer } from '../harness/server.ts';
 import { runCli } from '../harness/process.ts';
 import { createAdmin } from '../../src/domain/console/admins.ts';
-import { createOrganization } from '../../src/domain/organizations/manage.ts';
+import { createOrganization } from '../../src/domain/organizations/create.ts';
 import type { SystemContext } from '../../src/domain/context.ts';
 
 const PASSWORD = 'correct horse battery staple';

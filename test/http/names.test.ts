@@ -9,7 +9,7 @@ import { runCli } from '../harness/process.ts';
 import { api, createOrgWithCredential, getToken, startServer, type Client, type TestServer } from '../harness/server.ts';
 import { artifactFixtures } from '../harness/fixtures-artifacts.ts';
 import { createAdmin } from '../../src/domain/console/admins.ts';
-import { createOrganization } from '../../src/domain/organizations/manage.ts';
+import { createOrganization } from '../../src/domain/organizations/create.ts';
 
 type Res = Awaited<ReturnType<typeof api>>;
 const show = (res: Res) => `${res.status} ${JSON.stringify(res.body)}`;

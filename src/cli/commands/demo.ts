@@ -1,7 +1,7 @@
 // `cds demo` and the first start of an empty embedded database: a demo organization with its
 // data and one credential of each access level.
 import type { BaseContext } from '../../domain/context.ts';
-import { createOrganization } from '../../domain/organizations/manage.ts';
+import { createOrganization } from '../../domain/organizations/create.ts';
 import { createCredential } from '../../domain/auth/create-credential.ts';
 import { loadDemoData, type DemoSummary } from '../../demo/generate.ts';
 import { progressBar } from '../progress.ts';

@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { BaseContext } from '../../domain/context.ts';
-import { createOrganization, listOrganizations, updateOrganizationPlan } from '../../domain/organizations/manage.ts';
+import { createOrganization } from '../../domain/organizations/create.ts';
+import { listOrganizations } from '../../domain/organizations/list.ts';
+import { updateOrganizationPlan } from '../../domain/organizations/update-plan.ts';
 import { UsageError, type CliIo } from '../main.ts';
 import { table } from '../table.ts';
 

@@ -1,7 +1,7 @@
-// Administration of organizations (the CLI's `cds org …`). Not reachable through /v1.
+// A new organization in this deployment's region (the CLI's `cds org create`). Not reachable through /v1.
 import { randomUUID } from 'node:crypto';
 import type { BaseContext } from '../context.ts';
-import { notFound, validationFailed } from '../errors.ts';
+import { validationFailed } from '../errors.ts';
 import { parsePlan, RESOURCES } from '../auth/scopes.ts';
 import * as orgs from '../../storage/db/repositories/organizations.ts';
 import { invisibleIssue, typedName } from '../text.ts';
@@ -21,15 +21,4 @@ export async function createOrganization({ ctx, input }: { ctx: BaseContext; inp
   };
   await orgs.insertOrganization(ctx.db.kysely, org);
   return org;
-}
-
-export async function listOrganizations({ ctx }: { ctx: BaseContext }) {
-  return orgs.listOrganizations(ctx.db.kysely);
-}
-
-export async function updateOrganizationPlan({ ctx, input }: { ctx: BaseContext; input: { organizationId: string; plan: string } }) {
-  const plan = parsePlan(input.plan);
-  const updated = await orgs.updateOrganizationPlan(ctx.db.kysely, input.organizationId, plan);
-  if (!updated) throw notFound('Organization');
-  return (await orgs.findOrganization(ctx.db.kysely, input.organizationId))!;
 }
