@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { api, createOrgWithCredential, getToken, startServer, type TestServer } from '../harness/server.ts';
-import { createAdmin } from '../../src/domain/console/admins.ts';
+import { createAdmin } from '../../src/domain/console/create-admin.ts';
 import { createCredential } from '../../src/domain/auth/create-credential.ts';
 import { loadDemoData } from '../../src/demo/generate.ts';
 import { bumpDataVersion } from '../../src/storage/db/repositories/organizations.ts';

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects, stores } from '../harness/engines.ts';
 import { api, createOrgWithCredential, getToken, startServer, type Client, type TestServer } from '../harness/server.ts';
-import { createAdmin } from '../../src/domain/console/admins.ts';
+import { createAdmin } from '../../src/domain/console/create-admin.ts';
 import { loadDemoData } from '../../src/demo/generate.ts';
 import { bumpDataVersion } from '../../src/storage/db/repositories/organizations.ts';
 import type { SystemContext } from '../../src/domain/context.ts';

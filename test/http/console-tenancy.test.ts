@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { dialects } from '../harness/engines.ts';
 import { api, createOrgWithCredential, getToken, startServer, type TestServer } from '../harness/server.ts';
 import { runCli } from '../harness/process.ts';
-import { createAdmin } from '../../src/domain/console/admins.ts';
+import { createAdmin } from '../../src/domain/console/create-admin.ts';
 import { createOrganization } from '../../src/domain/organizations/create.ts';
 import type { SystemContext } from '../../src/domain/context.ts';
 

@@ -8,7 +8,7 @@ import { createTestDatabase, dialects, type TestDatabase } from '../harness/engi
 import { runCli } from '../harness/process.ts';
 import { api, createOrgWithCredential, getToken, startServer, type Client, type TestServer } from '../harness/server.ts';
 import { artifactFixtures } from '../harness/fixtures-artifacts.ts';
-import { createAdmin } from '../../src/domain/console/admins.ts';
+import { createAdmin } from '../../src/domain/console/create-admin.ts';
 import { createOrganization } from '../../src/domain/organizations/create.ts';
 
 type Res = Awaited<ReturnType<typeof api>>;

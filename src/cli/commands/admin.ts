@@ -2,7 +2,8 @@
 // here; the password is prompted for (or read from stdin), never taken as an argument.
 import { parseArgs } from 'node:util';
 import type { BaseContext } from '../../domain/context.ts';
-import { createAdmin, listAdmins } from '../../domain/console/admins.ts';
+import { createAdmin } from '../../domain/console/create-admin.ts';
+import { listAdmins } from '../../domain/console/list-admins.ts';
 import { cliActor } from '../actor.ts';
 import { UsageError, type CliIo } from '../main.ts';
 import { readNewPassword } from '../password-input.ts';

@@ -6,7 +6,7 @@ import { createCredential } from '../../domain/auth/create-credential.ts';
 import { loadDemoData, type DemoSummary } from '../../demo/generate.ts';
 import { progressBar } from '../progress.ts';
 import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';
-import { createAdmin } from '../../domain/console/admins.ts';
+import { createAdmin } from '../../domain/console/create-admin.ts';
 import { findAdminByEmail } from '../../storage/db/repositories/admins.ts';
 import { randomBytes } from 'node:crypto';
 import { cliActor } from '../actor.ts';

@@ -9,7 +9,7 @@ import { ServiceError, validationFailed } from '../errors.ts';
 import { hashSecret } from '../auth/secrets.ts';
 import { recordAudit, type AuditActor } from './audit.ts';
 import { verifyAgainstDecoy, verifyPassword } from './passwords.ts';
-import { normalizeEmail } from './admins.ts';
+import { normalizeEmail } from './admin-view.ts';
 import type { Backoff, RateLimitStore } from '../../storage/ratelimit/store.ts';
 import { claimAttempt, forgetFailures, hitLimit, peekLimit, rateLimitExceeded, recordFailure } from '../../storage/ratelimit/limiter.ts';
 import { findAdmin, findAdminByEmail, recordAdminSignIn } from '../../storage/db/repositories/admins.ts';

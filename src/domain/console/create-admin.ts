@@ -1,25 +1,15 @@
-// Console administrators: created by an operator (`cds admin create`) or by the demo loader.
+// A new console administrator: created by an operator (`cds admin create`) or by the demo loader.
 import { randomUUID } from 'node:crypto';
 import type { BaseContext } from '../context.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import { isUniqueViolation } from '../../storage/db/errors.ts';
-import { findAdminByEmail, insertAdmin, listAdmins as listAdminRows } from '../../storage/db/repositories/admins.ts';
+import { findAdminByEmail, insertAdmin } from '../../storage/db/repositories/admins.ts';
 import { findOrganization } from '../../storage/db/repositories/organizations.ts';
 import { recordAudit, type AuditActor } from './audit.ts';
+import { normalizeEmail, type AdminView } from './admin-view.ts';
 import { hashPassword, passwordIssues } from './passwords.ts';
 
-/** Emails compare case-insensitively; they are stored trimmed and lower-cased. */
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
-
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-export interface AdminView {
-  id: string;
-  organizationId: string;
-  email: string;
-  createdAt: number;
-  lastSignInAt: number | null;
-}
 
 export async function createAdmin({
   ctx,
@@ -53,10 +43,4 @@ export async function createAdmin({
     throw err;
   }
   return { id: admin.id, organizationId: org.id, email, createdAt: now, lastSignInAt: null };
-}
-
-export async function listAdmins({ ctx, input }: { ctx: BaseContext; input: { organizationId: string } }): Promise<AdminView[]> {
-  const org = await findOrganization(ctx.db.kysely, input.organizationId);
-  if (!org) throw notFound('Organization');
-  return (await listAdminRows(ctx.db.kysely, org.id)).map(({ passwordHash: _omit, ...rest }) => rest);
 }
