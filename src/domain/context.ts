@@ -7,7 +7,7 @@ import type { Actor } from './auth/scopes.ts';
 import type { ResultCache } from './result-cache.ts';
 import type { BlobStore } from '../storage/blobs/store.ts';
 import type { RateLimitStore } from '../storage/ratelimit/store.ts';
-import type { SessionSettings } from './console/sessions.ts';
+import type { SessionSettings } from './console/session.ts';
 
 /**
  * The database, the region this deployment serves and the clock: all that the verbs managing

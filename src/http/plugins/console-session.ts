@@ -8,7 +8,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { SystemContext } from '../../domain/context.ts';
 import { ServiceError } from '../../domain/errors.ts';
-import { csrfMatches, resolveSession, type Origin, type SignedInAdmin } from '../../domain/console/sessions.ts';
+import { csrfMatches, type Origin, type SignedInAdmin } from '../../domain/console/session.ts';
+import { resolveSession } from '../../domain/console/resolve-session.ts';
 
 export const SESSION_COOKIE = 'cds_console';
 const COOKIE_PATH = '/console';

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CREDENTIAL_NAME_MAX_LENGTH } from '../../../../domain/auth/credential-view.ts';
 import { createCredential } from '../../../../domain/auth/create-credential.ts';
-import { adminActor } from '../../../../domain/console/sessions.ts';
+import { adminActor } from '../../../../domain/console/session.ts';
 import { validationFailed } from '../../../../domain/errors.ts';
 import { consoleSessionOf, originOf } from '../../../plugins/console-session.ts';
 import { envelope } from '../../../reply.ts';

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { revokeCredential } from '../../../../domain/auth/revoke-credential.ts';
-import { adminActor } from '../../../../domain/console/sessions.ts';
+import { adminActor } from '../../../../domain/console/session.ts';
 import { consoleSessionOf, originOf } from '../../../plugins/console-session.ts';
 import { envelope } from '../../../reply.ts';
 import { Envelope } from '../../../schemas/common.ts';

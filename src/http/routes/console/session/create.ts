@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { signIn } from '../../../../domain/console/sessions.ts';
+import { signIn } from '../../../../domain/console/sign-in.ts';
 import { PASSWORD_MAX_LENGTH } from '../../../../domain/console/passwords.ts';
 import { originOf, setSessionCookie } from '../../../plugins/console-session.ts';
 import { envelope } from '../../../reply.ts';
