@@ -8,6 +8,7 @@ import type { ResultCache } from './result-cache.ts';
 import type { BlobStore } from '../storage/blobs/store.ts';
 import type { RateLimitStore } from '../storage/ratelimit/store.ts';
 import type { SessionSettings } from './console/session.ts';
+import type { AuditActor } from './console/audit.ts';
 
 /**
  * The database, the region this deployment serves and the clock: all that the verbs managing
@@ -39,6 +40,20 @@ export interface SystemContext extends BaseContext {
   writeLeaseMs?: number;
   /** see Config.attachmentQuotaBytes; default DEFAULT_ATTACHMENT_QUOTA_BYTES */
   attachmentQuotaBytes?: number;
+}
+
+/**
+ * Who administers an organization: a console administrator (from the session cookie) or an
+ * operator running `cds` for the organization named with --org. The organization a console or
+ * admin verb acts on is always this one; the actor is also what the audit log records.
+ */
+export interface AdminActor extends AuditActor {
+  organizationId: string;
+}
+
+/** What the console and admin verbs receive. */
+export interface AdminContext extends BaseContext {
+  actor: AdminActor;
 }
 
 /** A request made by an authenticated API credential. */

@@ -10,7 +10,13 @@ import { NoResultCache } from '../../src/domain/result-cache.ts';
 import { systemContext } from '../../src/system-context.ts';
 import { openBlobStore } from '../../src/storage/blobs/open.ts';
 import { createOrganization } from '../../src/domain/organizations/create.ts';
-import { createCredential } from '../../src/domain/auth/create-credential.ts';
+import { randomUUID } from 'node:crypto';
+import { credentialView, type CredentialView } from '../../src/domain/auth/credential-view.ts';
+import { hashSecret, newClientId, newClientSecret } from '../../src/domain/auth/secrets.ts';
+import { insertCredential, type CredentialRecord } from '../../src/storage/db/repositories/credentials.ts';
+import { createAdmin } from '../../src/domain/console/create-admin.ts';
+import type { AdminView } from '../../src/domain/console/admin-view.ts';
+import type { AuditActor } from '../../src/domain/console/audit.ts';
 import type { DialectName } from '../../src/storage/db/connect.ts';
 import { createTestDatabase, createTestStore, type TestDatabase, type TestStore } from './engines.ts';
 
@@ -85,8 +91,52 @@ export async function createOrgWithCredential(
 }
 
 export async function addCredential(system: BaseContext, organizationId: string, accessLevel: 'read_only' | 'read_write' = 'read_only'): Promise<Client> {
-  const c = await createCredential({ ctx: system, input: { organizationId, accessLevel } });
+  const c = await insertCredentialFixture({ ctx: system, input: { organizationId, accessLevel } });
   return { clientId: c.clientId, clientSecret: c.clientSecret, credentialId: c.id, organizationId };
+}
+
+/**
+ * A credential as createCredential makes it (same default name, secret and region), stored
+ * without an audit entry: setting up a test is not an administrator's action, and tests read the
+ * audit log expecting only theirs.
+ */
+export async function insertCredentialFixture({
+  ctx,
+  input,
+}: {
+  ctx: BaseContext;
+  input: { organizationId: string; accessLevel: 'read_only' | 'read_write'; name?: string };
+}): Promise<CredentialView & { clientSecret: string }> {
+  const now = ctx.now();
+  const clientSecret = newClientSecret();
+  const record: CredentialRecord = {
+    id: randomUUID(),
+    organizationId: input.organizationId,
+    name: input.name || (input.accessLevel === 'read_only' ? 'Read Only' : 'Read & Write'),
+    clientId: newClientId(),
+    secretHash: hashSecret(clientSecret),
+    accessLevel: input.accessLevel,
+    region: ctx.region,
+    createdAt: now,
+    accessLevelChangedAt: now,
+    revokedAt: null,
+    lastUsedAt: null,
+  };
+  await insertCredential(ctx.db.kysely, record);
+  return { ...credentialView(record), clientSecret };
+}
+
+/** createAdmin for `organizationId`, acting as `actor` (an operator, as `cds admin create` does). */
+export function createAdminFor({
+  ctx,
+  input,
+  actor,
+}: {
+  ctx: BaseContext;
+  input: { organizationId: string; email: string; password: string };
+  actor: AuditActor;
+}): Promise<AdminView> {
+  return createAdmin({ ctx: { ...ctx, actor: { ...actor, organizationId: input.organizationId } }, input: { email: input.email, password: input.password } });
 }
 
 export async function requestToken(url: string, client: Pick<Client, 'clientId' | 'clientSecret'>) {

@@ -22,13 +22,13 @@ export async function adminCommand(ctx: BaseContext, args: string[], io: CliIo):
     case 'create': {
       if (!values.org || !values.email) throw new UsageError('admin create needs --org and --email.');
       const password = await readNewPassword();
-      const admin = await createAdmin({ ctx, input: { organizationId: values.org, email: values.email, password }, actor: cliActor('cds admin create') });
+      const admin = await createAdmin({ ctx: { ...ctx, actor: { ...cliActor('cds admin create'), organizationId: values.org } }, input: { email: values.email, password } });
       io.out(values.json ? JSON.stringify(admin) : `Created administrator ${admin.email} (${admin.id}) for organization ${admin.organizationId}.`);
       return 0;
     }
     case 'list': {
       if (!values.org) throw new UsageError('admin list needs --org.');
-      const admins = await listAdmins({ ctx, input: { organizationId: values.org } });
+      const admins = await listAdmins({ ctx: { ...ctx, actor: { ...cliActor('cds admin list'), organizationId: values.org } } });
       if (values.json) io.out(JSON.stringify(admins));
       else io.out(table(['ID', 'EMAIL', 'CREATED', 'LAST SIGN-IN'], admins.map((a) => [a.id, a.email, date(a.createdAt), date(a.lastSignInAt)])));
       return 0;

@@ -20,7 +20,10 @@ export async function credentialCommand(ctx: BaseContext, args: string[], io: Cl
   switch (sub) {
     case 'create': {
       if (!values.org || !values.access) throw new UsageError('credential create needs --org and --access.');
-      const c = await createCredential({ ctx, input: { organizationId: values.org, accessLevel: values.access, name: values.name }, actor: cliActor('cds credential create') });
+      const c = await createCredential({
+        ctx: { ...ctx, actor: { ...cliActor('cds credential create'), organizationId: values.org } },
+        input: { accessLevel: values.access, name: values.name },
+      });
       if (values.json) {
         const { id, clientId, clientSecret, accessLevel, organizationId } = c;
         io.out(JSON.stringify({ id, clientId, clientSecret, accessLevel, organizationId }));
@@ -38,7 +41,7 @@ export async function credentialCommand(ctx: BaseContext, args: string[], io: Cl
     }
     case 'list': {
       if (!values.org) throw new UsageError('credential list needs --org.');
-      const list = await listCredentials({ ctx, input: { organizationId: values.org } });
+      const list = await listCredentials({ ctx: { ...ctx, actor: { ...cliActor('cds credential list'), organizationId: values.org } } });
       if (values.json) io.out(JSON.stringify(list));
       else {
         io.out(
@@ -53,7 +56,7 @@ export async function credentialCommand(ctx: BaseContext, args: string[], io: Cl
     case 'revoke': {
       const id = positionals[0];
       if (!id) throw new UsageError('credential revoke needs the credential ID.');
-      const c = await revokeCredential({ ctx, input: { credentialId: id }, actor: cliActor('cds credential revoke') });
+      const c = await revokeCredential({ ctx: { ...ctx, actor: cliActor('cds credential revoke') }, input: { credentialId: id } });
       io.out(values.json ? JSON.stringify(c) : `Credential ${c.id} revoked; its tokens stop working at once.`);
       return 0;
     }

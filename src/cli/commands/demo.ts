@@ -32,14 +32,14 @@ export async function createDemoOrganization(
   });
   bar?.done();
   await bumpDataVersion(ctx.db.kysely, organization.id);
-  const actor = cliActor('demo loader');
-  const readOnly = await createCredential({ ctx, input: { organizationId: organization.id, accessLevel: 'read_only', name: 'Demo Read Only' }, actor });
-  const readWrite = await createCredential({ ctx, input: { organizationId: organization.id, accessLevel: 'read_write', name: 'Demo Read & Write' }, actor });
+  const admin = { ...ctx, actor: { ...cliActor('demo loader'), organizationId: organization.id } };
+  const readOnly = await createCredential({ ctx: admin, input: { accessLevel: 'read_only', name: 'Demo Read Only' } });
+  const readWrite = await createCredential({ ctx: admin, input: { accessLevel: 'read_write', name: 'Demo Read & Write' } });
   // Administrator emails are unique per deployment; a second demo organization gets a tagged one.
   let email = 'admin@demo.example';
   if (await findAdminByEmail(ctx.db.kysely, email)) email = `admin+${organization.id.slice(0, 8)}@demo.example`;
   const password = randomBytes(15).toString('base64url'); // 120 bits, 20 characters
-  await createAdmin({ ctx, input: { organizationId: organization.id, email, password }, actor });
+  await createAdmin({ ctx: admin, input: { email, password } });
   return {
     organization: { id: organization.id, name: organization.name },
     summary,

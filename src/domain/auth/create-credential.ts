@@ -1,26 +1,24 @@
-// A new API credential, made by an organization administrator in the console or with `cds`. The
-// secret is returned once, here, and only its hash is stored. When an audit actor is given, the
+// A new API credential for the actor's organization, made by its administrator in the console or
+// by an operator with `cds`. The secret is returned once, here, and only its hash is stored; the
 // credential and its audit entry commit together.
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_MAX_ACTIVE_CREDENTIALS } from '../../config.ts';
-import type { BaseContext } from '../context.ts';
+import type { AdminContext } from '../context.ts';
 import { notFound, ServiceError, validationFailed } from '../errors.ts';
 import { ACCESS_LEVELS } from './scopes.ts';
 import { hashSecret, newClientId, newClientSecret } from './secrets.ts';
 import { CREDENTIAL_NAME_MAX_LENGTH, credentialView as view, type CredentialView } from './credential-view.ts';
 import * as credentials from '../../storage/db/repositories/credentials.ts';
 import { findOrganization, lockOrganization } from '../../storage/db/repositories/organizations.ts';
-import { recordAudit, type AuditActor } from '../console/audit.ts';
+import { recordAudit } from '../console/audit.ts';
 import { invisibleIssue, typedName } from '../text.ts';
 
 export async function createCredential({
   ctx,
   input,
-  actor,
 }: {
-  ctx: BaseContext;
-  input: { organizationId: string; accessLevel: string; name?: string };
-  actor?: AuditActor;
+  ctx: AdminContext;
+  input: { accessLevel: string; name?: string };
 }): Promise<CredentialView & { clientSecret: string }> {
   if (!(ACCESS_LEVELS as readonly string[]).includes(input.accessLevel)) {
     throw validationFailed([{ field: 'accessLevel', message: `must be one of ${ACCESS_LEVELS.join(', ')}` }]);
@@ -30,7 +28,7 @@ export async function createCredential({
   if (name !== undefined && name.length > CREDENTIAL_NAME_MAX_LENGTH) {
     throw validationFailed([{ field: 'name', message: `must be at most ${CREDENTIAL_NAME_MAX_LENGTH} characters` }]);
   }
-  const org = await findOrganization(ctx.db.kysely, input.organizationId);
+  const org = await findOrganization(ctx.db.kysely, ctx.actor.organizationId);
   if (!org) throw notFound('Organization');
   // Several regional deployments may share a database; each makes credentials only for its own
   // region's organizations (a credential works only where it was made).
@@ -66,10 +64,8 @@ export async function createCredential({
       );
     }
     await credentials.insertCredential(tx, record);
-    if (actor) {
-      const target = { type: 'credential' as const, id: record.id, label: `${record.name} (${record.clientId})` };
-      await recordAudit(tx, { organizationId: org.id, actor, action: 'credential.create', target, at: now });
-    }
+    const target = { type: 'credential' as const, id: record.id, label: `${record.name} (${record.clientId})` };
+    await recordAudit(tx, { organizationId: org.id, actor: ctx.actor, action: 'credential.create', target, at: now });
   });
   return { ...view(record), clientSecret };
 }

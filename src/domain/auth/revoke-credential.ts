@@ -1,5 +1,7 @@
-// Revoking an API credential; with an audit actor, the revocation and its audit entry commit together.
-import type { BaseContext } from '../context.ts';
+// Revoking an API credential by its ID. A console administrator (an AdminActor) revokes only its
+// own organization's; an operator running `cds` (an audit actor without an organization) any. With
+// an actor, the revocation and its audit entry commit together.
+import type { AdminActor, BaseContext } from '../context.ts';
 import { notFound } from '../errors.ts';
 import { credentialView as view } from './credential-view.ts';
 import * as credentials from '../../storage/db/repositories/credentials.ts';
@@ -9,14 +11,13 @@ import { recordAudit, type AuditActor } from '../console/audit.ts';
 export async function revokeCredential({
   ctx,
   input,
-  actor,
 }: {
-  ctx: BaseContext;
-  input: { credentialId: string; organizationId?: string };
-  actor?: AuditActor;
+  ctx: BaseContext & { actor?: AuditActor | AdminActor };
+  input: { credentialId: string };
 }) {
+  const { actor } = ctx;
   const existing = await credentials.findCredential(ctx.db.kysely, input.credentialId);
-  if (!existing || (input.organizationId && existing.organizationId !== input.organizationId)) {
+  if (!existing || (actor && 'organizationId' in actor && existing.organizationId !== actor.organizationId)) {
     throw notFound('Credential');
   }
   await ctx.db.kysely.transaction().execute(async (tx) => {

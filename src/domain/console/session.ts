@@ -4,7 +4,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { RateLimitSettings } from '../../config.ts';
 import { ServiceError } from '../errors.ts';
-import type { AuditActor } from './audit.ts';
+import type { AdminActor } from '../context.ts';
 import type { AdminSessionRecord } from '../../storage/db/repositories/admin-sessions.ts';
 
 export const SESSION_TOKEN_PREFIX = 'cds_session_';
@@ -48,9 +48,11 @@ export function csrfMatches(sessionToken: string, presented: string | undefined)
 
 export const unauthorized = (message: string) => new ServiceError('unauthorized', message);
 
-export const adminActor = (session: SignedInAdmin, origin: Origin): AuditActor => ({
+/** The signed-in administrator as the actor of console verbs and audit entries. */
+export const adminActor = (session: SignedInAdmin, origin: Origin): AdminActor => ({
   type: 'admin',
   id: session.admin.id,
   label: session.admin.email,
   ...origin,
+  organizationId: session.organization.id,
 });

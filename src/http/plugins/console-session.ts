@@ -6,9 +6,9 @@
 //   is the second, independent line (and covers browsers or proxies that mishandle SameSite).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
-import type { SystemContext } from '../../domain/context.ts';
+import type { AdminActor, SystemContext } from '../../domain/context.ts';
 import { ServiceError } from '../../domain/errors.ts';
-import { csrfMatches, type Origin, type SignedInAdmin } from '../../domain/console/session.ts';
+import { adminActor, csrfMatches, type Origin, type SignedInAdmin } from '../../domain/console/session.ts';
 import { resolveSession } from '../../domain/console/resolve-session.ts';
 
 export const SESSION_COOKIE = 'cds_console';
@@ -88,4 +88,9 @@ export function registerConsoleSession(app: FastifyInstance, { system }: { syste
 export function consoleSessionOf(request: FastifyRequest): SignedInAdmin {
   if (!request.consoleSession) throw new ServiceError('unauthorized', 'Sign in to use the console.');
   return request.consoleSession;
+}
+
+/** The context of a console verb: the system context, acting as the signed-in administrator. */
+export function adminContextOf(system: SystemContext, request: FastifyRequest): SystemContext & { actor: AdminActor } {
+  return { ...system, actor: adminActor(consoleSessionOf(request), originOf(request)) };
 }

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { complianceOverview } from '../../../../domain/console/overview.ts';
-import { consoleSessionOf } from '../../../plugins/console-session.ts';
+import { adminContextOf } from '../../../plugins/console-session.ts';
 import { envelope } from '../../../reply.ts';
 import { Envelope } from '../../../schemas/common.ts';
 import { Framework } from '../../frameworks/list.ts';
@@ -27,8 +27,7 @@ export default function overviewRoute(app: FastifyInstance, { system }: RouteDep
       },
     },
     async (request) => {
-      const session = consoleSessionOf(request);
-      return envelope(request, await complianceOverview({ ctx: system, input: { organizationId: session.organization.id, adminId: session.admin.id } }));
+      return envelope(request, await complianceOverview({ ctx: adminContextOf(system, request) }));
     },
   );
 }

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { usageReport } from '../../../../domain/console/usage.ts';
-import { consoleSessionOf } from '../../../plugins/console-session.ts';
+import { adminContextOf } from '../../../plugins/console-session.ts';
 import { envelope } from '../../../reply.ts';
 import { Envelope } from '../../../schemas/common.ts';
 import type { RouteDeps } from '../../deps.ts';
@@ -43,8 +43,9 @@ export default function usageRoute(app: FastifyInstance, { system, usage }: Rout
       },
     },
     async (request) => {
-      const session = consoleSessionOf(request);
-      return envelope(request, await usageReport({ ctx: system, input: { organizationId: session.organization.id }, recorder: usage }));
+      const ctx = adminContextOf(system, request);
+      await usage.flush(); // this process's pending counts first
+      return envelope(request, await usageReport({ ctx }));
     },
   );
 }
