@@ -73,7 +73,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   if (!deps.blobs) app.addHook('onClose', async () => blobs.close());
   const system = systemContext(config, { db: deps.db, blobs, limiter: deps.rateLimitStore, now: deps.now });
   const metrics = deps.metrics ?? createMetrics();
-  const store = deps.rateLimitStore;
   const usage = new UsageRecorder(deps.db, system.now);
   const usageTimer = setInterval(() => void usage.flush(), config.usageFlushIntervalMs);
   usageTimer.unref();
@@ -95,7 +94,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   registerAuth(app, {
     config,
     system,
-    store,
     onRejected: (limiter) => metrics.rateLimitRejections.inc({ limiter }),
     usage,
   });
@@ -139,7 +137,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (json.$id as string) || `def-${i}` },
   });
 
-  registerRoutes(app, { config, system, store, metrics, usage });
+  registerRoutes(app, { config, system, metrics, usage });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

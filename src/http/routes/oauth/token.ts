@@ -29,7 +29,8 @@ const TokenResponse = Type.Object({
 
 const oauthError = (description: string) => ({ description, $ref: 'OAuthErrorBody#' });
 
-export default function tokenRoute(app: FastifyInstance, { config, system, store, metrics }: RouteDeps) {
+export default function tokenRoute(app: FastifyInstance, { config, system, metrics }: RouteDeps) {
+  const store = system.limiter;
   app.post(
     '/oauth/token',
     {
