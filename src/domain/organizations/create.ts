@@ -6,8 +6,6 @@ import { parsePlan, RESOURCES } from '../auth/scopes.ts';
 import * as orgs from '../../storage/db/repositories/organizations.ts';
 import { invisibleIssue, typedName } from '../text.ts';
 
-export type { Organization } from '../../storage/db/repositories/organizations.ts';
-
 export async function createOrganization({ ctx, input }: { ctx: BaseContext; input: { name: string; plan?: string } }) {
   const name = typedName(input.name);
   if (name === undefined) throw validationFailed([invisibleIssue('name')]);
