@@ -32,7 +32,9 @@ import { createDemoOrganization, type DemoResult } from '../src/demo/create-demo
 import { authenticate } from '../src/domain/auth/tokens.ts';
 import type { Context } from '../src/domain/context.ts';
 import { listControls } from '../src/domain/controls/list.ts';
-import { ResultCache } from '../src/domain/result-cache.ts';
+import { NoResultCache } from '../src/domain/result-cache.ts';
+import { systemContext } from '../src/system-context.ts';
+import { openBlobStore } from '../src/storage/blobs/open.ts';
 import { runSequential, type SequentialResult } from './lib/sequential.ts';
 
 const { values } = parseArgs({
@@ -118,7 +120,7 @@ async function statementsOf(org: DemoResult, pathAndQuery: string): Promise<{ ht
 /** Statements of the verb alone: with nothing cached, then with the snapshot of the data version already loaded. */
 async function verbStatements(org: DemoResult, input: Parameters<typeof listControls>[0]['input']): Promise<[number, number]> {
   const actor = await authenticate({ ctx: system, input: { token: tokens.get(org) } });
-  const ctx: Context = { db: counted, region: config.region, now: Date.now, actor, cache: new ResultCache() };
+  const ctx: Context = { ...systemContext(config, { db: counted, blobs: openBlobStore(config), limiter: store }), actor };
   counter.count = 0;
   await listControls({ ctx, input });
   const cold = counter.count;
@@ -201,7 +203,7 @@ log(`  load average after the runs: ${os.loadavg().map((l) => l.toFixed(2)).join
 
 // Where a cold request's time goes: the verb alone (database reads and computation), in this thread.
 const actor = await authenticate({ ctx: system, input: { token: tokens.get(large) } });
-const ctx: Context = { db, region: config.region, now: Date.now, actor };
+const ctx: Context = { ...systemContext(config, { db, blobs: openBlobStore(config), limiter: store, cache: new NoResultCache() }), actor };
 const verbTimes: number[] = [];
 let result: unknown[] = [];
 for (let i = 0; i < 30; i++) {

@@ -13,6 +13,11 @@ import pg from 'pg';
 import { createDemoOrganization } from '../src/demo/create-demo-organization.ts';
 import { RESOURCES, scopesFor } from '../src/domain/auth/scopes.ts';
 import type { Context } from '../src/domain/context.ts';
+import { loadConfig } from '../src/config.ts';
+import { NoResultCache } from '../src/domain/result-cache.ts';
+import { systemContext } from '../src/system-context.ts';
+import { openBlobStore } from '../src/storage/blobs/open.ts';
+import { MemoryRateLimitStore } from '../src/storage/ratelimit/memory.ts';
 import { getEvidence } from '../src/domain/evidence/get.ts';
 import { EVIDENCE_OPTIONAL_FIELDS, listEvidence } from '../src/domain/evidence/list.ts';
 import { getPolicy } from '../src/domain/policies/get.ts';
@@ -52,14 +57,14 @@ async function measure<T>(run: () => Promise<T>): Promise<{ statements: number; 
 }
 
 const system = { db, region: 'us' as const, now: Date.now };
+// the verbs below see every load: nothing is cached
+const config = loadConfig({ LOG_LEVEL: 'silent' });
 console.log(`SQL statements per call (${db.dialect}; no result cache)`);
 console.log(`scale  ${'call'.padEnd(48)}  rows  statements      ms`);
 for (const scale of scales) {
   const demo = await createDemoOrganization(system, { scale, name: `Statements ${scale}` });
   const ctx: Context = {
-    db: countedDb,
-    region: 'us',
-    now: Date.now,
+    ...systemContext(config, { db: countedDb, blobs: openBlobStore(config), limiter: new MemoryRateLimitStore(), cache: new NoResultCache() }),
     actor: {
       organizationId: demo.organization.id,
       credentialId: 'bench',

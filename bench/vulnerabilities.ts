@@ -21,8 +21,8 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { createCredential } from '../src/domain/auth/credentials.ts';
-import { createOrganization } from '../src/domain/organizations/manage.ts';
+import { createCredential } from '../src/domain/auth/create-credential.ts';
+import { createOrganization } from '../src/domain/organizations/create.ts';
 import { makeCtx } from '../src/demo/context.ts';
 import { DEFAULT_DEMO_NOW, planFor } from '../src/demo/generate.ts';
 import { orgTag } from '../src/demo/random.ts';
@@ -121,7 +121,10 @@ const store = new MemoryRateLimitStore();
 const app = await buildApp(config, { db, rateLimitStore: store, logger: false });
 await app.listen({ host: '127.0.0.1', port: 0 });
 const port = (app.server.address() as { port: number }).port;
-const credential = await createCredential({ ctx: system, input: { organizationId, accessLevel: 'read_only', name: 'bench' } });
+const credential = await createCredential({
+  ctx: { ...system, actor: { type: 'cli', id: null, label: 'bench', ip: null, userAgent: null, organizationId } },
+  input: { accessLevel: 'read_only', name: 'bench' },
+});
 const tokenRes = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
   method: 'POST',
   headers: { 'content-type': 'application/json' },

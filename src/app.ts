@@ -3,8 +3,7 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Config } from './config.ts';
-import type { SystemContext } from './domain/context.ts';
-import { ResultCache } from './domain/result-cache.ts';
+import { systemContext } from './system-context.ts';
 import type { Db } from './storage/db/connect.ts';
 import type { RateLimitStore } from './storage/ratelimit/store.ts';
 import type { BlobStore } from './storage/blobs/store.ts';
@@ -72,18 +71,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const blobs = deps.blobs ?? openBlobStore(config);
   if (!deps.blobs) app.addHook('onClose', async () => blobs.close());
-  const system: SystemContext = {
-    db: deps.db,
-    region: config.region,
-    now: deps.now ?? Date.now,
-    cache: new ResultCache(),
-    blobs,
-    writeLeaseMs: config.writeLeaseMs,
-    maxActiveCredentialsPerOrg: config.maxActiveCredentialsPerOrg,
-    attachmentQuotaBytes: config.attachmentQuotaBytes,
-  };
+  const system = systemContext(config, { db: deps.db, blobs, limiter: deps.rateLimitStore, now: deps.now });
   const metrics = deps.metrics ?? createMetrics();
-  const store = deps.rateLimitStore;
   const usage = new UsageRecorder(deps.db, system.now);
   const usageTimer = setInterval(() => void usage.flush(), config.usageFlushIntervalMs);
   usageTimer.unref();
@@ -102,11 +91,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   registerAuth(app, {
     config,
     system,
-    store,
     onRejected: (limiter) => metrics.rateLimitRejections.inc({ limiter }),
     usage,
   });
-  registerConsoleSession(app, { config, system });
+  registerConsoleSession(app, { system });
 
   registerNulGuard(app);
   app.addSchema(ErrorBody);
@@ -146,7 +134,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (json.$id as string) || `def-${i}` },
   });
 
-  registerRoutes(app, { config, system, store, metrics, usage });
+  registerRoutes(app, { config, system, metrics, usage });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

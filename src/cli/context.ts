@@ -1,12 +1,12 @@
 // What every `cds` command runs with: the server's configuration (from the same environment) and
-// a system context on its database, migrated to the latest version first.
+// a base context on its database (the verbs `cds` calls need no cache, blob store or limiter), migrated to the latest version first.
 import { loadConfig, type Config } from '../config.ts';
-import type { SystemContext } from '../domain/context.ts';
+import type { BaseContext } from '../domain/context.ts';
 import { openDb } from '../storage/db/connect.ts';
 import { migrateToLatest } from '../storage/db/migrate.ts';
 
 export interface CliContext {
-  system: SystemContext;
+  system: BaseContext;
   config: Config;
 }
 
@@ -16,7 +16,7 @@ export async function withCliContext<T>(env: NodeJS.ProcessEnv, use: (ctx: CliCo
   const db = openDb({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath });
   try {
     await migrateToLatest(db);
-    const system: SystemContext = { db, region: config.region, now: Date.now, maxActiveCredentialsPerOrg: config.maxActiveCredentialsPerOrg };
+    const system: BaseContext = { db, region: config.region, now: Date.now, maxActiveCredentialsPerOrg: config.maxActiveCredentialsPerOrg };
     return await use({ system, config });
   } finally {
     await db.close();

@@ -1,11 +1,11 @@
 // `--org` (and `org update ORG`) take an organization's ID or its exact name. A value that is
 // neither is passed on as an ID, so the command reports it not found (exit 4) as it would an
 // unknown ID; a name several organizations share is a usage error listing their IDs.
-import type { SystemContext } from '../domain/context.ts';
-import { listOrganizations } from '../domain/organizations/manage.ts';
+import type { BaseContext } from '../domain/context.ts';
+import { listOrganizations } from '../domain/organizations/list.ts';
 import { UsageError } from './usage-error.ts';
 
-export async function organizationId(ctx: SystemContext, idOrName: string): Promise<string> {
+export async function organizationId(ctx: BaseContext, idOrName: string): Promise<string> {
   const organizations = await listOrganizations({ ctx });
   if (organizations.some((o) => o.id === idOrName)) return idOrName;
   const named = organizations.filter((o) => o.name === idOrName);

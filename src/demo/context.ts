@@ -2,7 +2,7 @@
 // ID and randomness sources, the row writer, and small helpers that attach people, entities,
 // tickets and risks to a record the same way everywhere.
 import type { Db } from '../storage/db/connect.ts';
-import { BulkWriter, type TableName } from '../storage/db/repositories/bulk-insert.ts';
+import { BulkWriter, type TableName } from '../storage/db/bulk-insert.ts';
 import type { SubjectType } from '../storage/db/schema.ts';
 import { IdFactory, type Rng, Seeder } from './random.ts';
 import { DAY_MS, TICKET_SOURCES } from '../domain/vocabulary.ts';

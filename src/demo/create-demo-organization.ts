@@ -1,12 +1,12 @@
 // `cds demo` and the first start of an empty embedded database: a demo organization with its
 // data, one credential of each access level and a console administrator.
-import type { SystemContext } from '../domain/context.ts';
-import { createOrganization } from '../domain/organizations/manage.ts';
-import { createCredential } from '../domain/auth/credentials.ts';
+import type { BaseContext } from '../domain/context.ts';
+import { createOrganization } from '../domain/organizations/create.ts';
+import { createCredential } from '../domain/auth/create-credential.ts';
 import { loadDemoData, type DemoSummary } from './generate.ts';
 import { progressBar } from './progress.ts';
 import { bumpDataVersion } from '../storage/db/repositories/organizations.ts';
-import { createAdmin } from '../domain/console/admins.ts';
+import { createAdmin } from '../domain/console/create-admin.ts';
 import { findAdminByEmail } from '../storage/db/repositories/admins.ts';
 import { randomBytes } from 'node:crypto';
 import { operatorActor } from '../operator-actor.ts';
@@ -20,7 +20,7 @@ export interface DemoResult {
 }
 
 export async function createDemoOrganization(
-  ctx: SystemContext,
+  ctx: BaseContext,
   options: { scale?: number; seed?: number; name?: string; progress?: boolean },
 ): Promise<DemoResult> {
   const organization = await createOrganization({ ctx, input: { name: options.name ?? 'Demo Organization' } });
@@ -32,14 +32,14 @@ export async function createDemoOrganization(
   });
   bar?.done();
   await bumpDataVersion(ctx.db.kysely, organization.id);
-  const actor = operatorActor('demo loader');
-  const readOnly = await createCredential({ ctx, input: { organizationId: organization.id, accessLevel: 'read_only', name: 'Demo Read Only' }, actor });
-  const readWrite = await createCredential({ ctx, input: { organizationId: organization.id, accessLevel: 'read_write', name: 'Demo Read & Write' }, actor });
+  const admin = { ...ctx, actor: { ...operatorActor('demo loader'), organizationId: organization.id } };
+  const readOnly = await createCredential({ ctx: admin, input: { accessLevel: 'read_only', name: 'Demo Read Only' } });
+  const readWrite = await createCredential({ ctx: admin, input: { accessLevel: 'read_write', name: 'Demo Read & Write' } });
   // Administrator emails are unique per deployment; a second demo organization gets a tagged one.
   let email = 'admin@demo.example';
   if (await findAdminByEmail(ctx.db.kysely, email)) email = `admin+${organization.id.slice(0, 8)}@demo.example`;
   const password = randomBytes(15).toString('base64url'); // 120 bits, 20 characters
-  await createAdmin({ ctx, input: { organizationId: organization.id, email, password }, actor });
+  await createAdmin({ ctx: admin, input: { email, password } });
   return {
     organization: { id: organization.id, name: organization.name },
     summary,

@@ -1,25 +1,59 @@
-// What every domain verb receives besides its input. Built per request by the HTTP layer, or once
-// by the CLI; tests build it directly.
+// What every domain verb receives besides its input. Built once by the app (app.ts) and per
+// request from it, or once by the CLI; tests build it directly. Settings a verb needs (the cursor
+// secret, token lifetime, console sessions, the rate limiter) are here, never extra arguments.
 import type { Region } from '../config.ts';
 import type { Db } from '../storage/db/connect.ts';
 import type { Actor } from './auth/scopes.ts';
 import type { ResultCache } from './result-cache.ts';
 import type { BlobStore } from '../storage/blobs/store.ts';
+import type { RateLimitStore } from '../storage/ratelimit/store.ts';
+import type { SessionSettings } from './console/session.ts';
+import type { AuditActor } from './console/audit.ts';
 
-export interface SystemContext {
+/**
+ * The database, the region this deployment serves and the clock: all that the verbs managing
+ * organizations, credentials and administrators need, so the CLI and tests build it in one line.
+ */
+export interface BaseContext {
   db: Db;
   region: Region;
   now: () => number;
-  /** results keyed by organization data version; absent in the CLI */
-  cache?: ResultCache;
-  /** where uploaded files go; absent in the CLI, which uploads nothing */
-  blobs?: BlobStore;
-  /** see Config.writeLeaseMs; default 150 s */
-  writeLeaseMs?: number;
   /** see Config.maxActiveCredentialsPerOrg; default DEFAULT_MAX_ACTIVE_CREDENTIALS (config.ts) */
   maxActiveCredentialsPerOrg?: number;
+}
+
+/** What the server's verbs receive: the base plus the shared services and settings. */
+export interface SystemContext extends BaseContext {
+  /** results keyed by organization data version */
+  cache: ResultCache;
+  /** where uploaded files go */
+  blobs: BlobStore;
+  /** the rate-limit store (console sign-in attempts) */
+  limiter: RateLimitStore;
+  /** see Config.cursorSecret; absent: the key kept in the database (domain/cursor.ts) */
+  cursorSecret?: string;
+  /** see Config.tokenTtlSec */
+  tokenTtlSec: number;
+  /** console session lifetimes and the sign-in limit (Config.console) */
+  session: SessionSettings;
+  /** see Config.writeLeaseMs; default 150 s */
+  writeLeaseMs?: number;
   /** see Config.attachmentQuotaBytes; default DEFAULT_ATTACHMENT_QUOTA_BYTES */
   attachmentQuotaBytes?: number;
+}
+
+/**
+ * Who administers an organization: a console administrator (from the session cookie) or an
+ * operator running `cds` for the organization named with --org. The organization a console or
+ * admin verb acts on is always this one; the actor is also what the audit log records.
+ */
+export interface AdminActor extends AuditActor {
+  organizationId: string;
+}
+
+/** What the console and admin verbs receive. */
+export interface AdminContext extends BaseContext {
+  actor: AdminActor;
 }
 
 /** A request made by an authenticated API credential. */

@@ -9,7 +9,7 @@
 // same cursors and a restart does not invalidate them.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../storage/db/connect.ts';
-import { loadOrCreateServiceSecret } from '../storage/db/repositories/vulnerabilities.ts';
+import { loadOrCreateServiceSecret } from '../storage/db/repositories/service-secrets.ts';
 
 const VERSION = 'c1';
 const SECRET_NAME = 'cursor_hmac_key';

@@ -63,6 +63,13 @@ export class ResultCache {
   }
 }
 
+/** A cache that keeps nothing: every call computes (tests and benchmarks that must see each write). */
+export class NoResultCache extends ResultCache {
+  override async getOrCompute<T>(_key: string, compute: () => Promise<T>): Promise<T> {
+    return compute();
+  }
+}
+
 /** Canonical JSON value: object keys sorted, undefined dropped, arrays sorted and de-duplicated (their order never changes an answer). */
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) {
@@ -91,15 +98,14 @@ export function orgResultKey(organizationId: string, dataVersion: number, verb: 
 
 /** Minimal view of a request context, to keep this module free of the domain's other types. */
 interface CachingContext {
-  cache?: ResultCache;
+  cache: ResultCache;
   actor: { organizationId: string; dataVersion: number };
 }
 
 /**
  * The result of `compute`, shared by every request of the organization at the same data version
- * with the same (canonical) input. Without a cache (the CLI) it simply computes.
+ * with the same (canonical) input.
  */
 export function cachedResult<T>(ctx: CachingContext, verb: string, input: object, compute: () => Promise<T>): Promise<T> {
-  if (!ctx.cache) return compute();
   return ctx.cache.getOrCompute(orgResultKey(ctx.actor.organizationId, ctx.actor.dataVersion, verb, input), compute);
 }

@@ -10,7 +10,7 @@ import { openDb, type Db } from '../../src/storage/db/connect.ts';
 import { migrateToLatest } from '../../src/storage/db/migrate.ts';
 import {
   BIND_PARAMETER_LIMITS, bulkInsert, rowsPerStatement,
-} from '../../src/storage/db/repositories/bulk-insert.ts';
+} from '../../src/storage/db/bulk-insert.ts';
 import { loadDemoData, planFor, type DemoSummary } from '../../src/demo/generate.ts';
 import {
   EVIDENCE_STATUSES, FUNCTION_GROUPINGS, POLICY_STATUSES, SEVERITIES, TEST_RESOURCE_STATUSES, TEST_STATUSES,

@@ -7,9 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { api, createOrgWithCredential, getToken, startServer, type TestServer } from '../harness/server.ts';
-import { createAdmin } from '../../src/domain/console/admins.ts';
-import { createCredential } from '../../src/domain/auth/credentials.ts';
+import { api, createAdminFor, createOrgWithCredential, getToken, insertCredentialFixture, startServer, type TestServer } from '../harness/server.ts';
 import { loadDemoData } from '../../src/demo/generate.ts';
 import { bumpDataVersion } from '../../src/storage/db/repositories/organizations.ts';
 import { CHROMIUM, launchChromium } from '../harness/browser.ts';
@@ -33,7 +31,7 @@ describe('developer console in Chromium', { skip }, () => {
     organizationId = org.organizationId;
     await loadDemoData(server.database.db, organizationId, { scale: 1 });
     await bumpDataVersion(server.database.db.kysely, organizationId);
-    await createAdmin({
+    await createAdminFor({
       ctx: server.system,
       input: { organizationId, email: EMAIL, password: PASSWORD },
       actor: { type: 'cli', id: null, label: 'e2e setup', ip: null, userAgent: null },
@@ -210,7 +208,7 @@ describe('developer console in Chromium', { skip }, () => {
     await page.getByRole('link', { name: 'Compliance overview' }).click();
     await heading('Compliance overview').waitFor();
     // Read /v1 with a credential of the same organization made outside the browser.
-    const c = await createCredential({ ctx: server.system, input: { organizationId, accessLevel: 'read_only', name: 'comparison' } });
+    const c = await insertCredentialFixture({ ctx: server.system, input: { organizationId, accessLevel: 'read_only', name: 'comparison' } });
     const v1 = await api(server.url, '/v1/frameworks', await getToken(server.url, c));
     for (const framework of v1.body.data) {
       const card = page.getByRole('region', { name: framework.frameworkName });

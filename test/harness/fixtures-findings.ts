@@ -4,7 +4,7 @@
 import { bumpingDataVersion } from './fixtures.ts';
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/storage/db/connect.ts';
-import { bulkInsert } from '../../src/storage/db/repositories/bulk-insert.ts';
+import { bulkInsert } from '../../src/storage/db/bulk-insert.ts';
 import type { SubjectType } from '../../src/storage/db/schema.ts';
 
 export const T0 = Date.UTC(2026, 0, 1);

@@ -5,9 +5,18 @@ import { buildApp } from '../../src/app.ts';
 import { buildOpsApp } from '../../src/http/ops-server.ts';
 import { createMetrics } from '../../src/http/plugins/metrics.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import type { SystemContext } from '../../src/domain/context.ts';
-import { createOrganization } from '../../src/domain/organizations/manage.ts';
-import { createCredential } from '../../src/domain/auth/credentials.ts';
+import type { BaseContext, SystemContext } from '../../src/domain/context.ts';
+import { NoResultCache } from '../../src/domain/result-cache.ts';
+import { systemContext } from '../../src/system-context.ts';
+import { openBlobStore } from '../../src/storage/blobs/open.ts';
+import { createOrganization } from '../../src/domain/organizations/create.ts';
+import { randomUUID } from 'node:crypto';
+import { credentialView, type CredentialView } from '../../src/domain/auth/credential-view.ts';
+import { hashSecret, newClientId, newClientSecret } from '../../src/domain/auth/secrets.ts';
+import { insertCredential, type CredentialRecord } from '../../src/storage/db/repositories/credentials.ts';
+import { createAdmin } from '../../src/domain/console/create-admin.ts';
+import type { AdminView } from '../../src/domain/console/admin-view.ts';
+import type { AuditActor } from '../../src/domain/console/audit.ts';
 import type { DialectName } from '../../src/storage/db/connect.ts';
 import { createTestDatabase, createTestStore, type TestDatabase, type TestStore } from './engines.ts';
 
@@ -19,6 +28,7 @@ export interface TestServer {
   config: Config;
   database: TestDatabase;
   testStore: TestStore;
+  /** the app's settings and stores, without a result cache: verbs called directly see every write */
   system: SystemContext;
   close(): Promise<void>;
 }
@@ -39,7 +49,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const config = loadConfig({ ...database.env, ...testStore.env, LOG_LEVEL: 'silent', ...options.env });
   const now = options.now ?? Date.now;
   const metrics = createMetrics();
-  const app = await buildApp(config, { db: database.db, rateLimitStore: testStore.store, now, logger: false, metrics });
+  const blobs = openBlobStore(config);
+  const app = await buildApp(config, { db: database.db, rateLimitStore: testStore.store, blobs, now, logger: false, metrics });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const ops = await buildOpsApp({ db: database.db, store: testStore.store, metrics });
   const opsUrl = await ops.listen({ host: '127.0.0.1', port: 0 });
@@ -53,10 +64,11 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     config,
     database,
     testStore,
-    system: { db: database.db, region: config.region, now },
+    system: systemContext(config, { db: database.db, blobs, limiter: testStore.store, now, cache: new NoResultCache() }),
     close: async () => {
       await ops.close();
       await app.close();
+      await blobs.close();
       if (ownsStore) await testStore.store.close();
       if (ownsDatabase) await database.drop();
     },
@@ -71,16 +83,60 @@ export interface Client {
 }
 
 export async function createOrgWithCredential(
-  system: SystemContext,
+  system: BaseContext,
   options: { accessLevel?: 'read_only' | 'read_write'; plan?: string; name?: string } = {},
 ): Promise<Client> {
   const org = await createOrganization({ ctx: system, input: { name: options.name ?? 'Test Org', plan: options.plan } });
   return addCredential(system, org.id, options.accessLevel ?? 'read_only');
 }
 
-export async function addCredential(system: SystemContext, organizationId: string, accessLevel: 'read_only' | 'read_write' = 'read_only'): Promise<Client> {
-  const c = await createCredential({ ctx: system, input: { organizationId, accessLevel } });
+export async function addCredential(system: BaseContext, organizationId: string, accessLevel: 'read_only' | 'read_write' = 'read_only'): Promise<Client> {
+  const c = await insertCredentialFixture({ ctx: system, input: { organizationId, accessLevel } });
   return { clientId: c.clientId, clientSecret: c.clientSecret, credentialId: c.id, organizationId };
+}
+
+/**
+ * A credential as createCredential makes it (same default name, secret and region), stored
+ * without an audit entry: setting up a test is not an administrator's action, and tests read the
+ * audit log expecting only theirs.
+ */
+export async function insertCredentialFixture({
+  ctx,
+  input,
+}: {
+  ctx: BaseContext;
+  input: { organizationId: string; accessLevel: 'read_only' | 'read_write'; name?: string };
+}): Promise<CredentialView & { clientSecret: string }> {
+  const now = ctx.now();
+  const clientSecret = newClientSecret();
+  const record: CredentialRecord = {
+    id: randomUUID(),
+    organizationId: input.organizationId,
+    name: input.name || (input.accessLevel === 'read_only' ? 'Read Only' : 'Read & Write'),
+    clientId: newClientId(),
+    secretHash: hashSecret(clientSecret),
+    accessLevel: input.accessLevel,
+    region: ctx.region,
+    createdAt: now,
+    accessLevelChangedAt: now,
+    revokedAt: null,
+    lastUsedAt: null,
+  };
+  await insertCredential(ctx.db.kysely, record);
+  return { ...credentialView(record), clientSecret };
+}
+
+/** createAdmin for `organizationId`, acting as `actor` (an operator, as `cds admin create` does). */
+export function createAdminFor({
+  ctx,
+  input,
+  actor,
+}: {
+  ctx: BaseContext;
+  input: { organizationId: string; email: string; password: string };
+  actor: AuditActor;
+}): Promise<AdminView> {
+  return createAdmin({ ctx: { ...ctx, actor: { ...actor, organizationId: input.organizationId } }, input: { email: input.email, password: input.password } });
 }
 
 export async function requestToken(url: string, client: Pick<Client, 'clientId' | 'clientSecret'>) {

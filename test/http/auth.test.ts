@@ -6,9 +6,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { dialects } from '../harness/engines.ts';
 import { addCredential, api, createOrgWithCredential, getToken, requestToken, startServer, type Client, type TestServer } from '../harness/server.ts';
-import { changeCredentialAccess, revokeCredential } from '../../src/domain/auth/credentials.ts';
+import { changeCredentialAccess } from '../../src/domain/auth/change-credential-access.ts';
+import { revokeCredential } from '../../src/domain/auth/revoke-credential.ts';
 import { hashSecret, newAccessToken } from '../../src/domain/auth/secrets.ts';
-import { updateOrganizationPlan } from '../../src/domain/organizations/manage.ts';
+import { updateOrganizationPlan } from '../../src/domain/organizations/update-plan.ts';
 import { insertAccessToken } from '../../src/storage/db/repositories/access-tokens.ts';
 import type { Db } from '../../src/storage/db/connect.ts';
 

@@ -5,8 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects, stores } from '../harness/engines.ts';
-import { api, createOrgWithCredential, getToken, startServer, type Client, type TestServer } from '../harness/server.ts';
-import { createAdmin } from '../../src/domain/console/admins.ts';
+import { api, createAdminFor, createOrgWithCredential, getToken, startServer, type Client, type TestServer } from '../harness/server.ts';
 import { loadDemoData } from '../../src/demo/generate.ts';
 import { bumpDataVersion } from '../../src/storage/db/repositories/organizations.ts';
 import type { SystemContext } from '../../src/domain/context.ts';
@@ -23,7 +22,7 @@ interface Signed {
 }
 
 async function addAdmin(system: SystemContext, organizationId: string, email: string) {
-  return createAdmin({ ctx: system, input: { organizationId, email, password: PASSWORD }, actor: cli });
+  return createAdminFor({ ctx: system, input: { organizationId, email, password: PASSWORD }, actor: cli });
 }
 
 function signInRaw(url: string, email: string, password: string, headers: Record<string, string> = {}) {

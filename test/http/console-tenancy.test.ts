@@ -4,10 +4,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../harness/engines.ts';
-import { api, createOrgWithCredential, getToken, startServer, type TestServer } from '../harness/server.ts';
+import { api, createAdminFor, createOrgWithCredential, getToken, startServer, type TestServer } from '../harness/server.ts';
 import { runCli } from '../harness/process.ts';
-import { createAdmin } from '../../src/domain/console/admins.ts';
-import { createOrganization } from '../../src/domain/organizations/manage.ts';
+import { createOrganization } from '../../src/domain/organizations/create.ts';
 import type { SystemContext } from '../../src/domain/context.ts';
 
 const PASSWORD = 'correct horse battery staple';
@@ -43,7 +42,7 @@ const createViaConsole = (url: string, s: Signed, name: string) =>
 
 async function orgWithAdmin(system: SystemContext, name: string, email: string) {
   const org = await createOrganization({ ctx: system, input: { name } });
-  await createAdmin({ ctx: system, input: { organizationId: org.id, email, password: PASSWORD }, actor: cli });
+  await createAdminFor({ ctx: system, input: { organizationId: org.id, email, password: PASSWORD }, actor: cli });
   return org;
 }
 

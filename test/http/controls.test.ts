@@ -12,7 +12,7 @@ import { loadComplianceGraph, loadControlNodes } from '../harness/compliance.ts'
 import { controlCompliance } from '../../src/domain/compliance/rules.ts';
 import { controlsSnapshot, complianceGraph } from '../../src/domain/controls/snapshot.ts';
 import { CONTROL_OPTIONAL_FIELDS } from '../../src/domain/controls/list.ts';
-import { updateOrganizationPlan } from '../../src/domain/organizations/manage.ts';
+import { updateOrganizationPlan } from '../../src/domain/organizations/update-plan.ts';
 
 const env = { RATE_LIMIT_MAX: '100000' };
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';

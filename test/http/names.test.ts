@@ -6,10 +6,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase, dialects, type TestDatabase } from '../harness/engines.ts';
 import { runCli } from '../harness/process.ts';
-import { api, createOrgWithCredential, getToken, startServer, type Client, type TestServer } from '../harness/server.ts';
+import { api, createAdminFor, createOrgWithCredential, getToken, startServer, type Client, type TestServer } from '../harness/server.ts';
 import { artifactFixtures } from '../harness/fixtures-artifacts.ts';
-import { createAdmin } from '../../src/domain/console/admins.ts';
-import { createOrganization } from '../../src/domain/organizations/manage.ts';
+import { createOrganization } from '../../src/domain/organizations/create.ts';
 
 type Res = Awaited<ReturnType<typeof api>>;
 const show = (res: Res) => `${res.status} ${JSON.stringify(res.body)}`;
@@ -99,7 +98,7 @@ for (const dialect of dialects) {
 
       before(async () => {
         const email = `admin-${newKey()}@example.com`;
-        await createAdmin({
+        await createAdminFor({
           ctx: server.system,
           input: { organizationId: client.organizationId, email, password: PASSWORD },
           actor: { type: 'cli', id: null, label: 'test', ip: null, userAgent: null },

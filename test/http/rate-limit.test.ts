@@ -1,7 +1,7 @@
 // Rate limiting of /v1 on every rate-limit store: 50 requests per fixed 60 s window per
 // credential, shared by all its tokens (and all nodes), errors included; the rate-limit headers;
 // and the per-address limit on requests that fail authentication.
-import { revokeCredential } from '../../src/domain/auth/credentials.ts';
+import { revokeCredential } from '../../src/domain/auth/revoke-credential.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestStore, stores, type TestStore } from '../harness/engines.ts';

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects, stores } from '../harness/engines.ts';
 import { addCredential, createOrgWithCredential, requestToken, startServer, type Client, type TestServer } from '../harness/server.ts';
-import { revokeCredential } from '../../src/domain/auth/credentials.ts';
+import { revokeCredential } from '../../src/domain/auth/revoke-credential.ts';
 import { hashSecret } from '../../src/domain/auth/secrets.ts';
 
 const READ_SCOPES = ['framework:read', 'control:read', 'policy:read', 'evidence:read', 'test:read', 'vulnerability:read'];

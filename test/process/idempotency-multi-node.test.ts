@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createTestDatabase, createTestStore, dialects, type TestDatabase, type TestStore } from '../harness/engines.ts';
 import { startServerProcess, type ServerProcess } from '../harness/process.ts';
 import { api, createOrgWithCredential, getToken } from '../harness/server.ts';
-import type { SystemContext } from '../../src/domain/context.ts';
+import type { BaseContext } from '../../src/domain/context.ts';
 
 const REQUESTS = 20;
 
@@ -25,7 +25,7 @@ for (const dialect of dialects) {
     let database: TestDatabase;
     let testStore: TestStore;
     let nodes: ServerProcess[] = [];
-    let system: SystemContext;
+    let system: BaseContext;
 
     before(async () => {
       database = await createTestDatabase(dialect);

@@ -7,7 +7,7 @@ import net from 'node:net';
 import { createTestDatabase, createTestStore, type TestDatabase, type TestStore } from '../harness/engines.ts';
 import { runCli, startServerProcess, type ServerProcess } from '../harness/process.ts';
 import { addCredential, api, createOrgWithCredential, getToken, requestToken } from '../harness/server.ts';
-import type { SystemContext } from '../../src/domain/context.ts';
+import type { BaseContext } from '../../src/domain/context.ts';
 
 const enabled = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
 
@@ -19,7 +19,7 @@ describe(
     let testStore: TestStore;
     let a: ServerProcess;
     let b: ServerProcess;
-    let system: SystemContext;
+    let system: BaseContext;
 
     before(async () => {
       database = await createTestDatabase('postgres');

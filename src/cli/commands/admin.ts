@@ -1,6 +1,7 @@
 // `cds admin`: console administrators. The first administrator of an organization is created
 // here; the password is prompted for (or read from stdin), never taken as an argument.
-import { createAdmin, listAdmins } from '../../domain/console/admins.ts';
+import { createAdmin } from '../../domain/console/create-admin.ts';
+import { listAdmins } from '../../domain/console/list-admins.ts';
 import { operatorActor } from '../../operator-actor.ts';
 import { JSON_OPTION, ORG_OPTION, type Command } from '../command.ts';
 import { organizationId } from '../organization-id.ts';
@@ -21,7 +22,7 @@ export const adminCommands: Command[] = [
     async run({ system: ctx }, { values }, io) {
       const id = await organizationId(ctx, values.org as string);
       const password = await readNewPassword();
-      const admin = await createAdmin({ ctx, input: { organizationId: id, email: values.email as string, password }, actor: operatorActor('cds admin create') });
+      const admin = await createAdmin({ ctx: { ...ctx, actor: { ...operatorActor('cds admin create'), organizationId: id } }, input: { email: values.email as string, password } });
       io.out(values.json ? JSON.stringify(admin) : `Created administrator ${admin.email} (${admin.id}) for organization ${admin.organizationId}.`);
     },
   },
@@ -31,7 +32,7 @@ export const adminCommands: Command[] = [
     summary: 'list console administrators (no password hashes)',
     options: { org: ORG_OPTION, json: JSON_OPTION },
     async run({ system: ctx }, { values }, io) {
-      const admins = await listAdmins({ ctx, input: { organizationId: await organizationId(ctx, values.org as string) } });
+      const admins = await listAdmins({ ctx: { ...ctx, actor: { ...operatorActor('cds admin list'), organizationId: await organizationId(ctx, values.org as string) } } });
       if (values.json) io.out(JSON.stringify(admins));
       else io.out(table(['ID', 'EMAIL', 'CREATED', 'LAST SIGN-IN'], admins.map((a) => [a.id, a.email, dateCell(a.createdAt), dateCell(a.lastSignInAt)])));
     },

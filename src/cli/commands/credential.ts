@@ -1,5 +1,7 @@
 // `cds credential`: API credentials (client ID and secret) of an organization.
-import { createCredential, listCredentials, revokeCredential } from '../../domain/auth/credentials.ts';
+import { createCredential } from '../../domain/auth/create-credential.ts';
+import { listCredentials } from '../../domain/auth/list-credentials.ts';
+import { revokeCredential } from '../../domain/auth/revoke-credential.ts';
 import { operatorActor } from '../../operator-actor.ts';
 import { JSON_OPTION, ORG_OPTION, type Command } from '../command.ts';
 import { organizationId } from '../organization-id.ts';
@@ -17,8 +19,8 @@ export const credentialCommands: Command[] = [
       json: { type: 'boolean', help: 'print {"id","clientId","clientSecret","accessLevel","organizationId"}' },
     },
     async run({ system: ctx }, { values }, io) {
-      const input = { organizationId: await organizationId(ctx, values.org as string), accessLevel: values.access as string, name: values.name as string | undefined };
-      const c = await createCredential({ ctx, input, actor: operatorActor('cds credential create') });
+      const actor = { ...operatorActor('cds credential create'), organizationId: await organizationId(ctx, values.org as string) };
+      const c = await createCredential({ ctx: { ...ctx, actor }, input: { accessLevel: values.access as string, name: values.name as string | undefined } });
       if (values.json) {
         const { id, clientId, clientSecret, accessLevel, organizationId } = c;
         io.out(JSON.stringify({ id, clientId, clientSecret, accessLevel, organizationId }));
@@ -40,7 +42,7 @@ export const credentialCommands: Command[] = [
     summary: 'list credentials (never their secrets)',
     options: { org: ORG_OPTION, json: JSON_OPTION },
     async run({ system: ctx }, { values }, io) {
-      const list = await listCredentials({ ctx, input: { organizationId: await organizationId(ctx, values.org as string) } });
+      const list = await listCredentials({ ctx: { ...ctx, actor: { ...operatorActor('cds credential list'), organizationId: await organizationId(ctx, values.org as string) } } });
       if (values.json) io.out(JSON.stringify(list));
       else {
         io.out(
@@ -59,7 +61,7 @@ export const credentialCommands: Command[] = [
     argument: 'ID',
     options: { json: JSON_OPTION },
     async run({ system: ctx }, { values, argument }, io) {
-      const c = await revokeCredential({ ctx, input: { credentialId: argument! }, actor: operatorActor('cds credential revoke') });
+      const c = await revokeCredential({ ctx: { ...ctx, actor: operatorActor('cds credential revoke') }, input: { credentialId: argument! } });
       io.out(values.json ? JSON.stringify(c) : `Credential ${c.id} revoked; its tokens stop working at once.`);
     },
   },

@@ -1,5 +1,7 @@
 // `cds org`: organizations of this deployment and their plans.
-import { createOrganization, listOrganizations, updateOrganizationPlan } from '../../domain/organizations/manage.ts';
+import { createOrganization } from '../../domain/organizations/create.ts';
+import { listOrganizations } from '../../domain/organizations/list.ts';
+import { updateOrganizationPlan } from '../../domain/organizations/update-plan.ts';
 import { JSON_OPTION, type Command } from '../command.ts';
 import { organizationId } from '../organization-id.ts';
 import { table } from '../table.ts';

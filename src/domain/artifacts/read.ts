@@ -4,6 +4,7 @@
 import type { Context } from '../context.ts';
 import type { CommonListFields, CommonMappings, CommonOptionalFields, FileEntry, GapStatus } from './schema.ts';
 import type { Ticket } from '../shared-schema.ts';
+import { setPresent } from '../set-present.ts';
 import type { ArtifactCommon, ArtifactFilter, ArtifactKind } from '../../storage/db/repositories/artifacts.ts';
 import {
   countTickets,
@@ -123,11 +124,6 @@ export type CommonOptionalField = (typeof COMMON_OPTIONAL_FIELDS)[number];
 /** A person stamp, or undefined when nobody (or an unknown person) is recorded. */
 export const stamp = (links: ArtifactLinks, personId: string | null): PersonStamp | undefined =>
   personId === null ? undefined : links.people.get(personId);
-
-/** Assigns `value` to `target[key]` unless it is null or undefined (such fields are left out). */
-export function setPresent<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | null | undefined): void {
-  if (value !== null && value !== undefined) target[key] = value;
-}
 
 export function commonOptionalFields(row: ArtifactCommon, links: ArtifactLinks, fields: ReadonlySet<string>): CommonOptionalFields {
   const out: CommonOptionalFields = {};

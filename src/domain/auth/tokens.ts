@@ -1,6 +1,6 @@
 // The client-credentials grant and bearer-token checks.
 import { randomUUID } from 'node:crypto';
-import type { SystemContext } from '../context.ts';
+import type { BaseContext, SystemContext } from '../context.ts';
 import { OAuthError, ServiceError } from '../errors.ts';
 import type { TokenResponse } from './schema.ts';
 import { scopesFor, type AccessLevel, type Actor } from './scopes.ts';
@@ -44,7 +44,7 @@ export async function authenticateClient({
   ctx,
   input,
 }: {
-  ctx: SystemContext;
+  ctx: BaseContext;
   input: { clientId: string; clientSecret: string };
 }): Promise<CredentialRecord> {
   const invalid = () => new OAuthError('invalid_client', 'Client authentication failed.');
@@ -60,13 +60,8 @@ export async function authenticateClient({
 }
 
 /** Issues an access token to an authenticated credential. */
-export async function issueToken({
-  ctx,
-  credential,
-}: {
-  ctx: SystemContext & { tokenTtlSec: number };
-  credential: CredentialRecord;
-}): Promise<TokenResponse> {
+export async function issueToken({ ctx, input }: { ctx: SystemContext; input: { credential: CredentialRecord } }): Promise<TokenResponse> {
+  const { credential } = input;
   const now = ctx.now();
   const accessToken = newAccessToken();
   const scopes = scopesFor(credential.accessLevel as AccessLevel).join(' ');
@@ -96,7 +91,7 @@ export function bearerToken(header: string | undefined): string | undefined {
  * Resolves a bearer token to the actor it speaks for, re-reading the credential on every call so
  * that revocation and access changes take effect at once on every node.
  */
-export async function authenticate({ ctx, input }: { ctx: SystemContext; input: { token: string | undefined } }): Promise<Actor> {
+export async function authenticate({ ctx, input }: { ctx: BaseContext; input: { token: string | undefined } }): Promise<Actor> {
   const unauthorized = () => new ServiceError('unauthorized', 'The bearer token is missing, malformed or invalid.');
   if (!input.token) throw unauthorized();
   const grant = await findGrantByTokenHash(ctx.db.kysely, hashSecret(input.token));

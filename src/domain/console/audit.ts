@@ -2,7 +2,7 @@
 // Entries are written in the same transaction as the change they describe, so the log never
 // misses a change that happened and never records one that did not.
 import type { Kysely } from 'kysely';
-import type { SystemContext } from '../context.ts';
+import type { AdminContext } from '../context.ts';
 import { validationFailed } from '../errors.ts';
 import { sortableId } from './sortable-id.ts';
 import type { Database } from '../../storage/db/schema.ts';
@@ -88,11 +88,11 @@ export async function listAuditLog({
   ctx,
   input,
 }: {
-  ctx: SystemContext;
-  input: { organizationId: string; limit: number; cursor?: string };
+  ctx: AdminContext;
+  input: { limit: number; cursor?: string };
 }): Promise<{ entries: AuditView[]; nextCursor: string | null }> {
   const before = input.cursor ? decodeCursor(input.cursor) : undefined;
-  const rows = await listAuditEntries(ctx.db.kysely, input.organizationId, { limit: input.limit + 1, before });
+  const rows = await listAuditEntries(ctx.db.kysely, ctx.actor.organizationId, { limit: input.limit + 1, before });
   const page = rows.slice(0, input.limit);
   return { entries: page.map(view), nextCursor: rows.length > input.limit ? encodeCursor(page[page.length - 1]) : null };
 }

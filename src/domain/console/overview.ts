@@ -1,6 +1,6 @@
 // The console's compliance overview: GET /v1/frameworks's own verb, run for the administrator's
 // organization with every read scope, so the console and the API can never disagree.
-import type { SystemContext } from '../context.ts';
+import type { AdminActor, SystemContext } from '../context.ts';
 import { scopesFor } from '../auth/scopes.ts';
 import { listFrameworks } from '../frameworks/list.ts';
 import { notFound } from '../errors.ts';
@@ -9,19 +9,18 @@ import { findOrganizationState } from '../../storage/db/repositories/organizatio
 
 export async function complianceOverview({
   ctx,
-  input,
 }: {
-  ctx: SystemContext;
-  input: { organizationId: string; adminId: string };
+  ctx: SystemContext & { actor: AdminActor };
 }): Promise<{ frameworks: Array<{ frameworkId: string; frameworkName: string; complianceProgress: FrameworkProgress }> }> {
-  const org = await findOrganizationState(ctx.db.kysely, input.organizationId);
+  const admin = ctx.actor;
+  const org = await findOrganizationState(ctx.db.kysely, admin.organizationId);
   if (!org) throw notFound('Organization');
   const frameworks = await listFrameworks({
     ctx: {
       ...ctx,
       actor: {
-        organizationId: input.organizationId,
-        credentialId: `console:${input.adminId}`,
+        organizationId: admin.organizationId,
+        credentialId: `console:${admin.id}`,
         scopes: new Set(scopesFor('read_only')),
         plan: new Set(org.plan),
         dataVersion: org.dataVersion,

@@ -2,7 +2,7 @@
 // request, so it must not cost a database write each time: each node keeps its counts in memory
 // and adds them to the hourly rows every few seconds (and when it shuts down). A crash loses at
 // most one interval of counts; these are statistics, not records anyone acknowledged.
-import type { SystemContext } from '../context.ts';
+import type { AdminContext } from '../context.ts';
 import type { Db } from '../../storage/db/connect.ts';
 import { addUsage, listUsage, type UsageDelta } from '../../storage/db/repositories/credential-usage.ts';
 import { listCredentials } from '../../storage/db/repositories/credentials.ts';
@@ -75,23 +75,18 @@ export interface UsageReport {
   }>;
 }
 
-/** The last 24 hourly buckets (the current hour last) of every credential of the organization. */
-export async function usageReport({
-  ctx,
-  input,
-  recorder,
-}: {
-  ctx: SystemContext;
-  input: { organizationId: string };
-  recorder?: UsageRecorder;
-}): Promise<UsageReport> {
-  await recorder?.flush();
+/**
+ * The last 24 hourly buckets (the current hour last) of every credential of the actor's
+ * organization, as stored: flush the process's UsageRecorder first to include its pending counts.
+ */
+export async function usageReport({ ctx }: { ctx: AdminContext }): Promise<UsageReport> {
+  const organizationId = ctx.actor.organizationId;
   const now = ctx.now();
   const current = now - (now % USAGE_BUCKET_MS);
   const from = current - (USAGE_BUCKETS - 1) * USAGE_BUCKET_MS;
   const [creds, rows] = await Promise.all([
-    listCredentials(ctx.db.kysely, input.organizationId),
-    listUsage(ctx.db.kysely, input.organizationId, from),
+    listCredentials(ctx.db.kysely, organizationId),
+    listUsage(ctx.db.kysely, organizationId, from),
   ]);
   const byKey = new Map(rows.map((r) => [`${r.credentialId}|${r.bucketStart}`, r]));
   return {

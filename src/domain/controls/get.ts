@@ -18,8 +18,9 @@ import {
   type ComplianceGraph,
   type ControlNode,
 } from '../compliance/rules.ts';
-import { controlListItem, setPresent } from './list.ts';
+import { controlListItem } from './list.ts';
 import type { ControlDetail, MappedArtifact } from './schema.ts';
+import { setPresent } from '../set-present.ts';
 import { byNameThenId } from './snapshot.ts';
 import {
   findControl,

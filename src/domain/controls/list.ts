@@ -7,6 +7,7 @@
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { cachedResult } from '../result-cache.ts';
+import { setPresent } from '../set-present.ts';
 import { controlCompliance, type ComplianceGraph, type ControlNode, type ControlStatus } from '../compliance/rules.ts';
 import { byNameThenId, complianceGraph, controlsSnapshot, type ControlsSnapshot } from './snapshot.ts';
 import { findControlIds, type ControlRow, type ControlScope, type FunctionGrouping } from '../../storage/db/repositories/controls.ts';
@@ -57,11 +58,6 @@ export function controlListItem(
     assignees: links.assignees.get(row.id) ?? [],
     entities: links.entities.get(row.id) ?? [],
   };
-}
-
-/** Sets `key` only when the value exists: fields without a value are left out of the object. */
-export function setPresent<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | null | undefined): void {
-  if (value !== null && value !== undefined) target[key] = value;
 }
 
 function mappedToAny(node: ControlNode, frameworkIds: ReadonlySet<string>): boolean {

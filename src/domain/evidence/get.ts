@@ -2,6 +2,7 @@
 // mappings, authorship and revision request, plus the expansions asked for (mapped tests, gaps,
 // attachments, tickets).
 import { cachedResult } from '../result-cache.ts';
+import { setPresent } from '../set-present.ts';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound } from '../errors.ts';
@@ -10,7 +11,6 @@ import {
   commonOptionalFields,
   fileEntry,
   loadLinks,
-  setPresent,
   stamp,
   ticketsOf,
 } from '../artifacts/read.ts';

@@ -1,6 +1,7 @@
 // GET /v1/evidence (and its alias /v1/evidences): the caller's evidence records matching the
 // filters, with the fields asked for.
 import { cachedResult } from '../result-cache.ts';
+import { setPresent } from '../set-present.ts';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import type { EVIDENCE_STATUSES } from '../vocabulary.ts';
@@ -9,7 +10,6 @@ import {
   commonOptionalFields,
   loadLinks,
   needsFor,
-  setPresent,
   toFilter,
   type ArtifactLinks,
   type ArtifactListInput,

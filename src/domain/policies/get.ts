@@ -1,6 +1,7 @@
 // GET /v1/policies/{policyId}: one policy with its mappings and authorship, plus the expansions
 // asked for (documents, version history, tickets).
 import { cachedResult } from '../result-cache.ts';
+import { setPresent } from '../set-present.ts';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound } from '../errors.ts';
@@ -9,7 +10,6 @@ import {
   commonOptionalFields,
   fileEntry,
   loadLinks,
-  setPresent,
   stamp,
   ticketsOf,
 } from '../artifacts/read.ts';

@@ -1,5 +1,6 @@
 // GET /v1/policies: the caller's policies matching the filters, with the fields asked for.
 import { cachedResult } from '../result-cache.ts';
+import { setPresent } from '../set-present.ts';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import type { POLICY_STATUSES } from '../vocabulary.ts';
@@ -8,7 +9,6 @@ import {
   commonOptionalFields,
   loadLinks,
   needsFor,
-  setPresent,
   stamp,
   toFilter,
   type ArtifactLinks,

@@ -5,7 +5,7 @@ import type { Context } from '../context.ts';
 import type { TestStatus } from '../compliance/rules.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound } from '../errors.ts';
-import { orgResultKey } from '../result-cache.ts';
+import { cachedResult } from '../result-cache.ts';
 import {
   loadArtifactMappings,
   loadRisks,
@@ -27,12 +27,7 @@ export interface GetTestInput {
 
 export async function getTest({ ctx, input }: { ctx: Context; input: GetTestInput }): Promise<TestDetail> {
   authorize(ctx.actor, 'test', 'read');
-  if (!ctx.cache) return compute(ctx, input);
-  const key = orgResultKey(ctx.actor.organizationId, ctx.actor.dataVersion, 'tests.get', {
-    ...input,
-    testId: encodeURIComponent(input.testId),
-  });
-  return ctx.cache.getOrCompute(key, () => compute(ctx, input));
+  return cachedResult(ctx, 'tests.get', input, () => compute(ctx, input));
 }
 
 async function compute(ctx: Context, input: GetTestInput): Promise<TestDetail> {

@@ -4,7 +4,7 @@
 // case-insensitively.
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
-import { orgResultKey } from '../result-cache.ts';
+import { cachedResult } from '../result-cache.ts';
 import { countTickets, loadArtifactMappings, loadSubjectEntities, loadSubjectPeople } from '../../storage/db/repositories/links.ts';
 import { listTests as listTestRows, loadTestApplications } from '../../storage/db/repositories/tests.ts';
 import { baseTestFields, statusOf, type TestListField } from './shape.ts';
@@ -20,9 +20,7 @@ export interface ListTestsInput {
 
 export async function listTests({ ctx, input }: { ctx: Context; input: ListTestsInput }): Promise<TestSummary[]> {
   authorize(ctx.actor, 'test', 'read');
-  if (!ctx.cache) return compute(ctx, input);
-  const key = orgResultKey(ctx.actor.organizationId, ctx.actor.dataVersion, 'tests.list', { ...input });
-  return ctx.cache.getOrCompute(key, () => compute(ctx, input));
+  return cachedResult(ctx, 'tests.list', input, () => compute(ctx, input));
 }
 
 async function compute(ctx: Context, input: ListTestsInput): Promise<TestSummary[]> {

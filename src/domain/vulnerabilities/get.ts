@@ -3,7 +3,7 @@
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound } from '../errors.ts';
-import { orgResultKey } from '../result-cache.ts';
+import { cachedResult } from '../result-cache.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 import { loadPeople, loadRisks, loadSubjectPeople, loadTickets } from '../../storage/db/repositories/links.ts';
@@ -82,16 +82,10 @@ export async function getVulnerability({ ctx, input }: { ctx: Context; input: Ge
   const org = ctx.actor.organizationId;
   const id = parseVulnerabilityId(input.vulnerabilityId);
   if (!id) throw notFound('Vulnerability');
-  const compute = async () => {
+  // keyed by the parsed ID, so every spelling of one finding's ID shares an entry
+  return cachedResult(ctx, 'vulnerabilities.get', { ...id, resourceStatus: input.resourceStatus, fields: input.fields }, async () => {
     const row = await findVulnerability(ctx.db.kysely, org, id.source, id.findingKey);
     if (!row) throw notFound('Vulnerability');
     return buildVulnerabilityDetail(ctx.db.kysely, org, row, { resourceStatus: input.resourceStatus, fields: input.fields });
-  };
-  if (!ctx.cache) return compute();
-  const key = orgResultKey(org, ctx.actor.dataVersion, 'vulnerabilities.get', {
-    id: encodeURIComponent(`${id.source}#${id.findingKey}`),
-    resourceStatus: input.resourceStatus,
-    fields: input.fields,
   });
-  return ctx.cache.getOrCompute(key, compute);
 }

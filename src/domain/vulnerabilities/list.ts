@@ -8,7 +8,7 @@ import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { cursorKey, openCursor, signCursor } from '../cursor.ts';
 import { validationFailed } from '../errors.ts';
-import { orgResultKey } from '../result-cache.ts';
+import { cachedResult } from '../result-cache.ts';
 import { SEVERITIES, VULNERABILITY_STATUSES } from '../vocabulary.ts';
 import { loadSubjectPeople } from '../../storage/db/repositories/links.ts';
 import {
@@ -68,17 +68,13 @@ function positionOf(raw: unknown[] | undefined): PagePosition {
   return { firstSeen: firstSeen as number, source, findingKey };
 }
 
-export async function listVulnerabilities({
-  ctx,
-  input,
-  cursorSecret,
-}: {
-  ctx: Context;
-  input: ListVulnerabilitiesInput;
-  /** the configured CURSOR_SECRET, if any */
-  cursorSecret?: string;
-}): Promise<VulnerabilityPage> {
+export async function listVulnerabilities({ ctx, input }: { ctx: Context; input: ListVulnerabilitiesInput }): Promise<VulnerabilityPage> {
   authorize(ctx.actor, 'vulnerability', 'read');
+  // The cursor is part of the input: each page is its own entry.
+  return cachedResult(ctx, 'vulnerabilities.list', input, () => compute(ctx, input));
+}
+
+async function compute(ctx: Context, input: ListVulnerabilitiesInput): Promise<VulnerabilityPage> {
   const org = ctx.actor.organizationId;
   const db = ctx.db.kysely;
   const filter: VulnerabilityFilter = {
@@ -88,15 +84,15 @@ export async function listVulnerabilities({
     fixAvailable: sorted(input.fixAvailable),
   };
   const binding = bindingOf(org, filter);
-  const key = await cursorKey(ctx.db, cursorSecret, ctx.now);
+  const key = await cursorKey(ctx.db, ctx.cursorSecret, ctx.now);
   const after = input.nextCursor === undefined ? undefined : positionOf(openCursor(key, binding, input.nextCursor));
   const size = input.count ?? DEFAULT_PAGE_SIZE;
   const fields = new Set(input.fields ?? []);
 
-  const countKey = orgResultKey(org, ctx.actor.dataVersion, 'vulnerabilities.count', { ...filter });
   const [rows, totalCount, definitions] = await Promise.all([
     listVulnerabilityPage(db, org, filter, after, size + 1, { statuses: VULNERABILITY_STATUSES, severities: SEVERITIES }),
-    ctx.cache ? ctx.cache.getOrCompute(countKey, () => countVulnerabilities(db, org, filter)) : countVulnerabilities(db, org, filter),
+    // counted once per filter, not once per page
+    cachedResult(ctx, 'vulnerabilities.count', filter, () => countVulnerabilities(db, org, filter)),
     loadCustomFieldDefinitions(db, org, 'vulnerability'),
   ]);
   const page = rows.slice(0, size);

@@ -12,7 +12,7 @@ import type { Actor } from '../../domain/auth/scopes.ts';
 import { authenticate, bearerToken } from '../../domain/auth/tokens.ts';
 import type { Context, SystemContext } from '../../domain/context.ts';
 import { ServiceError, validationFailed } from '../../domain/errors.ts';
-import type { RateLimitStore, WindowCount } from '../../storage/ratelimit/store.ts';
+import type { WindowCount } from '../../storage/ratelimit/store.ts';
 import { hitLimit, rateLimitExceeded, type LimitState } from '../../storage/ratelimit/limiter.ts';
 import type { UsageRecorder } from '../../domain/console/usage.ts';
 
@@ -45,13 +45,13 @@ function authorizationHeaderCount(request: FastifyRequest): number {
 export interface AuthOptions {
   config: Config;
   system: SystemContext;
-  store: RateLimitStore;
   onRejected: (limiter: string) => void;
   /** counts each authenticated request per credential for the console's usage page */
   usage?: UsageRecorder;
 }
 
-export function registerAuth(app: FastifyInstance, { config, system, store, onRejected, usage }: AuthOptions) {
+export function registerAuth(app: FastifyInstance, { config, system, onRejected, usage }: AuthOptions) {
+  const store = system.limiter;
   const limits = config.rateLimits;
 
   const refuse = (state: LimitState, limiter: string): never => {

@@ -6,9 +6,10 @@
 //   is the second, independent line (and covers browsers or proxies that mishandle SameSite).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
-import type { SystemContext } from '../../domain/context.ts';
+import type { AdminActor, SystemContext } from '../../domain/context.ts';
 import { ServiceError } from '../../domain/errors.ts';
-import { csrfMatches, resolveSession, type Origin, type SignedInAdmin } from '../../domain/console/sessions.ts';
+import { adminActor, csrfMatches, type Origin, type SignedInAdmin } from '../../domain/console/session.ts';
+import { resolveSession } from '../../domain/console/resolve-session.ts';
 
 export const SESSION_COOKIE = 'cds_console';
 const COOKIE_PATH = '/console';
@@ -62,8 +63,7 @@ function isCrossSite(request: FastifyRequest): boolean {
   }
 }
 
-export function registerConsoleSession(app: FastifyInstance, { config, system }: { config: Config; system: SystemContext }) {
-  const settings = { idleMs: config.console.sessionIdleSec * 1000 };
+export function registerConsoleSession(app: FastifyInstance, { system }: { system: SystemContext }) {
   app.addHook('onRequest', async (request, reply) => {
     const mode = request.routeOptions.config?.console;
     if (!mode) return;
@@ -73,7 +73,7 @@ export function registerConsoleSession(app: FastifyInstance, { config, system }:
     }
     if (mode !== 'session') return;
     const token = readCookie(request.headers.cookie, SESSION_COOKIE);
-    request.consoleSession = await resolveSession({ ctx: system, input: { token }, settings });
+    request.consoleSession = await resolveSession({ ctx: system, input: { token } });
     request.consoleToken = token;
     if (!SAFE_METHODS.has(request.method)) {
       const presented = request.headers['x-csrf-token'];
@@ -88,4 +88,9 @@ export function registerConsoleSession(app: FastifyInstance, { config, system }:
 export function consoleSessionOf(request: FastifyRequest): SignedInAdmin {
   if (!request.consoleSession) throw new ServiceError('unauthorized', 'Sign in to use the console.');
   return request.consoleSession;
+}
+
+/** The context of a console verb: the system context, acting as the signed-in administrator. */
+export function adminContextOf(system: SystemContext, request: FastifyRequest): SystemContext & { actor: AdminActor } {
+  return { ...system, actor: adminActor(consoleSessionOf(request), originOf(request)) };
 }

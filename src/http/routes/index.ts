@@ -17,15 +17,15 @@ import listVulnerabilitiesRoute from './vulnerabilities/list.ts';
 import getVulnerabilityRoute from './vulnerabilities/get.ts';
 import createVulnerabilityRoute from './vulnerabilities/create.ts';
 import updateVulnerabilityRoute from './vulnerabilities/update.ts';
-import createSessionRoute from './console/session-create.ts';
-import getSessionRoute from './console/session-get.ts';
-import deleteSessionRoute from './console/session-delete.ts';
-import listConsoleCredentialsRoute from './console/credentials-list.ts';
-import createConsoleCredentialRoute from './console/credentials-create.ts';
-import revokeConsoleCredentialRoute from './console/credentials-revoke.ts';
-import usageRoute from './console/usage.ts';
-import overviewRoute from './console/overview.ts';
-import auditLogRoute from './console/audit-log.ts';
+import createSessionRoute from './console/session/create.ts';
+import getSessionRoute from './console/session/get.ts';
+import deleteSessionRoute from './console/session/delete.ts';
+import listConsoleCredentialsRoute from './console/credentials/list.ts';
+import createConsoleCredentialRoute from './console/credentials/create.ts';
+import revokeConsoleCredentialRoute from './console/credentials/revoke.ts';
+import usageRoute from './console/usage/get.ts';
+import overviewRoute from './console/overview/get.ts';
+import auditLogRoute from './console/audit-log/list.ts';
 import consolePagesRoute from './console/pages.ts';
 
 const routes = [tokenRoute, listFrameworksRoute, listControlsRoute, getControlRoute, healthRoutes, listPoliciesRoute, getPolicyRoute, listEvidenceRoute, getEvidenceRoute, uploadAttachmentsRoutes, listTestsRoute, getTestRoute, listVulnerabilitiesRoute, getVulnerabilityRoute, createVulnerabilityRoute, updateVulnerabilityRoute,

@@ -23,7 +23,8 @@ const TokenBody = Type.Object({
 
 const oauthError = (description: string) => ({ description, $ref: 'OAuthErrorBody#' });
 
-export default function tokenRoute(app: FastifyInstance, { config, system, store, metrics }: RouteDeps) {
+export default function tokenRoute(app: FastifyInstance, { config, system, metrics }: RouteDeps) {
+  const store = system.limiter;
   app.post(
     '/oauth/token',
     {
@@ -49,7 +50,6 @@ export default function tokenRoute(app: FastifyInstance, { config, system, store
       const input = parseTokenRequest(request.body);
       const { token: budget, unauthenticated: failures } = config.rateLimits;
       const address = request.ip;
-      const ctx = { ...system, tokenTtlSec: config.tokenTtlSec };
       const blocked = await peekLimit(store, 'token-failure', address, failures, system.now());
       if (blocked.exceeded) {
         setRateLimitHeaders(reply, blocked.limit, blocked.window);
@@ -58,7 +58,7 @@ export default function tokenRoute(app: FastifyInstance, { config, system, store
       }
       let credential;
       try {
-        credential = await authenticateClient({ ctx, input });
+        credential = await authenticateClient({ ctx: system, input });
       } catch (err) {
         if (err instanceof OAuthError && err.error === 'invalid_client') {
           const counted = await hitLimit(store, 'token-failure', address, failures, system.now());
@@ -72,7 +72,7 @@ export default function tokenRoute(app: FastifyInstance, { config, system, store
         metrics.rateLimitRejections.inc({ limiter: 'token' });
         throw rateLimitExceeded(charged.retryAfterSec, 'Too many token requests for this client');
       }
-      const token = await issueToken({ ctx, credential });
+      const token = await issueToken({ ctx: system, input: { credential } });
       reply.header('Cache-Control', 'no-store');
       reply.header('Pragma', 'no-cache');
       return token;

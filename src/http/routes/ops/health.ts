@@ -7,7 +7,7 @@ import { ServiceError } from '../../../domain/errors.ts';
 import type { RouteDeps } from '../deps.ts';
 import { checkReadiness } from './readiness.ts';
 
-export default function healthRoutes(app: FastifyInstance, { system, store }: RouteDeps) {
+export default function healthRoutes(app: FastifyInstance, { system }: RouteDeps) {
   app.get(
     '/healthz',
     { schema: { tags: ['operations'], summary: 'Liveness: the process is up', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
@@ -25,7 +25,7 @@ export default function healthRoutes(app: FastifyInstance, { system, store }: Ro
     },
     async (request) => {
       try {
-        await checkReadiness(system.db, store);
+        await checkReadiness(system.db, system.limiter);
       } catch (err) {
         request.log.warn({ err: { message: (err as Error).message, details: (err as ServiceError).details } }, 'not ready');
         throw new ServiceError('upstream_unavailable', 'The service is not ready.');

@@ -38,7 +38,7 @@ const PageMeta = Type.Object({
   totalCount: Type.Integer({ description: 'Findings matching the filters, across all pages.' }),
 });
 
-export default function listVulnerabilitiesRoute(app: FastifyInstance, { system, config }: RouteDeps) {
+export default function listVulnerabilitiesRoute(app: FastifyInstance, { system }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/vulnerabilities',
     {
@@ -65,7 +65,6 @@ export default function listVulnerabilitiesRoute(app: FastifyInstance, { system,
           nextCursor: query.nextCursor,
           fields: parseList<VulnerabilityListField>(query.fields),
         },
-        cursorSecret: config.cursorSecret,
       });
       const body = envelope(request, page.data);
       return { data: body.data, meta: { ...body.meta, nextCursor: page.nextCursor, totalCount: page.totalCount } };

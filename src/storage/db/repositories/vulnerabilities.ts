@@ -1,6 +1,5 @@
 // Vulnerability findings: keyset pages of the list, the count of matching findings, one finding by
-// its public ID, affected resources and custom fields. Also the service's generated secrets (the
-// cursor signing key lives there when CURSOR_SECRET is not configured).
+// its public ID, affected resources and custom fields.
 //
 // Page order: first_seen descending, then the public ID (source, finding_key) ascending. A page
 // starts strictly after the position of the previous page's last finding and is served by the
@@ -251,29 +250,4 @@ export async function loadCustomFieldValues(db: Q, organizationId: string, subje
     values.set(r.custom_field_id, r.value);
   }
   return map;
-}
-
-// ---- service_secrets (migration 0002): not organization data, so not in schema.ts's Database ----
-
-interface ServiceSecretsTable {
-  name: string;
-  value: string;
-  created_at: number;
-}
-
-/**
- * The secret stored under `name`, created with `generate()` on first use. Concurrent first uses
- * (several nodes starting together) agree: the first insert wins and everyone reads it back.
- */
-export async function loadOrCreateServiceSecret(db: Q, name: string, generate: () => string, now: number): Promise<string> {
-  const k = db.withTables<{ service_secrets: ServiceSecretsTable }>();
-  const existing = await k.selectFrom('service_secrets').select('value').where('name', '=', name).executeTakeFirst();
-  if (existing) return existing.value;
-  await k
-    .insertInto('service_secrets')
-    .values({ name, value: generate(), created_at: now })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .execute();
-  const row = await k.selectFrom('service_secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow();
-  return row.value;
 }

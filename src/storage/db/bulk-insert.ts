@@ -8,8 +8,8 @@
 // The SQL is built here rather than through Kysely's builder because at a million rows the
 // builder's per-value nodes cost more than the database does.
 import { CompiledQuery, sql, type Insertable, type Kysely } from 'kysely';
-import type { Db, DialectName } from '../connect.ts';
-import type { Database } from '../schema.ts';
+import type { Db, DialectName } from './connect.ts';
+import type { Database } from './schema.ts';
 
 export type TableName = keyof Database & string;
 export type Row<T extends TableName> = Insertable<Database[T]>;

@@ -2,11 +2,11 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { listAuditLog } from '../../../domain/console/audit.ts';
-import { consoleSessionOf } from '../../plugins/console-session.ts';
-import { Meta } from '../../schemas/common.ts';
-import type { RouteDeps } from '../deps.ts';
-import { AuditEntry, CONSOLE_SECURITY, consoleErrors } from './schemas.ts';
+import { listAuditLog } from '../../../../domain/console/audit.ts';
+import { adminContextOf } from '../../../plugins/console-session.ts';
+import { Meta } from '../../../schemas/common.ts';
+import type { RouteDeps } from '../../deps.ts';
+import { AuditEntry, CONSOLE_SECURITY, consoleErrors } from '../schemas.ts';
 
 const Query = Type.Object(
   {
@@ -33,10 +33,9 @@ export default function auditLogRoute(app: FastifyInstance, { system }: RouteDep
       },
     },
     async (request) => {
-      const session = consoleSessionOf(request);
       const page = await listAuditLog({
-        ctx: system,
-        input: { organizationId: session.organization.id, limit: request.query.limit ?? 50, cursor: request.query.cursor },
+        ctx: adminContextOf(system, request),
+        input: { limit: request.query.limit ?? 50, cursor: request.query.cursor },
       });
       return { data: page.entries, meta: { requestId: request.id, nextCursor: page.nextCursor } };
     },

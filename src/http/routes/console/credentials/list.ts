@@ -1,12 +1,12 @@
 // GET /console/api/credentials: the organization's API credentials, revoked ones included, newest first.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { listCredentials } from '../../../domain/auth/credentials.ts';
-import { consoleSessionOf } from '../../plugins/console-session.ts';
-import { envelope } from '../../reply.ts';
-import { Envelope } from '../../schemas/common.ts';
-import type { RouteDeps } from '../deps.ts';
-import { CONSOLE_SECURITY, consoleErrors, Credential, credentialView } from './schemas.ts';
+import { listCredentials } from '../../../../domain/auth/list-credentials.ts';
+import { adminContextOf } from '../../../plugins/console-session.ts';
+import { envelope } from '../../../reply.ts';
+import { Envelope } from '../../../schemas/common.ts';
+import type { RouteDeps } from '../../deps.ts';
+import { CONSOLE_SECURITY, consoleErrors, Credential, credentialView } from '../schemas.ts';
 
 export default function listConsoleCredentialsRoute(app: FastifyInstance, { system }: RouteDeps) {
   app.get(
@@ -21,8 +21,7 @@ export default function listConsoleCredentialsRoute(app: FastifyInstance, { syst
       },
     },
     async (request) => {
-      const session = consoleSessionOf(request);
-      const all = await listCredentials({ ctx: system, input: { organizationId: session.organization.id } });
+      const all = await listCredentials({ ctx: adminContextOf(system, request) });
       return envelope(request, all.reverse().map(credentialView));
     },
   );

@@ -2,13 +2,13 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { signIn } from '../../../domain/console/sessions.ts';
-import { PASSWORD_MAX_LENGTH } from '../../../domain/console/passwords.ts';
-import { originOf, setSessionCookie } from '../../plugins/console-session.ts';
-import { envelope } from '../../reply.ts';
-import { Envelope } from '../../schemas/common.ts';
-import type { RouteDeps } from '../deps.ts';
-import { consoleErrors, Session } from './schemas.ts';
+import { signIn } from '../../../../domain/console/sign-in.ts';
+import { PASSWORD_MAX_LENGTH } from '../../../../domain/console/passwords.ts';
+import { originOf, setSessionCookie } from '../../../plugins/console-session.ts';
+import { envelope } from '../../../reply.ts';
+import { Envelope } from '../../../schemas/common.ts';
+import type { RouteDeps } from '../../deps.ts';
+import { consoleErrors, Session } from '../schemas.ts';
 
 const Body = Type.Object(
   {
@@ -18,12 +18,7 @@ const Body = Type.Object(
   { additionalProperties: false },
 );
 
-export default function createSessionRoute(app: FastifyInstance, { config, system, store }: RouteDeps) {
-  const settings = {
-    idleMs: config.console.sessionIdleSec * 1000,
-    maxMs: config.console.sessionMaxSec * 1000,
-    signInLimit: config.console.signInLimit,
-  };
+export default function createSessionRoute(app: FastifyInstance, { config, system }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/console/api/session',
     {
@@ -47,8 +42,6 @@ export default function createSessionRoute(app: FastifyInstance, { config, syste
       const { token, session } = await signIn({
         ctx: system,
         input: { email: request.body.email, password: request.body.password, origin: originOf(request) },
-        settings,
-        store,
       });
       setSessionCookie(request, reply, token, config.console.sessionMaxSec);
       const { sessionId: _internal, ...data } = session;

@@ -3,13 +3,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { revokeCredential } from '../../../domain/auth/credentials.ts';
-import { adminActor } from '../../../domain/console/sessions.ts';
-import { consoleSessionOf, originOf } from '../../plugins/console-session.ts';
-import { envelope } from '../../reply.ts';
-import { Envelope } from '../../schemas/common.ts';
-import type { RouteDeps } from '../deps.ts';
-import { CONSOLE_SECURITY, consoleErrors, CsrfHeaders, Credential, credentialView } from './schemas.ts';
+import { revokeCredential } from '../../../../domain/auth/revoke-credential.ts';
+import { adminContextOf } from '../../../plugins/console-session.ts';
+import { envelope } from '../../../reply.ts';
+import { Envelope } from '../../../schemas/common.ts';
+import type { RouteDeps } from '../../deps.ts';
+import { CONSOLE_SECURITY, consoleErrors, CsrfHeaders, Credential, credentialView } from '../schemas.ts';
 
 const Params = Type.Object({ credentialId: Type.String({ maxLength: 100 }) });
 
@@ -29,12 +28,7 @@ export default function revokeConsoleCredentialRoute(app: FastifyInstance, { sys
       },
     },
     async (request) => {
-      const session = consoleSessionOf(request);
-      const revoked = await revokeCredential({
-        ctx: system,
-        input: { credentialId: request.params.credentialId, organizationId: session.organization.id },
-        actor: adminActor(session, originOf(request)),
-      });
+      const revoked = await revokeCredential({ ctx: adminContextOf(system, request), input: { credentialId: request.params.credentialId } });
       return envelope(request, credentialView(revoked));
     },
   );

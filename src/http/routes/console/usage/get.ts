@@ -1,11 +1,11 @@
 // GET /console/api/usage: requests and rate-limited requests per credential, hourly, last 24 hours.
 import type { FastifyInstance } from 'fastify';
-import { usageReport } from '../../../domain/console/usage.ts';
-import { consoleSessionOf } from '../../plugins/console-session.ts';
-import { envelope } from '../../reply.ts';
-import { Envelope } from '../../schemas/common.ts';
-import type { RouteDeps } from '../deps.ts';
-import { CONSOLE_SECURITY, consoleErrors, Usage } from './schemas.ts';
+import { usageReport } from '../../../../domain/console/usage.ts';
+import { adminContextOf } from '../../../plugins/console-session.ts';
+import { envelope } from '../../../reply.ts';
+import { Envelope } from '../../../schemas/common.ts';
+import type { RouteDeps } from '../../deps.ts';
+import { CONSOLE_SECURITY, consoleErrors, Usage } from '../schemas.ts';
 
 export default function usageRoute(app: FastifyInstance, { system, usage }: RouteDeps) {
   app.get(
@@ -20,8 +20,9 @@ export default function usageRoute(app: FastifyInstance, { system, usage }: Rout
       },
     },
     async (request) => {
-      const session = consoleSessionOf(request);
-      return envelope(request, await usageReport({ ctx: system, input: { organizationId: session.organization.id }, recorder: usage }));
+      const ctx = adminContextOf(system, request);
+      await usage.flush(); // this process's pending counts first
+      return envelope(request, await usageReport({ ctx }));
     },
   );
 }

@@ -1,10 +1,10 @@
 // GET /console/api/session: who is signed in (the console calls it on load), with the CSRF token.
 import type { FastifyInstance } from 'fastify';
-import { consoleSessionOf } from '../../plugins/console-session.ts';
-import { envelope } from '../../reply.ts';
-import { Envelope } from '../../schemas/common.ts';
-import type { RouteDeps } from '../deps.ts';
-import { CONSOLE_SECURITY, consoleErrors, Session } from './schemas.ts';
+import { consoleSessionOf } from '../../../plugins/console-session.ts';
+import { envelope } from '../../../reply.ts';
+import { Envelope } from '../../../schemas/common.ts';
+import type { RouteDeps } from '../../deps.ts';
+import { CONSOLE_SECURITY, consoleErrors, Session } from '../schemas.ts';
 
 export default function getSessionRoute(app: FastifyInstance, _deps: RouteDeps) {
   app.get(

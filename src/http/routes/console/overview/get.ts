@@ -1,11 +1,11 @@
 // GET /console/api/overview: each framework's progress, computed by GET /v1/frameworks's own verb.
 import type { FastifyInstance } from 'fastify';
-import { complianceOverview } from '../../../domain/console/overview.ts';
-import { consoleSessionOf } from '../../plugins/console-session.ts';
-import { envelope } from '../../reply.ts';
-import { Envelope } from '../../schemas/common.ts';
-import type { RouteDeps } from '../deps.ts';
-import { CONSOLE_SECURITY, consoleErrors, Overview } from './schemas.ts';
+import { complianceOverview } from '../../../../domain/console/overview.ts';
+import { adminContextOf } from '../../../plugins/console-session.ts';
+import { envelope } from '../../../reply.ts';
+import { Envelope } from '../../../schemas/common.ts';
+import type { RouteDeps } from '../../deps.ts';
+import { CONSOLE_SECURITY, consoleErrors, Overview } from '../schemas.ts';
 
 export default function overviewRoute(app: FastifyInstance, { system }: RouteDeps) {
   app.get(
@@ -21,8 +21,7 @@ export default function overviewRoute(app: FastifyInstance, { system }: RouteDep
       },
     },
     async (request) => {
-      const session = consoleSessionOf(request);
-      return envelope(request, await complianceOverview({ ctx: system, input: { organizationId: session.organization.id, adminId: session.admin.id } }));
+      return envelope(request, await complianceOverview({ ctx: adminContextOf(system, request) }));
     },
   );
 }

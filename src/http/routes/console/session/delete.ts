@@ -1,9 +1,9 @@
 // DELETE /console/api/session: sign out; the session ends on every node at once.
 import type { FastifyInstance } from 'fastify';
-import { signOut } from '../../../domain/console/sessions.ts';
-import { clearSessionCookie, consoleSessionOf, originOf } from '../../plugins/console-session.ts';
-import type { RouteDeps } from '../deps.ts';
-import { CONSOLE_SECURITY, consoleErrors, CsrfHeaders } from './schemas.ts';
+import { signOut } from '../../../../domain/console/sign-out.ts';
+import { clearSessionCookie, consoleSessionOf, originOf } from '../../../plugins/console-session.ts';
+import type { RouteDeps } from '../../deps.ts';
+import { CONSOLE_SECURITY, consoleErrors, CsrfHeaders } from '../schemas.ts';
 
 export default function deleteSessionRoute(app: FastifyInstance, { system }: RouteDeps) {
   app.delete(

@@ -2,14 +2,14 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { CREDENTIAL_NAME_MAX_LENGTH, createCredential } from '../../../domain/auth/credentials.ts';
-import { adminActor } from '../../../domain/console/sessions.ts';
-import { validationFailed } from '../../../domain/errors.ts';
-import { consoleSessionOf, originOf } from '../../plugins/console-session.ts';
-import { envelope } from '../../reply.ts';
-import { Envelope } from '../../schemas/common.ts';
-import type { RouteDeps } from '../deps.ts';
-import { CONSOLE_SECURITY, consoleErrors, CsrfHeaders, NewCredential, credentialView } from './schemas.ts';
+import { CREDENTIAL_NAME_MAX_LENGTH } from '../../../../domain/auth/credential-view.ts';
+import { createCredential } from '../../../../domain/auth/create-credential.ts';
+import { validationFailed } from '../../../../domain/errors.ts';
+import { adminContextOf } from '../../../plugins/console-session.ts';
+import { envelope } from '../../../reply.ts';
+import { Envelope } from '../../../schemas/common.ts';
+import type { RouteDeps } from '../../deps.ts';
+import { CONSOLE_SECURITY, consoleErrors, CsrfHeaders, NewCredential, credentialView } from '../schemas.ts';
 
 const Body = Type.Object(
   {
@@ -40,13 +40,9 @@ export default function createConsoleCredentialRoute(app: FastifyInstance, { sys
       },
     },
     async (request, reply) => {
-      const session = consoleSessionOf(request);
+      const ctx = adminContextOf(system, request);
       if (request.body.name.trim() === '') throw validationFailed([{ field: 'name', message: 'must not be blank' }]);
-      const created = await createCredential({
-        ctx: system,
-        input: { organizationId: session.organization.id, accessLevel: request.body.accessLevel, name: request.body.name },
-        actor: adminActor(session, originOf(request)),
-      });
+      const created = await createCredential({ ctx, input: { accessLevel: request.body.accessLevel, name: request.body.name } });
       reply.code(201);
       return envelope(request, { ...credentialView(created), clientSecret: created.clientSecret });
     },

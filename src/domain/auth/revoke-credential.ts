@@ -1,0 +1,31 @@
+// Revoking an API credential by its ID. A console administrator (an AdminActor) revokes only its
+// own organization's; an operator running `cds` (an audit actor without an organization) any. With
+// an actor, the revocation and its audit entry commit together.
+import type { AdminActor, BaseContext } from '../context.ts';
+import { notFound } from '../errors.ts';
+import { credentialView as view } from './credential-view.ts';
+import * as credentials from '../../storage/db/repositories/credentials.ts';
+import { recordAudit, type AuditActor } from '../console/audit.ts';
+
+/** Revocation is immediate everywhere: every request re-reads the credential's state. */
+export async function revokeCredential({
+  ctx,
+  input,
+}: {
+  ctx: BaseContext & { actor?: AuditActor | AdminActor };
+  input: { credentialId: string };
+}) {
+  const { actor } = ctx;
+  const existing = await credentials.findCredential(ctx.db.kysely, input.credentialId);
+  if (!existing || (actor && 'organizationId' in actor && existing.organizationId !== actor.organizationId)) {
+    throw notFound('Credential');
+  }
+  await ctx.db.kysely.transaction().execute(async (tx) => {
+    const now = ctx.now();
+    // Revoking twice is a no-op, and is audited only once.
+    if (!(await credentials.revokeCredential(tx, existing.id, now)) || !actor) return;
+    const target = { type: 'credential' as const, id: existing.id, label: `${existing.name} (${existing.clientId})` };
+    await recordAudit(tx, { organizationId: existing.organizationId, actor, action: 'credential.revoke', target, at: now });
+  });
+  return view((await credentials.findCredential(ctx.db.kysely, existing.id))!);
+}

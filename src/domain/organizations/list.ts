@@ -1,0 +1,7 @@
+// Every organization in the database (the CLI's `cds org list`). Not reachable through /v1.
+import type { BaseContext } from '../context.ts';
+import * as orgs from '../../storage/db/repositories/organizations.ts';
+
+export async function listOrganizations({ ctx }: { ctx: BaseContext }) {
+  return orgs.listOrganizations(ctx.db.kysely);
+}

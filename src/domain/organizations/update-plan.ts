@@ -1,0 +1,12 @@
+// Changing which resources an organization's plan includes (the CLI's `cds org update`). Not reachable through /v1.
+import type { BaseContext } from '../context.ts';
+import { notFound } from '../errors.ts';
+import { parsePlan } from '../auth/scopes.ts';
+import * as orgs from '../../storage/db/repositories/organizations.ts';
+
+export async function updateOrganizationPlan({ ctx, input }: { ctx: BaseContext; input: { organizationId: string; plan: string } }) {
+  const plan = parsePlan(input.plan);
+  const updated = await orgs.updateOrganizationPlan(ctx.db.kysely, input.organizationId, plan);
+  if (!updated) throw notFound('Organization');
+  return (await orgs.findOrganization(ctx.db.kysely, input.organizationId))!;
+}
