@@ -118,8 +118,11 @@ describe('compliance export', { concurrency: dialects.length }, () => {
       });
 
       it('Ctrl-C while waiting for the rate limit exits 130 and leaves no temporary file', async () => {
-        // Three requests a minute: the walk must wait for the next window, and is interrupted there.
-        const slow: TestServer = await startServer({ database: s.server.database, env: { ...GENEROUS_LIMITS, RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_SEC: '60' } });
+        // One request a minute: the walk waits before every resource after the first, and is
+        // interrupted at the first wait of 2 s or more. (With three a minute the six resources could
+        // fit in two windows whose only wait fell under 2 s near a minute's end: the export then
+        // finished without being interrupted.)
+        const slow: TestServer = await startServer({ database: s.server.database, env: { ...GENEROUS_LIMITS, RATE_LIMIT_MAX: '1', RATE_LIMIT_WINDOW_SEC: '60' } });
         try {
           const dir = path.join(s.home, 'export-interrupted');
           let sent = false;
