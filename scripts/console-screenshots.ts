@@ -12,7 +12,7 @@ import { openDb } from '../src/storage/db/connect.ts';
 import { migrateToLatest } from '../src/storage/db/migrate.ts';
 import { MemoryRateLimitStore } from '../src/storage/ratelimit/memory.ts';
 import { createDemoOrganization } from '../src/demo/create-demo-organization.ts';
-import { addUsage } from '../src/storage/db/repositories/credential-usage.ts';
+import { upsertUsage } from '../src/storage/db/repositories/credential-usage.ts';
 import { listCredentials } from '../src/storage/db/repositories/credentials.ts';
 import { USAGE_BUCKET_MS } from '../src/domain/console/usage.ts';
 import { launchChromium } from '../test/harness/browser.ts';
@@ -40,7 +40,7 @@ try {
   const now = Date.now();
   const current = now - (now % USAGE_BUCKET_MS);
   const credentials = await listCredentials(db.kysely, demo.organization.id);
-  await addUsage(
+  await upsertUsage(
     db.kysely,
     credentials.flatMap((c, n) =>
       Array.from({ length: 23 }, (_, i) => {

@@ -9,7 +9,7 @@
 // same cursors and a restart does not invalidate them.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../storage/db/connect.ts';
-import { loadOrCreateServiceSecret } from '../storage/db/repositories/service-secrets.ts';
+import { findOrInsertServiceSecret } from '../storage/db/repositories/service-secrets.ts';
 
 const VERSION = 'c1';
 const SECRET_NAME = 'cursor_hmac_key';
@@ -21,7 +21,7 @@ export function cursorKey(db: Db, configured: string | undefined, now: () => num
   if (configured) return Promise.resolve(Buffer.from(configured, 'utf8'));
   let key = stored.get(db);
   if (!key) {
-    key = loadOrCreateServiceSecret(db.kysely, SECRET_NAME, () => randomBytes(32).toString('base64url'), now()).then((value) =>
+    key = findOrInsertServiceSecret(db.kysely, SECRET_NAME, () => randomBytes(32).toString('base64url'), now()).then((value) =>
       Buffer.from(value, 'base64url'),
     );
     stored.set(db, key);

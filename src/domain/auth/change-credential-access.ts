@@ -18,6 +18,6 @@ export async function changeCredentialAccess({
   }
   const existing = await credentials.findCredential(ctx.db.kysely, input.credentialId);
   if (!existing) throw notFound('Credential');
-  await credentials.setCredentialAccessLevel(ctx.db.kysely, existing.id, input.accessLevel, ctx.now());
+  await credentials.updateCredentialAccessLevel(ctx.db.kysely, existing.id, input.accessLevel, ctx.now());
   return view((await credentials.findCredential(ctx.db.kysely, existing.id))!);
 }

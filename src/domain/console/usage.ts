@@ -4,7 +4,7 @@
 // most one interval of counts; these are statistics, not records anyone acknowledged.
 import type { AdminContext } from '../context.ts';
 import type { Db } from '../../storage/db/connect.ts';
-import { addUsage, listUsage, type UsageDelta } from '../../storage/db/repositories/credential-usage.ts';
+import { upsertUsage, listUsage, type UsageDelta } from '../../storage/db/repositories/credential-usage.ts';
 import { listCredentials } from '../../storage/db/repositories/credentials.ts';
 
 export const USAGE_BUCKET_MS = 3_600_000;
@@ -45,7 +45,7 @@ export class UsageRecorder {
     const batch = [...this.pending.values()];
     this.pending = new Map();
     try {
-      await addUsage(this.db.kysely, batch);
+      await upsertUsage(this.db.kysely, batch);
     } catch {
       // Keep the counts for the next attempt (the database may be briefly down); the transaction
       // wrote none of them.

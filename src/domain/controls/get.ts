@@ -26,8 +26,8 @@ import {
   findControl,
   loadControlArtifactEntities,
   loadControlArtifactFrameworks,
-  loadControlArtifacts,
-  loadControlRequirements,
+  listControlArtifacts,
+  listControlRequirements,
   loadPeopleByIds,
   type ControlArtifactRow,
 } from '../../storage/db/repositories/controls.ts';
@@ -75,8 +75,8 @@ async function compute(ctx: Context, input: GetControlInput): Promise<ControlDet
   const wantsArtifacts = fields.has('mappedArtifacts');
   const [requirements, artifacts, assignees, entities, people, artifactFrameworks, artifactEntities, frameworkEntities, risks] =
     await Promise.all([
-      loadControlRequirements(db, org, id),
-      loadControlArtifacts(db, org, id),
+      listControlRequirements(db, org, id),
+      listControlArtifacts(db, org, id),
       loadSubjectPeople(db, org, 'control', 'assignee', [id]),
       loadSubjectEntities(db, org, 'control', [id]),
       loadPeopleByIds(db, org, [row.addedBy, row.lastModifiedBy].filter((p): p is string => p !== null)),

@@ -10,7 +10,7 @@ import { cachedResult } from '../result-cache.ts';
 import { setPresent } from '../set-present.ts';
 import { controlCompliance, type ComplianceGraph, type ControlNode, type ControlStatus } from '../compliance/rules.ts';
 import { byNameThenId, complianceGraph, controlsSnapshot, type ControlsSnapshot } from './snapshot.ts';
-import { findControlIds, type ControlRow, type ControlScope, type FunctionGrouping } from '../../storage/db/repositories/controls.ts';
+import { listControlIds, type ControlRow, type ControlScope, type FunctionGrouping } from '../../storage/db/repositories/controls.ts';
 import { loadPeople, type Assignee, type Entity } from '../../storage/db/repositories/links.ts';
 import type { Control } from './schema.ts';
 
@@ -79,7 +79,7 @@ async function compute(ctx: Context, snapshot: ControlsSnapshot, input: ListCont
     // Status and percentage over the frameworks asked for: only their artifacts count.
     complianceGraph(ctx, snapshot, frameworkIds),
     filtered
-      ? findControlIds(db, org, {
+      ? listControlIds(db, org, {
           entityIds: input.entityIds,
           assigneeEmails: input.assigneeEmails,
           domains: input.domains,

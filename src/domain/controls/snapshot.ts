@@ -22,7 +22,7 @@ import {
 import {
   artifactKeyOf,
   loadComplianceRows,
-  loadControlRows,
+  listControlRows,
   loadFrameworkNames,
   loadFrameworksArtifacts,
   type ComplianceRows,
@@ -64,7 +64,7 @@ async function load(ctx: Context): Promise<ControlsSnapshot> {
   const db = ctx.db.kysely;
   const org = ctx.actor.organizationId;
   const [rows, compliance, assignees, entities, frameworkNames] = await Promise.all([
-    loadControlRows(db, org),
+    listControlRows(db, org),
     loadComplianceRows(db, org),
     loadSubjectPeople(db, org, 'control', 'assignee'),
     loadSubjectEntities(db, org, 'control'),

@@ -17,7 +17,7 @@ import {
 import { evidenceListItem } from './list.ts';
 import type { Attachment, EvidenceDetail } from './schema.ts';
 import { testStatus } from '../compliance/rules.ts';
-import { findEvidence, loadAttachments, loadEvidenceTests } from '../../storage/db/repositories/evidence.ts';
+import { findEvidence, listAttachments, listEvidenceTests } from '../../storage/db/repositories/evidence.ts';
 
 export const EVIDENCE_EXPANSIONS = ['mappedTests', 'gaps', 'attachments', 'tickets'] as const;
 export type EvidenceExpansion = (typeof EVIDENCE_EXPANSIONS)[number];
@@ -62,8 +62,8 @@ async function compute(ctx: Context, input: GetEvidenceInput): Promise<CachedDet
   const wantsAttachments = fields.has('attachments') && row.status !== 'not_uploaded';
   const [links, attachments, tests] = await Promise.all([
     loadLinks(ctx, 'evidence', [row.id], { mappings: true, people: true, tickets: fields.has('tickets') }),
-    wantsAttachments ? loadAttachments(db, org, row.id) : undefined,
-    fields.has('mappedTests') ? loadEvidenceTests(db, org, row.id) : undefined,
+    wantsAttachments ? listAttachments(db, org, row.id) : undefined,
+    fields.has('mappedTests') ? listEvidenceTests(db, org, row.id) : undefined,
   ]);
   const evidence: CachedDetail = {
     ...evidenceListItem(row, links),

@@ -17,12 +17,12 @@ import { BlobTooLargeError, Meter } from '../../storage/blobs/store.ts';
 import { findEvidence } from '../../storage/db/repositories/evidence.ts';
 import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';
 import {
-  attachmentBytes,
+  sumAttachmentBytes,
   deletePendingUpload,
   hasApprovers,
   insertAttachments,
   insertPendingUpload,
-  setEvidenceStatus,
+  updateEvidenceStatus,
 } from '../../storage/db/repositories/uploads.ts';
 import { fileFamily, needsZipSignature, NotAZipPackageError, ZipSignatureCheck } from './file-types.ts';
 import { cleanedName } from '../text.ts';
@@ -204,14 +204,14 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
       },
       ctx.now(),
       // What other uploads use right now; the transaction below checks again.
-      { quotaBytes, usedBytes: await attachmentBytes(k, org) },
+      { quotaBytes, usedBytes: await sumAttachmentBytes(k, org) },
     );
     const fingerprint = multipartFingerprint(subjects[0], upload.digests);
     return await completeUnderClaim(scope, claim.owner, () => fingerprint, async (trx) => {
       // First: the update locks the organization's row, so concurrent uploads of one organization
       // are recorded one at a time, each counting the bytes of those recorded before it.
       await bumpDataVersion(trx, org);
-      const usedBytes = await attachmentBytes(trx, org);
+      const usedBytes = await sumAttachmentBytes(trx, org);
       const uploadBytes = upload.files.reduce((sum, f) => sum + f.size, 0);
       if (usedBytes + uploadBytes > quotaBytes) throw quotaExceeded({ quotaBytes, usedBytes }, uploadBytes);
       const now = ctx.now();
@@ -234,7 +234,7 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
         })),
       );
       const status = (await hasApprovers(trx, org, evidence.id)) ? 'pending_approval' : 'uploaded';
-      await setEvidenceStatus(trx, org, evidence.id, status, now);
+      await updateEvidenceStatus(trx, org, evidence.id, status, now);
       await deletePendingUpload(trx, uploadId);
       return { kind: 'created' as const, resource: { evidenceId: evidence.id, modifiedOn: now } };
     });

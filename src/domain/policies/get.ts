@@ -15,7 +15,7 @@ import {
 } from '../artifacts/read.ts';
 import { policyListItem } from './list.ts';
 import type { PolicyDetail, PolicyVersion } from './schema.ts';
-import { findPolicy, loadPolicyDocuments, loadPolicyVersions } from '../../storage/db/repositories/policies.ts';
+import { findPolicy, listPolicyDocuments, listPolicyVersions } from '../../storage/db/repositories/policies.ts';
 
 export const POLICY_EXPANSIONS = ['aiDetectedGaps', 'documents', 'versionHistory', 'tickets'] as const;
 export type PolicyExpansion = (typeof POLICY_EXPANSIONS)[number];
@@ -41,8 +41,8 @@ async function compute(ctx: Context, input: GetPolicyInput): Promise<PolicyDetai
   const fields = new Set(input.fields ?? []);
   const [links, documents, versions] = await Promise.all([
     loadLinks(ctx, 'policy', [row.id], { mappings: true, people: true, tickets: fields.has('tickets') }),
-    fields.has('documents') ? loadPolicyDocuments(db, org, row.id) : undefined,
-    fields.has('versionHistory') ? loadPolicyVersions(db, org, row.id) : undefined,
+    fields.has('documents') ? listPolicyDocuments(db, org, row.id) : undefined,
+    fields.has('versionHistory') ? listPolicyVersions(db, org, row.id) : undefined,
   ]);
   // aiDetectedGaps is a default list field, so it is always present; asking for it changes nothing.
   const policy: PolicyDetail = {

@@ -13,7 +13,7 @@ import {
   loadSubjectPeople,
   loadTickets,
 } from '../../storage/db/repositories/links.ts';
-import { findTest, listTestResources, loadTestApplications, loadTestHistory, type TestResourceRow } from '../../storage/db/repositories/tests.ts';
+import { findTest, listTestResources, loadTestApplications, listTestHistory, type TestResourceRow } from '../../storage/db/repositories/tests.ts';
 import { TEST_RESOURCE_STATUSES } from '../vocabulary.ts';
 import { baseTestFields, DEFAULT_TEST_RESOURCE_STATUSES, type TestExpansion, type TestResourceStatus } from './shape.ts';
 import type { TestDetail, TestResource } from './schema.ts';
@@ -49,7 +49,7 @@ async function compute(ctx: Context, input: GetTestInput): Promise<TestDetail> {
     listTestResources(db, org, row.id, statuses),
     fields.has('tickets') ? loadTickets(db, org, 'test', id) : Promise.resolve(undefined),
     fields.has('mappedRisks') ? loadRisks(db, org, 'test', id) : Promise.resolve(undefined),
-    fields.has('testHistory') ? loadTestHistory(db, org, row.id) : Promise.resolve(undefined),
+    fields.has('testHistory') ? listTestHistory(db, org, row.id) : Promise.resolve(undefined),
   ]);
   const resourceIds = resources.map((r) => r.id);
   const [resourcePeople, resourceEntities] = await Promise.all([

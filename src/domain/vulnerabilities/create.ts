@@ -10,7 +10,7 @@ import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts'
 import { isUniqueViolation } from '../../storage/db/errors.ts';
 import { findVulnerability } from '../../storage/db/repositories/vulnerabilities.ts';
 import {
-  findingKeyExists,
+  hasFindingKey,
   findPersonIdByEmail,
   insertVulnerability,
   replaceAssignee,
@@ -34,7 +34,7 @@ export async function createVulnerability({
   const fingerprints = fingerprintSubjects('vulnerabilities.create', '', input.idempotency.legacySubject).map((s) => jsonFingerprint(s, body));
 
   return runIdempotent(keyScopeOf(ctx, input.idempotency), fingerprints, async (trx) => {
-    if (await findingKeyExists(trx, org, body.vulnerabilityId)) throw duplicateKey();
+    if (await hasFindingKey(trx, org, body.vulnerabilityId)) throw duplicateKey();
     let assigneeId: string | undefined;
     if (body.assigneeEmail !== undefined) {
       assigneeId = await findPersonIdByEmail(trx, org, body.assigneeEmail);

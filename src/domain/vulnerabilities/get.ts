@@ -10,7 +10,7 @@ import { loadPeople, loadRisks, loadSubjectPeople, loadTickets } from '../../sto
 import {
   findVulnerability,
   listAffectedResources,
-  loadCustomFieldDefinitions,
+  listCustomFieldDefinitions,
   loadCustomFieldValues,
   type VulnerabilityRow,
 } from '../../storage/db/repositories/vulnerabilities.ts';
@@ -45,7 +45,7 @@ export async function buildVulnerabilityDetail(k: Kysely<Database>, organization
   const needsPeople = row.addedBy !== null || row.lastModifiedBy !== null;
   const [assignees, definitions, values, people, resources, tickets, risks] = await Promise.all([
     loadSubjectPeople(k, org, 'vulnerability', 'assignee', [row.id]),
-    loadCustomFieldDefinitions(k, org, 'vulnerability'),
+    listCustomFieldDefinitions(k, org, 'vulnerability'),
     loadCustomFieldValues(k, org, [row.id]),
     needsPeople ? loadPeople(k, org) : Promise.resolve(undefined),
     fields.has('affectedResources') ? listAffectedResources(k, org, row.id, statuses) : Promise.resolve(undefined),

@@ -15,7 +15,7 @@ import {
   countAffectedResources,
   countVulnerabilities,
   listVulnerabilityPage,
-  loadCustomFieldDefinitions,
+  listCustomFieldDefinitions,
   loadCustomFieldValues,
   type PagePosition,
   type VulnerabilityFilter,
@@ -93,7 +93,7 @@ async function compute(ctx: Context, input: ListVulnerabilitiesInput): Promise<V
     listVulnerabilityPage(db, org, filter, after, size + 1, { statuses: VULNERABILITY_STATUSES, severities: SEVERITIES }),
     // counted once per filter, not once per page
     cachedResult(ctx, 'vulnerabilities.count', filter, () => countVulnerabilities(db, org, filter)),
-    loadCustomFieldDefinitions(db, org, 'vulnerability'),
+    listCustomFieldDefinitions(db, org, 'vulnerability'),
   ]);
   const page = rows.slice(0, size);
   const ids = page.map((r) => r.id);

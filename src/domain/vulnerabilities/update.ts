@@ -6,11 +6,11 @@ import { notFound, validationFailed, type FieldIssue } from '../errors.ts';
 import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';
-import { findVulnerability, loadCustomFieldDefinitions } from '../../storage/db/repositories/vulnerabilities.ts';
+import { findVulnerability, listCustomFieldDefinitions } from '../../storage/db/repositories/vulnerabilities.ts';
 import {
   findPersonIdByEmail,
   replaceAssignee,
-  setCustomFieldValues,
+  replaceCustomFieldValues,
   updateVulnerability,
 } from '../../storage/db/repositories/vulnerability-writes.ts';
 import { buildVulnerabilityDetail } from './get.ts';
@@ -85,7 +85,7 @@ export async function updateVulnerabilityFields({
     }
     const values = new Map<string, string>();
     if (body.customFields !== undefined) {
-      const definitions = new Map((await loadCustomFieldDefinitions(trx, org, 'vulnerability')).map((d) => [d.id, d]));
+      const definitions = new Map((await listCustomFieldDefinitions(trx, org, 'vulnerability')).map((d) => [d.id, d]));
       body.customFields.forEach((entry, i) => {
         const at = `customFields[${i}]`;
         const fieldId = either(entry, 'customFieldId', 'id', at, issues);
@@ -104,7 +104,7 @@ export async function updateVulnerabilityFields({
     if (issues.length > 0) throw validationFailed(issues);
 
     if (assigneeId) await replaceAssignee(trx, org, row.id, assigneeId);
-    await setCustomFieldValues(trx, org, row.id, values);
+    await replaceCustomFieldValues(trx, org, row.id, values);
     await updateVulnerability(trx, org, row.id, {
       reportLink: body.reportLink === undefined ? undefined : body.reportLink === '' ? null : body.reportLink,
       modifiedOn: ctx.now(),

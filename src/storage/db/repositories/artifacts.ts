@@ -1,6 +1,6 @@
 // What policies and evidence have in common in storage: the same list filters and the same
 // columns (department, relevance, next review, gap status, cadence, authorship). Both
-// repositories select their rows through `selectArtifactRows`, so every filter is written once.
+// repositories select their rows through `listArtifactRows`, so every filter is written once.
 import { sql, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { Database } from '../schema.ts';
 import { hasEntity, hasPerson, mappedToControl, mappedToFramework } from './links.ts';
@@ -99,7 +99,7 @@ async function storedDepartments(db: Q, table: ArtifactTable, organizationId: st
  * The rows of one artifact table matching `filter`, ordered by name then ID. One statement, plus
  * one when departments are filtered by name.
  */
-export async function selectArtifactRows<T extends ArtifactTable>(
+export async function listArtifactRows<T extends ArtifactTable>(
   db: Q,
   table: T,
   organizationId: string,

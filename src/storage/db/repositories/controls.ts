@@ -90,13 +90,13 @@ async function storedDomains(db: Q, organizationId: string, names: string[]): Pr
 }
 
 /** Every control of the organization (the list's columns), unordered. */
-export async function loadControlRows(db: Q, organizationId: string): Promise<ControlRow[]> {
+export async function listControlRows(db: Q, organizationId: string): Promise<ControlRow[]> {
   const rows = await db.selectFrom('controls as c').select(LIST_COLUMNS).where('c.organization_id', '=', organizationId).execute();
   return rows.map(toControlRow);
 }
 
 /** IDs of the controls matching `filter`. One statement, plus one when domains are filtered. */
-export async function findControlIds(db: Q, organizationId: string, filter: ControlFilter): Promise<string[]> {
+export async function listControlIds(db: Q, organizationId: string, filter: ControlFilter): Promise<string[]> {
   const org = organizationId;
   const f = filter;
   let domains: string[] | undefined;
@@ -384,7 +384,7 @@ export interface ControlRequirementRow {
 }
 
 /** The requirements a control is mapped to, ordered by framework name, requirement code, then IDs. */
-export async function loadControlRequirements(db: Q, organizationId: string, controlId: string): Promise<ControlRequirementRow[]> {
+export async function listControlRequirements(db: Q, organizationId: string, controlId: string): Promise<ControlRequirementRow[]> {
   const rows = await db
     .selectFrom('control_requirements as cr')
     .innerJoin('requirements as r', 'r.id', 'cr.requirement_id')
@@ -419,7 +419,7 @@ export interface ControlArtifactRow {
 }
 
 /** Every policy, evidence record and test (automated and cloud) mapped to the control: three statements. */
-export async function loadControlArtifacts(db: Q, organizationId: string, controlId: string): Promise<ControlArtifactRow[]> {
+export async function listControlArtifacts(db: Q, organizationId: string, controlId: string): Promise<ControlArtifactRow[]> {
   const org = organizationId;
   const mapped = (type: ArtifactType) =>
     db

@@ -19,7 +19,7 @@ export interface UsageRow {
 }
 
 /** Adds counts to their hourly rows; each node adds its own, so the rows hold the sum of all. */
-export async function addUsage(db: Q, deltas: UsageDelta[]): Promise<void> {
+export async function upsertUsage(db: Q, deltas: UsageDelta[]): Promise<void> {
   if (deltas.length === 0) return;
   await db.transaction().execute(async (tx) => {
     for (const d of deltas) {

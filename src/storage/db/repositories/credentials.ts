@@ -92,7 +92,7 @@ export async function revokeCredential(db: Q, id: string, at: number): Promise<b
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function setCredentialAccessLevel(db: Q, id: string, level: string, at: number): Promise<boolean> {
+export async function updateCredentialAccessLevel(db: Q, id: string, level: string, at: number): Promise<boolean> {
   const result = await db
     .updateTable('credentials')
     .set({ access_level: level, access_level_changed_at: at })

@@ -7,7 +7,7 @@ import {
   fileEntry,
   findArtifactRow,
   nullableMs,
-  selectArtifactRows,
+  listArtifactRows,
   type ArtifactCommon,
   type ArtifactFilter,
   type FileEntryRow,
@@ -50,7 +50,7 @@ function toEvidence(r: Selectable<Database['evidence']>): EvidenceRow {
 
 /** Evidence of the organization matching `filter`, ordered by name then ID. */
 export async function listEvidence(db: Q, organizationId: string, filter: ArtifactFilter): Promise<EvidenceRow[]> {
-  return (await selectArtifactRows(db, 'evidence', organizationId, filter)).map(toEvidence);
+  return (await listArtifactRows(db, 'evidence', organizationId, filter)).map(toEvidence);
 }
 
 export async function findEvidence(db: Q, organizationId: string, id: string): Promise<EvidenceRow | undefined> {
@@ -62,7 +62,7 @@ export async function findEvidence(db: Q, organizationId: string, id: string): P
  * An evidence record's attachments, newest evidence date first (then by ID). A file the service
  * hosts (it has a blob) never carries a URL, whatever the row holds.
  */
-export async function loadAttachments(db: Q, organizationId: string, evidenceId: string): Promise<AttachmentRow[]> {
+export async function listAttachments(db: Q, organizationId: string, evidenceId: string): Promise<AttachmentRow[]> {
   const rows = await db
     .selectFrom('attachments')
     .selectAll()
@@ -80,7 +80,7 @@ export async function loadAttachments(db: Q, organizationId: string, evidenceId:
 }
 
 /** The tests linked to an evidence record, ordered by name then ID. */
-export async function loadEvidenceTests(db: Q, organizationId: string, evidenceId: string): Promise<MappedTestRow[]> {
+export async function listEvidenceTests(db: Q, organizationId: string, evidenceId: string): Promise<MappedTestRow[]> {
   const rows = await db
     .selectFrom('evidence_tests as et')
     .innerJoin('tests as t', 't.id', 'et.test_id')

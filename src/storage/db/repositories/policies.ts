@@ -7,7 +7,7 @@ import {
   fileEntry,
   findArtifactRow,
   nullableMs,
-  selectArtifactRows,
+  listArtifactRows,
   type ArtifactCommon,
   type ArtifactFilter,
   type FileEntryRow,
@@ -44,7 +44,7 @@ function toPolicy(r: Selectable<Database['policies']>): PolicyRow {
 
 /** Policies of the organization matching `filter`, ordered by name then ID. */
 export async function listPolicies(db: Q, organizationId: string, filter: ArtifactFilter): Promise<PolicyRow[]> {
-  return (await selectArtifactRows(db, 'policies', organizationId, filter)).map(toPolicy);
+  return (await listArtifactRows(db, 'policies', organizationId, filter)).map(toPolicy);
 }
 
 export async function findPolicy(db: Q, organizationId: string, id: string): Promise<PolicyRow | undefined> {
@@ -53,7 +53,7 @@ export async function findPolicy(db: Q, organizationId: string, id: string): Pro
 }
 
 /** A policy's documents, newest first (then by ID). */
-export async function loadPolicyDocuments(db: Q, organizationId: string, policyId: string): Promise<FileEntryRow[]> {
+export async function listPolicyDocuments(db: Q, organizationId: string, policyId: string): Promise<FileEntryRow[]> {
   const rows = await db
     .selectFrom('policy_documents')
     .selectAll()
@@ -66,7 +66,7 @@ export async function loadPolicyDocuments(db: Q, organizationId: string, policyI
 }
 
 /** A policy's published versions, newest first (then by ID). */
-export async function loadPolicyVersions(db: Q, organizationId: string, policyId: string): Promise<PolicyVersionRow[]> {
+export async function listPolicyVersions(db: Q, organizationId: string, policyId: string): Promise<PolicyVersionRow[]> {
   const rows = await db
     .selectFrom('policy_versions')
     .select(['version_name', 'published_by', 'published_on'])

@@ -14,7 +14,7 @@ interface ServiceSecretsTable {
  * The secret stored under `name`, created with `generate()` on first use. Concurrent first uses
  * (several nodes starting together) agree: the first insert wins and everyone reads it back.
  */
-export async function loadOrCreateServiceSecret(db: Kysely<Database>, name: string, generate: () => string, now: number): Promise<string> {
+export async function findOrInsertServiceSecret(db: Kysely<Database>, name: string, generate: () => string, now: number): Promise<string> {
   const k = db.withTables<{ service_secrets: ServiceSecretsTable }>();
   const existing = await k.selectFrom('service_secrets').select('value').where('name', '=', name).executeTakeFirst();
   if (existing) return existing.value;

@@ -143,7 +143,7 @@ export interface TestHistoryEntry {
 }
 
 /** A test's scan history, oldest first. */
-export async function loadTestHistory(db: Q, organizationId: string, testId: string): Promise<TestHistoryEntry[]> {
+export async function listTestHistory(db: Q, organizationId: string, testId: string): Promise<TestHistoryEntry[]> {
   const rows = await db
     .selectFrom('test_history')
     .select(['scanned_on', 'status'])

@@ -51,7 +51,7 @@ export async function listExpiredPendingUploads(db: Q, now: number, limit: numbe
  * organization's evidence, whose indexes (evidence by organization, attachments by evidence) keep
  * it from reading other organizations' attachments.
  */
-export async function attachmentBytes(db: Q, organizationId: string): Promise<number> {
+export async function sumAttachmentBytes(db: Q, organizationId: string): Promise<number> {
   const row = await db
     .selectFrom('attachments')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<string | number>('size_bytes'), eb.lit(0)).as('bytes'))
@@ -121,7 +121,7 @@ export async function hasApprovers(db: Q, organizationId: string, evidenceId: st
   return row !== undefined;
 }
 
-export async function setEvidenceStatus(db: Q, organizationId: string, evidenceId: string, status: string, modifiedOn: number): Promise<void> {
+export async function updateEvidenceStatus(db: Q, organizationId: string, evidenceId: string, status: string, modifiedOn: number): Promise<void> {
   await db
     .updateTable('evidence')
     .set({ status, modified_on: modifiedOn, last_modified_by: null })

@@ -222,7 +222,7 @@ export interface CustomFieldDefinition {
 }
 
 /** The organization's custom fields for one resource type, in their configured order. */
-export async function loadCustomFieldDefinitions(db: Q, organizationId: string, resourceType: string): Promise<CustomFieldDefinition[]> {
+export async function listCustomFieldDefinitions(db: Q, organizationId: string, resourceType: string): Promise<CustomFieldDefinition[]> {
   const rows = await db
     .selectFrom('custom_fields')
     .select(['id', 'title', 'field_type', 'options'])
