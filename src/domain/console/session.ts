@@ -5,6 +5,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { RateLimitSettings } from '../../config.ts';
 import { ServiceError } from '../errors.ts';
 import type { AdminActor } from '../context.ts';
+import type { SignedInAdmin } from './schema.ts';
 import type { AdminSessionRecord } from '../../storage/db/repositories/admin-sessions.ts';
 
 export const SESSION_TOKEN_PREFIX = 'cds_session_';
@@ -13,14 +14,6 @@ export interface SessionSettings {
   idleMs: number;
   maxMs: number;
   signInLimit: RateLimitSettings;
-}
-
-export interface SignedInAdmin {
-  sessionId: string;
-  admin: { id: string; email: string };
-  organization: { id: string; name: string };
-  csrfToken: string;
-  expiresAt: number;
 }
 
 /** Where a request came from, for the audit log. */
