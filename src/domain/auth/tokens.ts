@@ -1,10 +1,10 @@
-// The client-credentials grant and bearer-token checks.
+// The client-credentials grant and the access-token checks.
 import { randomUUID } from 'node:crypto';
 import type { BaseContext, SystemContext } from '../context.ts';
 import { OAuthError, ServiceError } from '../errors.ts';
 import type { TokenRequest, TokenResponse } from './schema.ts';
 import { scopesFor, type AccessLevel, type Actor } from './scopes.ts';
-import { hashSecret, isIssuedAccessToken, isIssuedClientId, newAccessToken, secretMatches } from './secrets.ts';
+import { hashSecret, isIssuedClientId, newAccessToken, secretMatches } from './secrets.ts';
 import type { CredentialRecord } from '../../storage/db/repositories/credentials.ts';
 import { findCredentialByClientId } from '../../storage/db/repositories/credentials.ts';
 import { findGrantByTokenHash, insertAccessToken } from '../../storage/db/repositories/access-tokens.ts';
@@ -73,14 +73,6 @@ export async function issueToken({ ctx, input }: { ctx: SystemContext; input: { 
     expiresAt: now + ctx.tokenTtlSec * 1000,
   });
   return { access_token: accessToken, token_type: 'Bearer', expires_in: ctx.tokenTtlSec, scope: scopes };
-}
-
-/** Parses `Authorization: Bearer <token>`; undefined when absent or malformed. */
-export function bearerToken(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(header.trim());
-  if (!match || !isIssuedAccessToken(match[1])) return undefined;
-  return match[1];
 }
 
 /**
