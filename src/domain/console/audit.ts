@@ -49,7 +49,7 @@ export async function recordAudit(
     targetType: entry.target?.type ?? null,
     targetId: entry.target?.id ?? null,
     targetLabel: entry.target?.label ?? null,
-    // Bounded so a hostile User-Agent cannot bloat the log.
+    // Bounded so a hostile user agent cannot bloat the log.
     ip: entry.actor.ip?.slice(0, 100) ?? null,
     userAgent: entry.actor.userAgent?.slice(0, 512) ?? null,
   });

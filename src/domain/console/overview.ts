@@ -1,4 +1,4 @@
-// The console's compliance overview: GET /v1/frameworks's own verb, run for the administrator's
+// The console's compliance overview: the framework list's own verb, run for the administrator's
 // organization with every read scope, so the console and the API can never disagree.
 import type { AdminActor, SystemContext } from '../context.ts';
 import { scopesFor } from '../auth/scopes.ts';

@@ -1,4 +1,4 @@
-// Requests per credential and hour, for the console's usage page. Counting happens on every /v1
+// Requests per credential and hour, for the console's usage page. Counting happens on every API
 // request, so it must not cost a database write each time: each node keeps its counts in memory
 // and adds them to the hourly rows every few seconds (and when it shuts down). A crash loses at
 // most one interval of counts; these are statistics, not records anyone acknowledged.
