@@ -43,7 +43,7 @@ export interface SystemContext extends BaseContext {
 }
 
 /**
- * Who administers an organization: a console administrator (from the session cookie) or an
+ * Who administers an organization: a console administrator (from the session token) or an
  * operator running `cds` for the organization named with --org. The organization a console or
  * admin verb acts on is always this one; the actor is also what the audit log records.
  */

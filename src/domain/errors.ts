@@ -1,5 +1,6 @@
-// The closed set of failures the domain can report. They carry no HTTP status: the HTTP error
+// The closed set of failures the domain can report. They carry a code, never a status: the error
 // handler (src/http/plugins/error-handler.ts) owns the one mapping from code to status.
+import { Type, type Static } from 'typebox';
 
 export const ERROR_CODES = [
   'validation_failed',
@@ -18,21 +19,17 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-export interface FieldIssue {
-  field: string;
-  message: string;
-}
+// The entries of an error's details: which field is wrong, which dependency is down, or how long
+// to wait.
+export const FieldIssue = Type.Object({ field: Type.String(), message: Type.String() });
+export const DependencyIssue = Type.Object({ dependency: Type.String(), issue: Type.String() });
+export const RetryAfter = Type.Object({ retryAfterSec: Type.Integer() });
+export const ErrorDetail = Type.Union([FieldIssue, DependencyIssue, RetryAfter]);
 
-export interface DependencyIssue {
-  dependency: string;
-  issue: string;
-}
-
-export interface RetryAfter {
-  retryAfterSec: number;
-}
-
-export type ErrorDetail = FieldIssue | DependencyIssue | RetryAfter;
+export type FieldIssue = Static<typeof FieldIssue>;
+export type DependencyIssue = Static<typeof DependencyIssue>;
+export type RetryAfter = Static<typeof RetryAfter>;
+export type ErrorDetail = Static<typeof ErrorDetail>;
 
 export class ServiceError extends Error {
   readonly code: ErrorCode;
@@ -62,7 +59,7 @@ export class DependencyUnavailableError extends ServiceError {
   }
 }
 
-/** The caller is over a rate limit; `retryAfterSec` becomes the Retry-After header. */
+/** The caller is over a rate limit; `retryAfterSec` is how long to wait (the error handler passes it on). */
 export class RateLimitExceeded extends ServiceError {
   readonly retryAfterSec: number;
   constructor(retryAfterSec: number, message: string) {

@@ -1,5 +1,5 @@
 // The sub-objects several resources share (people, entities, timestamps, mappings, tickets): each
-// shape defined once as a TypeBox schema (it validates and documents the HTTP answers) with its
+// shape defined once as a TypeBox schema (it validates and documents the API's answers) with its
 // type derived by `Static<>`.
 import { Type, type Static } from 'typebox';
 

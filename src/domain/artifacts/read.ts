@@ -23,7 +23,7 @@ import {
 /** The `departments` value that selects items without a department (compared case-insensitively). */
 export const NO_DEPARTMENT = 'No Department';
 
-/** The list filters of GET /v1/policies and GET /v1/evidence, as the route parsed them. */
+/** The list filters of the policy and evidence lists, as the route parsed them. */
 export interface ArtifactListInput<Status extends string = string, Field extends string = string> {
   status?: Status[];
   frameworkIds?: string[];

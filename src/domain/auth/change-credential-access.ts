@@ -5,7 +5,7 @@ import { ACCESS_LEVELS } from './scopes.ts';
 import { credentialView as view } from './credential-view.ts';
 import * as credentials from '../../storage/db/repositories/credentials.ts';
 
-/** Changing the access level makes tokens issued before the change stale (401 token_stale). */
+/** Changing the access level makes tokens issued before the change stale (token_stale). */
 export async function changeCredentialAccess({
   ctx,
   input,

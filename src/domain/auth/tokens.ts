@@ -1,29 +1,25 @@
-// The client-credentials grant and bearer-token checks.
+// The client-credentials grant and the access-token checks.
 import { randomUUID } from 'node:crypto';
 import type { BaseContext, SystemContext } from '../context.ts';
 import { OAuthError, ServiceError } from '../errors.ts';
-import type { TokenResponse } from './schema.ts';
+import type { TokenRequest, TokenResponse } from './schema.ts';
 import { scopesFor, type AccessLevel, type Actor } from './scopes.ts';
-import { hashSecret, isIssuedAccessToken, isIssuedClientId, newAccessToken, secretMatches } from './secrets.ts';
+import { hashSecret, isIssuedClientId, newAccessToken, secretMatches } from './secrets.ts';
 import type { CredentialRecord } from '../../storage/db/repositories/credentials.ts';
 import { findCredentialByClientId } from '../../storage/db/repositories/credentials.ts';
 import { findGrantByTokenHash, insertAccessToken } from '../../storage/db/repositories/access-tokens.ts';
 import { touchCredential } from '../../storage/db/repositories/credentials.ts';
-
-export interface TokenRequest {
-  grant_type?: unknown;
-  client_id?: unknown;
-  client_secret?: unknown;
-}
 
 /** The fields the request must carry, checked before anything else (so rate limiting can key on client_id). */
 export function parseTokenRequest(body: unknown): { clientId: string; clientSecret: string } {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new OAuthError('invalid_request', 'The body must be a JSON object.');
   }
-  const { grant_type, client_id, client_secret } = body as TokenRequest;
+  // Unchecked until here: each field may be anything.
+  const fields = body as { [K in keyof TokenRequest]?: unknown };
+  const { grant_type, client_id, client_secret } = fields;
   const missing = (['grant_type', 'client_id', 'client_secret'] as const).filter((k) => {
-    const v = (body as TokenRequest)[k];
+    const v = fields[k];
     return typeof v !== 'string' || v.length === 0;
   });
   if (missing.length > 0) {
@@ -77,14 +73,6 @@ export async function issueToken({ ctx, input }: { ctx: SystemContext; input: { 
     expiresAt: now + ctx.tokenTtlSec * 1000,
   });
   return { access_token: accessToken, token_type: 'Bearer', expires_in: ctx.tokenTtlSec, scope: scopes };
-}
-
-/** Parses `Authorization: Bearer <token>`; undefined when absent or malformed. */
-export function bearerToken(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(header.trim());
-  if (!match || !isIssuedAccessToken(match[1])) return undefined;
-  return match[1];
 }
 
 /**

@@ -1,11 +1,13 @@
 // The compliance rule (docs/decisions.md, "The compliance rule") as pure functions over plain
 // data, so it can be unit- and property-tested without a database and shared by every endpoint
 // that reports compliance.
+import type { CONTROL_STATUSES } from '../controls/schema.ts';
 import type { FrameworkProgress } from '../frameworks/schema.ts';
+import type { TEST_STATUSES } from '../vocabulary.ts';
 
 export type ArtifactType = 'policy' | 'evidence' | 'test';
-export type ControlStatus = 'compliant' | 'non_compliant' | 'not_applicable';
-export type TestStatus = 'ignored' | 'fix_required' | 'passing' | 'affected';
+export type ControlStatus = (typeof CONTROL_STATUSES)[number];
+export type TestStatus = (typeof TEST_STATUSES)[number];
 
 /** `${type}:${id}` */
 export type ArtifactKey = string;

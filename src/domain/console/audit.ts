@@ -6,7 +6,8 @@ import type { AdminContext } from '../context.ts';
 import { validationFailed } from '../errors.ts';
 import { sortableId } from './sortable-id.ts';
 import type { Database } from '../../storage/db/schema.ts';
-import { insertAuditEntry, listAuditEntries, type AuditEntry } from '../../storage/db/repositories/audit-log.ts';
+import { insertAuditEntry, listAuditEntries, type AuditEntry as AuditRow } from '../../storage/db/repositories/audit-log.ts';
+import type { AuditEntry } from './schema.ts';
 
 export const AUDIT_ACTIONS = [
   'session.sign_in',
@@ -48,23 +49,13 @@ export async function recordAudit(
     targetType: entry.target?.type ?? null,
     targetId: entry.target?.id ?? null,
     targetLabel: entry.target?.label ?? null,
-    // Bounded so a hostile User-Agent cannot bloat the log.
+    // Bounded so a hostile user agent cannot bloat the log.
     ip: entry.actor.ip?.slice(0, 100) ?? null,
     userAgent: entry.actor.userAgent?.slice(0, 512) ?? null,
   });
 }
 
-export interface AuditView {
-  id: string;
-  at: number;
-  actor: { type: 'admin' | 'cli'; label: string };
-  action: AuditAction;
-  target: { type: string; id: string; label: string } | null;
-  ip: string | null;
-  userAgent: string | null;
-}
-
-const view = (e: AuditEntry): AuditView => ({
+const view = (e: AuditRow): AuditEntry => ({
   id: e.id,
   at: e.at,
   actor: { type: e.actorType, label: e.actorLabel },
@@ -76,7 +67,7 @@ const view = (e: AuditEntry): AuditView => ({
 
 // The cursor names the last entry shown; it is not secret (an administrator only ever pages
 // through their own organization's log), just opaque and validated.
-const encodeCursor = (e: AuditEntry) => Buffer.from(`${e.at}:${e.id}`).toString('base64url');
+const encodeCursor = (e: AuditRow) => Buffer.from(`${e.at}:${e.id}`).toString('base64url');
 function decodeCursor(cursor: string): { at: number; id: string } {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const match = /^(\d{1,16}):([0-9a-f-]{36})$/.exec(text);
@@ -90,7 +81,7 @@ export async function listAuditLog({
 }: {
   ctx: AdminContext;
   input: { limit: number; cursor?: string };
-}): Promise<{ entries: AuditView[]; nextCursor: string | null }> {
+}): Promise<{ entries: AuditEntry[]; nextCursor: string | null }> {
   const before = input.cursor ? decodeCursor(input.cursor) : undefined;
   const rows = await listAuditEntries(ctx.db.kysely, ctx.actor.organizationId, { limit: input.limit + 1, before });
   const page = rows.slice(0, input.limit);

@@ -1,17 +1,17 @@
-// The console's compliance overview: GET /v1/frameworks's own verb, run for the administrator's
+// The console's compliance overview: the framework list's own verb, run for the administrator's
 // organization with every read scope, so the console and the API can never disagree.
 import type { AdminActor, SystemContext } from '../context.ts';
 import { scopesFor } from '../auth/scopes.ts';
 import { listFrameworks } from '../frameworks/list.ts';
 import { notFound } from '../errors.ts';
-import type { FrameworkProgress } from '../frameworks/schema.ts';
+import type { Overview } from './schema.ts';
 import { findOrganizationState } from '../../storage/db/repositories/organizations.ts';
 
 export async function complianceOverview({
   ctx,
 }: {
   ctx: SystemContext & { actor: AdminActor };
-}): Promise<{ frameworks: Array<{ frameworkId: string; frameworkName: string; complianceProgress: FrameworkProgress }> }> {
+}): Promise<Overview> {
   const admin = ctx.actor;
   const org = await findOrganizationState(ctx.db.kysely, admin.organizationId);
   if (!org) throw notFound('Organization');

@@ -1,12 +1,13 @@
-// Resolving the console's session cookie, on every admin API request (see session.ts).
+// Resolving the console's session token, on every admin API request (see session.ts).
 import type { SystemContext } from '../context.ts';
 import { hashSecret } from '../auth/secrets.ts';
-import { csrfTokenFor, SESSION_TOKEN_PREFIX, sessionExpiry, unauthorized, type SignedInAdmin } from './session.ts';
+import { csrfTokenFor, SESSION_TOKEN_PREFIX, sessionExpiry, unauthorized } from './session.ts';
+import type { SignedInAdmin } from './schema.ts';
 import { findAdmin } from '../../storage/db/repositories/admins.ts';
 import { findOrganization } from '../../storage/db/repositories/organizations.ts';
 import * as sessions from '../../storage/db/repositories/admin-sessions.ts';
 
-/** The signed-in administrator of a session cookie; `unauthorized` if it is unknown or has ended. */
+/** The signed-in administrator of a session token; `unauthorized` if it is unknown or has ended. */
 export async function resolveSession({ ctx, input }: { ctx: SystemContext; input: { token: string | undefined } }): Promise<SignedInAdmin> {
   const settings = ctx.session;
   const token = input.token;

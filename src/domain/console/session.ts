@@ -1,10 +1,12 @@
-// Console sessions: what signing in, resolving the cookie and signing out share. A session ends at
+// Console sessions: what signing in, resolving the token and signing out share. A session ends at
 // the first of: its absolute end (`maxMs` after sign-in), `idleMs` without a request, or sign-out.
-// The token lives only in the administrator's HttpOnly cookie; the database keeps its SHA-256.
+// The token lives only with the administrator, out of reach of the console's scripts; the database
+// keeps its SHA-256.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { RateLimitSettings } from '../../config.ts';
 import { ServiceError } from '../errors.ts';
 import type { AdminActor } from '../context.ts';
+import type { SignedInAdmin } from './schema.ts';
 import type { AdminSessionRecord } from '../../storage/db/repositories/admin-sessions.ts';
 
 export const SESSION_TOKEN_PREFIX = 'cds_session_';
@@ -13,14 +15,6 @@ export interface SessionSettings {
   idleMs: number;
   maxMs: number;
   signInLimit: RateLimitSettings;
-}
-
-export interface SignedInAdmin {
-  sessionId: string;
-  admin: { id: string; email: string };
-  organization: { id: string; name: string };
-  csrfToken: string;
-  expiresAt: number;
 }
 
 /** Where a request came from, for the audit log. */
@@ -33,7 +27,7 @@ export const sessionExpiry = (s: AdminSessionRecord, idleMs: number) => Math.min
 
 /**
  * The CSRF token is derived from the session token, so it needs no storage and cannot be known
- * without the cookie; the console reads it from the session response and sends it on changes.
+ * without the session token; the console reads it from the session answer and sends it with changes.
  */
 export function csrfTokenFor(sessionToken: string): string {
   return createHmac('sha256', sessionToken).update('console-csrf').digest('base64url');

@@ -1,7 +1,8 @@
 // Signing out of the console: the session ends at once, and the audit log says so.
 import type { BaseContext } from '../context.ts';
 import { recordAudit } from './audit.ts';
-import { adminActor, type Origin, type SignedInAdmin } from './session.ts';
+import { adminActor, type Origin } from './session.ts';
+import type { SignedInAdmin } from './schema.ts';
 import * as sessions from '../../storage/db/repositories/admin-sessions.ts';
 
 export async function signOut({ ctx, input }: { ctx: BaseContext; input: { session: SignedInAdmin; origin: Origin } }) {

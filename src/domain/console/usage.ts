@@ -1,8 +1,9 @@
-// Requests per credential and hour, for the console's usage page. Counting happens on every /v1
+// Requests per credential and hour, for the console's usage page. Counting happens on every API
 // request, so it must not cost a database write each time: each node keeps its counts in memory
 // and adds them to the hourly rows every few seconds (and when it shuts down). A crash loses at
 // most one interval of counts; these are statistics, not records anyone acknowledged.
 import type { AdminContext } from '../context.ts';
+import type { Usage } from './schema.ts';
 import type { Db } from '../../storage/db/connect.ts';
 import { upsertUsage, listUsage, type UsageDelta } from '../../storage/db/repositories/credential-usage.ts';
 import { listCredentials } from '../../storage/db/repositories/credentials.ts';
@@ -61,25 +62,11 @@ export class UsageRecorder {
   }
 }
 
-export interface UsageReport {
-  from: number;
-  to: number;
-  bucketMs: number;
-  credentials: Array<{
-    credentialId: string;
-    name: string;
-    clientId: string;
-    status: 'active' | 'revoked';
-    totals: { requests: number; rateLimited: number };
-    buckets: Array<{ start: number; requests: number; rateLimited: number }>;
-  }>;
-}
-
 /**
  * The last 24 hourly buckets (the current hour last) of every credential of the actor's
  * organization, as stored: flush the process's UsageRecorder first to include its pending counts.
  */
-export async function usageReport({ ctx }: { ctx: AdminContext }): Promise<UsageReport> {
+export async function usageReport({ ctx }: { ctx: AdminContext }): Promise<Usage> {
   const organizationId = ctx.actor.organizationId;
   const now = ctx.now();
   const current = now - (now % USAGE_BUCKET_MS);

@@ -1,4 +1,4 @@
-// GET /v1/controls/{controlId}: one control with its description, questions, mappings and
+// One control, with its description, questions, mappings and
 // authorship, its status over all its frameworks, and the expansions asked for: the status per
 // framework (complianceOverview), the artifacts behind it (mappedArtifacts) and its risks.
 import type { Context } from '../context.ts';

@@ -1,4 +1,4 @@
-// GET /v1/controls: the organization's controls with their computed status. With `frameworkIds`,
+// The control list: the organization's controls with their computed status. With `frameworkIds`,
 // the list keeps the controls mapped to any of those frameworks and computes status and
 // percentage over those frameworks only (docs/decisions.md, "The compliance rule"); the
 // `status` filter applies to that recomputed status. The controls, their links and the rule's

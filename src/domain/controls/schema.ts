@@ -1,10 +1,9 @@
 // The shapes of a control: the list item and the get-one answer, with the computed status.
 import { Type, type Static } from 'typebox';
-import type { ControlStatus } from '../compliance/rules.ts';
 import { CONTROL_SCOPES, FUNCTION_GROUPINGS } from '../vocabulary.ts';
 import { Assignee, Entity, EpochMs, MappedFramework, MappedRisk, NullableEpochMs, PersonStamp } from '../shared-schema.ts';
 
-export const CONTROL_STATUSES = ['compliant', 'non_compliant', 'not_applicable'] as const satisfies readonly ControlStatus[];
+export const CONTROL_STATUSES = ['compliant', 'non_compliant', 'not_applicable'] as const;
 
 const Percentage = Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Literal('not_applicable')], {
   description: "floor(100 × complete / relevant artifacts), or 'not_applicable' when the status is not_applicable.",

@@ -1,4 +1,4 @@
-// GET /v1/evidence/{evidenceId} (and /v1/evidences/{evidenceId}): one evidence record with its
+// One evidence record (served under both the evidence and the evidences names), with its
 // mappings, authorship and revision request, plus the expansions asked for (mapped tests, gaps,
 // attachments, tickets).
 import { cachedResult } from '../result-cache.ts';

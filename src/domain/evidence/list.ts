@@ -1,5 +1,5 @@
-// GET /v1/evidence (and its alias /v1/evidences): the caller's evidence records matching the
-// filters, with the fields asked for.
+// The evidence list (served under two names, evidence and evidences): the caller's evidence
+// records matching the filters, with the fields asked for.
 import { cachedResult } from '../result-cache.ts';
 import { setPresent } from '../set-present.ts';
 import type { Context } from '../context.ts';

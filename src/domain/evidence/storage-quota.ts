@@ -14,7 +14,7 @@ export interface QuotaUse {
 
 export const bytesLeft = ({ quotaBytes, usedBytes }: QuotaUse): number => Math.max(0, quotaBytes - usedBytes);
 
-/** 400 validation_failed naming `files`: the quota, what is used and what is left. */
+/** validation_failed naming `files`: the quota, what is used and what is left. */
 export function quotaExceeded(use: QuotaUse, neededBytes?: number): ServiceError {
   const needed = neededBytes === undefined ? 'these files do not fit' : `these files need ${neededBytes} bytes`;
   return validationFailed(

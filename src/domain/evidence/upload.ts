@@ -37,7 +37,7 @@ export const MAX_FILENAME_LENGTH = 255;
 /** An evidenceDate this far ahead of the server's clock is still "now" (client clocks drift). */
 export const CLOCK_SKEW_MS = 60_000;
 
-/** One part of the upload body, as the HTTP layer hands it over. */
+/** One part of the upload body, as the route hands it over. */
 export type UploadPart =
   | { kind: 'field'; name: string; value: string; truncated: boolean }
   | { kind: 'file'; name: string; filename: string; stream: Readable };
@@ -121,8 +121,8 @@ async function readUpload(parts: AsyncIterable<UploadPart>, sink: Sink, now: num
         if (err instanceof BlobTooLargeError) throw fileIssue(`the files together must be at most ${MAX_TOTAL_BYTES} bytes (100 MB)`);
         if (err instanceof NotAZipPackageError) throw fileIssue(`${name}: .numbers and .pages files must be zip packages`);
         if (err instanceof ServiceError) throw err;
-        // The body itself failed (cut short, malformed): the HTTP layer reports those as ServiceErrors
-        // through the iterator, but a file stream can fail first.
+        // The body itself failed (cut short, malformed): the route's part iterator reports those as
+        // ServiceErrors, but a file stream can fail first.
         throw validationFailed([{ field: 'body', message: 'is not complete, valid multipart/form-data' }], 'The multipart body ended early or is malformed.');
       }
       files.push({ displayName: name, family, blobKey: stored.key, size: stored.size, sha256: stored.sha256 });
@@ -165,7 +165,6 @@ const digestOnly: Sink = async (index, source, maxBytes) => {
 export async function uploadAttachments({ ctx, input }: { ctx: Context; input: UploadInput }): Promise<Outcome<UploadResult>> {
   authorize(ctx.actor, 'evidence', 'write');
   const blobs = ctx.blobs;
-  if (!blobs) throw new Error('uploadAttachments needs a blob store in its context');
   const k = ctx.db.kysely;
   const org = ctx.actor.organizationId;
   const evidence = await findEvidence(k, org, input.evidenceId);

@@ -1,4 +1,4 @@
-// GET /v1/frameworks: every framework of the caller's organization with its computed progress.
+// The framework list: every framework of the caller's organization with its computed progress.
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { cachedResult } from '../result-cache.ts';
@@ -27,7 +27,7 @@ async function compute(ctx: Context, input: ListFrameworksInput): Promise<Framew
   const fields = new Set(input.fields ?? []);
   const wantsPeople = fields.has('addedBy') || fields.has('lastModifiedBy');
   // The compliance inputs come from the controls snapshot of this data version, so one load
-  // after a write serves both GET /v1/frameworks and GET /v1/controls.
+  // after a write serves both the framework list and the control list.
   const [rows, entities, snapshot, people] = await Promise.all([
     listFrameworkRows(db, org, { entityIds: input.entityIds }),
     loadSubjectEntities(db, org, 'framework'),

@@ -19,7 +19,7 @@ import {
 } from '../../storage/db/repositories/idempotency.ts';
 import { ServiceError } from '../errors.ts';
 
-/** Idempotency-Key values the spec allows. */
+/** Idempotency key values the spec allows. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._~-]{1,128}$/;
 /** How long a successful write's result is replayed. */
 export const REPLAY_WINDOW_MS = 24 * 3600_000;
@@ -30,7 +30,7 @@ export interface IdempotencySettings {
   replayWindowMs: number;
 }
 
-/** A write's Idempotency-Key, as a verb's input carries it. */
+/** A write's idempotency key, as a verb's input carries it. */
 export interface IdempotencyInput {
   key: string;
   /** the previous version's fingerprint subject for a target (see fingerprintSubjects in fingerprint.ts) */

@@ -1,4 +1,4 @@
-// A new organization in this deployment's region (the CLI's `cds org create`). Not reachable through /v1.
+// A new organization in this deployment's region (the CLI's `cds org create`). Not reachable through the API.
 import { randomUUID } from 'node:crypto';
 import type { BaseContext } from '../context.ts';
 import { validationFailed } from '../errors.ts';

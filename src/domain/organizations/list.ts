@@ -1,4 +1,4 @@
-// Every organization in the database (the CLI's `cds org list`). Not reachable through /v1.
+// Every organization in the database (the CLI's `cds org list`). Not reachable through the API.
 import type { BaseContext } from '../context.ts';
 import * as orgs from '../../storage/db/repositories/organizations.ts';
 

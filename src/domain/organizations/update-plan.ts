@@ -1,4 +1,4 @@
-// Changing which resources an organization's plan includes (the CLI's `cds org update`). Not reachable through /v1.
+// Changing which resources an organization's plan includes (the CLI's `cds org update`). Not reachable through the API.
 import type { BaseContext } from '../context.ts';
 import { notFound } from '../errors.ts';
 import { parsePlan } from '../auth/scopes.ts';

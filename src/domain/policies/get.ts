@@ -1,4 +1,4 @@
-// GET /v1/policies/{policyId}: one policy with its mappings and authorship, plus the expansions
+// One policy, with its mappings and authorship, plus the expansions
 // asked for (documents, version history, tickets).
 import { cachedResult } from '../result-cache.ts';
 import { setPresent } from '../set-present.ts';

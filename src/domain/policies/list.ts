@@ -1,4 +1,4 @@
-// GET /v1/policies: the caller's policies matching the filters, with the fields asked for.
+// The policy list: the caller's policies matching the filters, with the fields asked for.
 import { cachedResult } from '../result-cache.ts';
 import { setPresent } from '../set-present.ts';
 import type { Context } from '../context.ts';

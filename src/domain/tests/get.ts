@@ -1,4 +1,4 @@
-// GET /v1/tests/{testId}: one test (automated or cloud) in the get shape, with its flagged
+// One test (automated or cloud) in the get shape, with its flagged
 // resources filtered by `resourceStatus` (a union; default fix_required). `affected` is a test
 // status with no resource-level equivalent: on its own it selects no resource.
 import type { Context } from '../context.ts';

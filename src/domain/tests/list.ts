@@ -1,4 +1,4 @@
-// GET /v1/tests: every test (automated and cloud) of the caller's organization that matches the
+// The test list: every test (automated and cloud) of the caller's organization that matches the
 // filters, ordered by name, then ID. Different filters combine with AND, values of one filter
 // with OR. `status` is the computed status; `applications` matches application names
 // case-insensitively.

@@ -1,5 +1,5 @@
 // Creates one finding with source `api`, its affected resources and assignee, idempotent under its
-// Idempotency-Key. The body's shape (patterns, lengths, enums) is checked against its schema
+// idempotency key. The body's shape (patterns, lengths, enums) is checked against its schema
 // (write-schema.ts) before the verb runs; the rules that need the organization's data are checked here.
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
@@ -41,7 +41,7 @@ export async function createVulnerability({
       if (!assigneeId) throw validationFailed([{ field: 'assigneeEmail', message: 'no person with this email in the organization' }]);
     }
     const now = ctx.now();
-    // A concurrent create of the same key (another Idempotency-Key) can pass the check above at
+    // A concurrent create of the same key (another idempotency key) can pass the check above at
     // the same moment; the unique index then refuses the second insert.
     const id = await insertVulnerability(
       trx,

@@ -1,5 +1,5 @@
-// GET /v1/vulnerabilities/{vulnerabilityId}: one finding in the get shape. `buildVulnerabilityDetail`
-// is the one builder of that shape, so create and update can answer with exactly what GET returns.
+// One vulnerability: one finding in the get shape. `buildVulnerabilityDetail` is the one builder
+// of that shape, so create and update can answer with exactly what reading one returns.
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound } from '../errors.ts';

@@ -1,4 +1,4 @@
-// GET /v1/vulnerabilities: one keyset page of the organization's findings, newest first.
+// The vulnerability list: one keyset page of the organization's findings, newest first.
 // Order: firstSeen descending, then vulnerabilityId (source, then finding key) ascending. The
 // cursor names the last finding of the previous page and is signed together with the
 // organization and the filters, so it cannot be altered or reused with other filters.

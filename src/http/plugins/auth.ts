@@ -9,7 +9,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config, RateLimitSettings } from '../../config.ts';
 import type { Actor } from '../../domain/auth/scopes.ts';
-import { authenticate, bearerToken } from '../../domain/auth/tokens.ts';
+import { isIssuedAccessToken } from '../../domain/auth/secrets.ts';
+import { authenticate } from '../../domain/auth/tokens.ts';
 import type { Context, SystemContext } from '../../domain/context.ts';
 import { ServiceError, validationFailed } from '../../domain/errors.ts';
 import type { WindowCount } from '../../storage/ratelimit/store.ts';
@@ -20,6 +21,14 @@ declare module 'fastify' {
   interface FastifyRequest {
     actor?: Actor;
   }
+}
+
+/** Parses `Authorization: Bearer <token>`; undefined when absent or malformed. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(header.trim());
+  if (!match || !isIssuedAccessToken(match[1])) return undefined;
+  return match[1];
 }
 
 export function setRateLimitHeaders(reply: FastifyReply, limit: RateLimitSettings, window: WindowCount) {

@@ -8,7 +8,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { AdminActor, SystemContext } from '../../domain/context.ts';
 import { ServiceError } from '../../domain/errors.ts';
-import { adminActor, csrfMatches, type Origin, type SignedInAdmin } from '../../domain/console/session.ts';
+import { adminActor, csrfMatches, type Origin } from '../../domain/console/session.ts';
+import type { SignedInAdmin } from '../../domain/console/schema.ts';
 import { resolveSession } from '../../domain/console/resolve-session.ts';
 
 export const SESSION_COOKIE = 'cds_console';

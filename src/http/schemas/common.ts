@@ -1,6 +1,6 @@
 // Shapes shared by every route: the success envelope and the two error bodies of the spec.
 import { Type, type TSchema } from 'typebox';
-import { ERROR_CODES, OAUTH_ERRORS } from '../../domain/errors.ts';
+import { ERROR_CODES, ErrorDetail, OAUTH_ERRORS } from '../../domain/errors.ts';
 
 export const Meta = Type.Object({ requestId: Type.String({ description: 'Equals the X-Request-Id header.' }) });
 
@@ -14,13 +14,7 @@ export const ErrorBody = Type.Object(
     error: Type.Object({
       code: Type.Enum([...ERROR_CODES]),
       message: Type.String(),
-      details: Type.Array(
-        Type.Union([
-          Type.Object({ field: Type.String(), message: Type.String() }),
-          Type.Object({ dependency: Type.String(), issue: Type.String() }),
-          Type.Object({ retryAfterSec: Type.Integer() }),
-        ]),
-      ),
+      details: Type.Array(ErrorDetail),
     }),
     meta: Meta,
   },

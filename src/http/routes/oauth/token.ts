@@ -4,8 +4,7 @@
 // is checked; the credential's own budget is charged only once its secret has been verified, so
 // someone who merely knows a client ID cannot use up its owner's tokens.
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
-import { TokenResponse } from '../../../domain/auth/schema.ts';
+import { TokenRequest, TokenResponse } from '../../../domain/auth/schema.ts';
 import { authenticateClient, issueToken, parseTokenRequest } from '../../../domain/auth/tokens.ts';
 import { OAuthError } from '../../../domain/errors.ts';
 import type { RouteDeps } from '../deps.ts';
@@ -14,12 +13,6 @@ import { hitLimit, peekLimit, rateLimitExceeded } from '../../../storage/ratelim
 
 /** The largest token request body: three short strings fit many times over. */
 export const TOKEN_BODY_LIMIT_BYTES = 4096;
-
-const TokenBody = Type.Object({
-  grant_type: Type.Literal('client_credentials'),
-  client_id: Type.String(),
-  client_secret: Type.String(),
-});
 
 const oauthError = (description: string) => ({ description, $ref: 'OAuthErrorBody#' });
 
@@ -35,7 +28,7 @@ export default function tokenRoute(app: FastifyInstance, { config, system, metri
         summary: 'Exchange client credentials for an access token',
         // Documented, not enforced by AJV: the handler checks the body itself so that every
         // failure answers with the OAuth error body (invalid_request), as the spec requires.
-        body: TokenBody,
+        body: TokenRequest,
         response: {
           200: TokenResponse,
           400: oauthError('invalid_request: grant_type wrong or a required field missing'),

@@ -6,7 +6,8 @@ import { listAuditLog } from '../../../../domain/console/audit.ts';
 import { adminContextOf } from '../../../plugins/console-session.ts';
 import { Meta } from '../../../schemas/common.ts';
 import type { RouteDeps } from '../../deps.ts';
-import { AuditEntry, CONSOLE_SECURITY, consoleErrors } from '../schemas.ts';
+import { AuditEntry } from '../../../../domain/console/schema.ts';
+import { CONSOLE_SECURITY, consoleErrors } from '../schemas.ts';
 
 const Query = Type.Object(
   {

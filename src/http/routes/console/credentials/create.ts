@@ -3,18 +3,20 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CREDENTIAL_NAME_MAX_LENGTH } from '../../../../domain/auth/credential-view.ts';
+import { NewCredential } from '../../../../domain/auth/schema.ts';
+import { ACCESS_LEVELS } from '../../../../domain/auth/scopes.ts';
 import { createCredential } from '../../../../domain/auth/create-credential.ts';
 import { validationFailed } from '../../../../domain/errors.ts';
 import { adminContextOf } from '../../../plugins/console-session.ts';
 import { envelope } from '../../../reply.ts';
 import { Envelope } from '../../../schemas/common.ts';
 import type { RouteDeps } from '../../deps.ts';
-import { CONSOLE_SECURITY, consoleErrors, CsrfHeaders, NewCredential, credentialView } from '../schemas.ts';
+import { CONSOLE_SECURITY, consoleErrors, CsrfHeaders, credentialView } from '../schemas.ts';
 
 const Body = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: CREDENTIAL_NAME_MAX_LENGTH, description: 'A label for people, e.g. the integration using it.' }),
-    accessLevel: Type.Enum(['read_only', 'read_write'], { description: 'Read Only (every read scope) or Read & Write (adds every write scope).' }),
+    accessLevel: Type.Enum([...ACCESS_LEVELS], { description: 'Read Only (every read scope) or Read & Write (adds every write scope).' }),
   },
   { additionalProperties: false },
 );

@@ -6,7 +6,8 @@ import { adminContextOf } from '../../../plugins/console-session.ts';
 import { envelope } from '../../../reply.ts';
 import { Envelope } from '../../../schemas/common.ts';
 import type { RouteDeps } from '../../deps.ts';
-import { CONSOLE_SECURITY, consoleErrors, Credential, credentialView } from '../schemas.ts';
+import { Credential } from '../../../../domain/auth/schema.ts';
+import { CONSOLE_SECURITY, consoleErrors, credentialView } from '../schemas.ts';
 
 export default function listConsoleCredentialsRoute(app: FastifyInstance, { system }: RouteDeps) {
   app.get(

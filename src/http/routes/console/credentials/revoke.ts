@@ -8,7 +8,8 @@ import { adminContextOf } from '../../../plugins/console-session.ts';
 import { envelope } from '../../../reply.ts';
 import { Envelope } from '../../../schemas/common.ts';
 import type { RouteDeps } from '../../deps.ts';
-import { CONSOLE_SECURITY, consoleErrors, CsrfHeaders, Credential, credentialView } from '../schemas.ts';
+import { Credential } from '../../../../domain/auth/schema.ts';
+import { CONSOLE_SECURITY, consoleErrors, CsrfHeaders, credentialView } from '../schemas.ts';
 
 const Params = Type.Object({ credentialId: Type.String({ maxLength: 100 }) });
 

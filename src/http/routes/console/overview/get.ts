@@ -5,7 +5,8 @@ import { adminContextOf } from '../../../plugins/console-session.ts';
 import { envelope } from '../../../reply.ts';
 import { Envelope } from '../../../schemas/common.ts';
 import type { RouteDeps } from '../../deps.ts';
-import { CONSOLE_SECURITY, consoleErrors, Overview } from '../schemas.ts';
+import { Overview } from '../../../../domain/console/schema.ts';
+import { CONSOLE_SECURITY, consoleErrors } from '../schemas.ts';
 
 export default function overviewRoute(app: FastifyInstance, { system }: RouteDeps) {
   app.get(

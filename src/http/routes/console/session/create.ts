@@ -8,7 +8,8 @@ import { originOf, setSessionCookie } from '../../../plugins/console-session.ts'
 import { envelope } from '../../../reply.ts';
 import { Envelope } from '../../../schemas/common.ts';
 import type { RouteDeps } from '../../deps.ts';
-import { consoleErrors, Session } from '../schemas.ts';
+import { Session } from '../../../../domain/console/schema.ts';
+import { consoleErrors } from '../schemas.ts';
 
 const Body = Type.Object(
   {

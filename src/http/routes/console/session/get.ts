@@ -4,7 +4,8 @@ import { consoleSessionOf } from '../../../plugins/console-session.ts';
 import { envelope } from '../../../reply.ts';
 import { Envelope } from '../../../schemas/common.ts';
 import type { RouteDeps } from '../../deps.ts';
-import { CONSOLE_SECURITY, consoleErrors, Session } from '../schemas.ts';
+import { Session } from '../../../../domain/console/schema.ts';
+import { CONSOLE_SECURITY, consoleErrors } from '../schemas.ts';
 
 export default function getSessionRoute(app: FastifyInstance, _deps: RouteDeps) {
   app.get(

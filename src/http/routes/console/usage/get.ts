@@ -5,7 +5,8 @@ import { adminContextOf } from '../../../plugins/console-session.ts';
 import { envelope } from '../../../reply.ts';
 import { Envelope } from '../../../schemas/common.ts';
 import type { RouteDeps } from '../../deps.ts';
-import { CONSOLE_SECURITY, consoleErrors, Usage } from '../schemas.ts';
+import { Usage } from '../../../../domain/console/schema.ts';
+import { CONSOLE_SECURITY, consoleErrors } from '../schemas.ts';
 
 export default function usageRoute(app: FastifyInstance, { system, usage }: RouteDeps) {
   app.get(
