@@ -137,13 +137,13 @@ export async function listTestResources(db: Q, organizationId: string, testId: s
   }));
 }
 
-export interface TestHistoryEntry {
+export interface TestHistoryRow {
   scannedOn: number;
   status: string;
 }
 
 /** A test's scan history, oldest first. */
-export async function listTestHistory(db: Q, organizationId: string, testId: string): Promise<TestHistoryEntry[]> {
+export async function listTestHistory(db: Q, organizationId: string, testId: string): Promise<TestHistoryRow[]> {
   const rows = await db
     .selectFrom('test_history')
     .select(['scanned_on', 'status'])
