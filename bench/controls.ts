@@ -21,7 +21,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { sql, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
+import {
+  sql,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+} from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDb, type Db } from '../src/storage/db/connect.ts';
@@ -73,10 +81,20 @@ const started = performance.now();
 const demo = await createDemoOrganization(system, { scale: 1, name: `Bench demo ${Date.now()}` });
 const large = await createDemoOrganization(system, { scale, name: `Bench scale ${scale} ${Date.now()}` });
 if (db.dialect === 'postgres') await sql`analyze`.execute(db.kysely); // what autovacuum does after a bulk load
-log(`GET /v1/controls — ${db.dialect}; demo data loaded in ${((performance.now() - started) / 1000).toFixed(1)} s; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} CPUs`);
-for (const [label, org] of [['demo (scale 1)', demo], [`scale ${scale}`, large]] as const) {
+log(
+  `GET /v1/controls — ${db.dialect}; demo data loaded in ${((performance.now() - started) / 1000).toFixed(1)} s; load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')} on ${os.cpus().length} CPUs`,
+);
+for (const [label, org] of [
+  ['demo (scale 1)', demo],
+  [`scale ${scale}`, large],
+] as const) {
   const s = org.summary;
-  log(`  ${label.padEnd(15)} ${s.controls} controls, ${s.policies + s.evidence + s.tests} artifacts (${s.policies} policies, ${s.evidence} evidence, ${s.tests} tests), ${s.tables.control_artifacts} control→artifact and ${s.tables.artifact_requirements} artifact→requirement links`);
+  log(
+    `  ${label.padEnd(15)} ${s.controls} controls, ${s.policies + s.evidence + s.tests} artifacts (${s.policies} policies, ${s.evidence} evidence, ${s.tests} tests), ${s.tables.control_artifacts} control→artifact and ${s.tables.artifact_requirements} artifact→requirement links`,
+  );
 }
 
 const store = new MemoryRateLimitStore();
@@ -92,7 +110,10 @@ async function tokenFor(org: DemoResult): Promise<string> {
   });
   return ((await res.json()) as { access_token: string }).access_token;
 }
-const tokens = new Map([[demo, await tokenFor(demo)], [large, await tokenFor(large)]]);
+const tokens = new Map([
+  [demo, await tokenFor(demo)],
+  [large, await tokenFor(large)],
+]);
 
 async function get(org: DemoResult, pathAndQuery: string) {
   const res = await fetch(`${appUrl}${pathAndQuery}`, { headers: { authorization: `Bearer ${tokens.get(org)}` } });
@@ -146,13 +167,22 @@ for (const org of [demo, large]) {
   const label = org === demo ? 'demo (scale 1)' : `scale ${scale}`;
   const f = await frameworkIdOf(org, values.framework!);
   const someControl = ((await get(org, '/v1/controls')) as Array<{ controlId: string }>)[0].controlId;
-  const some = (await get(org, `/v1/controls/${someControl}`)) as { entities: Array<{ entityId: string }>; assignees: Array<{ email: string }>; controlDomain: string };
+  const some = (await get(org, `/v1/controls/${someControl}`)) as {
+    entities: Array<{ entityId: string }>;
+    assignees: Array<{ email: string }>;
+    controlDomain: string;
+  };
   const entityId = some.entities[0]?.entityId ?? randomUUID();
   const email = some.assignees[0]?.email ?? 'nobody@example.com';
   const groupings = ['protect', 'detect', 'govern', 'identify', 'respond', 'recover'] as const;
   const every: Parameters<typeof listControls>[0]['input'] = {
-    frameworkIds: [f], status: ['compliant', 'non_compliant'], entityIds: [entityId], assigneeEmails: [email],
-    domains: [some.controlDomain], functionGroupings: [...groupings], controlScope: ['in_scope'],
+    frameworkIds: [f],
+    status: ['compliant', 'non_compliant'],
+    entityIds: [entityId],
+    assigneeEmails: [email],
+    domains: [some.controlDomain],
+    functionGroupings: [...groupings],
+    controlScope: ['in_scope'],
     fields: allFields.split(',') as never,
   };
   const rows: Array<[string, string, [number, number] | undefined]> = [
@@ -164,13 +194,19 @@ for (const org of [demo, large]) {
         `&domains=${encodeURIComponent(some.controlDomain)}&functionGroupings=${groupings.join(',')}&controlScope=in_scope&fields=${allFields}`,
       await verbStatements(org, every),
     ],
-    ['GET /v1/controls/{id}?fields=<all expansions>', `/v1/controls/${someControl}?fields=complianceOverview,mappedArtifacts,mappedRisks`, undefined],
+    [
+      'GET /v1/controls/{id}?fields=<all expansions>',
+      `/v1/controls/${someControl}?fields=complianceOverview,mappedArtifacts,mappedRisks`,
+      undefined,
+    ],
     ['GET /v1/frameworks', '/v1/frameworks', undefined],
   ];
   log(`  ${label}:`);
   for (const [name, url, verb] of rows) {
     const { http } = await statementsOf(org, url);
-    log(`    ${name.padEnd(46)} HTTP ${String(http).padStart(3)}${verb === undefined ? '' : `   verb: cold ${String(verb[0]).padStart(2)}, same data version ${verb[1]}`}`);
+    log(
+      `    ${name.padEnd(46)} HTTP ${String(http).padStart(3)}${verb === undefined ? '' : `   verb: cold ${String(verb[0]).padStart(2)}, same data version ${verb[1]}`}`,
+    );
   }
 }
 
@@ -179,7 +215,9 @@ const F = await frameworkIdOf(large, values.framework!);
 const sample = (await get(large, `/v1/controls?frameworkIds=${F}`)) as unknown[];
 const bytes = Buffer.byteLength(JSON.stringify({ data: sample }));
 log();
-log(`Latency of GET /v1/controls?frameworkIds=<${values.framework}> on the scale-${scale} organization: ${sample.length} controls in the answer (~${Math.round(bytes / 1024)} KiB); ${requests} requests one at a time`);
+log(
+  `Latency of GET /v1/controls?frameworkIds=<${values.framework}> on the scale-${scale} organization: ${sample.length} controls in the answer (~${Math.round(bytes / 1024)} KiB); ${requests} requests one at a time`,
+);
 const headers = { authorization: `Bearer ${tokens.get(large)}` };
 const fmt = (r: SequentialResult) =>
   `p50 ${r.p50Ms.toFixed(1).padStart(6)} ms   p99 ${r.p99Ms.toFixed(1).padStart(6)} ms   mean ${r.meanMs.toFixed(1).padStart(6)} ms   errors ${r.errors}`;
@@ -188,9 +226,8 @@ log(`  warm (cached result)                    ${fmt(warm)}`);
 const combos = Array.from({ length: requests + 10 }, () => `${appUrl}/v1/controls?frameworkIds=${F},${randomUUID()}`);
 const coldCombo = await runSequential({ urls: combos, headers, requests, warmup: 10 });
 log(`  cold: new frameworkIds combination      ${fmt(coldCombo)}   (snapshot of the data version reused)`);
-const coldVersion = await runSequential(
-  { urls: [`${appUrl}/v1/controls?frameworkIds=${F}`], headers, requests, warmup: 10 },
-  () => bumpDataVersion(db.kysely, large.organization.id),
+const coldVersion = await runSequential({ urls: [`${appUrl}/v1/controls?frameworkIds=${F}`], headers, requests, warmup: 10 }, () =>
+  bumpDataVersion(db.kysely, large.organization.id),
 );
 log(`  cold: data version bumped each request  ${fmt(coldVersion)}   (everything read again)`);
 const coldAll = await runSequential(
@@ -199,7 +236,12 @@ const coldAll = await runSequential(
 );
 log(`  same, without frameworkIds (${(await get(large, '/v1/controls')).length} controls)  ${fmt(coldAll)}`);
 
-log(`  load average after the runs: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+log(
+  `  load average after the runs: ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
 
 // Where a cold request's time goes: the verb alone (database reads and computation), in this thread.
 const actor = await authenticate({ ctx: system, input: { token: tokens.get(large) } });
@@ -215,7 +257,9 @@ const t = performance.now();
 for (let i = 0; i < 10; i++) JSON.stringify(result);
 const stringifyMs = (performance.now() - t) / 10;
 verbTimes.sort((a, b) => a - b);
-log(`  breakdown of a cold request: the verb alone (reads + statuses, nothing cached) p50 ${verbTimes[15].toFixed(1)} ms; JSON.stringify of its result ${stringifyMs.toFixed(1)} ms`);
+log(
+  `  breakdown of a cold request: the verb alone (reads + statuses, nothing cached) p50 ${verbTimes[15].toFixed(1)} ms; JSON.stringify of its result ${stringifyMs.toFixed(1)} ms`,
+);
 
 await app.close();
 await store.close();

@@ -67,8 +67,11 @@ const load = (url: string) => runLoad({ url: `${url}/v1/frameworks`, headers, co
 const rawResult = await load(rawUrl);
 const appResult = await load(appUrl);
 
-const fmt = (r: LoadResult) => `${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50Ms.toFixed(2).padStart(7)} ms   p99 ${r.p99Ms.toFixed(2).padStart(7)} ms   errors ${r.errors}`;
-console.log(`GET /v1/frameworks — ${db.dialect}, demo scale ${scale} (${demo.summary.frameworks} frameworks, ${demo.summary.controls} controls), response ${bytes.length} bytes, ${connections} connections, ${durationMs / 1000} s`);
+const fmt = (r: LoadResult) =>
+  `${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50Ms.toFixed(2).padStart(7)} ms   p99 ${r.p99Ms.toFixed(2).padStart(7)} ms   errors ${r.errors}`;
+console.log(
+  `GET /v1/frameworks — ${db.dialect}, demo scale ${scale} (${demo.summary.frameworks} frameworks, ${demo.summary.controls} controls), response ${bytes.length} bytes, ${connections} connections, ${durationMs / 1000} s`,
+);
 console.log(`raw node:http   ${fmt(rawResult)}`);
 console.log(`service         ${fmt(appResult)}`);
 console.log(

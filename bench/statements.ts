@@ -64,7 +64,12 @@ console.log(`scale  ${'call'.padEnd(48)}  rows  statements      ms`);
 for (const scale of scales) {
   const demo = await createDemoOrganization(system, { scale, name: `Statements ${scale}` });
   const ctx: Context = {
-    ...systemContext(config, { db: countedDb, blobs: openBlobStore(config), limiter: new MemoryRateLimitStore(), cache: new NoResultCache() }),
+    ...systemContext(config, {
+      db: countedDb,
+      blobs: openBlobStore(config),
+      limiter: new MemoryRateLimitStore(),
+      cache: new NoResultCache(),
+    }),
     actor: {
       organizationId: demo.organization.id,
       credentialId: 'bench',
@@ -78,16 +83,29 @@ for (const scale of scales) {
   const calls: Array<[string, () => Promise<unknown>]> = [
     ['GET /v1/policies', () => listPolicies({ ctx, input: {} })],
     ['GET /v1/policies?fields=<all 14>', () => listPolicies({ ctx, input: { fields: [...POLICY_OPTIONAL_FIELDS] } })],
-    ['GET /v1/policies?departments=…&isRelevant=true', () => listPolicies({ ctx, input: { departments: ['engineering', 'No Department'], isRelevant: true } })],
-    ['GET /v1/policies/{id}?fields=<all 4>', () => getPolicy({ ctx, input: { policyId: firstPolicy.policyId, fields: ['aiDetectedGaps', 'documents', 'versionHistory', 'tickets'] } })],
+    [
+      'GET /v1/policies?departments=…&isRelevant=true',
+      () => listPolicies({ ctx, input: { departments: ['engineering', 'No Department'], isRelevant: true } }),
+    ],
+    [
+      'GET /v1/policies/{id}?fields=<all 4>',
+      () =>
+        getPolicy({ ctx, input: { policyId: firstPolicy.policyId, fields: ['aiDetectedGaps', 'documents', 'versionHistory', 'tickets'] } }),
+    ],
     ['GET /v1/evidence', () => listEvidence({ ctx, input: {} })],
     ['GET /v1/evidence?fields=<all 12>', () => listEvidence({ ctx, input: { fields: [...EVIDENCE_OPTIONAL_FIELDS] } })],
-    ['GET /v1/evidence/{id}?fields=<all 4>', () => getEvidence({ ctx, input: { evidenceId: firstEvidence.evidenceId, fields: ['mappedTests', 'gaps', 'attachments', 'tickets'] } })],
+    [
+      'GET /v1/evidence/{id}?fields=<all 4>',
+      () =>
+        getEvidence({ ctx, input: { evidenceId: firstEvidence.evidenceId, fields: ['mappedTests', 'gaps', 'attachments', 'tickets'] } }),
+    ],
   ];
   for (const [name, run] of calls) {
     const m = await measure(run);
     const rows = Array.isArray(m.result) ? m.result.length : 1;
-    console.log(`${String(scale).padStart(5)}  ${name.padEnd(48)} ${String(rows).padStart(5)}  ${String(m.statements).padStart(10)}  ${m.ms.toFixed(1).padStart(6)}`);
+    console.log(
+      `${String(scale).padStart(5)}  ${name.padEnd(48)} ${String(rows).padStart(5)}  ${String(m.statements).padStart(10)}  ${m.ms.toFixed(1).padStart(6)}`,
+    );
   }
 }
 

@@ -57,7 +57,11 @@ async function tokenFrom(port: number): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: demo.readWrite.clientId, client_secret: demo.readWrite.clientSecret }),
+    body: JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: demo.readWrite.clientId,
+      client_secret: demo.readWrite.clientSecret,
+    }),
   });
   return ((await res.json()) as { access_token: string }).access_token;
 }
@@ -66,10 +70,22 @@ const BOUNDARY = 'bench-boundary-7d1f';
 const chunk = Buffer.alloc(256 * 1024, 'x');
 
 /** Sends one multipart upload of `files` files of `fileBytes` each, generated on the fly; resolves with the status and seconds taken. */
-function upload(port: number, urlPath: string, headers: Record<string, string>, files: number, fileBytes: number): Promise<{ status: number; seconds: number; body: string }> {
+function upload(
+  port: number,
+  urlPath: string,
+  headers: Record<string, string>,
+  files: number,
+  fileBytes: number,
+): Promise<{ status: number; seconds: number; body: string }> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const req = http.request({ host: '127.0.0.1', port, path: urlPath, method: 'POST', headers: { ...headers, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'transfer-encoding': 'chunked' } });
+    const req = http.request({
+      host: '127.0.0.1',
+      port,
+      path: urlPath,
+      method: 'POST',
+      headers: { ...headers, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'transfer-encoding': 'chunked' },
+    });
     req.on('error', reject);
     req.on('response', (res) => {
       let body = '';
@@ -77,10 +93,13 @@ function upload(port: number, urlPath: string, headers: Record<string, string>, 
       res.on('end', () => resolve({ status: res.statusCode ?? 0, seconds: Number(process.hrtime.bigint() - started) / 1e9, body }));
     });
     (async () => {
-      const write = (data: string | Buffer) => (req.write(data) ? Promise.resolve() : new Promise<void>((r) => req.once('drain', () => r())));
+      const write = (data: string | Buffer) =>
+        req.write(data) ? Promise.resolve() : new Promise<void>((r) => req.once('drain', () => r()));
       await write(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="evidenceDate"\r\n\r\n${Date.now() - 60_000}\r\n`);
       for (let f = 0; f < files; f++) {
-        await write(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="files"; filename="file-${f}.log"\r\nContent-Type: text/plain\r\n\r\n`);
+        await write(
+          `--${BOUNDARY}\r\nContent-Disposition: form-data; name="files"; filename="file-${f}.log"\r\nContent-Type: text/plain\r\n\r\n`,
+        );
         for (let sent = 0; sent < fileBytes; sent += chunk.length) await write(chunk.subarray(0, Math.min(chunk.length, fileBytes - sent)));
         await write('\r\n');
       }
@@ -108,7 +127,13 @@ const auth = { authorization: `Bearer ${token}` };
 const serviceTimes: number[] = [];
 const rawTimes: number[] = [];
 for (let round = 0; round <= rounds; round++) {
-  const s = await upload(service.port, `/v1/evidence/${evidence.id}/attachments`, { ...auth, 'idempotency-key': `bench-${round}-${Date.now()}` }, FILES, FILE_BYTES);
+  const s = await upload(
+    service.port,
+    `/v1/evidence/${evidence.id}/attachments`,
+    { ...auth, 'idempotency-key': `bench-${round}-${Date.now()}` },
+    FILES,
+    FILE_BYTES,
+  );
   if (s.status !== 201) throw new Error(`upload failed: ${s.status} ${s.body}`);
   const r = await upload(raw.port, '/upload', {}, FILES, FILE_BYTES);
   if (r.status !== 201) throw new Error(`baseline failed: ${r.status}`);
@@ -132,14 +157,26 @@ for (const [label, files, bytes] of SIZES) {
   const node = await startService();
   const t = await tokenFrom(node.port);
   const idleMiB = peakRssMiB(node.child.pid!);
-  const res = await upload(node.port, `/v1/evidence/${evidence.id}/attachments`, { authorization: `Bearer ${t}`, 'idempotency-key': `mem-${files}-${bytes}` }, files, bytes);
+  const res = await upload(
+    node.port,
+    `/v1/evidence/${evidence.id}/attachments`,
+    { authorization: `Bearer ${t}`, 'idempotency-key': `mem-${files}-${bytes}` },
+    files,
+    bytes,
+  );
   if (res.status !== 201) throw new Error(`upload failed: ${res.status} ${res.body}`);
   const peakMiB = peakRssMiB(node.child.pid!);
   // Two more uploads of the same size in the same process: a peak that stays put shows the
   // memory is reused garbage of the stream buffers, not held per byte uploaded.
   const again: number[] = [];
   for (let i = 1; i <= 2; i++) {
-    await upload(node.port, `/v1/evidence/${evidence.id}/attachments`, { authorization: `Bearer ${t}`, 'idempotency-key': `mem-${files}-${bytes}-${i}` }, files, bytes);
+    await upload(
+      node.port,
+      `/v1/evidence/${evidence.id}/attachments`,
+      { authorization: `Bearer ${t}`, 'idempotency-key': `mem-${files}-${bytes}-${i}` },
+      files,
+      bytes,
+    );
     again.push(peakRssMiB(node.child.pid!));
   }
   node.child.kill();
@@ -164,6 +201,8 @@ for (const p of peaks) {
 }
 const first = peaks[0];
 const last = peaks[peaks.length - 1];
-console.log(`  ratio service peak(100 MB) / peak(10 MB): ${(last.peakMiB / first.peakMiB).toFixed(2)}; raw: ${(last.rawPeakMiB / first.rawPeakMiB).toFixed(2)}`);
+console.log(
+  `  ratio service peak(100 MB) / peak(10 MB): ${(last.peakMiB / first.peakMiB).toFixed(2)}; raw: ${(last.rawPeakMiB / first.rawPeakMiB).toFixed(2)}`,
+);
 fs.rmSync(dir, { recursive: true, force: true });
 process.exit(0);

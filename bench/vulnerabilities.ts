@@ -60,7 +60,11 @@ async function openBenchDb(): Promise<{ db: Db; label: string; env: Record<strin
     await admin.end();
     const url = new URL(base);
     url.searchParams.set('options', `-c search_path=${schema}`);
-    return { db: openDb({ databaseUrl: url.toString(), poolSize: 10 }), label: `PostgreSQL (schema ${schema})`, env: { DATABASE_URL: url.toString() } };
+    return {
+      db: openDb({ databaseUrl: url.toString(), poolSize: 10 }),
+      label: `PostgreSQL (schema ${schema})`,
+      env: { DATABASE_URL: url.toString() },
+    };
   }
   fs.mkdirSync(values['data-dir']!, { recursive: true });
   const file = path.join(values['data-dir']!, `vulns-scale-${scale}.sqlite`);
@@ -151,7 +155,8 @@ function get(pathAndQuery: string): Promise<{ ms: number; status: number; body: 
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const sortNum = (xs: number[]) => [...xs].sort((a, b) => a - b);
-const url = (query: string, cursor?: string | null) => `/v1/vulnerabilities?${query}${cursor ? `&nextCursor=${encodeURIComponent(cursor)}` : ''}`;
+const url = (query: string, cursor?: string | null) =>
+  `/v1/vulnerabilities?${query}${cursor ? `&nextCursor=${encodeURIComponent(cursor)}` : ''}`;
 
 interface Walk {
   /** cursors[i] requests page i (cursors[0] is undefined: the first page) */
@@ -197,11 +202,16 @@ const scenarios: Scenario[] = [
   { name: 'no filter, count=50', query: 'count=50' },
   { name: 'no filter, count=100', query: 'count=100' },
   { name: 'status=open&severity=critical, count=50', query: 'status=open&severity=critical&count=50' },
-  { name: 'status=open,risk&severity=high,critical&fixAvailable=no, count=100', query: 'status=open,risk&severity=high,critical&fixAvailable=no&count=100' },
+  {
+    name: 'status=open,risk&severity=high,critical&fixAvailable=no, count=100',
+    query: 'status=open,risk&severity=high,critical&fixAvailable=no&count=100',
+  },
   { name: 'source=api, count=50', query: 'source=api&count=50' },
 ];
 
-console.log(`GET /v1/vulnerabilities — ${label}, demo scale ${scale} (${expectedFindings.toLocaleString('en-US')} findings), ${samples} samples per page, one connection`);
+console.log(
+  `GET /v1/vulnerabilities — ${label}, demo scale ${scale} (${expectedFindings.toLocaleString('en-US')} findings), ${samples} samples per page, one connection`,
+);
 const rows: string[] = [];
 for (const scenario of scenarios) {
   const w = await walk(scenario.query);
@@ -209,7 +219,8 @@ for (const scenario of scenarios) {
   const picks = { first: 0, middle: Math.floor(pages / 2), last: pages - 1 };
   const lat: Record<string, number[]> = { first: [], middle: [], last: [] };
   // warm-up, then interleave so the three pages see the same conditions
-  for (let i = 0; i < 10; i++) for (const k of Object.keys(picks) as (keyof typeof picks)[]) await get(url(scenario.query, w.cursors[picks[k]]));
+  for (let i = 0; i < 10; i++)
+    for (const k of Object.keys(picks) as (keyof typeof picks)[]) await get(url(scenario.query, w.cursors[picks[k]]));
   for (let i = 0; i < samples; i++) {
     for (const k of Object.keys(picks) as (keyof typeof picks)[]) {
       const res = await get(url(scenario.query, w.cursors[picks[k]]));
@@ -257,7 +268,9 @@ for (const filter of [{}, { statuses: ['open'], severities: ['critical'] }, { so
   console.log(`  ${JSON.stringify(filter).padEnd(48)} ${pct(sortNum(times), 50).toFixed(2)} ms`);
 }
 
-console.log('\nmarkdown rows: | engine | scenario | totalCount | first p50 ms | middle p50 ms | last p50 ms | middle/first | last/first | uncached count first/last p50 ms |');
+console.log(
+  '\nmarkdown rows: | engine | scenario | totalCount | first p50 ms | middle p50 ms | last p50 ms | middle/first | last/first | uncached count first/last p50 ms |',
+);
 for (const r of rows) console.log(r);
 
 await app.close();

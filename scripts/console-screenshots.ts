@@ -33,7 +33,11 @@ try {
   const token = await fetch(`${url}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: demo.readOnly.clientId, client_secret: demo.readOnly.clientSecret }),
+    body: JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: demo.readOnly.clientId,
+      client_secret: demo.readOnly.clientSecret,
+    }),
   }).then((r) => r.json() as Promise<{ access_token: string }>);
   for (let i = 0; i < 15; i++) await fetch(`${url}/v1/frameworks`, { headers: { authorization: `Bearer ${token.access_token}` } });
   // Sample counts for the previous hours (see the note at the top).

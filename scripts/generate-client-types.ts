@@ -90,7 +90,7 @@ export function renderCliVocabulary(): string {
   const entries = (rows: [string, readonly string[]][]) => rows.map(entry).join('');
   return (
     HEADER +
-    '// The API\'s enumerations and optional fields, copied from the service\'s domain (src/domain). The\n' +
+    "// The API's enumerations and optional fields, copied from the service's domain (src/domain). The\n" +
     '// CLI shows them in the help and uses the optional list fields for complete exports; it does not\n' +
     '// refuse other values itself (the service answers 400 validation_failed, exit 6), so a value the\n' +
     '// service adds works before this file is regenerated.\n' +
@@ -99,7 +99,7 @@ export function renderCliVocabulary(): string {
     `export const LIST_FIELDS = {\n${entries(listFields)}} as const;\n` +
     '\n/** Expansions of each get-one endpoint (`fields` on `/{id}`). */\n' +
     `export const GET_FIELDS = {\n${entries(getFields)}} as const;\n` +
-    '\n/** The spec\'s limits on one upload, checked before any byte is sent. */\n' +
+    "\n/** The spec's limits on one upload, checked before any byte is sent. */\n" +
     `export const UPLOAD_LIMITS = { files: ${MAX_FILES}, totalBytes: ${MAX_TOTAL_BYTES} } as const;\n` +
     `\nexport const IDEMPOTENCY_KEY = ${IDEMPOTENCY_KEY_PATTERN.toString()};\n`
   );
@@ -165,7 +165,9 @@ function objectBody(schema: JsonSchema, names: Map<object, string>, indent: stri
     const line = `{ ${props.map(member).join('; ')} }`;
     if (indent.length + line.length <= WIDTH) return line;
   }
-  const lines = props.map((p) => `${p[1].description ? `${inner}/** ${p[1].description.replace(/\.?$/, '.')} */\n` : ''}${inner}${member(p)};\n`);
+  const lines = props.map(
+    (p) => `${p[1].description ? `${inner}/** ${p[1].description.replace(/\.?$/, '.')} */\n` : ''}${inner}${member(p)};\n`,
+  );
   return `{\n${lines.join('')}${indent}}`;
 }
 
@@ -206,7 +208,7 @@ export function renderConsoleTypes(): string {
   const names = new Map<object, string>(types.map(([name, schema]) => [schema, name]));
   return (
     HEADER +
-    '// The shapes of the admin API\'s `data` payloads (see /console/api), from the schemas in\n' +
+    "// The shapes of the admin API's `data` payloads (see /console/api), from the schemas in\n" +
     '// src/domain/console/schema.ts and src/domain/auth/schema.ts. Free of DOM and Preact imports so\n' +
     '// the root (Node) type-check can include this file as well.\n' +
     types.map(([name, schema]) => `\n${declaration(name, schema, names)}`).join('')

@@ -110,7 +110,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Access token from POST /oauth/token.' },
-          consoleSession: { type: 'apiKey', in: 'cookie', name: 'cds_console', description: 'Console session from POST /console/api/session.' },
+          consoleSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'cds_console',
+            description: 'Console session from POST /console/api/session.',
+          },
         },
       },
       tags: [
@@ -125,7 +130,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         {
           name: 'console',
           description:
-            'The developer console\'s admin API (/console/api): administrators sign in with email and password, then manage ' +
+            "The developer console's admin API (/console/api): administrators sign in with email and password, then manage " +
             'API credentials, and read usage, the compliance overview and the audit log. Session in an HttpOnly cookie; ' +
             'every change needs the X-CSRF-Token header.',
         },

@@ -175,7 +175,7 @@ function trustProxy(env: NodeJS.ProcessEnv): false | number | string[] {
   if (raw === '' || ['false', 'no', '0'].includes(raw.toLowerCase())) return false;
   if (['true', 'yes'].includes(raw.toLowerCase())) {
     throw new ConfigError(
-      'TRUST_PROXY=true would believe any client\'s X-Forwarded-For; set the number of proxies in front of the service ' +
+      "TRUST_PROXY=true would believe any client's X-Forwarded-For; set the number of proxies in front of the service " +
         '(e.g. TRUST_PROXY=1 behind one load balancer) or their addresses (e.g. TRUST_PROXY=10.0.0.0/8,192.168.1.5)',
     );
   }
@@ -184,7 +184,10 @@ function trustProxy(env: NodeJS.ProcessEnv): false | number | string[] {
     if (hops > 10) throw new ConfigError(`TRUST_PROXY hop count must be at most 10, got ${hops}`);
     return hops;
   }
-  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
   const bad = entries.filter((e) => !proxyEntry(e));
   if (bad.length > 0 || entries.length === 0) {
     throw new ConfigError(

@@ -99,7 +99,9 @@ async function main() {
 
   // Build the console's bundle now rather than on its first visitor's request.
   warmConsoleAssets().catch((err) => app.log.error({ err }, 'console assets failed to build; /console answers 500'));
-  await waitForStore(store, 5000, (err) => app.log.warn({ err: { message: err.message } }, 'rate-limit store not reachable yet; /v1 answers 503 until it is'));
+  await waitForStore(store, 5000, (err) =>
+    app.log.warn({ err: { message: err.message } }, 'rate-limit store not reachable yet; /v1 answers 503 until it is'),
+  );
   if (ops && config.ops.port !== undefined) {
     // Before the API, so that a probe of the API's readiness finds the details already served.
     const address = await ops.listen({ host: config.ops.host, port: config.ops.port });

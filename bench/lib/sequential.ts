@@ -45,12 +45,15 @@ async function measure(input: WorkerInput): Promise<SequentialResult> {
   const once = (url: string) =>
     new Promise<{ status: number; bytes: number }>((resolve, reject) => {
       const target = new URL(url);
-      const req = http.get({ agent, hostname: target.hostname, port: target.port, path: target.pathname + target.search, headers: input.headers }, (res) => {
-        let bytes = 0;
-        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }));
-        res.on('error', reject);
-      });
+      const req = http.get(
+        { agent, hostname: target.hostname, port: target.port, path: target.pathname + target.search, headers: input.headers },
+        (res) => {
+          let bytes = 0;
+          res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }));
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
     });
   const latencies: number[] = [];

@@ -9,6 +9,7 @@ export async function organizationId(ctx: BaseContext, idOrName: string): Promis
   const organizations = await listOrganizations({ ctx });
   if (organizations.some((o) => o.id === idOrName)) return idOrName;
   const named = organizations.filter((o) => o.name === idOrName);
-  if (named.length > 1) throw new UsageError(`${named.length} organizations are named "${idOrName}": ${named.map((o) => o.id).join(', ')}. Give the ID.`);
+  if (named.length > 1)
+    throw new UsageError(`${named.length} organizations are named "${idOrName}": ${named.map((o) => o.id).join(', ')}. Give the ID.`);
   return named[0]?.id ?? idOrName;
 }

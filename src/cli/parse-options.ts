@@ -8,7 +8,9 @@ import { didYouMean } from './suggest.ts';
 import { UsageError } from './usage-error.ts';
 
 export function parseOptions(command: Command, args: string[]): { values: OptionValues; argument?: string } {
-  const options = Object.fromEntries(Object.entries(command.options).map(([name, spec]) => [name, { type: spec.type === 'boolean' ? 'boolean' : 'string' } as const]));
+  const options = Object.fromEntries(
+    Object.entries(command.options).map(([name, spec]) => [name, { type: spec.type === 'boolean' ? 'boolean' : 'string' } as const]),
+  );
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
   try {
     parsed = parseArgs({ args, options, strict: true, allowPositionals: true }) as typeof parsed;
@@ -21,7 +23,8 @@ export function parseOptions(command: Command, args: string[]): { values: Option
   const allowed = command.argument ? 1 : 0;
   if (parsed.positionals.length > allowed) throw new UsageError(`Unexpected argument "${parsed.positionals[allowed]}".`);
   const argument = command.argument ? parsed.positionals[0] : undefined;
-  const isMissing = (value: string | boolean | undefined, spec?: OptionSpec) => value === undefined || (value === '' && !spec?.emptyAllowed);
+  const isMissing = (value: string | boolean | undefined, spec?: OptionSpec) =>
+    value === undefined || (value === '' && !spec?.emptyAllowed);
   const missing = [
     ...(command.argument && isMissing(argument) ? [command.argument] : []),
     ...Object.entries(command.options)
@@ -41,7 +44,11 @@ export function parseOptions(command: Command, args: string[]): { values: Option
 function parseErrorMessage(err: Error, code: string, known: string[]): string {
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     const flag = /'(-[^']*)'/.exec(err.message)?.[1];
-    if (flag) return `Unknown option "${flag}".${didYouMean(flag.split('=')[0], known.map((name) => `--${name}`))}`;
+    if (flag)
+      return `Unknown option "${flag}".${didYouMean(
+        flag.split('=')[0],
+        known.map((name) => `--${name}`),
+      )}`;
   }
   // parseArgs goes on to explain how to pass a value starting with "-"; the first sentence is the point.
   return `${err.message.split('. ')[0].replace(/\.$/, '')}.`;

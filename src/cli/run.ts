@@ -66,6 +66,13 @@ function commandsOf(group: string): Command[] {
 function commandOf(group: string, action: string): Command {
   const commands = groupCommands(group);
   const command = commands.find((c) => c.action === action);
-  if (!command) throw new UsageError(`Unknown ${group} command "${action}".${didYouMean(action, commands.map((c) => c.action!))}`, groupHelp(group));
+  if (!command)
+    throw new UsageError(
+      `Unknown ${group} command "${action}".${didYouMean(
+        action,
+        commands.map((c) => c.action!),
+      )}`,
+      groupHelp(group),
+    );
   return command;
 }

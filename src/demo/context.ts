@@ -9,20 +9,61 @@ import { DAY_MS, TICKET_SOURCES } from '../domain/vocabulary.ts';
 
 /** ID and randomness namespaces (one per record kind; see random.ts). */
 export const NS = {
-  person: 1, entity: 2, application: 3, framework: 4, requirement: 5, control: 6, policy: 7, evidence: 8,
-  test: 9, vulnerability: 10, risk: 11, customField: 12, policyDocument: 13, policyVersion: 14,
-  attachment: 15, testResource: 16, testHistory: 17, ticket: 18, vulnerabilityResource: 19,
+  person: 1,
+  entity: 2,
+  application: 3,
+  framework: 4,
+  requirement: 5,
+  control: 6,
+  policy: 7,
+  evidence: 8,
+  test: 9,
+  vulnerability: 10,
+  risk: 11,
+  customField: 12,
+  policyDocument: 13,
+  policyVersion: 14,
+  attachment: 15,
+  testResource: 16,
+  testHistory: 17,
+  ticket: 18,
+  vulnerabilityResource: 19,
   // randomness only
-  controlClass: 30, controlRequirements: 31, frameworks: 32,
+  controlClass: 30,
+  controlRequirements: 31,
+  frameworks: 32,
 } as const;
 
 /** Parents before children, so each flushed transaction satisfies the foreign keys. */
 export const TABLE_ORDER: readonly TableName[] = [
-  'people', 'entities', 'applications', 'frameworks', 'requirements', 'risks', 'custom_fields', 'controls',
-  'control_requirements', 'policies', 'policy_documents', 'policy_versions', 'evidence', 'attachments', 'tests',
-  'test_applications', 'test_resources', 'test_history', 'evidence_tests', 'control_artifacts',
-  'artifact_requirements', 'subject_people', 'subject_entities', 'risk_links', 'tickets', 'vulnerabilities',
-  'vulnerability_resources', 'custom_field_values',
+  'people',
+  'entities',
+  'applications',
+  'frameworks',
+  'requirements',
+  'risks',
+  'custom_fields',
+  'controls',
+  'control_requirements',
+  'policies',
+  'policy_documents',
+  'policy_versions',
+  'evidence',
+  'attachments',
+  'tests',
+  'test_applications',
+  'test_resources',
+  'test_history',
+  'evidence_tests',
+  'control_artifacts',
+  'artifact_requirements',
+  'subject_people',
+  'subject_entities',
+  'risk_links',
+  'tickets',
+  'vulnerabilities',
+  'vulnerability_resources',
+  'custom_field_values',
 ];
 
 export interface Plan {
@@ -86,12 +127,18 @@ export interface Ctx {
 
 export function makeCtx(db: Db, organizationId: string, seed: number, now: number, scale: number, orgTagValue: string): Ctx {
   return {
-    db, organizationId, now,
+    db,
+    organizationId,
+    now,
     plan: planFor(scale),
     seeder: new Seeder(seed),
     ids: new IdFactory(organizationId, seed),
     writer: new BulkWriter(db, { order: TABLE_ORDER }),
-    people: [], entityIds: [], applicationIds: new Map(), requirementIds: new Map(), customFields: [],
+    people: [],
+    entityIds: [],
+    applicationIds: new Map(),
+    requirementIds: new Map(),
+    customFields: [],
     orgTag: orgTagValue,
     progress: { done: 0, total: 0 },
     ticketSerial: 0,
@@ -122,13 +169,23 @@ export function stamps(ctx: Ctx, rng: Rng, oldestDays: number, newestDays = 10) 
 
 /** people linked with a role; the first assignee is the primary one */
 export function addPeople(
-  ctx: Ctx, rng: Rng, subjectType: SubjectType, subjectId: string, role: 'assignee' | 'approver', count: number,
+  ctx: Ctx,
+  rng: Rng,
+  subjectType: SubjectType,
+  subjectId: string,
+  role: 'assignee' | 'approver',
+  count: number,
 ): void {
   const picks = rng.distinct(ctx.people.length, count);
   picks.forEach((p, position) => {
     ctx.writer.add('subject_people', {
-      organization_id: ctx.organizationId, subject_type: subjectType, subject_id: subjectId,
-      person_id: ctx.people[p].id, role, is_primary: role === 'assignee' && position === 0, position,
+      organization_id: ctx.organizationId,
+      subject_type: subjectType,
+      subject_id: subjectId,
+      person_id: ctx.people[p].id,
+      role,
+      is_primary: role === 'assignee' && position === 0,
+      position,
     });
   });
 }
@@ -136,7 +193,10 @@ export function addPeople(
 export function addEntities(ctx: Ctx, rng: Rng, subjectType: SubjectType, subjectId: string, count: number): void {
   for (const e of rng.distinct(ctx.entityIds.length, count)) {
     ctx.writer.add('subject_entities', {
-      organization_id: ctx.organizationId, subject_type: subjectType, subject_id: subjectId, entity_id: ctx.entityIds[e],
+      organization_id: ctx.organizationId,
+      subject_type: subjectType,
+      subject_id: subjectId,
+      entity_id: ctx.entityIds[e],
     });
   }
 }
@@ -147,12 +207,15 @@ export function addTickets(ctx: Ctx, rng: Rng, subjectType: SubjectType, subject
     const source = rng.pick(TICKET_SOURCES);
     const number = 100 + ctx.ticketSerial++;
     const key = source === 'jira' ? `${rng.pick(['SEC', 'GRC', 'OPS'])}-${number}` : `${rng.pick(['ENG', 'INF'])}-${number}`;
-    const url = source === 'jira'
-      ? `https://jira.example.com/browse/${key}`
-      : `https://linear.example.com/acme/issue/${key}`;
+    const url = source === 'jira' ? `https://jira.example.com/browse/${key}` : `https://linear.example.com/acme/issue/${key}`;
     ctx.writer.add('tickets', {
-      id: ctx.ids.next(NS.ticket), organization_id: ctx.organizationId, subject_type: subjectType,
-      subject_id: subjectId, ticket_key: key, source, url,
+      id: ctx.ids.next(NS.ticket),
+      organization_id: ctx.organizationId,
+      subject_type: subjectType,
+      subject_id: subjectId,
+      ticket_key: key,
+      source,
+      url,
     });
   }
 }
@@ -160,7 +223,10 @@ export function addTickets(ctx: Ctx, rng: Rng, subjectType: SubjectType, subject
 export function addRiskLinks(ctx: Ctx, rng: Rng, subjectType: SubjectType, subjectId: string, count: number): void {
   for (const r of rng.distinct(ctx.plan.risks, count)) {
     ctx.writer.add('risk_links', {
-      organization_id: ctx.organizationId, risk_id: ctx.ids.at(NS.risk, r), subject_type: subjectType, subject_id: subjectId,
+      organization_id: ctx.organizationId,
+      risk_id: ctx.ids.at(NS.risk, r),
+      subject_type: subjectType,
+      subject_id: subjectId,
     });
   }
 }

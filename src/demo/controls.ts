@@ -105,7 +105,11 @@ export class ControlModel {
     let out = keys.csf;
     if (v > 0) {
       const rng = this.ctx.seeder.rng(NS.controlRequirements, i);
-      const skip = rng.weighted([['none', 65], ['soc2', 20], ['iso', 15]] as const);
+      const skip = rng.weighted([
+        ['none', 65],
+        ['soc2', 20],
+        ['iso', 15],
+      ] as const);
       if (skip !== 'soc2') out = out.concat(keys.soc2);
       if (skip !== 'iso') out = out.concat(keys.iso);
     } else {
@@ -154,7 +158,8 @@ export async function generateControls(ctx: Ctx, model: ControlModel): Promise<v
     const questions = [...rng.sample(QUESTIONS[category.functionGrouping], rng.int(1, 2))];
     if (rng.chance(0.5)) questions.push(GENERIC_QUESTION);
     w.add('controls', {
-      id, organization_id: org,
+      id,
+      organization_id: org,
       code: `CTL-${String(i + 1).padStart(4, '0')}`,
       name,
       description: `${name}. Answers ${sub.code}: ${lowerFirst(sub.requirement)}.`,
@@ -181,19 +186,33 @@ export async function generateControls(ctx: Ctx, model: ControlModel): Promise<v
  * at least one) of the requirements those controls map to, so per-framework figures hold.
  */
 export function mapArtifact(
-  ctx: Ctx, model: ControlModel, rng: Rng, artifactType: 'policy' | 'evidence' | 'test', artifactId: string,
+  ctx: Ctx,
+  model: ControlModel,
+  rng: Rng,
+  artifactType: 'policy' | 'evidence' | 'test',
+  artifactId: string,
   controls: readonly number[],
 ): void {
   const org = ctx.organizationId;
   const requirements = new Set<string>();
   for (const c of controls) {
-    ctx.writer.add('control_artifacts', { organization_id: org, control_id: model.id(c), artifact_type: artifactType, artifact_id: artifactId });
+    ctx.writer.add('control_artifacts', {
+      organization_id: org,
+      control_id: model.id(c),
+      artifact_type: artifactType,
+      artifact_id: artifactId,
+    });
     for (const r of model.requirementsOf(c)) requirements.add(r);
   }
   const all = [...requirements];
   const kept = all.filter(() => rng.chance(0.75));
   if (kept.length === 0 && all.length > 0) kept.push(rng.pick(all));
   for (const requirementId of kept) {
-    ctx.writer.add('artifact_requirements', { organization_id: org, artifact_type: artifactType, artifact_id: artifactId, requirement_id: requirementId });
+    ctx.writer.add('artifact_requirements', {
+      organization_id: org,
+      artifact_type: artifactType,
+      artifact_id: artifactId,
+      requirement_id: requirementId,
+    });
   }
 }

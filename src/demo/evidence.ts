@@ -4,23 +4,37 @@ import { EVIDENCE_GAPS, EVIDENCE_TEMPLATES, NOT_RELEVANT_REASONS, REVISION_REASO
 import { type ControlModel, mapArtifact } from './controls.ts';
 import { addEntities, addPeople, addTickets, type Ctx, json, lowerFirst, NS, personId, stamps, tick, variantName } from './context.ts';
 import { testIdentity } from './tests.ts';
-import {
-  attachmentPeriod, DAY_MS, DEPARTMENTS, EFFORT_ESTIMATES, EVIDENCE_STATUSES,
-} from '../domain/vocabulary.ts';
+import { attachmentPeriod, DAY_MS, DEPARTMENTS, EFFORT_ESTIMATES, EVIDENCE_STATUSES } from '../domain/vocabulary.ts';
 
 type EvidenceStatus = (typeof EVIDENCE_STATUSES)[number];
 
 const STATUS_WEIGHTS: readonly (readonly [EvidenceStatus, number])[] = [
-  ['uploaded', 40], ['not_uploaded', 15], ['needs_attention', 8], ['draft', 8], ['needs_review', 10],
-  ['pending_approval', 10], ['needs_revision', 9],
+  ['uploaded', 40],
+  ['not_uploaded', 15],
+  ['needs_attention', 8],
+  ['draft', 8],
+  ['needs_review', 10],
+  ['pending_approval', 10],
+  ['needs_revision', 9],
 ];
 const PERIOD_DAYS: Readonly<Record<string, number>> = { monthly: 30, quarterly: 91, semi_annually: 182, yearly: 365, one_time: 365 };
 const FILES = [
-  ['png', 'image'], ['png', 'image'], ['csv', 'csv'], ['xlsx', 'excel'], ['docx', 'word'], ['json', 'json'],
-  ['zip', 'archive'], ['eml', 'email'], ['md', 'markdown'],
+  ['png', 'image'],
+  ['png', 'image'],
+  ['csv', 'csv'],
+  ['xlsx', 'excel'],
+  ['docx', 'word'],
+  ['json', 'json'],
+  ['zip', 'archive'],
+  ['eml', 'email'],
+  ['md', 'markdown'],
 ] as const;
 
-const slugify = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slugify = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 export async function generateEvidence(ctx: Ctx, model: ControlModel): Promise<void> {
   const org = ctx.organizationId;
@@ -35,8 +49,8 @@ export async function generateEvidence(ctx: Ctx, model: ControlModel): Promise<v
     const isRelevant = i === EVIDENCE_STATUSES.length ? false : rng.chance(0.92);
     const stamp = stamps(ctx, rng, 600, 15);
     const recurrence = template.recurrence;
-    const gaps = status === 'needs_attention' || (status !== 'not_uploaded' && rng.chance(0.15))
-      ? rng.sample(EVIDENCE_GAPS, rng.int(1, 3)) : [];
+    const gaps =
+      status === 'needs_attention' || (status !== 'not_uploaded' && rng.chance(0.15)) ? rng.sample(EVIDENCE_GAPS, rng.int(1, 3)) : [];
 
     // attachments: the latest in the current period when uploaded, older ones a period apart
     const period = PERIOD_DAYS[recurrence] * DAY_MS;
@@ -53,27 +67,45 @@ export async function generateEvidence(ctx: Ctx, model: ControlModel): Promise<v
       const updated = rng.chance(0.25);
       const { periodStart, periodEnd } = attachmentPeriod(recurrence, evidenceDate);
       attachmentRows.push({
-        id: ctx.ids.next(NS.attachment), organization_id: org, evidence_id: id,
+        id: ctx.ids.next(NS.attachment),
+        organization_id: org,
+        evidence_id: id,
         display_name: external ? `${name} (shared drive)` : `${slugify(name)}-${new Date(evidenceDate).toISOString().slice(0, 10)}.${ext}`,
         type: external ? 'link' : type,
         url: external ? `https://drive.example.com/evidence/${slugify(name)}` : null,
-        note: rng.chance(0.3) ? rng.pick(['Exported from the admin console', 'Covers all production accounts', 'Reviewed by the control owner', 'Sample of 25 items']) : null,
-        blob_key: null, size_bytes: external ? null : rng.int(8_000, 4_000_000), sha256: null, upload_id: null,
-        evidence_date: evidenceDate, period_start: periodStart, period_end: periodEnd,
-        added_by: personId(ctx, rng), added_on: addedOn,
-        updated_by: updated ? personId(ctx, rng) : null, updated_on: updated ? rng.time(addedOn, ctx.now) : null,
+        note: rng.chance(0.3)
+          ? rng.pick([
+              'Exported from the admin console',
+              'Covers all production accounts',
+              'Reviewed by the control owner',
+              'Sample of 25 items',
+            ])
+          : null,
+        blob_key: null,
+        size_bytes: external ? null : rng.int(8_000, 4_000_000),
+        sha256: null,
+        upload_id: null,
+        evidence_date: evidenceDate,
+        period_start: periodStart,
+        period_end: periodEnd,
+        added_by: personId(ctx, rng),
+        added_on: addedOn,
+        updated_by: updated ? personId(ctx, rng) : null,
+        updated_on: updated ? rng.time(addedOn, ctx.now) : null,
       });
     }
 
     let nextReview: number | null = null;
     if (recurrence !== 'one_time' && rng.chance(0.85)) {
-      nextReview = latestDate !== null
-        ? (attachmentPeriod(recurrence, latestDate).periodEnd ?? latestDate) + 1
-        : ctx.now + rng.int(7, 120) * DAY_MS;
+      nextReview =
+        latestDate !== null ? (attachmentPeriod(recurrence, latestDate).periodEnd ?? latestDate) + 1 : ctx.now + rng.int(7, 120) * DAY_MS;
     }
     const revision = status === 'needs_revision';
     w.add('evidence', {
-      id, organization_id: org, name, status,
+      id,
+      organization_id: org,
+      name,
+      status,
       department: rng.chance(0.12) ? null : rng.pick(DEPARTMENTS),
       is_relevant: isRelevant,
       not_relevant_reason: isRelevant ? null : rng.pick(NOT_RELEVANT_REASONS),
@@ -82,7 +114,11 @@ export async function generateEvidence(ctx: Ctx, model: ControlModel): Promise<v
       gaps: json(gaps),
       recurrence,
       effort_estimate: rng.pick(EFFORT_ESTIMATES),
-      source: rng.weighted([['template', 60], ['custom', 30], ['auditor_request', 10]] as const),
+      source: rng.weighted([
+        ['template', 60],
+        ['custom', 30],
+        ['auditor_request', 10],
+      ] as const),
       collection_method: template.method,
       requirement_text: `Provide ${lowerFirst(template.name)} covering the ${recurrence === 'one_time' ? 'current state' : `latest ${recurrence.replace('_', '-')} period`}, showing the system name and date.`,
       revision_requested_by: revision ? personId(ctx, rng) : null,

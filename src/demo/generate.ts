@@ -95,7 +95,12 @@ export async function loadDemoData(db: Db, organizationId: string, options: Demo
   const org = await db.kysely.selectFrom('organizations').select('id').where('id', '=', organizationId).executeTakeFirst();
   if (!org) throw new Error(`organization ${organizationId} does not exist`);
   for (const table of ['frameworks', 'controls', 'policies', 'evidence', 'tests', 'vulnerabilities'] as const) {
-    const existing = await db.kysely.selectFrom(table).select('id').where('organization_id', '=', organizationId).limit(1).executeTakeFirst();
+    const existing = await db.kysely
+      .selectFrom(table)
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .limit(1)
+      .executeTakeFirst();
     if (existing) throw new Error(`organization ${organizationId} already has ${table}; demo data loads only into an empty organization`);
   }
 
@@ -119,19 +124,28 @@ export async function loadDemoData(db: Db, organizationId: string, options: Demo
   }
   options.onProgress?.(ctx.progress.done, ctx.progress.total);
 
-  await db.kysely
-    .updateTable('organizations')
-    .set({ data_version: sql`data_version + 1` })
-    .where('id', '=', organizationId)
-    .execute();
+  await db.kysely.updateTable('organizations').set({ data_version: sql`data_version + 1` }).where('id', '=', organizationId).execute();
 
   const t = ctx.writer.counts();
   return {
-    frameworks: t.frameworks, requirements: t.requirements, controls: t.controls, policies: t.policies,
-    evidence: t.evidence, tests: t.tests, vulnerabilities: t.vulnerabilities,
-    vulnerabilityResources: t.vulnerability_resources, testResources: t.test_resources, testHistory: t.test_history,
-    attachments: t.attachments, people: t.people, entities: t.entities, applications: t.applications,
-    risks: t.risks, tickets: t.tickets, customFields: t.custom_fields, customFieldValues: t.custom_field_values,
+    frameworks: t.frameworks,
+    requirements: t.requirements,
+    controls: t.controls,
+    policies: t.policies,
+    evidence: t.evidence,
+    tests: t.tests,
+    vulnerabilities: t.vulnerabilities,
+    vulnerabilityResources: t.vulnerability_resources,
+    testResources: t.test_resources,
+    testHistory: t.test_history,
+    attachments: t.attachments,
+    people: t.people,
+    entities: t.entities,
+    applications: t.applications,
+    risks: t.risks,
+    tickets: t.tickets,
+    customFields: t.custom_fields,
+    customFieldValues: t.custom_field_values,
     rows: Object.values(t).reduce((a, b) => a + b, 0),
     tables: t,
     elapsedMs: Math.round(performance.now() - started),

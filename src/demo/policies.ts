@@ -3,21 +3,33 @@
 import { NOT_RELEVANT_REASONS, POLICY_GAPS, POLICY_TEMPLATES, VARIANT_QUALIFIERS } from './catalogues/artifacts.ts';
 import { type ControlModel, mapArtifact } from './controls.ts';
 import { addEntities, addPeople, addTickets, type Ctx, json, NS, personId, stamps, tick, variantName } from './context.ts';
-import {
-  DAY_MS, DEPARTMENTS, EFFORT_ESTIMATES, POLICY_BEHAVIORS, POLICY_STATUSES,
-} from '../domain/vocabulary.ts';
+import { DAY_MS, DEPARTMENTS, EFFORT_ESTIMATES, POLICY_BEHAVIORS, POLICY_STATUSES } from '../domain/vocabulary.ts';
 
 type PolicyStatus = (typeof POLICY_STATUSES)[number];
 
 const STATUS_WEIGHTS: readonly (readonly [PolicyStatus, number])[] = [
-  ['published', 40], ['draft', 10], ['not_uploaded', 8], ['needs_attention', 8], ['draft_approved', 8],
-  ['needs_review', 14], ['pending_approval', 12],
+  ['published', 40],
+  ['draft', 10],
+  ['not_uploaded', 8],
+  ['needs_attention', 8],
+  ['draft_approved', 8],
+  ['needs_review', 14],
+  ['pending_approval', 12],
 ];
 /** statuses of a policy that has been published at least once */
 const PUBLISHED_ISH = new Set<PolicyStatus>(['published', 'needs_review', 'needs_attention']);
-const DOCUMENT_FILES = [['docx', 'word'], ['md', 'markdown'], ['pptx', 'powerpoint'], ['txt', 'text']] as const;
+const DOCUMENT_FILES = [
+  ['docx', 'word'],
+  ['md', 'markdown'],
+  ['pptx', 'powerpoint'],
+  ['txt', 'text'],
+] as const;
 
-const slugify = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slugify = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 export async function generatePolicies(ctx: Ctx, model: ControlModel): Promise<void> {
   const org = ctx.organizationId;
@@ -32,8 +44,8 @@ export async function generatePolicies(ctx: Ctx, model: ControlModel): Promise<v
     const isRelevant = i === POLICY_STATUSES.length ? false : rng.chance(0.92);
     const published = PUBLISHED_ISH.has(status);
     const stamp = stamps(ctx, rng, 700, 20);
-    const gaps = status === 'needs_attention' || (status !== 'not_uploaded' && rng.chance(0.2))
-      ? rng.sample(POLICY_GAPS, rng.int(1, 3)) : [];
+    const gaps =
+      status === 'needs_attention' || (status !== 'not_uploaded' && rng.chance(0.2)) ? rng.sample(POLICY_GAPS, rng.int(1, 3)) : [];
 
     const versions = published ? rng.int(1, 4) : 0;
     const major = rng.int(1, 3);
@@ -46,11 +58,17 @@ export async function generatePolicies(ctx: Ctx, model: ControlModel): Promise<v
     else if (published) nextReview = rng.chance(0.9) ? publishedOn! + 365 * DAY_MS : null;
     else nextReview = rng.chance(0.6) ? ctx.now + rng.int(14, 300) * DAY_MS : null;
 
-    const recurrence = rng.weighted([['yearly', 70], ['semi_annually', 20], ['quarterly', 10]] as const);
+    const recurrence = rng.weighted([
+      ['yearly', 70],
+      ['semi_annually', 20],
+      ['quarterly', 10],
+    ] as const);
     w.add('policies', {
-      id, organization_id: org,
+      id,
+      organization_id: org,
       custom_id: `POL-${String(i + 1).padStart(3, '0')}`,
-      name, status,
+      name,
+      status,
       department: rng.chance(0.12) ? null : rng.pick(DEPARTMENTS),
       is_relevant: isRelevant,
       not_relevant_reason: isRelevant ? null : rng.pick(NOT_RELEVANT_REASONS),
@@ -61,7 +79,11 @@ export async function generatePolicies(ctx: Ctx, model: ControlModel): Promise<v
       version_number: published ? versionName(versions - 1) : status === 'not_uploaded' ? null : '0.1',
       effort_estimate: rng.pick(EFFORT_ESTIMATES),
       recurrence,
-      source: rng.weighted([['template', 60], ['custom', 30], ['imported', 10]] as const),
+      source: rng.weighted([
+        ['template', 60],
+        ['custom', 30],
+        ['imported', 10],
+      ] as const),
       requirement_text: `The ${name} states its scope, owners and exceptions, is approved by leadership and is reviewed ${recurrence === 'yearly' ? 'every year' : recurrence === 'quarterly' ? 'every quarter' : 'twice a year'}.`,
       published_by: publishedBy,
       published_on: publishedOn,
@@ -76,21 +98,29 @@ export async function generatePolicies(ctx: Ctx, model: ControlModel): Promise<v
         const addedOn = rng.time(stamp.added_on, ctx.now);
         const updated = rng.chance(0.4);
         w.add('policy_documents', {
-          id: ctx.ids.next(NS.policyDocument), organization_id: org, policy_id: id,
+          id: ctx.ids.next(NS.policyDocument),
+          organization_id: org,
+          policy_id: id,
           display_name: external ? `${name} (wiki)` : `${slugify(name)}${d > 0 ? `-appendix-${d}` : ''}.${ext}`,
           type: external ? 'link' : type,
           url: external ? `https://wiki.example.com/security/${slugify(name)}` : null,
           note: rng.chance(0.3) ? rng.pick(['Approved copy', 'Redlined draft', 'Signed by the CISO', 'Translated version']) : null,
-          added_by: personId(ctx, rng), added_on: addedOn,
-          updated_by: updated ? personId(ctx, rng) : null, updated_on: updated ? rng.time(addedOn, ctx.now) : null,
+          added_by: personId(ctx, rng),
+          added_on: addedOn,
+          updated_by: updated ? personId(ctx, rng) : null,
+          updated_on: updated ? rng.time(addedOn, ctx.now) : null,
         });
       }
     }
     for (let k = 0; k < versions; k++) {
       const on = k === versions - 1 ? publishedOn! : publishedOn! - (versions - 1 - k) * rng.int(60, 200) * DAY_MS;
       w.add('policy_versions', {
-        id: ctx.ids.next(NS.policyVersion), organization_id: org, policy_id: id, version_name: versionName(k),
-        published_by: k === versions - 1 ? publishedBy : personId(ctx, rng), published_on: on,
+        id: ctx.ids.next(NS.policyVersion),
+        organization_id: org,
+        policy_id: id,
+        version_name: versionName(k),
+        published_by: k === versions - 1 ? publishedBy : personId(ctx, rng),
+        published_on: on,
       });
     }
 

@@ -4,7 +4,14 @@ import { CSF_FRAMEWORK_NAME, CSF_SUBCATEGORIES } from './catalogues/nist-csf-2.t
 import { ISO_FRAMEWORK_NAME, ISO_REQUIREMENTS } from './catalogues/iso27001.ts';
 import { SOC2_FRAMEWORK_NAME, SOC2_REQUIREMENTS, SOC2_TSC_SELECTIONS } from './catalogues/soc2.ts';
 import {
-  APPLICATIONS, EMAIL_DOMAIN, ENTITIES, ENTITY_PRODUCTS, ENTITY_REGIONS, FIRST_NAMES, LAST_NAMES, RISKS,
+  APPLICATIONS,
+  EMAIL_DOMAIN,
+  ENTITIES,
+  ENTITY_PRODUCTS,
+  ENTITY_REGIONS,
+  FIRST_NAMES,
+  LAST_NAMES,
+  RISKS,
   VULNERABILITY_CUSTOM_FIELDS,
 } from './catalogues/organization.ts';
 import { type Ctx, json, NS, stamps, tick } from './context.ts';
@@ -23,10 +30,21 @@ export interface FrameworkDef {
 
 export const FRAMEWORKS: readonly FrameworkDef[] = [
   {
-    key: 'csf', name: CSF_FRAMEWORK_NAME, tscSelections: [], auditInDays: null, entities: [0, 4],
+    key: 'csf',
+    name: CSF_FRAMEWORK_NAME,
+    tscSelections: [],
+    auditInDays: null,
+    entities: [0, 4],
     requirements: CSF_SUBCATEGORIES.map((s) => ({ code: s.code, name: s.requirement })),
   },
-  { key: 'soc2', name: SOC2_FRAMEWORK_NAME, requirements: SOC2_REQUIREMENTS, tscSelections: SOC2_TSC_SELECTIONS, auditInDays: 75, entities: [0, 1] },
+  {
+    key: 'soc2',
+    name: SOC2_FRAMEWORK_NAME,
+    requirements: SOC2_REQUIREMENTS,
+    tscSelections: SOC2_TSC_SELECTIONS,
+    auditInDays: 75,
+    entities: [0, 1],
+  },
   { key: 'iso', name: ISO_FRAMEWORK_NAME, requirements: ISO_REQUIREMENTS, tscSelections: [], auditInDays: 160, entities: [0, 5, 2] },
 ];
 
@@ -34,7 +52,11 @@ export const FRAMEWORKS: readonly FrameworkDef[] = [
 export const requirementKey = (framework: FrameworkDef['key'], code: string) => `${framework}:${code}`;
 
 function asciiLocal(text: string): string {
-  return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^A-Za-z0-9]/g, '').toLowerCase();
+  return text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .toLowerCase();
 }
 
 /** person `p`: unique (first, last) pairs for the first 1,600, then numbered */
@@ -92,14 +114,21 @@ export async function generateReference(ctx: Ctx): Promise<void> {
     const rng = ctx.seeder.rng(NS.frameworks, f);
     const frameworkId = ctx.ids.at(NS.framework, f);
     w.add('frameworks', {
-      id: frameworkId, organization_id: org, name: def.name,
+      id: frameworkId,
+      organization_id: org,
+      name: def.name,
       next_audit_date: def.auditInDays === null ? null : ctx.now + def.auditInDays * DAY_MS,
       tsc_selections: json(def.tscSelections),
       ...stamps(ctx, rng, 900, 600),
     });
     for (const e of def.entities) {
       if (e < ctx.entityIds.length) {
-        w.add('subject_entities', { organization_id: org, subject_type: 'framework', subject_id: frameworkId, entity_id: ctx.entityIds[e] });
+        w.add('subject_entities', {
+          organization_id: org,
+          subject_type: 'framework',
+          subject_id: frameworkId,
+          entity_id: ctx.entityIds[e],
+        });
       }
     }
     await tick(ctx);
@@ -115,8 +144,13 @@ export async function generateReference(ctx: Ctx): Promise<void> {
     const id = ctx.ids.at(NS.customField, position);
     ctx.customFields.push({ id, fieldType: field.fieldType, options: field.options, fill: field.fill, samples: field.samples });
     w.add('custom_fields', {
-      id, organization_id: org, resource_type: 'vulnerability', title: field.title, field_type: field.fieldType,
-      options: json(field.options), position,
+      id,
+      organization_id: org,
+      resource_type: 'vulnerability',
+      title: field.title,
+      field_type: field.fieldType,
+      options: json(field.options),
+      position,
     });
   });
   for (let c = 0; c < VULNERABILITY_CUSTOM_FIELDS.length; c++) await tick(ctx);
@@ -125,6 +159,13 @@ export async function generateReference(ctx: Ctx): Promise<void> {
 /** progress units generateReference reports */
 export function referenceUnits(ctx: Ctx): number {
   const requirements = FRAMEWORKS.reduce((n, f) => n + f.requirements.length, 0);
-  return ctx.plan.people + ctx.plan.entities + APPLICATIONS.length + ctx.plan.risks + FRAMEWORKS.length + requirements
-    + VULNERABILITY_CUSTOM_FIELDS.length;
+  return (
+    ctx.plan.people +
+    ctx.plan.entities +
+    APPLICATIONS.length +
+    ctx.plan.risks +
+    FRAMEWORKS.length +
+    requirements +
+    VULNERABILITY_CUSTOM_FIELDS.length
+  );
 }

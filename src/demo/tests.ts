@@ -40,15 +40,34 @@ const GCP_REGIONS = ['us-central1', 'europe-west1', 'asia-southeast1'];
 const AZURE_REGIONS = ['westeurope', 'eastus', 'australiaeast'];
 /** the cloud service a test's slug refers to (its second word) */
 const SERVICES: Readonly<Record<string, string>> = {
-  root: 'iam', iam: 'iam', s3: 's3', rds: 'rds', cloudtrail: 'cloudtrail', guardduty: 'guardduty', security: 'ec2',
-  ebs: 'ec2', vpc: 'ec2', kms: 'kms', config: 'config', load: 'elasticloadbalancing',
-  storage: 'storage', sql: 'sqladmin', audit: 'logging', service: 'iam', firewall: 'compute',
-  defender: 'Security', key: 'KeyVault',
+  root: 'iam',
+  iam: 'iam',
+  s3: 's3',
+  rds: 'rds',
+  cloudtrail: 'cloudtrail',
+  guardduty: 'guardduty',
+  security: 'ec2',
+  ebs: 'ec2',
+  vpc: 'ec2',
+  kms: 'kms',
+  config: 'config',
+  load: 'elasticloadbalancing',
+  storage: 'storage',
+  sql: 'sqladmin',
+  audit: 'logging',
+  service: 'iam',
+  firewall: 'compute',
+  defender: 'Security',
+  key: 'KeyVault',
 };
 const serviceOf = (template: TestTemplate) => {
   const word = template.slug.split('_')[1];
   const service = SERVICES[word] ?? word;
-  return template.resource === 'azure' && word === 'storage' ? 'Storage' : template.resource === 'azure' && word === 'sql' ? 'Sql' : service;
+  return template.resource === 'azure' && word === 'storage'
+    ? 'Storage'
+    : template.resource === 'azure' && word === 'sql'
+      ? 'Sql'
+      : service;
 };
 const WORDS = ['api', 'web', 'worker', 'billing', 'ledger', 'search', 'events', 'reports', 'auth', 'media'];
 
@@ -71,30 +90,48 @@ function resourceShape(ctx: Ctx, rng: Rng, template: TestTemplate, env: string):
     case 'user': {
       const person = ctx.people[Math.floor(rng.next() * ctx.people.length)];
       return {
-        resource_id: `usr_${suffix}`, name: person.email, region: null, service: app, account_id: null,
+        resource_id: `usr_${suffix}`,
+        name: person.email,
+        region: null,
+        service: app,
+        account_id: null,
         link: `https://admin.example.com/${app.toLowerCase().replace(/\s+/g, '-')}/users/usr_${suffix}`,
         description: `${app} account of ${person.name}`,
       };
     }
     case 'saas':
       return {
-        resource_id: `${app.toLowerCase().replace(/\s+/g, '-')}:${word}-${suffix}`, name: `${app} ${word} settings`,
-        region: null, service: app, account_id: 'acme', link: `https://admin.example.com/${app.toLowerCase().replace(/\s+/g, '-')}/settings/${word}`,
+        resource_id: `${app.toLowerCase().replace(/\s+/g, '-')}:${word}-${suffix}`,
+        name: `${app} ${word} settings`,
+        region: null,
+        service: app,
+        account_id: 'acme',
+        link: `https://admin.example.com/${app.toLowerCase().replace(/\s+/g, '-')}/settings/${word}`,
         description: `${app} configuration for ${word}`,
       };
     case 'repo': {
       const repo = rng.pick(REPOSITORIES);
       return {
-        resource_id: `repo_${suffix}`, name: repo, region: null, service: 'GitHub', account_id: 'acme',
-        link: `https://github.example.com/${repo}`, description: `Repository ${repo}`,
+        resource_id: `repo_${suffix}`,
+        name: repo,
+        region: null,
+        service: 'GitHub',
+        account_id: 'acme',
+        link: `https://github.example.com/${repo}`,
+        description: `Repository ${repo}`,
       };
     }
     case 'endpoint': {
       const person = ctx.people[Math.floor(rng.next() * ctx.people.length)];
       const serial = `C02${rng.hex(7).toUpperCase()}`;
       return {
-        resource_id: serial, name: `${person.name.split(' ')[0]}'s MacBook Pro`, region: null, service: app,
-        account_id: null, link: `https://mdm.example.com/devices/${serial}`, description: `Laptop ${serial} assigned to ${person.email}`,
+        resource_id: serial,
+        name: `${person.name.split(' ')[0]}'s MacBook Pro`,
+        region: null,
+        service: app,
+        account_id: null,
+        link: `https://mdm.example.com/devices/${serial}`,
+        description: `Laptop ${serial} assigned to ${person.email}`,
       };
     }
     case 'aws': {
@@ -103,8 +140,12 @@ function resourceShape(ctx: Ctx, rng: Rng, template: TestTemplate, env: string):
       const account = rng.pick(AWS_ACCOUNTS);
       const resourceName = `acme-${env.slice(0, 4)}-${word}-${suffix.slice(0, 4)}`;
       return {
-        resource_id: `arn:aws:${service}:${region}:${account}:${resourceName}`, name: resourceName, region,
-        service, account_id: account, link: `https://console.aws.example.com/${service}/home?region=${region}#${resourceName}`,
+        resource_id: `arn:aws:${service}:${region}:${account}:${resourceName}`,
+        name: resourceName,
+        region,
+        service,
+        account_id: account,
+        link: `https://console.aws.example.com/${service}/home?region=${region}#${resourceName}`,
         description: `${service.toUpperCase()} resource ${resourceName}`,
       };
     }
@@ -113,9 +154,13 @@ function resourceShape(ctx: Ctx, rng: Rng, template: TestTemplate, env: string):
       const project = `acme-${env.slice(0, 4)}-${suffix.slice(0, 4)}`;
       const resourceName = `${word}-${suffix.slice(2)}`;
       return {
-        resource_id: `//${service}.googleapis.com/projects/${project}/${resourceName}`, name: resourceName,
-        region: rng.pick(GCP_REGIONS), service, account_id: project,
-        link: `https://console.cloud.example.com/${service}?project=${project}`, description: `${service} resource in ${project}`,
+        resource_id: `//${service}.googleapis.com/projects/${project}/${resourceName}`,
+        name: resourceName,
+        region: rng.pick(GCP_REGIONS),
+        service,
+        account_id: project,
+        link: `https://console.cloud.example.com/${service}?project=${project}`,
+        description: `${service} resource in ${project}`,
       };
     }
     case 'azure': {
@@ -124,8 +169,12 @@ function resourceShape(ctx: Ctx, rng: Rng, template: TestTemplate, env: string):
       const resourceName = `acme${word}${suffix.slice(0, 4)}`;
       return {
         resource_id: `/subscriptions/${subscription}/resourceGroups/rg-${env}/providers/Microsoft.${service}/${resourceName}`,
-        name: resourceName, region: rng.pick(AZURE_REGIONS), service, account_id: subscription,
-        link: `https://portal.azure.example.com/#resource/${resourceName}`, description: `Azure ${service} ${resourceName}`,
+        name: resourceName,
+        region: rng.pick(AZURE_REGIONS),
+        service,
+        account_id: subscription,
+        link: `https://portal.azure.example.com/#resource/${resourceName}`,
+        description: `Azure ${service} ${resourceName}`,
       };
     }
     case 'k8s': {
@@ -133,14 +182,23 @@ function resourceShape(ctx: Ctx, rng: Rng, template: TestTemplate, env: string):
       const namespace = rng.pick(['default', 'payments', 'platform', 'data', 'monitoring']);
       const pod = `${word}-${suffix}`;
       return {
-        resource_id: `${cluster}/${namespace}/${pod}`, name: pod, region: rng.pick(AWS_REGIONS), service: 'kubernetes',
-        account_id: cluster, link: `https://k8s.example.com/${cluster}/${namespace}/${pod}`, description: `Workload ${pod} in ${namespace}`,
+        resource_id: `${cluster}/${namespace}/${pod}`,
+        name: pod,
+        region: rng.pick(AWS_REGIONS),
+        service: 'kubernetes',
+        account_id: cluster,
+        link: `https://k8s.example.com/${cluster}/${namespace}/${pod}`,
+        description: `Workload ${pod} in ${namespace}`,
       };
     }
   }
 }
 
-const RESULT_WEIGHTS: readonly (readonly [Result, number])[] = [['passing', 55], ['fix_required', 30], ['ignored', 15]];
+const RESULT_WEIGHTS: readonly (readonly [Result, number])[] = [
+  ['passing', 55],
+  ['fix_required', 30],
+  ['ignored', 15],
+];
 
 /** resource statuses consistent with the test's result */
 function resourceStatuses(rng: Rng, result: Result): Result[] {
@@ -160,8 +218,15 @@ function resourceStatuses(rng: Rng, result: Result): Result[] {
 function history(rng: Rng, current: PublicStatus, automated: boolean): PublicStatus[] {
   const out: PublicStatus[] = [current];
   const others: readonly (readonly [PublicStatus, number])[] = automated
-    ? [['passing', 45], ['fix_required', 40], ['affected', 15]]
-    : [['passing', 50], ['fix_required', 50]];
+    ? [
+        ['passing', 45],
+        ['fix_required', 40],
+        ['affected', 15],
+      ]
+    : [
+        ['passing', 50],
+        ['fix_required', 50],
+      ];
   for (let k = 1; k < 10; k++) {
     const later = out[0];
     out.unshift(rng.chance(0.75) ? later : rng.weighted(others));
@@ -176,7 +241,12 @@ export async function generateTests(ctx: Ctx, model: ControlModel): Promise<void
     const rng = ctx.seeder.rng(NS.test, j);
     const { id, name, template } = testIdentity(ctx, j);
     const automated = template.kind === 'automated';
-    const forced: readonly [Result, boolean][] = [['ignored', false], ['fix_required', false], ['passing', false], ['passing', true]];
+    const forced: readonly [Result, boolean][] = [
+      ['ignored', false],
+      ['fix_required', false],
+      ['passing', false],
+      ['passing', true],
+    ];
     let result: Result;
     let integrationFailing: boolean;
     if (j < forced.length && (automated || !forced[j][1])) {
@@ -189,10 +259,22 @@ export async function generateTests(ctx: Ctx, model: ControlModel): Promise<void
     const addedOn = rng.time(ctx.now - 500 * DAY_MS, ctx.now - 30 * DAY_MS);
     const lastScanned = rng.time(ctx.now - DAY_MS, ctx.now);
     w.add('tests', {
-      id, organization_id: org, kind: template.kind, name, result, integration_failing: integrationFailing,
+      id,
+      organization_id: org,
+      kind: template.kind,
+      name,
+      result,
+      integration_failing: integrationFailing,
       description: `Checks that ${lowerFirst(name)}, using data from ${template.applications.join(' and ')}.`,
       remediation: `Fix each flagged resource in ${template.applications[0]}, then re-run the test; see the runbook for ${template.slug.replaceAll('_', ' ')}.`,
-      notes: rng.chance(0.3) ? rng.pick(['Owned by the platform team', 'Auditor sampled this test last year', 'Runs every 24 hours', 'Exceptions tracked in the risk register']) : null,
+      notes: rng.chance(0.3)
+        ? rng.pick([
+            'Owned by the platform team',
+            'Auditor sampled this test last year',
+            'Runs every 24 hours',
+            'Exceptions tracked in the risk register',
+          ])
+        : null,
       effort_estimate: rng.pick(EFFORT_ESTIMATES),
       ignore_reason: result === 'ignored' ? rng.pick(IGNORE_REASONS) : null,
       last_scanned_on: lastScanned,
@@ -203,11 +285,19 @@ export async function generateTests(ctx: Ctx, model: ControlModel): Promise<void
       w.add('test_applications', { organization_id: org, test_id: id, application_id: ctx.applicationIds.get(app)! });
     }
     for (const resourceStatus of resourceStatuses(rng, result)) {
-      const env = rng.weighted([['production', 60], ['staging', 25], ['development', 15]] as const);
+      const env = rng.weighted([
+        ['production', 60],
+        ['staging', 25],
+        ['development', 15],
+      ] as const);
       const shape = resourceShape(ctx, rng, template, env);
       const resourceId = ctx.ids.next(NS.testResource);
       w.add('test_resources', {
-        id: resourceId, organization_id: org, test_id: id, ...shape, status: resourceStatus,
+        id: resourceId,
+        organization_id: org,
+        test_id: id,
+        ...shape,
+        status: resourceStatus,
         last_scanned_at: lastScanned,
         first_detected: rng.time(addedOn, lastScanned),
         tags: json(rng.sample(RESOURCE_TAGS, rng.int(0, 3))),
@@ -218,8 +308,11 @@ export async function generateTests(ctx: Ctx, model: ControlModel): Promise<void
     }
     history(rng, status, automated).forEach((s, k) => {
       w.add('test_history', {
-        id: ctx.ids.next(NS.testHistory), organization_id: org, test_id: id,
-        scanned_on: lastScanned - (9 - k) * DAY_MS, status: s,
+        id: ctx.ids.next(NS.testHistory),
+        organization_id: org,
+        test_id: id,
+        scanned_on: lastScanned - (9 - k) * DAY_MS,
+        status: s,
       });
     });
     addPeople(ctx, rng, 'test', id, 'assignee', rng.chance(result === 'fix_required' ? 0.95 : 0.7) ? rng.int(1, 2) : 0);

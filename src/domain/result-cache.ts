@@ -74,7 +74,9 @@ export class NoResultCache extends ResultCache {
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) {
     const items = value.map(canonical);
-    return [...new Map(items.map((v) => [JSON.stringify(v), v])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+    return [...new Map(items.map((v) => [JSON.stringify(v), v])).entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, v]) => v);
   }
   if (value && typeof value === 'object') {
     return Object.fromEntries(

@@ -20,7 +20,8 @@ export function typedName(text: string): string | undefined {
 
 export const invisibleIssue = (field: string): FieldIssue => ({
   field,
-  message: 'must not contain control or invisible formatting characters (such as line breaks, tabs, zero-width spaces or direction overrides)',
+  message:
+    'must not contain control or invisible formatting characters (such as line breaks, tabs, zero-width spaces or direction overrides)',
 });
 
 /**

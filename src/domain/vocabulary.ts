@@ -3,10 +3,22 @@
 // shown"). Routes, the demo generator and tests import them instead of retyping values.
 
 export const POLICY_STATUSES = [
-  'not_uploaded', 'draft', 'published', 'needs_attention', 'draft_approved', 'needs_review', 'pending_approval',
+  'not_uploaded',
+  'draft',
+  'published',
+  'needs_attention',
+  'draft_approved',
+  'needs_review',
+  'pending_approval',
 ] as const;
 export const EVIDENCE_STATUSES = [
-  'not_uploaded', 'uploaded', 'needs_attention', 'draft', 'needs_review', 'pending_approval', 'needs_revision',
+  'not_uploaded',
+  'uploaded',
+  'needs_attention',
+  'draft',
+  'needs_review',
+  'pending_approval',
+  'needs_revision',
 ] as const;
 /** `tests.result`, the stored outcome; the public status adds `affected` (see TEST_STATUSES). */
 export const TEST_RESULTS = ['ignored', 'fix_required', 'passing'] as const;
@@ -17,7 +29,17 @@ export const VULNERABILITY_STATUSES = ['open', 'closed', 'acknowledged', 'ignore
 export const VULNERABILITY_RESOURCE_STATUSES = VULNERABILITY_STATUSES;
 export const SEVERITIES = ['critical', 'high', 'medium', 'low'] as const;
 export const VULNERABILITY_SOURCES = [
-  'aws', 'github', 'snyk', 'sonarcloud', 'qualys', 'defender', 'sentinelOne', 'aikido', 'tenable', 'import', 'api',
+  'aws',
+  'github',
+  'snyk',
+  'sonarcloud',
+  'qualys',
+  'defender',
+  'sentinelOne',
+  'aikido',
+  'tenable',
+  'import',
+  'api',
 ] as const;
 export const FUNCTION_GROUPINGS = ['govern', 'identify', 'protect', 'detect', 'respond', 'recover'] as const;
 export const CONTROL_SCOPES = ['in_scope', 'out_of_scope'] as const;
@@ -38,9 +60,7 @@ export const EVIDENCE_COLLECTION_METHODS = ['manual', 'automated', 'semi_automat
 /** whether staff must acknowledge the policy, or it is informational only */
 export const POLICY_BEHAVIORS = ['requires_acknowledgement', 'informational'] as const;
 /** policies and evidence; null means unassigned (`No Department` in filters) */
-export const DEPARTMENTS = [
-  'Engineering', 'Security', 'IT', 'People', 'Legal', 'Finance', 'Operations', 'Product',
-] as const;
+export const DEPARTMENTS = ['Engineering', 'Security', 'IT', 'People', 'Legal', 'Finance', 'Operations', 'Product'] as const;
 export const TICKET_SOURCES = ['jira', 'linear'] as const;
 
 const DAY = 86_400_000;
@@ -59,11 +79,20 @@ export function attachmentPeriod(
   const m = d.getUTCMonth();
   let months: number;
   switch (recurrence) {
-    case 'monthly': months = 1; break;
-    case 'quarterly': months = 3; break;
-    case 'semi_annually': months = 6; break;
-    case 'yearly': months = 12; break;
-    default: return { periodStart: null, periodEnd: null };
+    case 'monthly':
+      months = 1;
+      break;
+    case 'quarterly':
+      months = 3;
+      break;
+    case 'semi_annually':
+      months = 6;
+      break;
+    case 'yearly':
+      months = 12;
+      break;
+    default:
+      return { periodStart: null, periodEnd: null };
   }
   const startMonth = Math.floor(m / months) * months;
   const periodStart = Date.UTC(y, startMonth, 1);

@@ -28,10 +28,19 @@ export async function* multipartParts(request: IncomingMessage, limits: Multipar
       headers: request.headers,
       defParamCharset: 'utf8',
       // going over a limit emits its event (→ 400), never a silent cut
-      limits: { files: limits.files, fields: limits.fields, fieldSize: limits.fieldBytes, parts: limits.files + limits.fields, headerPairs: 20 },
+      limits: {
+        files: limits.files,
+        fields: limits.fields,
+        fieldSize: limits.fieldBytes,
+        parts: limits.files + limits.fields,
+        headerPairs: 20,
+      },
     });
   } catch {
-    throw validationFailed([{ field: 'Content-Type', message: 'must be multipart/form-data with a boundary' }], 'The body is not multipart/form-data.');
+    throw validationFailed(
+      [{ field: 'Content-Type', message: 'must be multipart/form-data with a boundary' }],
+      'The body is not multipart/form-data.',
+    );
   }
   const queue: Event[] = [];
   let wake: (() => void) | undefined;
@@ -134,7 +143,10 @@ class DelimiterCounter extends Transform {
     const seam = Buffer.concat([this.tail, chunk.subarray(0, d.length - 1)]);
     for (let at = seam.indexOf(d); at >= 0 && at < this.tail.length; at = seam.indexOf(d, at + 1)) this.count++;
     for (let at = chunk.indexOf(d); at >= 0; at = chunk.indexOf(d, at + 1)) this.count++;
-    this.tail = chunk.length >= d.length - 1 ? chunk.subarray(chunk.length - (d.length - 1)) : seam.subarray(Math.max(0, seam.length - (d.length - 1)));
+    this.tail =
+      chunk.length >= d.length - 1
+        ? chunk.subarray(chunk.length - (d.length - 1))
+        : seam.subarray(Math.max(0, seam.length - (d.length - 1)));
     callback(null, chunk);
   }
 }

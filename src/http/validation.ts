@@ -9,8 +9,9 @@ import type { FieldIssue } from '../domain/errors.ts';
 import { listIssue } from './schemas/lists.ts';
 
 // ajv-formats ships CommonJS with a default export property.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv,
+) => Ajv;
 
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
@@ -41,9 +42,7 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
 function fieldName(path: string, extra?: string): string {
   const parts = path.split('/').filter(Boolean);
   if (extra) parts.push(extra);
-  return parts
-    .map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`))
-    .join('');
+  return parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
 }
 
 export function issuesFromAjv(errors: ErrorObject[], part: string): FieldIssue[] {
@@ -53,7 +52,10 @@ export function issuesFromAjv(errors: ErrorObject[], part: string): FieldIssue[]
     let issue: FieldIssue;
     if (e.keyword === 'additionalProperties') {
       const name = (e.params as { additionalProperty: string }).additionalProperty;
-      issue = { field: fieldName(e.instancePath, name), message: part === 'body' ? 'is not an accepted field' : 'is not a known parameter' };
+      issue = {
+        field: fieldName(e.instancePath, name),
+        message: part === 'body' ? 'is not an accepted field' : 'is not a known parameter',
+      };
     } else if (e.keyword === 'required') {
       issue = { field: fieldName(e.instancePath, (e.params as { missingProperty: string }).missingProperty), message: 'is required' };
     } else if (e.keyword === 'pattern' && e.parentSchema && 'x-list' in e.parentSchema) {

@@ -33,7 +33,11 @@ describe('cds help and usage errors', { concurrency: 4 }, () => {
   });
 
   it('cds <group> --help prints the group usage and exits 0', async () => {
-    for (const args of [['credential', '--help'], ['credential', '-h'], ['help', 'credential']]) {
+    for (const args of [
+      ['credential', '--help'],
+      ['credential', '-h'],
+      ['help', 'credential'],
+    ]) {
       const out = ok(await cds(...args));
       assert.match(out, /Usage: cds credential <command>/);
       assert.match(out, /create/);
@@ -43,13 +47,22 @@ describe('cds help and usage errors', { concurrency: 4 }, () => {
   });
 
   it('cds <group> <command> --help prints the command usage with its options and exits 0', async () => {
-    for (const args of [['credential', 'create', '--help'], ['help', 'credential', 'create'], ['credential', 'create', '--org', 'x', '--help']]) {
+    for (const args of [
+      ['credential', 'create', '--help'],
+      ['help', 'credential', 'create'],
+      ['credential', 'create', '--org', 'x', '--help'],
+    ]) {
       const out = ok(await cds(...args));
       assert.match(out, /Usage: cds credential create --org ORG --access read_only\|read_write/);
       assert.match(out, /--name NAME/);
       assert.match(out, /--json/);
     }
-    for (const args of [['migrate', '--help'], ['demo', '--help'], ['org', 'update', '--help'], ['admin', 'create', '--help']]) {
+    for (const args of [
+      ['migrate', '--help'],
+      ['demo', '--help'],
+      ['org', 'update', '--help'],
+      ['admin', 'create', '--help'],
+    ]) {
       const out = ok(await cds(...args));
       assert.match(out, new RegExp(`Usage: cds ${args.slice(0, -1).join(' ')}`));
     }
@@ -129,8 +142,17 @@ describe('cds --org by ID or name', { concurrency: dialects.length }, () => {
         const c = JSON.parse(ok(await cds('credential', 'create', '--org', 'Acme Corp', '--access', 'read_only', '--json')));
         assert.equal(c.organizationId, ids['Acme Corp']);
         const list = JSON.parse(ok(await cds('credential', 'list', '--org', 'Acme Corp', '--json')));
-        assert.deepEqual(list.map((x: { id: string }) => x.id), [c.id]);
-        const admin = JSON.parse(ok(await runCli(['admin', 'create', '--org', 'Acme Corp', '--email', 'ada@example.com', '--json'], env, { stdin: 'a long enough password\n' })));
+        assert.deepEqual(
+          list.map((x: { id: string }) => x.id),
+          [c.id],
+        );
+        const admin = JSON.parse(
+          ok(
+            await runCli(['admin', 'create', '--org', 'Acme Corp', '--email', 'ada@example.com', '--json'], env, {
+              stdin: 'a long enough password\n',
+            }),
+          ),
+        );
         assert.equal(admin.organizationId, ids['Acme Corp']);
         assert.equal(JSON.parse(ok(await cds('admin', 'list', '--org', 'Acme Corp', '--json'))).length, 1);
       });

@@ -199,13 +199,18 @@ describe('cds on each engine', { concurrency: dialects.length }, () => {
 
       it('admin create reads the password from stdin; the administrator can sign in to the console', async () => {
         const password = 'a long enough password';
-        const res = await runCli(['admin', 'create', '--org', orgId, '--email', 'Grace@Example.com', '--json'], env, { stdin: `${password}\n` });
+        const res = await runCli(['admin', 'create', '--org', orgId, '--email', 'Grace@Example.com', '--json'], env, {
+          stdin: `${password}\n`,
+        });
         const admin = json(res);
         assert.equal(admin.email, 'grace@example.com');
         assert.equal(admin.organizationId, orgId);
         assert.ok(!res.stdout.includes(password) && !res.stderr.includes(password), 'the password is never printed');
         const list = json(await cds('admin', 'list', '--org', orgId, '--json'));
-        assert.deepEqual(list.map((a: { email: string }) => a.email), ['grace@example.com']);
+        assert.deepEqual(
+          list.map((a: { email: string }) => a.email),
+          ['grace@example.com'],
+        );
         assert.ok(!JSON.stringify(list).includes('scrypt'), 'no password hash is listed');
 
         let server: TestServer | undefined;
@@ -233,10 +238,14 @@ describe('cds on each engine', { concurrency: dialects.length }, () => {
         const short = await runCli(['admin', 'create', '--org', orgId, '--email', 'short@example.com'], env, { stdin: 'too short\n' });
         assert.equal(short.code, 1, short.stderr);
         assert.match(short.stderr, /validation_failed.*password.*at least 12/);
-        const taken = await runCli(['admin', 'create', '--org', orgId, '--email', 'GRACE@example.com'], env, { stdin: 'another long password\n' });
+        const taken = await runCli(['admin', 'create', '--org', orgId, '--email', 'GRACE@example.com'], env, {
+          stdin: 'another long password\n',
+        });
         assert.equal(taken.code, 1, taken.stderr);
         assert.match(taken.stderr, /email.*already/);
-        const unknownOrg = await runCli(['admin', 'create', '--org', 'nope', '--email', 'x@example.com'], env, { stdin: 'another long password\n' });
+        const unknownOrg = await runCli(['admin', 'create', '--org', 'nope', '--email', 'x@example.com'], env, {
+          stdin: 'another long password\n',
+        });
         assert.equal(unknownOrg.code, 4, unknownOrg.stderr);
         assert.equal((await cds('admin', 'create', '--org', orgId)).code, 2, 'no --email is a usage error');
       });

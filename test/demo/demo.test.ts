@@ -8,13 +8,17 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { openDb, type Db } from '../../src/storage/db/connect.ts';
 import { migrateToLatest } from '../../src/storage/db/migrate.ts';
-import {
-  BIND_PARAMETER_LIMITS, bulkInsert, rowsPerStatement,
-} from '../../src/storage/db/bulk-insert.ts';
+import { BIND_PARAMETER_LIMITS, bulkInsert, rowsPerStatement } from '../../src/storage/db/bulk-insert.ts';
 import { loadDemoData, planFor, type DemoSummary } from '../../src/demo/generate.ts';
 import {
-  EVIDENCE_STATUSES, FUNCTION_GROUPINGS, POLICY_STATUSES, SEVERITIES, TEST_RESOURCE_STATUSES, TEST_STATUSES,
-  VULNERABILITY_SOURCES, VULNERABILITY_STATUSES,
+  EVIDENCE_STATUSES,
+  FUNCTION_GROUPINGS,
+  POLICY_STATUSES,
+  SEVERITIES,
+  TEST_RESOURCE_STATUSES,
+  TEST_STATUSES,
+  VULNERABILITY_SOURCES,
+  VULNERABILITY_STATUSES,
 } from '../../src/domain/vocabulary.ts';
 
 interface Engine {
@@ -95,19 +99,30 @@ function normalize(list: Rows): Rows {
 const values = async (db: Db, text: string, ...params: unknown[]) =>
   new Set((await rows(db, text, ...params)).map((r) => Object.values(r)[0]));
 
-const countOf = async (db: Db, text: string, ...params: unknown[]) =>
-  Number(Object.values((await rows(db, text, ...params))[0])[0]);
+const countOf = async (db: Db, text: string, ...params: unknown[]) => Number(Object.values((await rows(db, text, ...params))[0])[0]);
 
 /** a projection of an organization's data with organization-derived IDs left out */
 async function projection(db: Db, org: string) {
   const q = async (text: string) => normalize(await rows(db, text, org));
   return {
-    controls: await q(`select code, name, domain, function_grouping, scope, out_of_scope_reason, questions from controls where organization_id = ?`),
-    policies: await q(`select custom_id, name, status, department, is_relevant, next_review_date, gap_status, ai_detected_gaps, version_number from policies where organization_id = ?`),
-    evidence: await q(`select name, status, department, is_relevant, next_review_date, gaps, recurrence from evidence where organization_id = ?`),
-    tests: normalize((await q(`select id, kind, name, result, integration_failing from tests where organization_id = ?`))
-      .map((r) => ({ ...r, id: String(r.id).replace(/_[0-9a-f]{6}$/, '') }))),
-    vulnerabilities: await q(`select source, finding_key, title, status, severity, cve_id, fix_available, first_seen, cvss_score from vulnerabilities where organization_id = ?`),
+    controls: await q(
+      `select code, name, domain, function_grouping, scope, out_of_scope_reason, questions from controls where organization_id = ?`,
+    ),
+    policies: await q(
+      `select custom_id, name, status, department, is_relevant, next_review_date, gap_status, ai_detected_gaps, version_number from policies where organization_id = ?`,
+    ),
+    evidence: await q(
+      `select name, status, department, is_relevant, next_review_date, gaps, recurrence from evidence where organization_id = ?`,
+    ),
+    tests: normalize(
+      (await q(`select id, kind, name, result, integration_failing from tests where organization_id = ?`)).map((r) => ({
+        ...r,
+        id: String(r.id).replace(/_[0-9a-f]{6}$/, ''),
+      })),
+    ),
+    vulnerabilities: await q(
+      `select source, finding_key, title, status, severity, cve_id, fix_available, first_seen, cvss_score from vulnerabilities where organization_id = ?`,
+    ),
     mappings: await countOf(db, `select count(*) from control_artifacts where organization_id = ?`, org),
   };
 }
@@ -119,11 +134,16 @@ function withoutTiming(summary: DemoSummary) {
 
 /** the control status rule of PRODUCT.md, over all frameworks */
 async function controlStatuses(db: Db, org: string): Promise<Map<string, string>> {
-  const artifacts = await rows(db, `
+  const artifacts = await rows(
+    db,
+    `
     select 'policy' as t, id, case when is_relevant then 1 else 0 end as relevant, status as s from policies where organization_id = ?
     union all select 'evidence', id, case when is_relevant then 1 else 0 end, status from evidence where organization_id = ?
     union all select 'test', id, case when result = 'ignored' then 0 else 1 end, case when result = 'passing' and integration_failing then 'affected' else result end from tests where organization_id = ?`,
-  org, org, org);
+    org,
+    org,
+    org,
+  );
   const complete = new Map<string, boolean>();
   const relevant = new Map<string, boolean>();
   for (const a of artifacts) {
@@ -164,7 +184,7 @@ test('planFor grows linearly: scale 20 gives thousands of controls, scale 2000 a
   assert.throws(() => planFor(0), RangeError);
 });
 
-test('rowsPerStatement stays under both engines\' bind-parameter limits', () => {
+test("rowsPerStatement stays under both engines' bind-parameter limits", () => {
   for (const dialect of ['sqlite', 'postgres'] as const) {
     for (const columns of [1, 3, 7, 21, 40]) {
       const rowsEach = rowsPerStatement(dialect, columns, { form: 'values' });
@@ -194,7 +214,10 @@ for (const engine of engines) {
       await t.test('bulkInsert splits rows into statements and writes them all', async () => {
         await addOrg(db, 'org_bulk');
         const people = Array.from({ length: 1234 }, (_, i) => ({
-          id: `bulk-${i}`, organization_id: 'org_bulk', name: `Person ${i}`, email: `p${i}@example.com`,
+          id: `bulk-${i}`,
+          organization_id: 'org_bulk',
+          name: `Person ${i}`,
+          email: `p${i}@example.com`,
         }));
         assert.equal(await bulkInsert(db, 'people', people.slice(0, 1000), { form: 'values', maxParameters: 4 * 50 }), 1000);
         assert.equal(await bulkInsert(db, 'people', people.slice(1000), { maxRows: 100 }), 234);
@@ -202,15 +225,53 @@ for (const engine of engines) {
         assert.equal(await bulkInsert(db, 'people', []), 0);
         // values of every column type survive the trip (quotes, newlines, JSON, booleans, floats, nulls)
         const tricky = 'He said "hi",\nthen {left} \\ O\'Brien ✓';
-        await bulkInsert(db, 'vulnerabilities', [{
-          id: 'bulk-v', organization_id: 'org_bulk', source: 'api', finding_key: 'VUL-9999', title: tricky, status: 'open',
-          severity: 'low', cve_id: '', fix_available: null, description: '["a","b"]', remediation: null,
-          steps_to_reproduce: null, first_seen: 1_700_000_000_123, last_scanned_on: null, cvss_score: 3.7, sla: 180,
-          report_link: null, added_by: null, added_on: 1_700_000_000_123, last_modified_by: null, modified_on: null,
-        }]);
-        const back = (await rows(db, `select title, cve_id, description, cvss_score, first_seen, fix_available from vulnerabilities where id = ?`, 'bulk-v'))[0];
-        assert.deepEqual({ ...back }, { title: tricky, cve_id: '', description: '["a","b"]', cvss_score: 3.7, first_seen: 1_700_000_000_123, fix_available: null });
-        await bulkInsert(db, 'subject_people', [{ organization_id: 'org_bulk', subject_type: 'vulnerability', subject_id: 'bulk-v', person_id: 'bulk-1', role: 'assignee', is_primary: true, position: 0 }]);
+        await bulkInsert(db, 'vulnerabilities', [
+          {
+            id: 'bulk-v',
+            organization_id: 'org_bulk',
+            source: 'api',
+            finding_key: 'VUL-9999',
+            title: tricky,
+            status: 'open',
+            severity: 'low',
+            cve_id: '',
+            fix_available: null,
+            description: '["a","b"]',
+            remediation: null,
+            steps_to_reproduce: null,
+            first_seen: 1_700_000_000_123,
+            last_scanned_on: null,
+            cvss_score: 3.7,
+            sla: 180,
+            report_link: null,
+            added_by: null,
+            added_on: 1_700_000_000_123,
+            last_modified_by: null,
+            modified_on: null,
+          },
+        ]);
+        const back = (
+          await rows(
+            db,
+            `select title, cve_id, description, cvss_score, first_seen, fix_available from vulnerabilities where id = ?`,
+            'bulk-v',
+          )
+        )[0];
+        assert.deepEqual(
+          { ...back },
+          { title: tricky, cve_id: '', description: '["a","b"]', cvss_score: 3.7, first_seen: 1_700_000_000_123, fix_available: null },
+        );
+        await bulkInsert(db, 'subject_people', [
+          {
+            organization_id: 'org_bulk',
+            subject_type: 'vulnerability',
+            subject_id: 'bulk-v',
+            person_id: 'bulk-1',
+            role: 'assignee',
+            is_primary: true,
+            position: 0,
+          },
+        ]);
         assert.equal(await countOf(db, `select count(*) from subject_people where subject_id = ? and is_primary`, 'bulk-v'), 1);
       });
 
@@ -263,38 +324,111 @@ for (const engine of engines) {
       await t.test('every status value of every resource appears', async () => {
         const org = 'org_a';
         assert.deepEqual(await values(db, `select distinct status from policies where organization_id = ?`, org), new Set(POLICY_STATUSES));
-        assert.deepEqual(await values(db, `select distinct status from evidence where organization_id = ?`, org), new Set(EVIDENCE_STATUSES));
         assert.deepEqual(
-          await values(db, `select distinct case when result = 'passing' and integration_failing then 'affected' else result end from tests where organization_id = ?`, org),
+          await values(db, `select distinct status from evidence where organization_id = ?`, org),
+          new Set(EVIDENCE_STATUSES),
+        );
+        assert.deepEqual(
+          await values(
+            db,
+            `select distinct case when result = 'passing' and integration_failing then 'affected' else result end from tests where organization_id = ?`,
+            org,
+          ),
           new Set(TEST_STATUSES),
         );
-        assert.deepEqual(await values(db, `select distinct status from test_resources where organization_id = ?`, org), new Set(TEST_RESOURCE_STATUSES));
-        assert.deepEqual(await values(db, `select distinct status from test_history where organization_id = ?`, org), new Set(TEST_STATUSES));
-        assert.deepEqual(await values(db, `select distinct status from vulnerabilities where organization_id = ?`, org), new Set(VULNERABILITY_STATUSES));
-        assert.deepEqual(await values(db, `select distinct status from vulnerability_resources where organization_id = ?`, org), new Set(VULNERABILITY_STATUSES));
-        assert.deepEqual(await values(db, `select distinct severity from vulnerabilities where organization_id = ?`, org), new Set(SEVERITIES));
-        assert.deepEqual(await values(db, `select distinct source from vulnerabilities where organization_id = ?`, org), new Set(VULNERABILITY_SOURCES));
-        assert.deepEqual(await values(db, `select distinct function_grouping from controls where organization_id = ?`, org), new Set(FUNCTION_GROUPINGS));
-        assert.deepEqual(await values(db, `select distinct scope from controls where organization_id = ?`, org), new Set(['in_scope', 'out_of_scope']));
-        assert.deepEqual(await values(db, `select distinct kind from tests where organization_id = ?`, org), new Set(['automated', 'cloud']));
+        assert.deepEqual(
+          await values(db, `select distinct status from test_resources where organization_id = ?`, org),
+          new Set(TEST_RESOURCE_STATUSES),
+        );
+        assert.deepEqual(
+          await values(db, `select distinct status from test_history where organization_id = ?`, org),
+          new Set(TEST_STATUSES),
+        );
+        assert.deepEqual(
+          await values(db, `select distinct status from vulnerabilities where organization_id = ?`, org),
+          new Set(VULNERABILITY_STATUSES),
+        );
+        assert.deepEqual(
+          await values(db, `select distinct status from vulnerability_resources where organization_id = ?`, org),
+          new Set(VULNERABILITY_STATUSES),
+        );
+        assert.deepEqual(
+          await values(db, `select distinct severity from vulnerabilities where organization_id = ?`, org),
+          new Set(SEVERITIES),
+        );
+        assert.deepEqual(
+          await values(db, `select distinct source from vulnerabilities where organization_id = ?`, org),
+          new Set(VULNERABILITY_SOURCES),
+        );
+        assert.deepEqual(
+          await values(db, `select distinct function_grouping from controls where organization_id = ?`, org),
+          new Set(FUNCTION_GROUPINGS),
+        );
+        assert.deepEqual(
+          await values(db, `select distinct scope from controls where organization_id = ?`, org),
+          new Set(['in_scope', 'out_of_scope']),
+        );
+        assert.deepEqual(
+          await values(db, `select distinct kind from tests where organization_id = ?`, org),
+          new Set(['automated', 'cloud']),
+        );
         for (const table of ['policies', 'evidence']) {
-          assert.deepEqual(await values(db, `select distinct gap_status from ${table} where organization_id = ?`, org), new Set(['no_gaps', 'gaps_detected']));
-          assert.deepEqual(new Set([...await values(db, `select distinct is_relevant from ${table} where organization_id = ?`, org)].map((v) => Boolean(Number(v)))), new Set([true, false]));
-          assert.ok(await countOf(db, `select count(*) from ${table} where organization_id = ? and department is null`, org) > 0, `${table}: unassigned department`);
-          assert.ok(await countOf(db, `select count(*) from ${table} where organization_id = ? and next_review_date is null`, org) > 0, `${table}: no review date`);
-          assert.equal(await countOf(db, `select count(*) from ${table} where organization_id = ? and is_relevant = ? and not_relevant_reason is null`, org, false), 0);
+          assert.deepEqual(
+            await values(db, `select distinct gap_status from ${table} where organization_id = ?`, org),
+            new Set(['no_gaps', 'gaps_detected']),
+          );
+          assert.deepEqual(
+            new Set(
+              [...(await values(db, `select distinct is_relevant from ${table} where organization_id = ?`, org))].map((v) =>
+                Boolean(Number(v)),
+              ),
+            ),
+            new Set([true, false]),
+          );
+          assert.ok(
+            (await countOf(db, `select count(*) from ${table} where organization_id = ? and department is null`, org)) > 0,
+            `${table}: unassigned department`,
+          );
+          assert.ok(
+            (await countOf(db, `select count(*) from ${table} where organization_id = ? and next_review_date is null`, org)) > 0,
+            `${table}: no review date`,
+          );
+          assert.equal(
+            await countOf(
+              db,
+              `select count(*) from ${table} where organization_id = ? and is_relevant = ? and not_relevant_reason is null`,
+              org,
+              false,
+            ),
+            0,
+          );
         }
-        assert.deepEqual(await values(db, `select distinct fix_available from vulnerabilities where organization_id = ?`, org), new Set(['yes', 'no', null]));
-        assert.ok(await countOf(db, `select count(*) from vulnerabilities where organization_id = ? and cve_id = ''`, org) > 0);
+        assert.deepEqual(
+          await values(db, `select distinct fix_available from vulnerabilities where organization_id = ?`, org),
+          new Set(['yes', 'no', null]),
+        );
+        assert.ok((await countOf(db, `select count(*) from vulnerabilities where organization_id = ? and cve_id = ''`, org)) > 0);
       });
 
       await t.test('field rules: formats, JSON arrays, dates and consistency', async () => {
         const org = 'org_a';
         const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-        for (const table of ['frameworks', 'controls', 'policies', 'evidence', 'entities', 'people', 'requirements', 'risks', 'vulnerabilities', 'applications']) {
-          for (const id of await values(db, `select id from ${table} where organization_id = ?`, org)) assert.match(String(id), uuid, table);
+        for (const table of [
+          'frameworks',
+          'controls',
+          'policies',
+          'evidence',
+          'entities',
+          'people',
+          'requirements',
+          'risks',
+          'vulnerabilities',
+          'applications',
+        ]) {
+          for (const id of await values(db, `select id from ${table} where organization_id = ?`, org))
+            assert.match(String(id), uuid, table);
         }
-        const testIds = [...await values(db, `select id from tests where organization_id = ?`, org)].map(String);
+        const testIds = [...(await values(db, `select id from tests where organization_id = ?`, org))].map(String);
         for (const id of testIds) assert.match(id, /^test_[a-z0-9_]+_[0-9a-f]{6}$/);
         assert.ok(testIds.some((id) => id.startsWith('test_mfa_enforced_on_idp_')));
         const vulns = await rows(db, `select finding_key, cve_id, first_seen from vulnerabilities where organization_id = ?`, org);
@@ -304,8 +438,13 @@ for (const engine of engines) {
           assert.ok(Number(v.first_seen) < Date.UTC(2026, 0, 15));
         }
         const jsonColumns: [string, string][] = [
-          ['controls', 'questions'], ['policies', 'ai_detected_gaps'], ['evidence', 'gaps'], ['frameworks', 'tsc_selections'],
-          ['test_resources', 'tags'], ['vulnerability_resources', 'tags'], ['custom_fields', 'options'],
+          ['controls', 'questions'],
+          ['policies', 'ai_detected_gaps'],
+          ['evidence', 'gaps'],
+          ['frameworks', 'tsc_selections'],
+          ['test_resources', 'tags'],
+          ['vulnerability_resources', 'tags'],
+          ['custom_fields', 'options'],
         ];
         for (const [table, column] of jsonColumns) {
           for (const value of await values(db, `select ${column} from ${table} where organization_id = ?`, org)) {
@@ -317,20 +456,90 @@ for (const engine of engines) {
         for (const p of await rows(db, `select gap_status, ai_detected_gaps from policies where organization_id = ?`, org)) {
           assert.equal(p.gap_status === 'gaps_detected', JSON.parse(String(p.ai_detected_gaps)).length > 0);
         }
-        assert.equal(await countOf(db, `select count(*) from attachments a join evidence e on e.id = a.evidence_id where e.status = 'not_uploaded' and a.organization_id = ?`, org), 0);
-        assert.equal(await countOf(db, `select count(*) from evidence e where e.organization_id = ? and e.status <> 'not_uploaded' and not exists (select 1 from attachments a where a.evidence_id = e.id)`, org), 0);
-        assert.ok(await countOf(db, `select count(*) from attachments where organization_id = ? and url is not null`, org) > 0);
-        assert.ok(await countOf(db, `select count(*) from policy_documents where organization_id = ? and url is not null`, org) > 0);
-        assert.equal(await countOf(db, `select count(*) from policies where organization_id = ? and status in ('not_uploaded', 'draft', 'draft_approved', 'pending_approval') and published_on is not null`, org), 0);
-        assert.equal(await countOf(db, `select count(*) from policies where organization_id = ? and status = 'published' and (published_on is null or published_by is null)`, org), 0);
-        assert.equal(await countOf(db, `select count(*) from evidence e where e.organization_id = ? and e.status = 'pending_approval' and not exists (select 1 from subject_people sp where sp.subject_id = e.id and sp.role = 'approver')`, org), 0);
-        assert.equal(await countOf(db, `select count(*) from controls where organization_id = ? and scope = 'out_of_scope' and (out_of_scope_reason is null or marked_out_of_scope_by is null)`, org), 0);
-        assert.equal(await countOf(db, `select count(*) from tests where organization_id = ? and integration_failing and (kind <> 'automated' or result <> 'passing')`, org), 0);
-        assert.equal(await countOf(db, `select count(*) from tests where organization_id = ? and result = 'ignored' and ignore_reason is null`, org), 0);
+        assert.equal(
+          await countOf(
+            db,
+            `select count(*) from attachments a join evidence e on e.id = a.evidence_id where e.status = 'not_uploaded' and a.organization_id = ?`,
+            org,
+          ),
+          0,
+        );
+        assert.equal(
+          await countOf(
+            db,
+            `select count(*) from evidence e where e.organization_id = ? and e.status <> 'not_uploaded' and not exists (select 1 from attachments a where a.evidence_id = e.id)`,
+            org,
+          ),
+          0,
+        );
+        assert.ok((await countOf(db, `select count(*) from attachments where organization_id = ? and url is not null`, org)) > 0);
+        assert.ok((await countOf(db, `select count(*) from policy_documents where organization_id = ? and url is not null`, org)) > 0);
+        assert.equal(
+          await countOf(
+            db,
+            `select count(*) from policies where organization_id = ? and status in ('not_uploaded', 'draft', 'draft_approved', 'pending_approval') and published_on is not null`,
+            org,
+          ),
+          0,
+        );
+        assert.equal(
+          await countOf(
+            db,
+            `select count(*) from policies where organization_id = ? and status = 'published' and (published_on is null or published_by is null)`,
+            org,
+          ),
+          0,
+        );
+        assert.equal(
+          await countOf(
+            db,
+            `select count(*) from evidence e where e.organization_id = ? and e.status = 'pending_approval' and not exists (select 1 from subject_people sp where sp.subject_id = e.id and sp.role = 'approver')`,
+            org,
+          ),
+          0,
+        );
+        assert.equal(
+          await countOf(
+            db,
+            `select count(*) from controls where organization_id = ? and scope = 'out_of_scope' and (out_of_scope_reason is null or marked_out_of_scope_by is null)`,
+            org,
+          ),
+          0,
+        );
+        assert.equal(
+          await countOf(
+            db,
+            `select count(*) from tests where organization_id = ? and integration_failing and (kind <> 'automated' or result <> 'passing')`,
+            org,
+          ),
+          0,
+        );
+        assert.equal(
+          await countOf(db, `select count(*) from tests where organization_id = ? and result = 'ignored' and ignore_reason is null`, org),
+          0,
+        );
         // a test's flagged resources agree with its result
-        assert.equal(await countOf(db, `select count(*) from tests t where t.organization_id = ? and t.result = 'fix_required' and not exists (select 1 from test_resources r where r.test_id = t.id and r.status = 'fix_required')`, org), 0);
-        assert.equal(await countOf(db, `select count(*) from tests t join test_resources r on r.test_id = t.id where t.organization_id = ? and t.result <> 'fix_required' and r.status = 'fix_required'`, org), 0);
-        const resourcesPerFinding = await rows(db, `select count(r.id) as n from vulnerabilities v left join vulnerability_resources r on r.vulnerability_id = v.id where v.organization_id = ? group by v.id`, org);
+        assert.equal(
+          await countOf(
+            db,
+            `select count(*) from tests t where t.organization_id = ? and t.result = 'fix_required' and not exists (select 1 from test_resources r where r.test_id = t.id and r.status = 'fix_required')`,
+            org,
+          ),
+          0,
+        );
+        assert.equal(
+          await countOf(
+            db,
+            `select count(*) from tests t join test_resources r on r.test_id = t.id where t.organization_id = ? and t.result <> 'fix_required' and r.status = 'fix_required'`,
+            org,
+          ),
+          0,
+        );
+        const resourcesPerFinding = await rows(
+          db,
+          `select count(r.id) as n from vulnerabilities v left join vulnerability_resources r on r.vulnerability_id = v.id where v.organization_id = ? group by v.id`,
+          org,
+        );
         assert.ok(resourcesPerFinding.every((r) => Number(r.n) >= 0 && Number(r.n) <= 5));
       });
 
@@ -349,49 +558,131 @@ for (const engine of engines) {
           union all select 'evidence', id from evidence where organization_id = '${org}'
           union all select 'test', id from tests where organization_id = '${org}')`;
         const dangling: [string, string][] = [
-          ['control_requirements → controls', `select count(*) from control_requirements x where x.organization_id = ? and not exists (select 1 from controls c where c.id = x.control_id and c.organization_id = x.organization_id)`],
-          ['control_requirements → requirements', `select count(*) from control_requirements x where x.organization_id = ? and not exists (select 1 from requirements r where r.id = x.requirement_id and r.organization_id = x.organization_id)`],
-          ['control_artifacts → controls', `select count(*) from control_artifacts x where x.organization_id = ? and not exists (select 1 from controls c where c.id = x.control_id and c.organization_id = x.organization_id)`],
-          ['control_artifacts → artifacts', `select count(*) from control_artifacts x where x.organization_id = ? and not exists (select 1 from ${artifacts} a where a.at = x.artifact_type and a.aid = x.artifact_id)`],
-          ['artifact_requirements → artifacts', `select count(*) from artifact_requirements x where x.organization_id = ? and not exists (select 1 from ${artifacts} a where a.at = x.artifact_type and a.aid = x.artifact_id)`],
-          ['artifact_requirements → requirements', `select count(*) from artifact_requirements x where x.organization_id = ? and not exists (select 1 from requirements r where r.id = x.requirement_id and r.organization_id = x.organization_id)`],
-          ['artifact_requirements within mapped controls', `select count(*) from artifact_requirements x where x.organization_id = ? and not exists (select 1 from control_artifacts ca join control_requirements cr on cr.control_id = ca.control_id where ca.artifact_type = x.artifact_type and ca.artifact_id = x.artifact_id and cr.requirement_id = x.requirement_id)`],
-          ['subject_people → people', `select count(*) from subject_people x where x.organization_id = ? and not exists (select 1 from people p where p.id = x.person_id and p.organization_id = x.organization_id)`],
-          ['subject_people → subjects', `select count(*) from subject_people x where x.organization_id = ? and not exists (select 1 from ${subjects} s where s.st = x.subject_type and s.sid = x.subject_id)`],
-          ['subject_entities → entities', `select count(*) from subject_entities x where x.organization_id = ? and not exists (select 1 from entities e where e.id = x.entity_id and e.organization_id = x.organization_id)`],
-          ['subject_entities → subjects', `select count(*) from subject_entities x where x.organization_id = ? and not exists (select 1 from ${subjects} s where s.st = x.subject_type and s.sid = x.subject_id)`],
-          ['tickets → subjects', `select count(*) from tickets x where x.organization_id = ? and (x.subject_type not in ('policy', 'evidence', 'test', 'vulnerability') or not exists (select 1 from ${subjects} s where s.st = x.subject_type and s.sid = x.subject_id))`],
-          ['risk_links → risks', `select count(*) from risk_links x where x.organization_id = ? and not exists (select 1 from risks r where r.id = x.risk_id and r.organization_id = x.organization_id)`],
-          ['risk_links → subjects', `select count(*) from risk_links x where x.organization_id = ? and (x.subject_type not in ('control', 'test', 'vulnerability') or not exists (select 1 from ${subjects} s where s.st = x.subject_type and s.sid = x.subject_id))`],
-          ['evidence_tests', `select count(*) from evidence_tests x where x.organization_id = ? and (not exists (select 1 from evidence e where e.id = x.evidence_id) or not exists (select 1 from tests t where t.id = x.test_id and t.organization_id = x.organization_id))`],
-          ['test_applications', `select count(*) from test_applications x where x.organization_id = ? and not exists (select 1 from applications a where a.id = x.application_id and a.organization_id = x.organization_id)`],
-          ['custom_field_values → fields', `select count(*) from custom_field_values x where x.organization_id = ? and not exists (select 1 from custom_fields f where f.id = x.custom_field_id and f.organization_id = x.organization_id)`],
-          ['custom_field_values → findings', `select count(*) from custom_field_values x where x.organization_id = ? and not exists (select 1 from vulnerabilities v where v.id = x.subject_id and v.organization_id = x.organization_id)`],
-          ['framework entities', `select count(*) from frameworks f where f.organization_id = ? and not exists (select 1 from subject_entities se where se.subject_type = 'framework' and se.subject_id = f.id)`],
+          [
+            'control_requirements → controls',
+            `select count(*) from control_requirements x where x.organization_id = ? and not exists (select 1 from controls c where c.id = x.control_id and c.organization_id = x.organization_id)`,
+          ],
+          [
+            'control_requirements → requirements',
+            `select count(*) from control_requirements x where x.organization_id = ? and not exists (select 1 from requirements r where r.id = x.requirement_id and r.organization_id = x.organization_id)`,
+          ],
+          [
+            'control_artifacts → controls',
+            `select count(*) from control_artifacts x where x.organization_id = ? and not exists (select 1 from controls c where c.id = x.control_id and c.organization_id = x.organization_id)`,
+          ],
+          [
+            'control_artifacts → artifacts',
+            `select count(*) from control_artifacts x where x.organization_id = ? and not exists (select 1 from ${artifacts} a where a.at = x.artifact_type and a.aid = x.artifact_id)`,
+          ],
+          [
+            'artifact_requirements → artifacts',
+            `select count(*) from artifact_requirements x where x.organization_id = ? and not exists (select 1 from ${artifacts} a where a.at = x.artifact_type and a.aid = x.artifact_id)`,
+          ],
+          [
+            'artifact_requirements → requirements',
+            `select count(*) from artifact_requirements x where x.organization_id = ? and not exists (select 1 from requirements r where r.id = x.requirement_id and r.organization_id = x.organization_id)`,
+          ],
+          [
+            'artifact_requirements within mapped controls',
+            `select count(*) from artifact_requirements x where x.organization_id = ? and not exists (select 1 from control_artifacts ca join control_requirements cr on cr.control_id = ca.control_id where ca.artifact_type = x.artifact_type and ca.artifact_id = x.artifact_id and cr.requirement_id = x.requirement_id)`,
+          ],
+          [
+            'subject_people → people',
+            `select count(*) from subject_people x where x.organization_id = ? and not exists (select 1 from people p where p.id = x.person_id and p.organization_id = x.organization_id)`,
+          ],
+          [
+            'subject_people → subjects',
+            `select count(*) from subject_people x where x.organization_id = ? and not exists (select 1 from ${subjects} s where s.st = x.subject_type and s.sid = x.subject_id)`,
+          ],
+          [
+            'subject_entities → entities',
+            `select count(*) from subject_entities x where x.organization_id = ? and not exists (select 1 from entities e where e.id = x.entity_id and e.organization_id = x.organization_id)`,
+          ],
+          [
+            'subject_entities → subjects',
+            `select count(*) from subject_entities x where x.organization_id = ? and not exists (select 1 from ${subjects} s where s.st = x.subject_type and s.sid = x.subject_id)`,
+          ],
+          [
+            'tickets → subjects',
+            `select count(*) from tickets x where x.organization_id = ? and (x.subject_type not in ('policy', 'evidence', 'test', 'vulnerability') or not exists (select 1 from ${subjects} s where s.st = x.subject_type and s.sid = x.subject_id))`,
+          ],
+          [
+            'risk_links → risks',
+            `select count(*) from risk_links x where x.organization_id = ? and not exists (select 1 from risks r where r.id = x.risk_id and r.organization_id = x.organization_id)`,
+          ],
+          [
+            'risk_links → subjects',
+            `select count(*) from risk_links x where x.organization_id = ? and (x.subject_type not in ('control', 'test', 'vulnerability') or not exists (select 1 from ${subjects} s where s.st = x.subject_type and s.sid = x.subject_id))`,
+          ],
+          [
+            'evidence_tests',
+            `select count(*) from evidence_tests x where x.organization_id = ? and (not exists (select 1 from evidence e where e.id = x.evidence_id) or not exists (select 1 from tests t where t.id = x.test_id and t.organization_id = x.organization_id))`,
+          ],
+          [
+            'test_applications',
+            `select count(*) from test_applications x where x.organization_id = ? and not exists (select 1 from applications a where a.id = x.application_id and a.organization_id = x.organization_id)`,
+          ],
+          [
+            'custom_field_values → fields',
+            `select count(*) from custom_field_values x where x.organization_id = ? and not exists (select 1 from custom_fields f where f.id = x.custom_field_id and f.organization_id = x.organization_id)`,
+          ],
+          [
+            'custom_field_values → findings',
+            `select count(*) from custom_field_values x where x.organization_id = ? and not exists (select 1 from vulnerabilities v where v.id = x.subject_id and v.organization_id = x.organization_id)`,
+          ],
+          [
+            'framework entities',
+            `select count(*) from frameworks f where f.organization_id = ? and not exists (select 1 from subject_entities se where se.subject_type = 'framework' and se.subject_id = f.id)`,
+          ],
         ];
         for (const [label, query] of dangling) assert.equal(await countOf(db, query, org), 0, label);
         // exactly one primary assignee wherever a record has assignees
-        const primaries = await rows(db, `select subject_type, subject_id, sum(case when is_primary then 1 else 0 end) as p from subject_people where organization_id = ? and role = 'assignee' group by subject_type, subject_id`, org);
+        const primaries = await rows(
+          db,
+          `select subject_type, subject_id, sum(case when is_primary then 1 else 0 end) as p from subject_people where organization_id = ? and role = 'assignee' group by subject_type, subject_id`,
+          org,
+        );
         assert.ok(primaries.length > 0);
         for (const r of primaries) assert.equal(Number(r.p), 1, `${r.subject_type} ${r.subject_id}`);
-        assert.equal(await countOf(db, `select count(*) from subject_people where organization_id = ? and role = 'approver' and is_primary`, org), 0);
+        assert.equal(
+          await countOf(db, `select count(*) from subject_people where organization_id = ? and role = 'approver' and is_primary`, org),
+          0,
+        );
         // every requirement of every framework is covered by some control
-        assert.equal(await countOf(db, `select count(*) from requirements r where r.organization_id = ? and not exists (select 1 from control_requirements cr where cr.requirement_id = r.id)`, org), 0);
+        assert.equal(
+          await countOf(
+            db,
+            `select count(*) from requirements r where r.organization_id = ? and not exists (select 1 from control_requirements cr where cr.requirement_id = r.id)`,
+            org,
+          ),
+          0,
+        );
         for (const type of ['policy', 'evidence', 'test', 'vulnerability', 'control', 'test_resource']) {
-          assert.ok(await countOf(db, `select count(*) from subject_people where organization_id = ? and subject_type = ?`, org, type) > 0, `people on ${type}`);
+          assert.ok(
+            (await countOf(db, `select count(*) from subject_people where organization_id = ? and subject_type = ?`, org, type)) > 0,
+            `people on ${type}`,
+          );
         }
         for (const type of ['policy', 'evidence', 'test', 'vulnerability']) {
-          assert.ok(await countOf(db, `select count(*) from tickets where organization_id = ? and subject_type = ?`, org, type) > 0, `tickets on ${type}`);
+          assert.ok(
+            (await countOf(db, `select count(*) from tickets where organization_id = ? and subject_type = ?`, org, type)) > 0,
+            `tickets on ${type}`,
+          );
         }
         for (const type of ['control', 'test', 'vulnerability']) {
-          assert.ok(await countOf(db, `select count(*) from risk_links where organization_id = ? and subject_type = ?`, org, type) > 0, `risks on ${type}`);
+          assert.ok(
+            (await countOf(db, `select count(*) from risk_links where organization_id = ? and subject_type = ?`, org, type)) > 0,
+            `risks on ${type}`,
+          );
         }
       });
 
       await t.test('custom field values: dropdown values are among the options', async () => {
         const fields = await rows(db, `select id, field_type, options from custom_fields where organization_id = ?`, 'org_a');
         assert.deepEqual(new Set(fields.map((f) => f.field_type)), new Set(['text_box', 'dropdown']));
-        const options = new Map(fields.map((f) => [String(f.id), { type: String(f.field_type), options: JSON.parse(String(f.options)) as string[] }]));
+        const options = new Map(
+          fields.map((f) => [String(f.id), { type: String(f.field_type), options: JSON.parse(String(f.options)) as string[] }]),
+        );
         const stored = await rows(db, `select custom_field_id, value from custom_field_values where organization_id = ?`, 'org_a');
         assert.ok(stored.length > 0);
         for (const v of stored) {
@@ -409,11 +700,15 @@ for (const engine of engines) {
         assert.ok(count('not_applicable:no_relevant') >= 1, 'in-scope control without relevant artifacts');
         assert.ok(count('not_applicable:out_of_scope') >= 1, 'out-of-scope control');
         // per-framework figures are not all or nothing
-        const perFramework = await rows(db, `
+        const perFramework = await rows(
+          db,
+          `
           select f.name, count(distinct a.artifact_id) as mapped
           from frameworks f join requirements r on r.framework_id = f.id
           join artifact_requirements a on a.requirement_id = r.id
-          where f.organization_id = ? group by f.name`, 'org_a');
+          where f.organization_id = ? group by f.name`,
+          'org_a',
+        );
         assert.equal(perFramework.length, 3);
         for (const f of perFramework) assert.ok(Number(f.mapped) > 20, `${f.name}: ${f.mapped} artifacts`);
       });

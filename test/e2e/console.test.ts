@@ -7,7 +7,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { api, createAdminFor, createOrgWithCredential, getToken, insertCredentialFixture, startServer, type TestServer } from '../harness/server.ts';
+import {
+  api,
+  createAdminFor,
+  createOrgWithCredential,
+  getToken,
+  insertCredentialFixture,
+  startServer,
+  type TestServer,
+} from '../harness/server.ts';
 import { loadDemoData } from '../../src/demo/generate.ts';
 import { bumpDataVersion } from '../../src/storage/db/repositories/organizations.ts';
 import { CHROMIUM, launchChromium } from '../harness/browser.ts';
@@ -208,7 +216,10 @@ describe('developer console in Chromium', { skip }, () => {
     await page.getByRole('link', { name: 'Compliance overview' }).click();
     await heading('Compliance overview').waitFor();
     // Read /v1 with a credential of the same organization made outside the browser.
-    const c = await insertCredentialFixture({ ctx: server.system, input: { organizationId, accessLevel: 'read_only', name: 'comparison' } });
+    const c = await insertCredentialFixture({
+      ctx: server.system,
+      input: { organizationId, accessLevel: 'read_only', name: 'comparison' },
+    });
     const v1 = await api(server.url, '/v1/frameworks', await getToken(server.url, c));
     for (const framework of v1.body.data) {
       const card = page.getByRole('region', { name: framework.frameworkName });
@@ -233,7 +244,14 @@ describe('developer console in Chromium', { skip }, () => {
     const rows = page.getByRole('row');
     await rows.filter({ hasText: 'Revoked credential' }).waitFor();
     const text = await page.locator('table').innerText();
-    for (const expected of ['E2E Read Only', 'E2E Read & Write', 'Created credential', 'Revoked credential', 'Signed in', 'Sign-in failed']) {
+    for (const expected of [
+      'E2E Read Only',
+      'E2E Read & Write',
+      'Created credential',
+      'Revoked credential',
+      'Signed in',
+      'Sign-in failed',
+    ]) {
       assert.ok(text.includes(expected), `${expected} in\n${text}`);
     }
     const at = (needle: string) => text.indexOf(needle);

@@ -108,8 +108,16 @@ function rawArtifactFixtures(k: Kysely<Database>, org: string) {
       ...(s.approvers ?? []).map((p, i) => ({ person_id: p, role: 'approver' as const, is_primary: false, position: i })),
     ];
     const base = { organization_id: org, subject_type: type, subject_id: id };
-    if (people.length) await k.insertInto('subject_people').values(people.map((p) => ({ ...base, ...p }))).execute();
-    if (s.entityIds?.length) await k.insertInto('subject_entities').values(s.entityIds.map((e) => ({ ...base, entity_id: e }))).execute();
+    if (people.length)
+      await k
+        .insertInto('subject_people')
+        .values(people.map((p) => ({ ...base, ...p })))
+        .execute();
+    if (s.entityIds?.length)
+      await k
+        .insertInto('subject_entities')
+        .values(s.entityIds.map((e) => ({ ...base, entity_id: e })))
+        .execute();
     if (s.tickets?.length) {
       await k
         .insertInto('tickets')
@@ -117,9 +125,16 @@ function rawArtifactFixtures(k: Kysely<Database>, org: string) {
         .execute();
     }
     const artifact = { organization_id: org, artifact_type: type, artifact_id: id };
-    if (s.controlIds?.length) await k.insertInto('control_artifacts').values(s.controlIds.map((c) => ({ ...artifact, control_id: c }))).execute();
+    if (s.controlIds?.length)
+      await k
+        .insertInto('control_artifacts')
+        .values(s.controlIds.map((c) => ({ ...artifact, control_id: c })))
+        .execute();
     if (s.requirementIds?.length) {
-      await k.insertInto('artifact_requirements').values(s.requirementIds.map((r) => ({ ...artifact, requirement_id: r }))).execute();
+      await k
+        .insertInto('artifact_requirements')
+        .values(s.requirementIds.map((r) => ({ ...artifact, requirement_id: r })))
+        .execute();
     }
   }
 
@@ -170,17 +185,30 @@ function rawArtifactFixtures(k: Kysely<Database>, org: string) {
         .execute();
       await links('evidence', id, s);
       if (s.testIds?.length) {
-        await k.insertInto('evidence_tests').values(s.testIds.map((t) => ({ organization_id: org, evidence_id: id, test_id: t }))).execute();
+        await k
+          .insertInto('evidence_tests')
+          .values(s.testIds.map((t) => ({ organization_id: org, evidence_id: id, test_id: t })))
+          .execute();
       }
       return id;
     },
     async document(policyId: string, s: FileSpec): Promise<void> {
-      await k.insertInto('policy_documents').values({ ...file(s), id: randomUUID(), policy_id: policyId }).execute();
+      await k
+        .insertInto('policy_documents')
+        .values({ ...file(s), id: randomUUID(), policy_id: policyId })
+        .execute();
     },
     async version(policyId: string, versionName: string, publishedOn: number, publishedBy: string | null = null): Promise<void> {
       await k
         .insertInto('policy_versions')
-        .values({ id: randomUUID(), organization_id: org, policy_id: policyId, version_name: versionName, published_by: publishedBy, published_on: publishedOn })
+        .values({
+          id: randomUUID(),
+          organization_id: org,
+          policy_id: policyId,
+          version_name: versionName,
+          published_by: publishedBy,
+          published_on: publishedOn,
+        })
         .execute();
     },
     async attachment(evidenceId: string, s: AttachmentSpec): Promise<void> {
@@ -287,26 +315,62 @@ export async function seedArtifactWorld(db: Db, organizationId: string, kind: Ar
   const [sA, sB, sC, sD] = WORLD_STATUSES[kind];
   const specs: Record<Letter, PolicySpec & EvidenceSpec> = {
     A: {
-      name: WORLD_NAMES.A, status: sA, department: 'Engineering', nextReviewDate: D1,
+      name: WORLD_NAMES.A,
+      status: sA,
+      department: 'Engineering',
+      nextReviewDate: D1,
       gaps: ['No owner named', 'Review overdue'],
-      effortEstimate: 'medium', recurrence: 'yearly', source: 'template', requirementText: 'Show who may access what.',
-      addedBy: people.ada, addedOn: T0, lastModifiedBy: people.bob, modifiedOn: T2,
-      assignees: [people.ada, people.bob], approvers: [people.cy], entityIds: [entities.E1],
-      requirementIds: [requirements.RA1, requirements.RB1], controlIds: [controls.C1],
-      tickets: [{ key: 'SEC-2', source: 'jira', url: 'https://jira.example.com/browse/SEC-2' }, { key: 'SEC-1', source: 'linear', url: 'https://linear.example.com/SEC-1' }],
-      customId: 'POL-001', policyBehavior: 'requires_acknowledgement', versionNumber: '2.0', publishedBy: people.ada, publishedOn: T1,
-      collectionMethod: 'manual', revisionRequestedBy: people.cy, revisionRequestedOn: T2, rejectionReason: 'The screenshot is cropped.',
+      effortEstimate: 'medium',
+      recurrence: 'yearly',
+      source: 'template',
+      requirementText: 'Show who may access what.',
+      addedBy: people.ada,
+      addedOn: T0,
+      lastModifiedBy: people.bob,
+      modifiedOn: T2,
+      assignees: [people.ada, people.bob],
+      approvers: [people.cy],
+      entityIds: [entities.E1],
+      requirementIds: [requirements.RA1, requirements.RB1],
+      controlIds: [controls.C1],
+      tickets: [
+        { key: 'SEC-2', source: 'jira', url: 'https://jira.example.com/browse/SEC-2' },
+        { key: 'SEC-1', source: 'linear', url: 'https://linear.example.com/SEC-1' },
+      ],
+      customId: 'POL-001',
+      policyBehavior: 'requires_acknowledgement',
+      versionNumber: '2.0',
+      publishedBy: people.ada,
+      publishedOn: T1,
+      collectionMethod: 'manual',
+      revisionRequestedBy: people.cy,
+      revisionRequestedOn: T2,
+      rejectionReason: 'The screenshot is cropped.',
       testIds: [tests.T2, tests.T1],
     },
     B: { name: WORLD_NAMES.B, status: sB, isRelevant: false, notRelevantReason: 'Not used by this organization', customId: 'POL-002' },
     C: {
-      name: WORLD_NAMES.C, status: sC, department: 'engineering', nextReviewDate: D2, addedBy: people.bob,
-      assignees: [people.cy], approvers: [people.ada, people.bob], entityIds: [entities.E1, entities.E2],
-      requirementIds: [requirements.RA2], controlIds: [controls.C2], customId: 'POL-003',
+      name: WORLD_NAMES.C,
+      status: sC,
+      department: 'engineering',
+      nextReviewDate: D2,
+      addedBy: people.bob,
+      assignees: [people.cy],
+      approvers: [people.ada, people.bob],
+      entityIds: [entities.E1, entities.E2],
+      requirementIds: [requirements.RA2],
+      controlIds: [controls.C2],
+      customId: 'POL-003',
     },
     D: {
-      name: WORLD_NAMES.D, status: sD, department: 'Security', nextReviewDate: D1,
-      assignees: [people.bob], entityIds: [entities.E2], requirementIds: [requirements.RB1], controlIds: [controls.C1, controls.C2],
+      name: WORLD_NAMES.D,
+      status: sD,
+      department: 'Security',
+      nextReviewDate: D1,
+      assignees: [people.bob],
+      entityIds: [entities.E2],
+      requirementIds: [requirements.RB1],
+      controlIds: [controls.C1, controls.C2],
       customId: 'POL-004',
     },
   };
@@ -425,15 +489,36 @@ export function commonDefaults(w: World): Record<Letter, Item> {
   const e2 = { entityId: w.entities.E2, entityName: 'Platform' };
   return {
     A: {
-      department: 'Engineering', assignees: [{ ...ada, isPrimary: true }, { ...bob, isPrimary: false }], approvers: [cy],
-      isRelevant: true, nextReviewDate: D1, entities: [e1], gapStatus: 'gaps_detected',
+      department: 'Engineering',
+      assignees: [
+        { ...ada, isPrimary: true },
+        { ...bob, isPrimary: false },
+      ],
+      approvers: [cy],
+      isRelevant: true,
+      nextReviewDate: D1,
+      entities: [e1],
+      gapStatus: 'gaps_detected',
     },
     B: { assignees: [], approvers: [], isRelevant: false, nextReviewDate: null, entities: [], gapStatus: 'no_gaps' },
     C: {
-      department: 'engineering', assignees: [{ ...cy, isPrimary: true }], approvers: [ada, bob], isRelevant: true,
-      nextReviewDate: D2, entities: [e1, e2], gapStatus: 'no_gaps',
+      department: 'engineering',
+      assignees: [{ ...cy, isPrimary: true }],
+      approvers: [ada, bob],
+      isRelevant: true,
+      nextReviewDate: D2,
+      entities: [e1, e2],
+      gapStatus: 'no_gaps',
     },
-    D: { department: 'Security', assignees: [{ ...bob, isPrimary: true }], approvers: [], isRelevant: true, nextReviewDate: D1, entities: [e2], gapStatus: 'no_gaps' },
+    D: {
+      department: 'Security',
+      assignees: [{ ...bob, isPrimary: true }],
+      approvers: [],
+      isRelevant: true,
+      nextReviewDate: D1,
+      entities: [e2],
+      gapStatus: 'no_gaps',
+    },
   };
 }
 
@@ -456,7 +541,11 @@ export function commonOptionalValues(w: World): Record<string, Partial<Record<Le
 }
 
 /** The expected list: `base` items, in list order, with the asked-for optional fields merged in. */
-export function itemsWith(base: Record<Letter, Item>, values: Record<string, Partial<Record<Letter, unknown>>>, fields: readonly string[]): Item[] {
+export function itemsWith(
+  base: Record<Letter, Item>,
+  values: Record<string, Partial<Record<Letter, unknown>>>,
+  fields: readonly string[],
+): Item[] {
   return LETTERS.map((l) => {
     const item = { ...base[l] };
     for (const f of fields) if (Object.hasOwn(values[f], l)) item[f] = values[f][l];
@@ -468,11 +557,26 @@ export function itemsWith(base: Record<Letter, Item>, values: Record<string, Par
 export function mappingsOfA(w: World): Item {
   const { F1, F2 } = w.frameworks;
   return {
-    mappedFrameworks: [{ frameworkId: F1, frameworkName: 'Alpha' }, { frameworkId: F2, frameworkName: 'Beta' }],
+    mappedFrameworks: [
+      { frameworkId: F1, frameworkName: 'Alpha' },
+      { frameworkId: F2, frameworkName: 'Beta' },
+    ],
     mappedControls: [{ controlId: w.controls.C1, controlCode: 'CTL-1', controlName: 'Control CTL-1' }],
     mappedRequirements: [
-      { frameworkId: F1, frameworkName: 'Alpha', requirementId: w.requirements.RA1, requirementCode: 'A-1', requirementName: 'Requirement A-1' },
-      { frameworkId: F2, frameworkName: 'Beta', requirementId: w.requirements.RB1, requirementCode: 'B-1', requirementName: 'Requirement B-1' },
+      {
+        frameworkId: F1,
+        frameworkName: 'Alpha',
+        requirementId: w.requirements.RA1,
+        requirementCode: 'A-1',
+        requirementName: 'Requirement A-1',
+      },
+      {
+        frameworkId: F2,
+        frameworkName: 'Beta',
+        requirementId: w.requirements.RB1,
+        requirementCode: 'B-1',
+        requirementName: 'Requirement B-1',
+      },
     ],
   };
 }
@@ -488,5 +592,8 @@ export const TICKETS_OF_A = [
 export function assertValidationFailed(res: { status: number; body: any }, field: string, label: string) {
   assert.equal(res.status, 400, `${label}: ${JSON.stringify(res.body)}`);
   assert.equal(res.body.error.code, 'validation_failed', label);
-  assert.ok(res.body.error.details.some((d: any) => d.field === field), `${label}: details name ${field}: ${JSON.stringify(res.body.error.details)}`);
+  assert.ok(
+    res.body.error.details.some((d: any) => d.field === field),
+    `${label}: details name ${field}: ${JSON.stringify(res.body.error.details)}`,
+  );
 }

@@ -91,39 +91,95 @@ function controlLinks(org: string, id: string, c: ControlSpec) {
   return {
     requirements: (c.requirementIds ?? []).map((requirement_id) => ({ organization_id: org, control_id: id, requirement_id })),
     people: (c.assignees ?? []).map((person_id, i) => ({
-      organization_id: org, subject_type: 'control' as const, subject_id: id, person_id, role: 'assignee' as const,
-      is_primary: i === 0, position: i,
+      organization_id: org,
+      subject_type: 'control' as const,
+      subject_id: id,
+      person_id,
+      role: 'assignee' as const,
+      is_primary: i === 0,
+      position: i,
     })),
-    entities: (c.entityIds ?? []).map((entity_id) => ({ organization_id: org, subject_type: 'control' as const, subject_id: id, entity_id })),
+    entities: (c.entityIds ?? []).map((entity_id) => ({
+      organization_id: org,
+      subject_type: 'control' as const,
+      subject_id: id,
+      entity_id,
+    })),
     risks: (c.riskIds ?? []).map((risk_id) => ({ organization_id: org, risk_id, subject_type: 'control' as const, subject_id: id })),
   };
 }
 
 function policyRow(org: string, id: string, p: PolicySpec): Insertable<Database['policies']> {
   return {
-    id, organization_id: org, custom_id: `POL-${id.slice(0, 6)}`, name: p.name, status: p.status, department: null,
-    is_relevant: p.isRelevant ?? true, not_relevant_reason: p.notRelevantReason ?? null, next_review_date: null,
-    gap_status: 'no_gaps', ai_detected_gaps: '[]', policy_behavior: null, version_number: null, effort_estimate: null,
-    recurrence: null, source: null, requirement_text: null, published_by: null, published_on: null, added_by: null,
-    added_on: T0, last_modified_by: null, modified_on: null,
+    id,
+    organization_id: org,
+    custom_id: `POL-${id.slice(0, 6)}`,
+    name: p.name,
+    status: p.status,
+    department: null,
+    is_relevant: p.isRelevant ?? true,
+    not_relevant_reason: p.notRelevantReason ?? null,
+    next_review_date: null,
+    gap_status: 'no_gaps',
+    ai_detected_gaps: '[]',
+    policy_behavior: null,
+    version_number: null,
+    effort_estimate: null,
+    recurrence: null,
+    source: null,
+    requirement_text: null,
+    published_by: null,
+    published_on: null,
+    added_by: null,
+    added_on: T0,
+    last_modified_by: null,
+    modified_on: null,
   };
 }
 
 function evidenceRow(org: string, id: string, e: EvidenceSpec): Insertable<Database['evidence']> {
   return {
-    id, organization_id: org, name: e.name, status: e.status, department: null, is_relevant: e.isRelevant ?? true,
-    not_relevant_reason: e.notRelevantReason ?? null, next_review_date: null, gap_status: 'no_gaps', gaps: '[]',
-    recurrence: null, effort_estimate: null, source: null, collection_method: null, requirement_text: null,
-    revision_requested_by: null, revision_requested_on: null, rejection_reason: null, added_by: null, added_on: T0,
-    last_modified_by: null, modified_on: null,
+    id,
+    organization_id: org,
+    name: e.name,
+    status: e.status,
+    department: null,
+    is_relevant: e.isRelevant ?? true,
+    not_relevant_reason: e.notRelevantReason ?? null,
+    next_review_date: null,
+    gap_status: 'no_gaps',
+    gaps: '[]',
+    recurrence: null,
+    effort_estimate: null,
+    source: null,
+    collection_method: null,
+    requirement_text: null,
+    revision_requested_by: null,
+    revision_requested_on: null,
+    rejection_reason: null,
+    added_by: null,
+    added_on: T0,
+    last_modified_by: null,
+    modified_on: null,
   };
 }
 
 function testRow(org: string, id: string, t: TestSpec): Insertable<Database['tests']> {
   return {
-    id, organization_id: org, kind: t.kind ?? 'automated', name: t.name, result: t.result,
-    integration_failing: t.integrationFailing ?? false, description: null, remediation: null, notes: null,
-    effort_estimate: null, ignore_reason: t.ignoreReason ?? null, last_scanned_on: null, added_on: T0, modified_on: null,
+    id,
+    organization_id: org,
+    kind: t.kind ?? 'automated',
+    name: t.name,
+    result: t.result,
+    integration_failing: t.integrationFailing ?? false,
+    description: null,
+    remediation: null,
+    notes: null,
+    effort_estimate: null,
+    ignore_reason: t.ignoreReason ?? null,
+    last_scanned_on: null,
+    added_on: T0,
+    modified_on: null,
   };
 }
 
@@ -148,7 +204,10 @@ function rawControlFixtures(db: Db, organizationId: string) {
     },
     async control(spec: ControlSpec) {
       const id = randomUUID();
-      await k.insertInto('controls').values(controlRow(org, id, spec)).execute();
+      await k
+        .insertInto('controls')
+        .values(controlRow(org, id, spec))
+        .execute();
       const links = controlLinks(org, id, spec);
       await insert(k, 'control_requirements', links.requirements);
       await insert(k, 'subject_people', links.people);
@@ -158,29 +217,47 @@ function rawControlFixtures(db: Db, organizationId: string) {
     },
     async policy(spec: PolicySpec) {
       const id = randomUUID();
-      await k.insertInto('policies').values(policyRow(org, id, spec)).execute();
+      await k
+        .insertInto('policies')
+        .values(policyRow(org, id, spec))
+        .execute();
       await insert(k, 'subject_entities', entityLinks(org, 'policy', id, spec.entityIds));
       return id;
     },
     async evidence(spec: EvidenceSpec) {
       const id = randomUUID();
-      await k.insertInto('evidence').values(evidenceRow(org, id, spec)).execute();
+      await k
+        .insertInto('evidence')
+        .values(evidenceRow(org, id, spec))
+        .execute();
       await insert(k, 'subject_entities', entityLinks(org, 'evidence', id, spec.entityIds));
       return id;
     },
     async test(spec: TestSpec) {
       const id = newTestId();
-      await k.insertInto('tests').values(testRow(org, id, spec)).execute();
+      await k
+        .insertInto('tests')
+        .values(testRow(org, id, spec))
+        .execute();
       await insert(k, 'subject_entities', entityLinks(org, 'test', id, spec.entityIds));
       return id;
     },
     /** Maps an artifact to controls and to requirements (so to frameworks). */
     async map(type: ArtifactType, artifactId: string, opts: { controlIds?: string[]; requirementIds?: string[] }) {
-      await insert(k, 'control_artifacts', (opts.controlIds ?? []).map((control_id) => ({ organization_id: org, control_id, artifact_type: type, artifact_id: artifactId })));
+      await insert(
+        k,
+        'control_artifacts',
+        (opts.controlIds ?? []).map((control_id) => ({ organization_id: org, control_id, artifact_type: type, artifact_id: artifactId })),
+      );
       await insert(
         k,
         'artifact_requirements',
-        (opts.requirementIds ?? []).map((requirement_id) => ({ organization_id: org, artifact_type: type, artifact_id: artifactId, requirement_id })),
+        (opts.requirementIds ?? []).map((requirement_id) => ({
+          organization_id: org,
+          artifact_type: type,
+          artifact_id: artifactId,
+          requirement_id,
+        })),
       );
     },
     /** Sets a policy's status (a write, as the API's future writers would do it). */
@@ -189,30 +266,77 @@ function rawControlFixtures(db: Db, organizationId: string) {
     },
     /** Writes a whole organization: one statement per table. */
     async organization(spec: OrganizationSpec) {
-      await insert(k, 'people', spec.people.map((p) => ({ id: p.id, organization_id: org, name: p.name, email: p.email })));
-      await insert(k, 'entities', spec.entities.map((e) => ({ id: e.id, organization_id: org, name: e.name })));
+      await insert(
+        k,
+        'people',
+        spec.people.map((p) => ({ id: p.id, organization_id: org, name: p.name, email: p.email })),
+      );
+      await insert(
+        k,
+        'entities',
+        spec.entities.map((e) => ({ id: e.id, organization_id: org, name: e.name })),
+      );
       await insert(
         k,
         'frameworks',
         spec.frameworks.map((f) => ({
-          id: f.id, organization_id: org, name: f.name, next_audit_date: null, tsc_selections: '[]', added_by: null, added_on: T0,
-          last_modified_by: null, modified_on: null,
+          id: f.id,
+          organization_id: org,
+          name: f.name,
+          next_audit_date: null,
+          tsc_selections: '[]',
+          added_by: null,
+          added_on: T0,
+          last_modified_by: null,
+          modified_on: null,
         })),
       );
       await insert(
         k,
         'requirements',
-        spec.requirements.map((r) => ({ id: r.id, organization_id: org, framework_id: r.frameworkId, code: r.code, name: `Requirement ${r.code}` })),
+        spec.requirements.map((r) => ({
+          id: r.id,
+          organization_id: org,
+          framework_id: r.frameworkId,
+          code: r.code,
+          name: `Requirement ${r.code}`,
+        })),
       );
-      await insert(k, 'controls', spec.controls.map((c) => controlRow(org, c.id, c)));
+      await insert(
+        k,
+        'controls',
+        spec.controls.map((c) => controlRow(org, c.id, c)),
+      );
       const links = spec.controls.map((c) => controlLinks(org, c.id, c));
-      await insert(k, 'control_requirements', links.flatMap((l) => l.requirements));
-      await insert(k, 'subject_people', links.flatMap((l) => l.people));
-      await insert(k, 'policies', spec.policies.map((p) => policyRow(org, p.id, p)));
-      await insert(k, 'evidence', spec.evidence.map((e) => evidenceRow(org, e.id, e)));
-      await insert(k, 'tests', spec.tests.map((t) => testRow(org, t.id, t)));
+      await insert(
+        k,
+        'control_requirements',
+        links.flatMap((l) => l.requirements),
+      );
+      await insert(
+        k,
+        'subject_people',
+        links.flatMap((l) => l.people),
+      );
+      await insert(
+        k,
+        'policies',
+        spec.policies.map((p) => policyRow(org, p.id, p)),
+      );
+      await insert(
+        k,
+        'evidence',
+        spec.evidence.map((e) => evidenceRow(org, e.id, e)),
+      );
+      await insert(
+        k,
+        'tests',
+        spec.tests.map((t) => testRow(org, t.id, t)),
+      );
       await insert(k, 'subject_entities', [
-        ...spec.frameworks.flatMap((f) => f.entityIds.map((entity_id) => ({ organization_id: org, subject_type: 'framework' as const, subject_id: f.id, entity_id }))),
+        ...spec.frameworks.flatMap((f) =>
+          f.entityIds.map((entity_id) => ({ organization_id: org, subject_type: 'framework' as const, subject_id: f.id, entity_id })),
+        ),
         ...links.flatMap((l) => l.entities),
         ...spec.policies.flatMap((p) => entityLinks(org, 'policy', p.id, p.entityIds)),
         ...spec.evidence.flatMap((e) => entityLinks(org, 'evidence', e.id, e.entityIds)),
@@ -221,7 +345,9 @@ function rawControlFixtures(db: Db, organizationId: string) {
       await insert(
         k,
         'control_artifacts',
-        spec.mappings.flatMap((m) => m.controlIds.map((control_id) => ({ organization_id: org, control_id, artifact_type: m.type, artifact_id: m.id }))),
+        spec.mappings.flatMap((m) =>
+          m.controlIds.map((control_id) => ({ organization_id: org, control_id, artifact_type: m.type, artifact_id: m.id })),
+        ),
       );
       await insert(
         k,

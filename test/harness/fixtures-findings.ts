@@ -117,20 +117,34 @@ function rawFindingFixtures(db: Db, organizationId: string) {
   };
   const entities = async (subjectType: SubjectType, subjectId: string, entityIds: string[] = []) => {
     for (const entityId of entityIds) {
-      await k.insertInto('subject_entities').values({ organization_id: org, subject_type: subjectType, subject_id: subjectId, entity_id: entityId }).execute();
+      await k
+        .insertInto('subject_entities')
+        .values({ organization_id: org, subject_type: subjectType, subject_id: subjectId, entity_id: entityId })
+        .execute();
     }
   };
   const tickets = async (subjectType: SubjectType, subjectId: string, list: { key: string; source: string; url: string }[] = []) => {
     for (const t of list) {
       await k
         .insertInto('tickets')
-        .values({ id: randomUUID(), organization_id: org, subject_type: subjectType, subject_id: subjectId, ticket_key: t.key, source: t.source, url: t.url })
+        .values({
+          id: randomUUID(),
+          organization_id: org,
+          subject_type: subjectType,
+          subject_id: subjectId,
+          ticket_key: t.key,
+          source: t.source,
+          url: t.url,
+        })
         .execute();
     }
   };
   const risks = async (subjectType: SubjectType, subjectId: string, riskIds: string[] = []) => {
     for (const riskId of riskIds) {
-      await k.insertInto('risk_links').values({ organization_id: org, risk_id: riskId, subject_type: subjectType, subject_id: subjectId }).execute();
+      await k
+        .insertInto('risk_links')
+        .values({ organization_id: org, risk_id: riskId, subject_type: subjectType, subject_id: subjectId })
+        .execute();
     }
   };
 
@@ -149,7 +163,15 @@ function rawFindingFixtures(db: Db, organizationId: string) {
       const id = randomUUID();
       await k
         .insertInto('custom_fields')
-        .values({ id, organization_id: org, resource_type: 'vulnerability', title, field_type: fieldType, options: JSON.stringify(options), position })
+        .values({
+          id,
+          organization_id: org,
+          resource_type: 'vulnerability',
+          title,
+          field_type: fieldType,
+          options: JSON.stringify(options),
+          position,
+        })
         .execute();
       return id;
     },
@@ -208,7 +230,10 @@ function rawFindingFixtures(db: Db, organizationId: string) {
         await entities('test_resource', rowId, r.entityIds);
       }
       for (const h of input.history ?? []) {
-        await k.insertInto('test_history').values({ id: randomUUID(), organization_id: org, test_id: id, scanned_on: h.scannedOn, status: h.status }).execute();
+        await k
+          .insertInto('test_history')
+          .values({ id: randomUUID(), organization_id: org, test_id: id, scanned_on: h.scannedOn, status: h.status })
+          .execute();
       }
       return id;
     },
@@ -260,12 +285,17 @@ function rawFindingFixtures(db: Db, organizationId: string) {
           .execute();
       }
       for (const [fieldId, value] of Object.entries(input.customValues ?? {})) {
-        await k.insertInto('custom_field_values').values({ organization_id: org, custom_field_id: fieldId, subject_id: id, value }).execute();
+        await k
+          .insertInto('custom_field_values')
+          .values({ organization_id: org, custom_field_id: fieldId, subject_id: id, value })
+          .execute();
       }
       return id;
     },
     /** Many bare findings at once (no links), for pagination and property tests. */
-    async manyVulnerabilities(rows: Array<Pick<VulnerabilityInput, 'source' | 'key' | 'status' | 'severity' | 'firstSeen' | 'fixAvailable' | 'cvssScore'>>) {
+    async manyVulnerabilities(
+      rows: Array<Pick<VulnerabilityInput, 'source' | 'key' | 'status' | 'severity' | 'firstSeen' | 'fixAvailable' | 'cvssScore'>>,
+    ) {
       await bulkInsert(
         db,
         'vulnerabilities',

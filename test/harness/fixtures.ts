@@ -16,7 +16,11 @@ export function fixtures(db: Db, organizationId: string) {
 }
 
 /** Wraps every helper so that it bumps the organization's data version after it writes. */
-export function bumpingDataVersion<T extends Record<string, (...args: any[]) => Promise<unknown>>>(db: Db, organizationId: string, helpers: T): T {
+export function bumpingDataVersion<T extends Record<string, (...args: any[]) => Promise<unknown>>>(
+  db: Db,
+  organizationId: string,
+  helpers: T,
+): T {
   const wrapped = {} as Record<string, unknown>;
   for (const [name, fn] of Object.entries(helpers)) {
     wrapped[name] = async (...args: unknown[]) => {
@@ -42,7 +46,10 @@ function rawFixtures(db: Db, organizationId: string) {
       await k.insertInto('entities').values({ id, organization_id: org, name }).execute();
       return id;
     },
-    async framework(name: string, opts: { entityIds?: string[]; nextAuditDate?: number | null; addedBy?: string; tsc?: string[]; modifiedOn?: number | null } = {}) {
+    async framework(
+      name: string,
+      opts: { entityIds?: string[]; nextAuditDate?: number | null; addedBy?: string; tsc?: string[]; modifiedOn?: number | null } = {},
+    ) {
       const id = randomUUID();
       await k
         .insertInto('frameworks')
@@ -59,13 +66,19 @@ function rawFixtures(db: Db, organizationId: string) {
         })
         .execute();
       for (const entityId of opts.entityIds ?? []) {
-        await k.insertInto('subject_entities').values({ organization_id: org, subject_type: 'framework', subject_id: id, entity_id: entityId }).execute();
+        await k
+          .insertInto('subject_entities')
+          .values({ organization_id: org, subject_type: 'framework', subject_id: id, entity_id: entityId })
+          .execute();
       }
       return id;
     },
     async requirement(frameworkId: string, code: string) {
       const id = randomUUID();
-      await k.insertInto('requirements').values({ id, organization_id: org, framework_id: frameworkId, code, name: `Requirement ${code}` }).execute();
+      await k
+        .insertInto('requirements')
+        .values({ id, organization_id: org, framework_id: frameworkId, code, name: `Requirement ${code}` })
+        .execute();
       return id;
     },
     async control(code: string, opts: { scope?: 'in_scope' | 'out_of_scope'; requirementIds?: string[] } = {}) {
@@ -91,7 +104,10 @@ function rawFixtures(db: Db, organizationId: string) {
         })
         .execute();
       for (const requirementId of opts.requirementIds ?? []) {
-        await k.insertInto('control_requirements').values({ organization_id: org, control_id: id, requirement_id: requirementId }).execute();
+        await k
+          .insertInto('control_requirements')
+          .values({ organization_id: org, control_id: id, requirement_id: requirementId })
+          .execute();
       }
       return id;
     },
@@ -184,10 +200,16 @@ function rawFixtures(db: Db, organizationId: string) {
     /** Maps an artifact to controls and to requirements (so to frameworks). */
     async map(type: ArtifactType, artifactId: string, opts: { controlIds?: string[]; requirementIds?: string[] }) {
       for (const controlId of opts.controlIds ?? []) {
-        await k.insertInto('control_artifacts').values({ organization_id: org, control_id: controlId, artifact_type: type, artifact_id: artifactId }).execute();
+        await k
+          .insertInto('control_artifacts')
+          .values({ organization_id: org, control_id: controlId, artifact_type: type, artifact_id: artifactId })
+          .execute();
       }
       for (const requirementId of opts.requirementIds ?? []) {
-        await k.insertInto('artifact_requirements').values({ organization_id: org, artifact_type: type, artifact_id: artifactId, requirement_id: requirementId }).execute();
+        await k
+          .insertInto('artifact_requirements')
+          .values({ organization_id: org, artifact_type: type, artifact_id: artifactId, requirement_id: requirementId })
+          .execute();
       }
     },
   };

@@ -104,7 +104,11 @@ export function tally() {
       const label = a.status >= 400 ? `${a.status} ${a.body?.error?.code ?? '?'}` : String(a.status);
       counts.set(label, (counts.get(label) ?? 0) + 1);
     },
-    toString: () => [...counts].sort((x, y) => y[1] - x[1]).map(([k, n]) => `${k}: ${n}`).join(', '),
+    toString: () =>
+      [...counts]
+        .sort((x, y) => y[1] - x[1])
+        .map(([k, n]) => `${k}: ${n}`)
+        .join(', '),
   };
 }
 

@@ -184,7 +184,7 @@ export interface CliResult {
 export function runCli(
   args: string[],
   env: Record<string, string | undefined> = {},
-  options: { cwd?: string; timeoutMs?: number; /** written to the command's stdin (a pipe), then closed */ stdin?: string } = {},
+  options: { cwd?: string; timeoutMs?: number /** written to the command's stdin (a pipe), then closed */; stdin?: string } = {},
 ): Promise<CliResult> {
   const fullEnv: Record<string, string | undefined> = { ...baseEnv(), ...env };
   for (const key of Object.keys(fullEnv)) if (fullEnv[key] === undefined) delete fullEnv[key];

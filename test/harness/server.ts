@@ -91,7 +91,11 @@ export async function createOrgWithCredential(
   return addCredential(system, org.id, options.accessLevel ?? 'read_only');
 }
 
-export async function addCredential(system: BaseContext, organizationId: string, accessLevel: 'read_only' | 'read_write' = 'read_only'): Promise<Client> {
+export async function addCredential(
+  system: BaseContext,
+  organizationId: string,
+  accessLevel: 'read_only' | 'read_write' = 'read_only',
+): Promise<Client> {
   const c = await insertCredentialFixture({ ctx: system, input: { organizationId, accessLevel } });
   return { clientId: c.clientId, clientSecret: c.clientSecret, credentialId: c.id, organizationId };
 }
@@ -137,7 +141,10 @@ export function createAdminFor({
   input: { organizationId: string; email: string; password: string };
   actor: AuditActor;
 }): Promise<AdminView> {
-  return createAdmin({ ctx: { ...ctx, actor: { ...actor, organizationId: input.organizationId } }, input: { email: input.email, password: input.password } });
+  return createAdmin({
+    ctx: { ...ctx, actor: { ...actor, organizationId: input.organizationId } },
+    input: { email: input.email, password: input.password },
+  });
 }
 
 export async function requestToken(url: string, client: Pick<Client, 'clientId' | 'clientSecret'>) {

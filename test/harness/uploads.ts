@@ -51,12 +51,15 @@ export type Response = Awaited<ReturnType<typeof api>>;
 
 // ---- Multipart bodies ----
 
-export type Part =
-  | { kind: 'file'; name: string; filename: string; content: Buffer }
-  | { kind: 'field'; name: string; value: string };
+export type Part = { kind: 'file'; name: string; filename: string; content: Buffer } | { kind: 'field'; name: string; value: string };
 
 export const bytes = (content: Buffer | string) => (typeof content === 'string' ? Buffer.from(content) : content);
-export const file = (filename: string, content: Buffer | string, name = 'files'): Part => ({ kind: 'file', name, filename, content: bytes(content) });
+export const file = (filename: string, content: Buffer | string, name = 'files'): Part => ({
+  kind: 'file',
+  name,
+  filename,
+  content: bytes(content),
+});
 export const field = (name: string, value: string): Part => ({ kind: 'field', name, value });
 export const date = (value: number | string) => field('evidenceDate', String(value));
 export const note = (value: string) => field('note', value);
@@ -78,7 +81,9 @@ export function rawBody(parts: Part[], boundary: string, { close = true } = {}):
     chunks.push(Buffer.from(`--${boundary}\r\n`));
     if (p.kind === 'file') {
       chunks.push(
-        Buffer.from(`Content-Disposition: form-data; name="${p.name}"; filename="${p.filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+        Buffer.from(
+          `Content-Disposition: form-data; name="${p.name}"; filename="${p.filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+        ),
         p.content,
         Buffer.from('\r\n'),
       );
@@ -148,7 +153,6 @@ export const localDiskBlobs = (blobDir: string) => ({
   tmp: () => walkDir(blobDir).tmp,
 });
 
-
 export async function collect(iterable: AsyncIterable<string>): Promise<string[]> {
   const out: string[] = [];
   for await (const key of iterable) out.push(key);
@@ -171,11 +175,16 @@ export interface Harness {
   get(evidenceId: string, token?: string): Promise<Response>;
   evidence(spec?: { status?: string; recurrence?: string | null; approvers?: boolean; name?: string }): Promise<string>;
   /** attachment rows of an evidence record, straight from the database */
-  rows(evidenceId: string): Promise<Array<{ displayName: string; type: string; blobKey: string; sizeBytes: number; sha256: string; uploadId: string }>>;
+  rows(
+    evidenceId: string,
+  ): Promise<Array<{ displayName: string; type: string; blobKey: string; sizeBytes: number; sha256: string; uploadId: string }>>;
   pendingCount(): Promise<number>;
 }
 
-export async function makeHarness(server: TestServer, keys: { list(): Promise<string[]>; read(key: string): Promise<Buffer>; tmp(): string[] }): Promise<Harness> {
+export async function makeHarness(
+  server: TestServer,
+  keys: { list(): Promise<string[]>; read(key: string): Promise<Buffer>; tmp(): string[] },
+): Promise<Harness> {
   const client = await createOrgWithCredential(server.system, { accessLevel: 'read_write' });
   const token = await getToken(server.url, client);
   const db = server.database.db;
@@ -279,7 +288,13 @@ export function assertRefused(res: Response, fieldName: string, label = '') {
  * it (status, modifiedOn, attachments), the attachment rows, the pending-upload journal, the blob
  * store, and no temporary file left.
  */
-export async function assertRefusedCleanly(h: Harness, evidenceId: string, send: () => Promise<Response>, fieldName: string, label: string) {
+export async function assertRefusedCleanly(
+  h: Harness,
+  evidenceId: string,
+  send: () => Promise<Response>,
+  fieldName: string,
+  label: string,
+) {
   const before = await h.state(evidenceId);
   const res = await send();
   assertRefused(res, fieldName, label);
@@ -291,7 +306,8 @@ export function expectedAttachment(displayName: string, type: string, extra: Rec
   return { displayName, type, addedOn: NOW, ...extra };
 }
 
-export const byName = <T extends { displayName: string }>(list: T[]): T[] => [...list].sort((a, b) => (a.displayName < b.displayName ? -1 : 1));
+export const byName = <T extends { displayName: string }>(list: T[]): T[] =>
+  [...list].sort((a, b) => (a.displayName < b.displayName ? -1 : 1));
 
 /** A 100 MiB + `extra` bytes pair of files. */
 export function largePair(extra: number): Part[] {
@@ -316,7 +332,12 @@ export async function stopLocalDiskUploads(server: TestServer | undefined, blobD
 }
 
 /** Asserts the recorded files of `evidenceId` are the given files, byte for byte, under one upload's keys. */
-export async function assertStoredOnDisk(h: Harness, blobDir: string, evidenceId: string, files: Array<{ filename: string; content: Buffer; type: string }>) {
+export async function assertStoredOnDisk(
+  h: Harness,
+  blobDir: string,
+  evidenceId: string,
+  files: Array<{ filename: string; content: Buffer; type: string }>,
+) {
   const rows = await h.rows(evidenceId);
   assert.equal(rows.length, files.length, 'one attachment row per file');
   const uploadId = rows[0].uploadId;
@@ -353,8 +374,22 @@ export async function assertCleanup(h: Harness, store: BlobStore, now: number, l
   const liveId = randomUUID();
   const expiredPrefix = `uploads/${org}/${expiredId}/`;
   const livePrefix = `uploads/${org}/${liveId}/`;
-  await insertPendingUpload(db.kysely, { id: expiredId, organizationId: org, evidenceId, blobPrefix: expiredPrefix, createdAt: now - 10 * 60_000, expiresAt: now - 1 });
-  await insertPendingUpload(db.kysely, { id: liveId, organizationId: org, evidenceId, blobPrefix: livePrefix, createdAt: now - 1000, expiresAt: now + 60_000 });
+  await insertPendingUpload(db.kysely, {
+    id: expiredId,
+    organizationId: org,
+    evidenceId,
+    blobPrefix: expiredPrefix,
+    createdAt: now - 10 * 60_000,
+    expiresAt: now - 1,
+  });
+  await insertPendingUpload(db.kysely, {
+    id: liveId,
+    organizationId: org,
+    evidenceId,
+    blobPrefix: livePrefix,
+    createdAt: now - 1000,
+    expiresAt: now + 60_000,
+  });
   for (const key of [`${expiredPrefix}0`, `${expiredPrefix}1`, `${livePrefix}0`]) {
     await store.put(key, Readable.from([Buffer.from(`orphan ${key}`)]), { maxBytes: 1024 });
   }
@@ -369,7 +404,11 @@ export async function assertCleanup(h: Harness, store: BlobStore, now: number, l
   for (const key of completedKeys) assert.equal(await blobExists(store, key), true, 'a completed upload\u2019s blobs are kept');
   assert.deepEqual((await listAll()).sort(), [...allBefore, `${livePrefix}0`].sort(), 'nothing else was removed or left');
   const pending = await db.kysely.selectFrom('pending_uploads').select('id').where('organization_id', '=', org).execute();
-  assert.deepEqual(pending.map((p) => p.id), [liveId], 'the expired row is gone, the live one kept');
+  assert.deepEqual(
+    pending.map((p) => p.id),
+    [liveId],
+    'the expired row is gone, the live one kept',
+  );
   assert.deepEqual((await h.get(evidenceId)).body.data.attachments, attachmentsBefore, 'recorded attachments are untouched');
 
   // Once the live upload's lease is over too, it goes the same way; a second run finds nothing.

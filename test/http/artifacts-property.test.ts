@@ -78,11 +78,14 @@ interface FilterPlan {
 const some = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> =>
   fc.oneof({ arbitrary: fc.constant(undefined), weight: 2 }, { arbitrary: arb, weight: 1 });
 const nonEmpty = <T>(values: readonly T[]) => fc.uniqueArray(fc.constantFrom(...values), { minLength: 1, maxLength: values.length });
-const emails = fc.uniqueArray(fc.tuple(fc.nat({ max: PEOPLE.length }), fc.constantFrom('lower', 'upper', 'same') as fc.Arbitrary<'lower' | 'upper' | 'same'>), {
-  minLength: 1,
-  maxLength: 3,
-  selector: ([i]) => i,
-});
+const emails = fc.uniqueArray(
+  fc.tuple(fc.nat({ max: PEOPLE.length }), fc.constantFrom('lower', 'upper', 'same') as fc.Arbitrary<'lower' | 'upper' | 'same'>),
+  {
+    minLength: 1,
+    maxLength: 3,
+    selector: ([i]) => i,
+  },
+);
 const filterPlan = (kind: ArtifactKind): fc.Arbitrary<FilterPlan> =>
   fc.record({
     status: some(nonEmpty(STATUSES[kind])),
@@ -190,10 +193,28 @@ function matches(item: any, r: Resolved): boolean {
   if (r.status && !r.status.includes(item.status)) return false;
   if (!any(item.mappedFrameworkIds, r.frameworkIds)) return false;
   if (!any(item.mappedControlIds, r.controlIds)) return false;
-  if (!any(item.entities.map((e: any) => e.entityId), r.entityIds)) return false;
+  if (
+    !any(
+      item.entities.map((e: any) => e.entityId),
+      r.entityIds,
+    )
+  )
+    return false;
   if (r.isRelevant !== undefined && item.isRelevant !== (r.isRelevant === 'true' || r.isRelevant === '1')) return false;
-  if (!any(item.assignees.map((p: any) => p.email.toLowerCase()), lower(r.assigneeEmails))) return false;
-  if (!any(item.approvers.map((p: any) => p.email.toLowerCase()), lower(r.approverEmails))) return false;
+  if (
+    !any(
+      item.assignees.map((p: any) => p.email.toLowerCase()),
+      lower(r.assigneeEmails),
+    )
+  )
+    return false;
+  if (
+    !any(
+      item.approvers.map((p: any) => p.email.toLowerCase()),
+      lower(r.approverEmails),
+    )
+  )
+    return false;
   if (r.departments) {
     const wanted = lower(r.departments)!;
     const ok = item.department === undefined ? wanted.includes('no department') : wanted.includes(item.department.toLowerCase());

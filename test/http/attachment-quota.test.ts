@@ -24,7 +24,9 @@ const QUOTA = 1 * MiB;
 /** Every regular file under `dir` (relative paths), `.tmp` included. */
 function filesUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f), { throwIfNoEntry: false })?.isFile()).sort();
+  return (fs.readdirSync(dir, { recursive: true }) as string[])
+    .filter((f) => fs.statSync(path.join(dir, f), { throwIfNoEntry: false })?.isFile())
+    .sort();
 }
 
 let keySeq = 0;
@@ -48,7 +50,10 @@ for (const dialect of dialects) {
     async function organization() {
       const client = await createOrgWithCredential(server.system, { accessLevel: 'read_write' });
       const token = await getToken(server.url, client);
-      const evidenceId = await artifactFixtures(server.database.db, client.organizationId).evidence({ name: 'Quota evidence', status: 'not_uploaded' });
+      const evidenceId = await artifactFixtures(server.database.db, client.organizationId).evidence({
+        name: 'Quota evidence',
+        status: 'not_uploaded',
+      });
       return { client, token, evidenceId };
     }
 
@@ -56,7 +61,11 @@ for (const dialect of dialects) {
       const form = new FormData();
       form.append('evidenceDate', String(Date.now() - 60_000));
       for (const [name, bytes] of files) form.append('files', new Blob([Buffer.alloc(bytes, 'q')]), name);
-      return api(server.url, `/v1/evidence/${evidenceId}/attachments`, token, { method: 'POST', headers: { 'idempotency-key': key }, body: form });
+      return api(server.url, `/v1/evidence/${evidenceId}/attachments`, token, {
+        method: 'POST',
+        headers: { 'idempotency-key': key },
+        body: form,
+      });
     }
 
     async function recorded(client: Client) {
@@ -75,7 +84,11 @@ for (const dialect of dialects) {
       assert.equal(res.body.error.details.length, 1);
       const [detail] = res.body.error.details;
       assert.equal(detail.field, 'files');
-      assert.match(detail.message, new RegExp(`quota is ${QUOTA} bytes \\(1 MiB\\): ${used} bytes are used and ${QUOTA - used} left`), detail.message);
+      assert.match(
+        detail.message,
+        new RegExp(`quota is ${QUOTA} bytes \\(1 MiB\\): ${used} bytes are used and ${QUOTA - used} left`),
+        detail.message,
+      );
     }
 
     test('an upload that would pass the quota → 400 naming files with the quota, used and left; nothing recorded, no blob left', async () => {
@@ -84,13 +97,19 @@ for (const dialect of dialects) {
       const blobsBefore = filesUnder(blobDir);
 
       // Each file fits alone, together they do not: refused when the second file passes what is left.
-      const res = await upload(token, evidenceId, [['a.log', 200 * KiB], ['b.log', 300 * KiB]]);
+      const res = await upload(token, evidenceId, [
+        ['a.log', 200 * KiB],
+        ['b.log', 300 * KiB],
+      ]);
       assertQuotaRefusal(res, 600 * KiB);
       assert.deepEqual(await recorded(client), { files: 1, bytes: 600 * KiB });
       assert.deepEqual(filesUnder(blobDir), blobsBefore, 'no blob or temporary file left');
       assert.equal(await pending(), 0);
       const got = await api(server.url, `/v1/evidence/${evidenceId}?fields=attachments`, token);
-      assert.deepEqual(got.body.data.attachments.map((a: { displayName: string }) => a.displayName), ['first.log']);
+      assert.deepEqual(
+        got.body.data.attachments.map((a: { displayName: string }) => a.displayName),
+        ['first.log'],
+      );
 
       // Exactly what is left still fits.
       assert.equal((await upload(token, evidenceId, [['rest.log', QUOTA - 600 * KiB]])).status, 201);
@@ -177,7 +196,14 @@ describe(`attachment storage quota (sqlite, S3 via s3rver, ATTACHMENT_QUOTA_BYTE
   before(async () => {
     s3Dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-quota-s3-'));
     s3 = await startS3rver(s3Dir, bucket);
-    const settings = { bucket, endpoint: `http://127.0.0.1:${s3.port}`, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true };
+    const settings = {
+      bucket,
+      endpoint: `http://127.0.0.1:${s3.port}`,
+      region: 'us-east-1',
+      accessKeyId: 'S3RVER',
+      secretAccessKey: 'S3RVER',
+      forcePathStyle: true,
+    };
     objects = new S3BlobStore(settings);
     server = await startServer({
       dialect: 'sqlite',
@@ -208,12 +234,19 @@ describe(`attachment storage quota (sqlite, S3 via s3rver, ATTACHMENT_QUOTA_BYTE
   test('refused uploads (a file over what is left, a second file that no longer fits) leave no object', async () => {
     const client = await createOrgWithCredential(server.system, { accessLevel: 'read_write' });
     const token = await getToken(server.url, client);
-    const evidenceId = await artifactFixtures(server.database.db, client.organizationId).evidence({ name: 'S3 quota', status: 'not_uploaded' });
+    const evidenceId = await artifactFixtures(server.database.db, client.organizationId).evidence({
+      name: 'S3 quota',
+      status: 'not_uploaded',
+    });
     const send = (files: Array<[string, number]>) => {
       const form = new FormData();
       form.append('evidenceDate', String(Date.now() - 60_000));
       for (const [name, bytes] of files) form.append('files', new Blob([Buffer.alloc(bytes, 's')]), name);
-      return api(server.url, `/v1/evidence/${evidenceId}/attachments`, token, { method: 'POST', headers: { 'idempotency-key': newKey() }, body: form });
+      return api(server.url, `/v1/evidence/${evidenceId}/attachments`, token, {
+        method: 'POST',
+        headers: { 'idempotency-key': newKey() },
+        body: form,
+      });
     };
     assert.equal((await send([['first.log', 1 * MiB]])).status, 201);
     const before = await keys();
@@ -221,9 +254,15 @@ describe(`attachment storage quota (sqlite, S3 via s3rver, ATTACHMENT_QUOTA_BYTE
     // Over one S3 part: the multipart upload begun for it is aborted when the file passes what is left.
     const tooBig = await send([['big.log', 7 * MiB]]);
     assert.equal(tooBig.status, 400, JSON.stringify(tooBig.body));
-    assert.match(tooBig.body.error.details[0].message, new RegExp(`quota is ${6 * MiB} bytes \\(6 MiB\\): ${MiB} bytes are used and ${5 * MiB} left`));
+    assert.match(
+      tooBig.body.error.details[0].message,
+      new RegExp(`quota is ${6 * MiB} bytes \\(6 MiB\\): ${MiB} bytes are used and ${5 * MiB} left`),
+    );
     // The first file is stored before the second passes what is left.
-    const second = await send([['a.log', 3 * MiB], ['b.log', 3 * MiB]]);
+    const second = await send([
+      ['a.log', 3 * MiB],
+      ['b.log', 3 * MiB],
+    ]);
     assert.equal(second.status, 400, JSON.stringify(second.body));
     assert.equal(second.body.error.details[0].field, 'files');
     assert.deepEqual(await keys(), before, 'no object of a refused upload is left');

@@ -5,7 +5,16 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { dialects } from '../harness/engines.ts';
-import { addCredential, api, createOrgWithCredential, getToken, requestToken, startServer, type Client, type TestServer } from '../harness/server.ts';
+import {
+  addCredential,
+  api,
+  createOrgWithCredential,
+  getToken,
+  requestToken,
+  startServer,
+  type Client,
+  type TestServer,
+} from '../harness/server.ts';
 import { changeCredentialAccess } from '../../src/domain/auth/change-credential-access.ts';
 import { revokeCredential } from '../../src/domain/auth/revoke-credential.ts';
 import { hashSecret, newAccessToken } from '../../src/domain/auth/secrets.ts';
@@ -316,7 +325,10 @@ for (const dialect of dialects) {
 
       const resB = await api(server.url, '/v1/frameworks', await getToken(server.url, b));
       assert.equal(resB.status, 200);
-      assert.deepEqual(resB.body.data.map((f: any) => [f.frameworkId, f.frameworkName]), [[b1, 'B one']]);
+      assert.deepEqual(
+        resB.body.data.map((f: any) => [f.frameworkId, f.frameworkName]),
+        [[b1, 'B one']],
+      );
 
       // a second credential of organization A sees A's data, not B's
       const a2client = await addCredential(server.system, a.organizationId, 'read_write');
@@ -328,7 +340,10 @@ for (const dialect of dialects) {
       const a = await createOrgWithCredential(server.system, { name: 'Org C' });
       const b = await createOrgWithCredential(server.system, { name: 'Org D' });
       const entity = randomUUID();
-      await server.database.db.kysely.insertInto('entities').values({ id: entity, organization_id: b.organizationId, name: 'D entity' }).execute();
+      await server.database.db.kysely
+        .insertInto('entities')
+        .values({ id: entity, organization_id: b.organizationId, name: 'D entity' })
+        .execute();
       const fw = await insertFramework(server.database.db, b.organizationId, 'D framework');
       await server.database.db.kysely
         .insertInto('subject_entities')
@@ -337,7 +352,10 @@ for (const dialect of dialects) {
       await insertFramework(server.database.db, a.organizationId, 'C framework');
 
       const resB = await api(server.url, `/v1/frameworks?entityIds=${entity}`, await getToken(server.url, b));
-      assert.deepEqual(resB.body.data.map((f: any) => f.frameworkId), [fw]);
+      assert.deepEqual(
+        resB.body.data.map((f: any) => f.frameworkId),
+        [fw],
+      );
       const resA = await api(server.url, `/v1/frameworks?entityIds=${entity}`, await getToken(server.url, a));
       assert.equal(resA.status, 200);
       assert.deepEqual(resA.body.data, []);

@@ -41,11 +41,20 @@ async function signIn(url: string, email: string, password = PASSWORD): Promise<
 }
 
 /** A console call with the session cookie, and (unless `csrf: false`) the CSRF header. */
-function consoleCall(url: string, s: Signed, path: string, init: { method?: string; body?: unknown; csrf?: string | false; headers?: Record<string, string> } = {}) {
+function consoleCall(
+  url: string,
+  s: Signed,
+  path: string,
+  init: { method?: string; body?: unknown; csrf?: string | false; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { cookie: s.cookie, 'user-agent': UA, ...init.headers };
   if (init.csrf !== false) headers['x-csrf-token'] = init.csrf ?? s.csrf;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  return api(url, path, undefined, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  return api(url, path, undefined, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
 }
 
 for (const dialect of dialects) {
@@ -85,7 +94,8 @@ for (const dialect of dialects) {
       assert.equal(res.body.meta.requestId, res.headers.get('x-request-id'));
       const cookie = res.headers.get('set-cookie')!;
       assert.match(cookie, /^cds_console=cds_session_[A-Za-z0-9_-]{43}; /);
-      for (const attr of ['HttpOnly', 'SameSite=Strict', 'Path=/console', 'Max-Age=3600']) assert.ok(cookie.includes(attr), `${attr} in ${cookie}`);
+      for (const attr of ['HttpOnly', 'SameSite=Strict', 'Path=/console', 'Max-Age=3600'])
+        assert.ok(cookie.includes(attr), `${attr} in ${cookie}`);
       assert.ok(!cookie.includes('Secure'), 'no Secure flag over plain HTTP');
       assert.equal(res.headers.get('cache-control'), 'no-store');
     });
@@ -117,7 +127,10 @@ for (const dialect of dialects) {
         });
         assert.equal(res.status, 400, JSON.stringify(body));
         assert.equal(res.body.error.code, 'validation_failed');
-        assert.ok(res.body.error.details.some((d: any) => d.field === field), `${field} in ${JSON.stringify(res.body.error.details)}`);
+        assert.ok(
+          res.body.error.details.some((d: any) => d.field === field),
+          `${field} in ${JSON.stringify(res.body.error.details)}`,
+        );
       }
       const form = await api(server.url, '/console/api/session', undefined, {
         method: 'POST',
@@ -153,7 +166,8 @@ for (const dialect of dialects) {
       clock += 900_000 - (clock % 900_000); // a fresh window for the address
       await addAdmin(server.system, orgA.organizationId, 'victim@example.com');
       // 50 failures (CONSOLE_SIGNIN_RATE_LIMIT_MAX=5, ×10) spread over many emails, none of them delayed
-      for (let i = 0; i < 50; i++) assert.equal((await signInRaw(server.url, `guess${i % 13}@example.com`, 'wrong password!')).status, 401, `failure ${i + 1}`);
+      for (let i = 0; i < 50; i++)
+        assert.equal((await signInRaw(server.url, `guess${i % 13}@example.com`, 'wrong password!')).status, 401, `failure ${i + 1}`);
       const res = await signInRaw(server.url, 'victim@example.com', PASSWORD);
       assert.equal(res.status, 429);
       const wait = Number(res.headers.get('retry-after'));
@@ -187,13 +201,29 @@ for (const dialect of dialects) {
       const missing = await consoleCall(server.url, s, '/console/api/credentials', { method: 'POST', body, csrf: false });
       assert.equal(missing.status, 403);
       assert.equal(missing.body.error.code, 'forbidden');
-      const wrong = await consoleCall(server.url, s, '/console/api/credentials', { method: 'POST', body, csrf: s.csrf.slice(0, -2) + 'xx' });
+      const wrong = await consoleCall(server.url, s, '/console/api/credentials', {
+        method: 'POST',
+        body,
+        csrf: s.csrf.slice(0, -2) + 'xx',
+      });
       assert.equal(wrong.status, 403);
-      const crossSite = await consoleCall(server.url, s, '/console/api/credentials', { method: 'POST', body, headers: { origin: 'https://evil.example' } });
+      const crossSite = await consoleCall(server.url, s, '/console/api/credentials', {
+        method: 'POST',
+        body,
+        headers: { origin: 'https://evil.example' },
+      });
       assert.equal(crossSite.status, 403);
-      assert.equal((await consoleCall(server.url, s, '/console/api/credentials')).body.data.length, before, 'refused requests created nothing');
+      assert.equal(
+        (await consoleCall(server.url, s, '/console/api/credentials')).body.data.length,
+        before,
+        'refused requests created nothing',
+      );
 
-      const created = await consoleCall(server.url, s, '/console/api/credentials', { method: 'POST', body, headers: { origin: server.url } });
+      const created = await consoleCall(server.url, s, '/console/api/credentials', {
+        method: 'POST',
+        body,
+        headers: { origin: server.url },
+      });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const c = created.body.data;
       assert.equal(c.name, 'CI pipeline');
@@ -230,14 +260,22 @@ for (const dialect of dialects) {
         const res = await consoleCall(server.url, s, '/console/api/credentials', { method: 'POST', body });
         assert.equal(res.status, 400, JSON.stringify(body));
         assert.equal(res.body.error.code, 'validation_failed');
-        assert.ok(res.body.error.details.some((d: any) => d.field === field), `${field}: ${JSON.stringify(res.body.error.details)}`);
+        assert.ok(
+          res.body.error.details.some((d: any) => d.field === field),
+          `${field}: ${JSON.stringify(res.body.error.details)}`,
+        );
       }
       assert.equal(await count(), before);
     });
 
-    test('revoking: needs CSRF, revokes every token at once, stays listed as revoked; another organization\'s is 404', async () => {
+    test("revoking: needs CSRF, revokes every token at once, stays listed as revoked; another organization's is 404", async () => {
       const s = await signIn(server.url, 'ada@example.com');
-      const c = (await consoleCall(server.url, s, '/console/api/credentials', { method: 'POST', body: { name: 'to revoke', accessLevel: 'read_only' } })).body.data;
+      const c = (
+        await consoleCall(server.url, s, '/console/api/credentials', {
+          method: 'POST',
+          body: { name: 'to revoke', accessLevel: 'read_only' },
+        })
+      ).body.data;
       const token = await getToken(server.url, { clientId: c.clientId, clientSecret: c.clientSecret });
       assert.equal((await api(server.url, '/v1/frameworks', token)).status, 200);
 
@@ -245,7 +283,10 @@ for (const dialect of dialects) {
       assert.equal(noCsrf.status, 403);
       assert.equal((await api(server.url, '/v1/frameworks', token)).status, 200, 'still active after the refused revoke');
 
-      const foreign = await consoleCall(server.url, s, `/console/api/credentials/${orgB.credentialId}/revoke`, { method: 'POST', body: {} });
+      const foreign = await consoleCall(server.url, s, `/console/api/credentials/${orgB.credentialId}/revoke`, {
+        method: 'POST',
+        body: {},
+      });
       assert.equal(foreign.status, 404);
       assert.equal(foreign.body.error.code, 'not_found');
 
@@ -264,12 +305,17 @@ for (const dialect of dialects) {
       // organization B's administrator sees only B's credentials
       const b = await signIn(server.url, 'bob@example.com');
       const bList = (await consoleCall(server.url, b, '/console/api/credentials')).body.data;
-      assert.deepEqual(bList.map((x: any) => x.id), [orgB.credentialId]);
+      assert.deepEqual(
+        bList.map((x: any) => x.id),
+        [orgB.credentialId],
+      );
     });
 
-    test('usage counts each credential\'s /v1 requests and rate-limited requests in the current hour', async () => {
+    test("usage counts each credential's /v1 requests and rate-limited requests in the current hour", async () => {
       const s = await signIn(server.url, 'ada@example.com');
-      const c = (await consoleCall(server.url, s, '/console/api/credentials', { method: 'POST', body: { name: 'busy', accessLevel: 'read_only' } })).body.data;
+      const c = (
+        await consoleCall(server.url, s, '/console/api/credentials', { method: 'POST', body: { name: 'busy', accessLevel: 'read_only' } })
+      ).body.data;
       const token = await getToken(server.url, { clientId: c.clientId, clientSecret: c.clientSecret });
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) statuses.push((await api(server.url, '/v1/frameworks', token)).status);
@@ -289,11 +335,15 @@ for (const dialect of dialects) {
 
       // An hour later the counts move one bucket back; 24 hours later they are out of the window.
       clock += 3_600_000;
-      const later = (await consoleCall(server.url, await signIn(server.url, 'ada@example.com'), '/console/api/usage')).body.data.credentials.find((x: any) => x.credentialId === c.id);
+      const later = (
+        await consoleCall(server.url, await signIn(server.url, 'ada@example.com'), '/console/api/usage')
+      ).body.data.credentials.find((x: any) => x.credentialId === c.id);
       assert.deepEqual([later.buckets[22].requests, later.buckets[22].rateLimited, later.buckets[23].requests], [5, 2, 0]);
       clock += 23 * 3_600_000;
       const s2 = await signIn(server.url, 'ada@example.com');
-      const gone = (await consoleCall(server.url, s2, '/console/api/usage')).body.data.credentials.find((x: any) => x.credentialId === c.id);
+      const gone = (await consoleCall(server.url, s2, '/console/api/usage')).body.data.credentials.find(
+        (x: any) => x.credentialId === c.id,
+      );
       assert.deepEqual(gone.totals, { requests: 0, rateLimited: 0 });
     });
 
@@ -331,7 +381,12 @@ for (const dialect of dialects) {
       clock += 1000;
       const b = await signIn(server.url, 'bob@example.com');
       clock += 1000;
-      const c = (await consoleCall(server.url, b, '/console/api/credentials', { method: 'POST', body: { name: 'audited', accessLevel: 'read_write' } })).body.data;
+      const c = (
+        await consoleCall(server.url, b, '/console/api/credentials', {
+          method: 'POST',
+          body: { name: 'audited', accessLevel: 'read_write' },
+        })
+      ).body.data;
       clock += 1000;
       await consoleCall(server.url, b, `/console/api/credentials/${c.id}/revoke`, { method: 'POST', body: {} });
       const log = (await consoleCall(server.url, b, '/console/api/audit-log')).body;
@@ -350,7 +405,10 @@ for (const dialect of dialects) {
       const first = (await consoleCall(server.url, b, '/console/api/audit-log?limit=2')).body;
       assert.equal(first.data.length, 2);
       const second = (await consoleCall(server.url, b, `/console/api/audit-log?limit=2&cursor=${first.meta.nextCursor}`)).body;
-      assert.deepEqual([...first.data, ...second.data].map((e: any) => e.id), log.data.slice(0, 4).map((e: any) => e.id));
+      assert.deepEqual(
+        [...first.data, ...second.data].map((e: any) => e.id),
+        log.data.slice(0, 4).map((e: any) => e.id),
+      );
       const bad = await consoleCall(server.url, b, '/console/api/audit-log?cursor=bm9wZQ');
       assert.equal(bad.status, 400);
       assert.equal(bad.body.error.details[0].field, 'cursor');
@@ -369,11 +427,19 @@ for (const dialect of dialects) {
       assert.ok(overview.frameworks.length >= 3);
       assert.deepEqual(
         overview.frameworks,
-        v1.body.data.map((f: any) => ({ frameworkId: f.frameworkId, frameworkName: f.frameworkName, complianceProgress: f.complianceProgress })),
+        v1.body.data.map((f: any) => ({
+          frameworkId: f.frameworkId,
+          frameworkName: f.frameworkName,
+          complianceProgress: f.complianceProgress,
+        })),
       );
       assert.ok(overview.frameworks.some((f: any) => f.complianceProgress.controls.total > 0));
       const a = await signIn(server.url, 'ada@example.com');
-      assert.deepEqual((await consoleCall(server.url, a, '/console/api/overview')).body.data.frameworks, [], "organization A has none of B's");
+      assert.deepEqual(
+        (await consoleCall(server.url, a, '/console/api/overview')).body.data.frameworks,
+        [],
+        "organization A has none of B's",
+      );
     });
   });
 }
@@ -447,7 +513,9 @@ for (const store of stores) {
       await addAdmin(server.system, org.organizationId, 'parallel@example.com');
       for (let i = 0; i < 5; i++) assert.equal((await signInRaw(server.url, 'parallel@example.com', 'wrong password!')).status, 401);
       clock += 1000;
-      const statuses = (await Promise.all(Array.from({ length: 8 }, () => signInRaw(server.url, 'parallel@example.com', 'wrong password!')))).map((r) => r.status);
+      const statuses = (
+        await Promise.all(Array.from({ length: 8 }, () => signInRaw(server.url, 'parallel@example.com', 'wrong password!')))
+      ).map((r) => r.status);
       assert.deepEqual(statuses.sort(), [401, 429, 429, 429, 429, 429, 429, 429]);
     });
   });

@@ -34,7 +34,11 @@ async function signIn(url: string, email: string): Promise<Signed> {
 function consoleCall(url: string, s: Signed, path: string, body?: unknown) {
   const headers: Record<string, string> = { cookie: s.cookie, 'x-csrf-token': s.csrf };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  return api(url, path, undefined, { method: body === undefined ? 'GET' : 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  return api(url, path, undefined, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 }
 
 const createViaConsole = (url: string, s: Signed, name: string) =>
@@ -74,7 +78,7 @@ for (const dialect of dialects) {
       assert.deepEqual(log.slice(0, 3), ['session.sign_in', 'session.sign_in_failed', 'session.sign_in_failed']);
     });
 
-    test("a us session is not accepted by the eu deployment, so it cannot make eu credentials there", async () => {
+    test('a us session is not accepted by the eu deployment, so it cannot make eu credentials there', async () => {
       const home = await signIn(us.url, 'admin@us.example');
       const res = await createViaConsole(eu.url, home, 'from the wrong region');
       assert.equal(res.status, 401, JSON.stringify(res.body));
@@ -91,7 +95,10 @@ for (const dialect of dialects) {
       assert.match(res.stderr, /region us/);
       assert.match(res.stderr, /eu/);
       assert.doesNotMatch(res.stdout, /cds_secret_/);
-      const ok = await runCli(['credential', 'create', '--org', usOrgId, '--access', 'read_only', '--json'], { ...us.database.env, REGION: 'us' });
+      const ok = await runCli(['credential', 'create', '--org', usOrgId, '--access', 'read_only', '--json'], {
+        ...us.database.env,
+        REGION: 'us',
+      });
       assert.equal(ok.code, 0, ok.stderr);
     });
   });
@@ -118,7 +125,9 @@ for (const dialect of dialects) {
       assert.equal(refused.status, 400, JSON.stringify(refused.body));
       assert.equal(refused.body.error.code, 'validation_failed');
       assert.match(refused.body.error.message, new RegExp(`at most ${MAX} active credentials`));
-      assert.deepEqual(refused.body.error.details, [{ field: 'credentials', message: `at most ${MAX} active credentials per organization; revoke one first` }]);
+      assert.deepEqual(refused.body.error.details, [
+        { field: 'credentials', message: `at most ${MAX} active credentials per organization; revoke one first` },
+      ]);
       assert.equal((await consoleCall(server.url, s, '/console/api/credentials')).body.data.length, MAX, 'nothing was created');
 
       const revoked = await consoleCall(server.url, s, `/console/api/credentials/${made[0]}/revoke`, {});
@@ -139,10 +148,16 @@ for (const dialect of dialects) {
     test('`cds credential create` is capped too; the credentials it made still work', async () => {
       const client = await createOrgWithCredential(server.system, { name: 'CLI capped' });
       for (let i = 1; i < MAX; i++) {
-        const res = await runCli(['credential', 'create', '--org', client.organizationId, '--access', 'read_only'], { ...server.database.env, MAX_ACTIVE_CREDENTIALS_PER_ORG: String(MAX) });
+        const res = await runCli(['credential', 'create', '--org', client.organizationId, '--access', 'read_only'], {
+          ...server.database.env,
+          MAX_ACTIVE_CREDENTIALS_PER_ORG: String(MAX),
+        });
         assert.equal(res.code, 0, res.stderr);
       }
-      const refused = await runCli(['credential', 'create', '--org', client.organizationId, '--access', 'read_only'], { ...server.database.env, MAX_ACTIVE_CREDENTIALS_PER_ORG: String(MAX) });
+      const refused = await runCli(['credential', 'create', '--org', client.organizationId, '--access', 'read_only'], {
+        ...server.database.env,
+        MAX_ACTIVE_CREDENTIALS_PER_ORG: String(MAX),
+      });
       assert.notEqual(refused.code, 0);
       assert.match(refused.stderr, new RegExp(`at most ${MAX} active credentials`));
       assert.doesNotMatch(refused.stdout, /cds_secret_/);

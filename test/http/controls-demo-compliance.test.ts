@@ -28,8 +28,13 @@ for (const dialect of dialects) {
 
     test('the snapshot loader gives the statuses the shared loaders of compliance.ts give, over every set of frameworks', async () => {
       const db = server.database.db;
-      const [graph, nodes] = await Promise.all([loadComplianceGraph(db.kysely, organizationId), loadControlNodes(db.kysely, organizationId)]);
-      const frameworkIds = (await db.kysely.selectFrom('frameworks').select('id').where('organization_id', '=', organizationId).execute()).map((f) => f.id);
+      const [graph, nodes] = await Promise.all([
+        loadComplianceGraph(db.kysely, organizationId),
+        loadControlNodes(db.kysely, organizationId),
+      ]);
+      const frameworkIds = (
+        await db.kysely.selectFrom('frameworks').select('id').where('organization_id', '=', organizationId).execute()
+      ).map((f) => f.id);
       const actor = { organizationId, credentialId: 'test', scopes: new Set(['control:read']), plan: new Set(['control']), dataVersion: 0 };
       const ctx = { ...server.system, actor };
       const snapshot = await controlsSnapshot(ctx);

@@ -37,7 +37,13 @@ const worldArb = fc
   .chain((size) => {
     const requirements = size.frameworks * size.requirementsPerFramework;
     const artifactArb = (status: fc.Arbitrary<string>) =>
-      fc.record({ status, isRelevant: fc.boolean(), controls: subset(size.controls), requirements: subset(requirements), entities: subset(size.entities) });
+      fc.record({
+        status,
+        isRelevant: fc.boolean(),
+        controls: subset(size.controls),
+        requirements: subset(requirements),
+        entities: subset(size.entities),
+      });
     return fc.record({
       size: fc.constant(size),
       frameworkEntities: fc.array(subset(size.entities), { minLength: size.frameworks, maxLength: size.frameworks }),
@@ -97,7 +103,11 @@ function toSpec(world: WorldShape): Written {
   const { size } = world;
   const people = Array.from({ length: size.people }, (_, i) => ({ id: randomUUID(), name: `Person ${i}`, email: `p${i}+grc@Example.com` }));
   const entities = Array.from({ length: size.entities }, (_, i) => ({ id: randomUUID(), name: `Entity ${String.fromCharCode(67 - i)}` }));
-  const frameworks = world.frameworkEntities.map((e, i) => ({ id: randomUUID(), name: `Framework ${i}`, entityIds: e.map((j) => entities[j].id) }));
+  const frameworks = world.frameworkEntities.map((e, i) => ({
+    id: randomUUID(),
+    name: `Framework ${i}`,
+    entityIds: e.map((j) => entities[j].id),
+  }));
   const requirements = frameworks.flatMap((f, i) =>
     Array.from({ length: size.requirementsPerFramework }, (_, j) => ({ id: randomUUID(), frameworkId: f.id, code: `F${i}-${j}` })),
   );
@@ -114,7 +124,12 @@ function toSpec(world: WorldShape): Written {
   }));
   const mappings: OrganizationSpec['mappings'] = [];
   const mapped = (type: 'policy' | 'evidence' | 'test', id: string, a: { controls: number[]; requirements: number[] }) =>
-    mappings.push({ type, id, controlIds: a.controls.map((j) => controls[j].id), requirementIds: a.requirements.map((j) => requirements[j].id) });
+    mappings.push({
+      type,
+      id,
+      controlIds: a.controls.map((j) => controls[j].id),
+      requirementIds: a.requirements.map((j) => requirements[j].id),
+    });
   const policies = world.policies.map((p, i) => {
     const id = randomUUID();
     mapped('policy', id, p);
@@ -128,7 +143,14 @@ function toSpec(world: WorldShape): Written {
   const tests = world.tests.map((t, i) => {
     const id = newTestId();
     mapped('test', id, t);
-    return { id, name: `Test ${i}`, result: t.result, integrationFailing: t.integrationFailing, kind: t.kind, entityIds: t.entities.map((j) => entities[j].id) };
+    return {
+      id,
+      name: `Test ${i}`,
+      result: t.result,
+      integrationFailing: t.integrationFailing,
+      kind: t.kind,
+      entityIds: t.entities.map((j) => entities[j].id),
+    };
   });
   return {
     spec: { people, entities, frameworks, requirements, controls, policies, evidence, tests, mappings },
@@ -176,7 +198,10 @@ const url = (q: Query) =>
   '/v1/controls' +
   (Object.keys(q).length === 0
     ? ''
-    : '?' + Object.entries(q).map(([k, v]) => `${k}=${(v as string[]).map(encodeURIComponent).join(',')}`).join('&'));
+    : '?' +
+      Object.entries(q)
+        .map(([k, v]) => `${k}=${(v as string[]).map(encodeURIComponent).join(',')}`)
+        .join('&'));
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -242,7 +267,8 @@ function matches(item: ReturnType<typeof oracle>[number], w: Written, q: Query):
   const control = w.spec.controls.find((c) => c.id === item.controlId)!;
   if (q.status && !q.status.includes(item.status)) return false;
   if (q.entityIds && !item.entities.some((e) => q.entityIds!.includes(e.entityId))) return false;
-  if (q.assigneeEmails && !item.assignees.some((a) => q.assigneeEmails!.some((e) => e.toLowerCase() === a.email.toLowerCase()))) return false;
+  if (q.assigneeEmails && !item.assignees.some((a) => q.assigneeEmails!.some((e) => e.toLowerCase() === a.email.toLowerCase())))
+    return false;
   if (q.domains && !q.domains.some((d) => d.toLowerCase() === item.controlDomain!.toLowerCase())) return false;
   if (q.functionGroupings && !q.functionGroupings.includes(item.functionGrouping!)) return false;
   if (q.controlScope && !q.controlScope.includes(control.scope!)) return false;
@@ -276,7 +302,12 @@ for (const dialect of dialects) {
             const q = toQuery(filter, written);
             const data = await get(url(q));
             assert.deepEqual(data, oracle(written, q), url(q));
-            if (!q.frameworkIds) assert.deepEqual(data, all.filter((item: any) => matches(item, written, q)), `${url(q)} vs the unfiltered list`);
+            if (!q.frameworkIds)
+              assert.deepEqual(
+                data,
+                all.filter((item: any) => matches(item, written, q)),
+                `${url(q)} vs the unfiltered list`,
+              );
           }
 
           const frameworks = await get('/v1/frameworks');

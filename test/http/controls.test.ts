@@ -34,7 +34,11 @@ async function seedWorld(server: TestServer, organizationId: string): Promise<Wo
   const db = server.database.db;
   const f = fixtures(db, organizationId);
   const c = controlFixtures(db, organizationId);
-  const people = { ada: await f.person(ada.name, ada.email), bob: await f.person(bob.name, bob.email), cy: await f.person(cy.name, cy.email) };
+  const people = {
+    ada: await f.person(ada.name, ada.email),
+    bob: await f.person(bob.name, bob.email),
+    cy: await f.person(cy.name, cy.email),
+  };
   const entities = { payments: await f.entity('Payments'), platform: await f.entity('Platform') };
   const frameworks = {
     A: await f.framework('Alpha Framework', { entityIds: [entities.payments] }),
@@ -46,27 +50,58 @@ async function seedWorld(server: TestServer, organizationId: string): Promise<Wo
   const risks = { breach: await c.risk('Data breach'), outage: await c.risk('Vendor outage') };
   const controls = {
     C1: await c.control({
-      code: 'CTL-001', name: 'Access reviews', description: 'Quarterly review of who has access.', domain: 'Identity Management',
-      functionGrouping: 'protect', questions: ['Who reviews access?', 'How are leavers removed?'], addedBy: people.ada, addedOn: T0,
-      lastModifiedBy: people.bob, modifiedOn: T1, requirementIds: [b1, a1], assignees: [people.ada, people.bob],
-      entityIds: [entities.platform, entities.payments], riskIds: [risks.outage, risks.breach],
+      code: 'CTL-001',
+      name: 'Access reviews',
+      description: 'Quarterly review of who has access.',
+      domain: 'Identity Management',
+      functionGrouping: 'protect',
+      questions: ['Who reviews access?', 'How are leavers removed?'],
+      addedBy: people.ada,
+      addedOn: T0,
+      lastModifiedBy: people.bob,
+      modifiedOn: T1,
+      requirementIds: [b1, a1],
+      assignees: [people.ada, people.bob],
+      entityIds: [entities.platform, entities.payments],
+      riskIds: [risks.outage, risks.breach],
     }),
     C2: await c.control({
-      code: 'CTL-002', name: 'Backup testing', domain: 'Data Security', functionGrouping: 'recover', requirementIds: [a2],
-      assignees: [people.bob], entityIds: [entities.platform],
+      code: 'CTL-002',
+      name: 'Backup testing',
+      domain: 'Data Security',
+      functionGrouping: 'recover',
+      requirementIds: [a2],
+      assignees: [people.bob],
+      entityIds: [entities.platform],
     }),
     C3: await c.control({
-      code: 'CTL-003', name: 'Change management', domain: 'identity management', functionGrouping: 'protect', scope: 'out_of_scope',
-      outOfScopeReason: 'No production changes in scope', markedOutOfScopeBy: people.cy, requirementIds: [a1],
+      code: 'CTL-003',
+      name: 'Change management',
+      domain: 'identity management',
+      functionGrouping: 'protect',
+      scope: 'out_of_scope',
+      outOfScopeReason: 'No production changes in scope',
+      markedOutOfScopeBy: people.cy,
+      requirementIds: [a1],
     }),
-    C4: await c.control({ code: 'CTL-004', name: 'Detection rules', domain: 'Continuous Monitoring', functionGrouping: 'detect', requirementIds: [b1] }),
+    C4: await c.control({
+      code: 'CTL-004',
+      name: 'Detection rules',
+      domain: 'Continuous Monitoring',
+      functionGrouping: 'detect',
+      requirementIds: [b1],
+    }),
     C5: await c.control({ code: 'CTL-005', name: 'Endpoint protection', domain: 'Platform Security', functionGrouping: 'protect' }),
   };
   // C1: 2 of 4 relevant artifacts complete overall; over A 2 of 2 (policy, test); over B 1 of 3
   // (evidence, the same test, a cloud test).
   const p1 = await c.policy({ name: 'Access Control Policy', status: 'published', entityIds: [entities.payments] });
   await c.map('policy', p1, { controlIds: [controls.C1], requirementIds: [a1] });
-  const e1 = await c.evidence({ name: 'Access review export', status: 'needs_revision', entityIds: [entities.platform, entities.payments] });
+  const e1 = await c.evidence({
+    name: 'Access review export',
+    status: 'needs_revision',
+    entityIds: [entities.platform, entities.payments],
+  });
   await c.map('evidence', e1, { controlIds: [controls.C1], requirementIds: [b1] });
   const t1 = await c.test({ name: 'MFA enforced', result: 'passing' });
   await c.map('test', t1, { controlIds: [controls.C1], requirementIds: [a1, b1] });
@@ -81,7 +116,11 @@ async function seedWorld(server: TestServer, organizationId: string): Promise<Wo
   const t4 = await c.test({ name: 'Backup job monitored', result: 'passing', integrationFailing: true });
   const e2 = await c.evidence({ name: 'Backup restore report', status: 'uploaded' });
   const p3 = await c.policy({ name: 'Backup Policy', status: 'pending_approval' });
-  for (const [type, id] of [['test', t4], ['evidence', e2], ['policy', p3]] as const) {
+  for (const [type, id] of [
+    ['test', t4],
+    ['evidence', e2],
+    ['policy', p3],
+  ] as const) {
     await c.map(type, id, { controlIds: [controls.C2], requirementIds: [a2] });
   }
   // C3 (out of scope) has a complete artifact; C5 has one mapped to no framework.
@@ -97,29 +136,67 @@ function defaults(w: World) {
   const platform = { entityId: w.entities.platform, entityName: 'Platform' };
   return {
     C1: {
-      controlId: w.controls.C1, controlCode: 'CTL-001', controlName: 'Access reviews', controlDomain: 'Identity Management',
-      functionGrouping: 'protect', controlScope: 'in_scope', status: 'non_compliant', controlCompliancePercentage: 50,
-      assignees: [{ ...ada, isPrimary: true }, { ...bob, isPrimary: false }], entities: [payments, platform],
+      controlId: w.controls.C1,
+      controlCode: 'CTL-001',
+      controlName: 'Access reviews',
+      controlDomain: 'Identity Management',
+      functionGrouping: 'protect',
+      controlScope: 'in_scope',
+      status: 'non_compliant',
+      controlCompliancePercentage: 50,
+      assignees: [
+        { ...ada, isPrimary: true },
+        { ...bob, isPrimary: false },
+      ],
+      entities: [payments, platform],
     },
     C2: {
-      controlId: w.controls.C2, controlCode: 'CTL-002', controlName: 'Backup testing', controlDomain: 'Data Security',
-      functionGrouping: 'recover', controlScope: 'in_scope', status: 'non_compliant', controlCompliancePercentage: 33,
-      assignees: [{ ...bob, isPrimary: true }], entities: [platform],
+      controlId: w.controls.C2,
+      controlCode: 'CTL-002',
+      controlName: 'Backup testing',
+      controlDomain: 'Data Security',
+      functionGrouping: 'recover',
+      controlScope: 'in_scope',
+      status: 'non_compliant',
+      controlCompliancePercentage: 33,
+      assignees: [{ ...bob, isPrimary: true }],
+      entities: [platform],
     },
     C3: {
-      controlId: w.controls.C3, controlCode: 'CTL-003', controlName: 'Change management', controlDomain: 'identity management',
-      functionGrouping: 'protect', controlScope: 'out_of_scope', status: 'not_applicable', controlCompliancePercentage: 'not_applicable',
-      assignees: [], entities: [],
+      controlId: w.controls.C3,
+      controlCode: 'CTL-003',
+      controlName: 'Change management',
+      controlDomain: 'identity management',
+      functionGrouping: 'protect',
+      controlScope: 'out_of_scope',
+      status: 'not_applicable',
+      controlCompliancePercentage: 'not_applicable',
+      assignees: [],
+      entities: [],
     },
     C4: {
-      controlId: w.controls.C4, controlCode: 'CTL-004', controlName: 'Detection rules', controlDomain: 'Continuous Monitoring',
-      functionGrouping: 'detect', controlScope: 'in_scope', status: 'not_applicable', controlCompliancePercentage: 'not_applicable',
-      assignees: [], entities: [],
+      controlId: w.controls.C4,
+      controlCode: 'CTL-004',
+      controlName: 'Detection rules',
+      controlDomain: 'Continuous Monitoring',
+      functionGrouping: 'detect',
+      controlScope: 'in_scope',
+      status: 'not_applicable',
+      controlCompliancePercentage: 'not_applicable',
+      assignees: [],
+      entities: [],
     },
     C5: {
-      controlId: w.controls.C5, controlCode: 'CTL-005', controlName: 'Endpoint protection', controlDomain: 'Platform Security',
-      functionGrouping: 'protect', controlScope: 'in_scope', status: 'compliant', controlCompliancePercentage: 100,
-      assignees: [], entities: [],
+      controlId: w.controls.C5,
+      controlCode: 'CTL-005',
+      controlName: 'Endpoint protection',
+      controlDomain: 'Platform Security',
+      functionGrouping: 'protect',
+      controlScope: 'in_scope',
+      status: 'compliant',
+      controlCompliancePercentage: 100,
+      assignees: [],
+      entities: [],
     },
   };
 }
@@ -167,7 +244,10 @@ for (const dialect of dialects) {
       assert.equal(res.status, 200);
       assert.match(res.body.meta.requestId, /^req_/);
       const d = defaults(w);
-      assert.deepEqual(res.body.data, ALL.map((n) => d[n]));
+      assert.deepEqual(
+        res.body.data,
+        ALL.map((n) => d[n]),
+      );
     });
 
     for (const field of CONTROL_OPTIONAL_FIELDS) {
@@ -239,7 +319,10 @@ for (const dialect of dialects) {
       assert.deepEqual(ids(await get(`/v1/controls?frameworkIds=${w.frameworks.A}&status=compliant`)), named('C1'));
       assert.deepEqual(ids(await get(`/v1/controls?frameworkIds=${w.frameworks.B}&status=compliant`)), []);
       assert.deepEqual(ids(await get(`/v1/controls?frameworkIds=${w.frameworks.B}&status=non_compliant`)), named('C1'));
-      assert.deepEqual(ids(await get(`/v1/controls?frameworkIds=${w.frameworks.A}&status=non_compliant,not_applicable`)), named('C2', 'C3'));
+      assert.deepEqual(
+        ids(await get(`/v1/controls?frameworkIds=${w.frameworks.A}&status=non_compliant,not_applicable`)),
+        named('C2', 'C3'),
+      );
     });
 
     test('entityIds selects controls linked to any of the entities', async () => {
@@ -279,7 +362,11 @@ for (const dialect of dialects) {
       assert.deepEqual(ids(await get(`/v1/controls?entityIds=${w.entities.platform}&assigneeEmails=ada%2Bgrc@example.com`)), named('C1'));
       assert.deepEqual(ids(await get(`/v1/controls?frameworkIds=${w.frameworks.A}&entityIds=${w.entities.platform}`)), named('C1', 'C2'));
       assert.deepEqual(
-        ids(await get(`/v1/controls?frameworkIds=${w.frameworks.A}&entityIds=${w.entities.platform}&status=compliant&functionGroupings=protect`)),
+        ids(
+          await get(
+            `/v1/controls?frameworkIds=${w.frameworks.A}&entityIds=${w.entities.platform}&status=compliant&functionGroupings=protect`,
+          ),
+        ),
         named('C1'),
       );
       assert.deepEqual(ids(await get(`/v1/controls?frameworkIds=${w.frameworks.B}&controlScope=out_of_scope`)), []);
@@ -426,20 +513,26 @@ for (const dialect of dialects) {
         ...detailOfC1(),
         complianceOverview: [
           {
-            frameworkName: 'Alpha Framework', entities: [{ entityId: w.entities.payments, entityName: 'Payments' }],
-            controlStatus: 'compliant', artifactCompliancePercentage: 100,
+            frameworkName: 'Alpha Framework',
+            entities: [{ entityId: w.entities.payments, entityName: 'Payments' }],
+            controlStatus: 'compliant',
+            artifactCompliancePercentage: 100,
           },
           {
-            frameworkName: 'Beta Framework', entities: [{ entityId: w.entities.platform, entityName: 'Platform' }],
-            controlStatus: 'non_compliant', artifactCompliancePercentage: 33,
+            frameworkName: 'Beta Framework',
+            entities: [{ entityId: w.entities.platform, entityName: 'Platform' }],
+            controlStatus: 'non_compliant',
+            artifactCompliancePercentage: 33,
           },
         ],
       });
       const c3 = await get(`/v1/controls/${w.controls.C3}?fields=complianceOverview`);
       assert.deepEqual(c3.body.data.complianceOverview, [
         {
-          frameworkName: 'Alpha Framework', entities: [{ entityId: w.entities.payments, entityName: 'Payments' }],
-          controlStatus: 'not_applicable', artifactCompliancePercentage: 'not_applicable',
+          frameworkName: 'Alpha Framework',
+          entities: [{ entityId: w.entities.payments, entityName: 'Payments' }],
+          controlStatus: 'not_applicable',
+          artifactCompliancePercentage: 'not_applicable',
         },
       ]);
       const c5 = await get(`/v1/controls/${w.controls.C5}?fields=complianceOverview`);
@@ -450,7 +543,9 @@ for (const dialect of dialects) {
       for (const name of ALL) {
         const one = (await get(`/v1/controls/${w.controls[name]}?fields=complianceOverview`)).body.data;
         for (const [i, framework] of one.mappedFrameworks.entries()) {
-          const listed = (await get(`/v1/controls?frameworkIds=${framework.frameworkId}`)).body.data.find((c: any) => c.controlId === one.controlId);
+          const listed = (await get(`/v1/controls?frameworkIds=${framework.frameworkId}`)).body.data.find(
+            (c: any) => c.controlId === one.controlId,
+          );
           assert.deepEqual(
             [one.complianceOverview[i].controlStatus, one.complianceOverview[i].artifactCompliancePercentage],
             [listed.status, listed.controlCompliancePercentage],
@@ -467,24 +562,46 @@ for (const dialect of dialects) {
         ...detailOfC1(),
         mappedArtifacts: [
           {
-            name: 'Access Control Policy', artifactType: 'policy', artifactStatus: 'published', entities: [payments],
-            frameworks: ['Alpha Framework'], isRelevant: true,
+            name: 'Access Control Policy',
+            artifactType: 'policy',
+            artifactStatus: 'published',
+            entities: [payments],
+            frameworks: ['Alpha Framework'],
+            isRelevant: true,
           },
           {
-            name: 'Legacy Access Policy', artifactType: 'policy', artifactStatus: 'draft', entities: [], frameworks: [],
-            isRelevant: false, justification: 'Superseded',
+            name: 'Legacy Access Policy',
+            artifactType: 'policy',
+            artifactStatus: 'draft',
+            entities: [],
+            frameworks: [],
+            isRelevant: false,
+            justification: 'Superseded',
           },
           {
-            name: 'Access review export', artifactType: 'evidence', artifactStatus: 'needs_revision', entities: [payments, platform],
-            frameworks: ['Beta Framework'], isRelevant: true,
+            name: 'Access review export',
+            artifactType: 'evidence',
+            artifactStatus: 'needs_revision',
+            entities: [payments, platform],
+            frameworks: ['Beta Framework'],
+            isRelevant: true,
           },
           {
-            name: 'MFA enforced', artifactType: 'test', artifactStatus: 'passing', entities: [],
-            frameworks: ['Alpha Framework', 'Beta Framework'], isRelevant: true,
+            name: 'MFA enforced',
+            artifactType: 'test',
+            artifactStatus: 'passing',
+            entities: [],
+            frameworks: ['Alpha Framework', 'Beta Framework'],
+            isRelevant: true,
           },
           {
-            name: 'Old VPN check', artifactType: 'test', artifactStatus: 'ignored', entities: [], frameworks: ['Alpha Framework'],
-            isRelevant: false, justification: 'VPN retired',
+            name: 'Old VPN check',
+            artifactType: 'test',
+            artifactStatus: 'ignored',
+            entities: [],
+            frameworks: ['Alpha Framework'],
+            isRelevant: false,
+            justification: 'VPN retired',
           },
         ],
       });
@@ -516,12 +633,14 @@ for (const dialect of dialects) {
     test('every expansion at once', async () => {
       const all = (await get(`/v1/controls/${w.controls.C1}?fields=mappedRisks,%20complianceOverview,mappedArtifacts`)).body.data;
       const parts = await Promise.all(
-        ['complianceOverview', 'mappedArtifacts', 'mappedRisks'].map(async (f) => (await get(`/v1/controls/${w.controls.C1}?fields=${f}`)).body.data[f]),
+        ['complianceOverview', 'mappedArtifacts', 'mappedRisks'].map(
+          async (f) => (await get(`/v1/controls/${w.controls.C1}?fields=${f}`)).body.data[f],
+        ),
       );
       assert.deepEqual(all, { ...detailOfC1(), complianceOverview: parts[0], mappedArtifacts: parts[1], mappedRisks: parts[2] });
     });
 
-    test('the plan bounds the expansions: mappedArtifacts leaves out the artifact kinds the plan excludes; complianceOverview keeps the rule\'s status', async () => {
+    test("the plan bounds the expansions: mappedArtifacts leaves out the artifact kinds the plan excludes; complianceOverview keeps the rule's status", async () => {
       const client = await createOrgWithCredential(server.system, { name: 'Controls only', plan: 'control' });
       const world = await seedWorld(server, client.organizationId);
       const controlOnly = await getToken(server.url, client);
@@ -530,18 +649,27 @@ for (const dialect of dialects) {
 
       const bounded = (await get(`/v1/controls/${world.controls.C1}?fields=complianceOverview,mappedArtifacts`, controlOnly)).body.data;
       assert.deepEqual(bounded.mappedArtifacts, [], 'no policy, evidence or test under a control-only plan');
-      const statuses = (data: any) => data.complianceOverview.map((o: any) => [o.frameworkName, o.controlStatus, o.artifactCompliancePercentage]);
-      assert.deepEqual(statuses(bounded), statuses(full), 'the status per framework is the rule\'s, as the list shows it');
+      const statuses = (data: any) =>
+        data.complianceOverview.map((o: any) => [o.frameworkName, o.controlStatus, o.artifactCompliancePercentage]);
+      assert.deepEqual(statuses(bounded), statuses(full), "the status per framework is the rule's, as the list shows it");
       assert.equal(bounded.status, full.status);
 
       // A plan change is served at once (the cached answer of the old plan is not reused).
       await updateOrganizationPlan({ ctx: server.system, input: { organizationId: client.organizationId, plan: 'control,test' } });
       const withTests = (await get(`/v1/controls/${world.controls.C1}?fields=mappedArtifacts`, controlOnly)).body.data;
-      assert.deepEqual(kinds(withTests), [['test', 'MFA enforced'], ['test', 'Old VPN check']]);
-      await updateOrganizationPlan({ ctx: server.system, input: { organizationId: client.organizationId, plan: 'control,policy,evidence' } });
+      assert.deepEqual(kinds(withTests), [
+        ['test', 'MFA enforced'],
+        ['test', 'Old VPN check'],
+      ]);
+      await updateOrganizationPlan({
+        ctx: server.system,
+        input: { organizationId: client.organizationId, plan: 'control,policy,evidence' },
+      });
       const withDocs = (await get(`/v1/controls/${world.controls.C1}?fields=mappedArtifacts`, controlOnly)).body.data;
       assert.deepEqual(kinds(withDocs), [
-        ['policy', 'Access Control Policy'], ['policy', 'Legacy Access Policy'], ['evidence', 'Access review export'],
+        ['policy', 'Access Control Policy'],
+        ['policy', 'Legacy Access Policy'],
+        ['evidence', 'Access review export'],
       ]);
     });
 

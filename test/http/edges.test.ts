@@ -57,7 +57,10 @@ for (const dialect of dialects) {
         // …and a deep body within that limit is refused for its depth.
         const deep = await json('/oauth/token', nested(1000));
         assert.equal(deep.status, 400, show(deep));
-        assert.deepEqual(deep.body, { error: 'invalid_request', error_description: `body: is nested too deeply (at most ${MAX_BODY_DEPTH} levels)` });
+        assert.deepEqual(deep.body, {
+          error: 'invalid_request',
+          error_description: `body: is nested too deeply (at most ${MAX_BODY_DEPTH} levels)`,
+        });
       });
 
       test('8,000 levels to an unknown POST path → 400 validation_failed naming the body (was 500 internal_error)', async () => {
@@ -67,10 +70,18 @@ for (const dialect of dialects) {
 
       test('8,000 levels inside an object body to /v1, the console and the token endpoint: never a 500', async () => {
         const inObject = `{"customFields":${nested(8000)}}`;
-        const patch = await json('/v1/vulnerabilities/api%23VUL-0001', inObject, { authorization: `Bearer ${token}`, 'idempotency-key': newKey() }, 'PATCH');
+        const patch = await json(
+          '/v1/vulnerabilities/api%23VUL-0001',
+          inObject,
+          { authorization: `Bearer ${token}`, 'idempotency-key': newKey() },
+          'PATCH',
+        );
         assertEnvelopeError(patch, 400);
         assertEnvelopeError(await json('/console/api/session', `{"email":"a@example.com","password":"x","extra":${nested(8000)}}`), 400);
-        const tokenRes = await json('/oauth/token', `{"grant_type":"client_credentials","client_id":"x","client_secret":"y","extra":${nested(8000)}}`);
+        const tokenRes = await json(
+          '/oauth/token',
+          `{"grant_type":"client_credentials","client_id":"x","client_secret":"y","extra":${nested(8000)}}`,
+        );
         assert.equal(tokenRes.status, 400, show(tokenRes));
         assert.equal(tokenRes.body.error, 'invalid_request');
       });
@@ -82,10 +93,15 @@ for (const dialect of dialects) {
       });
 
       test('the NUL check still names the field that holds U+0000', async () => {
-        const res = await json('/v1/vulnerabilities/api%23VUL-0001', JSON.stringify({ reportLink: 'https://example.com/\u0000' }), {
-          authorization: `Bearer ${token}`,
-          'idempotency-key': newKey(),
-        }, 'PATCH');
+        const res = await json(
+          '/v1/vulnerabilities/api%23VUL-0001',
+          JSON.stringify({ reportLink: 'https://example.com/\u0000' }),
+          {
+            authorization: `Bearer ${token}`,
+            'idempotency-key': newKey(),
+          },
+          'PATCH',
+        );
         assertEnvelopeError(res, 400, [{ field: 'reportLink', message: 'must not contain the NUL character (U+0000)' }]);
       });
     });
@@ -97,7 +113,10 @@ for (const dialect of dialects) {
           ['GET /v1/frameworks without a token', await api(server.url, '/v1/frameworks')],
           ['GET /v1/no-such-resource', await api(server.url, '/v1/no-such-resource', token)],
           ['GET /v1/% (malformed URL)', await api(server.url, '/v1/%', token)],
-          ['POST /oauth/token (wrong client)', await json('/oauth/token', JSON.stringify({ grant_type: 'client_credentials', client_id: 'x', client_secret: 'y' }))],
+          [
+            'POST /oauth/token (wrong client)',
+            await json('/oauth/token', JSON.stringify({ grant_type: 'client_credentials', client_id: 'x', client_secret: 'y' })),
+          ],
           ['GET /console/api/session without a session', await api(server.url, '/console/api/session')],
           ['GET /console/api/credentials without a session', await api(server.url, '/console/api/credentials')],
         ];
@@ -127,7 +146,12 @@ for (const dialect of dialects) {
 
     describe('reportLink', () => {
       const patch = (reportLink: string) =>
-        json('/v1/vulnerabilities/api%23VUL-0001', JSON.stringify({ reportLink }), { authorization: `Bearer ${token}`, 'idempotency-key': newKey() }, 'PATCH');
+        json(
+          '/v1/vulnerabilities/api%23VUL-0001',
+          JSON.stringify({ reportLink }),
+          { authorization: `Bearer ${token}`, 'idempotency-key': newKey() },
+          'PATCH',
+        );
 
       test('a link with a user name or password → 400 naming reportLink; the stored link stays as it was', async () => {
         const ok = await patch('https://reports.example.com/findings/VUL-0001');
@@ -227,9 +251,15 @@ describe('requests refused by the HTTP parser answer the error body (raw sockets
 
   test('a malformed request → 400 naming what is wrong, with a request ID; the connection closes', async () => {
     assertRawEnvelope(await rawRequest(port, (s) => s.write('GARBAGE\r\n\r\n')), 400, 'method');
-    assertRawEnvelope(await rawRequest(port, (s) => s.write('GET /v1/frameworks HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n')), 400, 'headers');
     assertRawEnvelope(
-      await rawRequest(port, (s) => s.write('POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\nhello')),
+      await rawRequest(port, (s) => s.write('GET /v1/frameworks HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n')),
+      400,
+      'headers',
+    );
+    assertRawEnvelope(
+      await rawRequest(port, (s) =>
+        s.write('POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\nhello'),
+      ),
       400,
       'Content-Length',
     );

@@ -133,7 +133,11 @@ for (const dialect of dialects) {
     });
 
     test('spaces around commas are accepted in list values', async () => {
-      for (const query of ['fields=addedOn,%20tscSelections', 'fields=addedOn%20,tscSelections', 'fields=%20addedOn%20,%20%20tscSelections%20']) {
+      for (const query of [
+        'fields=addedOn,%20tscSelections',
+        'fields=addedOn%20,tscSelections',
+        'fields=%20addedOn%20,%20%20tscSelections%20',
+      ]) {
         const res = await api(server.url, `/v1/frameworks?${query}`, token);
         assertEnvelope(res);
         assert.equal(res.body.data.length, 1);
@@ -152,8 +156,15 @@ for (const dialect of dialects) {
     });
 
     test('a list parameter given twice answers 400 asking for one comma-separated value', async () => {
-      const details = assertError(await api(server.url, '/v1/frameworks?fields=addedOn&fields=tscSelections', token), 400, 'validation_failed');
-      assert.deepEqual(details.map((d: any) => d.field), ['fields']);
+      const details = assertError(
+        await api(server.url, '/v1/frameworks?fields=addedOn&fields=tscSelections', token),
+        400,
+        'validation_failed',
+      );
+      assert.deepEqual(
+        details.map((d: any) => d.field),
+        ['fields'],
+      );
       assert.match(details[0].message, /comma-separated/);
     });
 
@@ -318,7 +329,10 @@ describe('GET /openapi.json', () => {
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(item)) {
         assert.ok(op.responses && Object.keys(op.responses).length > 0, `${method} ${path} has responses`);
-        assert.ok(Object.keys(op.responses).some((s) => /^2\d\d$/.test(s)), `${method} ${path} has a 2xx response`);
+        assert.ok(
+          Object.keys(op.responses).some((s) => /^2\d\d$/.test(s)),
+          `${method} ${path} has a 2xx response`,
+        );
         for (const [status, response] of Object.entries<any>(op.responses)) {
           assert.equal(typeof response.description, 'string', `${method} ${path} ${status} has a description`);
         }
@@ -338,7 +352,10 @@ describe('GET /openapi.json', () => {
           assert.equal(schema?.$ref, '#/components/schemas/ErrorBody', `${method} ${path} ${status} uses ErrorBody`);
         }
         assert.ok(Array.isArray(op.security), `${method} ${path} has security`);
-        assert.ok(op.security.some((s: object) => 'bearerAuth' in s), `${method} ${path} requires bearerAuth`);
+        assert.ok(
+          op.security.some((s: object) => 'bearerAuth' in s),
+          `${method} ${path} requires bearerAuth`,
+        );
       }
     }
   });

@@ -8,7 +8,34 @@ import path from 'node:path';
 import { dialects } from '../harness/engines.ts';
 import { type TestServer } from '../harness/server.ts';
 import { MAX_TOTAL_BYTES } from '../../src/domain/evidence/upload.ts';
-import { MiB, SECOND, NOW, IN_Q1, Q1_2026, IN_Q4_2025, Q4_2025, ZIP_SIGNATURE, assertNoUncaughtException, bytes, file, date, note, rawBody, multipartType, payload, walkDir, blobFiles, type Harness, assertCreated, expectedAttachment, byName, largePair, startLocalDiskUploads, stopLocalDiskUploads, assertStoredOnDisk } from '../harness/uploads.ts';
+import {
+  MiB,
+  SECOND,
+  NOW,
+  IN_Q1,
+  Q1_2026,
+  IN_Q4_2025,
+  Q4_2025,
+  ZIP_SIGNATURE,
+  assertNoUncaughtException,
+  bytes,
+  file,
+  date,
+  note,
+  rawBody,
+  multipartType,
+  payload,
+  walkDir,
+  blobFiles,
+  type Harness,
+  assertCreated,
+  expectedAttachment,
+  byName,
+  largePair,
+  startLocalDiskUploads,
+  stopLocalDiskUploads,
+  assertStoredOnDisk,
+} from '../harness/uploads.ts';
 
 for (const dialect of dialects) {
   describe(`POST /v1/evidence/{evidenceId}/attachments (${dialect}, local disk)`, () => {
@@ -23,7 +50,8 @@ for (const dialect of dialects) {
     after(() => stopLocalDiskUploads(server, blobDir));
     afterEach(assertNoUncaughtException);
 
-    const assertStored = (evidenceId: string, files: Parameters<typeof assertStoredOnDisk>[3]) => assertStoredOnDisk(h, blobDir, evidenceId, files);
+    const assertStored = (evidenceId: string, files: Parameters<typeof assertStoredOnDisk>[3]) =>
+      assertStoredOnDisk(h, blobDir, evidenceId, files);
 
     // ---------------------------------------------------------------- success
 
@@ -78,7 +106,11 @@ for (const dialect of dialects) {
       ['monthly', IN_Q1, { periodStart: Date.UTC(2026, 0, 1), periodEnd: Date.UTC(2026, 1, 1) - 1, isCurrentPeriod: false }],
       ['monthly', Date.UTC(2026, 1, 1), { periodStart: Date.UTC(2026, 1, 1), periodEnd: Date.UTC(2026, 2, 1) - 1, isCurrentPeriod: true }],
       ['semi_annually', IN_Q1, { periodStart: Date.UTC(2026, 0, 1), periodEnd: Date.UTC(2026, 6, 1) - 1, isCurrentPeriod: true }],
-      ['semi_annually', Date.UTC(2025, 11, 31, 23, 59, 59, 999), { periodStart: Date.UTC(2025, 6, 1), periodEnd: Date.UTC(2026, 0, 1) - 1, isCurrentPeriod: false }],
+      [
+        'semi_annually',
+        Date.UTC(2025, 11, 31, 23, 59, 59, 999),
+        { periodStart: Date.UTC(2025, 6, 1), periodEnd: Date.UTC(2026, 0, 1) - 1, isCurrentPeriod: false },
+      ],
       ['yearly', IN_Q4_2025, { periodStart: Date.UTC(2025, 0, 1), periodEnd: Date.UTC(2026, 0, 1) - 1, isCurrentPeriod: false }],
       ['yearly', IN_Q1, { periodStart: Date.UTC(2026, 0, 1), periodEnd: Date.UTC(2027, 0, 1) - 1, isCurrentPeriod: true }],
       ['one_time', IN_Q1, { isCurrentPeriod: false }],
@@ -165,14 +197,22 @@ for (const dialect of dialects) {
       const body = rawBody([file('C:\\Users\\me\\export.xml', content), file('../../../outside.txt', other), date(IN_Q1)], boundary);
       const before = blobFiles(blobDir);
       assertCreated(await h.post(evidenceId, { raw: body, contentType: multipartType(boundary) }), evidenceId, NOW);
-      assert.deepEqual(byName((await h.get(evidenceId)).body.data.attachments).map((a: any) => a.displayName), ['export.xml', 'outside.txt']);
+      assert.deepEqual(
+        byName((await h.get(evidenceId)).body.data.attachments).map((a: any) => a.displayName),
+        ['export.xml', 'outside.txt'],
+      );
       await assertStored(evidenceId, [
         { filename: 'export.xml', content, type: 'xml' },
         { filename: 'outside.txt', content: other, type: 'text' },
       ]);
       const rows = await h.rows(evidenceId);
-      assert.deepEqual(blobFiles(blobDir).filter((f) => !before.includes(f)), rows.map((r) => r.blobKey).sort(), 'only the two blobs were added');
-      for (const up of ['..', '../..', '../../..']) assert.equal(fs.existsSync(path.resolve(blobDir, up, 'outside.txt')), false, `nothing written to ${up}/outside.txt`);
+      assert.deepEqual(
+        blobFiles(blobDir).filter((f) => !before.includes(f)),
+        rows.map((r) => r.blobKey).sort(),
+        'only the two blobs were added',
+      );
+      for (const up of ['..', '../..', '../../..'])
+        assert.equal(fs.existsSync(path.resolve(blobDir, up, 'outside.txt')), false, `nothing written to ${up}/outside.txt`);
     });
 
     test('files totalling exactly 100 MiB are accepted', async () => {
@@ -180,7 +220,10 @@ for (const dialect of dialects) {
       const parts = largePair(0);
       assertCreated(await h.post(evidenceId, [...parts, date(IN_Q1)]), evidenceId, NOW);
       const rows = await h.rows(evidenceId);
-      assert.deepEqual(rows.map((r) => r.sizeBytes), [MAX_TOTAL_BYTES / 2, MAX_TOTAL_BYTES / 2]);
+      assert.deepEqual(
+        rows.map((r) => r.sizeBytes),
+        [MAX_TOTAL_BYTES / 2, MAX_TOTAL_BYTES / 2],
+      );
       for (const r of rows) assert.equal(fs.statSync(path.join(blobDir, ...r.blobKey.split('/'))).size, MAX_TOTAL_BYTES / 2);
       assert.deepEqual(walkDir(blobDir).tmp, []);
     });
@@ -196,7 +239,11 @@ for (const dialect of dialects) {
       }
       const got = await h.get(evidenceId);
       assert.equal(got.body.data.modifiedOn, NOW + 5 * SECOND);
-      assert.deepEqual(got.body.data.attachments.map((a: any) => a.displayName), ['two.txt', 'one.txt'], 'newest evidence date first');
+      assert.deepEqual(
+        got.body.data.attachments.map((a: any) => a.displayName),
+        ['two.txt', 'one.txt'],
+        'newest evidence date first',
+      );
       const rows = await h.rows(evidenceId);
       assert.equal(new Set(rows.map((r) => r.uploadId)).size, 2, 'each upload has its own ID and blob prefix');
     });

@@ -6,7 +6,32 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { dialects } from '../harness/engines.ts';
 import { api, type TestServer } from '../harness/server.ts';
-import { SECOND, HOUR, NOW, IN_Q1, assertNoUncaughtException, type Response, type Part, file, field, date, note, rawBody, multipartType, show, newKey, payload, walkDir, type Harness, assertCreated, assertError, assertRefusedCleanly, startLocalDiskUploads, stopLocalDiskUploads, assertStoredOnDisk } from '../harness/uploads.ts';
+import {
+  SECOND,
+  HOUR,
+  NOW,
+  IN_Q1,
+  assertNoUncaughtException,
+  type Response,
+  type Part,
+  file,
+  field,
+  date,
+  note,
+  rawBody,
+  multipartType,
+  show,
+  newKey,
+  payload,
+  walkDir,
+  type Harness,
+  assertCreated,
+  assertError,
+  assertRefusedCleanly,
+  startLocalDiskUploads,
+  stopLocalDiskUploads,
+  assertStoredOnDisk,
+} from '../harness/uploads.ts';
 
 for (const dialect of dialects) {
   describe(`POST /v1/evidence/{evidenceId}/attachments (${dialect}, local disk)`, () => {
@@ -21,7 +46,8 @@ for (const dialect of dialects) {
     after(() => stopLocalDiskUploads(server, blobDir));
     afterEach(assertNoUncaughtException);
 
-    const assertStored = (evidenceId: string, files: Parameters<typeof assertStoredOnDisk>[3]) => assertStoredOnDisk(h, blobDir, evidenceId, files);
+    const assertStored = (evidenceId: string, files: Parameters<typeof assertStoredOnDisk>[3]) =>
+      assertStoredOnDisk(h, blobDir, evidenceId, files);
 
     // ---------------------------------------------------------------- idempotency
 
@@ -54,9 +80,17 @@ for (const dialect of dialects) {
         const evidenceId = await h.evidence();
         const key = newKey();
         const parts = [date(IN_Q1), file('a.txt', payload(100_000, 11)), note('same')];
-        assertCreated(await h.post(evidenceId, { raw: rawBody(parts, 'first-boundary'), contentType: multipartType('first-boundary') }, { key }), evidenceId, NOW);
+        assertCreated(
+          await h.post(evidenceId, { raw: rawBody(parts, 'first-boundary'), contentType: multipartType('first-boundary') }, { key }),
+          evidenceId,
+          NOW,
+        );
         const blobs = await h.blobKeys();
-        const replay = await h.post(evidenceId, { raw: rawBody(parts, 'XyZ-other-boundary-0123456789'), contentType: multipartType('XyZ-other-boundary-0123456789') }, { key });
+        const replay = await h.post(
+          evidenceId,
+          { raw: rawBody(parts, 'XyZ-other-boundary-0123456789'), contentType: multipartType('XyZ-other-boundary-0123456789') },
+          { key },
+        );
         assertCreated(replay, evidenceId, NOW, 'different boundary');
         assert.equal(replay.headers.get('idempotent-replayed'), 'true');
         const viaForm = await h.post(evidenceId, parts, { key });

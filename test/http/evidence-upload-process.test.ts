@@ -10,7 +10,21 @@ import { createTestDatabase, createTestStore, dialects, type TestDatabase } from
 import { startServerProcess, type ServerProcess } from '../harness/process.ts';
 import { api, createOrgWithCredential, getToken, type Client } from '../harness/server.ts';
 import { artifactFixtures } from '../harness/fixtures-artifacts.ts';
-import { MiB, env, file, date, formOf, rawBody, multipartType, show, newKey, payload, walkDir, blobFiles, assertRefused } from '../harness/uploads.ts';
+import {
+  MiB,
+  env,
+  file,
+  date,
+  formOf,
+  rawBody,
+  multipartType,
+  show,
+  newKey,
+  payload,
+  walkDir,
+  blobFiles,
+  assertRefused,
+} from '../harness/uploads.ts';
 
 // ====================================================================================================
 // The real server process (src/main.ts) survives refused and broken uploads
@@ -27,7 +41,10 @@ for (const dialect of dialects) {
     /** The running server, started again if an earlier case brought it down (that case has failed). */
     async function running(): Promise<ServerProcess> {
       if (server) {
-        const answers = await fetch(`${server.url}/v1/evidence`).then(() => true, () => false);
+        const answers = await fetch(`${server.url}/v1/evidence`).then(
+          () => true,
+          () => false,
+        );
         if (answers && server.child.exitCode === null && server.child.signalCode === null) return server;
         await server.kill(); // dead already (or dying): wait for the exit
       }
@@ -39,7 +56,10 @@ for (const dialect of dialects) {
       database = await createTestDatabase(dialect);
       blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-upload-process-blobs-'));
       client = await createOrgWithCredential({ db: database.db, region: 'us', now: Date.now }, { accessLevel: 'read_write' });
-      evidenceId = await artifactFixtures(database.db, client.organizationId).evidence({ name: 'Process evidence', status: 'not_uploaded' });
+      evidenceId = await artifactFixtures(database.db, client.organizationId).evidence({
+        name: 'Process evidence',
+        status: 'not_uploaded',
+      });
     });
     after(async () => {
       await server?.stop();
@@ -52,7 +72,11 @@ for (const dialect of dialects) {
     const cases: Array<[label: string, body: () => Buffer, fieldName: string]> = [
       ['a large .pdf as the first part', () => rawBody([file('scan.pdf', big), date(Date.now() - 1000)], boundary), 'files'],
       ['a large file in a part named "file"', () => rawBody([file('a.txt', big, 'file'), date(Date.now() - 1000)], boundary), 'file'],
-      ['a large .exe after a stored file', () => rawBody([date(Date.now() - 1000), file('ok.txt', 'fine'), file('tool.exe', big)], boundary), 'files'],
+      [
+        'a large .exe after a stored file',
+        () => rawBody([date(Date.now() - 1000), file('ok.txt', 'fine'), file('tool.exe', big)], boundary),
+        'files',
+      ],
       [
         'a body ending inside a file part (no closing boundary)',
         () => rawBody([date(Date.now() - 1000), file('a.txt', 'complete file')], boundary, { close: false }),
@@ -92,9 +116,18 @@ for (const dialect of dialects) {
       });
       assert.equal(res.status, 201, show(res));
       const got = await api(s.url, `/v1/evidence/${evidenceId}?fields=attachments`, token);
-      assert.deepEqual(got.body.data.attachments.map((a: { displayName: string }) => a.displayName), ['ok.txt']);
-      const keys = (await database.db.kysely.selectFrom('attachments').select('blob_key').where('evidence_id', '=', evidenceId).execute()).map((r) => r.blob_key);
-      assert.deepEqual(blobFiles(blobDir).filter((f) => !blobsBefore.includes(f)), keys, 'the recorded blob is on disk');
+      assert.deepEqual(
+        got.body.data.attachments.map((a: { displayName: string }) => a.displayName),
+        ['ok.txt'],
+      );
+      const keys = (
+        await database.db.kysely.selectFrom('attachments').select('blob_key').where('evidence_id', '=', evidenceId).execute()
+      ).map((r) => r.blob_key);
+      assert.deepEqual(
+        blobFiles(blobDir).filter((f) => !blobsBefore.includes(f)),
+        keys,
+        'the recorded blob is on disk',
+      );
     });
   });
 }

@@ -8,7 +8,35 @@ import { randomUUID } from 'node:crypto';
 import { dialects } from '../harness/engines.ts';
 import { addCredential, api, createOrgWithCredential, getToken, type TestServer } from '../harness/server.ts';
 import { artifactFixtures } from '../harness/fixtures-artifacts.ts';
-import { MiB, SECOND, HOUR, NOW, IN_Q1, IN_Q4_2025, assertNoUncaughtException, type Part, bytes, file, field, date, note, formOf, rawBody, multipartType, type Body, newKey, payload, walkDir, type Harness, assertError, assertRefused, assertRefusedCleanly, largePair, startLocalDiskUploads, stopLocalDiskUploads } from '../harness/uploads.ts';
+import {
+  MiB,
+  SECOND,
+  HOUR,
+  NOW,
+  IN_Q1,
+  IN_Q4_2025,
+  assertNoUncaughtException,
+  type Part,
+  bytes,
+  file,
+  field,
+  date,
+  note,
+  formOf,
+  rawBody,
+  multipartType,
+  type Body,
+  newKey,
+  payload,
+  walkDir,
+  type Harness,
+  assertError,
+  assertRefused,
+  assertRefusedCleanly,
+  largePair,
+  startLocalDiskUploads,
+  stopLocalDiskUploads,
+} from '../harness/uploads.ts';
 
 for (const dialect of dialects) {
   describe(`POST /v1/evidence/{evidenceId}/attachments (${dialect}, local disk)`, () => {
@@ -30,7 +58,11 @@ for (const dialect of dialects) {
         // An evidence record whose status an upload would change, with one attachment already listed.
         target = await h.evidence({ status: 'needs_revision', approvers: true });
         await artifactFixtures(server.database.db, h.client.organizationId).attachment(target, {
-          displayName: 'earlier.txt', type: 'text', hosted: true, evidenceDate: IN_Q4_2025, addedOn: Date.UTC(2025, 10, 4),
+          displayName: 'earlier.txt',
+          type: 'text',
+          hosted: true,
+          evidenceDate: IN_Q4_2025,
+          addedOn: Date.UTC(2025, 10, 4),
         });
       });
 
@@ -43,7 +75,11 @@ for (const dialect of dialects) {
         ['an unsupported file after a stored one', () => [date(IN_Q1), good(), file('virus.exe', 'MZ')], 'files'],
         ['six files', () => [date(IN_Q1), ...Array.from({ length: 6 }, (_, i) => file(`f${i}.txt`, `file ${i}`))], 'files'],
         ['.numbers not starting with the zip signature', () => [file('sheet.numbers', 'not a zip at all'), date(IN_Q1)], 'files'],
-        ['.pages not starting with the zip signature, after a stored file', () => [good(), file('doc.pages', Buffer.from('PK\x05\x06rest')), date(IN_Q1)], 'files'],
+        [
+          '.pages not starting with the zip signature, after a stored file',
+          () => [good(), file('doc.pages', Buffer.from('PK\x05\x06rest')), date(IN_Q1)],
+          'files',
+        ],
         ['.pages shorter than the zip signature', () => [file('doc.pages', 'PK'), date(IN_Q1)], 'files'],
         ['an empty (0-byte) file', () => [file('empty.txt', ''), date(IN_Q1)], 'files'],
         ['an empty file after a stored one', () => [good(), file('empty.csv', ''), date(IN_Q1)], 'files'],
@@ -81,7 +117,14 @@ for (const dialect of dialects) {
 
       const boundary = 'refusal-boundary-7';
       const rawCases: Array<[label: string, body: () => Body, fieldName: string]> = [
-        ['a body without the closing boundary', () => ({ raw: rawBody([date(IN_Q1), file('a.txt', 'complete file')], boundary, { close: false }), contentType: multipartType(boundary) }), 'body'],
+        [
+          'a body without the closing boundary',
+          () => ({
+            raw: rawBody([date(IN_Q1), file('a.txt', 'complete file')], boundary, { close: false }),
+            contentType: multipartType(boundary),
+          }),
+          'body',
+        ],
         [
           'a body cut off in the middle of the second file',
           () => ({
@@ -94,9 +137,21 @@ for (const dialect of dialects) {
           }),
           'body',
         ],
-        ['a file part without a file name', () => ({ raw: rawBody([date(IN_Q1), file('', 'data')], boundary), contentType: multipartType(boundary) }), 'files'],
-        ['multipart/form-data without a boundary', () => ({ raw: rawBody([date(IN_Q1), file('a.txt', 'a')], boundary), contentType: 'multipart/form-data' }), 'Content-Type'],
-        ['a JSON body', () => ({ raw: JSON.stringify({ evidenceDate: IN_Q1, files: ['a.txt'] }), contentType: 'application/json' }), 'Content-Type'],
+        [
+          'a file part without a file name',
+          () => ({ raw: rawBody([date(IN_Q1), file('', 'data')], boundary), contentType: multipartType(boundary) }),
+          'files',
+        ],
+        [
+          'multipart/form-data without a boundary',
+          () => ({ raw: rawBody([date(IN_Q1), file('a.txt', 'a')], boundary), contentType: 'multipart/form-data' }),
+          'Content-Type',
+        ],
+        [
+          'a JSON body',
+          () => ({ raw: JSON.stringify({ evidenceDate: IN_Q1, files: ['a.txt'] }), contentType: 'application/json' }),
+          'Content-Type',
+        ],
         ['a text/plain body', () => ({ raw: 'hello', contentType: 'text/plain' }), 'Content-Type'],
       ];
       for (const [label, body, fieldName] of rawCases) {
@@ -108,7 +163,10 @@ for (const dialect of dialects) {
       test('the refusal target was never changed and its journal stayed empty', async () => {
         const got = await h.get(target);
         assert.equal(got.body.data.status, 'needs_revision');
-        assert.deepEqual(got.body.data.attachments.map((a: any) => a.displayName), ['earlier.txt']);
+        assert.deepEqual(
+          got.body.data.attachments.map((a: any) => a.displayName),
+          ['earlier.txt'],
+        );
         assert.equal(await h.pendingCount(), 0);
         assert.deepEqual(walkDir(blobDir).tmp, []);
       });
@@ -147,11 +205,17 @@ for (const dialect of dialects) {
       test('another organization\u2019s evidence → 404 not_found, and it stays untouched', async () => {
         const other = await createOrgWithCredential(server.system, { accessLevel: 'read_write', name: 'Other Org' });
         const otherToken = await getToken(server.url, other);
-        const otherEvidence = await artifactFixtures(server.database.db, other.organizationId).evidence({ name: 'Theirs', status: 'not_uploaded' });
+        const otherEvidence = await artifactFixtures(server.database.db, other.organizationId).evidence({
+          name: 'Theirs',
+          status: 'not_uploaded',
+        });
         const before = await api(server.url, `/v1/evidence/${otherEvidence}?fields=attachments`, otherToken);
         const blobsBefore = await h.blobKeys();
         assertError(await h.post(otherEvidence, [file('a.txt', 'a'), date(IN_Q1)]), 404, 'not_found');
-        assert.deepEqual((await api(server.url, `/v1/evidence/${otherEvidence}?fields=attachments`, otherToken)).body.data, before.body.data);
+        assert.deepEqual(
+          (await api(server.url, `/v1/evidence/${otherEvidence}?fields=attachments`, otherToken)).body.data,
+          before.body.data,
+        );
         assert.deepEqual(await h.blobKeys(), blobsBefore);
       });
 

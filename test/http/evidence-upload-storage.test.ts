@@ -14,7 +14,38 @@ import { LocalDiskBlobStore } from '../../src/storage/blobs/local-disk.ts';
 import { S3BlobStore } from '../../src/storage/blobs/s3.ts';
 import type { S3Settings } from '../../src/config.ts';
 import { startS3rver } from '../harness/s3rver.ts';
-import { MiB, HOUR, NOW, IN_Q1, Q1_2026, env, assertNoUncaughtException, bytes, file, date, note, rawBody, multipartType, sha256, newKey, payload, walkDir, blobFiles, collect, type Harness, makeHarness, assertCreated, assertError, assertRefusedCleanly, expectedAttachment, byName, largePair, assertCleanup, startLocalDiskUploads, stopLocalDiskUploads } from '../harness/uploads.ts';
+import {
+  MiB,
+  HOUR,
+  NOW,
+  IN_Q1,
+  Q1_2026,
+  env,
+  assertNoUncaughtException,
+  bytes,
+  file,
+  date,
+  note,
+  rawBody,
+  multipartType,
+  sha256,
+  newKey,
+  payload,
+  walkDir,
+  blobFiles,
+  collect,
+  type Harness,
+  makeHarness,
+  assertCreated,
+  assertError,
+  assertRefusedCleanly,
+  expectedAttachment,
+  byName,
+  largePair,
+  assertCleanup,
+  startLocalDiskUploads,
+  stopLocalDiskUploads,
+} from '../harness/uploads.ts';
 
 // ==================================================================================================
 // Clean-up of abandoned uploads
@@ -140,15 +171,36 @@ describe('POST /v1/evidence/{evidenceId}/attachments (sqlite, S3 store against s
       expectedAttachment('small.txt', 'text', { note: 's3', evidenceDate: IN_Q1, ...Q1_2026, isCurrentPeriod: true }),
     ]);
     const rows = await assertObjects(evidenceId, files);
-    assert.deepEqual((await h.blobKeys()).filter((k) => !before.includes(k)), rows.map((r) => r.blobKey).sort());
+    assert.deepEqual(
+      (await h.blobKeys()).filter((k) => !before.includes(k)),
+      rows.map((r) => r.blobKey).sort(),
+    );
     assert.deepEqual(walkDir(blobDir).entries, [], 'nothing is written to BLOB_DIR when S3 is configured');
   });
 
   test('a refused file after a stored one leaves no object', async () => {
     const evidenceId = await h.evidence();
-    await assertRefusedCleanly(h, evidenceId, () => h.post(evidenceId, [date(IN_Q1), file('ok.txt', payload(256 * 1024, 32)), file('bad.pdf', '%PDF')]), 'files', 's3 bad after good');
-    await assertRefusedCleanly(h, evidenceId, () => h.post(evidenceId, [file('ok.txt', 'ok'), date(NOW + HOUR)]), 'evidenceDate', 's3 future date');
-    await assertRefusedCleanly(h, evidenceId, () => h.post(evidenceId, [date(IN_Q1), ...Array.from({ length: 6 }, (_, i) => file(`f${i}.txt`, `s3 ${i}`))]), 'files', 's3 six files');
+    await assertRefusedCleanly(
+      h,
+      evidenceId,
+      () => h.post(evidenceId, [date(IN_Q1), file('ok.txt', payload(256 * 1024, 32)), file('bad.pdf', '%PDF')]),
+      'files',
+      's3 bad after good',
+    );
+    await assertRefusedCleanly(
+      h,
+      evidenceId,
+      () => h.post(evidenceId, [file('ok.txt', 'ok'), date(NOW + HOUR)]),
+      'evidenceDate',
+      's3 future date',
+    );
+    await assertRefusedCleanly(
+      h,
+      evidenceId,
+      () => h.post(evidenceId, [date(IN_Q1), ...Array.from({ length: 6 }, (_, i) => file(`f${i}.txt`, `s3 ${i}`))]),
+      'files',
+      's3 six files',
+    );
   });
 
   test('a cut-off body after a stored file leaves no object', async () => {
@@ -158,7 +210,13 @@ describe('POST /v1/evidence/{evidenceId}/attachments (sqlite, S3 store against s
       rawBody([date(IN_Q1), file('first.txt', payload(64 * 1024, 33))], boundary, { close: false }),
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="cut.txt"\r\n\r\npartial`),
     ]);
-    await assertRefusedCleanly(h, evidenceId, () => h.post(evidenceId, { raw, contentType: multipartType(boundary) }), 'body', 's3 cut body');
+    await assertRefusedCleanly(
+      h,
+      evidenceId,
+      () => h.post(evidenceId, { raw, contentType: multipartType(boundary) }),
+      'body',
+      's3 cut body',
+    );
   });
 
   test('files totalling 100 MiB + 1 byte → 400 files, no object', async () => {
@@ -172,7 +230,11 @@ describe('POST /v1/evidence/{evidenceId}/attachments (sqlite, S3 store against s
     const parts = [date(IN_Q1), file('r.txt', payload(10_000, 34))];
     assertCreated(await h.post(evidenceId, parts, { key }), evidenceId, NOW);
     const objects = await h.blobKeys();
-    const replay = await h.post(evidenceId, { raw: rawBody(parts, 's3-replay-boundary'), contentType: multipartType('s3-replay-boundary') }, { key });
+    const replay = await h.post(
+      evidenceId,
+      { raw: rawBody(parts, 's3-replay-boundary'), contentType: multipartType('s3-replay-boundary') },
+      { key },
+    );
     assertCreated(replay, evidenceId, NOW);
     assert.equal(replay.headers.get('idempotent-replayed'), 'true');
     assertError(await h.post(evidenceId, [date(IN_Q1), file('r.txt', 'different')], { key }), 409, 'idempotency_key_reused');

@@ -6,8 +6,25 @@ import assert from 'node:assert/strict';
 import { dialects } from '../harness/engines.ts';
 import { api, createOrgWithCredential, getToken, startServer, type Client, type TestServer } from '../harness/server.ts';
 import {
-  artifactFixtures, assertValidationFailed, commonDefaults, commonOptionalValues, filterCases, invalidListCases, itemsWith, mappingsOfA,
-  NO_MAPPINGS, NOW, seedArtifactWorld, STAMPS, T0, T1, T2, TICKETS_OF_A, WORLD_NAMES, type Letter, type World,
+  artifactFixtures,
+  assertValidationFailed,
+  commonDefaults,
+  commonOptionalValues,
+  filterCases,
+  invalidListCases,
+  itemsWith,
+  mappingsOfA,
+  NO_MAPPINGS,
+  NOW,
+  seedArtifactWorld,
+  STAMPS,
+  T0,
+  T1,
+  T2,
+  TICKETS_OF_A,
+  WORLD_NAMES,
+  type Letter,
+  type World,
 } from '../harness/fixtures-artifacts.ts';
 import { EVIDENCE_OPTIONAL_FIELDS, listEvidence, type EvidenceOptionalField } from '../../src/domain/evidence/list.ts';
 import { getEvidence } from '../../src/domain/evidence/get.ts';
@@ -22,7 +39,11 @@ const JANUARY = { start: Date.UTC(2026, 0, 1), end: Date.UTC(2026, 1, 1) - 1 };
 function defaults(w: World): Record<Letter, Record<string, unknown>> {
   const common = commonDefaults(w);
   const own = (l: Letter, status: string, gapCount: number) => ({
-    evidenceId: w.ids[l], evidenceName: WORLD_NAMES[l], status, ...common[l], gapCount,
+    evidenceId: w.ids[l],
+    evidenceName: WORLD_NAMES[l],
+    status,
+    ...common[l],
+    gapCount,
   });
   return { A: own('A', 'uploaded', 2), B: own('B', 'not_uploaded', 0), C: own('C', 'needs_review', 0), D: own('D', 'pending_approval', 0) };
 }
@@ -57,16 +78,39 @@ for (const dialect of dialects) {
       const a = artifactFixtures(server.database.db, client.organizationId);
       // A hosted file whose row even holds a URL: it must never be shown.
       await a.attachment(w.ids.A, {
-        displayName: 'access-review-2026-01.png', type: 'image', hosted: true, url: 'https://blobs.internal/must-not-leak',
-        addedBy: w.people.ada, addedOn: NOW - DAY, evidenceDate: NOW - DAY, periodStart: JANUARY.start, periodEnd: JANUARY.end,
+        displayName: 'access-review-2026-01.png',
+        type: 'image',
+        hosted: true,
+        url: 'https://blobs.internal/must-not-leak',
+        addedBy: w.people.ada,
+        addedOn: NOW - DAY,
+        evidenceDate: NOW - DAY,
+        periodStart: JANUARY.start,
+        periodEnd: JANUARY.end,
       });
       await a.attachment(w.ids.A, {
-        displayName: 'Access review (drive)', type: 'link', url: 'https://drive.example.com/access-review', note: 'Shared drive copy',
-        addedBy: w.people.bob, addedOn: T2, updatedBy: w.people.cy, updatedOn: T2 + 1, evidenceDate: T2,
-        periodStart: Date.UTC(2025, 9, 1), periodEnd: Date.UTC(2025, 10, 1) - 1,
+        displayName: 'Access review (drive)',
+        type: 'link',
+        url: 'https://drive.example.com/access-review',
+        note: 'Shared drive copy',
+        addedBy: w.people.bob,
+        addedOn: T2,
+        updatedBy: w.people.cy,
+        updatedOn: T2 + 1,
+        evidenceDate: T2,
+        periodStart: Date.UTC(2025, 9, 1),
+        periodEnd: Date.UTC(2025, 10, 1) - 1,
       });
       await a.attachment(w.ids.A, { displayName: 'acknowledgements.csv', type: 'csv', hosted: true, addedOn: T1, evidenceDate: T1 });
-      await a.attachment(w.ids.A, { displayName: 'boundary.txt', type: 'text', hosted: true, addedOn: NOW, evidenceDate: NOW, periodStart: NOW, periodEnd: NOW });
+      await a.attachment(w.ids.A, {
+        displayName: 'boundary.txt',
+        type: 'text',
+        hosted: true,
+        addedOn: NOW,
+        evidenceDate: NOW,
+        periodStart: NOW,
+        periodEnd: NOW,
+      });
       // B is not_uploaded: even a stray attachment row is not listed
       await a.attachment(w.ids.B, { displayName: 'stray.txt', type: 'text', hosted: true, evidenceDate: T1 });
       const other = await createOrgWithCredential(server.system, { name: 'Other Org' });
@@ -98,7 +142,11 @@ for (const dialect of dialects) {
       for (const [query, expected] of filterCases(w, 'evidence')) {
         const res = await get(`/v1/evidence?${query}`);
         assert.equal(res.status, 200, `${query}: ${JSON.stringify(res.body)}`);
-        assert.deepEqual(res.body.data.map((e: any) => e.evidenceName), expected.map((l) => WORLD_NAMES[l]), query);
+        assert.deepEqual(
+          res.body.data.map((e: any) => e.evidenceName),
+          expected.map((l) => WORLD_NAMES[l]),
+          query,
+        );
       }
     });
 
@@ -162,15 +210,38 @@ for (const dialect of dialects) {
       const res = await get(`/v1/evidence/${w.ids.A}?fields=attachments`);
       assert.equal(res.status, 200);
       assert.deepEqual(res.body.data.attachments, [
-        { displayName: 'boundary.txt', type: 'text', addedOn: NOW, evidenceDate: NOW, isCurrentPeriod: true, periodStart: NOW, periodEnd: NOW },
         {
-          displayName: 'access-review-2026-01.png', type: 'image', addedBy: ada, addedOn: NOW - DAY, evidenceDate: NOW - DAY,
-          isCurrentPeriod: true, periodStart: JANUARY.start, periodEnd: JANUARY.end,
+          displayName: 'boundary.txt',
+          type: 'text',
+          addedOn: NOW,
+          evidenceDate: NOW,
+          isCurrentPeriod: true,
+          periodStart: NOW,
+          periodEnd: NOW,
         },
         {
-          displayName: 'Access review (drive)', type: 'link', url: 'https://drive.example.com/access-review', note: 'Shared drive copy',
-          addedBy: bob, addedOn: T2, updatedBy: cy, updatedOn: T2 + 1, evidenceDate: T2, isCurrentPeriod: false,
-          periodStart: Date.UTC(2025, 9, 1), periodEnd: Date.UTC(2025, 10, 1) - 1,
+          displayName: 'access-review-2026-01.png',
+          type: 'image',
+          addedBy: ada,
+          addedOn: NOW - DAY,
+          evidenceDate: NOW - DAY,
+          isCurrentPeriod: true,
+          periodStart: JANUARY.start,
+          periodEnd: JANUARY.end,
+        },
+        {
+          displayName: 'Access review (drive)',
+          type: 'link',
+          url: 'https://drive.example.com/access-review',
+          note: 'Shared drive copy',
+          addedBy: bob,
+          addedOn: T2,
+          updatedBy: cy,
+          updatedOn: T2 + 1,
+          evidenceDate: T2,
+          isCurrentPeriod: false,
+          periodStart: Date.UTC(2025, 9, 1),
+          periodEnd: Date.UTC(2025, 10, 1) - 1,
         },
         // no period (for example one-time evidence): never current, no period keys
         { displayName: 'acknowledgements.csv', type: 'csv', addedOn: T1, evidenceDate: T1, isCurrentPeriod: false },
@@ -185,15 +256,24 @@ for (const dialect of dialects) {
 
     test('isCurrentPeriod follows the clock even when the answer comes from the cache', async () => {
       const before = await get(`/v1/evidence/${w.ids.A}?fields=attachments`);
-      assert.deepEqual(before.body.data.attachments.map((a: any) => a.isCurrentPeriod), [true, true, false, false]);
+      assert.deepEqual(
+        before.body.data.attachments.map((a: any) => a.isCurrentPeriod),
+        [true, true, false, false],
+      );
       clock = JANUARY.end + 1; // February: the data did not change, the period did
       try {
         const t = await getToken(server.url, client); // the old token expired with the clock jump
         const after = await get(`/v1/evidence/${w.ids.A}?fields=attachments`, t);
-        assert.deepEqual(after.body.data.attachments.map((a: any) => a.isCurrentPeriod), [false, false, false, false]);
+        assert.deepEqual(
+          after.body.data.attachments.map((a: any) => a.isCurrentPeriod),
+          [false, false, false, false],
+        );
         clock = JANUARY.end;
         const last = await get(`/v1/evidence/${w.ids.A}?fields=attachments`, await getToken(server.url, client));
-        assert.deepEqual(last.body.data.attachments.map((a: any) => a.isCurrentPeriod), [false, true, false, false]);
+        assert.deepEqual(
+          last.body.data.attachments.map((a: any) => a.isCurrentPeriod),
+          [false, true, false, false],
+        );
       } finally {
         clock = NOW;
       }
@@ -201,12 +281,17 @@ for (const dialect of dialects) {
 
     test('expansion tickets, and all expansions at once', async () => {
       assert.deepEqual((await get(`/v1/evidence/${w.ids.A}?fields=tickets`)).body.data.tickets, TICKETS_OF_A);
-      const parts = await Promise.all(['mappedTests', 'gaps', 'attachments', 'tickets'].map((f) => get(`/v1/evidence/${w.ids.A}?fields=${f}`)));
+      const parts = await Promise.all(
+        ['mappedTests', 'gaps', 'attachments', 'tickets'].map((f) => get(`/v1/evidence/${w.ids.A}?fields=${f}`)),
+      );
       const merged = Object.assign({}, ...parts.map((p) => p.body.data));
       const all = await get(`/v1/evidence/${w.ids.A}?fields=mappedTests,%20gaps,attachments,tickets`);
       assert.deepEqual(all.body.data, merged);
       const bare = await get(`/v1/evidence/${w.ids.D}?fields=mappedTests,gaps,attachments,tickets`);
-      assert.deepEqual([bare.body.data.mappedTests, bare.body.data.gaps, bare.body.data.attachments, bare.body.data.tickets], [[], [], [], []]);
+      assert.deepEqual(
+        [bare.body.data.mappedTests, bare.body.data.gaps, bare.body.data.attachments, bare.body.data.tickets],
+        [[], [], [], []],
+      );
     });
 
     test('get-one: invalid fields or unknown parameters answer 400 naming them', async () => {
@@ -255,7 +340,10 @@ for (const dialect of dialects) {
 
     test('the aliases are documented in /openapi.json with the same parameters and responses', async () => {
       const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as any;
-      for (const [singular, plural] of [['/v1/evidence', '/v1/evidences'], ['/v1/evidence/{evidenceId}', '/v1/evidences/{evidenceId}']]) {
+      for (const [singular, plural] of [
+        ['/v1/evidence', '/v1/evidences'],
+        ['/v1/evidence/{evidenceId}', '/v1/evidences/{evidenceId}'],
+      ]) {
         const s = doc.paths[singular]?.get;
         const p = doc.paths[plural]?.get;
         assert.ok(s && p, `${singular} and ${plural} are documented`);

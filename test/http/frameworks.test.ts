@@ -99,9 +99,15 @@ for (const dialect of dialects) {
 
     test('entityIds selects frameworks linked to any of the entities', async () => {
       const one = await api(server.url, `/v1/frameworks?entityIds=${ids.E1}`, token);
-      assert.deepEqual(one.body.data.map((f: any) => f.frameworkId), [ids.A]);
+      assert.deepEqual(
+        one.body.data.map((f: any) => f.frameworkId),
+        [ids.A],
+      );
       const both = await api(server.url, `/v1/frameworks?entityIds=${ids.E2},%20${ids.E1}`, token);
-      assert.deepEqual(both.body.data.map((f: any) => f.frameworkId), [ids.A, ids.B]);
+      assert.deepEqual(
+        both.body.data.map((f: any) => f.frameworkId),
+        [ids.A, ids.B],
+      );
       const none = await api(server.url, '/v1/frameworks?entityIds=00000000-0000-0000-0000-000000000000', token);
       assert.deepEqual(none.body.data, []);
     });
@@ -121,10 +127,16 @@ for (const dialect of dialects) {
       const f = fixtures(server.database.db, client.organizationId);
       await f.framework('Gamma Framework');
       const first = await api(server.url, '/v1/frameworks', scratchToken);
-      assert.deepEqual(first.body.data.map((x: any) => x.frameworkName), ['Gamma Framework']);
+      assert.deepEqual(
+        first.body.data.map((x: any) => x.frameworkName),
+        ['Gamma Framework'],
+      );
       await f.framework('Delta Framework');
       const second = await api(server.url, '/v1/frameworks', scratchToken);
-      assert.deepEqual(second.body.data.map((x: any) => x.frameworkName), ['Delta Framework', 'Gamma Framework']);
+      assert.deepEqual(
+        second.body.data.map((x: any) => x.frameworkName),
+        ['Delta Framework', 'Gamma Framework'],
+      );
       // the first organization's cached answer is untouched by the other organization's writes
       const again = await api(server.url, '/v1/frameworks?fields=tscSelections', token);
       assert.deepEqual(again.body.data, before.body.data);

@@ -53,13 +53,22 @@ for (const dialect of dialects) {
     const makeLegacy = (key: string, fields: { fingerprint: string; statusCode: number; headers: Record<string, string> }) =>
       server.database.db.kysely
         .updateTable('idempotency_records')
-        .set({ fingerprint: fields.fingerprint, outcome: null, status_code: fields.statusCode, response_headers: JSON.stringify(fields.headers) })
+        .set({
+          fingerprint: fields.fingerprint,
+          outcome: null,
+          status_code: fields.statusCode,
+          response_headers: JSON.stringify(fields.headers),
+        })
         .where('credential_id', '=', client.credentialId)
         .where('idempotency_key', '=', key)
         .execute();
 
     const send = (method: string, url: string, key: string, body: unknown) =>
-      api(server.url, url, token, { method, headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(body) });
+      api(server.url, url, token, {
+        method,
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify(body),
+      });
 
     test('a created finding stored by the previous version replays 201 with Location; a changed body is refused', async () => {
       const body = { vulnerabilityId: 'VUL-0101', title: 'Upgrade', severity: 'high', status: 'open' };
@@ -77,7 +86,12 @@ for (const dialect of dialects) {
         statusCode: 201,
         headers: { Location: '/v1/vulnerabilities/api%23VUL-0101' },
       });
-      const replay = await send('POST', '/v1/vulnerabilities', key, { status: 'open', severity: 'high', title: 'Upgrade', vulnerabilityId: 'VUL-0101' });
+      const replay = await send('POST', '/v1/vulnerabilities', key, {
+        status: 'open',
+        severity: 'high',
+        title: 'Upgrade',
+        vulnerabilityId: 'VUL-0101',
+      });
       assert.equal(replay.status, 201, JSON.stringify(replay.body));
       assert.equal(replay.headers.get('location'), '/v1/vulnerabilities/api%23VUL-0101');
       assert.equal(replay.headers.get('idempotent-replayed'), 'true');
@@ -89,7 +103,12 @@ for (const dialect of dialects) {
     });
 
     test('an update stored by the previous version replays 200 without Location', async () => {
-      const created = await send('POST', '/v1/vulnerabilities', newKey(), { vulnerabilityId: 'VUL-0102', title: 'Upgrade', severity: 'low', status: 'open' });
+      const created = await send('POST', '/v1/vulnerabilities', newKey(), {
+        vulnerabilityId: 'VUL-0102',
+        title: 'Upgrade',
+        severity: 'low',
+        status: 'open',
+      });
       const id = created.body.data.vulnerabilityId;
       const body = { reportLink: 'https://example.com/report' };
       const key = newKey();
@@ -123,14 +142,25 @@ for (const dialect of dialects) {
         return f;
       };
       const upload = (base: string, key: string, text: Buffer) =>
-        api(server.url, `${base}/${evidenceId}/attachments`, token, { method: 'POST', headers: { 'idempotency-key': key }, body: form(text) });
+        api(server.url, `${base}/${evidenceId}/attachments`, token, {
+          method: 'POST',
+          headers: { 'idempotency-key': key },
+          body: form(text),
+        });
       const key = newKey();
       const first = await upload('/v1/evidence', key, content);
       assert.equal(first.status, 201, JSON.stringify(first.body));
       assert.equal((await record(key)).outcome, 'created');
 
-      const parts = [['field', 'evidenceDate', evidenceDate], ['file', 'files', 'notes.txt', sha256(content)]];
-      await makeLegacy(key, { fingerprint: oldMultipartFingerprint(`/v1/evidence/${evidenceId}/attachments`, parts), statusCode: 201, headers: {} });
+      const parts = [
+        ['field', 'evidenceDate', evidenceDate],
+        ['file', 'files', 'notes.txt', sha256(content)],
+      ];
+      await makeLegacy(key, {
+        fingerprint: oldMultipartFingerprint(`/v1/evidence/${evidenceId}/attachments`, parts),
+        statusCode: 201,
+        headers: {},
+      });
       for (const base of ['/v1/evidence', '/v1/evidences']) {
         const replay = await upload(base, key, content);
         assert.equal(replay.status, 201, `${base}: ${JSON.stringify(replay.body)}`);
@@ -156,7 +186,10 @@ for (const dialect of dialects) {
         leaseUntil: now + 3600_000,
       });
       assert.equal((await send('POST', '/v1/vulnerabilities', key, body)).body.error.code, 'idempotency_request_in_progress');
-      assert.equal((await send('POST', '/v1/vulnerabilities', key, { ...body, title: 'Changed' })).body.error.code, 'idempotency_key_reused');
+      assert.equal(
+        (await send('POST', '/v1/vulnerabilities', key, { ...body, title: 'Changed' })).body.error.code,
+        'idempotency_key_reused',
+      );
     });
   });
 }

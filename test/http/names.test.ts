@@ -23,9 +23,14 @@ const newKey = () => `names-${Date.now().toString(36)}-${++keySeq}`;
 /** A multipart body with one file part named `filename` (UTF-8, as browsers send it) and an evidence date. */
 function uploadBody(filename: string, boundary: string): Buffer {
   return Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`, 'utf8'),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      'utf8',
+    ),
     Buffer.from('content'),
-    Buffer.from(`\r\n--${boundary}\r\nContent-Disposition: form-data; name="evidenceDate"\r\n\r\n${Date.now() - 60_000}\r\n--${boundary}--\r\n`),
+    Buffer.from(
+      `\r\n--${boundary}\r\nContent-Disposition: form-data; name="evidenceDate"\r\n\r\n${Date.now() - 60_000}\r\n--${boundary}--\r\n`,
+    ),
   ]);
 }
 
@@ -47,13 +52,20 @@ for (const dialect of dialects) {
         ['a right-to-left override (U+202E) that disguises the extension', 'invoice\u202Egnp.txt', 'invoicegnp.txt'],
         ['a zero-width space (U+200B) and a zero-width joiner (U+200D)', 're\u200Bport\u200D.txt', 'report.txt'],
         // (C0 controls such as ESC cannot reach a name: the multipart parser refuses them in headers)
-        ['C1 controls: next line (U+0085) and the terminal\u2019s control sequence introducer (U+009B)', 'log\u0085\u009B31m.txt', 'log31m.txt'],
+        [
+          'C1 controls: next line (U+0085) and the terminal\u2019s control sequence introducer (U+009B)',
+          'log\u0085\u009B31m.txt',
+          'log31m.txt',
+        ],
         ['a byte-order mark (U+FEFF) and a left-to-right isolate (U+2066)', '\uFEFFnotes\u2066.md', 'notes.md'],
         ['decomposed (NFD) accents', 'Cafe\u0301 re\u0301sume\u0301.txt', 'Caf\u00e9 r\u00e9sum\u00e9.txt'],
       ];
       for (const [label, sent, stored] of cases) {
         test(`${label} → stored as ${JSON.stringify(stored)}`, async () => {
-          const evidenceId = await artifactFixtures(server.database.db, client.organizationId).evidence({ name: `Evidence ${newKey()}`, status: 'not_uploaded' });
+          const evidenceId = await artifactFixtures(server.database.db, client.organizationId).evidence({
+            name: `Evidence ${newKey()}`,
+            status: 'not_uploaded',
+          });
           const boundary = 'names-boundary';
           const res = await api(server.url, `/v1/evidence/${evidenceId}/attachments`, token, {
             method: 'POST',
@@ -70,7 +82,10 @@ for (const dialect of dialects) {
       }
 
       test('a file name made only of invisible characters is refused as nameless', async () => {
-        const evidenceId = await artifactFixtures(server.database.db, client.organizationId).evidence({ name: `Evidence ${newKey()}`, status: 'not_uploaded' });
+        const evidenceId = await artifactFixtures(server.database.db, client.organizationId).evidence({
+          name: `Evidence ${newKey()}`,
+          status: 'not_uploaded',
+        });
         const res = await api(server.url, `/v1/evidence/${evidenceId}/attachments`, token, {
           method: 'POST',
           headers: { 'content-type': 'multipart/form-data; boundary=b', 'idempotency-key': newKey() },
@@ -135,7 +150,11 @@ for (const dialect of dialects) {
         assert.equal(res.status, 201, show(res));
         assert.equal(res.body.data.name, 'R\u00e9sum\u00e9 sync');
         assert.ok((await names()).includes('R\u00e9sum\u00e9 sync'));
-        const row = await server.database.db.kysely.selectFrom('credentials').select('name').where('id', '=', res.body.data.id).executeTakeFirstOrThrow();
+        const row = await server.database.db.kysely
+          .selectFrom('credentials')
+          .select('name')
+          .where('id', '=', res.body.data.id)
+          .executeTakeFirstOrThrow();
         assert.equal(row.name, 'R\u00e9sum\u00e9 sync');
       });
     });
@@ -169,9 +188,15 @@ describe('cds refuses names with control or invisible characters', () => {
     const cred = await runCli(['credential', 'create', '--org', orgId, '--access', 'read_only', '--name', 'CI\u0085'], cliEnv);
     assert.equal(cred.code, 1, cred.stderr);
     assert.match(cred.stderr, /validation_failed.*"field":"name"/);
-    const counts = await database.db.kysely.selectFrom('credentials').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const counts = await database.db.kysely
+      .selectFrom('credentials')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(counts.n), 0);
     const orgs = await database.db.kysely.selectFrom('organizations').select('name').execute();
-    assert.deepEqual(orgs.map((o) => o.name), ['Acme']);
+    assert.deepEqual(
+      orgs.map((o) => o.name),
+      ['Acme'],
+    );
   });
 });

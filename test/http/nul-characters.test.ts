@@ -22,7 +22,10 @@ for (const dialect of dialects) {
     const refused = (res: { status: number; body: any }, field: string) => {
       assert.equal(res.status, 400, JSON.stringify(res.body));
       assert.equal(res.body.error.code, 'validation_failed');
-      assert.deepEqual(res.body.error.details.map((d: { field: string }) => d.field), [field]);
+      assert.deepEqual(
+        res.body.error.details.map((d: { field: string }) => d.field),
+        [field],
+      );
     };
 
     it('in a JSON body field, nested too', async () => {
@@ -49,7 +52,11 @@ for (const dialect of dialects) {
       form.append('files', new Blob(['x']), 'a.txt');
       form.append('evidenceDate', String(Date.now() - 1000));
       form.append('note', 'a\u0000b');
-      const res = await api(server.url, `/v1/evidence/${evidenceId}/attachments`, token, { method: 'POST', headers: { 'idempotency-key': 'nul-note' }, body: form });
+      const res = await api(server.url, `/v1/evidence/${evidenceId}/attachments`, token, {
+        method: 'POST',
+        headers: { 'idempotency-key': 'nul-note' },
+        body: form,
+      });
       refused(res, 'note');
     });
   });

@@ -6,8 +6,24 @@ import assert from 'node:assert/strict';
 import { dialects } from '../harness/engines.ts';
 import { api, createOrgWithCredential, getToken, startServer, type TestServer } from '../harness/server.ts';
 import {
-  artifactFixtures, assertValidationFailed, commonDefaults, commonOptionalValues, filterCases, invalidListCases, itemsWith, mappingsOfA,
-  NO_MAPPINGS, seedArtifactWorld, STAMPS, T0, T1, T2, TICKETS_OF_A, WORLD_NAMES, type Letter, type World,
+  artifactFixtures,
+  assertValidationFailed,
+  commonDefaults,
+  commonOptionalValues,
+  filterCases,
+  invalidListCases,
+  itemsWith,
+  mappingsOfA,
+  NO_MAPPINGS,
+  seedArtifactWorld,
+  STAMPS,
+  T0,
+  T1,
+  T2,
+  TICKETS_OF_A,
+  WORLD_NAMES,
+  type Letter,
+  type World,
 } from '../harness/fixtures-artifacts.ts';
 import { POLICY_OPTIONAL_FIELDS, listPolicies, type PolicyOptionalField } from '../../src/domain/policies/list.ts';
 import { getPolicy } from '../../src/domain/policies/get.ts';
@@ -20,7 +36,12 @@ const { ada, bob, cy } = STAMPS;
 function defaults(w: World): Record<Letter, Record<string, unknown>> {
   const common = commonDefaults(w);
   const own = (l: Letter, policyCustomId: string, status: string, aiDetectedGaps: string[]) => ({
-    policyId: w.ids[l], policyCustomId, policyName: WORLD_NAMES[l], status, ...common[l], aiDetectedGaps,
+    policyId: w.ids[l],
+    policyCustomId,
+    policyName: WORLD_NAMES[l],
+    status,
+    ...common[l],
+    aiDetectedGaps,
   });
   return {
     A: own('A', 'POL-001', 'published', ['No owner named', 'Review overdue']),
@@ -62,8 +83,14 @@ for (const dialect of dialects) {
       // documents: a file the service hosts (no URL) and an external link
       await a.document(w.ids.A, { displayName: 'access-control.docx', type: 'word', addedBy: w.people.ada, addedOn: T1 });
       await a.document(w.ids.A, {
-        displayName: 'Access control (wiki)', type: 'link', url: 'https://wiki.example.com/access', note: 'Approved copy',
-        addedBy: w.people.bob, addedOn: T2, updatedBy: w.people.cy, updatedOn: T2 + 1000,
+        displayName: 'Access control (wiki)',
+        type: 'link',
+        url: 'https://wiki.example.com/access',
+        note: 'Approved copy',
+        addedBy: w.people.bob,
+        addedOn: T2,
+        updatedBy: w.people.cy,
+        updatedOn: T2 + 1000,
       });
       await a.version(w.ids.A, '1.0', T0, w.people.bob);
       await a.version(w.ids.A, '2.0', T1, w.people.ada);
@@ -164,8 +191,14 @@ for (const dialect of dialects) {
       assert.equal(res.status, 200);
       assert.deepEqual(res.body.data.documents, [
         {
-          displayName: 'Access control (wiki)', type: 'link', url: 'https://wiki.example.com/access', note: 'Approved copy',
-          addedBy: bob, addedOn: T2, updatedBy: cy, updatedOn: T2 + 1000,
+          displayName: 'Access control (wiki)',
+          type: 'link',
+          url: 'https://wiki.example.com/access',
+          note: 'Approved copy',
+          addedBy: bob,
+          addedOn: T2,
+          updatedBy: cy,
+          updatedOn: T2 + 1000,
         },
         { displayName: 'access-control.docx', type: 'word', addedBy: ada, addedOn: T1 },
       ]);
@@ -202,7 +235,11 @@ for (const dialect of dialects) {
       const [docs, versions, tickets] = await Promise.all(
         ['documents', 'versionHistory', 'tickets'].map((f) => get(`/v1/policies/${w.ids.A}?fields=${f}`)),
       );
-      assert.deepEqual(a.body.data, { ...docs.body.data, versionHistory: versions.body.data.versionHistory, tickets: tickets.body.data.tickets });
+      assert.deepEqual(a.body.data, {
+        ...docs.body.data,
+        versionHistory: versions.body.data.versionHistory,
+        tickets: tickets.body.data.tickets,
+      });
       const b = await get(`/v1/policies/${w.ids.B}?fields=${all}`);
       assert.deepEqual(
         [b.body.data.aiDetectedGaps, b.body.data.documents, b.body.data.versionHistory, b.body.data.tickets],
@@ -251,15 +288,24 @@ for (const dialect of dialects) {
 
     test('a new policy is listed at once (results are cached per data version)', async () => {
       const first = await get('/v1/policies?isRelevant=false');
-      assert.deepEqual(first.body.data.map((p: any) => p.policyId), [w.ids.B]);
+      assert.deepEqual(
+        first.body.data.map((p: any) => p.policyId),
+        [w.ids.B],
+      );
       const other = await createOrgWithCredential(server.system, { name: 'Scratch' });
       const t = await getToken(server.url, other);
       const a = artifactFixtures(server.database.db, other.organizationId);
       await a.policy({ name: 'Zeta', status: 'draft' });
       assert.equal((await get('/v1/policies', t)).body.data.length, 1);
       await a.policy({ name: 'Eta', status: 'draft', isRelevant: false });
-      assert.deepEqual((await get('/v1/policies?isRelevant=0', t)).body.data.map((p: any) => p.policyName), ['Eta']);
-      assert.deepEqual((await get('/v1/policies', t)).body.data.map((p: any) => p.policyName), ['Eta', 'Zeta']);
+      assert.deepEqual(
+        (await get('/v1/policies?isRelevant=0', t)).body.data.map((p: any) => p.policyName),
+        ['Eta'],
+      );
+      assert.deepEqual(
+        (await get('/v1/policies', t)).body.data.map((p: any) => p.policyName),
+        ['Eta', 'Zeta'],
+      );
     });
 
     test('security: no token → 401; a plan without policies → 403 plan_restricted', async () => {
@@ -277,7 +323,11 @@ for (const dialect of dialects) {
 
     test('the verbs require policy:read (or policy:write) before anything else', async () => {
       const actor = (scopes: string[]) => ({
-        organizationId: 'org', credentialId: 'cred', scopes: new Set(scopes), plan: new Set(['policy']), dataVersion: 0,
+        organizationId: 'org',
+        credentialId: 'cred',
+        scopes: new Set(scopes),
+        plan: new Set(['policy']),
+        dataVersion: 0,
       });
       const ctx = (scopes: string[]) => ({ ...server.system, actor: actor(scopes) });
       const forbidden = (err: unknown) => err instanceof ServiceError && err.code === 'forbidden';

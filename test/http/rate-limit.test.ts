@@ -206,7 +206,8 @@ for (const store of stores) {
         const expired = await getToken(later.url, await createOrgWithCredential(later.system));
         clock += 3600_000 + 1;
         await inFreshWindow();
-        for (let i = 1; i <= 5; i++) assert.equal((await api(later.url, '/v1/frameworks', expired)).body.error.code, 'token_stale', `request ${i}`);
+        for (let i = 1; i <= 5; i++)
+          assert.equal((await api(later.url, '/v1/frameworks', expired)).body.error.code, 'token_stale', `request ${i}`);
         assertLimited(await api(later.url, '/v1/frameworks', expired), 5);
       } finally {
         await later.close();
@@ -218,12 +219,24 @@ for (const store of stores) {
       try {
         const token = await getToken(server.url, await createOrgWithCredential(server.system));
         const { port } = new URL(server.url);
-        for (const [first, second] of [[token, newAccessToken()], [newAccessToken(), token], [token, token]]) {
-          const res = await rawGet(Number(port), '/v1/frameworks', ['Authorization', `Bearer ${first}`, 'authorization', `Bearer ${second}`]);
+        for (const [first, second] of [
+          [token, newAccessToken()],
+          [newAccessToken(), token],
+          [token, token],
+        ]) {
+          const res = await rawGet(Number(port), '/v1/frameworks', [
+            'Authorization',
+            `Bearer ${first}`,
+            'authorization',
+            `Bearer ${second}`,
+          ]);
           assert.equal(res.status, 400, res.body);
           const body = JSON.parse(res.body);
           assert.equal(body.error.code, 'validation_failed');
-          assert.deepEqual(body.error.details.map((d: any) => d.field), ['Authorization']);
+          assert.deepEqual(
+            body.error.details.map((d: any) => d.field),
+            ['Authorization'],
+          );
         }
         // one header is fine
         assert.equal((await rawGet(Number(port), '/v1/frameworks', ['authorization', `Bearer ${token}`])).status, 200);
@@ -268,7 +281,8 @@ for (const store of stores) {
         const from = (xff: string) => ({ headers: { 'x-forwarded-for': xff } });
         await inFreshWindow();
         // The client forges the left entries; the proxy appends the address it saw (right-most).
-        for (let i = 1; i <= 5; i++) assert.equal((await api(server.url, '/v1/frameworks', undefined, from(`10.9.9.${i}, 203.0.113.7`))).status, 401);
+        for (let i = 1; i <= 5; i++)
+          assert.equal((await api(server.url, '/v1/frameworks', undefined, from(`10.9.9.${i}, 203.0.113.7`))).status, 401);
         assertLimited(await api(server.url, '/v1/frameworks', undefined, from('192.0.2.77, 203.0.113.7')), 5);
         assertLimited(await api(server.url, '/v1/frameworks', undefined, from('203.0.113.7')), 5);
         // another client address is unaffected
@@ -285,7 +299,11 @@ for (const store of stores) {
       try {
         await inFreshWindow();
         // the test client (127.0.0.1) is not a listed proxy: rotating the header changes nothing
-        for (let i = 1; i <= 5; i++) assert.equal((await api(server.url, '/v1/frameworks', undefined, { headers: { 'x-forwarded-for': `198.51.100.${i}` } })).status, 401);
+        for (let i = 1; i <= 5; i++)
+          assert.equal(
+            (await api(server.url, '/v1/frameworks', undefined, { headers: { 'x-forwarded-for': `198.51.100.${i}` } })).status,
+            401,
+          );
         assertLimited(await api(server.url, '/v1/frameworks', undefined, { headers: { 'x-forwarded-for': '198.51.100.99' } }), 5);
       } finally {
         await server.close();
@@ -294,7 +312,15 @@ for (const store of stores) {
       const trusted = await startServer({ store, env: { ...env, TRUST_PROXY: '127.0.0.1/32,10.0.0.0/8' } });
       try {
         await inFreshWindow();
-        for (let i = 1; i <= 5; i++) assert.equal((await api(trusted.url, '/v1/frameworks', undefined, { headers: { 'x-forwarded-for': `198.51.100.${i}, 203.0.113.8, 10.1.2.3` } })).status, 401);
+        for (let i = 1; i <= 5; i++)
+          assert.equal(
+            (
+              await api(trusted.url, '/v1/frameworks', undefined, {
+                headers: { 'x-forwarded-for': `198.51.100.${i}, 203.0.113.8, 10.1.2.3` },
+              })
+            ).status,
+            401,
+          );
         assertLimited(await api(trusted.url, '/v1/frameworks', undefined, { headers: { 'x-forwarded-for': '203.0.113.8' } }), 5);
         assert.equal((await api(trusted.url, '/v1/frameworks', undefined, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status, 401);
       } finally {

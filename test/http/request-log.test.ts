@@ -66,13 +66,25 @@ describe('request logging (server process, LOG_LEVEL=info)', () => {
   });
 
   test('the incoming request line names the route pattern and the query with undeclared values redacted', async () => {
-    const req = incoming(await linesOf(await fetch(`${server.url}/v1/vulnerabilities/api%23VUL-0001?fields=customFields&access_token=${SECRET}`, { headers: { authorization: `Bearer ${token}` } })));
+    const req = incoming(
+      await linesOf(
+        await fetch(`${server.url}/v1/vulnerabilities/api%23VUL-0001?fields=customFields&access_token=${SECRET}`, {
+          headers: { authorization: `Bearer ${token}` },
+        }),
+      ),
+    );
     assert.equal(req.method, 'GET');
     assert.equal(req.url, '/v1/vulnerabilities/:vulnerabilityId');
     assert.equal(req.query, 'fields=customFields&access_token=[redacted]');
     assert.equal(req.remoteAddress, '127.0.0.1');
 
-    const list = incoming(await linesOf(await fetch(`${server.url}/v1/vulnerabilities?count=50&nextCursor=abc&session=${SECRET}`, { headers: { authorization: `Bearer ${token}` } })));
+    const list = incoming(
+      await linesOf(
+        await fetch(`${server.url}/v1/vulnerabilities?count=50&nextCursor=abc&session=${SECRET}`, {
+          headers: { authorization: `Bearer ${token}` },
+        }),
+      ),
+    );
     assert.equal(list.url, '/v1/vulnerabilities');
     assert.equal(list.query, 'count=50&nextCursor=abc&session=[redacted]');
 

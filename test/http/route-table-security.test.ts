@@ -92,7 +92,8 @@ const json = (value: unknown) => ({ body: JSON.stringify(value), headers: { 'con
 
 /** A valid body for each operation that takes one. */
 const BODIES: Record<string, () => { body: RequestInit['body']; headers?: Record<string, string> }> = {
-  'POST /v1/vulnerabilities': () => json({ vulnerabilityId: newFindingKey(), title: 'Route table finding', severity: 'low', status: 'open' }),
+  'POST /v1/vulnerabilities': () =>
+    json({ vulnerabilityId: newFindingKey(), title: 'Route table finding', severity: 'low', status: 'open' }),
   'PATCH /v1/vulnerabilities/{vulnerabilityId}': () => json({ reportLink: '' }),
   'POST /v1/evidence/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
   'POST /v1/evidences/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
@@ -157,7 +158,8 @@ function send(server: TestServer, op: Operation, plan: RequestPlan) {
     const overridden = plan.override && plan.override.name === p.name && plan.override.in === p.in;
     if (!overridden && !p.required) continue;
     const value = overridden ? plan.override!.value : validValue(op, p, plan.ids);
-    if (p.in === 'path') path = path.replace(`{${p.name}}`, p.name === 'vulnerabilityId' && !overridden ? value : encodeURIComponent(value));
+    if (p.in === 'path')
+      path = path.replace(`{${p.name}}`, p.name === 'vulnerabilityId' && !overridden ? value : encodeURIComponent(value));
     else if (p.in === 'query') query.set(p.name, value);
     else if (p.in === 'header') headers[p.name] = value;
   }
@@ -184,13 +186,24 @@ function assertErrorCode(res: { status: number; body: any }, status: number, cod
 
 // ---- Counts of checks attempted (pass or fail), reported at the end and checked for coverage ----
 
-const checked = { unauthorized: 0, forbidden: 0, forbiddenSkipped: 0, planRestricted: 0, otherOrganization: 0, malformed: 0, consoleUnauthorized: 0 };
+const checked = {
+  unauthorized: 0,
+  forbidden: 0,
+  forbiddenSkipped: 0,
+  planRestricted: 0,
+  otherOrganization: 0,
+  malformed: 0,
+  consoleUnauthorized: 0,
+};
 
 // ---- The suite ----
 
 test('the document lists /v1 operations with a bearer scope and console operations with a session', () => {
   assert.ok(v1Operations.length >= 10, `only ${v1Operations.length} /v1 operations found`);
-  assert.ok(v1Operations.some((o) => o.write), 'no /v1 write operation found');
+  assert.ok(
+    v1Operations.some((o) => o.write),
+    'no /v1 write operation found',
+  );
   for (const op of v1Operations) {
     const { resource } = scopeOf(op);
     const fromPath = resourceOfPath(op.path);
@@ -256,13 +269,17 @@ for (const dialect of dialects) {
       await seed(own, 'VUL-0001');
       await seed(other, 'VUL-0002');
       writer = await getToken(server.url, own);
-      for (const level of ACCESS_LEVELS) tokenByLevel[level] = await getToken(server.url, await addCredential(server.system, own.organizationId, level));
+      for (const level of ACCESS_LEVELS)
+        tokenByLevel[level] = await getToken(server.url, await addCredential(server.system, own.organizationId, level));
       ownIds = await idsOf(writer);
       otherIds = await idsOf(await getToken(server.url, other));
       assert.notDeepEqual(ownIds, otherIds);
       for (const resource of RESOURCES) {
         const plan = RESOURCES.filter((r) => r !== resource).join(',');
-        restrictedToken[resource] = await getToken(server.url, await createOrgWithCredential(server.system, { name: `No ${resource}`, plan, accessLevel: 'read_write' }));
+        restrictedToken[resource] = await getToken(
+          server.url,
+          await createOrgWithCredential(server.system, { name: `No ${resource}`, plan, accessLevel: 'read_write' }),
+        );
       }
     });
     after(() => server?.close());
@@ -272,7 +289,12 @@ for (const dialect of dialects) {
         test('no token → 401 unauthorized (also a malformed one)', async () => {
           checked.unauthorized++;
           assertErrorCode(await send(server, op, { ids: ownIds }), 401, 'unauthorized', `${op.label} without a token`);
-          assertErrorCode(await send(server, op, { ids: ownIds, token: `not-a-token-${randomUUID()}` }), 401, 'unauthorized', `${op.label} with a random token`);
+          assertErrorCode(
+            await send(server, op, { ids: ownIds, token: `not-a-token-${randomUUID()}` }),
+            401,
+            'unauthorized',
+            `${op.label} with a random token`,
+          );
         });
 
         test("a token without the operation's scope → 403 forbidden", async (t) => {
@@ -288,7 +310,12 @@ for (const dialect of dialects) {
           }
           checked.forbidden++;
           for (const level of lacking) {
-            assertErrorCode(await send(server, op, { ids: ownIds, token: tokenByLevel[level] }), 403, 'forbidden', `${op.label} with a ${level} token`);
+            assertErrorCode(
+              await send(server, op, { ids: ownIds, token: tokenByLevel[level] }),
+              403,
+              'forbidden',
+              `${op.label} with a ${level} token`,
+            );
           }
         });
 
@@ -296,7 +323,12 @@ for (const dialect of dialects) {
           checked.planRestricted++;
           const resource = resourceOfPath(op.path)!;
           // IDs of the caller's organization: the plan is checked before anything is looked up.
-          assertErrorCode(await send(server, op, { ids: ownIds, token: restrictedToken[resource] }), 403, 'plan_restricted', `${op.label} for a plan without ${resource}`);
+          assertErrorCode(
+            await send(server, op, { ids: ownIds, token: restrictedToken[resource] }),
+            403,
+            'plan_restricted',
+            `${op.label} for a plan without ${resource}`,
+          );
         });
 
         test("another organization's ID → 404 not_found", async (t) => {
@@ -307,7 +339,12 @@ for (const dialect of dialects) {
           }
           checked.otherOrganization++;
           const res = await send(server, op, { ids: otherIds, token: writer });
-          assertErrorCode(res, 404, 'not_found', `${op.label} with the other organization's ${pathParams.map((p) => `${p.name} ${otherIds[p.name]}`).join(', ')}`);
+          assertErrorCode(
+            res,
+            404,
+            'not_found',
+            `${op.label} with the other organization's ${pathParams.map((p) => `${p.name} ${otherIds[p.name]}`).join(', ')}`,
+          );
           // …while the caller's own ID is found (so the 404 is about tenancy, not the request)
           const own = await send(server, op, { ids: ownIds, token: writer });
           assert.ok(own.status >= 200 && own.status < 300, `${op.label} with the caller's own IDs: expected 2xx, got ${show(own)}`);
@@ -321,7 +358,10 @@ for (const dialect of dialects) {
             const label = `${op.label} with ${p.name} ${why} (${value.length > 40 ? `${value.length} characters` : JSON.stringify(value)})`;
             assertErrorCode(res, 400, 'validation_failed', label);
             const fields: string[] = (res.body.error.details ?? []).map((d: { field: string }) => String(d.field).toLowerCase());
-            assert.ok(fields.includes(p.name.toLowerCase()), `${label}: details should name ${p.name}, got ${JSON.stringify(res.body.error.details)}`);
+            assert.ok(
+              fields.includes(p.name.toLowerCase()),
+              `${label}: details should name ${p.name}, got ${JSON.stringify(res.body.error.details)}`,
+            );
           });
         }
       });
@@ -342,7 +382,9 @@ for (const dialect of dialects) {
 
     test('coverage: every /v1 operation was checked, and every write operation for its scope', (t) => {
       const writes = v1Operations.filter((o) => o.write).length;
-      t.diagnostic(`${v1Operations.length} /v1 operations (${writes} writes), ${consoleOperations.length} console operations: ${JSON.stringify(checked)}`);
+      t.diagnostic(
+        `${v1Operations.length} /v1 operations (${writes} writes), ${consoleOperations.length} console operations: ${JSON.stringify(checked)}`,
+      );
       assert.equal(checked.unauthorized, v1Operations.length);
       assert.equal(checked.planRestricted, v1Operations.length);
       assert.ok(checked.forbidden >= writes, `only ${checked.forbidden} operations checked for 403 forbidden; ${writes} write operations`);

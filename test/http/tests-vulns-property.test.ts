@@ -36,7 +36,7 @@ const findingFilter = fc.record({
 });
 
 /** Random letter case, to check case-insensitive matching. */
-const recase = (s: string, mask: number) => [...s].map((c, i) => ((mask >> i % 30) & 1 ? c.toUpperCase() : c.toLowerCase())).join('');
+const recase = (s: string, mask: number) => [...s].map((c, i) => ((mask >> (i % 30)) & 1 ? c.toUpperCase() : c.toLowerCase())).join('');
 
 for (const dialect of dialects) {
   describe(`tests and vulnerabilities lists, property-based (${dialect})`, () => {
@@ -66,44 +66,55 @@ for (const dialect of dialects) {
 
     test('vulnerabilities: every filtered walk equals the unfiltered walk filtered by the rule', async () => {
       await fc.assert(
-        fc.asyncProperty(fc.array(finding, { maxLength: 240, size: 'max' }), fc.array(findingFilter, { minLength: 3, maxLength: 3 }), async (rows, filters) => {
-          const client = await createOrgWithCredential(server.system, { name: 'Property findings' });
-          const token = await getToken(server.url, client);
-          const stored = rows.map((r, i) => ({ ...r, key: `VUL-${String(i + 1).padStart(4, '0')}`, firstSeen: T + r.bucket * 60_000 }));
-          if (stored.length > 0) {
-            await findingFixtures(server.database.db, client.organizationId).manyVulnerabilities(
-              stored.map((r) => ({ source: r.source, key: r.key, status: r.status, severity: r.severity, firstSeen: r.firstSeen, fixAvailable: r.fix })),
-            );
-          }
-          const byId = new Map(stored.map((r) => [`${r.source}%23${r.key}`, r]));
-          const all = await walk(token, new URLSearchParams({ fields: 'firstSeen' }));
-          // the unfiltered walk: every finding once, in the documented order
-          const order = [...byId.entries()]
-            .sort(([a, x], [b, y]) => y.firstSeen - x.firstSeen || (a < b ? -1 : a > b ? 1 : 0))
-            .map(([id]) => id);
-          assert.deepEqual(all.ids, order);
-          assert.equal(all.total, stored.length);
+        fc.asyncProperty(
+          fc.array(finding, { maxLength: 240, size: 'max' }),
+          fc.array(findingFilter, { minLength: 3, maxLength: 3 }),
+          async (rows, filters) => {
+            const client = await createOrgWithCredential(server.system, { name: 'Property findings' });
+            const token = await getToken(server.url, client);
+            const stored = rows.map((r, i) => ({ ...r, key: `VUL-${String(i + 1).padStart(4, '0')}`, firstSeen: T + r.bucket * 60_000 }));
+            if (stored.length > 0) {
+              await findingFixtures(server.database.db, client.organizationId).manyVulnerabilities(
+                stored.map((r) => ({
+                  source: r.source,
+                  key: r.key,
+                  status: r.status,
+                  severity: r.severity,
+                  firstSeen: r.firstSeen,
+                  fixAvailable: r.fix,
+                })),
+              );
+            }
+            const byId = new Map(stored.map((r) => [`${r.source}%23${r.key}`, r]));
+            const all = await walk(token, new URLSearchParams({ fields: 'firstSeen' }));
+            // the unfiltered walk: every finding once, in the documented order
+            const order = [...byId.entries()]
+              .sort(([a, x], [b, y]) => y.firstSeen - x.firstSeen || (a < b ? -1 : a > b ? 1 : 0))
+              .map(([id]) => id);
+            assert.deepEqual(all.ids, order);
+            assert.equal(all.total, stored.length);
 
-          for (const filter of filters) {
-            const params = new URLSearchParams({ count: String(filter.count) });
-            if (filter.status) params.set('status', filter.status.join(','));
-            if (filter.severity) params.set('severity', filter.severity.join(','));
-            if (filter.source) params.set('source', filter.source.join(','));
-            if (filter.fixAvailable) params.set('fixAvailable', filter.fixAvailable.join(', '));
-            const got = await walk(token, params);
-            const want = all.items
-              .filter((v) => !filter.status || filter.status.includes(v.status))
-              .filter((v) => !filter.severity || filter.severity.includes(v.severity))
-              .filter((v) => !filter.source || filter.source.includes(v.source))
-              .filter((v) => {
-                const fix = byId.get(v.vulnerabilityId)!.fix;
-                return !filter.fixAvailable || (fix !== null && (filter.fixAvailable as string[]).includes(fix));
-              })
-              .map((v) => v.vulnerabilityId);
-            assert.deepEqual(got.ids, want, params.toString());
-            assert.equal(got.total, want.length);
-          }
-        }),
+            for (const filter of filters) {
+              const params = new URLSearchParams({ count: String(filter.count) });
+              if (filter.status) params.set('status', filter.status.join(','));
+              if (filter.severity) params.set('severity', filter.severity.join(','));
+              if (filter.source) params.set('source', filter.source.join(','));
+              if (filter.fixAvailable) params.set('fixAvailable', filter.fixAvailable.join(', '));
+              const got = await walk(token, params);
+              const want = all.items
+                .filter((v) => !filter.status || filter.status.includes(v.status))
+                .filter((v) => !filter.severity || filter.severity.includes(v.severity))
+                .filter((v) => !filter.source || filter.source.includes(v.source))
+                .filter((v) => {
+                  const fix = byId.get(v.vulnerabilityId)!.fix;
+                  return !filter.fixAvailable || (fix !== null && (filter.fixAvailable as string[]).includes(fix));
+                })
+                .map((v) => v.vulnerabilityId);
+              assert.deepEqual(got.ids, want, params.toString());
+              assert.equal(got.total, want.length);
+            }
+          },
+        ),
         { numRuns: NUM_RUNS, endOnFailure: true },
       );
     });
@@ -127,53 +138,61 @@ for (const dialect of dialects) {
       const APPS = ['AWS', 'GitHub', 'Okta', 'Jira'];
       const EMAILS = ['ada+grc@example.com', 'bob@example.com', 'carol@example.com', 'nobody@example.com'];
       await fc.assert(
-        fc.asyncProperty(fc.array(testRecord, { maxLength: 30, size: 'max' }), fc.array(testFilter, { minLength: 4, maxLength: 4 }), async (tests, filters) => {
-          const client = await createOrgWithCredential(server.system, { name: 'Property tests' });
-          const token = await getToken(server.url, client);
-          const base = fixtures(server.database.db, client.organizationId);
-          const f = findingFixtures(server.database.db, client.organizationId);
-          const appIds = [await f.application('AWS'), await f.application('GitHub'), await f.application('Okta')];
-          const personIds = [await base.person('Ada', EMAILS[0]), await base.person('Bob', EMAILS[1]), await base.person('Carol', EMAILS[2])];
-          const frameworkIds: string[] = [];
-          const requirementIds: string[] = [];
-          for (const name of ['F-A', 'F-B', 'F-C']) {
-            const id = await base.framework(name);
-            frameworkIds.push(id);
-            requirementIds.push(await base.requirement(id, `${name}-1`));
-          }
-          frameworkIds.push('00000000-0000-0000-0000-000000000000');
-          for (const t of tests) {
-            const id = await f.testRecord({
-              name: t.name,
-              result: t.result,
-              integrationFailing: t.integrationFailing,
-              applicationIds: t.apps.map((a) => appIds[a]),
-              assignees: t.people.map((p, i) => ({ personId: personIds[p], isPrimary: i === 0 })),
-            });
-            if (t.frameworks.length > 0) await base.map('test', id, { requirementIds: t.frameworks.map((x) => requirementIds[x]) });
-          }
-          const all = await api(server.url, '/v1/tests?fields=mappedFrameworkIds', token);
-          assert.equal(all.status, 200);
-          assert.equal(all.body.data.length, tests.length);
-          for (const filter of filters) {
-            const params = new URLSearchParams();
-            if (filter.status) params.set('status', filter.status.join(','));
-            if (filter.frameworks) params.set('frameworkIds', filter.frameworks.map((x) => frameworkIds[x]).join(','));
-            if (filter.people) params.set('assigneeEmails', filter.people.map((x) => recase(EMAILS[x], filter.mask)).join(','));
-            if (filter.apps) params.set('applications', filter.apps.map((x) => recase(APPS[x], filter.mask >> 3)).join(', '));
-            params.set('fields', 'mappedFrameworkIds');
-            const got = await api(server.url, `/v1/tests?${params}`, token);
-            assert.equal(got.status, 200, JSON.stringify(got.body));
-            const want = all.body.data.filter(
-              (t: any) =>
-                (!filter.status || (filter.status as string[]).includes(t.status)) &&
-                (!filter.frameworks || filter.frameworks.some((x) => t.mappedFrameworkIds.includes(frameworkIds[x]))) &&
-                (!filter.people || filter.people.some((x) => t.assignees.some((a: any) => a.email === EMAILS[x]))) &&
-                (!filter.apps || filter.apps.some((x) => t.applications.some((a: any) => a.name === APPS[x]))),
-            );
-            assert.deepEqual(got.body.data, want, params.toString());
-          }
-        }),
+        fc.asyncProperty(
+          fc.array(testRecord, { maxLength: 30, size: 'max' }),
+          fc.array(testFilter, { minLength: 4, maxLength: 4 }),
+          async (tests, filters) => {
+            const client = await createOrgWithCredential(server.system, { name: 'Property tests' });
+            const token = await getToken(server.url, client);
+            const base = fixtures(server.database.db, client.organizationId);
+            const f = findingFixtures(server.database.db, client.organizationId);
+            const appIds = [await f.application('AWS'), await f.application('GitHub'), await f.application('Okta')];
+            const personIds = [
+              await base.person('Ada', EMAILS[0]),
+              await base.person('Bob', EMAILS[1]),
+              await base.person('Carol', EMAILS[2]),
+            ];
+            const frameworkIds: string[] = [];
+            const requirementIds: string[] = [];
+            for (const name of ['F-A', 'F-B', 'F-C']) {
+              const id = await base.framework(name);
+              frameworkIds.push(id);
+              requirementIds.push(await base.requirement(id, `${name}-1`));
+            }
+            frameworkIds.push('00000000-0000-0000-0000-000000000000');
+            for (const t of tests) {
+              const id = await f.testRecord({
+                name: t.name,
+                result: t.result,
+                integrationFailing: t.integrationFailing,
+                applicationIds: t.apps.map((a) => appIds[a]),
+                assignees: t.people.map((p, i) => ({ personId: personIds[p], isPrimary: i === 0 })),
+              });
+              if (t.frameworks.length > 0) await base.map('test', id, { requirementIds: t.frameworks.map((x) => requirementIds[x]) });
+            }
+            const all = await api(server.url, '/v1/tests?fields=mappedFrameworkIds', token);
+            assert.equal(all.status, 200);
+            assert.equal(all.body.data.length, tests.length);
+            for (const filter of filters) {
+              const params = new URLSearchParams();
+              if (filter.status) params.set('status', filter.status.join(','));
+              if (filter.frameworks) params.set('frameworkIds', filter.frameworks.map((x) => frameworkIds[x]).join(','));
+              if (filter.people) params.set('assigneeEmails', filter.people.map((x) => recase(EMAILS[x], filter.mask)).join(','));
+              if (filter.apps) params.set('applications', filter.apps.map((x) => recase(APPS[x], filter.mask >> 3)).join(', '));
+              params.set('fields', 'mappedFrameworkIds');
+              const got = await api(server.url, `/v1/tests?${params}`, token);
+              assert.equal(got.status, 200, JSON.stringify(got.body));
+              const want = all.body.data.filter(
+                (t: any) =>
+                  (!filter.status || (filter.status as string[]).includes(t.status)) &&
+                  (!filter.frameworks || filter.frameworks.some((x) => t.mappedFrameworkIds.includes(frameworkIds[x]))) &&
+                  (!filter.people || filter.people.some((x) => t.assignees.some((a: any) => a.email === EMAILS[x]))) &&
+                  (!filter.apps || filter.apps.some((x) => t.applications.some((a: any) => a.name === APPS[x]))),
+              );
+              assert.deepEqual(got.body.data, want, params.toString());
+            }
+          },
+        ),
         { numRuns: NUM_RUNS, endOnFailure: true },
       );
     });

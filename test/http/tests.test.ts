@@ -96,13 +96,28 @@ for (const dialect of dialects) {
         entityIds: [ids.platform, ids.payments],
       });
       await base.map('test', ids.T2, { requirementIds: [ids.R2] });
-      ids.T3 = await f.testRecord({ id: 'test_backups_cc33', name: 'Gamma backups', result: 'ignored', ignoreReason: 'Not applicable to us', addedOn: T0 + DAY });
-      ids.T4 = await f.testRecord({ id: 'test_logging_dd44', name: 'Delta logging', result: 'passing', applicationIds: [ids.okta], effortEstimate: 'high' });
+      ids.T3 = await f.testRecord({
+        id: 'test_backups_cc33',
+        name: 'Gamma backups',
+        result: 'ignored',
+        ignoreReason: 'Not applicable to us',
+        addedOn: T0 + DAY,
+      });
+      ids.T4 = await f.testRecord({
+        id: 'test_logging_dd44',
+        name: 'Delta logging',
+        result: 'passing',
+        applicationIds: [ids.okta],
+        effortEstimate: 'high',
+      });
       await base.map('test', ids.T4, { requirementIds: [ids.R1, ids.R2] });
 
       const other = await createOrgWithCredential(server.system, { name: 'Other Org' });
       otherToken = await getToken(server.url, other);
-      otherTestId = await findingFixtures(server.database.db, other.organizationId).testRecord({ name: 'Other org test', result: 'passing' });
+      otherTestId = await findingFixtures(server.database.db, other.organizationId).testRecord({
+        name: 'Other org test',
+        result: 'passing',
+      });
     });
     after(() => server.close());
 
@@ -147,7 +162,11 @@ for (const dialect of dialects) {
     });
 
     test('list: every optional field, only when asked; unset values left out, modifiedOn null', async () => {
-      const res = await api(server.url, '/v1/tests?fields=mappedFrameworkIds,effortEstimate,ignoreReason,addedOn,modifiedOn,ticketsCount', token);
+      const res = await api(
+        server.url,
+        '/v1/tests?fields=mappedFrameworkIds,effortEstimate,ignoreReason,addedOn,modifiedOn,ticketsCount',
+        token,
+      );
       assert.equal(res.status, 200);
       const optional = res.body.data.map((t: any) => {
         const { testId, testName, status, applications, assignees, entities, ...rest } = t;
@@ -157,16 +176,15 @@ for (const dialect of dialects) {
         ['Alpha MFA enabled', { mappedFrameworkIds: [ids.F1], effortEstimate: 'low', addedOn: T0, modifiedOn: T0 + DAY, ticketsCount: 2 }],
         ['Beta S3 encryption', { mappedFrameworkIds: [ids.F2], addedOn: T0, modifiedOn: null, ticketsCount: 0 }],
         ['Delta logging', { mappedFrameworkIds: [ids.F1, ids.F2], effortEstimate: 'high', addedOn: T0, modifiedOn: null, ticketsCount: 0 }],
-        ['Gamma backups', { mappedFrameworkIds: [], ignoreReason: 'Not applicable to us', addedOn: T0 + DAY, modifiedOn: null, ticketsCount: 0 }],
+        [
+          'Gamma backups',
+          { mappedFrameworkIds: [], ignoreReason: 'Not applicable to us', addedOn: T0 + DAY, modifiedOn: null, ticketsCount: 0 },
+        ],
       ]);
       for (const field of ['mappedFrameworkIds', 'effortEstimate', 'ignoreReason', 'addedOn', 'modifiedOn', 'ticketsCount']) {
         const one = await api(server.url, `/v1/tests?fields=${field}`, token);
         const keys = new Set(one.body.data.flatMap((t: any) => Object.keys(t)));
-        assert.deepEqual(
-          [...keys].sort(),
-          ['applications', 'assignees', 'entities', 'status', 'testId', 'testName', field].sort(),
-          field,
-        );
+        assert.deepEqual([...keys].sort(), ['applications', 'assignees', 'entities', 'status', 'testId', 'testName', field].sort(), field);
       }
     });
 
@@ -237,7 +255,13 @@ for (const dialect of dialects) {
         remediation: 'Enable MFA.',
         mappedControls: [{ controlId: ids.C1, controlCode: 'CTL-1', controlName: 'Control CTL-1' }],
         mappedRequirements: [
-          { frameworkId: ids.F1, frameworkName: 'Alpha Framework', requirementId: ids.R1, requirementCode: 'A-1', requirementName: 'Requirement A-1' },
+          {
+            frameworkId: ids.F1,
+            frameworkName: 'Alpha Framework',
+            requirementId: ids.R1,
+            requirementCode: 'A-1',
+            requirementName: 'Requirement A-1',
+          },
         ],
         lastScannedOn: T0 + 3 * DAY,
         effortEstimate: 'low',
@@ -298,7 +322,10 @@ for (const dialect of dialects) {
         return res.body.data.resources.map((r: any) => [r.name, r.status]);
       };
       assert.deepEqual(await names('passing'), [['bob@example.com', 'passing']]);
-      assert.deepEqual(await names('ignored,passing'), [['bob@example.com', 'passing'], ['carol@example.com', 'ignored']]);
+      assert.deepEqual(await names('ignored,passing'), [
+        ['bob@example.com', 'passing'],
+        ['carol@example.com', 'ignored'],
+      ]);
       assert.deepEqual(await names('affected'), []);
       assert.deepEqual(await names('affected,passing'), [['bob@example.com', 'passing']]);
       assert.deepEqual(await names('ignored,fix_required,passing,affected'), [
@@ -323,7 +350,8 @@ for (const dialect of dialects) {
       ]);
       for (const field of ['tickets', 'mappedRisks', 'testHistory']) {
         const one = await api(server.url, `/v1/tests/${ids.T1}?fields=${field}`, token);
-        for (const other of ['tickets', 'mappedRisks', 'testHistory']) assert.equal(other in one.body.data, other === field, `${field}: ${other}`);
+        for (const other of ['tickets', 'mappedRisks', 'testHistory'])
+          assert.equal(other in one.body.data, other === field, `${field}: ${other}`);
       }
       const empty = await api(server.url, `/v1/tests/${ids.T4}?fields=tickets,mappedRisks,testHistory`, token);
       assert.deepEqual([empty.body.data.tickets, empty.body.data.mappedRisks, empty.body.data.testHistory], [[], [], []]);
@@ -351,7 +379,7 @@ for (const dialect of dialects) {
       }
     });
 
-    test("security: no token 401, plan without tests 403 plan_restricted, another organization sees none of these", async () => {
+    test('security: no token 401, plan without tests 403 plan_restricted, another organization sees none of these', async () => {
       assert.equal((await api(server.url, '/v1/tests')).status, 401);
       assert.equal((await api(server.url, `/v1/tests/${ids.T1}`)).status, 401);
       const limited = await createOrgWithCredential(server.system, { name: 'No tests plan', plan: 'framework,vulnerability' });
@@ -362,7 +390,10 @@ for (const dialect of dialects) {
         assert.equal(res.body.error.code, 'plan_restricted');
       }
       const res = await api(server.url, '/v1/tests', otherToken);
-      assert.deepEqual(res.body.data.map((t: any) => t.testName), ['Other org test']);
+      assert.deepEqual(
+        res.body.data.map((t: any) => t.testName),
+        ['Other org test'],
+      );
     });
 
     test('a change to the data is served at once (cached results are keyed by the data version)', async () => {
@@ -370,10 +401,16 @@ for (const dialect of dialects) {
       const scratchToken = await getToken(server.url, scratch);
       const g = findingFixtures(server.database.db, scratch.organizationId);
       const first = await g.testRecord({ name: 'One', result: 'passing', resources: [{ name: 'r1', status: 'fix_required' }] });
-      assert.deepEqual((await api(server.url, '/v1/tests', scratchToken)).body.data.map((t: any) => t.testName), ['One']);
+      assert.deepEqual(
+        (await api(server.url, '/v1/tests', scratchToken)).body.data.map((t: any) => t.testName),
+        ['One'],
+      );
       assert.equal((await api(server.url, `/v1/tests/${first}`, scratchToken)).body.data.resources.length, 1);
       await g.testRecord({ name: 'Two', result: 'ignored' });
-      assert.deepEqual((await api(server.url, '/v1/tests', scratchToken)).body.data.map((t: any) => t.testName), ['One', 'Two']);
+      assert.deepEqual(
+        (await api(server.url, '/v1/tests', scratchToken)).body.data.map((t: any) => t.testName),
+        ['One', 'Two'],
+      );
     });
   });
 }

@@ -106,7 +106,10 @@ for (const dialect of dialects) {
     });
 
     test('an unknown client_id answers 401 invalid_client with the same description as a wrong secret', async () => {
-      const unknown = await postToken(server.url, JSON.stringify(grant({ clientId: 'cds_id_doesnotexist', clientSecret: readOnly.clientSecret })));
+      const unknown = await postToken(
+        server.url,
+        JSON.stringify(grant({ clientId: 'cds_id_doesnotexist', clientSecret: readOnly.clientSecret })),
+      );
       assertOAuthError(unknown, 401, 'invalid_client');
       const wrong = await postToken(server.url, JSON.stringify(grant({ clientId: readOnly.clientId, clientSecret: 'cds_secret_wrong' })));
       assertOAuthError(wrong, 401, 'invalid_client');
@@ -149,7 +152,11 @@ for (const dialect of dialects) {
     });
 
     test('a form-encoded body (application/x-www-form-urlencoded) answers 400 invalid_request', async () => {
-      const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: readOnly.clientId, client_secret: readOnly.clientSecret });
+      const form = new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: readOnly.clientId,
+        client_secret: readOnly.clientSecret,
+      });
       const res = await postToken(server.url, form.toString(), 'application/x-www-form-urlencoded');
       assertOAuthError(res, 400, 'invalid_request');
     });
@@ -233,7 +240,12 @@ for (const store of stores) {
       const client = await createOrgWithCredential(server.system);
       await inFreshWindow();
       for (let i = 1; i <= 20; i++) {
-        const res = await postToken(server.url, JSON.stringify(grant({ clientId: client.clientId, clientSecret: `cds_secret_guess${i}` })), 'application/json', { 'x-forwarded-for': '203.0.113.66' });
+        const res = await postToken(
+          server.url,
+          JSON.stringify(grant({ clientId: client.clientId, clientSecret: `cds_secret_guess${i}` })),
+          'application/json',
+          { 'x-forwarded-for': '203.0.113.66' },
+        );
         assertOAuthError(res, 401, 'invalid_client');
       }
       const res = await postToken(server.url, JSON.stringify(grant(client)), 'application/json', { 'x-forwarded-for': '198.51.100.20' });
@@ -257,7 +269,11 @@ for (const store of stores) {
       await inFreshWindow();
       for (let i = 1; i <= 30; i++) {
         // unknown client, wrong secret and malformed client ID alike
-        const bad = [grant({ clientId: client.clientId, clientSecret: 'cds_secret_nope' }), grant({ clientId: 'cds_id_AAAAAAAAAAAAAAAA', clientSecret: 'x' }), grant({ clientId: 'x'.repeat(300), clientSecret: 'x' })][i % 3];
+        const bad = [
+          grant({ clientId: client.clientId, clientSecret: 'cds_secret_nope' }),
+          grant({ clientId: 'cds_id_AAAAAAAAAAAAAAAA', clientSecret: 'x' }),
+          grant({ clientId: 'x'.repeat(300), clientSecret: 'x' }),
+        ][i % 3];
         const res = await postToken(server.url, JSON.stringify(bad), 'application/json', from);
         assertOAuthError(res, 401, 'invalid_client');
         assert.equal(res.headers.get('x-ratelimit-limit'), '30');
@@ -279,7 +295,9 @@ for (const store of stores) {
     test('a client_id not of the issued form answers 401 invalid_client and leaves no key derived from it in the store', async () => {
       const long = 'cds_id_' + 'A'.repeat(3500);
       for (const clientId of [long, 'cds_id_short', 'cds_id_AAAAAAAAAAAAAAA!', `${client16()}x`]) {
-        const res = await postToken(server.url, JSON.stringify(grant({ clientId, clientSecret: 'cds_secret_x' })), 'application/json', { 'x-forwarded-for': '192.0.2.200' });
+        const res = await postToken(server.url, JSON.stringify(grant({ clientId, clientSecret: 'cds_secret_x' })), 'application/json', {
+          'x-forwarded-for': '192.0.2.200',
+        });
         assertOAuthError(res, 401, 'invalid_client');
       }
       assert.ok((await longestStoreKey(server)) < 200, 'every stored key is short');

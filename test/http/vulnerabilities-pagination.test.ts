@@ -61,7 +61,14 @@ for (const dialect of dialects) {
       }
       await f.manyVulnerabilities(rows);
       expected = rows
-        .map((r) => ({ id: `${r.source}%23${r.key}`, status: r.status, severity: r.severity, source: r.source, firstSeen: r.firstSeen, fix: r.fixAvailable }))
+        .map((r) => ({
+          id: `${r.source}%23${r.key}`,
+          status: r.status,
+          severity: r.severity,
+          source: r.source,
+          firstSeen: r.firstSeen,
+          fix: r.fixAvailable,
+        }))
         .sort((a, b) => b.firstSeen - a.firstSeen || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       const other = await createOrgWithCredential(server.system, { name: 'Other paging' });
       otherToken = await getToken(server.url, other);
@@ -73,7 +80,10 @@ for (const dialect of dialects) {
         const { items, sizes, totalCount } = await walk(server, token, '', count);
         const size = count ?? 50;
         assert.equal(totalCount, 330);
-        assert.deepEqual(items.map((v) => v.vulnerabilityId), expected.map((e) => e.id));
+        assert.deepEqual(
+          items.map((v) => v.vulnerabilityId),
+          expected.map((e) => e.id),
+        );
         assert.equal(new Set(items.map((v) => v.vulnerabilityId)).size, 330);
         assert.deepEqual(sizes, [...Array(Math.floor(330 / size)).fill(size), 330 % size]);
       });
@@ -82,20 +92,34 @@ for (const dialect of dialects) {
     test('walking a filtered list (status, severity, source, fixAvailable) keeps the filter on every page', async () => {
       const query = 'status=open,risk,closed&severity=critical,low,medium&fields=firstSeen';
       const { items, totalCount } = await walk(server, token, query, 50);
-      const want = expected.filter((e) => ['open', 'risk', 'closed'].includes(e.status) && ['critical', 'low', 'medium'].includes(e.severity));
+      const want = expected.filter(
+        (e) => ['open', 'risk', 'closed'].includes(e.status) && ['critical', 'low', 'medium'].includes(e.severity),
+      );
       assert.ok(want.length > 100);
       assert.equal(totalCount, want.length);
-      assert.deepEqual(items.map((v) => v.vulnerabilityId), want.map((e) => e.id));
-      assert.deepEqual(items.map((v) => v.firstSeen), want.map((e) => e.firstSeen));
+      assert.deepEqual(
+        items.map((v) => v.vulnerabilityId),
+        want.map((e) => e.id),
+      );
+      assert.deepEqual(
+        items.map((v) => v.firstSeen),
+        want.map((e) => e.firstSeen),
+      );
 
       const bySource = await walk(server, token, 'source=aws,snyk,api', 50);
       const wantSource = expected.filter((e) => ['aws', 'snyk', 'api'].includes(e.source));
-      assert.deepEqual(bySource.items.map((v) => v.vulnerabilityId), wantSource.map((e) => e.id));
+      assert.deepEqual(
+        bySource.items.map((v) => v.vulnerabilityId),
+        wantSource.map((e) => e.id),
+      );
       assert.equal(bySource.totalCount, wantSource.length);
 
       const byFix = await walk(server, token, 'fixAvailable=no&severity=low,high', 50);
       const wantFix = expected.filter((e) => e.fix === 'no' && ['low', 'high'].includes(e.severity));
-      assert.deepEqual(byFix.items.map((v) => v.vulnerabilityId), wantFix.map((e) => e.id));
+      assert.deepEqual(
+        byFix.items.map((v) => v.vulnerabilityId),
+        wantFix.map((e) => e.id),
+      );
       assert.equal(byFix.totalCount, wantFix.length);
     });
 
@@ -104,7 +128,13 @@ for (const dialect of dialects) {
       const t = await getToken(server.url, client);
       const g = findingFixtures(server.database.db, client.organizationId);
       await g.manyVulnerabilities(
-        Array.from({ length: 100 }, (_, i) => ({ source: 'api', key: `VUL-${String(i + 1).padStart(4, '0')}`, status: 'open', severity: 'high', firstSeen: T + i })),
+        Array.from({ length: 100 }, (_, i) => ({
+          source: 'api',
+          key: `VUL-${String(i + 1).padStart(4, '0')}`,
+          status: 'open',
+          severity: 'high',
+          firstSeen: T + i,
+        })),
       );
       const one = await api(server.url, '/v1/vulnerabilities?count=100', t);
       assert.equal(one.body.data.length, 100);
@@ -124,17 +154,35 @@ for (const dialect of dialects) {
       const same = await api(server.url, `/v1/vulnerabilities?status=open&nextCursor=${encodeURIComponent(cursor)}`, token);
       assert.equal(same.status, 200);
       // page size and fields are not filters: changing them keeps the cursor valid
-      const resized = await api(server.url, `/v1/vulnerabilities?status=open&count=100&fields=firstSeen&nextCursor=${encodeURIComponent(cursor)}`, token);
+      const resized = await api(
+        server.url,
+        `/v1/vulnerabilities?status=open&count=100&fields=firstSeen&nextCursor=${encodeURIComponent(cursor)}`,
+        token,
+      );
       assert.equal(resized.status, 200);
-      assert.deepEqual(resized.body.data.slice(0, same.body.data.length).map((v: any) => v.vulnerabilityId), same.body.data.map((v: any) => v.vulnerabilityId));
+      assert.deepEqual(
+        resized.body.data.slice(0, same.body.data.length).map((v: any) => v.vulnerabilityId),
+        same.body.data.map((v: any) => v.vulnerabilityId),
+      );
       // the same filter values in another order or spacing are the same filters
       const spaced = await api(server.url, `/v1/vulnerabilities?status=%20open&nextCursor=${encodeURIComponent(cursor)}`, token);
       assert.equal(spaced.status, 200);
-      for (const query of ['', 'status=open,closed', 'status=closed', 'status=open&severity=low', 'status=open&source=api', 'status=open&fixAvailable=yes']) {
+      for (const query of [
+        '',
+        'status=open,closed',
+        'status=closed',
+        'status=open&severity=low',
+        'status=open&source=api',
+        'status=open&fixAvailable=yes',
+      ]) {
         const res = await api(server.url, `/v1/vulnerabilities?${query}${query ? '&' : ''}nextCursor=${encodeURIComponent(cursor)}`, token);
         assert.equal(res.status, 400, query);
         assert.equal(res.body.error.code, 'validation_failed');
-        assert.deepEqual(res.body.error.details.map((d: any) => d.field), ['nextCursor'], query);
+        assert.deepEqual(
+          res.body.error.details.map((d: any) => d.field),
+          ['nextCursor'],
+          query,
+        );
       }
       // another organization cannot use it either
       const foreign = await api(server.url, `/v1/vulnerabilities?status=open&nextCursor=${encodeURIComponent(cursor)}`, otherToken);
@@ -163,7 +211,11 @@ for (const dialect of dialects) {
       ]) {
         const res = await api(server.url, `/v1/vulnerabilities?nextCursor=${encodeURIComponent(bad)}`, token);
         assert.equal(res.status, 400, bad);
-        assert.deepEqual(res.body.error.details.map((d: any) => d.field), ['nextCursor'], bad);
+        assert.deepEqual(
+          res.body.error.details.map((d: any) => d.field),
+          ['nextCursor'],
+          bad,
+        );
       }
     });
 
@@ -204,7 +256,11 @@ for (const dialect of dialects) {
       const first = await api(server.url, '/v1/vulnerabilities?severity=high', token);
       const before = first.body.meta.totalCount;
       await f.manyVulnerabilities([{ source: 'api', key: 'VUL-9000', status: 'open', severity: 'high', firstSeen: T + 10_000_000 }]);
-      const next = await api(server.url, `/v1/vulnerabilities?severity=high&nextCursor=${encodeURIComponent(first.body.meta.nextCursor)}`, token);
+      const next = await api(
+        server.url,
+        `/v1/vulnerabilities?severity=high&nextCursor=${encodeURIComponent(first.body.meta.nextCursor)}`,
+        token,
+      );
       assert.equal(next.status, 200);
       assert.equal(next.body.meta.totalCount, before + 1);
       const seen = new Set([...first.body.data, ...next.body.data].map((v: any) => v.vulnerabilityId));

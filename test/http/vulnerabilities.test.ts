@@ -61,7 +61,16 @@ for (const dialect of dialects) {
         riskIds: [ids.risk],
         customValues: { [ids.impact]: 'High' },
       });
-      await f.vulnerability({ source: 'github', key: 'CVE-2024-0001', cveId: 'CVE-2024-0001', status: 'closed', severity: 'high', fixAvailable: 'no', firstSeen: T + 4 * DAY, cvssScore: 7.5 });
+      await f.vulnerability({
+        source: 'github',
+        key: 'CVE-2024-0001',
+        cveId: 'CVE-2024-0001',
+        status: 'closed',
+        severity: 'high',
+        fixAvailable: 'no',
+        firstSeen: T + 4 * DAY,
+        cvssScore: 7.5,
+      });
       await f.vulnerability({
         source: 'snyk',
         key: 'CVE-2023-1234',
@@ -72,8 +81,22 @@ for (const dialect of dialects) {
         customValues: { [ids.notes]: 'Waiting on vendor patch' },
         resources: [{ name: 'pkg', status: 'acknowledged' }],
       });
-      await f.vulnerability({ source: 'sentinelOne', key: 'VUL-0002', status: 'ignored', severity: 'low', fixAvailable: 'yes', firstSeen: T + 1 * DAY });
-      await f.vulnerability({ source: 'aws', key: 'VUL-0003', status: 'risk', severity: 'low', firstSeen: T + 2 * DAY, assignees: [{ personId: ids.bob, isPrimary: true }] });
+      await f.vulnerability({
+        source: 'sentinelOne',
+        key: 'VUL-0002',
+        status: 'ignored',
+        severity: 'low',
+        fixAvailable: 'yes',
+        firstSeen: T + 1 * DAY,
+      });
+      await f.vulnerability({
+        source: 'aws',
+        key: 'VUL-0003',
+        status: 'risk',
+        severity: 'low',
+        firstSeen: T + 2 * DAY,
+        assignees: [{ personId: ids.bob, isPrimary: true }],
+      });
 
       const other = await createOrgWithCredential(server.system, { name: 'Other Org' });
       otherToken = await getToken(server.url, other);
@@ -161,7 +184,13 @@ for (const dialect of dialects) {
     test('list: optional fields appear only when asked for; cvssScore is left out when unknown', async () => {
       const res = await api(server.url, '/v1/vulnerabilities?fields=cvssScore,resourcesCount,firstSeen', token);
       assert.equal(res.status, 200);
-      const pick = (v: any) => ({ id: v.vulnerabilityId, cvss: v.cvssScore, count: v.resourcesCount, firstSeen: v.firstSeen, hasCvss: 'cvssScore' in v });
+      const pick = (v: any) => ({
+        id: v.vulnerabilityId,
+        cvss: v.cvssScore,
+        count: v.resourcesCount,
+        firstSeen: v.firstSeen,
+        hasCvss: 'cvssScore' in v,
+      });
       assert.deepEqual(res.body.data.map(pick), [
         { id: 'api%23VUL-0001', cvss: 9.8, count: 5, firstSeen: T + 5 * DAY, hasCvss: true },
         { id: 'github%23CVE-2024-0001', cvss: 7.5, count: 0, firstSeen: T + 4 * DAY, hasCvss: true },
@@ -205,7 +234,11 @@ for (const dialect of dialects) {
     test('source filter, every source value accepted', async () => {
       for (const source of VULNERABILITY_SOURCES) {
         const got = await listIds(`?source=${source}`);
-        assert.deepEqual(got, ALL.filter((id) => id.startsWith(`${source}%23`)), source);
+        assert.deepEqual(
+          got,
+          ALL.filter((id) => id.startsWith(`${source}%23`)),
+          source,
+        );
       }
       assert.deepEqual(await listIds('?source=sentinelOne,github'), ['github%23CVE-2024-0001', 'sentinelOne%23VUL-0002']);
     });
@@ -218,7 +251,10 @@ for (const dialect of dialects) {
 
     test('different filters combine with AND; totalCount counts the matches', async () => {
       const res = await api(server.url, '/v1/vulnerabilities?status=open,ignored,risk&severity=low&fixAvailable=yes', token);
-      assert.deepEqual(res.body.data.map((v: any) => v.vulnerabilityId), ['sentinelOne%23VUL-0002']);
+      assert.deepEqual(
+        res.body.data.map((v: any) => v.vulnerabilityId),
+        ['sentinelOne%23VUL-0002'],
+      );
       assert.equal(res.body.meta.totalCount, 1);
       const none = await api(server.url, '/v1/vulnerabilities?status=open&severity=low', token);
       assert.deepEqual(none.body.data, []);
@@ -248,7 +284,10 @@ for (const dialect of dialects) {
         const res = await api(server.url, `/v1/vulnerabilities?${query}`, token);
         assert.equal(res.status, 400, query);
         assert.equal(res.body.error.code, 'validation_failed', query);
-        assert.ok(res.body.error.details.some((d: any) => d.field === field), `${query}: ${JSON.stringify(res.body.error.details)}`);
+        assert.ok(
+          res.body.error.details.some((d: any) => d.field === field),
+          `${query}: ${JSON.stringify(res.body.error.details)}`,
+        );
       }
       for (const count of [50, 100]) assert.equal((await api(server.url, `/v1/vulnerabilities?count=${count}`, token)).status, 200);
     });
@@ -265,12 +304,15 @@ for (const dialect of dialects) {
       }
     });
 
-    test("another organization sees only its own findings", async () => {
+    test('another organization sees only its own findings', async () => {
       const res = await api(server.url, '/v1/vulnerabilities', otherToken);
-      assert.deepEqual(res.body.data.map((v: any) => [v.vulnerabilityId, v.title]), [
-        ['api%23VUL-0001', 'Other org finding'],
-        ['github%23CVE-2099-0001', 'Finding CVE-2099-0001'],
-      ]);
+      assert.deepEqual(
+        res.body.data.map((v: any) => [v.vulnerabilityId, v.title]),
+        [
+          ['api%23VUL-0001', 'Other org finding'],
+          ['github%23CVE-2099-0001', 'Finding CVE-2099-0001'],
+        ],
+      );
       assert.equal(res.body.meta.totalCount, 2);
     });
 
@@ -338,9 +380,9 @@ for (const dialect of dialects) {
         { name: 'web-1', type: 'server', tags: ['prod', 'eu'], firstSeen: T + 5 * DAY, status: 'open' },
       ]);
       const byStatus = async (statuses: string) =>
-        (await api(server.url, `/v1/vulnerabilities/api%23VUL-0001?fields=affectedResources&resourceStatus=${statuses}`, token)).body.data.affectedResources.map(
-          (r: any) => r.name,
-        );
+        (
+          await api(server.url, `/v1/vulnerabilities/api%23VUL-0001?fields=affectedResources&resourceStatus=${statuses}`, token)
+        ).body.data.affectedResources.map((r: any) => r.name);
       assert.deepEqual(await byStatus('closed'), ['web-2']);
       assert.deepEqual(await byStatus('acknowledged,closed'), ['db-1', 'web-2']);
       assert.deepEqual(await byStatus('ignored'), ['old-1']);

@@ -15,7 +15,20 @@ import { dialects } from '../harness/engines.ts';
 import { type TestServer } from '../harness/server.ts';
 import { artifactFixtures } from '../harness/fixtures-artifacts.ts';
 import { EVIDENCE_STATUSES } from '../../src/domain/vocabulary.ts';
-import { RUNS, type Answer, send, show, assertRefusal, newKey, idempotencyRecord, codePointString, tally, startFuzzServer, stopFuzzServer, newWriterOrg } from '../harness/fuzz.ts';
+import {
+  RUNS,
+  type Answer,
+  send,
+  show,
+  assertRefusal,
+  newKey,
+  idempotencyRecord,
+  codePointString,
+  tally,
+  startFuzzServer,
+  stopFuzzServer,
+  newWriterOrg,
+} from '../harness/fuzz.ts';
 
 const DAY = 86_400_000;
 
@@ -40,7 +53,18 @@ type Mutation =
   | { kind: 'splice'; at: number; bytes: Uint8Array }
   | { kind: 'random'; bytes: Uint8Array };
 
-type HeaderKind = 'match' | 'quoted' | 'upper' | 'noBoundary' | 'emptyBoundary' | 'otherBoundary' | 'mixed' | 'json' | 'text' | 'none' | 'garbage';
+type HeaderKind =
+  | 'match'
+  | 'quoted'
+  | 'upper'
+  | 'noBoundary'
+  | 'emptyBoundary'
+  | 'otherBoundary'
+  | 'mixed'
+  | 'json'
+  | 'text'
+  | 'none'
+  | 'garbage';
 
 interface UploadCase {
   parts: Part[];
@@ -51,7 +75,12 @@ interface UploadCase {
 }
 
 /** Percent-encodes every UTF-8 byte that is not unreserved (encodeURIComponent throws on lone surrogates). */
-const pct = (s: string) => [...Buffer.from(s, 'utf8')].map((b) => (/[A-Za-z0-9._~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+const pct = (s: string) =>
+  [...Buffer.from(s, 'utf8')]
+    .map((b) =>
+      /[A-Za-z0-9._~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('');
 
 function serializeParts(parts: Part[], boundary: string, eol: string, close: boolean): Buffer {
   const chunks: Buffer[] = [];
@@ -59,7 +88,11 @@ function serializeParts(parts: Part[], boundary: string, eol: string, close: boo
     let disposition = `Content-Disposition: form-data; name="${p.name}"`;
     if (p.filename !== undefined) disposition += p.star ? `; filename*=UTF-8''${pct(p.filename)}` : `; filename="${p.filename}"`;
     const head = `--${boundary}${eol}${disposition}${eol}${p.contentType ? `Content-Type: ${p.contentType}${eol}` : ''}${eol}`;
-    chunks.push(Buffer.from(head, 'utf8'), typeof p.body === 'string' ? Buffer.from(p.body, 'utf8') : Buffer.from(p.body), Buffer.from(eol));
+    chunks.push(
+      Buffer.from(head, 'utf8'),
+      typeof p.body === 'string' ? Buffer.from(p.body, 'utf8') : Buffer.from(p.body),
+      Buffer.from(eol),
+    );
   }
   if (close) chunks.push(Buffer.from(`--${boundary}--${eol}`));
   return Buffer.concat(chunks);
@@ -107,10 +140,16 @@ function uploadContentType(c: UploadCase): string | null {
 function describeUpload(c: UploadCase): string {
   const parts = c.parts.map((p) => ({
     name: p.name,
-    filename: p.filename === undefined ? undefined : p.filename.length > 80 ? `${p.filename.slice(0, 80)}… (${p.filename.length})` : p.filename,
+    filename:
+      p.filename === undefined ? undefined : p.filename.length > 80 ? `${p.filename.slice(0, 80)}… (${p.filename.length})` : p.filename,
     star: p.star,
     contentType: p.contentType,
-    body: typeof p.body === 'string' ? (p.body.length > 80 ? `${p.body.slice(0, 80)}… (${p.body.length})` : p.body) : `<${p.body.length} bytes>`,
+    body:
+      typeof p.body === 'string'
+        ? p.body.length > 80
+          ? `${p.body.slice(0, 80)}… (${p.body.length})`
+          : p.body
+        : `<${p.body.length} bytes>`,
   }));
   const m = c.mutation;
   const mutation = m.kind === 'splice' || m.kind === 'random' ? { ...m, bytes: Buffer.from(m.bytes).toString('hex').slice(0, 80) } : m;
@@ -159,25 +198,74 @@ const fileBytes = fc.oneof(
 );
 const evidenceDate = fc.oneof(
   { weight: 4, arbitrary: fc.integer({ min: 0, max: T_PAST }).map(String) },
-  fc.constantFrom('', ' ', '0', '-1', '1.0', '1.5', '1e12', '1E12', '0x10', ' 1700000000000 ', '1700000000000\n', '99999999999999999999', '9007199254740993', 'NaN', 'Infinity', 'null', '１７００'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '0',
+    '-1',
+    '1.0',
+    '1.5',
+    '1e12',
+    '1E12',
+    '0x10',
+    ' 1700000000000 ',
+    '1700000000000\n',
+    '99999999999999999999',
+    '9007199254740993',
+    'NaN',
+    'Infinity',
+    'null',
+    '１７００',
+  ),
   fc.integer({ min: 1, max: 1000 }).map((d) => String(Date.now() + d * DAY)), // the future
   fc.string({ unit: 'binary', maxLength: 30 }),
 );
-const fieldName = fc.oneof(fc.constantFrom('files', 'file', 'files[]', 'Files', 'evidenceDate', 'note', '', 'evidencedate'), fc.string({ unit: 'binary', maxLength: 12 }));
-const fileContentType = fc.option(fc.constantFrom('application/octet-stream', 'text/plain', 'image/png', 'application/zip', 'application/x-msdownload', 'multipart/mixed; boundary=inner'), { nil: undefined });
+const fieldName = fc.oneof(
+  fc.constantFrom('files', 'file', 'files[]', 'Files', 'evidenceDate', 'note', '', 'evidencedate'),
+  fc.string({ unit: 'binary', maxLength: 12 }),
+);
+const fileContentType = fc.option(
+  fc.constantFrom(
+    'application/octet-stream',
+    'text/plain',
+    'image/png',
+    'application/zip',
+    'application/x-msdownload',
+    'multipart/mixed; boundary=inner',
+  ),
+  { nil: undefined },
+);
 
 const goodFilePart: fc.Arbitrary<Part> = fc
   .tuple(validFilename, fc.uint8Array({ minLength: 1, maxLength: 1024 }), fileContentType)
   .map(([fname, body, contentType]) => ({ name: 'files', filename: fname, contentType, body }));
 const filePart: fc.Arbitrary<Part> = fc
-  .record({ name: fc.oneof({ weight: 4, arbitrary: fc.constant('files') }, fieldName), filename, star: fc.boolean(), contentType: fileContentType, body: fileBytes })
+  .record({
+    name: fc.oneof({ weight: 4, arbitrary: fc.constant('files') }, fieldName),
+    filename,
+    star: fc.boolean(),
+    contentType: fileContentType,
+    body: fileBytes,
+  })
   .map((p) => ({ ...p }));
 const datePart: fc.Arbitrary<Part> = evidenceDate.map((body) => ({ name: 'evidenceDate', body }));
 const notePart: fc.Arbitrary<Part> = fc
-  .oneof(fc.string({ unit: 'grapheme', maxLength: 100 }), fc.string({ unit: 'binary', maxLength: 100 }), codePointString(fc.constantFrom(2000, 2001, 8001)), fc.constantFrom('', '\u0000'))
+  .oneof(
+    fc.string({ unit: 'grapheme', maxLength: 100 }),
+    fc.string({ unit: 'binary', maxLength: 100 }),
+    codePointString(fc.constantFrom(2000, 2001, 8001)),
+    fc.constantFrom('', '\u0000'),
+  )
   .map((body) => ({ name: 'note', body }));
-const otherField: fc.Arbitrary<Part> = fc.tuple(fieldName, fc.string({ unit: 'binary', maxLength: 50 })).map(([name, body]) => ({ name, body }));
-const anyPart = fc.oneof({ weight: 4, arbitrary: filePart }, { weight: 3, arbitrary: datePart }, { weight: 1, arbitrary: notePart }, { weight: 1, arbitrary: otherField });
+const otherField: fc.Arbitrary<Part> = fc
+  .tuple(fieldName, fc.string({ unit: 'binary', maxLength: 50 }))
+  .map(([name, body]) => ({ name, body }));
+const anyPart = fc.oneof(
+  { weight: 4, arbitrary: filePart },
+  { weight: 3, arbitrary: datePart },
+  { weight: 1, arbitrary: notePart },
+  { weight: 1, arbitrary: otherField },
+);
 
 /** An empty list half the time, so that valid uploads stay common. */
 const sometimes = <T>(arb: fc.Arbitrary<T[]>) => fc.oneof(fc.constant<T[]>([]), arb);
@@ -203,12 +291,31 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 3, arbitrary: fc.nat().map((at): Mutation => ({ kind: 'truncate', at })) },
   { weight: 1, arbitrary: fc.constant<Mutation>({ kind: 'lf' }) },
   { weight: 1, arbitrary: fc.constant<Mutation>({ kind: 'noClose' }) },
-  { weight: 2, arbitrary: fc.tuple(fc.nat(), fc.uint8Array({ minLength: 1, maxLength: 16 })).map(([at, bytes]): Mutation => ({ kind: 'splice', at, bytes })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.nat(), fc.uint8Array({ minLength: 1, maxLength: 16 }))
+      .map(([at, bytes]): Mutation => ({ kind: 'splice', at, bytes })),
+  },
   { weight: 2, arbitrary: fc.uint8Array({ maxLength: 4096 }).map((bytes): Mutation => ({ kind: 'random', bytes })) },
 );
 const headerKind = fc.oneof(
   { weight: 10, arbitrary: fc.constant<HeaderKind>('match') },
-  { weight: 4, arbitrary: fc.constantFrom<HeaderKind>('quoted', 'upper', 'noBoundary', 'emptyBoundary', 'otherBoundary', 'mixed', 'json', 'text', 'none', 'garbage') },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom<HeaderKind>(
+      'quoted',
+      'upper',
+      'noBoundary',
+      'emptyBoundary',
+      'otherBoundary',
+      'mixed',
+      'json',
+      'text',
+      'none',
+      'garbage',
+    ),
+  },
 );
 const boundary = fc.oneof(
   { weight: 3, arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{1,70}$/) },
@@ -292,7 +399,8 @@ for (const dialect of dialects) {
       const seen = tally();
       const artifacts = artifactFixtures(server.database.db, client.organizationId);
       const k = server.database.db.kysely;
-      const evidenceRow = (id: string) => k.selectFrom('evidence').select(['status', 'modified_on']).where('id', '=', id).executeTakeFirstOrThrow();
+      const evidenceRow = (id: string) =>
+        k.selectFrom('evidence').select(['status', 'modified_on']).where('id', '=', id).executeTakeFirstOrThrow();
       const attachmentRows = (id: string) => k.selectFrom('attachments').select(['blob_key']).where('evidence_id', '=', id).execute();
       const pendingRows = (id: string) => k.selectFrom('pending_uploads').select('id').where('evidence_id', '=', id).execute();
 
@@ -360,7 +468,11 @@ for (const dialect of dialects) {
       const problems: string[] = [];
       for (const [label, header] of unreadable) {
         const evidenceId = await artifacts.evidence({ name: 'Unreadable part target', status: 'not_uploaded' });
-        const before = await k.selectFrom('evidence').select(['status', 'modified_on']).where('id', '=', evidenceId).executeTakeFirstOrThrow();
+        const before = await k
+          .selectFrom('evidence')
+          .select(['status', 'modified_on'])
+          .where('id', '=', evidenceId)
+          .executeTakeFirstOrThrow();
         const blobsBefore = walkFiles(blobDir);
         const body = Buffer.from(
           '--B\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\n\r\nhello\r\n' +
@@ -378,14 +490,22 @@ for (const dialect of dialects) {
           assert.equal(res.status, 400, `${label}: ${show(res)}; stored ${JSON.stringify(rows.map((r) => r.display_name))}`);
           assertRefusal(res);
           assert.deepEqual(rows, [], label);
-          assert.deepEqual(await k.selectFrom('evidence').select(['status', 'modified_on']).where('id', '=', evidenceId).executeTakeFirstOrThrow(), before, label);
+          assert.deepEqual(
+            await k.selectFrom('evidence').select(['status', 'modified_on']).where('id', '=', evidenceId).executeTakeFirstOrThrow(),
+            before,
+            label,
+          );
           assert.equal(await idempotencyRecord(server, client, key), undefined, label);
           await eventually(() => assert.deepEqual(walkFiles(blobDir), blobsBefore, label));
         } catch (err) {
           problems.push((err as Error).message.split('\n')[0]);
         }
       }
-      assert.deepEqual(problems, [], `every unreadable body must be refused as a whole; ${problems.length} of ${unreadable.length} were not`);
+      assert.deepEqual(
+        problems,
+        [],
+        `every unreadable body must be refused as a whole; ${problems.length} of ${unreadable.length} were not`,
+      );
     });
   });
 }

@@ -13,7 +13,20 @@ import fc from 'fast-check';
 import { dialects } from '../harness/engines.ts';
 import { type TestServer } from '../harness/server.ts';
 import { findingFixtures } from '../harness/fixtures-findings.ts';
-import { RUNS, send, show, assertRefusal, newKey, idempotencyRecord, PEOPLE, codePointString, tally, startFuzzServer, stopFuzzServer, newWriterOrg } from '../harness/fuzz.ts';
+import {
+  RUNS,
+  send,
+  show,
+  assertRefusal,
+  newKey,
+  idempotencyRecord,
+  PEOPLE,
+  codePointString,
+  tally,
+  startFuzzServer,
+  stopFuzzServer,
+  newWriterOrg,
+} from '../harness/fuzz.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Database probes (straight from the tables, not through the API)
@@ -74,19 +87,40 @@ const WRONG_TYPES = [
   '*/*',
   'application/jsonx',
 ];
-const contentType = fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...JSON_TYPES) }, { weight: 2, arbitrary: fc.constantFrom(...WRONG_TYPES) });
+const contentType = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom(...JSON_TYPES) },
+  { weight: 2, arbitrary: fc.constantFrom(...WRONG_TYPES) },
+);
 
 /** Strings of about `n` characters built by repetition (fast to generate, up to ~200k). */
 const sizedString = (lengths: fc.Arbitrary<number>) =>
-  fc.tuple(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 }), lengths).map(([unit, n]) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n));
-const hugeString = sizedString(fc.oneof(fc.constantFrom(254, 255, 256, 749, 750, 751, 2000, 2001, 2048, 2049), fc.integer({ min: 1, max: 200_000 })));
+  fc
+    .tuple(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 }), lengths)
+    .map(([unit, n]) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n));
+const hugeString = sizedString(
+  fc.oneof(fc.constantFrom(254, 255, 256, 749, 750, 751, 2000, 2001, 2048, 2049), fc.integer({ min: 1, max: 200_000 })),
+);
 
 const deepNesting = fc.tuple(fc.integer({ min: 1, max: 100_000 }), fc.constantFrom('[', '{"a":')).map(([depth, open]) => {
   const close = open === '[' ? ']' : '}';
   return new Raw(open.repeat(depth) + (open === '[' ? '' : '1') + close.repeat(depth));
 });
 const numberLiteral = fc
-  .constantFrom('1e400', '-1e400', '9223372036854775808', '-9223372036854775809', '123456789012345678901234567890', '1.0', '-0', '0.5e1', '1E3', '8640000000000000', '8640000000000001', '1e-400', '0.1')
+  .constantFrom(
+    '1e400',
+    '-1e400',
+    '9223372036854775808',
+    '-9223372036854775809',
+    '123456789012345678901234567890',
+    '1.0',
+    '-0',
+    '0.5e1',
+    '1E3',
+    '8640000000000000',
+    '8640000000000001',
+    '1e-400',
+    '0.1',
+  )
   .map((t) => new Raw(t));
 const weirdNumber = fc.oneof(
   fc.constantFrom(-1, 0, 1.5, -0, 2 ** 31, 2 ** 53, 2 ** 63, 8.64e15, 8.64e15 + 2, 1e308, Number.MAX_VALUE, Number.MIN_VALUE, -1e308),
@@ -116,17 +150,45 @@ const weird: fc.Arbitrary<unknown> = fc.oneof(
 // ---------------------------------------------------------------------------------------------
 // POST /v1/vulnerabilities bodies
 
-
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 const validKey = fc.oneof(
   fc.integer({ min: 0, max: 9999 }).map((n) => `VUL-${pad(n, 4)}`),
   fc
-    .tuple(fc.integer({ min: 0, max: 9999 }), fc.oneof(fc.integer({ min: 0, max: 999 }).map((n) => `0${pad(n, 3)}`), fc.integer({ min: 1000, max: 2 ** 40 }).map(String)))
+    .tuple(
+      fc.integer({ min: 0, max: 9999 }),
+      fc.oneof(
+        fc.integer({ min: 0, max: 999 }).map((n) => `0${pad(n, 3)}`),
+        fc.integer({ min: 1000, max: 2 ** 40 }).map(String),
+      ),
+    )
     .map(([y, seq]) => `CVE-${pad(y, 4)}-${seq}`),
 );
-const nearKey = fc.constantFrom('VUL-123', 'VUL-12345', 'vul-0001', 'VUL-０００１', 'CVE-2024-123', 'CVE-2024-00001', 'CVE-24-0001', 'VUL-0001\n', ' VUL-0001', 'api#VUL-0001', 'api%23VUL-0001', '');
+const nearKey = fc.constantFrom(
+  'VUL-123',
+  'VUL-12345',
+  'vul-0001',
+  'VUL-０００１',
+  'CVE-2024-123',
+  'CVE-2024-00001',
+  'CVE-24-0001',
+  'VUL-0001\n',
+  ' VUL-0001',
+  'api#VUL-0001',
+  'api%23VUL-0001',
+  '',
+);
 const email = fc.oneof(
-  fc.constantFrom(...PEOPLE.map(([, e]) => e), 'ADA@EXAMPLE.COM', 'nobody@example.com', 'not-an-email', '@example.com', 'a@b', 'ädä@exämple.com', 'ada@example.com ', ''),
+  fc.constantFrom(
+    ...PEOPLE.map(([, e]) => e),
+    'ADA@EXAMPLE.COM',
+    'nobody@example.com',
+    'not-an-email',
+    '@example.com',
+    'a@b',
+    'ädä@exämple.com',
+    'ada@example.com ',
+    '',
+  ),
   fc.emailAddress(),
 );
 const validText = fc.oneof(
@@ -136,7 +198,11 @@ const validText = fc.oneof(
 );
 const tag = fc.oneof(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }), codePointString(fc.constantFrom(1, 255, 256)), weird);
 const resource = fc.record(
-  { name: fc.oneof({ weight: 3, arbitrary: validText }, weird), type: fc.oneof({ weight: 3, arbitrary: validText }, weird), tags: fc.oneof(fc.array(tag, { maxLength: 4 }), weird) },
+  {
+    name: fc.oneof({ weight: 3, arbitrary: validText }, weird),
+    type: fc.oneof({ weight: 3, arbitrary: validText }, weird),
+    tags: fc.oneof(fc.array(tag, { maxLength: 4 }), weird),
+  },
   { requiredKeys: [] },
 );
 
@@ -144,8 +210,16 @@ const resource = fc.record(
 const CREATE_FIELDS: Record<string, fc.Arbitrary<unknown>> = {
   vulnerabilityId: fc.oneof({ weight: 4, arbitrary: validKey }, nearKey, weird),
   title: fc.oneof({ weight: 4, arbitrary: validText }, weird),
-  severity: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('critical', 'high', 'medium', 'low') }, fc.constantFrom('HIGH', 'info', ''), weird),
-  status: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('open', 'closed', 'acknowledged') }, fc.constantFrom('ignored', 'risk', 'Open'), weird),
+  severity: fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom('critical', 'high', 'medium', 'low') },
+    fc.constantFrom('HIGH', 'info', ''),
+    weird,
+  ),
+  status: fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom('open', 'closed', 'acknowledged') },
+    fc.constantFrom('ignored', 'risk', 'Open'),
+    weird,
+  ),
   description: fc.oneof(validText, weird),
   remediation: fc.oneof(validText, weird),
   stepsToReproduce: fc.oneof(validText, weird),
@@ -166,7 +240,10 @@ const nearlyValidCreate = fc
     fc.constantFrom('open', 'closed', 'acknowledged'),
     fc.array(
       fc.oneof(
-        { weight: 6, arbitrary: fc.constantFrom(...Object.keys(CREATE_FIELDS)).chain((f) => CREATE_FIELDS[f].map((v) => ({ set: f, value: v }))) },
+        {
+          weight: 6,
+          arbitrary: fc.constantFrom(...Object.keys(CREATE_FIELDS)).chain((f) => CREATE_FIELDS[f].map((v) => ({ set: f, value: v }))),
+        },
         { weight: 1, arbitrary: fc.constantFrom(...REQUIRED).map((f) => ({ drop: f })) },
         { weight: 1, arbitrary: fc.tuple(fc.string({ maxLength: 12 }), weird).map(([f, v]) => ({ set: f, value: v })) },
       ),
@@ -215,10 +292,19 @@ const rawJson = fc.oneof(
 );
 
 const createCase: fc.Arbitrary<JsonCase> = fc.oneof(
-  { weight: 5, arbitrary: fc.tuple(nearlyValidCreate, contentType).map(([value, ct]): JsonCase => ({ kind: 'value', value, contentType: ct })) },
+  {
+    weight: 5,
+    arbitrary: fc.tuple(nearlyValidCreate, contentType).map(([value, ct]): JsonCase => ({ kind: 'value', value, contentType: ct })),
+  },
   { weight: 2, arbitrary: fc.tuple(freeRecord, contentType).map(([value, ct]): JsonCase => ({ kind: 'value', value, contentType: ct })) },
-  { weight: 1, arbitrary: fc.tuple(fc.anything(), contentType).map(([value, ct]): JsonCase => ({ kind: 'value', value, contentType: ct })) },
-  { weight: 1, arbitrary: fc.tuple(fc.jsonValue(), contentType).map(([value, ct]): JsonCase => ({ kind: 'value', value, contentType: ct })) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.anything(), contentType).map(([value, ct]): JsonCase => ({ kind: 'value', value, contentType: ct })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.jsonValue(), contentType).map(([value, ct]): JsonCase => ({ kind: 'value', value, contentType: ct })),
+  },
   { weight: 2, arbitrary: fc.tuple(rawJson, contentType).map(([text, ct]): JsonCase => ({ kind: 'raw', text, contentType: ct })) },
 );
 
@@ -233,7 +319,20 @@ interface PatchWorld {
 
 const url = fc.oneof(
   fc.webUrl(),
-  fc.constantFrom('', 'https://example.com/r', 'http://', 'https://', 'ftp://example.com', 'javascript:alert(1)', 'http://exa mple.com', 'http://a.com/\u0000', 'https://例え.jp/レポート', 'HTTPS://EXAMPLE.COM', 'http://[::1]/x', 'http://%zz'),
+  fc.constantFrom(
+    '',
+    'https://example.com/r',
+    'http://',
+    'https://',
+    'ftp://example.com',
+    'javascript:alert(1)',
+    'http://exa mple.com',
+    'http://a.com/\u0000',
+    'https://例え.jp/レポート',
+    'HTTPS://EXAMPLE.COM',
+    'http://[::1]/x',
+    'http://%zz',
+  ),
   hugeString.map((s) => `https://example.com/${s}`),
 );
 
@@ -244,12 +343,21 @@ function patchBody(world: PatchWorld): fc.Arbitrary<unknown> {
     fc.constantFrom('', 'status', world.textFieldId.toUpperCase()),
     weird,
   );
-  const fieldValue = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...world.options, '') }, validText, codePointString(fc.constantFrom(2000, 2001)), weird);
+  const fieldValue = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...world.options, '') },
+    validText,
+    codePointString(fc.constantFrom(2000, 2001)),
+    weird,
+  );
   const entry = fc.record({ customFieldId: fieldId, id: fieldId, fieldValue, value: fieldValue, extra: weird }, { requiredKeys: [] });
   const fields: Record<string, fc.Arbitrary<unknown>> = {
     assigneeEmail: fc.oneof({ weight: 3, arbitrary: email }, weird),
     reportLink: fc.oneof({ weight: 3, arbitrary: url }, weird),
-    customFields: fc.oneof({ weight: 3, arbitrary: fc.array(entry, { maxLength: 3 }) }, fc.array(entry, { minLength: 99, maxLength: 102 }), weird),
+    customFields: fc.oneof(
+      { weight: 3, arbitrary: fc.array(entry, { maxLength: 3 }) },
+      fc.array(entry, { minLength: 99, maxLength: 102 }),
+      weird,
+    ),
     status: fc.oneof(fc.constantFrom('closed', 'ignored'), weird),
     source: fc.oneof(fc.constantFrom('api', 'github'), weird),
     title: weird,
@@ -336,7 +444,10 @@ for (const dialect of dialects) {
             const data = res.body.data;
             assert.equal(data.source, 'api', label);
             assert.match(data.vulnerabilityId, /^api%23(VUL-|CVE-)/, label);
-            const read = await send(`${server.url}/v1/vulnerabilities/${data.vulnerabilityId}`, { method: 'GET', headers: { authorization: `Bearer ${token}` } });
+            const read = await send(`${server.url}/v1/vulnerabilities/${data.vulnerabilityId}`, {
+              method: 'GET',
+              headers: { authorization: `Bearer ${token}` },
+            });
             assert.equal(read.status, 200, label);
             assert.deepEqual(read.body.data, data, `GET answers what the 201 said: ${label}`);
           } else {
@@ -363,7 +474,9 @@ for (const dialect of dialects) {
       const created = await send(`${server.url}/v1/vulnerabilities`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'idempotency-key': newKey(), 'content-type': 'application/json' },
-        body: Buffer.from(JSON.stringify({ vulnerabilityId: 'VUL-0042', title: 'Patched', severity: 'high', status: 'open', assigneeEmail: PEOPLE[0][1] })),
+        body: Buffer.from(
+          JSON.stringify({ vulnerabilityId: 'VUL-0042', title: 'Patched', severity: 'high', status: 'open', assigneeEmail: PEOPLE[0][1] }),
+        ),
       });
       assert.equal(created.status, 201, show(created));
       const id: string = created.body.data.vulnerabilityId;
@@ -375,7 +488,10 @@ for (const dialect of dialects) {
       let current = await getData();
 
       const patchCase: fc.Arbitrary<JsonCase> = fc.oneof(
-        { weight: 6, arbitrary: fc.tuple(patchBody(world), contentType).map(([value, ct]): JsonCase => ({ kind: 'value', value, contentType: ct })) },
+        {
+          weight: 6,
+          arbitrary: fc.tuple(patchBody(world), contentType).map(([value, ct]): JsonCase => ({ kind: 'value', value, contentType: ct })),
+        },
         { weight: 1, arbitrary: fc.tuple(rawJson, contentType).map(([text, ct]): JsonCase => ({ kind: 'raw', text, contentType: ct })) },
       );
       await fc.assert(

@@ -91,7 +91,10 @@ for (const dialect of dialects) {
         assert.deepEqual(retry.body.data, firstWrites[0].body.data);
         const list = await api(node.url, '/v1/vulnerabilities?source=api', tokens[i]);
         assert.equal(list.status, 200, JSON.stringify(list.body));
-        assert.deepEqual(list.body.data.map((v: { vulnerabilityId: string }) => v.vulnerabilityId), ['api%23VUL-0042']);
+        assert.deepEqual(
+          list.body.data.map((v: { vulnerabilityId: string }) => v.vulnerabilityId),
+          ['api%23VUL-0042'],
+        );
       }
     });
   });

@@ -112,7 +112,11 @@ describe('PostgreSQL outage', { skip: !process.env.TEST_DATABASE_URL && 'needs T
       proxy.restore();
     }
 
-    const { value: after, tries } = await pollUntil(() => api(server.url, '/v1/frameworks', token), (r) => r.status === 200, 5_000);
+    const { value: after, tries } = await pollUntil(
+      () => api(server.url, '/v1/frameworks', token),
+      (r) => r.status === 200,
+      5_000,
+    );
     assert.equal(after.status, 200, JSON.stringify(after.body));
     assert.equal(tries, 1, 'the first request after restore already succeeds (the pool opens a new connection)');
     assert.equal((await api(server.url, '/readyz')).status, 200);
@@ -148,7 +152,16 @@ describe('Redis outage (rate-limit store)', { skip: !process.env.TEST_REDIS_URL 
       prefix,
     };
     // ioredis connects in the background and refuses commands until then (no offline queue)
-    await pollUntil(() => testStore.store.ping().then(() => true, () => false), (ok) => ok, 5_000, 50);
+    await pollUntil(
+      () =>
+        testStore.store.ping().then(
+          () => true,
+          () => false,
+        ),
+      (ok) => ok,
+      5_000,
+      50,
+    );
     server = await startServer({ dialect: 'sqlite', testStore });
     client = await createOrgWithCredential(server.system);
     token = await getToken(server.url, client);
@@ -190,7 +203,12 @@ describe('Redis outage (rate-limit store)', { skip: !process.env.TEST_REDIS_URL 
     }
 
     // ioredis reconnects with a backoff of up to 2 s; allow a few attempts.
-    const { value: after } = await pollUntil(() => api(server.url, '/v1/frameworks', token), (r) => r.status === 200, 6_000, 250);
+    const { value: after } = await pollUntil(
+      () => api(server.url, '/v1/frameworks', token),
+      (r) => r.status === 200,
+      6_000,
+      250,
+    );
     assert.equal(after.status, 200, JSON.stringify(after.body));
     assert.equal((await api(server.url, '/readyz')).status, 200);
     assert.equal((await requestToken(server.url, client)).status, 200);

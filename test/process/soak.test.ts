@@ -48,9 +48,12 @@ const HOSTILE_ADDRESS = {
 type HostileKind = keyof typeof HOSTILE_ADDRESS;
 /** SOAK_KINDS (comma-separated, e.g. `droppedUpload,hugeClientId`) runs only those hostile kinds */
 const KINDS = new Set<HostileKind>(
-  process.env.SOAK_KINDS ? (process.env.SOAK_KINDS.split(',').map((k) => k.trim()) as HostileKind[]) : (Object.keys(HOSTILE_ADDRESS) as HostileKind[]),
+  process.env.SOAK_KINDS
+    ? (process.env.SOAK_KINDS.split(',').map((k) => k.trim()) as HostileKind[])
+    : (Object.keys(HOSTILE_ADDRESS) as HostileKind[]),
 );
-for (const kind of KINDS) assert.ok(kind in HOSTILE_ADDRESS, `SOAK_KINDS: unknown kind ${kind}; known: ${Object.keys(HOSTILE_ADDRESS).join(', ')}`);
+for (const kind of KINDS)
+  assert.ok(kind in HOSTILE_ADDRESS, `SOAK_KINDS: unknown kind ${kind}; known: ${Object.keys(HOSTILE_ADDRESS).join(', ')}`);
 
 // ---- Process figures ----
 
@@ -93,7 +96,14 @@ interface Answer {
 
 function send(
   url: string,
-  options: { method?: string; path: string; headers?: Record<string, string>; body?: Buffer | string; agent?: http.Agent | false; localAddress?: string },
+  options: {
+    method?: string;
+    path: string;
+    headers?: Record<string, string>;
+    body?: Buffer | string;
+    agent?: http.Agent | false;
+    localAddress?: string;
+  },
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${url}${options.path}`, {
@@ -131,7 +141,12 @@ function documentedError(answer: Answer, oauth: boolean): boolean {
   try {
     const body = JSON.parse(answer.body);
     if (oauth) return typeof body.error === 'string' && typeof body.error_description === 'string';
-    return typeof body.error?.code === 'string' && typeof body.error?.message === 'string' && Array.isArray(body.error?.details) && typeof body.meta?.requestId === 'string';
+    return (
+      typeof body.error?.code === 'string' &&
+      typeof body.error?.message === 'string' &&
+      Array.isArray(body.error?.details) &&
+      typeof body.meta?.requestId === 'string'
+    );
   } catch {
     return false;
   }
@@ -151,10 +166,12 @@ function hostileAnswer(kind: string, answer: Answer, oauth = false) {
 const BOUNDARY = 'soak-boundary-7f3a';
 const multipartType = `multipart/form-data; boundary=${BOUNDARY}`;
 const datePart = () => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="evidenceDate"\r\n\r\n${Date.now() - 60_000}\r\n`;
-const filePartHead = (name: string) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="files"; filename="${name}"\r\nContent-Type: text/plain\r\n\r\n`;
+const filePartHead = (name: string) =>
+  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="files"; filename="${name}"\r\nContent-Type: text/plain\r\n\r\n`;
 const smallUpload = () => Buffer.from(`${datePart()}${filePartHead('soak.txt')}normal upload ${randomUUID()}\r\n--${BOUNDARY}--\r\n`);
 /** 8,000 levels of arrays inside the object the endpoint expects */
-const deepJson = (depth = 8000) => `{"grant_type":"client_credentials","client_id":${'['.repeat(depth)}${']'.repeat(depth)},"client_secret":"x"}`;
+const deepJson = (depth = 8000) =>
+  `{"grant_type":"client_credentials","client_id":${'['.repeat(depth)}${']'.repeat(depth)},"client_secret":"x"}`;
 
 /** Runs `step` again and again until the deadline (or `maxRuns`), pausing `pauseMs` in between. */
 async function loop(deadline: number, pauseMs: number, maxRuns: number, step: (i: number) => Promise<void>) {
@@ -170,7 +187,14 @@ async function loop(deadline: number, pauseMs: number, maxRuns: number, step: (i
  * Opens a raw connection and sends an upload's head and `prefix`. Resolves with the socket and
  * a promise of what came back (the status of a response, if any) when the socket closes.
  */
-function rawUpload(server: ServerProcess, localAddress: string, token: string, evidenceId: string, contentLength: number, prefix: Buffer | string) {
+function rawUpload(
+  server: ServerProcess,
+  localAddress: string,
+  token: string,
+  evidenceId: string,
+  contentLength: number,
+  prefix: Buffer | string,
+) {
   const socket = net.connect({ host: '127.0.0.1', port: server.port, localAddress });
   let received = '';
   const closed = new Promise<{ status?: number; received: string }>((resolve) => {
@@ -210,7 +234,10 @@ describe('soak: hostile traffic beside normal clients', () => {
       const f = fixtures(database.db, client.organizationId);
       await f.control('CTL-0001');
       await f.policy('draft');
-      const evidenceId = await artifactFixtures(database.db, client.organizationId).evidence({ name: `${name} evidence`, status: 'not_uploaded' });
+      const evidenceId = await artifactFixtures(database.db, client.organizationId).evidence({
+        name: `${name} evidence`,
+        status: 'not_uploaded',
+      });
       return { client, evidenceId };
     };
     const seeded = [await seed('Normal 1'), await seed('Normal 2'), await seed('Normal 3')];
@@ -252,7 +279,12 @@ describe('soak: hostile traffic beside normal clients', () => {
         method: 'POST',
         path: '/v1/vulnerabilities',
         headers: { 'content-type': 'application/json', 'idempotency-key': `soak-${randomUUID()}` },
-        body: JSON.stringify({ vulnerabilityId: `VUL-${String(++findingSeq[index]).padStart(4, '0')}`, title: 'Soak finding', severity: 'low', status: 'open' }),
+        body: JSON.stringify({
+          vulnerabilityId: `VUL-${String(++findingSeq[index]).padStart(4, '0')}`,
+          title: 'Soak finding',
+          severity: 'low',
+          status: 'open',
+        }),
       }),
       () => ({
         method: 'POST',
@@ -290,7 +322,11 @@ describe('soak: hostile traffic beside normal clients', () => {
     twice('badToken', () =>
       loop(deadline, 50, 20_000, async () => {
         try {
-          const a = await send(server.url, { path: '/v1/controls', headers: { authorization: `Bearer ${randomBytes(24).toString('base64url')}` }, localAddress: HOSTILE_ADDRESS.badToken });
+          const a = await send(server.url, {
+            path: '/v1/controls',
+            headers: { authorization: `Bearer ${randomBytes(24).toString('base64url')}` },
+            localAddress: HOSTILE_ADDRESS.badToken,
+          });
           hostileAnswer('bad token', a);
         } catch (err) {
           count('bad token', failure(err));
@@ -301,9 +337,19 @@ describe('soak: hostile traffic beside normal clients', () => {
     // 1 MB client IDs at the token endpoint, every one new.
     twice('hugeClientId', () =>
       loop(deadline, 250, 2_000, async () => {
-        const body = JSON.stringify({ grant_type: 'client_credentials', client_id: randomBytes(500_000).toString('hex'), client_secret: 'x' });
+        const body = JSON.stringify({
+          grant_type: 'client_credentials',
+          client_id: randomBytes(500_000).toString('hex'),
+          client_secret: 'x',
+        });
         try {
-          const a = await send(server.url, { method: 'POST', path: '/oauth/token', headers: { 'content-type': 'application/json' }, body, localAddress: HOSTILE_ADDRESS.hugeClientId });
+          const a = await send(server.url, {
+            method: 'POST',
+            path: '/oauth/token',
+            headers: { 'content-type': 'application/json' },
+            body,
+            localAddress: HOSTILE_ADDRESS.hugeClientId,
+          });
           hostileAnswer('1 MB client_id', a, true);
         } catch (err) {
           count('1 MB client_id', failure(err));
@@ -315,7 +361,14 @@ describe('soak: hostile traffic beside normal clients', () => {
     twice('droppedUpload', () =>
       loop(deadline, 300, 2_000, async () => {
         const head = `${datePart()}${filePartHead('dropped.txt')}`;
-        const { socket, closed } = rawUpload(server, HOSTILE_ADDRESS.droppedUpload, hostile.token.droppedUpload, hostile.evidenceId, head.length + 1_000_000, head);
+        const { socket, closed } = rawUpload(
+          server,
+          HOSTILE_ADDRESS.droppedUpload,
+          hostile.token.droppedUpload,
+          hostile.evidenceId,
+          head.length + 1_000_000,
+          head,
+        );
         socket.write(Buffer.alloc(256 * 1024, 'd'));
         await sleep(100);
         socket.destroy();
@@ -325,44 +378,65 @@ describe('soak: hostile traffic beside normal clients', () => {
     );
 
     // Uploads trickled one byte a second: the server must cut them at its request time-out.
-    if (trickle) twice('trickledUpload', () =>
-      loop(deadline, 0, 500, async () => {
-        const head = `${datePart()}${filePartHead('trickled.txt')}`;
-        const started = Date.now();
-        const { socket, closed } = rawUpload(server, HOSTILE_ADDRESS.trickledUpload, hostile.token.trickledUpload, hostile.evidenceId, head.length + 100_000, head);
-        let open = true;
-        void closed.then(() => (open = false));
-        while (open && Date.now() - started < TRICKLE_GIVE_UP_MS) {
-          socket.write('t');
-          await sleep(1000);
-        }
-        if (open) {
-          socket.destroy();
-          await closed;
-          count('trickled upload', 'not cut');
-          problem(`trickled upload: not cut by the server within ${TRICKLE_GIVE_UP_MS} ms (REQUEST_TIMEOUT_MS ${REQUEST_TIMEOUT_MS})`);
-          return;
-        }
-        const { status, received } = await closed;
-        const tookMs = Date.now() - started;
-        cutAfterMs.push(tookMs);
-        count('trickled upload', status ?? 'cut without an answer');
-        if (status !== undefined && status >= 500) problem(`trickled upload: ${status}`, received.slice(0, 300));
-        if (tookMs > REQUEST_TIMEOUT_MS + CUT_SLACK_MS) problem(`trickled upload: cut only after more than ${REQUEST_TIMEOUT_MS + CUT_SLACK_MS} ms (REQUEST_TIMEOUT_MS ${REQUEST_TIMEOUT_MS})`);
-      }),
-    );
+    if (trickle)
+      twice('trickledUpload', () =>
+        loop(deadline, 0, 500, async () => {
+          const head = `${datePart()}${filePartHead('trickled.txt')}`;
+          const started = Date.now();
+          const { socket, closed } = rawUpload(
+            server,
+            HOSTILE_ADDRESS.trickledUpload,
+            hostile.token.trickledUpload,
+            hostile.evidenceId,
+            head.length + 100_000,
+            head,
+          );
+          let open = true;
+          void closed.then(() => (open = false));
+          while (open && Date.now() - started < TRICKLE_GIVE_UP_MS) {
+            socket.write('t');
+            await sleep(1000);
+          }
+          if (open) {
+            socket.destroy();
+            await closed;
+            count('trickled upload', 'not cut');
+            problem(`trickled upload: not cut by the server within ${TRICKLE_GIVE_UP_MS} ms (REQUEST_TIMEOUT_MS ${REQUEST_TIMEOUT_MS})`);
+            return;
+          }
+          const { status, received } = await closed;
+          const tookMs = Date.now() - started;
+          cutAfterMs.push(tookMs);
+          count('trickled upload', status ?? 'cut without an answer');
+          if (status !== undefined && status >= 500) problem(`trickled upload: ${status}`, received.slice(0, 300));
+          if (tookMs > REQUEST_TIMEOUT_MS + CUT_SLACK_MS)
+            problem(
+              `trickled upload: cut only after more than ${REQUEST_TIMEOUT_MS + CUT_SLACK_MS} ms (REQUEST_TIMEOUT_MS ${REQUEST_TIMEOUT_MS})`,
+            );
+        }),
+      );
 
     // 8,000-level JSON to the token endpoint, to a /v1 write (with a valid token) and to an unknown path.
     twice('deepJson', () =>
       loop(deadline, 200, 5_000, async (i) => {
         const targets: Array<{ path: string; oauth: boolean; headers: Record<string, string> }> = [
           { path: '/oauth/token', oauth: true, headers: {} },
-          { path: '/v1/vulnerabilities', oauth: false, headers: { authorization: `Bearer ${hostile.token.deepJson}`, 'idempotency-key': `soak-${randomUUID()}` } },
+          {
+            path: '/v1/vulnerabilities',
+            oauth: false,
+            headers: { authorization: `Bearer ${hostile.token.deepJson}`, 'idempotency-key': `soak-${randomUUID()}` },
+          },
           { path: '/no-such-path', oauth: false, headers: {} },
         ];
         const t = targets[i % targets.length];
         try {
-          const a = await send(server.url, { method: 'POST', path: t.path, headers: { 'content-type': 'application/json', ...t.headers }, body: deepJson(), localAddress: HOSTILE_ADDRESS.deepJson });
+          const a = await send(server.url, {
+            method: 'POST',
+            path: t.path,
+            headers: { 'content-type': 'application/json', ...t.headers },
+            body: deepJson(),
+            localAddress: HOSTILE_ADDRESS.deepJson,
+          });
           hostileAnswer(`deep JSON ${t.path}`, a, t.oauth);
         } catch (err) {
           count(`deep JSON ${t.path}`, failure(err));
@@ -374,7 +448,11 @@ describe('soak: hostile traffic beside normal clients', () => {
     twice('hugeHeader', () =>
       loop(deadline, 200, 5_000, async () => {
         try {
-          const a = await send(server.url, { path: '/v1/controls', headers: { authorization: `Bearer ${hostile.token.hugeHeader}`, 'x-padding': 'p'.repeat(100 * 1024) }, localAddress: HOSTILE_ADDRESS.hugeHeader });
+          const a = await send(server.url, {
+            path: '/v1/controls',
+            headers: { authorization: `Bearer ${hostile.token.hugeHeader}`, 'x-padding': 'p'.repeat(100 * 1024) },
+            localAddress: HOSTILE_ADDRESS.hugeHeader,
+          });
           hostileAnswer('100 KB header', a);
         } catch (err) {
           count('100 KB header', failure(err));
@@ -384,14 +462,19 @@ describe('soak: hostile traffic beside normal clients', () => {
     return loops;
   }
 
-  test(`normal clients are served, nothing answers 5xx, and memory and open files return to baseline (${SOAK_MS / 1000} s)`, { timeout: SOAK_MS + SETTLE_MS + 120_000 }, async (t) => {
+  test(`normal clients are served, nothing answers 5xx, and memory and open files return to baseline (${SOAK_MS / 1000} s)`, {
+    timeout: SOAK_MS + SETTLE_MS + 120_000,
+  }, async (t) => {
     const pid = server.child.pid!;
 
     // Warm-up: a few seconds of normal traffic and one of each hostile input, so that code paths
     // are compiled and pools opened before the baseline is taken.
     const warmAgent = new http.Agent({ keepAlive: true, maxSockets: 2 });
     const warmDeadline = Date.now() + 5000;
-    await Promise.all([...normal.map((_, i) => normalClient(i, warmDeadline, warmAgent)), ...hostileClients(Date.now() + 500, { trickle: false })]);
+    await Promise.all([
+      ...normal.map((_, i) => normalClient(i, warmDeadline, warmAgent)),
+      ...hostileClients(Date.now() + 500, { trickle: false }),
+    ]);
     warmAgent.destroy();
     await sleep(3000);
     const baseline = { rssKb: rssKb(pid), fds: openFds(pid) };
@@ -416,7 +499,11 @@ describe('soak: hostile traffic beside normal clients', () => {
     agent.destroy();
     const ranMs = Date.now() - started;
 
-    assert.equal(server.child.exitCode, null, `the server process exited during the soak (code ${server.child.exitCode}, signal ${server.child.signalCode})\nstderr:\n${server.stderr().slice(-2000)}`);
+    assert.equal(
+      server.child.exitCode,
+      null,
+      `the server process exited during the soak (code ${server.child.exitCode}, signal ${server.child.signalCode})\nstderr:\n${server.stderr().slice(-2000)}`,
+    );
 
     // Settle: poll until memory and open files are back within tolerance, or the settle time ends.
     const settleStarted = Date.now();
@@ -444,7 +531,8 @@ describe('soak: hostile traffic beside normal clients', () => {
     // Every check, collected, so one run reports all that is wrong.
     const failures: string[] = [];
     if (health.status !== 200) failures.push(`GET /healthz after the soak answered ${health.status}`);
-    if (server.child.exitCode !== null) failures.push(`the server process exited (code ${server.child.exitCode}, signal ${server.child.signalCode})`);
+    if (server.child.exitCode !== null)
+      failures.push(`the server process exited (code ${server.child.exitCode}, signal ${server.child.signalCode})`);
     for (const [kind, tally] of [...tallies].sort()) {
       const fives = [...tally].filter(([s]) => /^5\d\d$/.test(s));
       if (fives.length > 0) failures.push(`${kind}: ${fives.map(([s, c]) => `${c} × ${s}`).join(', ')}`);
@@ -454,12 +542,17 @@ describe('soak: hostile traffic beside normal clients', () => {
       if (total === 0) failures.push(`normal ${i + 1} made no request`);
     }
     if (Math.abs(end.fds - baseline.fds) > FD_TOLERANCE) {
-      failures.push(`open files did not return to baseline: ${baseline.fds} before, ${end.fds} after ${settledMs} ms of settling (peak ${peak.fds})`);
+      failures.push(
+        `open files did not return to baseline: ${baseline.fds} before, ${end.fds} after ${settledMs} ms of settling (peak ${peak.fds})`,
+      );
     }
     if (end.rssKb > baseline.rssKb + RSS_TOLERANCE_KB) {
-      failures.push(`memory did not return to baseline: VmRSS ${baseline.rssKb} kB before, ${end.rssKb} kB after ${settledMs} ms of settling (+${end.rssKb - baseline.rssKb} kB; peak ${peak.rssKb} kB)`);
+      failures.push(
+        `memory did not return to baseline: VmRSS ${baseline.rssKb} kB before, ${end.rssKb} kB after ${settledMs} ms of settling (+${end.rssKb - baseline.rssKb} kB; peak ${peak.rssKb} kB)`,
+      );
     }
-    for (const [key, { count: n, example }] of [...problems].sort()) failures.push(`${key} (${n} times)${example ? `, e.g. ${example}` : ''}`);
+    for (const [key, { count: n, example }] of [...problems].sort())
+      failures.push(`${key} (${n} times)${example ? `, e.g. ${example}` : ''}`);
     assert.deepEqual(failures, [], `${failures.length} checks failed:\n- ${failures.join('\n- ')}\n${context}`);
   });
 });

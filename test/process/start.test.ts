@@ -81,8 +81,16 @@ describe('first start on an empty embedded database', () => {
       assert.equal(typeof f.frameworkName, 'string');
       const p = f.complianceProgress;
       assert.ok(p, JSON.stringify(f));
-      for (const [key, done] of [['controls', 'compliant'], ['policies', 'published'], ['evidence', 'uploaded'], ['tests', 'passing']]) {
-        assert.ok(Number.isInteger(p[key][done]) && Number.isInteger(p[key].total) && Number.isInteger(p[key].percentage), JSON.stringify(p));
+      for (const [key, done] of [
+        ['controls', 'compliant'],
+        ['policies', 'published'],
+        ['evidence', 'uploaded'],
+        ['tests', 'passing'],
+      ]) {
+        assert.ok(
+          Number.isInteger(p[key][done]) && Number.isInteger(p[key].total) && Number.isInteger(p[key].percentage),
+          JSON.stringify(p),
+        );
         assert.ok(p[key][done] <= p[key].total);
       }
     }

@@ -30,7 +30,9 @@ const tail = `\r\n--${BOUNDARY}--\r\n`;
 /** Every regular file under `dir` (relative paths), `.tmp` included. */
 function filesUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f), { throwIfNoEntry: false })?.isFile()).sort();
+  return (fs.readdirSync(dir, { recursive: true }) as string[])
+    .filter((f) => fs.statSync(path.join(dir, f), { throwIfNoEntry: false })?.isFile())
+    .sort();
 }
 
 /**
@@ -43,10 +45,13 @@ async function startRecordingProxy(targetPort: number) {
   const proxy = http.createServer((request, response) => {
     requests.push(`${request.method} ${request.url}`);
     // A connection of its own per request: a kept-alive one s3rver is closing could be picked up.
-    const upstream = http.request({ host: '127.0.0.1', port: targetPort, method: request.method, path: request.url, headers: request.headers, agent: false }, (answer) => {
-      response.writeHead(answer.statusCode!, answer.headers);
-      answer.pipe(response);
-    });
+    const upstream = http.request(
+      { host: '127.0.0.1', port: targetPort, method: request.method, path: request.url, headers: request.headers, agent: false },
+      (answer) => {
+        response.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(response);
+      },
+    );
     upstream.on('error', () => response.destroy());
     request.pipe(upstream);
   });
@@ -107,7 +112,14 @@ for (const dialect of dialects) {
         if (blobStore === 's3') {
           s3 = await startS3rver(s3Dir, 'abort-bucket');
           recorder = await startRecordingProxy(s3.port);
-          const settings = { bucket: 'abort-bucket', endpoint: `http://127.0.0.1:${recorder.port}`, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true };
+          const settings = {
+            bucket: 'abort-bucket',
+            endpoint: `http://127.0.0.1:${recorder.port}`,
+            region: 'us-east-1',
+            accessKeyId: 'S3RVER',
+            secretAccessKey: 'S3RVER',
+            forcePathStyle: true,
+          };
           objects = new S3BlobStore(settings);
           Object.assign(env, {
             S3_BUCKET: settings.bucket,
@@ -118,7 +130,10 @@ for (const dialect of dialects) {
           });
         }
         client = await createOrgWithCredential({ db: database.db, region: 'us', now: Date.now }, { accessLevel: 'read_write' });
-        evidenceId = await artifactFixtures(database.db, client.organizationId).evidence({ name: 'Abort evidence', status: 'not_uploaded' });
+        evidenceId = await artifactFixtures(database.db, client.organizationId).evidence({
+          name: 'Abort evidence',
+          status: 'not_uploaded',
+        });
         server = await startServerProcess({ database, store: createTestStore('memory'), env });
         token = await getToken(server.url, client);
       });
@@ -142,7 +157,13 @@ for (const dialect of dialects) {
 
       const journal = async () => (await database.db.kysely.selectFrom('pending_uploads').select('id').execute()).length;
       const claims = async (keys: string[]) =>
-        (await database.db.kysely.selectFrom('idempotency_records').select('idempotency_key').where('idempotency_key', 'in', keys).execute()).length;
+        (
+          await database.db.kysely
+            .selectFrom('idempotency_records')
+            .select('idempotency_key')
+            .where('idempotency_key', 'in', keys)
+            .execute()
+        ).length;
 
       function upload(key: string, parts: FormData) {
         return api(server.url, `/v1/evidence/${evidenceId}/attachments`, token, {
@@ -193,20 +214,40 @@ for (const dialect of dialects) {
         const keys = Array.from({ length: 5 }, (_, i) => `cut-${blobStore}-${i}`);
         for (const key of keys) await cutUpload(key);
 
-        await until('the server to close the files of the cut uploads', () => openFiles(server.child.pid!) <= baseline, 5000, () => ({
-          baseline,
-          now: openFiles(server.child.pid!),
-        }));
-        await until('the blobs and temporary files of the cut uploads to go', async () => (await stored()).length === blobsBefore.length, 5000, stored);
+        await until(
+          'the server to close the files of the cut uploads',
+          () => openFiles(server.child.pid!) <= baseline,
+          5000,
+          () => ({
+            baseline,
+            now: openFiles(server.child.pid!),
+          }),
+        );
+        await until(
+          'the blobs and temporary files of the cut uploads to go',
+          async () => (await stored()).length === blobsBefore.length,
+          5000,
+          stored,
+        );
         assert.deepEqual(await stored(), blobsBefore);
         await until('the journal rows to go', async () => (await journal()) === 0, 5000, journal);
-        await until('the keys to be released', async () => (await claims(keys)) === 0, 5000, () => claims(keys));
+        await until(
+          'the keys to be released',
+          async () => (await claims(keys)) === 0,
+          5000,
+          () => claims(keys),
+        );
         assert.equal(server.child.exitCode, null, 'the server process is still running');
         if (recorder) {
           // Each cut file had begun a multipart upload (CreateMultipartUpload: POST ?uploads); each is aborted.
           const begun = recorder.requests.filter((r) => r.startsWith('POST ') && /\?uploads(=|&|$)/.test(r));
           assert.equal(begun.length, keys.length, `one multipart upload per cut file: ${recorder.requests.join('\n')}`);
-          await until('an AbortMultipartUpload (DELETE ?uploadId=) for each', () => recorder!.requests.filter((r) => r.startsWith('DELETE ') && r.includes('uploadId=')).length === begun.length, 5000, () => recorder!.requests);
+          await until(
+            'an AbortMultipartUpload (DELETE ?uploadId=) for each',
+            () => recorder!.requests.filter((r) => r.startsWith('DELETE ') && r.includes('uploadId=')).length === begun.length,
+            5000,
+            () => recorder!.requests,
+          );
         }
 
         // The same key right away: accepted and recorded, not 409 idempotency_request_in_progress.
@@ -237,7 +278,12 @@ for (const dialect of dialects) {
           }
         }
         await until('the journal rows to go', async () => (await journal()) === 0, 5000, journal);
-        await until('the keys to be released', async () => (await claims(keys)) === 0, 5000, () => claims(keys));
+        await until(
+          'the keys to be released',
+          async () => (await claims(keys)) === 0,
+          5000,
+          () => claims(keys),
+        );
         await until('their blobs and temporary files to go', async () => (await stored()).length === blobsBefore.length, 5000, stored);
         const retry = await upload(keys[0], form('retried after an early close'));
         assert.equal(retry.status, 201, JSON.stringify(retry.body));
@@ -272,10 +318,15 @@ for (const dialect of dialects) {
           assert.ok(closedAfter >= REQUEST_TIMEOUT_MS - 100, `not cut before the time-out (${closedAfter} ms)`);
           assert.ok(closedAfter < REQUEST_TIMEOUT_MS + 2500, `cut ${closedAfter} ms after the start, not about ${REQUEST_TIMEOUT_MS} ms`);
 
-          await until('the server to close the files of the slow upload', () => openFiles(server.child.pid!) <= baseline, 5000, () => ({
-            baseline,
-            now: openFiles(server.child.pid!),
-          }));
+          await until(
+            'the server to close the files of the slow upload',
+            () => openFiles(server.child.pid!) <= baseline,
+            5000,
+            () => ({
+              baseline,
+              now: openFiles(server.child.pid!),
+            }),
+          );
           await until('its temporary file to go', async () => (await stored()).length === blobsBefore.length, 5000, stored);
           await until('its journal row to go', async () => (await journal()) === 0, 5000, journal);
           await until('its key to be released', async () => (await claims([key])) === 0, 5000);

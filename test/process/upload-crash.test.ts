@@ -128,10 +128,7 @@ for (const dialect of dialects) {
       });
       assert.equal(retry.status, 201, JSON.stringify(retry.body));
       const listed = await api(server.url, `/v1/evidence/${evidenceId}?fields=attachments`, token2);
-      assert.deepEqual(
-        listed.body.data.attachments.map((a: { displayName: string }) => a.displayName).sort(),
-        ['first.txt', 'second.txt'],
-      );
+      assert.deepEqual(listed.body.data.attachments.map((a: { displayName: string }) => a.displayName).sort(), ['first.txt', 'second.txt']);
       assert.equal(filesUnder(blobDir).filter((f) => f.startsWith('uploads/')).length, 2);
     });
   });

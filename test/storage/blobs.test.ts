@@ -20,7 +20,6 @@ import { BlobTooLargeError, InvalidBlobKeyError, type BlobStore } from '../../sr
 import { startS3rver } from '../harness/s3rver.ts';
 import { blobExists } from '../harness/blobs.ts';
 
-
 const MB = 1024 * 1024;
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -190,11 +189,7 @@ for (const makeEngine of [localEngine, s3Engine]) {
       const keys = ['org/5/evidence/1/a', 'org/5/evidence/1/b', 'org/5/evidence/12/c', 'org/5/evidence/2/d', 'org/50/e'];
       for (const key of keys) await store.put(key, Readable.from([Buffer.from(key)]), { maxBytes: 100 });
       assert.deepEqual(await collect(store.list('org/5/evidence/1/')), ['org/5/evidence/1/a', 'org/5/evidence/1/b']);
-      assert.deepEqual(await collect(store.list('org/5/evidence/1')), [
-        'org/5/evidence/1/a',
-        'org/5/evidence/1/b',
-        'org/5/evidence/12/c',
-      ]);
+      assert.deepEqual(await collect(store.list('org/5/evidence/1')), ['org/5/evidence/1/a', 'org/5/evidence/1/b', 'org/5/evidence/12/c']);
       assert.deepEqual(await collect(store.list('org/5/')), keys.slice(0, 4));
       assert.deepEqual(await collect(store.list('org/5')), keys);
       assert.deepEqual(await collect(store.list('org/6/')), []);
@@ -203,8 +198,23 @@ for (const makeEngine of [localEngine, s3Engine]) {
     });
 
     it('invalid keys are refused and never touch the store', async () => {
-      const bad = ['', '../x', 'a/../../b', '..', '.', '/etc/passwd', 'a//b', 'a/', 'a/./b', '.hidden', 'a\\..\\b',
-        'a b', 'a\0b', 'C:/x', 'x'.repeat(513)];
+      const bad = [
+        '',
+        '../x',
+        'a/../../b',
+        '..',
+        '.',
+        '/etc/passwd',
+        'a//b',
+        'a/',
+        'a/./b',
+        '.hidden',
+        'a\\..\\b',
+        'a b',
+        'a\0b',
+        'C:/x',
+        'x'.repeat(513),
+      ];
       for (const key of bad) {
         const source = Readable.from([Buffer.from('x')]);
         await assert.rejects(store.put(key, source, { maxBytes: 10 }), InvalidBlobKeyError, JSON.stringify(key));

@@ -154,10 +154,15 @@ const arbWorld = fc
 test('property: control status, percentage and framework progress follow the rule', () => {
   fc.assert(
     fc.property(arbWorld, ({ world, controls, filter }) => {
-      const g = graph(
-        world.artifacts.map((a, i) => [a.type, `a${i}`, { relevant: a.relevant, complete: a.complete }, a.frameworks]),
+      const g = graph(world.artifacts.map((a, i) => [a.type, `a${i}`, { relevant: a.relevant, complete: a.complete }, a.frameworks]));
+      const nodes = controls.map((c, i) =>
+        control(
+          `c${i}`,
+          c.artifacts.map((j) => artifactKey(world.artifacts[j].type, `a${j}`)),
+          c.frameworks,
+          c.scope,
+        ),
       );
-      const nodes = controls.map((c, i) => control(`c${i}`, c.artifacts.map((j) => artifactKey(world.artifacts[j].type, `a${j}`)), c.frameworks, c.scope));
       const fw = filter ? new Set(filter) : undefined;
       for (const n of nodes) {
         const got = controlCompliance(n, g, fw);

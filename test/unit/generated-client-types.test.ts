@@ -3,12 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import {
-  CLI_VOCABULARY_FILE,
-  CONSOLE_TYPES_FILE,
-  renderCliVocabulary,
-  renderConsoleTypes,
-} from '../../scripts/generate-client-types.ts';
+import { CLI_VOCABULARY_FILE, CONSOLE_TYPES_FILE, renderCliVocabulary, renderConsoleTypes } from '../../scripts/generate-client-types.ts';
 
 test('packages/cli/src/vocabulary.ts is what the domain generates (run `npm run generate` if not)', () => {
   assert.equal(fs.readFileSync(CLI_VOCABULARY_FILE, 'utf8'), renderCliVocabulary());

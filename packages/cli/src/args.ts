@@ -50,7 +50,11 @@ export function listFilter(name: string, help: string, values?: readonly string[
 }
 
 /** The first one or two words that name the command, wherever global flags sit around them. */
-export function splitCommand(argv: string[], takesValue: (flag: string) => boolean, hasActions: (group: string) => boolean): { words: string[]; rest: string[] } {
+export function splitCommand(
+  argv: string[],
+  takesValue: (flag: string) => boolean,
+  hasActions: (group: string) => boolean,
+): { words: string[]; rest: string[] } {
   const words: string[] = [];
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -72,7 +76,11 @@ export function splitCommand(argv: string[], takesValue: (flag: string) => boole
 }
 
 /** Parses `args` against `specs` and converts every value; a bad flag or value is a UsageError. */
-export function parseOptions(args: string[], specs: OptionSpec[], positionals: { min: number; max: number; name: string }): { values: ParsedValues; positionals: string[] } {
+export function parseOptions(
+  args: string[],
+  specs: OptionSpec[],
+  positionals: { min: number; max: number; name: string },
+): { values: ParsedValues; positionals: string[] } {
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
   for (const spec of specs) {
     options[spec.name] = { type: spec.kind === 'switch' ? 'boolean' : 'string' };
@@ -123,7 +131,10 @@ function convert(spec: OptionSpec, raw: string | string[] | boolean): OptionValu
 
 /** `a,b --x c` → [a, b, c]; blanks around commas are ignored, empty entries dropped. */
 export function splitList(values: string[]): string[] {
-  return values.flatMap((value) => value.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  return values
+    .flatMap((value) => value.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 }
 
 export function parseBoolean(flag: string, value: string): boolean {
@@ -145,7 +156,8 @@ export function parseTime(flag: string, value: string, now: () => number = Date.
   if (/^-?\d+$/.test(v)) return parseInteger(flag, v);
   if (v.toLowerCase() === 'now') return now();
   const date = /^\d{4}-\d{2}-\d{2}$/.test(v) ? Date.parse(`${v}T00:00:00Z`) : /^\d{4}-\d{2}-\d{2}T/.test(v) ? Date.parse(v) : NaN;
-  if (!Number.isFinite(date)) throw new UsageError(`${flag} takes epoch milliseconds, an ISO date (2026-03-31) or date-time, or "now"; not "${value}"`);
+  if (!Number.isFinite(date))
+    throw new UsageError(`${flag} takes epoch milliseconds, an ISO date (2026-03-31) or date-time, or "now"; not "${value}"`);
   return date;
 }
 

@@ -10,8 +10,20 @@ import { ComplianceClient, REGIONS, type TokenStoreOperation } from './sdk.ts';
 import { fileTokenStore, TOKEN_CACHE_ENV, TokenCacheError, tokenCacheEnabled, tokenCacheFile } from './token-cache.ts';
 
 export const GLOBAL_OPTIONS: OptionSpec[] = [
-  { name: 'output', short: 'o', kind: 'string', valueName: 'FORMAT', values: FORMATS, help: 'output format; default table at a terminal, else json' },
-  { name: 'profile', kind: 'string', valueName: 'NAME', help: 'profile of the credentials file (default: $COMPLIANCE_PROFILE or "default")' },
+  {
+    name: 'output',
+    short: 'o',
+    kind: 'string',
+    valueName: 'FORMAT',
+    values: FORMATS,
+    help: 'output format; default table at a terminal, else json',
+  },
+  {
+    name: 'profile',
+    kind: 'string',
+    valueName: 'NAME',
+    help: 'profile of the credentials file (default: $COMPLIANCE_PROFILE or "default")',
+  },
   { name: 'base-url', kind: 'string', valueName: 'URL', help: 'the service address, overriding the environment and the profile' },
   { name: 'region', kind: 'string', valueName: 'REGION', values: REGIONS, help: 'the hosted service of a region, instead of --base-url' },
   { name: 'max-retries', kind: 'integer', help: 'retries of a failed request (default 3, or $COMPLIANCE_MAX_RETRIES)' },
@@ -68,7 +80,9 @@ export function createContext(io: Io, env: Env, globals: ParsedValues, signal: A
       try {
         // The cache file is named after the address as the SDK resolved it, known once the client exists.
         let baseUrl = '';
-        const tokenStore = cacheTokens ? fileTokenStore(() => tokenCacheFile(env, { baseUrl, clientId: s.clientId, clientSecret: s.clientSecret })) : undefined;
+        const tokenStore = cacheTokens
+          ? fileTokenStore(() => tokenCacheFile(env, { baseUrl, clientId: s.clientId, clientSecret: s.clientSecret }))
+          : undefined;
         client = new ComplianceClient({
           clientId: s.clientId,
           clientSecret: s.clientSecret,

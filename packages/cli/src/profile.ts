@@ -119,7 +119,8 @@ export function resolveSettings(input: ResolveInput): Settings {
     region: nonEmpty(env[ENV.region]),
   };
   const fromFlags = { baseUrl: nonEmpty(input.baseUrl), region: nonEmpty(input.region) };
-  const envComplete = fromEnv.clientId && fromEnv.clientSecret && (fromEnv.baseUrl || fromEnv.region || fromFlags.baseUrl || fromFlags.region);
+  const envComplete =
+    fromEnv.clientId && fromEnv.clientSecret && (fromEnv.baseUrl || fromEnv.region || fromFlags.baseUrl || fromFlags.region);
 
   // The file is read only when it is needed, so a complete environment works even beside a
   // broken or unsafe file; a profile named on purpose is always read.
@@ -128,11 +129,15 @@ export function resolveSettings(input: ResolveInput): Settings {
     const profiles = readProfiles(file);
     profile = profiles?.get(name);
     if (explicit && !profile) {
-      throw new ConfigurationError(profiles ? `profile "${name}" is not in ${file}` : `profile "${name}" requested, but ${file} does not exist`);
+      throw new ConfigurationError(
+        profiles ? `profile "${name}" is not in ${file}` : `profile "${name}" requested, but ${file} does not exist`,
+      );
     }
     for (const key of profile?.keys() ?? []) {
       if (!(Object.values(PROFILE_KEYS) as string[]).includes(key)) {
-        throw new ConfigurationError(`unknown setting "${key}" in profile "${name}" of ${file}; known: ${Object.values(PROFILE_KEYS).join(', ')}`);
+        throw new ConfigurationError(
+          `unknown setting "${key}" in profile "${name}" of ${file}; known: ${Object.values(PROFILE_KEYS).join(', ')}`,
+        );
       }
     }
   }
@@ -161,7 +166,9 @@ export function resolveSettings(input: ResolveInput): Settings {
   ];
   const level = levels.find(([, l]) => l.baseUrl || l.region);
   if (!level) {
-    throw new ConfigurationError(`no service address configured: set ${ENV.baseUrl} (or ${ENV.region}: ${REGIONS.join(', ')}), or base_url in the profile`);
+    throw new ConfigurationError(
+      `no service address configured: set ${ENV.baseUrl} (or ${ENV.region}: ${REGIONS.join(', ')}), or base_url in the profile`,
+    );
   }
   const [where, location] = level;
   if (location.baseUrl && location.region) throw new ConfigurationError(`${where} sets both a base URL and a region; give one`);

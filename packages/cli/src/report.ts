@@ -72,7 +72,10 @@ export function reportError(err: unknown, io: Io, options: { debug?: boolean } =
   const key = (err as { idempotencyKey?: unknown } | null)?.idempotencyKey;
   if (typeof key === 'string') {
     lines.push(`  idempotency key: ${key}`);
-    if (outcomeUnknown(err)) lines.push(`  The write may or may not have been done. Run the same command again with --idempotency-key ${key}: it is done at most once.`);
+    if (outcomeUnknown(err))
+      lines.push(
+        `  The write may or may not have been done. Run the same command again with --idempotency-key ${key}: it is done at most once.`,
+      );
   }
   io.err(lines.join('\n'));
   return code;

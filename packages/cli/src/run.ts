@@ -17,7 +17,11 @@ export async function run(argv: string[], env: Env, io: Io, signal: AbortSignal)
   const { words, rest } = splitCommand(argv, (flag) => VALUE_FLAGS.has(flag), hasActions);
   const wantsHelp = rest.includes('--help') || rest.includes('-h');
 
-  if (words[0] === 'help') return help(rest.filter((a) => !a.startsWith('-')), io);
+  if (words[0] === 'help')
+    return help(
+      rest.filter((a) => !a.startsWith('-')),
+      io,
+    );
   if (words.length === 0) {
     if (rest.includes('--version')) {
       await io.out(`compliance ${pkg.version}\n`);
@@ -44,7 +48,11 @@ export async function run(argv: string[], env: Env, io: Io, signal: AbortSignal)
     return 0;
   }
 
-  const { values, positionals } = parseOptions(rest, [...GLOBAL_OPTIONS, ...command.options], command.positionals ?? { min: 0, max: 0, name: '' });
+  const { values, positionals } = parseOptions(
+    rest,
+    [...GLOBAL_OPTIONS, ...command.options],
+    command.positionals ?? { min: 0, max: 0, name: '' },
+  );
   for (const p of positionals) if (p.trim() === '') throw new UsageError(`${command.positionals?.name ?? 'an argument'} must not be empty`);
   const ctx = createContext(io, env, values, signal);
   await command.run(ctx, values, positionals);
@@ -55,8 +63,12 @@ async function help(words: string[], io: Io): Promise<number> {
   const [group, action] = words;
   if (!group) await io.out(mainHelp());
   else if (action !== undefined && findCommand(group, action)) await io.out(commandHelp(findCommand(group, action)!));
-  else if (groupCommands(group).length > 1 || (groupCommands(group).length === 1 && hasActions(group))) await io.out(groupHelp(group, groupCommands(group)));
+  else if (groupCommands(group).length > 1 || (groupCommands(group).length === 1 && hasActions(group)))
+    await io.out(groupHelp(group, groupCommands(group)));
   else if (groupCommands(group).length === 1) await io.out(commandHelp(groupCommands(group)[0]));
-  else throw new UsageError(`unknown command "${[group, action].filter(Boolean).join(' ')}"; commands: ${[...new Set(COMMANDS.map(commandName))].join(', ')}`);
+  else
+    throw new UsageError(
+      `unknown command "${[group, action].filter(Boolean).join(' ')}"; commands: ${[...new Set(COMMANDS.map(commandName))].join(', ')}`,
+    );
   return 0;
 }

@@ -76,8 +76,12 @@ export function fileTokenStore(fileOrGetter: string | (() => string)): TokenStor
         // The credentials file's rule (profile.ts); a cache file that breaks it is ignored, not fatal,
         // and the next token saved replaces it with a private one.
         const problem = privacyProblem(stat);
-        if (problem && 'owner' in problem) throw new TokenCacheError(`ignoring the token cache ${file}: it belongs to another user (uid ${problem.owner})`);
-        if (problem) throw new TokenCacheError(`ignoring the token cache ${file}: its permissions ${problem.mode} are too open (others could read the access token)`);
+        if (problem && 'owner' in problem)
+          throw new TokenCacheError(`ignoring the token cache ${file}: it belongs to another user (uid ${problem.owner})`);
+        if (problem)
+          throw new TokenCacheError(
+            `ignoring the token cache ${file}: its permissions ${problem.mode} are too open (others could read the access token)`,
+          );
         let value: unknown;
         try {
           value = JSON.parse(fs.readFileSync(fd, 'utf8'));

@@ -116,13 +116,23 @@ describe('compliance: credentials and configuration', () => {
 
     // COMPLIANCE_CONFIG names another file.
     const elsewhere = path.join(home, 'elsewhere.ini');
-    writeProfileFile(elsewhere, `[default]\nclient_id=${service.readWrite.clientId}\nclient_secret=${service.readWrite.clientSecret}\nbase_url=${service.server.url}\n`);
-    assert.equal(JSON.parse(ok(await run(['whoami', '-o', 'json'], { ...NO_CREDENTIALS, COMPLIANCE_CONFIG: elsewhere }))).clientId, service.readWrite.clientId);
+    writeProfileFile(
+      elsewhere,
+      `[default]\nclient_id=${service.readWrite.clientId}\nclient_secret=${service.readWrite.clientSecret}\nbase_url=${service.server.url}\n`,
+    );
+    assert.equal(
+      JSON.parse(ok(await run(['whoami', '-o', 'json'], { ...NO_CREDENTIALS, COMPLIANCE_CONFIG: elsewhere }))).clientId,
+      service.readWrite.clientId,
+    );
   });
 
   it('refuses a profile file that group or others can read (exit 3), without printing the secret', async () => {
     freshHome();
-    writeProfileFile(profileFile, `[default]\nclient_id = ${service.readOnly.clientId}\nclient_secret = ${service.readOnly.clientSecret}\nbase_url = ${service.server.url}\n`, 0o644);
+    writeProfileFile(
+      profileFile,
+      `[default]\nclient_id = ${service.readOnly.clientId}\nclient_secret = ${service.readOnly.clientSecret}\nbase_url = ${service.server.url}\n`,
+      0o644,
+    );
     const refused = await run(['frameworks', 'list'], NO_CREDENTIALS);
     fails(refused, 3, /permissions 0644 .* too open/);
     assert.match(refused.stderr, /chmod 600/);
@@ -135,7 +145,11 @@ describe('compliance: credentials and configuration', () => {
 
   it('configure writes a profile with mode 0600 from stdin, keeping the other profiles', async () => {
     freshHome();
-    const first = await run(['configure', '--client-id', service.readOnly.clientId, '--base-url', service.server.url], NO_CREDENTIALS, `${service.readOnly.clientSecret}\n`);
+    const first = await run(
+      ['configure', '--client-id', service.readOnly.clientId, '--base-url', service.server.url],
+      NO_CREDENTIALS,
+      `${service.readOnly.clientSecret}\n`,
+    );
     assert.equal(first.code, 0, explain(first));
     assert.match(first.stderr, /wrote profile "default"/);
     const second = await run(
@@ -152,14 +166,21 @@ describe('compliance: credentials and configuration', () => {
     assert.match(text, /^\[default\]$/m);
     assert.match(text, /^\[rw\]$/m);
 
-    const [ro, rw] = await Promise.all([run(['whoami', '-o', 'json'], NO_CREDENTIALS), run(['whoami', '-o', 'json', '--profile', 'rw'], NO_CREDENTIALS)]);
+    const [ro, rw] = await Promise.all([
+      run(['whoami', '-o', 'json'], NO_CREDENTIALS),
+      run(['whoami', '-o', 'json', '--profile', 'rw'], NO_CREDENTIALS),
+    ]);
     assert.equal(JSON.parse(ok(ro)).clientId, service.readOnly.clientId);
     assert.equal(JSON.parse(ok(rw)).clientId, service.readWrite.clientId);
 
     // Without a secret on stdin the profile's secret is kept; a profile without one is refused.
     ok(await run(['configure', '--region', 'eu'], NO_CREDENTIALS, ''));
     assert.match(fs.readFileSync(profileFile, 'utf8'), /^\[default\]\nclient_id = .+\nclient_secret = cds_secret_.+\nregion = eu$/m);
-    fails(await run(['configure', '--profile', 'new', '--client-id', 'cds_id_x', '--region', 'us'], NO_CREDENTIALS, ''), 2, /client secret is required/);
+    fails(
+      await run(['configure', '--profile', 'new', '--client-id', 'cds_id_x', '--region', 'us'], NO_CREDENTIALS, ''),
+      2,
+      /client secret is required/,
+    );
   });
 
   it('exit 3 without credentials, with a wrong secret, or without a service address', async () => {
@@ -205,11 +226,30 @@ describe('compliance: credentials and configuration', () => {
       run(['--version']),
     ]);
     const text = ok(main);
-    for (const code of ['0  success', '2  usage error', '3  authentication', '4  not found', '5  permission', '6  validation', '7  conflict', '8  rate limited', '9  network']) {
+    for (const code of [
+      '0  success',
+      '2  usage error',
+      '3  authentication',
+      '4  not found',
+      '5  permission',
+      '6  validation',
+      '7  conflict',
+      '8  rate limited',
+      '9  network',
+    ]) {
       assert.ok(text.includes(code), `--help lists exit code "${code}"`);
     }
     assert.match(text, /COMPLIANCE_CLIENT_SECRET/);
-    for (const flag of ['--status', '--framework-ids', '--entity-ids', '--assignee-emails', '--domains', '--function-groupings', '--control-scope', '--fields']) {
+    for (const flag of [
+      '--status',
+      '--framework-ids',
+      '--entity-ids',
+      '--assignee-emails',
+      '--domains',
+      '--function-groupings',
+      '--control-scope',
+      '--fields',
+    ]) {
       assert.ok(ok(controls).includes(flag), `controls list --help shows ${flag}`);
     }
     assert.match(ok(vulns), /--page-size 50\|100/);

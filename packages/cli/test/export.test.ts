@@ -20,7 +20,10 @@ function ok(res: CliResult): string {
 function lines(file: string): unknown[] {
   const text = fs.readFileSync(file, 'utf8');
   assert.ok(text === '' || text.endsWith('\n'), `${file} ends with a newline`);
-  return text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l));
 }
 
 describe('compliance export', { concurrency: dialects.length }, () => {
@@ -41,7 +44,10 @@ describe('compliance export', { concurrency: dialects.length }, () => {
         const res = await s.cli(['export', '--dir', dir, '--progress', '-o', 'json']);
         const summary = JSON.parse(ok(res));
         assert.equal(summary.directory, dir);
-        assert.deepEqual(summary.resources.map((r: { resource: string }) => r.resource), RESOURCES);
+        assert.deepEqual(
+          summary.resources.map((r: { resource: string }) => r.resource),
+          RESOURCES,
+        );
         assert.deepEqual(fs.readdirSync(dir).sort(), RESOURCES.map((r) => `${r}.ndjson`).sort(), 'no temporary files are left');
 
         const expected: Record<string, number> = {
@@ -81,15 +87,40 @@ describe('compliance export', { concurrency: dialects.length }, () => {
 
       it('stays inside a tight rate limit by waiting for the window, without a single retry', async () => {
         // A second app on the same database, allowing 4 requests a second per credential.
-        const tight = await startServer({ database: s.server.database, env: { ...GENEROUS_LIMITS, RATE_LIMIT_MAX: '4', RATE_LIMIT_WINDOW_SEC: '1' } });
+        const tight = await startServer({
+          database: s.server.database,
+          env: { ...GENEROUS_LIMITS, RATE_LIMIT_MAX: '4', RATE_LIMIT_WINDOW_SEC: '1' },
+        });
         try {
           const dir = path.join(s.home, 'export-paced');
-          const res = await s.cli(['export', '--dir', dir, '--resources', 'frameworks,vulnerabilities', '--page-size', '50', '--max-retries', '0', '-o', 'ndjson', '--progress'], {
-            env: { COMPLIANCE_BASE_URL: tight.url },
-          });
-          const summary = ok(res).trim().split('\n').map((l) => JSON.parse(l));
+          const res = await s.cli(
+            [
+              'export',
+              '--dir',
+              dir,
+              '--resources',
+              'frameworks,vulnerabilities',
+              '--page-size',
+              '50',
+              '--max-retries',
+              '0',
+              '-o',
+              'ndjson',
+              '--progress',
+            ],
+            {
+              env: { COMPLIANCE_BASE_URL: tight.url },
+            },
+          );
+          const summary = ok(res)
+            .trim()
+            .split('\n')
+            .map((l) => JSON.parse(l));
           const totalCount = (await s.sdk.vulnerabilities.listPage()).meta.totalCount;
-          assert.deepEqual(summary.map((r: { records: number }) => r.records), [(await s.sdk.frameworks.list()).data.length, totalCount]);
+          assert.deepEqual(
+            summary.map((r: { records: number }) => r.records),
+            [(await s.sdk.frameworks.list()).data.length, totalCount],
+          );
           assert.equal(lines(path.join(dir, 'vulnerabilities.ndjson')).length, totalCount);
           assert.match(res.stderr, /waiting \d+ s for the rate-limit window/);
         } finally {
@@ -108,13 +139,24 @@ describe('compliance export', { concurrency: dialects.length }, () => {
         const summary = JSON.parse(ok(all));
         assert.deepEqual(
           summary.resources.map((r: { resource: string; records?: number; skipped?: string }) => [r.resource, r.records ?? r.skipped]),
-          [['frameworks', 0], ['controls', 0], ['policies', 'plan_restricted'], ['evidence', 'plan_restricted'], ['tests', 'plan_restricted'], ['vulnerabilities', 'plan_restricted']],
+          [
+            ['frameworks', 0],
+            ['controls', 0],
+            ['policies', 'plan_restricted'],
+            ['evidence', 'plan_restricted'],
+            ['tests', 'plan_restricted'],
+            ['vulnerabilities', 'plan_restricted'],
+          ],
         );
         assert.match(all.stderr, /skipped policies: the organization's plan does not include it/);
         assert.deepEqual(fs.readdirSync(dir).sort(), ['controls.ndjson', 'frameworks.ndjson']);
         assert.equal(named.code, 5, explain(named));
         assert.match(named.stderr, /plan_restricted: /);
-        assert.deepEqual(fs.readdirSync(path.join(s.home, 'export-plan-named')), ['frameworks.ndjson'], 'the finished file stays, the unfinished one is removed');
+        assert.deepEqual(
+          fs.readdirSync(path.join(s.home, 'export-plan-named')),
+          ['frameworks.ndjson'],
+          'the finished file stays, the unfinished one is removed',
+        );
       });
 
       it('Ctrl-C while waiting for the rate limit exits 130 and leaves no temporary file', async () => {
@@ -122,7 +164,10 @@ describe('compliance export', { concurrency: dialects.length }, () => {
         // interrupted at the first wait of 2 s or more. (With three a minute the six resources could
         // fit in two windows whose only wait fell under 2 s near a minute's end: the export then
         // finished without being interrupted.)
-        const slow: TestServer = await startServer({ database: s.server.database, env: { ...GENEROUS_LIMITS, RATE_LIMIT_MAX: '1', RATE_LIMIT_WINDOW_SEC: '60' } });
+        const slow: TestServer = await startServer({
+          database: s.server.database,
+          env: { ...GENEROUS_LIMITS, RATE_LIMIT_MAX: '1', RATE_LIMIT_WINDOW_SEC: '60' },
+        });
         try {
           const dir = path.join(s.home, 'export-interrupted');
           let sent = false;
@@ -143,7 +188,11 @@ describe('compliance export', { concurrency: dialects.length }, () => {
           assert.equal(res.stdout, '');
           const left = fs.readdirSync(dir);
           assert.ok(left.length < RESOURCES.length, 'stopped before the end');
-          assert.deepEqual(left.filter((f) => !/^[a-z]+\.ndjson$/.test(f)), [], 'no temporary file is left');
+          assert.deepEqual(
+            left.filter((f) => !/^[a-z]+\.ndjson$/.test(f)),
+            [],
+            'no temporary file is left',
+          );
         } finally {
           await slow.close();
         }

@@ -13,9 +13,33 @@ const SPEC_QUERY: Record<string, string[]> = {
   'frameworks list': ['entityIds', 'fields'],
   'controls list': ['status', 'frameworkIds', 'entityIds', 'assigneeEmails', 'domains', 'functionGroupings', 'controlScope', 'fields'],
   'controls get': ['fields'],
-  'policies list': ['status', 'frameworkIds', 'controlIds', 'entityIds', 'isRelevant', 'assigneeEmails', 'approverEmails', 'departments', 'nextReviewAtFrom', 'nextReviewAtTo', 'fields'],
+  'policies list': [
+    'status',
+    'frameworkIds',
+    'controlIds',
+    'entityIds',
+    'isRelevant',
+    'assigneeEmails',
+    'approverEmails',
+    'departments',
+    'nextReviewAtFrom',
+    'nextReviewAtTo',
+    'fields',
+  ],
   'policies get': ['fields'],
-  'evidence list': ['status', 'frameworkIds', 'controlIds', 'entityIds', 'isRelevant', 'assigneeEmails', 'approverEmails', 'departments', 'nextReviewAtFrom', 'nextReviewAtTo', 'fields'],
+  'evidence list': [
+    'status',
+    'frameworkIds',
+    'controlIds',
+    'entityIds',
+    'isRelevant',
+    'assigneeEmails',
+    'approverEmails',
+    'departments',
+    'nextReviewAtFrom',
+    'nextReviewAtTo',
+    'fields',
+  ],
   'evidence get': ['fields'],
   'tests list': ['status', 'frameworkIds', 'assigneeEmails', 'applications', 'fields'],
   'tests get': ['resourceStatus', 'fields'],
@@ -47,7 +71,18 @@ describe('flags', () => {
   it('list flags take comma-separated values and repeat; conversions refuse what they cannot read', () => {
     const command = findCommand('policies', 'list')!;
     const { values } = parseOptions(
-      ['--status', 'draft, published', '--status', 'needs_review', '--is-relevant', 'yes', '--next-review-at-from', '2026-03-31', '--next-review-at-to', '1700000000000'],
+      [
+        '--status',
+        'draft, published',
+        '--status',
+        'needs_review',
+        '--is-relevant',
+        'yes',
+        '--next-review-at-from',
+        '2026-03-31',
+        '--next-review-at-to',
+        '1700000000000',
+      ],
       command.options,
       { min: 0, max: 0, name: '' },
     );
@@ -62,12 +97,19 @@ describe('flags', () => {
     assert.throws(() => parseOptions(['--next-review-at-to', 'tomorrow'], command.options, { min: 0, max: 0, name: '' }), UsageError);
     assert.throws(() => parseOptions(['--unknown'], command.options, { min: 0, max: 0, name: '' }), UsageError);
     assert.equal(parseTime('--x', '2026-01-15T12:30:00Z'), Date.UTC(2026, 0, 15, 12, 30));
-    assert.equal(parseTime('--x', 'now', () => 42), 42);
+    assert.equal(
+      parseTime('--x', 'now', () => 42),
+      42,
+    );
   });
 
   it('configure rewrites one profile and keeps the others and their comments', () => {
     const before = '# mine\n[default]\nclient_id = a\nclient_secret = b\n\n# the writer\n[rw]\nclient_id = c\n';
-    const after = replaceSection(before, 'default', [['client_id', 'x'], ['client_secret', 'y'], ['region', 'eu']]);
+    const after = replaceSection(before, 'default', [
+      ['client_id', 'x'],
+      ['client_secret', 'y'],
+      ['region', 'eu'],
+    ]);
     assert.equal(after, '# mine\n[default]\nclient_id = x\nclient_secret = y\nregion = eu\n\n# the writer\n[rw]\nclient_id = c\n');
     const added = replaceSection(after, 'new', [['client_id', 'n']]);
     assert.deepEqual([...parseIni(added).keys()], ['default', 'rw', 'new']);

@@ -58,7 +58,18 @@ describe('compliance reads', { concurrency: dialects.length }, () => {
         const domain = all[0].controlDomain;
         const entityId = all.find((c) => c.entities.length > 0)!.entities[0].entityId;
         const [filtered, byFramework, byOthers, asTable] = await Promise.all([
-          s.cli(['controls', 'list', '--status', 'non_compliant', '--function-groupings', 'protect', '--function-groupings', 'detect', '-o', 'ndjson']),
+          s.cli([
+            'controls',
+            'list',
+            '--status',
+            'non_compliant',
+            '--function-groupings',
+            'protect',
+            '--function-groupings',
+            'detect',
+            '-o',
+            'ndjson',
+          ]),
           s.cli(['controls', 'list', '--framework-ids', frameworkId, '--control-scope', 'in_scope', '--fields', 'mappedFrameworkIds']),
           s.cli(['controls', 'list', '--assignee-emails', assignee, '--domains', domain.toUpperCase(), '--entity-ids', entityId]),
           s.cli(['controls', 'list', '--status', 'compliant', '-o', 'table']),
@@ -78,7 +89,10 @@ describe('compliance reads', { concurrency: dialects.length }, () => {
           assert.equal(c.controlScope, 'in_scope');
         }
         const others = json(byOthers);
-        assert.deepEqual(ids(others, 'controlId'), ids((await s.sdk.controls.list({ assigneeEmails: [assignee], domains: [domain], entityIds: [entityId] })).data, 'controlId'));
+        assert.deepEqual(
+          ids(others, 'controlId'),
+          ids((await s.sdk.controls.list({ assigneeEmails: [assignee], domains: [domain], entityIds: [entityId] })).data, 'controlId'),
+        );
         assert.match(header(asTable), /^CONTROL ID\s+CODE\s+NAME\s+DOMAIN\s+FUNCTION\s+SCOPE\s+STATUS\s+%$/);
         assert.equal(tableRows(asTable).length, all.filter((c) => c.status === 'compliant').length);
 
@@ -100,7 +114,18 @@ describe('compliance reads', { concurrency: dialects.length }, () => {
         const approver = (await s.sdk.policies.list()).data.find((p) => p.approvers.length > 0)!.approvers[0].email;
         const [table, byDate, approvers] = await Promise.all([
           s.cli(['policies', 'list', '--is-relevant', 'true', '--departments', 'No Department', '-o', 'table']),
-          s.cli(['policies', 'list', '--next-review-at-from', String(from), '--next-review-at-to', '2100-01-01', '--fields', 'versionNumber', '-o', 'ndjson']),
+          s.cli([
+            'policies',
+            'list',
+            '--next-review-at-from',
+            String(from),
+            '--next-review-at-to',
+            '2100-01-01',
+            '--fields',
+            'versionNumber',
+            '-o',
+            'ndjson',
+          ]),
           s.cli(['policies', 'list', '--status', 'published,draft,needs_review', '--approver-emails', approver, '--is-relevant', '1']),
         ]);
         assert.ok(expected.length > 0);
@@ -110,9 +135,16 @@ describe('compliance reads', { concurrency: dialects.length }, () => {
         for (const p of expected) assert.ok(rows.some((r) => r.startsWith(p.policyId)));
         const reviewed = ndjson(byDate);
         assert.equal(reviewed.length, dated.length);
-        assert.deepEqual(reviewed, (await s.sdk.policies.list({ nextReviewAtFrom: from, nextReviewAtTo: Date.UTC(2100, 0, 1), fields: ['versionNumber'] })).data);
+        assert.deepEqual(
+          reviewed,
+          (await s.sdk.policies.list({ nextReviewAtFrom: from, nextReviewAtTo: Date.UTC(2100, 0, 1), fields: ['versionNumber'] })).data,
+        );
         const approved = json(approvers);
-        assert.deepEqual(approved, (await s.sdk.policies.list({ status: ['published', 'draft', 'needs_review'], approverEmails: [approver], isRelevant: true })).data);
+        assert.deepEqual(
+          approved,
+          (await s.sdk.policies.list({ status: ['published', 'draft', 'needs_review'], approverEmails: [approver], isRelevant: true }))
+            .data,
+        );
         for (const p of approved) assert.ok(p.approvers.some((a: { email: string }) => a.email === approver));
         const id = expected[0].policyId;
         const policy = json(await s.cli(['policies', 'get', id, '--fields', 'versionHistory,documents']));
@@ -157,7 +189,20 @@ describe('compliance reads', { concurrency: dialects.length }, () => {
         const bySource = await s.sdk.vulnerabilities.listPage({ status: ['open', 'risk'], source: ['snyk', 'aws', 'qualys'] });
         const [all, criticalRows, filtered, limited, table] = await Promise.all([
           s.cli(['vulnerabilities', 'list']),
-          s.cli(['vulns', 'list', '--severity', 'critical', '--fix-available', 'yes,no', '--page-size', '50', '--fields', 'cvssScore', '-o', 'ndjson']),
+          s.cli([
+            'vulns',
+            'list',
+            '--severity',
+            'critical',
+            '--fix-available',
+            'yes,no',
+            '--page-size',
+            '50',
+            '--fields',
+            'cvssScore',
+            '-o',
+            'ndjson',
+          ]),
           s.cli(['vulnerabilities', 'list', '--status', 'open,risk', '--source', 'snyk,aws,qualys', '-o', 'ndjson']),
           s.cli(['vulnerabilities', 'list', '--limit', '120', '-o', 'ndjson']),
           s.cli(['vulnerabilities', 'list', '--limit', '3', '-o', 'table']),
@@ -185,11 +230,27 @@ describe('compliance reads', { concurrency: dialects.length }, () => {
         const id = every[0].vulnerabilityId as string;
         assert.match(id, /%23/);
         const [encoded, decoded] = await Promise.all([
-          s.cli(['vulnerabilities', 'get', id, '--fields', 'affectedResources', '--resource-status', 'open,closed,acknowledged,ignored,risk']),
+          s.cli([
+            'vulnerabilities',
+            'get',
+            id,
+            '--fields',
+            'affectedResources',
+            '--resource-status',
+            'open,closed,acknowledged,ignored,risk',
+          ]),
           s.cli(['vulnerabilities', 'get', decodeURIComponent(id), '-o', 'ndjson']),
         ]);
         const finding = json(encoded);
-        assert.deepEqual(finding, (await s.sdk.vulnerabilities.get(id, { fields: ['affectedResources'], resourceStatus: ['open', 'closed', 'acknowledged', 'ignored', 'risk'] })).data);
+        assert.deepEqual(
+          finding,
+          (
+            await s.sdk.vulnerabilities.get(id, {
+              fields: ['affectedResources'],
+              resourceStatus: ['open', 'closed', 'acknowledged', 'ignored', 'risk'],
+            })
+          ).data,
+        );
         assert.ok(Array.isArray(finding.affectedResources));
         assert.equal(ndjson(decoded)[0].vulnerabilityId, id);
       });

@@ -44,7 +44,13 @@ describe('compliance: the access token cache', () => {
     const run = (args: string[], env: Record<string, string | undefined> = {}, url = service.server.url) =>
       runCli(args, {
         home,
-        env: { COMPLIANCE_BASE_URL: url, COMPLIANCE_CLIENT_ID: client.clientId, COMPLIANCE_CLIENT_SECRET: client.clientSecret, XDG_CACHE_HOME: path.join(home, 'xdg-cache'), ...env },
+        env: {
+          COMPLIANCE_BASE_URL: url,
+          COMPLIANCE_CLIENT_ID: client.clientId,
+          COMPLIANCE_CLIENT_SECRET: client.clientSecret,
+          XDG_CACHE_HOME: path.join(home, 'xdg-cache'),
+          ...env,
+        },
       });
     const cacheFiles = () => (fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir) : []);
     return { client, home, cacheDir, run, cacheFiles };
@@ -77,7 +83,10 @@ describe('compliance: the access token cache', () => {
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     assert.equal(fs.statSync(cacheDir).mode & 0o777, 0o700);
     const text = fs.readFileSync(file, 'utf8');
-    assert.ok(!text.includes(client.clientSecret) && !text.includes(client.clientId), 'neither the secret nor the client ID is in the file');
+    assert.ok(
+      !text.includes(client.clientSecret) && !text.includes(client.clientId),
+      'neither the secret nor the client ID is in the file',
+    );
     const cached = JSON.parse(text);
     assert.match(cached.accessToken, /\S/);
     assert.equal(cached.tokenType, 'Bearer');

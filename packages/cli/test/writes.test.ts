@@ -32,16 +32,26 @@ describe('compliance writes', { concurrency: dialects.length }, () => {
 
       it('vulnerabilities create from flags, then get shows the finding', async () => {
         const res = await rw([
-          'vulnerabilities', 'create',
-          '--vulnerability-id', 'VUL-9042',
-          '--title', 'Outdated TLS on the edge proxy',
-          '--severity', 'high',
-          '--status', 'open',
-          '--fix-available', 'yes',
-          '--first-seen', '2025-11-02',
-          '--description', 'TLS 1.0 is still accepted.',
-          '--affected-resource', '{"name":"edge-proxy-1","type":"vm","tags":["prod"]}',
-          '--idempotency-key', `create-vul-9042-${dialect}`,
+          'vulnerabilities',
+          'create',
+          '--vulnerability-id',
+          'VUL-9042',
+          '--title',
+          'Outdated TLS on the edge proxy',
+          '--severity',
+          'high',
+          '--status',
+          'open',
+          '--fix-available',
+          'yes',
+          '--first-seen',
+          '2025-11-02',
+          '--description',
+          'TLS 1.0 is still accepted.',
+          '--affected-resource',
+          '{"name":"edge-proxy-1","type":"vm","tags":["prod"]}',
+          '--idempotency-key',
+          `create-vul-9042-${dialect}`,
         ]);
         const created = json(res);
         assert.equal(created.vulnerabilityId, 'api%23VUL-9042');
@@ -52,11 +62,20 @@ describe('compliance writes', { concurrency: dialects.length }, () => {
         assert.equal(got.severity, 'high');
         assert.equal(got.firstSeen, Date.UTC(2025, 10, 2));
         assert.equal(got.description, 'TLS 1.0 is still accepted.');
-        assert.deepEqual(got.affectedResources.map((r: { name: string }) => r.name), ['edge-proxy-1']);
+        assert.deepEqual(
+          got.affectedResources.map((r: { name: string }) => r.name),
+          ['edge-proxy-1'],
+        );
       });
 
       it('vulnerabilities create from a JSON file on stdin; flags override its fields', async () => {
-        const body = { vulnerabilityId: 'CVE-2025-12345', title: 'From a file', severity: 'low', status: 'acknowledged', remediation: 'Upgrade.' };
+        const body = {
+          vulnerabilityId: 'CVE-2025-12345',
+          title: 'From a file',
+          severity: 'low',
+          status: 'acknowledged',
+          remediation: 'Upgrade.',
+        };
         const created = json(await rw(['vulnerabilities', 'create', '--file', '-', '--severity', 'medium'], JSON.stringify(body)));
         assert.equal(created.vulnerabilityId, 'api%23CVE-2025-12345');
         assert.equal(created.cveId, 'CVE-2025-12345');
@@ -66,13 +85,37 @@ describe('compliance writes', { concurrency: dialects.length }, () => {
       });
 
       it('the same key and body replays the answer; the same key with another body exits 7 and prints the key', async () => {
-        const args = ['vulnerabilities', 'create', '--vulnerability-id', 'VUL-7001', '--title', 'Replay me', '--severity', 'low', '--status', 'open'];
+        const args = [
+          'vulnerabilities',
+          'create',
+          '--vulnerability-id',
+          'VUL-7001',
+          '--title',
+          'Replay me',
+          '--severity',
+          'low',
+          '--status',
+          'open',
+        ];
         const key = `replay-${dialect}-${Date.now()}`;
         const first = json(await rw([...args, '--idempotency-key', key]));
         const again = await rw([...args, '--idempotency-key', key]);
         assert.deepEqual(json(again), first);
         assert.match(again.stderr, /answered from the stored response of an earlier request/);
-        const reused = await rw(['vulnerabilities', 'create', '--vulnerability-id', 'VUL-7002', '--title', 'Another', '--severity', 'low', '--status', 'open', '--idempotency-key', key]);
+        const reused = await rw([
+          'vulnerabilities',
+          'create',
+          '--vulnerability-id',
+          'VUL-7002',
+          '--title',
+          'Another',
+          '--severity',
+          'low',
+          '--status',
+          'open',
+          '--idempotency-key',
+          key,
+        ]);
         assert.equal(reused.code, 7, explain(reused));
         assert.match(reused.stderr, /idempotency_key_reused: /);
         assert.match(reused.stderr, new RegExp(`idempotency key: ${key}`));
@@ -85,17 +128,27 @@ describe('compliance writes', { concurrency: dialects.length }, () => {
         const notes = before.customFields.find((f) => f.fieldType === 'text_box')!;
         const assignee = (await s.sdk.controls.list()).data.find((c) => c.assignees.length > 0)!.assignees[0];
         const res = await rw([
-          'vulnerabilities', 'update', 'api%23VUL-9042',
-          '--report-link', 'https://reports.example.com/VUL-9042',
-          '--assignee-email', assignee.email,
-          '--custom-field', `${impact.title.toUpperCase()}=${impact.options[0]}`,
-          '--custom-field', `${team.customFieldId}=${team.options[1]}`,
-          '--custom-field', `${notes.title}=Patched on the 3rd; value with = sign`,
+          'vulnerabilities',
+          'update',
+          'api%23VUL-9042',
+          '--report-link',
+          'https://reports.example.com/VUL-9042',
+          '--assignee-email',
+          assignee.email,
+          '--custom-field',
+          `${impact.title.toUpperCase()}=${impact.options[0]}`,
+          '--custom-field',
+          `${team.customFieldId}=${team.options[1]}`,
+          '--custom-field',
+          `${notes.title}=Patched on the 3rd; value with = sign`,
         ]);
         assert.match(res.stderr, /updated api%23VUL-9042/);
         const got = json(await s.cli(['vulnerabilities', 'get', 'api%23VUL-9042']));
         assert.equal(got.reportLink, 'https://reports.example.com/VUL-9042');
-        assert.deepEqual(got.assignees.map((a: { email: string }) => a.email), [assignee.email]);
+        assert.deepEqual(
+          got.assignees.map((a: { email: string }) => a.email),
+          [assignee.email],
+        );
         const value = (id: string) => got.customFields.find((f: { customFieldId: string }) => f.customFieldId === id).fieldValue;
         assert.equal(value(impact.customFieldId), impact.options[0]);
         assert.equal(value(team.customFieldId), team.options[1]);
@@ -141,10 +194,17 @@ describe('compliance writes', { concurrency: dialects.length }, () => {
         fs.writeFileSync(csv, 'user,role\nada,admin\n');
         fs.writeFileSync(archive, Buffer.alloc(300 * 1024, 7));
         const res = await rw([
-          'evidence', 'upload', evidenceId,
-          '--file', csv, '-f', archive,
-          '--evidence-date', '2026-01-15',
-          '--note', 'Q4 access review',
+          'evidence',
+          'upload',
+          evidenceId,
+          '--file',
+          csv,
+          '-f',
+          archive,
+          '--evidence-date',
+          '2026-01-15',
+          '--note',
+          'Q4 access review',
           '--progress',
         ]);
         const result = json(res);
@@ -156,7 +216,9 @@ describe('compliance writes', { concurrency: dialects.length }, () => {
         const record = json(await s.cli(['evidence', 'get', evidenceId, '--fields', 'attachments']));
         const names = record.attachments.map((a: { displayName: string }) => a.displayName);
         assert.ok(names.includes('access-review.csv') && names.includes('approvals.zip'), names.join(', '));
-        const ours = record.attachments.filter((a: { displayName: string }) => ['access-review.csv', 'approvals.zip'].includes(a.displayName));
+        const ours = record.attachments.filter((a: { displayName: string }) =>
+          ['access-review.csv', 'approvals.zip'].includes(a.displayName),
+        );
         for (const a of ours) {
           assert.equal(a.note, 'Q4 access review');
           assert.equal(a.evidenceDate, Date.UTC(2026, 0, 15));

@@ -93,11 +93,15 @@ export class ComplianceClient {
     });
     const requestToken = tokenRequester(sender, options.clientId, options.clientSecret);
     const store = options.tokenStore;
-    if (store !== undefined && (typeof store !== 'object' || store === null || typeof store.load !== 'function' || typeof store.save !== 'function')) {
+    if (
+      store !== undefined &&
+      (typeof store !== 'object' || store === null || typeof store.load !== 'function' || typeof store.save !== 'function')
+    ) {
       throw new TypeError('tokenStore must have load() and save() methods');
     }
     if (store?.clear !== undefined && typeof store.clear !== 'function') throw new TypeError('tokenStore.clear must be a method');
-    if (options.onTokenStoreError !== undefined && typeof options.onTokenStoreError !== 'function') throw new TypeError('onTokenStoreError must be a function');
+    if (options.onTokenStoreError !== undefined && typeof options.onTokenStoreError !== 'function')
+      throw new TypeError('onTokenStoreError must be a function');
     const tokens = new TokenCache(() => requestToken(), {
       refreshSkewMs: setting('tokenRefreshSkewMs'),
       store,

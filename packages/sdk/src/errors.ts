@@ -113,7 +113,9 @@ export class TotalCountMismatchError extends ComplianceError {
   readonly expected: number;
   readonly received: number;
   constructor(expected: number, received: number) {
-    super(`collected ${received} items across all pages but meta.totalCount is ${expected}; the data changed during the walk, or a page was lost`);
+    super(
+      `collected ${received} items across all pages but meta.totalCount is ${expected}; the data changed during the walk, or a page was lost`,
+    );
     this.expected = expected;
     this.received = received;
   }

@@ -25,7 +25,8 @@ function wireValue(operation: string, name: string, kind: string, value: unknown
       if (!Array.isArray(value)) throw new TypeError(`${operation}: ${name} must be an array`);
       for (const item of value) {
         // A comma would split one value into two on the server.
-        if (typeof item !== 'string' || item.includes(',')) throw new TypeError(`${operation}: every ${name} entry must be a string without commas`);
+        if (typeof item !== 'string' || item.includes(','))
+          throw new TypeError(`${operation}: every ${name} entry must be a string without commas`);
       }
       return value.join(',');
     }
@@ -56,6 +57,7 @@ export function pathOf(operation: OperationName, params: Record<string, string> 
  */
 export function vulnerabilityIdSegment(id: string): string {
   if (!id.includes('%')) return encodeURIComponent(id);
-  if (!/^(?:[A-Za-z0-9._~-]|%[0-9A-Fa-f]{2})+$/.test(id)) throw new TypeError(`vulnerabilityId "${id}" is neither the encoded form the service returns nor a plain ID`);
+  if (!/^(?:[A-Za-z0-9._~-]|%[0-9A-Fa-f]{2})+$/.test(id))
+    throw new TypeError(`vulnerabilityId "${id}" is neither the encoded form the service returns nor a plain ID`);
   return id;
 }

@@ -23,7 +23,10 @@ describe('client options', () => {
     assert.equal(new ComplianceClient({ ...credentials, region: 'eu', regionBaseUrls }).baseUrl, 'https://compliance.eu.platform.example');
     assert.equal(new ComplianceClient({ ...credentials, region: 'in', regionBaseUrls }).baseUrl, 'https://compliance.in.platform.example');
     assert.equal(new ComplianceClient({ ...credentials, region: 'us', regionBaseUrls }).baseUrl, REGION_BASE_URLS.us);
-    assert.throws(() => new ComplianceClient({ ...credentials, region: 'eu', regionBaseUrls: { eu: 'nope' } }), /regionBaseUrls\.eu is not a URL/);
+    assert.throws(
+      () => new ComplianceClient({ ...credentials, region: 'eu', regionBaseUrls: { eu: 'nope' } }),
+      /regionBaseUrls\.eu is not a URL/,
+    );
   });
 
   test('exactly one of region and baseUrl', () => {

@@ -43,7 +43,10 @@ test('query parameters get the wire form the server reads', () => {
   assert.equal(operations.listControls.query.assigneeEmails, 'list');
   assert.equal(operations.listVulnerabilities.query.nextCursor, 'string');
   assert.deepEqual(
-    Object.entries(operations).filter(([, o]) => o.idempotent).map(([name]) => name).sort(),
+    Object.entries(operations)
+      .filter(([, o]) => o.idempotent)
+      .map(([name]) => name)
+      .sort(),
     ['createVulnerability', 'updateVulnerability', 'uploadEvidenceAttachments'],
   );
 });

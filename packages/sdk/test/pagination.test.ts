@@ -6,7 +6,16 @@ import assert from 'node:assert/strict';
 import { ComplianceClient, PaginationError, TotalCountMismatchError } from '../src/index.ts';
 import { fastRetries, json, startScriptedServer, v1Error, type Answer, type ScriptedServer } from './support/scripted-server.ts';
 
-const item = (i: number) => ({ vulnerabilityId: `api%23VUL-${String(i).padStart(4, '0')}`, title: `Finding ${i}`, status: 'open', severity: 'low', source: 'api', assignees: [], cveId: '', customFields: [] });
+const item = (i: number) => ({
+  vulnerabilityId: `api%23VUL-${String(i).padStart(4, '0')}`,
+  title: `Finding ${i}`,
+  status: 'open',
+  severity: 'low',
+  source: 'api',
+  assignees: [],
+  cveId: '',
+  customFields: [],
+});
 
 /** Serves `total` findings in pages of the requested count; the cursor is the next offset. */
 function pagedFindings(total: number, options: { reportTotal?: number } = {}): Answer {
@@ -16,7 +25,11 @@ function pagedFindings(total: number, options: { reportTotal?: number } = {}): A
     const offset = Number(query.get('nextCursor') ?? 0);
     const data = Array.from({ length: Math.max(0, Math.min(count, total - offset)) }, (_, i) => item(offset + i));
     const next = offset + count < total ? String(offset + count) : null;
-    return json(200, { data, meta: { requestId: 'req_page', nextCursor: next, totalCount: options.reportTotal ?? total } })(req, res, undefined as never);
+    return json(200, { data, meta: { requestId: 'req_page', nextCursor: next, totalCount: options.reportTotal ?? total } })(
+      req,
+      res,
+      undefined as never,
+    );
   };
 }
 
@@ -34,7 +47,8 @@ describe('vulnerabilities.list pagination (scripted server)', () => {
   test('walks every page, sending the filters and the previous cursor each time', async () => {
     server.fallback = pagedFindings(250);
     const seen: string[] = [];
-    for await (const v of client().vulnerabilities.list({ severity: ['low', 'medium'], fields: ['firstSeen'] })) seen.push(v.vulnerabilityId);
+    for await (const v of client().vulnerabilities.list({ severity: ['low', 'medium'], fields: ['firstSeen'] }))
+      seen.push(v.vulnerabilityId);
     assert.equal(seen.length, 250);
     assert.equal(new Set(seen).size, 250);
     assert.deepEqual(queries(), [
@@ -48,7 +62,10 @@ describe('vulnerabilities.list pagination (scripted server)', () => {
     server.fallback = pagedFindings(120);
     const items = await client().vulnerabilities.list({ count: 50 }).toArray({ limit: 1000 });
     assert.equal(items.length, 120);
-    assert.deepEqual(queries().map((q) => q.count), ['50', '50', '50']);
+    assert.deepEqual(
+      queries().map((q) => q.count),
+      ['50', '50', '50'],
+    );
   });
 
   test('a walk that collects fewer items than totalCount throws after the last item', async () => {
@@ -99,7 +116,8 @@ describe('vulnerabilities.list pagination (scripted server)', () => {
   test('pages() yields each page with its meta and response', async () => {
     server.fallback = pagedFindings(120);
     const metas = [];
-    for await (const page of client().vulnerabilities.list({ count: 100 }).pages()) metas.push([page.data.length, page.meta.nextCursor, page.meta.totalCount, page.response.status]);
+    for await (const page of client().vulnerabilities.list({ count: 100 }).pages())
+      metas.push([page.data.length, page.meta.nextCursor, page.meta.totalCount, page.response.status]);
     assert.deepEqual(metas, [
       [100, '100', 120, 200],
       [20, null, 120, 200],

@@ -19,7 +19,19 @@ import {
 } from '../src/index.ts';
 import { drop, fastRetries, ok, slow, startScriptedServer, v1Error, type ScriptedServer } from './support/scripted-server.ts';
 
-const finding = { vulnerabilityId: 'api%23VUL-0001', title: 'x', status: 'open', severity: 'high', source: 'api', assignees: [], cveId: '', customFields: [], firstSeen: 1, addedOn: 1, modifiedOn: null };
+const finding = {
+  vulnerabilityId: 'api%23VUL-0001',
+  title: 'x',
+  status: 'open',
+  severity: 'high',
+  source: 'api',
+  assignees: [],
+  cveId: '',
+  customFields: [],
+  firstSeen: 1,
+  addedOn: 1,
+  modifiedOn: null,
+};
 const createBody = { vulnerabilityId: 'VUL-0001', title: 'Exposed admin panel', severity: 'high', status: 'open' } as const;
 
 describe('retries (scripted server)', () => {
@@ -44,7 +56,11 @@ describe('retries (scripted server)', () => {
   });
 
   test('500 and 503 are retried with backoff until a success', async () => {
-    server.script(v1Error(500, 'internal_error'), v1Error(503, 'upstream_unavailable', {}, [{ dependency: 'database', issue: 'down' }]), ok([]));
+    server.script(
+      v1Error(500, 'internal_error'),
+      v1Error(503, 'upstream_unavailable', {}, [{ dependency: 'database', issue: 'down' }]),
+      ok([]),
+    );
     const res = await client().controls.list();
     assert.equal(res.response.attempts, 3);
     assert.equal(server.requests.length, 3);
@@ -75,7 +91,9 @@ describe('retries (scripted server)', () => {
   });
 
   test('gives up after maxRetries retries and throws the last error with its body', async () => {
-    server.script(...Array.from({ length: 5 }, () => v1Error(503, 'upstream_unavailable', {}, [{ dependency: 'redis', issue: 'unreachable' }])));
+    server.script(
+      ...Array.from({ length: 5 }, () => v1Error(503, 'upstream_unavailable', {}, [{ dependency: 'redis', issue: 'unreachable' }])),
+    );
     await assert.rejects(client({ maxRetries: 3 }).frameworks.list(), (err: unknown) => {
       assert.ok(err instanceof ServiceUnavailableError);
       assert.equal(err.status, 503);
@@ -133,7 +151,12 @@ describe('retries (scripted server)', () => {
   });
 
   test('a write keeps one Idempotency-Key and the same body bytes across every retry', async () => {
-    server.script(v1Error(503, 'upstream_unavailable'), drop, v1Error(429, 'rate_limit_exceeded', { 'retry-after': '0' }), ok(finding, 201));
+    server.script(
+      v1Error(503, 'upstream_unavailable'),
+      drop,
+      v1Error(429, 'rate_limit_exceeded', { 'retry-after': '0' }),
+      ok(finding, 201),
+    );
     const res = await client().vulnerabilities.create(createBody);
     assert.equal(res.response.status, 201);
     assert.equal(res.response.attempts, 4);
@@ -176,14 +199,21 @@ describe('retries (scripted server)', () => {
     server.requests.length = 0;
     server.script(v1Error(500, 'internal_error'), ok(finding));
     await client().vulnerabilities.update('api#VUL-0001', { assigneeEmail: 'ada@example.com' }, { idempotencyKey: 'link-vul-0001.v2' });
-    assert.deepEqual(server.requests.map((r) => r.headers['idempotency-key']), ['link-vul-0001.v2', 'link-vul-0001.v2']);
+    assert.deepEqual(
+      server.requests.map((r) => r.headers['idempotency-key']),
+      ['link-vul-0001.v2', 'link-vul-0001.v2'],
+    );
     assert.equal(server.requests[0].method, 'PATCH');
     assert.equal(server.requests[0].path, '/v1/vulnerabilities/api%23VUL-0001', 'the decoded ID is encoded once');
     await assert.rejects(client().vulnerabilities.create(createBody, { idempotencyKey: 'has space' }), TypeError);
   });
 
   test('409 idempotency_request_in_progress is retried with the same key; idempotency_key_reused is final', async () => {
-    server.script(v1Error(409, 'idempotency_request_in_progress'), v1Error(409, 'idempotency_request_in_progress'), ok(finding, 201, { 'idempotent-replayed': 'true' }));
+    server.script(
+      v1Error(409, 'idempotency_request_in_progress'),
+      v1Error(409, 'idempotency_request_in_progress'),
+      ok(finding, 201, { 'idempotent-replayed': 'true' }),
+    );
     const res = await client().vulnerabilities.create(createBody, { idempotencyKey: 'k-1' });
     assert.equal(res.response.idempotentReplayed, true);
     assert.equal(server.requests.length, 3);
@@ -191,12 +221,21 @@ describe('retries (scripted server)', () => {
 
     server.requests.length = 0;
     server.script(v1Error(409, 'idempotency_key_reused'));
-    await assert.rejects(client().vulnerabilities.create(createBody, { idempotencyKey: 'k-1' }), (err: unknown) => err instanceof ConflictError && err.code === 'idempotency_key_reused');
+    await assert.rejects(
+      client().vulnerabilities.create(createBody, { idempotencyKey: 'k-1' }),
+      (err: unknown) => err instanceof ConflictError && err.code === 'idempotency_key_reused',
+    );
     assert.equal(server.requests.length, 1);
   });
 
   test('reads carry no Idempotency-Key; list filters are written comma-separated', async () => {
-    await client().policies.list({ status: ['draft', 'published'], isRelevant: false, assigneeEmails: ['ada+sec@example.com'], departments: ['No Department'], nextReviewAtFrom: 0 });
+    await client().policies.list({
+      status: ['draft', 'published'],
+      isRelevant: false,
+      assigneeEmails: ['ada+sec@example.com'],
+      departments: ['No Department'],
+      nextReviewAtFrom: 0,
+    });
     const r = server.requests[0];
     assert.equal(r.headers['idempotency-key'], undefined);
     const query = new URL(r.path, server.url).searchParams;

@@ -37,7 +37,10 @@ const rows: Row[] = Array.from({ length: TOTAL }, (_, i) => ({
 function expectedIds(filter: (r: Row) => boolean): string[] {
   return rows
     .filter(filter)
-    .sort((a, b) => b.firstSeen - a.firstSeen || (a.source < b.source ? -1 : a.source > b.source ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .sort(
+      (a, b) =>
+        b.firstSeen - a.firstSeen || (a.source < b.source ? -1 : a.source > b.source ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+    )
     .map((r) => `${r.source}%23${r.key}`);
 }
 
@@ -64,7 +67,10 @@ for (const dialect of dialects) {
       const ids: string[] = [];
       for await (const v of sdk.vulnerabilities.list()) ids.push(v.vulnerabilityId);
       assert.equal(ids.length, TOTAL);
-      assert.deepEqual(ids, expectedIds(() => true));
+      assert.deepEqual(
+        ids,
+        expectedIds(() => true),
+      );
       assert.equal(pageRequests, Math.ceil(TOTAL / 100));
     });
 
@@ -74,18 +80,27 @@ for (const dialect of dialects) {
       const items = await sdk.vulnerabilities.list(query).toArray({ limit: TOTAL });
       const expected = expectedIds((r) => ['open', 'risk'].includes(r.status) && ['critical', 'high'].includes(r.severity));
       assert.ok(expected.length > 100, `${expected.length} findings match`);
-      assert.deepEqual(items.map((v) => v.vulnerabilityId), expected);
+      assert.deepEqual(
+        items.map((v) => v.vulnerabilityId),
+        expected,
+      );
       assert.ok(items.every((v, i) => i === 0 || v.firstSeen! <= items[i - 1].firstSeen!));
       assert.equal(pageRequests, Math.ceil(expected.length / 50));
 
       const fixable = await sdk.vulnerabilities.list({ fixAvailable: ['yes'], source: ['aws', 'snyk'] }).toArray({ limit: TOTAL });
-      assert.deepEqual(fixable.map((v) => v.vulnerabilityId), expectedIds((r) => r.fixAvailable === 'yes' && ['aws', 'snyk'].includes(r.source)));
+      assert.deepEqual(
+        fixable.map((v) => v.vulnerabilityId),
+        expectedIds((r) => r.fixAvailable === 'yes' && ['aws', 'snyk'].includes(r.source)),
+      );
     });
 
     test('toArray returns the first `limit` findings and reads no further', async () => {
       pageRequests = 0;
       const first = await sdk.vulnerabilities.list().toArray({ limit: 1000 });
-      assert.deepEqual(first.map((v) => v.vulnerabilityId), expectedIds(() => true).slice(0, 1000));
+      assert.deepEqual(
+        first.map((v) => v.vulnerabilityId),
+        expectedIds(() => true).slice(0, 1000),
+      );
       assert.equal(pageRequests, 10);
     });
 
@@ -99,7 +114,12 @@ for (const dialect of dialects) {
             if (!created) {
               created = true;
               // Newest first: a finding seen now sorts before the cursor, so the walk cannot meet it.
-              await sdk.vulnerabilities.create({ vulnerabilityId: 'VUL-9999', title: 'Appeared mid-walk', severity: 'low', status: 'open' });
+              await sdk.vulnerabilities.create({
+                vulnerabilityId: 'VUL-9999',
+                title: 'Appeared mid-walk',
+                severity: 'low',
+                status: 'open',
+              });
             }
           }
         })(),

@@ -29,7 +29,13 @@ for (const store of stores) {
       const client = await createOrgWithCredential(server.system);
       credentials = client;
       await findingFixtures(server.database.db, client.organizationId).manyVulnerabilities(
-        Array.from({ length: 450 }, (_, i) => ({ source: 'aws', key: `VUL-${String(i).padStart(4, '0')}`, status: 'open', severity: 'low', firstSeen: 1_700_000_000_000 + i })),
+        Array.from({ length: 450 }, (_, i) => ({
+          source: 'aws',
+          key: `VUL-${String(i).padStart(4, '0')}`,
+          status: 'open',
+          severity: 'low',
+          firstSeen: 1_700_000_000_000 + i,
+        })),
       );
     });
     after(() => server.close());
@@ -66,7 +72,10 @@ for (const store of stores) {
         return res;
       };
       // Five token requests against two per window: whatever the window boundaries, some are refused.
-      const clients = Array.from({ length: 5 }, () => new ComplianceClient({ baseUrl: server.url, ...credentials, fetch: watchTokens, maxRetries: 6 }));
+      const clients = Array.from(
+        { length: 5 },
+        () => new ComplianceClient({ baseUrl: server.url, ...credentials, fetch: watchTokens, maxRetries: 6 }),
+      );
       const tokens = await Promise.all(clients.map((c) => c.auth.getAccessToken()));
       assert.equal(new Set(tokens).size, 5);
       assert.ok(tokenStatuses.includes(429), `statuses: ${tokenStatuses}`);

@@ -30,7 +30,8 @@ for (const dialect of dialects) {
       assert.equal(token.token_type, 'Bearer');
       assert.equal(token.expires_in, 3600);
       const scopes = token.scope.split(' ');
-      for (const s of ['framework:read', 'control:read', 'policy:read', 'evidence:read', 'test:read', 'vulnerability:read']) assert.ok(scopes.includes(s), s);
+      for (const s of ['framework:read', 'control:read', 'policy:read', 'evidence:read', 'test:read', 'vulnerability:read'])
+        assert.ok(scopes.includes(s), s);
       assert.ok(!scopes.includes('vulnerability:write'));
       assert.equal(token.response.headers.get('cache-control'), 'no-store');
     });
@@ -46,7 +47,10 @@ for (const dialect of dialects) {
         assert.equal(typeof f.addedOn, 'number');
         assert.ok(Array.isArray(f.tscSelections));
       }
-      const entityId = nonEmpty(all.data.flatMap((f) => f.entities), 'entities')[0].entityId;
+      const entityId = nonEmpty(
+        all.data.flatMap((f) => f.entities),
+        'entities',
+      )[0].entityId;
       const linked = await sdk.frameworks.list({ entityIds: [entityId] });
       nonEmpty(linked.data, 'frameworks of an entity');
       for (const f of linked.data) assert.ok(f.entities.some((e) => e.entityId === entityId));
@@ -65,12 +69,24 @@ for (const dialect of dialects) {
         assert.equal(c.controlScope, 'in_scope');
       }
       const domain = all[0].controlDomain;
-      for (const c of nonEmpty((await sdk.controls.list({ domains: [domain.toUpperCase()] })).data, 'domain')) assert.equal(c.controlDomain, domain);
-      const email = nonEmpty(all.flatMap((c) => c.assignees), 'assignees')[0].email;
-      for (const c of nonEmpty((await sdk.controls.list({ assigneeEmails: [email] })).data, 'assignee')) assert.ok(c.assignees.some((a) => a.email === email));
-      const entityId = nonEmpty(all.flatMap((c) => c.entities), 'entities')[0].entityId;
-      for (const c of nonEmpty((await sdk.controls.list({ entityIds: [entityId] })).data, 'entity')) assert.ok(c.entities.some((e) => e.entityId === entityId));
-      const frameworkId = nonEmpty(all.flatMap((c) => c.mappedFrameworkIds ?? []), 'mapped frameworks')[0];
+      for (const c of nonEmpty((await sdk.controls.list({ domains: [domain.toUpperCase()] })).data, 'domain'))
+        assert.equal(c.controlDomain, domain);
+      const email = nonEmpty(
+        all.flatMap((c) => c.assignees),
+        'assignees',
+      )[0].email;
+      for (const c of nonEmpty((await sdk.controls.list({ assigneeEmails: [email] })).data, 'assignee'))
+        assert.ok(c.assignees.some((a) => a.email === email));
+      const entityId = nonEmpty(
+        all.flatMap((c) => c.entities),
+        'entities',
+      )[0].entityId;
+      for (const c of nonEmpty((await sdk.controls.list({ entityIds: [entityId] })).data, 'entity'))
+        assert.ok(c.entities.some((e) => e.entityId === entityId));
+      const frameworkId = nonEmpty(
+        all.flatMap((c) => c.mappedFrameworkIds ?? []),
+        'mapped frameworks',
+      )[0];
       const mapped = (await sdk.controls.list({ frameworkIds: [frameworkId], fields: ['mappedFrameworkIds', 'addedOn'] })).data;
       for (const c of nonEmpty(mapped, 'framework')) {
         assert.ok(c.mappedFrameworkIds?.includes(frameworkId));
@@ -88,25 +104,45 @@ for (const dialect of dialects) {
     test('policies: enum, ID, email, boolean, department and date filters; get with expansions', async () => {
       const all = (await sdk.policies.list({ fields: ['mappedFrameworkIds', 'mappedControlIds', 'publishedOn'] })).data;
       nonEmpty(all, 'policies');
-      for (const c of nonEmpty((await sdk.policies.list({ status: ['published', 'draft'] })).data, 'status')) assert.ok(['published', 'draft'].includes(c.status));
+      for (const c of nonEmpty((await sdk.policies.list({ status: ['published', 'draft'] })).data, 'status'))
+        assert.ok(['published', 'draft'].includes(c.status));
       const relevant = (await sdk.policies.list({ isRelevant: true })).data;
       const irrelevant = (await sdk.policies.list({ isRelevant: false })).data;
       assert.ok(relevant.every((p) => p.isRelevant) && irrelevant.every((p) => !p.isRelevant));
       assert.equal(relevant.length + irrelevant.length, all.length);
       const unassigned = (await sdk.policies.list({ departments: ['No Department'] })).data;
       for (const p of unassigned) assert.equal(p.department, undefined);
-      const department = nonEmpty(all.filter((p) => p.department), 'departments')[0].department!;
-      for (const p of nonEmpty((await sdk.policies.list({ departments: [department.toLowerCase()] })).data, 'department')) assert.equal(p.department, department);
-      const approver = nonEmpty(all.flatMap((p) => p.approvers), 'approvers')[0].email;
-      for (const p of nonEmpty((await sdk.policies.list({ approverEmails: [approver.toUpperCase()] })).data, 'approver')) assert.ok(p.approvers.some((a) => a.email === approver));
-      const dates = all.map((p) => p.nextReviewDate).filter((d): d is number => d !== null).sort((a, b) => a - b);
+      const department = nonEmpty(
+        all.filter((p) => p.department),
+        'departments',
+      )[0].department!;
+      for (const p of nonEmpty((await sdk.policies.list({ departments: [department.toLowerCase()] })).data, 'department'))
+        assert.equal(p.department, department);
+      const approver = nonEmpty(
+        all.flatMap((p) => p.approvers),
+        'approvers',
+      )[0].email;
+      for (const p of nonEmpty((await sdk.policies.list({ approverEmails: [approver.toUpperCase()] })).data, 'approver'))
+        assert.ok(p.approvers.some((a) => a.email === approver));
+      const dates = all
+        .map((p) => p.nextReviewDate)
+        .filter((d): d is number => d !== null)
+        .sort((a, b) => a - b);
       const [from, to] = [dates[Math.floor(dates.length / 4)], dates[Math.floor((3 * dates.length) / 4)]];
       const window = (await sdk.policies.list({ nextReviewAtFrom: from, nextReviewAtTo: to })).data;
       for (const p of nonEmpty(window, 'review window')) assert.ok(p.nextReviewDate! >= from && p.nextReviewDate! <= to);
-      const controlId = nonEmpty(all.flatMap((p) => p.mappedControlIds ?? []), 'mapped controls')[0];
-      for (const p of nonEmpty((await sdk.policies.list({ controlIds: [controlId], fields: ['mappedControlIds'] })).data, 'control')) assert.ok(p.mappedControlIds?.includes(controlId));
+      const controlId = nonEmpty(
+        all.flatMap((p) => p.mappedControlIds ?? []),
+        'mapped controls',
+      )[0];
+      for (const p of nonEmpty((await sdk.policies.list({ controlIds: [controlId], fields: ['mappedControlIds'] })).data, 'control'))
+        assert.ok(p.mappedControlIds?.includes(controlId));
       const frameworkId = all.flatMap((p) => p.mappedFrameworkIds ?? [])[0];
-      for (const p of nonEmpty((await sdk.policies.list({ frameworkIds: [frameworkId], fields: ['mappedFrameworkIds'] })).data, 'framework')) assert.ok(p.mappedFrameworkIds?.includes(frameworkId));
+      for (const p of nonEmpty(
+        (await sdk.policies.list({ frameworkIds: [frameworkId], fields: ['mappedFrameworkIds'] })).data,
+        'framework',
+      ))
+        assert.ok(p.mappedFrameworkIds?.includes(frameworkId));
 
       const one = await sdk.policies.get(all[0].policyId, { fields: ['documents', 'versionHistory', 'tickets', 'aiDetectedGaps'] });
       assert.equal(one.data.policyId, all[0].policyId);
@@ -117,16 +153,28 @@ for (const dialect of dialects) {
       const all = (await sdk.evidence.list({ fields: ['ticketsCount', 'recurrence'] })).data;
       nonEmpty(all, 'evidence');
       for (const e of all) assert.equal(typeof e.ticketsCount, 'number');
-      for (const e of nonEmpty((await sdk.evidence.list({ status: ['needs_revision', 'uploaded'] })).data, 'status')) assert.ok(['needs_revision', 'uploaded'].includes(e.status));
-      const email = nonEmpty(all.flatMap((e) => e.assignees), 'assignees')[0].email;
+      for (const e of nonEmpty((await sdk.evidence.list({ status: ['needs_revision', 'uploaded'] })).data, 'status'))
+        assert.ok(['needs_revision', 'uploaded'].includes(e.status));
+      const email = nonEmpty(
+        all.flatMap((e) => e.assignees),
+        'assignees',
+      )[0].email;
       for (const e of nonEmpty((await sdk.evidence.list({ assigneeEmails: [email], isRelevant: true })).data, 'assignee')) {
         assert.ok(e.assignees.some((a) => a.email === email));
         assert.equal(e.isRelevant, true);
       }
-      const uploaded = nonEmpty(all.filter((e) => e.status === 'uploaded'), 'uploaded evidence')[0];
+      const uploaded = nonEmpty(
+        all.filter((e) => e.status === 'uploaded'),
+        'uploaded evidence',
+      )[0];
       const one = await sdk.evidence.get(uploaded.evidenceId, { fields: ['attachments', 'gaps', 'mappedTests', 'tickets'] });
       assert.equal(one.data.evidenceId, uploaded.evidenceId);
-      assert.ok(Array.isArray(one.data.attachments) && Array.isArray(one.data.gaps) && Array.isArray(one.data.mappedTests) && Array.isArray(one.data.tickets));
+      assert.ok(
+        Array.isArray(one.data.attachments) &&
+          Array.isArray(one.data.gaps) &&
+          Array.isArray(one.data.mappedTests) &&
+          Array.isArray(one.data.tickets),
+      );
     });
 
     test('tests: filters and get with resourceStatus and expansions', async () => {
@@ -135,13 +183,24 @@ for (const dialect of dialects) {
       for (const status of ['ignored', 'fix_required', 'passing', 'affected'] as const) {
         for (const t of nonEmpty((await sdk.tests.list({ status: [status] })).data, status)) assert.equal(t.status, status);
       }
-      const app = nonEmpty(all.flatMap((t) => t.applications), 'applications')[0].name;
-      for (const t of nonEmpty((await sdk.tests.list({ applications: [app.toLowerCase()] })).data, 'application')) assert.ok(t.applications.some((a) => a.name === app));
-      const frameworkId = nonEmpty(all.flatMap((t) => t.mappedFrameworkIds ?? []), 'frameworks')[0];
-      for (const t of nonEmpty((await sdk.tests.list({ frameworkIds: [frameworkId], fields: ['mappedFrameworkIds'] })).data, 'framework')) assert.ok(t.mappedFrameworkIds?.includes(frameworkId));
+      const app = nonEmpty(
+        all.flatMap((t) => t.applications),
+        'applications',
+      )[0].name;
+      for (const t of nonEmpty((await sdk.tests.list({ applications: [app.toLowerCase()] })).data, 'application'))
+        assert.ok(t.applications.some((a) => a.name === app));
+      const frameworkId = nonEmpty(
+        all.flatMap((t) => t.mappedFrameworkIds ?? []),
+        'frameworks',
+      )[0];
+      for (const t of nonEmpty((await sdk.tests.list({ frameworkIds: [frameworkId], fields: ['mappedFrameworkIds'] })).data, 'framework'))
+        assert.ok(t.mappedFrameworkIds?.includes(frameworkId));
 
       const failing = all.find((t) => t.status === 'fix_required')!;
-      const one = await sdk.tests.get(failing.testId, { resourceStatus: ['fix_required', 'passing'], fields: ['tickets', 'mappedRisks', 'testHistory'] });
+      const one = await sdk.tests.get(failing.testId, {
+        resourceStatus: ['fix_required', 'passing'],
+        fields: ['tickets', 'mappedRisks', 'testHistory'],
+      });
       assert.equal(one.data.testId, failing.testId);
       for (const r of one.data.resources) assert.ok(['fix_required', 'passing'].includes(r.status));
       assert.ok(Array.isArray(one.data.testHistory) && Array.isArray(one.data.tickets) && Array.isArray(one.data.mappedRisks));
@@ -152,7 +211,9 @@ for (const dialect of dialects) {
       assert.equal(page.data.length, 100);
       assert.equal(typeof page.meta.nextCursor, 'string');
       const total = page.meta.totalCount;
-      const filtered = await sdk.vulnerabilities.list({ status: ['open', 'risk'], severity: ['critical', 'high'], source: ['aws', 'github', 'snyk', 'api'] }).toArray({ limit: 10_000 });
+      const filtered = await sdk.vulnerabilities
+        .list({ status: ['open', 'risk'], severity: ['critical', 'high'], source: ['aws', 'github', 'snyk', 'api'] })
+        .toArray({ limit: 10_000 });
       for (const v of nonEmpty(filtered, 'filtered findings')) {
         assert.ok(['open', 'risk'].includes(v.status));
         assert.ok(['critical', 'high'].includes(v.severity));
@@ -165,7 +226,10 @@ for (const dialect of dialects) {
       const withResources = page.data.find((v) => (v.resourcesCount ?? 0) > 0)!;
       const id = withResources.vulnerabilityId;
       assert.match(id, /%23/);
-      const byEncoded = await sdk.vulnerabilities.get(id, { fields: ['affectedResources', 'tickets', 'mappedRisks'], resourceStatus: ['open', 'closed', 'acknowledged', 'ignored', 'risk'] });
+      const byEncoded = await sdk.vulnerabilities.get(id, {
+        fields: ['affectedResources', 'tickets', 'mappedRisks'],
+        resourceStatus: ['open', 'closed', 'acknowledged', 'ignored', 'risk'],
+      });
       assert.equal(byEncoded.data.vulnerabilityId, id);
       assert.equal(byEncoded.data.affectedResources?.length, withResources.resourcesCount);
       const byDecoded = await sdk.vulnerabilities.get(decodeURIComponent(id));
@@ -196,16 +260,25 @@ for (const dialect of dialects) {
       await assert.rejects(sdk.vulnerabilities.listPage({ nextCursor: 'not-a-cursor' }), (err: unknown) => {
         assert.ok(err instanceof ValidationError);
         assert.equal(err.code, 'validation_failed');
-        assert.ok(err.details.some((d) => 'field' in d && d.field === 'nextCursor'), JSON.stringify(err.details));
+        assert.ok(
+          err.details.some((d) => 'field' in d && d.field === 'nextCursor'),
+          JSON.stringify(err.details),
+        );
         return true;
       });
       // Values the types rule out still reach the service from JavaScript callers: its answer is thrown.
-      await assert.rejects(sdk.controls.list({ status: ['bogus' as never] }), (err: unknown) => err instanceof ValidationError && err.details.some((d) => 'field' in d && d.field === 'status'));
-      await assert.rejects(sdk.vulnerabilities.create({ vulnerabilityId: 'VUL-9999', title: 't', severity: 'low', status: 'open' }), (err: unknown) => {
-        assert.ok(err instanceof PermissionDeniedError);
-        assert.equal(err.code, 'forbidden');
-        return true;
-      });
+      await assert.rejects(
+        sdk.controls.list({ status: ['bogus' as never] }),
+        (err: unknown) => err instanceof ValidationError && err.details.some((d) => 'field' in d && d.field === 'status'),
+      );
+      await assert.rejects(
+        sdk.vulnerabilities.create({ vulnerabilityId: 'VUL-9999', title: 't', severity: 'low', status: 'open' }),
+        (err: unknown) => {
+          assert.ok(err instanceof PermissionDeniedError);
+          assert.equal(err.code, 'forbidden');
+          return true;
+        },
+      );
     });
   });
 }

@@ -7,10 +7,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { ConflictError, NotFoundError, PermissionDeniedError, ValidationError, type ComplianceClient, type FetchLike } from '../src/index.ts';
+import {
+  ConflictError,
+  NotFoundError,
+  PermissionDeniedError,
+  ValidationError,
+  type ComplianceClient,
+  type FetchLike,
+} from '../src/index.ts';
 import { dialects, startDemoService, type DemoService } from './support/real-server.ts';
 
-const hasField = (err: unknown, field: string) => err instanceof ValidationError && err.details.some((d) => 'field' in d && d.field === field);
+const hasField = (err: unknown, field: string) =>
+  err instanceof ValidationError && err.details.some((d) => 'field' in d && d.field === field);
 
 for (const dialect of dialects) {
   describe(`SDK writes against the service (${dialect})`, () => {
@@ -46,10 +54,16 @@ for (const dialect of dialects) {
       assert.equal(created.data.vulnerabilityId, 'api%23VUL-9001');
       assert.equal(created.data.source, 'api');
       assert.equal(created.data.cveId, '');
-      assert.deepEqual(created.data.assignees.map((a) => a.email), [personEmail]);
+      assert.deepEqual(
+        created.data.assignees.map((a) => a.email),
+        [personEmail],
+      );
       const read = await sdk.vulnerabilities.get(created.data.vulnerabilityId, { fields: ['affectedResources'] });
       assert.equal(read.data.title, 'Outdated TLS on the edge proxy');
-      assert.deepEqual(read.data.affectedResources?.map((r) => [r.name, r.status]), [['edge-proxy-1', 'open']]);
+      assert.deepEqual(
+        read.data.affectedResources?.map((r) => [r.name, r.status]),
+        [['edge-proxy-1', 'open']],
+      );
     });
 
     test('the same key and body replay the stored answer; another body under that key is refused', async () => {
@@ -62,19 +76,34 @@ for (const dialect of dialects) {
       assert.deepEqual(again.data, first.data);
       assert.notEqual(again.meta.requestId, first.meta.requestId);
       assert.equal(first.data.cveId, 'CVE-1999-10001');
-      await assert.rejects(sdk.vulnerabilities.create({ ...body, title: 'Changed' }, { idempotencyKey: 'create-cve-1999-10001' }), (err: unknown) => {
-        assert.ok(err instanceof ConflictError);
-        assert.equal(err.status, 409);
-        assert.equal(err.code, 'idempotency_key_reused');
-        return true;
-      });
+      await assert.rejects(
+        sdk.vulnerabilities.create({ ...body, title: 'Changed' }, { idempotencyKey: 'create-cve-1999-10001' }),
+        (err: unknown) => {
+          assert.ok(err instanceof ConflictError);
+          assert.equal(err.status, 409);
+          assert.equal(err.code, 'idempotency_key_reused');
+          return true;
+        },
+      );
     });
 
     test('create errors: an existing key, an invalid body, a read-only credential', async () => {
-      await assert.rejects(sdk.vulnerabilities.create({ vulnerabilityId: 'VUL-9001', title: 'Again', severity: 'low', status: 'open' }), (err: unknown) => hasField(err, 'vulnerabilityId'));
-      await assert.rejects(sdk.vulnerabilities.create({ vulnerabilityId: 'VUL-12', title: 'Bad key', severity: 'low', status: 'open' }), (err: unknown) => hasField(err, 'vulnerabilityId'));
-      await assert.rejects(sdk.vulnerabilities.create({ vulnerabilityId: 'VUL-9002', title: 'x', severity: 'low', status: 'ignored' as never }), ValidationError);
-      await assert.rejects(svc.readOnly.vulnerabilities.create({ vulnerabilityId: 'VUL-9003', title: 'x', severity: 'low', status: 'open' }), PermissionDeniedError);
+      await assert.rejects(
+        sdk.vulnerabilities.create({ vulnerabilityId: 'VUL-9001', title: 'Again', severity: 'low', status: 'open' }),
+        (err: unknown) => hasField(err, 'vulnerabilityId'),
+      );
+      await assert.rejects(
+        sdk.vulnerabilities.create({ vulnerabilityId: 'VUL-12', title: 'Bad key', severity: 'low', status: 'open' }),
+        (err: unknown) => hasField(err, 'vulnerabilityId'),
+      );
+      await assert.rejects(
+        sdk.vulnerabilities.create({ vulnerabilityId: 'VUL-9002', title: 'x', severity: 'low', status: 'ignored' as never }),
+        ValidationError,
+      );
+      await assert.rejects(
+        svc.readOnly.vulnerabilities.create({ vulnerabilityId: 'VUL-9003', title: 'x', severity: 'low', status: 'open' }),
+        PermissionDeniedError,
+      );
     });
 
     test('update: assignee, report link and custom fields; "" clears the link; unknown findings are not found', async () => {
@@ -100,7 +129,9 @@ for (const dialect of dialects) {
       const cleared = await sdk.vulnerabilities.update('api#VUL-9001', { reportLink: '' });
       assert.equal(cleared.data.reportLink, undefined);
       await assert.rejects(sdk.vulnerabilities.update('api%23VUL-9999', { reportLink: '' }), NotFoundError);
-      await assert.rejects(sdk.vulnerabilities.update(id, { reportLink: 'ftp://example.com/x' }), (err: unknown) => hasField(err, 'reportLink'));
+      await assert.rejects(sdk.vulnerabilities.update(id, { reportLink: 'ftp://example.com/x' }), (err: unknown) =>
+        hasField(err, 'reportLink'),
+      );
     });
 
     test('upload from a path, bytes, a Blob and streams; the evidence then lists the attachments', async () => {
@@ -116,7 +147,10 @@ for (const dialect of dialects) {
           { path: csv },
           { data: new TextEncoder().encode('{"ok":true}'), filename: 'result.json' },
           { data: new Blob(['# Findings\n']), filename: 'findings.md' },
-          { stream: Readable.toWeb(Readable.from([Buffer.from('line 1\n'), Buffer.from('line 2\n')])) as ReadableStream<Uint8Array>, filename: 'run.log' },
+          {
+            stream: Readable.toWeb(Readable.from([Buffer.from('line 1\n'), Buffer.from('line 2\n')])) as ReadableStream<Uint8Array>,
+            filename: 'run.log',
+          },
           { stream: () => Readable.from([Buffer.from('<a/>')]), filename: 'export.xml' },
         ],
       });
@@ -146,19 +180,40 @@ for (const dialect of dialects) {
       const stored = await sdk.evidence.get(evidence.evidenceId, { fields: ['attachments'] });
       assert.equal(stored.data.attachments!.length, 1);
       fs.writeFileSync(file, 'approved by bob');
-      await assert.rejects(sdk.evidence.uploadAttachments(evidence.evidenceId, input, { idempotencyKey: 'upload-approvals-1' }), (err: unknown) => err instanceof ConflictError && err.code === 'idempotency_key_reused');
+      await assert.rejects(
+        sdk.evidence.uploadAttachments(evidence.evidenceId, input, { idempotencyKey: 'upload-approvals-1' }),
+        (err: unknown) => err instanceof ConflictError && err.code === 'idempotency_key_reused',
+      );
     });
 
     test('upload refusals name the field: file type, a future date, an unknown evidence record', async () => {
       const evidence = (await sdk.evidence.list()).data[0];
       const bytes = new TextEncoder().encode('MZ');
-      await assert.rejects(sdk.evidence.uploadAttachments(evidence.evidenceId, { evidenceDate: Date.now(), files: [{ data: bytes, filename: 'tool.exe' }] }), (err: unknown) => hasField(err, 'files'));
       await assert.rejects(
-        sdk.evidence.uploadAttachments(evidence.evidenceId, { evidenceDate: Date.now() + 86_400_000, files: [{ data: bytes, filename: 'a.txt' }] }),
+        sdk.evidence.uploadAttachments(evidence.evidenceId, { evidenceDate: Date.now(), files: [{ data: bytes, filename: 'tool.exe' }] }),
+        (err: unknown) => hasField(err, 'files'),
+      );
+      await assert.rejects(
+        sdk.evidence.uploadAttachments(evidence.evidenceId, {
+          evidenceDate: Date.now() + 86_400_000,
+          files: [{ data: bytes, filename: 'a.txt' }],
+        }),
         (err: unknown) => hasField(err, 'evidenceDate'),
       );
-      await assert.rejects(sdk.evidence.uploadAttachments('00000000-0000-0000-0000-000000000000', { evidenceDate: Date.now(), files: [{ data: bytes, filename: 'a.txt' }] }), NotFoundError);
-      await assert.rejects(svc.readOnly.evidence.uploadAttachments(evidence.evidenceId, { evidenceDate: Date.now(), files: [{ data: bytes, filename: 'a.txt' }] }), PermissionDeniedError);
+      await assert.rejects(
+        sdk.evidence.uploadAttachments('00000000-0000-0000-0000-000000000000', {
+          evidenceDate: Date.now(),
+          files: [{ data: bytes, filename: 'a.txt' }],
+        }),
+        NotFoundError,
+      );
+      await assert.rejects(
+        svc.readOnly.evidence.uploadAttachments(evidence.evidenceId, {
+          evidenceDate: Date.now(),
+          files: [{ data: bytes, filename: 'a.txt' }],
+        }),
+        PermissionDeniedError,
+      );
     });
 
     test('a large file from a path goes out in small chunks, never whole', async () => {
@@ -185,7 +240,9 @@ for (const dialect of dialects) {
         return fetch(input, init);
       };
       const evidence = (await sdk.evidence.list()).data[1];
-      const res = await svc.clientWith({ fetch: watchingFetch }).evidence.uploadAttachments(evidence.evidenceId, { evidenceDate: Date.now(), files: [{ path: big }] });
+      const res = await svc
+        .clientWith({ fetch: watchingFetch })
+        .evidence.uploadAttachments(evidence.evidenceId, { evidenceDate: Date.now(), files: [{ path: big }] });
       assert.equal(res.response.status, 201);
       assert.ok(streamed, 'the body was a stream');
       assert.ok(bytes > 24 * 1024 * 1024);
@@ -196,7 +253,10 @@ for (const dialect of dialects) {
         sdk.evidence.uploadAttachments(evidence.evidenceId, { evidenceDate: Date.now() + 86_400_000, files: [{ path: big }] }),
         (err: unknown) => hasField(err, 'evidenceDate'),
       );
-      await assert.rejects(sdk.evidence.uploadAttachments(evidence.evidenceId, { evidenceDate: Date.now(), files: [{ path: big, filename: 'large.exe' }] }), (err: unknown) => hasField(err, 'files'));
+      await assert.rejects(
+        sdk.evidence.uploadAttachments(evidence.evidenceId, { evidenceDate: Date.now(), files: [{ path: big, filename: 'large.exe' }] }),
+        (err: unknown) => hasField(err, 'files'),
+      );
     });
   });
 }

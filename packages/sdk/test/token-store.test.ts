@@ -5,7 +5,14 @@
 // load once and request at most one token.
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AuthenticationError, ComplianceClient, type ClientOptions, type StoredToken, type TokenStore, type TokenStoreOperation } from '../src/index.ts';
+import {
+  AuthenticationError,
+  ComplianceClient,
+  type ClientOptions,
+  type StoredToken,
+  type TokenStore,
+  type TokenStoreOperation,
+} from '../src/index.ts';
 import { fastRetries, issueToken, oauthError, slow, startScriptedServer, v1Error, type ScriptedServer } from './support/scripted-server.ts';
 
 /** A store in memory that counts its calls; `delayMs` makes load and save asynchronous and slow. */
@@ -137,14 +144,20 @@ describe('token store (scripted server)', () => {
     await Promise.all(Array.from({ length: 5 }, () => c.tests.list()));
     assert.equal(server.tokenRequests.length, 1);
     assert.equal(store.loads, 1);
-    assert.deepEqual(store.saves.map((t) => t.accessToken), ['fresh']);
+    assert.deepEqual(
+      store.saves.map((t) => t.accessToken),
+      ['fresh'],
+    );
     assert.ok(server.requests.slice(5).every((r) => r.headers.authorization === 'Bearer fresh'));
   });
 
   test('401 token_revoked on a stored token empties the store; the error is final', async () => {
     const store = new MemoryStore(stored('revoked', HOUR));
     server.script(v1Error(401, 'token_revoked'));
-    await assert.rejects(client({ tokenStore: store }).frameworks.list(), (err: unknown) => err instanceof AuthenticationError && err.code === 'token_revoked');
+    await assert.rejects(
+      client({ tokenStore: store }).frameworks.list(),
+      (err: unknown) => err instanceof AuthenticationError && err.code === 'token_revoked',
+    );
     assert.equal(store.clears, 1);
     assert.equal(store.token, undefined);
     assert.equal(server.tokenRequests.length, 0);
@@ -154,7 +167,10 @@ describe('token store (scripted server)', () => {
   test('invalid_client at the token endpoint empties the store; a store without clear() is left alone', async () => {
     const store = new MemoryStore(stored('expired', -1));
     server.scriptToken(oauthError(401, 'invalid_client'));
-    await assert.rejects(client({ tokenStore: store }).frameworks.list(), (err: unknown) => err instanceof AuthenticationError && err.code === 'invalid_client');
+    await assert.rejects(
+      client({ tokenStore: store }).frameworks.list(),
+      (err: unknown) => err instanceof AuthenticationError && err.code === 'invalid_client',
+    );
     assert.equal(store.clears, 1);
     assert.equal(store.saves.length, 0);
 
@@ -179,7 +195,10 @@ describe('token store (scripted server)', () => {
     await c.frameworks.list();
     await c.frameworks.list();
     assert.equal(server.tokenRequests.length, 1);
-    assert.deepEqual(failures, [['load', 'corrupt file'], ['save', 'disk full']]);
+    assert.deepEqual(failures, [
+      ['load', 'corrupt file'],
+      ['save', 'disk full'],
+    ]);
 
     // token_revoked: the clear fails too; the caller still gets the API's error.
     server.script(v1Error(401, 'token_revoked'));
@@ -199,8 +218,17 @@ describe('token store (scripted server)', () => {
 
   test('a stored value that is not a token counts as nothing stored', async () => {
     const failures: TokenStoreOperation[] = [];
-    for (const junk of [null, 'tok', { accessToken: 'x' }, { accessToken: 'x', expiresAt: 'tomorrow' }, { accessToken: '', expiresAt: Date.now() + HOUR }]) {
-      const c = client({ tokenStore: { load: () => junk as unknown as StoredToken, save: () => {} }, onTokenStoreError: (_e, op) => void failures.push(op) });
+    for (const junk of [
+      null,
+      'tok',
+      { accessToken: 'x' },
+      { accessToken: 'x', expiresAt: 'tomorrow' },
+      { accessToken: '', expiresAt: Date.now() + HOUR },
+    ]) {
+      const c = client({
+        tokenStore: { load: () => junk as unknown as StoredToken, save: () => {} },
+        onTokenStoreError: (_e, op) => void failures.push(op),
+      });
       await c.frameworks.list();
     }
     assert.equal(server.tokenRequests.length, 5);
@@ -223,7 +251,10 @@ describe('token store (scripted server)', () => {
     await Promise.all(Array.from({ length: 10 }, () => c.controls.list()));
     assert.equal(store.loads, 1);
     assert.equal(server.tokenRequests.length, 1);
-    assert.deepEqual(store.saves.map((t) => t.accessToken), ['new']);
+    assert.deepEqual(
+      store.saves.map((t) => t.accessToken),
+      ['new'],
+    );
     assert.ok(server.requests.every((r) => r.headers.authorization === 'Bearer new'));
   });
 
@@ -234,7 +265,10 @@ describe('token store (scripted server)', () => {
     await c.frameworks.list();
     await new Promise((r) => setTimeout(r, 1100));
     await c.frameworks.list();
-    assert.deepEqual(store.saves.map((t) => t.accessToken), ['short', 'next']);
+    assert.deepEqual(
+      store.saves.map((t) => t.accessToken),
+      ['short', 'next'],
+    );
     assert.equal(store.loads, 1);
     await c.auth.requestToken();
     assert.equal(store.saves.length, 2);
@@ -243,6 +277,9 @@ describe('token store (scripted server)', () => {
   test('a tokenStore without load() and save() is refused', () => {
     assert.throws(() => client({ tokenStore: { load: () => undefined } as unknown as TokenStore }), TypeError);
     assert.throws(() => client({ tokenStore: { load: () => undefined, save: () => {}, clear: 1 } as unknown as TokenStore }), TypeError);
-    assert.throws(() => client({ tokenStore: { load: () => undefined, save: () => {} }, onTokenStoreError: 'log' as unknown as () => void }), TypeError);
+    assert.throws(
+      () => client({ tokenStore: { load: () => undefined, save: () => {} }, onTokenStoreError: 'log' as unknown as () => void }),
+      TypeError,
+    );
   });
 });

@@ -5,7 +5,17 @@
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AuthenticationError, ComplianceClient, ValidationError, type ClientOptions } from '../src/index.ts';
-import { drop, fastRetries, issueToken, oauthError, ok, slow, startScriptedServer, v1Error, type ScriptedServer } from './support/scripted-server.ts';
+import {
+  drop,
+  fastRetries,
+  issueToken,
+  oauthError,
+  ok,
+  slow,
+  startScriptedServer,
+  v1Error,
+  type ScriptedServer,
+} from './support/scripted-server.ts';
 
 describe('tokens (scripted server)', () => {
   let server: ScriptedServer;
@@ -27,7 +37,11 @@ describe('tokens (scripted server)', () => {
     const t = server.tokenRequests[0];
     assert.equal(t.method, 'POST');
     assert.equal(t.headers['content-type'], 'application/json');
-    assert.deepEqual(JSON.parse(t.body.toString()), { grant_type: 'client_credentials', client_id: 'cds_id_test', client_secret: 'cds_secret_test' });
+    assert.deepEqual(JSON.parse(t.body.toString()), {
+      grant_type: 'client_credentials',
+      client_id: 'cds_id_test',
+      client_secret: 'cds_secret_test',
+    });
     assert.equal(t.headers.authorization, undefined);
     assert.ok(server.requests.every((r) => r.headers.authorization === 'Bearer tok-1'));
   });
@@ -102,7 +116,10 @@ describe('tokens (scripted server)', () => {
     await new Promise((r) => setTimeout(r, 1100));
     await c.frameworks.list();
     assert.equal(server.tokenRequests.length, 2);
-    assert.deepEqual(server.requests.map((r) => r.headers.authorization), ['Bearer short', 'Bearer short', 'Bearer next']);
+    assert.deepEqual(
+      server.requests.map((r) => r.headers.authorization),
+      ['Bearer short', 'Bearer short', 'Bearer next'],
+    );
   });
 
   test('invalid_client is thrown as an AuthenticationError with the OAuth error', async () => {
@@ -123,7 +140,12 @@ describe('tokens (scripted server)', () => {
   });
 
   test('the token endpoint: 429 temporarily_unavailable waits Retry-After; 503 and dropped connections are retried', async () => {
-    server.scriptToken(oauthError(429, 'temporarily_unavailable', { 'retry-after': '1' }), oauthError(503, 'temporarily_unavailable'), drop, issueToken('late'));
+    server.scriptToken(
+      oauthError(429, 'temporarily_unavailable', { 'retry-after': '1' }),
+      oauthError(503, 'temporarily_unavailable'),
+      drop,
+      issueToken('late'),
+    );
     const res = await client().frameworks.list();
     assert.equal(res.response.attempts, 1);
     assert.equal(server.tokenRequests.length, 4);

@@ -29,7 +29,9 @@ async function parseMultipart(r: Recorded): Promise<ParsedPart[]> {
   parser.on('file', (name, stream, info) => {
     const chunks: Buffer[] = [];
     stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', () => parts.push({ name, filename: info.filename, contentType: info.mimeType, value: Buffer.concat(chunks).toString('latin1') }));
+    stream.on('end', () =>
+      parts.push({ name, filename: info.filename, contentType: info.mimeType, value: Buffer.concat(chunks).toString('latin1') }),
+    );
   });
   const done = new Promise<void>((resolve, reject) => {
     parser.on('close', resolve);
@@ -68,7 +70,10 @@ describe('attachment upload: body and retries (scripted server)', () => {
           { path: file },
           { data: new TextEncoder().encode('{"a":1}'), filename: 'résumé.json', contentType: 'application/json' },
           { data: new Blob(['blob text']), filename: 'notes.txt' },
-          { stream: Readable.toWeb(Readable.from([Buffer.from('streamed '), Buffer.from('log')])) as ReadableStream<Uint8Array>, filename: 'run.log' },
+          {
+            stream: Readable.toWeb(Readable.from([Buffer.from('streamed '), Buffer.from('log')])) as ReadableStream<Uint8Array>,
+            filename: 'run.log',
+          },
         ],
       },
       { idempotencyKey: 'upload-1' },
@@ -94,7 +99,10 @@ describe('attachment upload: body and retries (scripted server)', () => {
 
   test('bytes and Blobs only: one Blob body with a Content-Length', async () => {
     server.script(ok(result, 201));
-    await client().evidence.uploadAttachments('ev-1', { evidenceDate: DATE, files: [{ data: new Uint8Array([1, 2, 3]), filename: 'a.zip' }] });
+    await client().evidence.uploadAttachments('ev-1', {
+      evidenceDate: DATE,
+      files: [{ data: new Uint8Array([1, 2, 3]), filename: 'a.zip' }],
+    });
     const r = server.requests[0];
     assert.equal(r.headers['transfer-encoding'], undefined);
     assert.equal(Number(r.headers['content-length']), r.body.length);
@@ -162,15 +170,24 @@ describe('attachment upload: body and retries (scripted server)', () => {
     assert.equal(server.requests.length, 0);
     server.script(drop);
     await assert.rejects(
-      client().evidence.uploadAttachments('ev-1', { evidenceDate: DATE, files: [{ stream: Readable.from([Buffer.from('x')]), filename: 'x.txt' }] }),
+      client().evidence.uploadAttachments('ev-1', {
+        evidenceDate: DATE,
+        files: [{ stream: Readable.from([Buffer.from('x')]), filename: 'x.txt' }],
+      }),
       ConnectionError,
     );
   });
 
   test('input checks: at least one file, a whole-number evidenceDate', async () => {
     await assert.rejects(client().evidence.uploadAttachments('ev-1', { evidenceDate: DATE, files: [] }), TypeError);
-    await assert.rejects(client().evidence.uploadAttachments('ev-1', { evidenceDate: 1.5, files: [{ data: new Uint8Array(1), filename: 'a.txt' }] }), TypeError);
-    await assert.rejects(client().evidence.uploadAttachments('ev-1', { evidenceDate: new Date(NaN), files: [{ data: new Uint8Array(1), filename: 'a.txt' }] }), TypeError);
+    await assert.rejects(
+      client().evidence.uploadAttachments('ev-1', { evidenceDate: 1.5, files: [{ data: new Uint8Array(1), filename: 'a.txt' }] }),
+      TypeError,
+    );
+    await assert.rejects(
+      client().evidence.uploadAttachments('ev-1', { evidenceDate: new Date(NaN), files: [{ data: new Uint8Array(1), filename: 'a.txt' }] }),
+      TypeError,
+    );
     assert.equal(server.requests.length, 0);
   });
 });

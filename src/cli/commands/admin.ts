@@ -18,12 +18,20 @@ export const adminCommands: Command[] = [
       email: { type: 'string', value: 'EMAIL', required: true, help: 'the email address to sign in with' },
       json: JSON_OPTION,
     },
-    notes: "The password (at least 12 characters) is asked for twice at a terminal, or read from the first\nline of stdin: printf '%s\\n' \"$PW\" | cds admin create …",
+    notes:
+      'The password (at least 12 characters) is asked for twice at a terminal, or read from the first\nline of stdin: printf \'%s\\n\' "$PW" | cds admin create …',
     async run({ system: ctx }, { values }, io) {
       const id = await organizationId(ctx, values.org as string);
       const password = await readNewPassword();
-      const admin = await createAdmin({ ctx: { ...ctx, actor: { ...operatorActor('cds admin create'), organizationId: id } }, input: { email: values.email as string, password } });
-      io.out(values.json ? JSON.stringify(admin) : `Created administrator ${admin.email} (${admin.id}) for organization ${admin.organizationId}.`);
+      const admin = await createAdmin({
+        ctx: { ...ctx, actor: { ...operatorActor('cds admin create'), organizationId: id } },
+        input: { email: values.email as string, password },
+      });
+      io.out(
+        values.json
+          ? JSON.stringify(admin)
+          : `Created administrator ${admin.email} (${admin.id}) for organization ${admin.organizationId}.`,
+      );
     },
   },
   {
@@ -32,9 +40,17 @@ export const adminCommands: Command[] = [
     summary: 'list console administrators (no password hashes)',
     options: { org: ORG_OPTION, json: JSON_OPTION },
     async run({ system: ctx }, { values }, io) {
-      const admins = await listAdmins({ ctx: { ...ctx, actor: { ...operatorActor('cds admin list'), organizationId: await organizationId(ctx, values.org as string) } } });
+      const admins = await listAdmins({
+        ctx: { ...ctx, actor: { ...operatorActor('cds admin list'), organizationId: await organizationId(ctx, values.org as string) } },
+      });
       if (values.json) io.out(JSON.stringify(admins));
-      else io.out(table(['ID', 'EMAIL', 'CREATED', 'LAST SIGN-IN'], admins.map((a) => [a.id, a.email, dateCell(a.createdAt), dateCell(a.lastSignInAt)])));
+      else
+        io.out(
+          table(
+            ['ID', 'EMAIL', 'CREATED', 'LAST SIGN-IN'],
+            admins.map((a) => [a.id, a.email, dateCell(a.createdAt), dateCell(a.lastSignInAt)]),
+          ),
+        );
     },
   },
 ];

@@ -20,7 +20,10 @@ export const credentialCommands: Command[] = [
     },
     async run({ system: ctx }, { values }, io) {
       const actor = { ...operatorActor('cds credential create'), organizationId: await organizationId(ctx, values.org as string) };
-      const c = await createCredential({ ctx: { ...ctx, actor }, input: { accessLevel: values.access as string, name: values.name as string | undefined } });
+      const c = await createCredential({
+        ctx: { ...ctx, actor },
+        input: { accessLevel: values.access as string, name: values.name as string | undefined },
+      });
       if (values.json) {
         const { id, clientId, clientSecret, accessLevel, organizationId } = c;
         io.out(JSON.stringify({ id, clientId, clientSecret, accessLevel, organizationId }));
@@ -42,7 +45,12 @@ export const credentialCommands: Command[] = [
     summary: 'list credentials (never their secrets)',
     options: { org: ORG_OPTION, json: JSON_OPTION },
     async run({ system: ctx }, { values }, io) {
-      const list = await listCredentials({ ctx: { ...ctx, actor: { ...operatorActor('cds credential list'), organizationId: await organizationId(ctx, values.org as string) } } });
+      const list = await listCredentials({
+        ctx: {
+          ...ctx,
+          actor: { ...operatorActor('cds credential list'), organizationId: await organizationId(ctx, values.org as string) },
+        },
+      });
       if (values.json) io.out(JSON.stringify(list));
       else {
         io.out(
@@ -61,7 +69,10 @@ export const credentialCommands: Command[] = [
     argument: 'ID',
     options: { json: JSON_OPTION },
     async run({ system: ctx }, { values, argument }, io) {
-      const c = await revokeCredential({ ctx: { ...ctx, actor: operatorActor('cds credential revoke') }, input: { credentialId: argument! } });
+      const c = await revokeCredential({
+        ctx: { ...ctx, actor: operatorActor('cds credential revoke') },
+        input: { credentialId: argument! },
+      });
       io.out(values.json ? JSON.stringify(c) : `Credential ${c.id} revoked; its tokens stop working at once.`);
     },
   },

@@ -20,7 +20,11 @@ export const orgCommands: Command[] = [
     },
     async run({ system: ctx }, { values }, io) {
       const org = await createOrganization({ ctx, input: { name: values.name as string, plan: values.plan as string | undefined } });
-      io.out(values.json ? JSON.stringify(org) : `Created organization ${org.id} "${org.name}" (region ${org.region}, plan ${org.plan.join(',')})`);
+      io.out(
+        values.json
+          ? JSON.stringify(org)
+          : `Created organization ${org.id} "${org.name}" (region ${org.region}, plan ${org.plan.join(',')})`,
+      );
     },
   },
   {
@@ -31,7 +35,13 @@ export const orgCommands: Command[] = [
     async run({ system: ctx }, { values }, io) {
       const orgs = await listOrganizations({ ctx });
       if (values.json) io.out(JSON.stringify(orgs));
-      else io.out(table(['ID', 'NAME', 'REGION', 'PLAN'], orgs.map((o) => [o.id, o.name, o.region, o.plan.join(',')])));
+      else
+        io.out(
+          table(
+            ['ID', 'NAME', 'REGION', 'PLAN'],
+            orgs.map((o) => [o.id, o.name, o.region, o.plan.join(',')]),
+          ),
+        );
     },
   },
   {

@@ -1,15 +1,6 @@
 // Client for the admin API under /console/api. Uses only `fetch` (no DOM types) so
 // the root Node type-check can include this file too.
-import type {
-  AccessLevel,
-  AuditEntry,
-  Credential,
-  FieldError,
-  NewCredential,
-  Overview,
-  Session,
-  Usage,
-} from './types.ts';
+import type { AccessLevel, AuditEntry, Credential, FieldError, NewCredential, Overview, Session, Usage } from './types.ts';
 
 const BASE = '/console/api';
 

@@ -7,42 +7,44 @@ export interface PolicyTemplate {
   categories: readonly string[];
 }
 
-export const POLICY_TEMPLATES: readonly PolicyTemplate[] = ([
-  ['Information Security Policy', ['GV.PO', 'GV.RR']],
-  ['Acceptable Use Policy', ['ID.AM', 'PR.AT']],
-  ['Access Control Policy', ['PR.AA']],
-  ['Password and Authentication Standard', ['PR.AA']],
-  ['Asset Management Policy', ['ID.AM']],
-  ['Data Classification Policy', ['ID.AM', 'PR.DS']],
-  ['Data Retention and Disposal Policy', ['PR.DS']],
-  ['Encryption Policy', ['PR.DS']],
-  ['Cryptographic Key Management Standard', ['PR.DS']],
-  ['Backup Policy', ['PR.DS', 'RC.RP']],
-  ['Business Continuity Policy', ['RC.RP', 'PR.IR']],
-  ['Disaster Recovery Plan', ['RC.RP', 'RC.CO']],
-  ['Incident Response Plan', ['RS.MA', 'RS.AN', 'RS.CO', 'RS.MI']],
-  ['Vulnerability Management Policy', ['ID.RA', 'PR.PS']],
-  ['Patch Management Procedure', ['PR.PS']],
-  ['Secure Development Policy', ['PR.PS']],
-  ['Change Management Policy', ['PR.PS']],
-  ['Logging and Monitoring Policy', ['DE.CM', 'DE.AE', 'PR.PS']],
-  ['Network Security Policy', ['PR.IR', 'DE.CM']],
-  ['Vendor Management Policy', ['GV.SC']],
-  ['Risk Management Policy', ['GV.RM', 'ID.RA']],
-  ['Security Awareness Training Policy', ['PR.AT']],
-  ['Physical Security Policy', ['PR.AA', 'PR.IR', 'DE.CM']],
-  ['Human Resources Security Policy', ['GV.RR', 'PR.AT']],
-  ['Remote Work Policy', ['PR.AA', 'PR.IR']],
-  ['Mobile Device Policy', ['ID.AM', 'PR.PS']],
-  ['Privacy and Data Protection Policy', ['GV.OC', 'PR.DS']],
-  ['Code of Conduct', ['GV.RR', 'GV.OC']],
-  ['Cloud Security Policy', ['PR.PS', 'PR.IR']],
-  ['Threat Intelligence Procedure', ['ID.RA', 'DE.AE']],
-  ['Clear Desk and Clear Screen Policy', ['PR.IR']],
-  ['Capacity Management Procedure', ['PR.IR']],
-  ['Internal Audit Charter', ['GV.OV', 'ID.IM']],
-  ['Security Exception Procedure', ['ID.RA', 'GV.RM']],
-] as const).map(([name, categories]) => ({ name, categories }));
+export const POLICY_TEMPLATES: readonly PolicyTemplate[] = (
+  [
+    ['Information Security Policy', ['GV.PO', 'GV.RR']],
+    ['Acceptable Use Policy', ['ID.AM', 'PR.AT']],
+    ['Access Control Policy', ['PR.AA']],
+    ['Password and Authentication Standard', ['PR.AA']],
+    ['Asset Management Policy', ['ID.AM']],
+    ['Data Classification Policy', ['ID.AM', 'PR.DS']],
+    ['Data Retention and Disposal Policy', ['PR.DS']],
+    ['Encryption Policy', ['PR.DS']],
+    ['Cryptographic Key Management Standard', ['PR.DS']],
+    ['Backup Policy', ['PR.DS', 'RC.RP']],
+    ['Business Continuity Policy', ['RC.RP', 'PR.IR']],
+    ['Disaster Recovery Plan', ['RC.RP', 'RC.CO']],
+    ['Incident Response Plan', ['RS.MA', 'RS.AN', 'RS.CO', 'RS.MI']],
+    ['Vulnerability Management Policy', ['ID.RA', 'PR.PS']],
+    ['Patch Management Procedure', ['PR.PS']],
+    ['Secure Development Policy', ['PR.PS']],
+    ['Change Management Policy', ['PR.PS']],
+    ['Logging and Monitoring Policy', ['DE.CM', 'DE.AE', 'PR.PS']],
+    ['Network Security Policy', ['PR.IR', 'DE.CM']],
+    ['Vendor Management Policy', ['GV.SC']],
+    ['Risk Management Policy', ['GV.RM', 'ID.RA']],
+    ['Security Awareness Training Policy', ['PR.AT']],
+    ['Physical Security Policy', ['PR.AA', 'PR.IR', 'DE.CM']],
+    ['Human Resources Security Policy', ['GV.RR', 'PR.AT']],
+    ['Remote Work Policy', ['PR.AA', 'PR.IR']],
+    ['Mobile Device Policy', ['ID.AM', 'PR.PS']],
+    ['Privacy and Data Protection Policy', ['GV.OC', 'PR.DS']],
+    ['Code of Conduct', ['GV.RR', 'GV.OC']],
+    ['Cloud Security Policy', ['PR.PS', 'PR.IR']],
+    ['Threat Intelligence Procedure', ['ID.RA', 'DE.AE']],
+    ['Clear Desk and Clear Screen Policy', ['PR.IR']],
+    ['Capacity Management Procedure', ['PR.IR']],
+    ['Internal Audit Charter', ['GV.OV', 'ID.IM']],
+    ['Security Exception Procedure', ['ID.RA', 'GV.RM']],
+  ] as const
+).map(([name, categories]) => ({ name, categories }));
 
 export interface EvidenceTemplate {
   name: string;
@@ -51,58 +53,60 @@ export interface EvidenceTemplate {
   recurrence: 'monthly' | 'quarterly' | 'semi_annually' | 'yearly' | 'one_time';
 }
 
-export const EVIDENCE_TEMPLATES: readonly EvidenceTemplate[] = ([
-  ['Quarterly user access review', ['PR.AA'], 'semi_automated', 'quarterly'],
-  ['MFA enforcement settings from the identity provider', ['PR.AA'], 'automated', 'quarterly'],
-  ['New hire onboarding checklist', ['PR.AA', 'GV.RR'], 'manual', 'monthly'],
-  ['Offboarding access removal records', ['PR.AA'], 'semi_automated', 'monthly'],
-  ['Background check confirmations', ['GV.RR'], 'manual', 'quarterly'],
-  ['Signed confidentiality agreements', ['PR.AT', 'GV.RR'], 'manual', 'yearly'],
-  ['Security awareness training completion report', ['PR.AT'], 'automated', 'yearly'],
-  ['Phishing simulation results', ['PR.AT'], 'automated', 'quarterly'],
-  ['Hardware asset inventory export', ['ID.AM'], 'automated', 'quarterly'],
-  ['Software and SaaS inventory export', ['ID.AM'], 'automated', 'quarterly'],
-  ['Network architecture diagram', ['ID.AM', 'PR.IR'], 'manual', 'yearly'],
-  ['Data flow diagram', ['ID.AM'], 'manual', 'yearly'],
-  ['Annual risk assessment report', ['ID.RA', 'GV.RM'], 'manual', 'yearly'],
-  ['Risk register export', ['ID.RA'], 'semi_automated', 'quarterly'],
-  ['Vulnerability scan report', ['ID.RA'], 'automated', 'monthly'],
-  ['External penetration test report', ['ID.IM'], 'manual', 'yearly'],
-  ['Penetration test remediation tracker', ['ID.IM', 'ID.RA'], 'manual', 'quarterly'],
-  ['Patch compliance report', ['PR.PS'], 'automated', 'monthly'],
-  ['Change approval records', ['PR.PS'], 'semi_automated', 'quarterly'],
-  ['Code review enforcement settings', ['PR.PS'], 'automated', 'quarterly'],
-  ['Branch protection configuration', ['PR.PS'], 'automated', 'quarterly'],
-  ['Production deployment log', ['PR.PS'], 'automated', 'monthly'],
-  ['Backup job success report', ['PR.DS'], 'automated', 'monthly'],
-  ['Backup restore test results', ['PR.DS', 'RC.RP'], 'manual', 'semi_annually'],
-  ['Disaster recovery test report', ['RC.RP'], 'manual', 'yearly'],
-  ['Business continuity exercise summary', ['RC.RP'], 'manual', 'yearly'],
-  ['Encryption at rest configuration', ['PR.DS'], 'automated', 'quarterly'],
-  ['TLS configuration scan', ['PR.DS'], 'automated', 'quarterly'],
-  ['Encryption key rotation records', ['PR.DS'], 'semi_automated', 'yearly'],
-  ['Firewall rule review', ['PR.IR'], 'manual', 'semi_annually'],
-  ['Autoscaling and load balancer configuration', ['PR.IR'], 'automated', 'quarterly'],
-  ['Uptime and availability report', ['PR.IR'], 'automated', 'monthly'],
-  ['SIEM alert rule export', ['DE.AE', 'DE.CM'], 'automated', 'quarterly'],
-  ['Log retention settings', ['PR.PS', 'DE.CM'], 'automated', 'yearly'],
-  ['EDR deployment coverage report', ['DE.CM'], 'automated', 'monthly'],
-  ['Intrusion detection alert review', ['DE.CM', 'DE.AE'], 'manual', 'monthly'],
-  ['Incident response tabletop exercise', ['RS.MA'], 'manual', 'yearly'],
-  ['Incident postmortem reports', ['RS.AN'], 'manual', 'quarterly'],
-  ['Incident communication templates', ['RS.CO', 'RC.CO'], 'manual', 'one_time'],
-  ['Vendor security assessments', ['GV.SC'], 'manual', 'yearly'],
-  ['Vendor inventory with criticality tiers', ['GV.SC'], 'semi_automated', 'semi_annually'],
-  ['Signed data processing agreements', ['GV.SC', 'PR.DS'], 'manual', 'one_time'],
-  ['Board security briefing minutes', ['GV.OV'], 'manual', 'quarterly'],
-  ['Security metrics dashboard snapshot', ['GV.OV'], 'automated', 'monthly'],
-  ['Policy acknowledgement records', ['GV.PO'], 'automated', 'yearly'],
-  ['Policy review meeting minutes', ['GV.PO'], 'manual', 'yearly'],
-  ['Regulatory obligations register', ['GV.OC'], 'manual', 'yearly'],
-  ['Organization chart with security roles', ['GV.RR'], 'manual', 'semi_annually'],
-  ['Office visitor log', ['PR.AA'], 'manual', 'monthly'],
-  ['Status page incident history', ['RC.CO'], 'automated', 'quarterly'],
-] as const).map(([name, categories, method, recurrence]) => ({ name, categories, method, recurrence }));
+export const EVIDENCE_TEMPLATES: readonly EvidenceTemplate[] = (
+  [
+    ['Quarterly user access review', ['PR.AA'], 'semi_automated', 'quarterly'],
+    ['MFA enforcement settings from the identity provider', ['PR.AA'], 'automated', 'quarterly'],
+    ['New hire onboarding checklist', ['PR.AA', 'GV.RR'], 'manual', 'monthly'],
+    ['Offboarding access removal records', ['PR.AA'], 'semi_automated', 'monthly'],
+    ['Background check confirmations', ['GV.RR'], 'manual', 'quarterly'],
+    ['Signed confidentiality agreements', ['PR.AT', 'GV.RR'], 'manual', 'yearly'],
+    ['Security awareness training completion report', ['PR.AT'], 'automated', 'yearly'],
+    ['Phishing simulation results', ['PR.AT'], 'automated', 'quarterly'],
+    ['Hardware asset inventory export', ['ID.AM'], 'automated', 'quarterly'],
+    ['Software and SaaS inventory export', ['ID.AM'], 'automated', 'quarterly'],
+    ['Network architecture diagram', ['ID.AM', 'PR.IR'], 'manual', 'yearly'],
+    ['Data flow diagram', ['ID.AM'], 'manual', 'yearly'],
+    ['Annual risk assessment report', ['ID.RA', 'GV.RM'], 'manual', 'yearly'],
+    ['Risk register export', ['ID.RA'], 'semi_automated', 'quarterly'],
+    ['Vulnerability scan report', ['ID.RA'], 'automated', 'monthly'],
+    ['External penetration test report', ['ID.IM'], 'manual', 'yearly'],
+    ['Penetration test remediation tracker', ['ID.IM', 'ID.RA'], 'manual', 'quarterly'],
+    ['Patch compliance report', ['PR.PS'], 'automated', 'monthly'],
+    ['Change approval records', ['PR.PS'], 'semi_automated', 'quarterly'],
+    ['Code review enforcement settings', ['PR.PS'], 'automated', 'quarterly'],
+    ['Branch protection configuration', ['PR.PS'], 'automated', 'quarterly'],
+    ['Production deployment log', ['PR.PS'], 'automated', 'monthly'],
+    ['Backup job success report', ['PR.DS'], 'automated', 'monthly'],
+    ['Backup restore test results', ['PR.DS', 'RC.RP'], 'manual', 'semi_annually'],
+    ['Disaster recovery test report', ['RC.RP'], 'manual', 'yearly'],
+    ['Business continuity exercise summary', ['RC.RP'], 'manual', 'yearly'],
+    ['Encryption at rest configuration', ['PR.DS'], 'automated', 'quarterly'],
+    ['TLS configuration scan', ['PR.DS'], 'automated', 'quarterly'],
+    ['Encryption key rotation records', ['PR.DS'], 'semi_automated', 'yearly'],
+    ['Firewall rule review', ['PR.IR'], 'manual', 'semi_annually'],
+    ['Autoscaling and load balancer configuration', ['PR.IR'], 'automated', 'quarterly'],
+    ['Uptime and availability report', ['PR.IR'], 'automated', 'monthly'],
+    ['SIEM alert rule export', ['DE.AE', 'DE.CM'], 'automated', 'quarterly'],
+    ['Log retention settings', ['PR.PS', 'DE.CM'], 'automated', 'yearly'],
+    ['EDR deployment coverage report', ['DE.CM'], 'automated', 'monthly'],
+    ['Intrusion detection alert review', ['DE.CM', 'DE.AE'], 'manual', 'monthly'],
+    ['Incident response tabletop exercise', ['RS.MA'], 'manual', 'yearly'],
+    ['Incident postmortem reports', ['RS.AN'], 'manual', 'quarterly'],
+    ['Incident communication templates', ['RS.CO', 'RC.CO'], 'manual', 'one_time'],
+    ['Vendor security assessments', ['GV.SC'], 'manual', 'yearly'],
+    ['Vendor inventory with criticality tiers', ['GV.SC'], 'semi_automated', 'semi_annually'],
+    ['Signed data processing agreements', ['GV.SC', 'PR.DS'], 'manual', 'one_time'],
+    ['Board security briefing minutes', ['GV.OV'], 'manual', 'quarterly'],
+    ['Security metrics dashboard snapshot', ['GV.OV'], 'automated', 'monthly'],
+    ['Policy acknowledgement records', ['GV.PO'], 'automated', 'yearly'],
+    ['Policy review meeting minutes', ['GV.PO'], 'manual', 'yearly'],
+    ['Regulatory obligations register', ['GV.OC'], 'manual', 'yearly'],
+    ['Organization chart with security roles', ['GV.RR'], 'manual', 'semi_annually'],
+    ['Office visitor log', ['PR.AA'], 'manual', 'monthly'],
+    ['Status page incident history', ['RC.CO'], 'automated', 'quarterly'],
+  ] as const
+).map(([name, categories, method, recurrence]) => ({ name, categories, method, recurrence }));
 
 /** the shape of a test's flagged resources */
 export type ResourceKind = 'user' | 'saas' | 'repo' | 'endpoint' | 'aws' | 'gcp' | 'azure' | 'k8s';
@@ -117,10 +121,17 @@ export interface TestTemplate {
 }
 
 type T = readonly [string, string, readonly string[], string, ResourceKind];
-const auto = (rows: readonly T[]) => rows.map(([slug, name, applications, category, resource]) =>
-  ({ slug, name, kind: 'automated' as const, applications, category, resource }));
-const cloud = (rows: readonly T[]) => rows.map(([slug, name, applications, category, resource]) =>
-  ({ slug, name, kind: 'cloud' as const, applications, category, resource }));
+const auto = (rows: readonly T[]) =>
+  rows.map(([slug, name, applications, category, resource]) => ({
+    slug,
+    name,
+    kind: 'automated' as const,
+    applications,
+    category,
+    resource,
+  }));
+const cloud = (rows: readonly T[]) =>
+  rows.map(([slug, name, applications, category, resource]) => ({ slug, name, kind: 'cloud' as const, applications, category, resource }));
 
 export const TEST_TEMPLATES: readonly TestTemplate[] = [
   ...auto([
@@ -191,14 +202,30 @@ export const TEST_TEMPLATES: readonly TestTemplate[] = [
 
 /** suffixes for test variants beyond the catalogue (slug part, name part) */
 export const TEST_VARIANTS: readonly (readonly [string, string])[] = [
-  ['prod', 'production'], ['staging', 'staging'], ['eu', 'EU tenant'], ['us', 'US tenant'],
-  ['apac', 'APAC tenant'], ['legacy', 'legacy estate'], ['data', 'data platform'], ['payments', 'payments'],
+  ['prod', 'production'],
+  ['staging', 'staging'],
+  ['eu', 'EU tenant'],
+  ['us', 'US tenant'],
+  ['apac', 'APAC tenant'],
+  ['legacy', 'legacy estate'],
+  ['data', 'data platform'],
+  ['payments', 'payments'],
 ];
 
 /** qualifiers for control, policy and evidence variants beyond the catalogue */
 export const VARIANT_QUALIFIERS = [
-  'Production', 'Corporate IT', 'EU region', 'US region', 'Payments', 'Mobile', 'Data Platform', 'Customer Support',
-  'APAC region', 'Subsidiaries', 'Contractors', 'Legacy systems',
+  'Production',
+  'Corporate IT',
+  'EU region',
+  'US region',
+  'Payments',
+  'Mobile',
+  'Data Platform',
+  'Customer Support',
+  'APAC region',
+  'Subsidiaries',
+  'Contractors',
+  'Legacy systems',
 ];
 
 export const POLICY_GAPS = [

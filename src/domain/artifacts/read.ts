@@ -90,7 +90,9 @@ export async function loadLinks(ctx: Context, kind: ArtifactKind, ids: string[] 
     loadSubjectPeople(db, org, kind, 'assignee', scope),
     loadSubjectPeople(db, org, kind, 'approver', scope),
     loadSubjectEntities(db, org, kind, scope),
-    needs.mappings ? loadArtifactMappings(db, org, kind, scope) : Promise.resolve({ frameworks: new Map(), requirements: new Map(), controls: new Map() }),
+    needs.mappings
+      ? loadArtifactMappings(db, org, kind, scope)
+      : Promise.resolve({ frameworks: new Map(), requirements: new Map(), controls: new Map() }),
     needs.people ? loadPeople(db, org) : none<PersonStamp>(),
     needs.tickets ? loadTickets(db, org, kind, scope) : none<TicketRow[]>(),
     needs.ticketCounts ? countTickets(db, org, kind) : none<number>(),
@@ -116,8 +118,16 @@ export function commonListFields(row: ArtifactCommon, links: ArtifactLinks): Com
 
 /** Optional fields both resources have; they appear only when asked for. */
 export const COMMON_OPTIONAL_FIELDS = [
-  'mappedFrameworkIds', 'mappedControlIds', 'notRelevantReason', 'effortEstimate', 'recurrence', 'source',
-  'addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn',
+  'mappedFrameworkIds',
+  'mappedControlIds',
+  'notRelevantReason',
+  'effortEstimate',
+  'recurrence',
+  'source',
+  'addedBy',
+  'addedOn',
+  'lastModifiedBy',
+  'modifiedOn',
 ] as const;
 export type CommonOptionalField = (typeof COMMON_OPTIONAL_FIELDS)[number];
 
@@ -162,7 +172,16 @@ export const ticketsOf = (links: ArtifactLinks, id: string): Ticket[] =>
   (links.tickets.get(id) ?? []).map((t) => ({ ticketId: t.ticketKey, source: t.source, url: t.url }));
 
 export function fileEntry(
-  row: { displayName: string; type: string; url: string | null; note: string | null; addedBy: string | null; addedOn: number; updatedBy: string | null; updatedOn: number | null },
+  row: {
+    displayName: string;
+    type: string;
+    url: string | null;
+    note: string | null;
+    addedBy: string | null;
+    addedOn: number;
+    updatedBy: string | null;
+    updatedOn: number | null;
+  },
   links: ArtifactLinks,
 ): FileEntry {
   const entry: FileEntry = { displayName: row.displayName, type: row.type, addedOn: row.addedOn };

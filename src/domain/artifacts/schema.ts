@@ -4,7 +4,15 @@
 import { Type, type Static } from 'typebox';
 import { DEPARTMENTS, EFFORT_ESTIMATES, GAP_STATUSES, RECURRENCES } from '../vocabulary.ts';
 import {
-  Assignee, Entity, EpochMs, MappedControl, MappedFramework, MappedRequirement, NullableEpochMs, PersonStamp, Ticket,
+  Assignee,
+  Entity,
+  EpochMs,
+  MappedControl,
+  MappedFramework,
+  MappedRequirement,
+  NullableEpochMs,
+  PersonStamp,
+  Ticket,
 } from '../shared-schema.ts';
 
 const oneOf = (values: readonly string[], what: string) => Type.String({ description: `${what}: one of ${values.join(', ')}.` });

@@ -6,13 +6,7 @@ import { credentialView as view } from './credential-view.ts';
 import * as credentials from '../../storage/db/repositories/credentials.ts';
 
 /** Changing the access level makes tokens issued before the change stale (token_stale). */
-export async function changeCredentialAccess({
-  ctx,
-  input,
-}: {
-  ctx: BaseContext;
-  input: { credentialId: string; accessLevel: string };
-}) {
+export async function changeCredentialAccess({ ctx, input }: { ctx: BaseContext; input: { credentialId: string; accessLevel: string } }) {
   if (!(ACCESS_LEVELS as readonly string[]).includes(input.accessLevel)) {
     throw validationFailed([{ field: 'accessLevel', message: `must be one of ${ACCESS_LEVELS.join(', ')}` }]);
   }

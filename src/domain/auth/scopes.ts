@@ -51,11 +51,9 @@ export function parsePlan(input: string): Resource[] {
     .filter(Boolean);
   const unknown = names.filter((n) => !(RESOURCES as readonly string[]).includes(n));
   if (unknown.length > 0) {
-    throw new ServiceError(
-      'validation_failed',
-      `Unknown plan resource: ${unknown.join(', ')}. Allowed: ${RESOURCES.join(', ')}.`,
-      [{ field: 'plan', message: `must list only ${RESOURCES.join(', ')}` }],
-    );
+    throw new ServiceError('validation_failed', `Unknown plan resource: ${unknown.join(', ')}. Allowed: ${RESOURCES.join(', ')}.`, [
+      { field: 'plan', message: `must list only ${RESOURCES.join(', ')}` },
+    ]);
   }
   return [...new Set(names)] as Resource[];
 }

@@ -68,11 +68,7 @@ function mappedToAny(graph: ComplianceGraph, key: ArtifactKey, frameworkIds: Rea
  * A control's status over its relevant artifacts: when `frameworkIds` is given, only artifacts
  * mapped to at least one of those frameworks count.
  */
-export function controlCompliance(
-  control: ControlNode,
-  graph: ComplianceGraph,
-  frameworkIds?: ReadonlySet<string>,
-): ControlCompliance {
+export function controlCompliance(control: ControlNode, graph: ComplianceGraph, frameworkIds?: ReadonlySet<string>): ControlCompliance {
   let relevant = 0;
   let complete = 0;
   for (const key of control.artifactKeys) {
@@ -94,7 +90,6 @@ export function controlCompliance(
 }
 
 export const percentage = (count: number, total: number) => (total === 0 ? 0 : Math.floor((100 * count) / total));
-
 
 const emptyProgress = (): FrameworkProgress => ({
   controls: { compliant: 0, total: 0, percentage: 0 },

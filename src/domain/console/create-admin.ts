@@ -25,11 +25,24 @@ export async function createAdmin({ ctx, input }: { ctx: AdminContext; input: { 
   if (await findAdminByEmail(ctx.db.kysely, email)) throw taken();
 
   const now = ctx.now();
-  const admin = { id: randomUUID(), organizationId: org.id, email, passwordHash: await hashPassword(input.password), createdAt: now, lastSignInAt: null };
+  const admin = {
+    id: randomUUID(),
+    organizationId: org.id,
+    email,
+    passwordHash: await hashPassword(input.password),
+    createdAt: now,
+    lastSignInAt: null,
+  };
   try {
     await ctx.db.kysely.transaction().execute(async (tx) => {
       await insertAdmin(tx, admin);
-      await recordAudit(tx, { organizationId: org.id, actor: ctx.actor, action: 'admin.create', target: { type: 'admin', id: admin.id, label: email }, at: now });
+      await recordAudit(tx, {
+        organizationId: org.id,
+        actor: ctx.actor,
+        action: 'admin.create',
+        target: { type: 'admin', id: admin.id, label: email },
+        at: now,
+      });
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw taken();

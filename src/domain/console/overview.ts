@@ -7,11 +7,7 @@ import { notFound } from '../errors.ts';
 import type { Overview } from './schema.ts';
 import { findOrganizationState } from '../../storage/db/repositories/organizations.ts';
 
-export async function complianceOverview({
-  ctx,
-}: {
-  ctx: SystemContext & { actor: AdminActor };
-}): Promise<Overview> {
+export async function complianceOverview({ ctx }: { ctx: SystemContext & { actor: AdminActor } }): Promise<Overview> {
   const admin = ctx.actor;
   const org = await findOrganizationState(ctx.db.kysely, admin.organizationId);
   if (!org) throw notFound('Organization');
@@ -29,6 +25,10 @@ export async function complianceOverview({
     input: {},
   });
   return {
-    frameworks: frameworks.map((f) => ({ frameworkId: f.frameworkId, frameworkName: f.frameworkName, complianceProgress: f.complianceProgress })),
+    frameworks: frameworks.map((f) => ({
+      frameworkId: f.frameworkId,
+      frameworkName: f.frameworkName,
+      complianceProgress: f.complianceProgress,
+    })),
   };
 }

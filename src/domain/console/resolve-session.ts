@@ -15,7 +15,10 @@ export async function resolveSession({ ctx, input }: { ctx: SystemContext; input
   const now = ctx.now();
   const record = await sessions.findSessionByTokenHash(ctx.db.kysely, hashSecret(token));
   if (!record || sessionExpiry(record, settings.idleMs) <= now) throw unauthorized('The session has ended; sign in again.');
-  const [admin, org] = await Promise.all([findAdmin(ctx.db.kysely, record.adminId), findOrganization(ctx.db.kysely, record.organizationId)]);
+  const [admin, org] = await Promise.all([
+    findAdmin(ctx.db.kysely, record.adminId),
+    findOrganization(ctx.db.kysely, record.organizationId),
+  ]);
   // A session of another region's organization (made on that region's deployment) is not served here.
   if (!admin || !org || org.region !== ctx.region) throw unauthorized('The session has ended; sign in again.');
   // Sliding idle expiry, written at most once a minute so reads do not each cost a write.

@@ -10,7 +10,9 @@ export const Session = Type.Object({
   admin: Type.Object({ id: Type.String(), email: Type.String() }),
   organization: Type.Object({ id: Type.String(), name: Type.String() }),
   csrfToken: Type.String({ description: 'The CSRF token: send it with every request that changes something.' }),
-  expiresAt: Type.Integer({ description: 'Epoch ms at which the session ends unless used again (idle time-out), capped by its absolute end.' }),
+  expiresAt: Type.Integer({
+    description: 'Epoch ms at which the session ends unless used again (idle time-out), capped by its absolute end.',
+  }),
 });
 
 /** One hour of one credential's use. */
@@ -37,7 +39,11 @@ export const Usage = Type.Object({
 });
 
 /** A framework and its progress, as the framework list computes it. */
-export const OverviewFramework = Type.Object({ frameworkId: Type.String(), frameworkName: Type.String(), complianceProgress: FrameworkProgress });
+export const OverviewFramework = Type.Object({
+  frameworkId: Type.String(),
+  frameworkName: Type.String(),
+  complianceProgress: FrameworkProgress,
+});
 
 export const Overview = Type.Object({
   frameworks: Type.Array(OverviewFramework),
@@ -46,7 +52,10 @@ export const Overview = Type.Object({
 export const AuditEntry = Type.Object({
   id: Type.String(),
   at: Type.Integer({ description: 'Epoch ms' }),
-  actor: Type.Object({ type: Type.Enum(['admin', 'cli']), label: Type.String({ description: 'The administrator\'s email, or the operator and host for cds' }) }),
+  actor: Type.Object({
+    type: Type.Enum(['admin', 'cli']),
+    label: Type.String({ description: "The administrator's email, or the operator and host for cds" }),
+  }),
   action: Type.Enum([...AUDIT_ACTIONS]),
   target: Type.Union([Type.Object({ type: Type.String(), id: Type.String(), label: Type.String() }), Type.Null()]),
   ip: Type.Union([Type.String(), Type.Null()]),

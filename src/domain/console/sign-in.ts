@@ -29,7 +29,10 @@ const signInBackoff = (limit: RateLimitSettings): Backoff => ({
   maxMs: 60_000,
   forgetAfterSec: limit.windowSec,
 });
-const addressLimit = (limit: RateLimitSettings): RateLimitSettings => ({ max: limit.max * IP_ALLOWANCE_FACTOR, windowSec: limit.windowSec });
+const addressLimit = (limit: RateLimitSettings): RateLimitSettings => ({
+  max: limit.max * IP_ALLOWANCE_FACTOR,
+  windowSec: limit.windowSec,
+});
 const tooMany = (wait: number) => rateLimitExceeded(wait, 'Too many failed sign-in attempts');
 
 async function checkSignInLimit(store: RateLimitStore, limit: RateLimitSettings, email: string, ip: string | null, now: number) {

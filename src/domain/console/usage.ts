@@ -71,10 +71,7 @@ export async function usageReport({ ctx }: { ctx: AdminContext }): Promise<Usage
   const now = ctx.now();
   const current = now - (now % USAGE_BUCKET_MS);
   const from = current - (USAGE_BUCKETS - 1) * USAGE_BUCKET_MS;
-  const [creds, rows] = await Promise.all([
-    listCredentials(ctx.db.kysely, organizationId),
-    listUsage(ctx.db.kysely, organizationId, from),
-  ]);
+  const [creds, rows] = await Promise.all([listCredentials(ctx.db.kysely, organizationId), listUsage(ctx.db.kysely, organizationId, from)]);
   const byKey = new Map(rows.map((r) => [`${r.credentialId}|${r.bucketStart}`, r]));
   return {
     from,

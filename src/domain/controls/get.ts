@@ -31,12 +31,7 @@ import {
   loadPeopleByIds,
   type ControlArtifactRow,
 } from '../../storage/db/repositories/controls.ts';
-import {
-  loadRisks,
-  loadSubjectEntities,
-  loadSubjectPeople,
-  type MappedFramework,
-} from '../../storage/db/repositories/links.ts';
+import { loadRisks, loadSubjectEntities, loadSubjectPeople, type MappedFramework } from '../../storage/db/repositories/links.ts';
 
 export const CONTROL_EXPANSIONS = ['complianceOverview', 'mappedArtifacts', 'mappedRisks'] as const;
 export type ControlExpansion = (typeof CONTROL_EXPANSIONS)[number];
@@ -79,7 +74,11 @@ async function compute(ctx: Context, input: GetControlInput): Promise<ControlDet
       listControlArtifacts(db, org, id),
       loadSubjectPeople(db, org, 'control', 'assignee', [id]),
       loadSubjectEntities(db, org, 'control', [id]),
-      loadPeopleByIds(db, org, [row.addedBy, row.lastModifiedBy].filter((p): p is string => p !== null)),
+      loadPeopleByIds(
+        db,
+        org,
+        [row.addedBy, row.lastModifiedBy].filter((p): p is string => p !== null),
+      ),
       wantsOverview || wantsArtifacts ? loadControlArtifactFrameworks(db, org, id) : undefined,
       wantsArtifacts ? loadControlArtifactEntities(db, org, id) : undefined,
       wantsOverview ? loadSubjectEntities(db, org, 'framework') : undefined,

@@ -17,7 +17,13 @@ import type { Control } from './schema.ts';
 export type { ControlScope, FunctionGrouping };
 
 export const CONTROL_OPTIONAL_FIELDS = [
-  'mappedFrameworkIds', 'outOfScopeReason', 'markedOutOfScopeBy', 'addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn',
+  'mappedFrameworkIds',
+  'outOfScopeReason',
+  'markedOutOfScopeBy',
+  'addedBy',
+  'addedOn',
+  'lastModifiedBy',
+  'modifiedOn',
 ] as const;
 export type ControlOptionalField = (typeof CONTROL_OPTIONAL_FIELDS)[number];
 
@@ -71,8 +77,11 @@ async function compute(ctx: Context, snapshot: ControlsSnapshot, input: ListCont
   const fields = new Set(input.fields ?? []);
   const frameworkIds = input.frameworkIds?.length ? input.frameworkIds : undefined;
   const filtered = Boolean(
-    input.entityIds?.length || input.assigneeEmails?.length || input.domains?.length ||
-      input.functionGroupings?.length || input.controlScope?.length,
+    input.entityIds?.length ||
+      input.assigneeEmails?.length ||
+      input.domains?.length ||
+      input.functionGroupings?.length ||
+      input.controlScope?.length,
   );
   const wantsPeople = fields.has('addedBy') || fields.has('lastModifiedBy') || fields.has('markedOutOfScopeBy');
   const [{ graph, scope }, matching, people] = await Promise.all([

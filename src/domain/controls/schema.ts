@@ -59,7 +59,11 @@ export const MappedArtifact = Type.Object({
   justification: Type.Optional(Type.String({ description: 'notRelevantReason or ignoreReason, when recorded.' })),
 });
 
-export const ControlRequirement = Type.Object({ frameworkName: Type.String(), requirementCode: Type.String(), requirementName: Type.String() });
+export const ControlRequirement = Type.Object({
+  frameworkName: Type.String(),
+  requirementCode: Type.String(),
+  requirementName: Type.String(),
+});
 
 export const ControlDetail = Type.Object({
   ...defaults,

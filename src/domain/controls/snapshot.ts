@@ -82,7 +82,14 @@ async function load(ctx: Context): Promise<ControlsSnapshot> {
   }
   const shared = { key: compliance.key, frameworkId: compliance.frameworkId };
   return {
-    dataVersion: ctx.actor.dataVersion, rows, nodes, states: artifactStates(compliance), shared, assignees, entities, frameworkNames,
+    dataVersion: ctx.actor.dataVersion,
+    rows,
+    nodes,
+    states: artifactStates(compliance),
+    shared,
+    assignees,
+    entities,
+    frameworkNames,
   };
 }
 
@@ -113,9 +120,14 @@ export async function complianceGraph(
   if (!frameworkIds) return { graph: { artifacts, artifactFrameworks: new Map() } };
   const known = [...new Set(frameworkIds)].filter((id) => snapshot.frameworkNames.has(id)).sort();
   const scope = new Set(known.map((id) => snapshot.shared.frameworkId(id)));
-  const graph = cachedResult(ctx, 'controls.graph', { frameworkIds: known }, async (): Promise<ComplianceGraph> => ({
-    artifacts,
-    artifactFrameworks: await loadFrameworksArtifacts(ctx.db.kysely, ctx.actor.organizationId, known, snapshot.shared),
-  }));
+  const graph = cachedResult(
+    ctx,
+    'controls.graph',
+    { frameworkIds: known },
+    async (): Promise<ComplianceGraph> => ({
+      artifacts,
+      artifactFrameworks: await loadFrameworksArtifacts(ctx.db.kysely, ctx.actor.organizationId, known, snapshot.shared),
+    }),
+  );
   return { graph: await graph, scope };
 }

@@ -6,14 +6,7 @@ import { setPresent } from '../set-present.ts';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound } from '../errors.ts';
-import {
-  commonMappings,
-  commonOptionalFields,
-  fileEntry,
-  loadLinks,
-  stamp,
-  ticketsOf,
-} from '../artifacts/read.ts';
+import { commonMappings, commonOptionalFields, fileEntry, loadLinks, stamp, ticketsOf } from '../artifacts/read.ts';
 import { evidenceListItem } from './list.ts';
 import type { Attachment, EvidenceDetail } from './schema.ts';
 import { testStatus } from '../compliance/rules.ts';
@@ -24,7 +17,14 @@ export type EvidenceExpansion = (typeof EVIDENCE_EXPANSIONS)[number];
 
 /** Fields shared with the list that get-one always carries (when they have a value). */
 const DEFAULT_DETAIL = new Set([
-  'notRelevantReason', 'effortEstimate', 'recurrence', 'source', 'addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn',
+  'notRelevantReason',
+  'effortEstimate',
+  'recurrence',
+  'source',
+  'addedBy',
+  'addedOn',
+  'lastModifiedBy',
+  'modifiedOn',
 ]);
 
 type StoredAttachment = Omit<Attachment, 'isCurrentPeriod'>;
@@ -74,7 +74,12 @@ async function compute(ctx: Context, input: GetEvidenceInput): Promise<CachedDet
   setPresent(evidence, 'revisionRequestedBy', stamp(links, row.revisionRequestedBy));
   setPresent(evidence, 'revisionRequestedOn', row.revisionRequestedOn);
   setPresent(evidence, 'rejectionReason', row.rejectionReason);
-  if (tests) evidence.mappedTests = tests.map((t) => ({ testId: t.testId, testName: t.testName, status: testStatus(t.result, t.integrationFailing) }));
+  if (tests)
+    evidence.mappedTests = tests.map((t) => ({
+      testId: t.testId,
+      testName: t.testName,
+      status: testStatus(t.result, t.integrationFailing),
+    }));
   if (fields.has('gaps')) evidence.gaps = row.gaps;
   if (fields.has('attachments')) {
     evidence.attachments = (attachments ?? []).map((a) => {

@@ -18,8 +18,18 @@ import type { Evidence } from './schema.ts';
 import { listEvidence as listEvidenceRows, type EvidenceRow } from '../../storage/db/repositories/evidence.ts';
 
 export const EVIDENCE_OPTIONAL_FIELDS = [
-  'mappedFrameworkIds', 'mappedControlIds', 'notRelevantReason', 'recurrence', 'effortEstimate', 'source',
-  'evidenceCollectionMethod', 'ticketsCount', 'addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn',
+  'mappedFrameworkIds',
+  'mappedControlIds',
+  'notRelevantReason',
+  'recurrence',
+  'effortEstimate',
+  'source',
+  'evidenceCollectionMethod',
+  'ticketsCount',
+  'addedBy',
+  'addedOn',
+  'lastModifiedBy',
+  'modifiedOn',
 ] as const;
 export type EvidenceOptionalField = (typeof EVIDENCE_OPTIONAL_FIELDS)[number];
 export type EvidenceStatus = (typeof EVIDENCE_STATUSES)[number];
@@ -45,7 +55,12 @@ export function evidenceListItem(row: EvidenceRow, links: ArtifactLinks): Eviden
 async function compute(ctx: Context, input: ListEvidenceInput): Promise<Evidence[]> {
   const fields = new Set<string>(input.fields ?? []);
   const rows = await listEvidenceRows(ctx.db.kysely, ctx.actor.organizationId, toFilter(input));
-  const links = await loadLinks(ctx, 'evidence', rows.map((r) => r.id), needsFor(fields));
+  const links = await loadLinks(
+    ctx,
+    'evidence',
+    rows.map((r) => r.id),
+    needsFor(fields),
+  );
   return rows.map((row) => {
     const evidence: Evidence = { ...evidenceListItem(row, links), ...commonOptionalFields(row, links, fields) };
     if (fields.has('evidenceCollectionMethod')) setPresent(evidence, 'evidenceCollectionMethod', row.collectionMethod);

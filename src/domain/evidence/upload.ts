@@ -10,7 +10,15 @@ import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound, ServiceError, validationFailed, type FieldIssue } from '../errors.ts';
 import { fingerprintSubjects, multipartFingerprint, type PartDigest } from '../idempotency/fingerprint.ts';
-import { claimKey, completeUnderClaim, keyReused, keyScopeOf, storedOutcome, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
+import {
+  claimKey,
+  completeUnderClaim,
+  keyReused,
+  keyScopeOf,
+  storedOutcome,
+  type IdempotencyInput,
+  type Outcome,
+} from '../idempotency/run.ts';
 import { releaseClaim } from '../../storage/db/repositories/idempotency.ts';
 import { attachmentPeriod } from '../vocabulary.ts';
 import { BlobTooLargeError, Meter } from '../../storage/blobs/store.ts';
@@ -97,7 +105,10 @@ async function readUpload(parts: AsyncIterable<UploadPart>, sink: Sink, now: num
   let note: string | undefined;
   for await (const part of parts) {
     if (part.kind === 'file') {
-      if (part.name !== 'files') throw validationFailed([{ field: part.name || 'body', message: 'is not an accepted part; send each file in a part named "files"' }]);
+      if (part.name !== 'files')
+        throw validationFailed([
+          { field: part.name || 'body', message: 'is not an accepted part; send each file in a part named "files"' },
+        ]);
       if (files.length >= MAX_FILES) throw fileIssue(`at most ${MAX_FILES} files per upload`);
       const name = displayName(part.filename);
       if (name === '') throw fileIssue('every file needs a file name');
@@ -123,7 +134,10 @@ async function readUpload(parts: AsyncIterable<UploadPart>, sink: Sink, now: num
         if (err instanceof ServiceError) throw err;
         // The body itself failed (cut short, malformed): the route's part iterator reports those as
         // ServiceErrors, but a file stream can fail first.
-        throw validationFailed([{ field: 'body', message: 'is not complete, valid multipart/form-data' }], 'The multipart body ended early or is malformed.');
+        throw validationFailed(
+          [{ field: 'body', message: 'is not complete, valid multipart/form-data' }],
+          'The multipart body ended early or is malformed.',
+        );
       }
       files.push({ displayName: name, family, blobKey: stored.key, size: stored.size, sha256: stored.sha256 });
       digests.push({ kind: 'file', name: part.name, filename: part.filename, sha256: stored.sha256 });
@@ -139,9 +153,11 @@ async function readUpload(parts: AsyncIterable<UploadPart>, sink: Sink, now: num
       evidenceDate = parsed;
     } else if (part.name === 'note') {
       if (note !== undefined) throw validationFailed([{ field: 'note', message: 'must be given once' }]);
-      if (part.value.length > MAX_NOTE_LENGTH) throw validationFailed([{ field: 'note', message: `must be at most ${MAX_NOTE_LENGTH} characters` }]);
+      if (part.value.length > MAX_NOTE_LENGTH)
+        throw validationFailed([{ field: 'note', message: `must be at most ${MAX_NOTE_LENGTH} characters` }]);
       // PostgreSQL text cannot hold U+0000.
-      if (part.value.includes('\u0000')) throw validationFailed([{ field: 'note', message: 'must not contain the NUL character (U+0000)' }]);
+      if (part.value.includes('\u0000'))
+        throw validationFailed([{ field: 'note', message: 'must not contain the NUL character (U+0000)' }]);
       note = part.value;
     } else {
       throw validationFailed([{ field: part.name || 'body', message: 'is not an accepted part (files, evidenceDate, note)' }]);
@@ -206,37 +222,42 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
       { quotaBytes, usedBytes: await sumAttachmentBytes(k, org) },
     );
     const fingerprint = multipartFingerprint(subjects[0], upload.digests);
-    return await completeUnderClaim(scope, claim.owner, () => fingerprint, async (trx) => {
-      // First: the update locks the organization's row, so concurrent uploads of one organization
-      // are recorded one at a time, each counting the bytes of those recorded before it.
-      await bumpDataVersion(trx, org);
-      const usedBytes = await sumAttachmentBytes(trx, org);
-      const uploadBytes = upload.files.reduce((sum, f) => sum + f.size, 0);
-      if (usedBytes + uploadBytes > quotaBytes) throw quotaExceeded({ quotaBytes, usedBytes }, uploadBytes);
-      const now = ctx.now();
-      const period = attachmentPeriod(evidence.recurrence, upload.evidenceDate);
-      await insertAttachments(
-        trx,
-        org,
-        evidence.id,
-        uploadId,
-        now,
-        upload.files.map((f) => ({
-          displayName: f.displayName,
-          type: f.family,
-          note: upload.note,
-          blobKey: f.blobKey,
-          sizeBytes: f.size,
-          sha256: f.sha256,
-          evidenceDate: upload.evidenceDate,
-          ...period,
-        })),
-      );
-      const status = (await hasApprovers(trx, org, evidence.id)) ? 'pending_approval' : 'uploaded';
-      await updateEvidenceStatus(trx, org, evidence.id, status, now);
-      await deletePendingUpload(trx, uploadId);
-      return { kind: 'created' as const, resource: { evidenceId: evidence.id, modifiedOn: now } };
-    });
+    return await completeUnderClaim(
+      scope,
+      claim.owner,
+      () => fingerprint,
+      async (trx) => {
+        // First: the update locks the organization's row, so concurrent uploads of one organization
+        // are recorded one at a time, each counting the bytes of those recorded before it.
+        await bumpDataVersion(trx, org);
+        const usedBytes = await sumAttachmentBytes(trx, org);
+        const uploadBytes = upload.files.reduce((sum, f) => sum + f.size, 0);
+        if (usedBytes + uploadBytes > quotaBytes) throw quotaExceeded({ quotaBytes, usedBytes }, uploadBytes);
+        const now = ctx.now();
+        const period = attachmentPeriod(evidence.recurrence, upload.evidenceDate);
+        await insertAttachments(
+          trx,
+          org,
+          evidence.id,
+          uploadId,
+          now,
+          upload.files.map((f) => ({
+            displayName: f.displayName,
+            type: f.family,
+            note: upload.note,
+            blobKey: f.blobKey,
+            sizeBytes: f.size,
+            sha256: f.sha256,
+            evidenceDate: upload.evidenceDate,
+            ...period,
+          })),
+        );
+        const status = (await hasApprovers(trx, org, evidence.id)) ? 'pending_approval' : 'uploaded';
+        await updateEvidenceStatus(trx, org, evidence.id, status, now);
+        await deletePendingUpload(trx, uploadId);
+        return { kind: 'created' as const, resource: { evidenceId: evidence.id, modifiedOn: now } };
+      },
+    );
   } catch (err) {
     const removed = await Promise.allSettled(stored.map((key) => blobs.delete(key)));
     // Keep the journal entry when a blob could not be removed: the clean-up will try again.

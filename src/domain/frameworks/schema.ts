@@ -3,7 +3,10 @@ import { Type, type Static } from 'typebox';
 import { Entity, EpochMs, NullableEpochMs, PersonStamp } from '../shared-schema.ts';
 
 const counts = <K extends string>(key: K) =>
-  Type.Object({ [key]: Type.Integer(), total: Type.Integer(), percentage: Type.Integer() } as Record<K | 'total' | 'percentage', ReturnType<typeof Type.Integer>>);
+  Type.Object({ [key]: Type.Integer(), total: Type.Integer(), percentage: Type.Integer() } as Record<
+    K | 'total' | 'percentage',
+    ReturnType<typeof Type.Integer>
+  >);
 
 /** How far a framework is: complete, total and percentage of each kind of artifact in scope. */
 export const FrameworkProgress = Type.Object({

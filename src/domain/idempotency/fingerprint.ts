@@ -44,9 +44,7 @@ export function jsonFingerprint(subject: string, body: unknown): string {
 }
 
 /** One part of a multipart body: a file (its content hash) or a field (its value). */
-export type PartDigest =
-  | { kind: 'file'; name: string; filename: string; sha256: string }
-  | { kind: 'field'; name: string; value: string };
+export type PartDigest = { kind: 'file'; name: string; filename: string; sha256: string } | { kind: 'field'; name: string; value: string };
 
 export function multipartFingerprint(subject: string, parts: readonly PartDigest[]): string {
   const canonicalParts = parts.map((p) => (p.kind === 'file' ? ['file', p.name, p.filename, p.sha256] : ['field', p.name, p.value]));

@@ -58,9 +58,15 @@ export interface Outcome<T> extends WriteResult<T> {
 }
 
 export const keyReused = () =>
-  new ServiceError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request; use a new key for a changed request.');
+  new ServiceError(
+    'idempotency_key_reused',
+    'This Idempotency-Key was already used with a different request; use a new key for a changed request.',
+  );
 export const requestInProgress = () =>
-  new ServiceError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry later with the same key.');
+  new ServiceError(
+    'idempotency_request_in_progress',
+    'A request with this Idempotency-Key is still being processed; retry later with the same key.',
+  );
 
 /** What the key's record says about a new request. */
 export type Claim =

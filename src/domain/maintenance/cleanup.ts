@@ -31,7 +31,14 @@ export interface CleanupDeps {
 }
 
 export async function runCleanup({ db, blobs, now, temporaryAgeMs, sessionIdleMs }: CleanupDeps): Promise<CleanupResult> {
-  const result: CleanupResult = { idempotencyRecords: 0, abandonedUploads: 0, orphanBlobs: 0, temporaryFiles: 0, consoleSessions: 0, usageRows: 0 };
+  const result: CleanupResult = {
+    idempotencyRecords: 0,
+    abandonedUploads: 0,
+    orphanBlobs: 0,
+    temporaryFiles: 0,
+    consoleSessions: 0,
+    usageRows: 0,
+  };
   result.idempotencyRecords = await deleteExpiredIdempotencyRecords(db.kysely, now());
   for (;;) {
     const batch = await listExpiredPendingUploads(db.kysely, now(), 100);

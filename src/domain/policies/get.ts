@@ -5,14 +5,7 @@ import { setPresent } from '../set-present.ts';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound } from '../errors.ts';
-import {
-  commonMappings,
-  commonOptionalFields,
-  fileEntry,
-  loadLinks,
-  stamp,
-  ticketsOf,
-} from '../artifacts/read.ts';
+import { commonMappings, commonOptionalFields, fileEntry, loadLinks, stamp, ticketsOf } from '../artifacts/read.ts';
 import { policyListItem } from './list.ts';
 import type { PolicyDetail, PolicyVersion } from './schema.ts';
 import { findPolicy, listPolicyDocuments, listPolicyVersions } from '../../storage/db/repositories/policies.ts';

@@ -18,8 +18,20 @@ import { listPolicies as listPolicyRows, type PolicyRow } from '../../storage/db
 import type { Policy } from './schema.ts';
 
 export const POLICY_OPTIONAL_FIELDS = [
-  'policyBehavior', 'mappedFrameworkIds', 'mappedControlIds', 'notRelevantReason', 'versionNumber', 'effortEstimate',
-  'recurrence', 'source', 'publishedBy', 'publishedOn', 'addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn',
+  'policyBehavior',
+  'mappedFrameworkIds',
+  'mappedControlIds',
+  'notRelevantReason',
+  'versionNumber',
+  'effortEstimate',
+  'recurrence',
+  'source',
+  'publishedBy',
+  'publishedOn',
+  'addedBy',
+  'addedOn',
+  'lastModifiedBy',
+  'modifiedOn',
 ] as const;
 export type PolicyOptionalField = (typeof POLICY_OPTIONAL_FIELDS)[number];
 export type PolicyStatus = (typeof POLICY_STATUSES)[number];
@@ -46,7 +58,12 @@ export function policyListItem(row: PolicyRow, links: ArtifactLinks): Policy {
 async function compute(ctx: Context, input: ListPoliciesInput): Promise<Policy[]> {
   const fields = new Set<string>(input.fields ?? []);
   const rows = await listPolicyRows(ctx.db.kysely, ctx.actor.organizationId, toFilter(input));
-  const links = await loadLinks(ctx, 'policy', rows.map((r) => r.id), needsFor(fields));
+  const links = await loadLinks(
+    ctx,
+    'policy',
+    rows.map((r) => r.id),
+    needsFor(fields),
+  );
   return rows.map((row) => {
     const policy: Policy = { ...policyListItem(row, links), ...commonOptionalFields(row, links, fields) };
     if (fields.has('policyBehavior')) setPresent(policy, 'policyBehavior', row.policyBehavior);

@@ -13,7 +13,13 @@ import {
   loadSubjectPeople,
   loadTickets,
 } from '../../storage/db/repositories/links.ts';
-import { findTest, listTestResources, loadTestApplications, listTestHistory, type TestResourceRow } from '../../storage/db/repositories/tests.ts';
+import {
+  findTest,
+  listTestResources,
+  loadTestApplications,
+  listTestHistory,
+  type TestResourceRow,
+} from '../../storage/db/repositories/tests.ts';
 import { TEST_RESOURCE_STATUSES } from '../vocabulary.ts';
 import { baseTestFields, DEFAULT_TEST_RESOURCE_STATUSES, type TestExpansion, type TestResourceStatus } from './shape.ts';
 import type { TestDetail, TestResource } from './schema.ts';

@@ -36,7 +36,8 @@ async function compute(ctx: Context, input: ListTestsInput): Promise<TestSummary
     fields.has('ticketsCount') ? countTickets(db, org, 'test') : Promise.resolve(undefined),
   ]);
   const statuses = input.status && input.status.length > 0 ? new Set(input.status) : undefined;
-  const appNames = input.applications && input.applications.length > 0 ? new Set(input.applications.map((a) => a.toLowerCase())) : undefined;
+  const appNames =
+    input.applications && input.applications.length > 0 ? new Set(input.applications.map((a) => a.toLowerCase())) : undefined;
 
   const out: TestSummary[] = [];
   for (const row of rows) {

@@ -19,7 +19,8 @@ import { buildVulnerabilityDetail } from './get.ts';
 import type { VulnerabilityDetail } from './schema.ts';
 import type { CreateVulnerabilityBody } from './write-schema.ts';
 
-const duplicateKey = () => validationFailed([{ field: 'vulnerabilityId', message: 'a finding with this key already exists in the organization' }]);
+const duplicateKey = () =>
+  validationFailed([{ field: 'vulnerabilityId', message: 'a finding with this key already exists in the organization' }]);
 
 export async function createVulnerability({
   ctx,
@@ -31,7 +32,9 @@ export async function createVulnerability({
   authorize(ctx.actor, 'vulnerability', 'write');
   const org = ctx.actor.organizationId;
   const body = input.body;
-  const fingerprints = fingerprintSubjects('vulnerabilities.create', '', input.idempotency.legacySubject).map((s) => jsonFingerprint(s, body));
+  const fingerprints = fingerprintSubjects('vulnerabilities.create', '', input.idempotency.legacySubject).map((s) =>
+    jsonFingerprint(s, body),
+  );
 
   return runIdempotent(keyScopeOf(ctx, input.idempotency), fingerprints, async (trx) => {
     if (await hasFindingKey(trx, org, body.vulnerabilityId)) throw duplicateKey();

@@ -38,7 +38,12 @@ export interface DetailOptions {
 }
 
 /** The get shape of a stored finding; a fixed number of queries whatever the finding holds. */
-export async function buildVulnerabilityDetail(k: Kysely<Database>, organizationId: string, row: VulnerabilityRow, options: DetailOptions = {}): Promise<VulnerabilityDetail> {
+export async function buildVulnerabilityDetail(
+  k: Kysely<Database>,
+  organizationId: string,
+  row: VulnerabilityRow,
+  options: DetailOptions = {},
+): Promise<VulnerabilityDetail> {
   const org = organizationId;
   const fields = new Set(options.fields ?? []);
   const statuses = options.resourceStatus && options.resourceStatus.length > 0 ? options.resourceStatus : DEFAULT_RESOURCE_STATUSES;

@@ -114,4 +114,3 @@ async function compute(ctx: Context, input: ListVulnerabilitiesInput): Promise<V
   const nextCursor = rows.length > size && last ? signCursor(key, binding, [last.firstSeen, last.source, last.findingKey]) : null;
   return { data, nextCursor, totalCount };
 }
-

@@ -60,7 +60,9 @@ export const VulnerabilityDetail = Type.Object({
   addedOn: EpochMs,
   lastModifiedBy: Type.Optional(PersonStamp),
   modifiedOn: NullableEpochMs,
-  affectedResources: Type.Optional(Type.Array(AffectedResource, { description: 'Only with fields=affectedResources; filtered by resourceStatus.' })),
+  affectedResources: Type.Optional(
+    Type.Array(AffectedResource, { description: 'Only with fields=affectedResources; filtered by resourceStatus.' }),
+  ),
   tickets: Type.Optional(Type.Array(VulnerabilityTicket)),
   mappedRisks: Type.Optional(Type.Array(MappedRisk)),
 });

@@ -39,7 +39,13 @@ function isWebUrl(text: string): boolean {
 }
 
 /** The one spelling an entry used for `a`/`b`, or an issue when it used none or two that disagree. */
-function either(entry: CustomFieldInput, a: 'customFieldId' | 'fieldValue', b: 'id' | 'value', field: string, issues: FieldIssue[]): string | undefined {
+function either(
+  entry: CustomFieldInput,
+  a: 'customFieldId' | 'fieldValue',
+  b: 'id' | 'value',
+  field: string,
+  issues: FieldIssue[],
+): string | undefined {
   const first = entry[a];
   const second = entry[b];
   if (first === undefined && second === undefined) {
@@ -67,7 +73,9 @@ export async function updateVulnerabilityFields({
   const body = input.body;
   // The finding as named in its canonical spelling, so every spelling of the ID shares fingerprints.
   const target = publicVulnerabilityId(id.source, id.findingKey);
-  const fingerprints = fingerprintSubjects('vulnerabilities.update', target, input.idempotency.legacySubject).map((s) => jsonFingerprint(s, body));
+  const fingerprints = fingerprintSubjects('vulnerabilities.update', target, input.idempotency.legacySubject).map((s) =>
+    jsonFingerprint(s, body),
+  );
 
   return runIdempotent(keyScopeOf(ctx, input.idempotency), fingerprints, async (trx) => {
     const row = await findVulnerability(trx, org, id.source, id.findingKey);
@@ -75,7 +83,8 @@ export async function updateVulnerabilityFields({
 
     const issues: FieldIssue[] = [];
     if (body.reportLink !== undefined && body.reportLink !== '') {
-      if (!isWebUrl(body.reportLink)) issues.push({ field: 'reportLink', message: 'must be an http:// or https:// URL, or "" to clear the link' });
+      if (!isWebUrl(body.reportLink))
+        issues.push({ field: 'reportLink', message: 'must be an http:// or https:// URL, or "" to clear the link' });
       else if (hasUserInfo(body.reportLink)) issues.push({ field: 'reportLink', message: 'must not contain a user name or password' });
     }
     let assigneeId: string | undefined;
@@ -92,11 +101,16 @@ export async function updateVulnerabilityFields({
         const value = either(entry, 'fieldValue', 'value', at, issues);
         if (fieldId === undefined || value === undefined) return;
         const definition = definitions.get(fieldId);
-        if (!definition) return issues.push({ field: `${at}.customFieldId`, message: 'is not a custom field of vulnerabilities in this organization' });
+        if (!definition)
+          return issues.push({ field: `${at}.customFieldId`, message: 'is not a custom field of vulnerabilities in this organization' });
         if (values.has(fieldId)) return issues.push({ field: `${at}.customFieldId`, message: 'appears more than once' });
-        if (value.length > MAX_CUSTOM_FIELD_VALUE) return issues.push({ field: `${at}.fieldValue`, message: `must be at most ${MAX_CUSTOM_FIELD_VALUE} characters` });
+        if (value.length > MAX_CUSTOM_FIELD_VALUE)
+          return issues.push({ field: `${at}.fieldValue`, message: `must be at most ${MAX_CUSTOM_FIELD_VALUE} characters` });
         if (definition.fieldType === 'dropdown' && value !== '' && !definition.options.includes(value)) {
-          return issues.push({ field: `${at}.fieldValue`, message: `must be one of the field's options: ${definition.options.join(', ')} (or "" to clear)` });
+          return issues.push({
+            field: `${at}.fieldValue`,
+            message: `must be one of the field's options: ${definition.options.join(', ')} (or "" to clear)`,
+          });
         }
         values.set(fieldId, value);
       });

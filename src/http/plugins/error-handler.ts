@@ -119,7 +119,9 @@ function sendOAuth(request: FastifyRequest, reply: FastifyReply, err: FastifyErr
  */
 export function sendFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const known = err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH';
-  const service = known ? validationFailed([{ field: 'url', message: 'is not a valid URL' }], 'The URL is invalid.') : unexpected(request, err);
+  const service = known
+    ? validationFailed([{ field: 'url', message: 'is not a valid URL' }], 'The URL is invalid.')
+    : unexpected(request, err);
   reply.header('X-Request-Id', request.id);
   reply.headers(edgeHeaders(request.url));
   return reply.code(STATUS_OF[service.code]).send(errorBody(service, request.id));
@@ -165,10 +167,16 @@ export function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoExcept
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     const seconds = Math.round((this.server as http.Server).requestTimeout / 1000);
     status = 408;
-    error = validationFailed([{ field: 'request', message: `must arrive completely within ${seconds} s` }], 'The request took too long to arrive.');
+    error = validationFailed(
+      [{ field: 'request', message: `must arrive completely within ${seconds} s` }],
+      'The request took too long to arrive.',
+    );
   } else if (err.code === 'HPE_HEADER_OVERFLOW') {
     status = 431;
-    error = validationFailed([{ field: 'headers', message: `the request line and headers must be at most ${http.maxHeaderSize} bytes together` }], 'The request headers are too large.');
+    error = validationFailed(
+      [{ field: 'headers', message: `the request line and headers must be at most ${http.maxHeaderSize} bytes together` }],
+      'The request headers are too large.',
+    );
   } else {
     status = 400;
     error = validationFailed([parseIssue(err.code)], 'The request is not valid HTTP.');
@@ -186,7 +194,9 @@ export function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoExcept
       ...edgeHeaders('/v1/'),
       Connection: 'close',
     };
-    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    const head = Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
     // Closed once the answer is flushed, even if the client keeps its side open.
     socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n${head}\r\n${body}`, () => socket.destroy());
   } else {

@@ -9,7 +9,9 @@ const API_PATH = /^\/(?:v1|oauth\/token|console\/api)(?:[/?]|$)/;
 
 /** The headers every answer to `url` (path and query) carries, besides X-Request-Id. */
 export function edgeHeaders(url: string): Record<string, string> {
-  return API_PATH.test(url) ? { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' } : { 'X-Content-Type-Options': 'nosniff' };
+  return API_PATH.test(url)
+    ? { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' }
+    : { 'X-Content-Type-Options': 'nosniff' };
 }
 
 export function registerResponseHeaders(app: FastifyInstance) {

@@ -28,10 +28,35 @@ import overviewRoute from './console/overview/get.ts';
 import auditLogRoute from './console/audit-log/list.ts';
 import consolePagesRoute from './console/pages.ts';
 
-const routes = [tokenRoute, listFrameworksRoute, listControlsRoute, getControlRoute, healthRoutes, listPoliciesRoute, getPolicyRoute, listEvidenceRoute, getEvidenceRoute, uploadAttachmentsRoutes, listTestsRoute, getTestRoute, listVulnerabilitiesRoute, getVulnerabilityRoute, createVulnerabilityRoute, updateVulnerabilityRoute,
+const routes = [
+  tokenRoute,
+  listFrameworksRoute,
+  listControlsRoute,
+  getControlRoute,
+  healthRoutes,
+  listPoliciesRoute,
+  getPolicyRoute,
+  listEvidenceRoute,
+  getEvidenceRoute,
+  uploadAttachmentsRoutes,
+  listTestsRoute,
+  getTestRoute,
+  listVulnerabilitiesRoute,
+  getVulnerabilityRoute,
+  createVulnerabilityRoute,
+  updateVulnerabilityRoute,
   // the developer console: its admin API and its pages
-  createSessionRoute, getSessionRoute, deleteSessionRoute, listConsoleCredentialsRoute, createConsoleCredentialRoute,
-  revokeConsoleCredentialRoute, usageRoute, overviewRoute, auditLogRoute, consolePagesRoute];
+  createSessionRoute,
+  getSessionRoute,
+  deleteSessionRoute,
+  listConsoleCredentialsRoute,
+  createConsoleCredentialRoute,
+  revokeConsoleCredentialRoute,
+  usageRoute,
+  overviewRoute,
+  auditLogRoute,
+  consolePagesRoute,
+];
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps) {
   for (const route of routes) route(app, deps);

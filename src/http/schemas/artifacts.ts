@@ -5,7 +5,11 @@ import { NO_DEPARTMENT, type ArtifactListInput } from '../../domain/artifacts/re
 import { booleanParam, enumList, epochMsParam, parseBoolean, parseList, textList } from './lists.ts';
 
 /** The query of a policy or evidence list: `noun` is `policies` or `evidence records`. */
-export function artifactListQuery<const S extends readonly string[], const F extends readonly string[]>(noun: string, statuses: S, fields: F) {
+export function artifactListQuery<const S extends readonly string[], const F extends readonly string[]>(
+  noun: string,
+  statuses: S,
+  fields: F,
+) {
   return Type.Object(
     {
       status: Type.Optional(enumList(statuses, `Only ${noun} with one of these statuses.`)),
@@ -25,8 +29,12 @@ export function artifactListQuery<const S extends readonly string[], const F ext
             `\`${NO_DEPARTMENT}\` selects ${noun} without a department.`,
         ),
       ),
-      nextReviewAtFrom: Type.Optional(epochMsParam(`Only ${noun} whose next review date is at or after this time; ${noun} without one never match.`)),
-      nextReviewAtTo: Type.Optional(epochMsParam(`Only ${noun} whose next review date is at or before this time; ${noun} without one never match.`)),
+      nextReviewAtFrom: Type.Optional(
+        epochMsParam(`Only ${noun} whose next review date is at or after this time; ${noun} without one never match.`),
+      ),
+      nextReviewAtTo: Type.Optional(
+        epochMsParam(`Only ${noun} whose next review date is at or before this time; ${noun} without one never match.`),
+      ),
       fields: Type.Optional(enumList(fields, 'Optional fields to include.')),
     },
     { additionalProperties: false },
@@ -55,7 +63,10 @@ export function parseArtifactListQuery<S extends string, F extends string>(q: Ar
 
 /** The query of a get-one: its expansions (`fields`), after the resource's own parameters if any. */
 export function expansionsQuery<const F extends readonly string[], const P extends TProperties = {}>(values: F, before?: P) {
-  return Type.Object({ ...(before as P), fields: Type.Optional(enumList(values, 'Expansions to include.')) }, { additionalProperties: false });
+  return Type.Object(
+    { ...(before as P), fields: Type.Optional(enumList(values, 'Expansions to include.')) },
+    { additionalProperties: false },
+  );
 }
 
 /**
@@ -66,5 +77,8 @@ export const MAX_PATH_ID_LENGTH = 512;
 
 /** The path parameters of a get-one. */
 export function idParams<const K extends string>(name: K, description: string) {
-  return Type.Object({ [name]: Type.String({ description, minLength: 1, maxLength: MAX_PATH_ID_LENGTH }) } as Record<K, ReturnType<typeof Type.String>>);
+  return Type.Object({ [name]: Type.String({ description, minLength: 1, maxLength: MAX_PATH_ID_LENGTH }) } as Record<
+    K,
+    ReturnType<typeof Type.String>
+  >);
 }

@@ -55,5 +55,9 @@ export const parseBoolean = (value: string | undefined): boolean | undefined =>
 
 /** A non-negative integer epoch-milliseconds query parameter (inclusive bound). */
 export function epochMsParam(description: string) {
-  return Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: `${description} Epoch milliseconds, integer, minimum 0.` });
+  return Type.Integer({
+    minimum: 0,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: `${description} Epoch milliseconds, integer, minimum 0.`,
+  });
 }

@@ -93,7 +93,11 @@ export class LocalDiskBlobStore implements BlobStore {
     }
     // Make the rename itself durable (not supported on every platform; best effort).
     const handle = await fs.open(dir, 'r').catch(() => undefined);
-    if (handle) await handle.sync().catch(() => {}).finally(() => handle.close());
+    if (handle)
+      await handle
+        .sync()
+        .catch(() => {})
+        .finally(() => handle.close());
   }
 
   async delete(key: string): Promise<void> {

@@ -2,13 +2,7 @@
 // lib-storage's Upload: small files go up in one PutObject once the stream has ended, larger ones
 // as a multipart upload, part by part; on failure or oversize the multipart upload is aborted, so
 // no object and no stored parts remain (S3 publishes an object only when the upload completes).
-import {
-  DeleteObjectCommand,
-  HeadBucketCommand,
-  ListObjectsV2Command,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, HeadBucketCommand, ListObjectsV2Command, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -120,9 +114,7 @@ export class S3BlobStore implements BlobStore {
     do {
       let page;
       try {
-        page = await this.client.send(
-          new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
-        );
+        page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
       } catch (err) {
         throw unavailable(err);
       }

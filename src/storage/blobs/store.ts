@@ -69,10 +69,7 @@ export function assertBlobKey(key: string): void {
   if (key.length > MAX_KEY_LENGTH) throw new InvalidBlobKeyError(key, `longer than ${MAX_KEY_LENGTH} characters`);
   for (const segment of key.split('/')) {
     if (!SEGMENT.test(segment)) {
-      throw new InvalidBlobKeyError(
-        key,
-        'segments must be non-empty, use only letters, digits, ".", "_" and "-", and not start with "."',
-      );
+      throw new InvalidBlobKeyError(key, 'segments must be non-empty, use only letters, digits, ".", "_" and "-", and not start with "."');
     }
   }
 }

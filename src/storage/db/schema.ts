@@ -8,14 +8,7 @@ type Bool = ColumnType<boolean | number, boolean, boolean>;
 type Ms = number;
 
 /** The kinds of record that links (people, entities, tickets, risks) can hang from. */
-export type SubjectType =
-  | 'framework'
-  | 'control'
-  | 'policy'
-  | 'evidence'
-  | 'test'
-  | 'test_resource'
-  | 'vulnerability';
+export type SubjectType = 'framework' | 'control' | 'policy' | 'evidence' | 'test' | 'test_resource' | 'vulnerability';
 export type ArtifactType = 'policy' | 'evidence' | 'test';
 
 export interface OrganizationsTable {

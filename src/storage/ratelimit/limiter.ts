@@ -22,19 +22,37 @@ export function limiterKey(scope: string, subject: string): string {
 }
 
 /** Counts one request of `subject` against `limit`. */
-export async function hitLimit(store: RateLimitStore, scope: string, subject: string, limit: RateLimitSettings, nowMs: number): Promise<LimitState> {
+export async function hitLimit(
+  store: RateLimitStore,
+  scope: string,
+  subject: string,
+  limit: RateLimitSettings,
+  nowMs: number,
+): Promise<LimitState> {
   const window = await store.hit(limiterKey(scope, subject), limit.windowSec);
   return { limit, window, exceeded: window.count > limit.max, retryAfterSec: retryAfterSec(window, nowMs) };
 }
 
 /** Whether `subject` has used up `limit`, without counting. */
-export async function peekLimit(store: RateLimitStore, scope: string, subject: string, limit: RateLimitSettings, nowMs: number): Promise<LimitState> {
+export async function peekLimit(
+  store: RateLimitStore,
+  scope: string,
+  subject: string,
+  limit: RateLimitSettings,
+  nowMs: number,
+): Promise<LimitState> {
   const window = await store.peek(limiterKey(scope, subject), limit.windowSec);
   return { limit, window, exceeded: window.count >= limit.max, retryAfterSec: retryAfterSec(window, nowMs) };
 }
 
 /** Claims an attempt under a growing delay; `undefined` when allowed, else the seconds to wait. */
-export async function claimAttempt(store: RateLimitStore, scope: string, subject: string, backoff: Backoff, nowMs: number): Promise<number | undefined> {
+export async function claimAttempt(
+  store: RateLimitStore,
+  scope: string,
+  subject: string,
+  backoff: Backoff,
+  nowMs: number,
+): Promise<number | undefined> {
   const claim = await store.claimAttempt(limiterKey(scope, subject), nowMs, backoff);
   return claim.allowed ? undefined : Math.max(1, Math.ceil(claim.waitMs / 1000));
 }

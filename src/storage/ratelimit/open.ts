@@ -3,10 +3,7 @@ import { MemoryRateLimitStore } from './memory.ts';
 import { RedisRateLimitStore } from './redis.ts';
 import type { RateLimitStore } from './store.ts';
 
-export function openRateLimitStore(
-  config: Pick<Config, 'redisUrl' | 'redisKeyPrefix'>,
-  onError?: (err: Error) => void,
-): RateLimitStore {
+export function openRateLimitStore(config: Pick<Config, 'redisUrl' | 'redisKeyPrefix'>, onError?: (err: Error) => void): RateLimitStore {
   return config.redisUrl
     ? new RedisRateLimitStore(config.redisUrl, { keyPrefix: config.redisKeyPrefix, onError })
     : new MemoryRateLimitStore();

@@ -83,10 +83,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   private async run(key: string, windowSec: number, count: boolean): Promise<WindowCount> {
     await this.firstConnection;
     try {
-      const [n, reset] = (await this.redis.eval(HIT, 1, key, String(windowSec * 1000), count ? '1' : '0')) as [
-        number,
-        number,
-      ];
+      const [n, reset] = (await this.redis.eval(HIT, 1, key, String(windowSec * 1000), count ? '1' : '0')) as [number, number];
       return { count: Number(n), resetAtMs: Number(reset) };
     } catch (err) {
       throw new DependencyUnavailableError('redis', describe(err), { cause: err });

@@ -23,7 +23,14 @@ export const evidenceUploadCommand: Command = {
   args: 'EVIDENCE_ID',
   positionals: { min: 1, max: 1, name: 'EVIDENCE_ID' },
   options: [
-    { name: 'file', short: 'f', kind: 'string', repeatable: true, valueName: 'PATH', help: `a file to attach; repeat for more (at most ${UPLOAD_LIMITS.files}, 100 MB together)` },
+    {
+      name: 'file',
+      short: 'f',
+      kind: 'string',
+      repeatable: true,
+      valueName: 'PATH',
+      help: `a file to attach; repeat for more (at most ${UPLOAD_LIMITS.files}, 100 MB together)`,
+    },
     { name: 'evidence-date', kind: 'time', help: 'when the evidence was produced, not in the future (required)' },
     { name: 'note', kind: 'string', valueName: 'TEXT', help: 'a note stored with the files' },
     idempotencyKeyOption,
@@ -42,13 +49,18 @@ export const evidenceUploadCommand: Command = {
     const client = ctx.client();
     const progress = progressBar('upload', { enabled: ctx.progress, stream: ctx.io.stderr, unit: 'bytes' });
     const sent = sizes.map(() => 0);
-    const report = () => progress.update(sent.reduce((a, b) => a + b, 0), total);
+    const report = () =>
+      progress.update(
+        sent.reduce((a, b) => a + b, 0),
+        total,
+      );
     const files: UploadFile[] = paths.map((file, i) => ({
       filename: path.basename(file),
-      stream: () => countedRead(file, (n) => {
-        sent[i] = n;
-        report();
-      }),
+      stream: () =>
+        countedRead(file, (n) => {
+          sent[i] = n;
+          report();
+        }),
     }));
     let result;
     try {

@@ -44,8 +44,19 @@ export const exportCommand: Command = {
   group: 'export',
   summary: 'write every resource to DIR/<resource>.ndjson',
   options: [
-    { name: 'dir', short: 'd', kind: 'string', valueName: 'DIR', help: 'where to write (created when missing; existing files are replaced) (required)' },
-    { name: 'resources', kind: 'list', values: RESOURCES, help: 'which resources (default: all; those the plan excludes are then skipped)' },
+    {
+      name: 'dir',
+      short: 'd',
+      kind: 'string',
+      valueName: 'DIR',
+      help: 'where to write (created when missing; existing files are replaced) (required)',
+    },
+    {
+      name: 'resources',
+      kind: 'list',
+      values: RESOURCES,
+      help: 'which resources (default: all; those the plan excludes are then skipped)',
+    },
     pageSizeOption,
   ],
   notes: 'Records are the list shapes with every optional list field. The summary goes to stdout in the --output format.',
@@ -54,7 +65,8 @@ export const exportCommand: Command = {
     if (!dir) throw new UsageError('--dir is required');
     const chosen = values.resources as string[] | undefined;
     for (const r of chosen ?? []) {
-      if (!(RESOURCES as readonly string[]).includes(r)) throw new UsageError(`--resources: unknown resource "${r}"; known: ${RESOURCES.join(', ')}`);
+      if (!(RESOURCES as readonly string[]).includes(r))
+        throw new UsageError(`--resources: unknown resource "${r}"; known: ${RESOURCES.join(', ')}`);
     }
     const resources = RESOURCES.filter((r) => !chosen || chosen.includes(r));
     const size = pageSize(values);
@@ -107,7 +119,12 @@ async function exportOne(
     let written = 0;
     const writeLines = async (records: unknown[]) => {
       for (let i = 0; i < records.length; i += BATCH) {
-        await file.write(records.slice(i, i + BATCH).map(ndjsonLine).join(''));
+        await file.write(
+          records
+            .slice(i, i + BATCH)
+            .map(ndjsonLine)
+            .join(''),
+        );
       }
       written += records.length;
     };
@@ -115,7 +132,9 @@ async function exportOne(
     if (resource === 'vulnerabilities') {
       let totalCount = 0;
       await run.pacer.wait(ctx.signal, run.onWait);
-      for await (const page of client.vulnerabilities.list({ fields: [...LIST_FIELDS.vulnerabilities], count: run.pageSize }, options).pages()) {
+      for await (const page of client.vulnerabilities
+        .list({ fields: [...LIST_FIELDS.vulnerabilities], count: run.pageSize }, options)
+        .pages()) {
         run.pacer.observe(page.response.headers);
         totalCount = page.meta.totalCount;
         await writeLines(page.data);

@@ -12,7 +12,16 @@ import {
   type UpdateVulnerabilityBody,
   type VulnerabilityListQuery,
 } from '../sdk.ts';
-import { FIX_AVAILABLE, GET_FIELDS, LIST_FIELDS, PAGE_SIZES, SEVERITY, SOURCE, VULNERABILITY_CREATE_STATUS, VULNERABILITY_STATUS } from '../vocabulary.ts';
+import {
+  FIX_AVAILABLE,
+  GET_FIELDS,
+  LIST_FIELDS,
+  PAGE_SIZES,
+  SEVERITY,
+  SOURCE,
+  VULNERABILITY_CREATE_STATUS,
+  VULNERABILITY_STATUS,
+} from '../vocabulary.ts';
 import type { Command } from './command.ts';
 import { fieldsOption } from './reads.ts';
 import { idempotencyKeyOption, readJsonObject, sendWrite } from './writes.ts';
@@ -24,7 +33,12 @@ export const VULNERABILITY_FILTERS: OptionSpec[] = [
   listFilter('fix-available', 'whether a fix is available', FIX_AVAILABLE),
 ];
 
-export const pageSizeOption: OptionSpec = { name: 'page-size', kind: 'integer', valueName: '50|100', help: 'findings per request (default 100: the fewest requests)' };
+export const pageSizeOption: OptionSpec = {
+  name: 'page-size',
+  kind: 'integer',
+  valueName: '50|100',
+  help: 'findings per request (default 100: the fewest requests)',
+};
 
 export function pageSize(values: ParsedValues, fallback: number = PAGE_SIZES[PAGE_SIZES.length - 1]): 50 | 100 {
   const size = (values['page-size'] as number | undefined) ?? fallback;
@@ -111,7 +125,13 @@ const create: Command = {
   action: 'create',
   summary: 'create a finding (source api)',
   options: [
-    { name: 'file', short: 'f', kind: 'string', valueName: 'FILE|-', help: 'the finding as a JSON object (- reads stdin); flags override its fields' },
+    {
+      name: 'file',
+      short: 'f',
+      kind: 'string',
+      valueName: 'FILE|-',
+      help: 'the finding as a JSON object (- reads stdin); flags override its fields',
+    },
     ...createFields,
     {
       name: 'affected-resource',
@@ -128,9 +148,12 @@ const create: Command = {
     for (const spec of createFields) if (values[spec.name] !== undefined) body[spec.body] = values[spec.name];
     const resources = values['affected-resource'] as string[] | undefined;
     if (resources) body.affectedResources = resources.map(parseAffectedResource);
-    if (Object.keys(body).length === 0) throw new UsageError('give the finding with --file, or with --vulnerability-id, --title, --severity and --status');
+    if (Object.keys(body).length === 0)
+      throw new UsageError('give the finding with --file, or with --vulnerability-id, --title, --severity and --status');
     const client = ctx.client();
-    const result = await sendWrite(ctx, values, (options) => client.vulnerabilities.create(body as unknown as CreateVulnerabilityBody, options));
+    const result = await sendWrite(ctx, values, (options) =>
+      client.vulnerabilities.create(body as unknown as CreateVulnerabilityBody, options),
+    );
     ctx.io.err(`created ${result.data.vulnerabilityId}`);
     await writeRecord(ctx.io, ctx.format, result.data);
   },
@@ -164,7 +187,13 @@ const update: Command = {
       valueName: 'FIELD=VALUE',
       help: 'a custom field by its ID or its title (case-insensitive); repeat for more',
     },
-    { name: 'file', short: 'f', kind: 'string', valueName: 'FILE|-', help: 'the change as a JSON object (- reads stdin); flags override its fields' },
+    {
+      name: 'file',
+      short: 'f',
+      kind: 'string',
+      valueName: 'FILE|-',
+      help: 'the change as a JSON object (- reads stdin); flags override its fields',
+    },
     idempotencyKeyOption,
   ],
   notes: 'Status and source cannot be changed. A custom field named by title costs one extra request to look its ID up.',
@@ -182,13 +211,19 @@ const update: Command = {
         byTitle = new Map(data.customFields.map((f) => [f.title.toLowerCase(), f.customFieldId]));
         for (const f of titled) {
           if (!byTitle.has(f.key.toLowerCase())) {
-            throw new UsageError(`--custom-field: this finding has no custom field "${f.key}"; its fields: ${data.customFields.map((c) => c.title).join(', ') || 'none'}`);
+            throw new UsageError(
+              `--custom-field: this finding has no custom field "${f.key}"; its fields: ${data.customFields.map((c) => c.title).join(', ') || 'none'}`,
+            );
           }
         }
       }
-      body.customFields = fields.map((f) => ({ customFieldId: UUID.test(f.key) ? f.key : byTitle.get(f.key.toLowerCase())!, fieldValue: f.value }));
+      body.customFields = fields.map((f) => ({
+        customFieldId: UUID.test(f.key) ? f.key : byTitle.get(f.key.toLowerCase())!,
+        fieldValue: f.value,
+      }));
     }
-    if (Object.keys(body).length === 0) throw new UsageError('nothing to change: give --assignee-email, --report-link, --custom-field or --file');
+    if (Object.keys(body).length === 0)
+      throw new UsageError('nothing to change: give --assignee-email, --report-link, --custom-field or --file');
     const result = await sendWrite(ctx, values, (options) => client.vulnerabilities.update(id, body as UpdateVulnerabilityBody, options));
     ctx.io.err(`updated ${result.data.vulnerabilityId}`);
     await writeRecord(ctx.io, ctx.format, result.data);

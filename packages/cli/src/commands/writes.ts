@@ -16,7 +16,11 @@ export const idempotencyKeyOption: OptionSpec = {
   help: 'Idempotency-Key (1-128 of A-Za-z0-9._~-); default: a new random key, printed when the write fails',
 };
 
-export async function sendWrite<T extends { response: ResponseInfo }>(ctx: Context, values: ParsedValues, write: (options: WriteOptions) => Promise<T>): Promise<T> {
+export async function sendWrite<T extends { response: ResponseInfo }>(
+  ctx: Context,
+  values: ParsedValues,
+  write: (options: WriteOptions) => Promise<T>,
+): Promise<T> {
   const key = (values['idempotency-key'] as string | undefined) ?? randomUUID();
   if (!IDEMPOTENCY_KEY.test(key)) throw new UsageError('--idempotency-key takes 1-128 characters of A-Z a-z 0-9 . _ ~ -');
   try {

@@ -6,7 +6,11 @@
 /** Plain aligned columns; the last column is not padded. */
 export function renderTable(headers: string[], rows: string[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (c ?? '').padEnd(widths[i])).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (c ?? '').padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return `${[line(headers), ...rows.map(line)].join('\n')}\n`;
 }
 
@@ -19,7 +23,10 @@ export function renderRecord(record: Record<string, unknown>): string {
   const lines: string[] = [];
   for (const key of keys) {
     const value = record[key];
-    const entries = Array.isArray(value) && value.some((v) => typeof v === 'object' && v !== null) ? value.map((v) => formatValue(key, v)) : [formatValue(key, value)];
+    const entries =
+      Array.isArray(value) && value.some((v) => typeof v === 'object' && v !== null)
+        ? value.map((v) => formatValue(key, v))
+        : [formatValue(key, value)];
     const wrapped = entries.flatMap((entry) => wrap(entry, WRAP));
     wrapped.forEach((text, i) => lines.push(`${(i === 0 ? key : '').padEnd(width)}  ${text}`.trimEnd()));
     if (wrapped.length === 0) lines.push(`${key.padEnd(width)}  -`);

@@ -28,7 +28,12 @@ export function listWriter(io: Io, format: Format, resource: Resource, extraFiel
     },
     end: async () => {
       const columns = columnsFor(resource, extraFields);
-      await io.out(renderTable(columns.map((c) => c.header), rows.map((r) => columns.map((c) => c.cell(r)))));
+      await io.out(
+        renderTable(
+          columns.map((c) => c.header),
+          rows.map((r) => columns.map((c) => c.cell(r))),
+        ),
+      );
       if (io.stderrIsTty) io.err(`${rows.length} ${rows.length === 1 ? 'record' : 'records'}`);
     },
   };

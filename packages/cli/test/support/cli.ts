@@ -37,7 +37,11 @@ export function makeHome(): string {
 }
 
 export function runCli(args: string[], options: RunOptions): Promise<CliResult> {
-  const env: Record<string, string> = { HOME: options.home, XDG_CONFIG_HOME: path.join(options.home, '.config'), NODE_COMPILE_CACHE: COMPILE_CACHE };
+  const env: Record<string, string> = {
+    HOME: options.home,
+    XDG_CONFIG_HOME: path.join(options.home, '.config'),
+    NODE_COMPILE_CACHE: COMPILE_CACHE,
+  };
   for (const name of ['PATH', 'LANG', 'TZ', 'TMPDIR']) if (process.env[name] !== undefined) env[name] = process.env[name]!;
   for (const [name, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete env[name];

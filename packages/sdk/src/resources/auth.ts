@@ -14,7 +14,14 @@ export function tokenRequester(sender: RequestSender, clientId: string, clientSe
   return async (options) => {
     const { body, info } = await sender.send<RequestTokenResponse>({ method, path, body: jsonBody(credentials), signal: options?.signal });
     if (typeof body?.access_token !== 'string' || !(typeof body.expires_in === 'number' && body.expires_in > 0)) {
-      throw new ComplianceApiError({ status: info.status, code: 'unexpected_response', message: 'the token response has no access_token or expires_in', details: [], requestId: info.requestId, headers: info.headers });
+      throw new ComplianceApiError({
+        status: info.status,
+        code: 'unexpected_response',
+        message: 'the token response has no access_token or expires_in',
+        details: [],
+        requestId: info.requestId,
+        headers: info.headers,
+      });
     }
     return withResponse(body, info);
   };

@@ -41,7 +41,8 @@ export class Evidence {
   async uploadAttachments(evidenceId: string, input: UploadAttachmentsInput, options?: WriteOptions) {
     if (!input || !Array.isArray(input.files) || input.files.length === 0) throw new TypeError('uploadAttachments needs at least one file');
     const date = input.evidenceDate instanceof Date ? input.evidenceDate.getTime() : input.evidenceDate;
-    if (!Number.isSafeInteger(date) || date < 0) throw new TypeError('evidenceDate must be epoch milliseconds (a whole number) or a valid Date');
+    if (!Number.isSafeInteger(date) || date < 0)
+      throw new TypeError('evidenceDate must be epoch milliseconds (a whole number) or a valid Date');
     const fields: Array<[string, string]> = [[part('evidenceDate'), String(date)]];
     if (input.note !== undefined) fields.push([part('note'), input.note]);
     const files: Array<[string, FileSource]> = [];

@@ -43,7 +43,11 @@ export interface OperationArgs<N extends OperationName> {
   options?: WriteOptions;
 }
 
-export async function send<N extends OperationName>(ctx: ClientContext, name: N, args: OperationArgs<N> = {}): Promise<WithResponse<OperationTypes[N]['response']>> {
+export async function send<N extends OperationName>(
+  ctx: ClientContext,
+  name: N,
+  args: OperationArgs<N> = {},
+): Promise<WithResponse<OperationTypes[N]['response']>> {
   const operation = operations[name];
   const options = args.options ?? {};
   let idempotencyKey: string | undefined;

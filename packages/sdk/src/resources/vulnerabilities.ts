@@ -27,7 +27,10 @@ export class Vulnerabilities {
    * or `.toArray({ limit })`, or `.pages()` for the pages themselves. `count` (50 or 100) is the
    * page size, 100 by default. Each page is one request, retried like any other.
    */
-  list(query: VulnerabilityListQuery = {}, options?: RequestOptions): PagedList<ListVulnerabilitiesResponse['data'][number], VulnerabilityPage> {
+  list(
+    query: VulnerabilityListQuery = {},
+    options?: RequestOptions,
+  ): PagedList<ListVulnerabilitiesResponse['data'][number], VulnerabilityPage> {
     const base = { ...query, count: query.count ?? DEFAULT_WALK_PAGE_SIZE };
     return new PagedList((nextCursor) => this.listPage({ ...base, nextCursor }, options));
   }

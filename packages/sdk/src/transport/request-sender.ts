@@ -2,12 +2,7 @@
 // Idempotency-Key, and the retry loop of the spec's rules (transport/retry-rules.ts) with the
 // waits of transport/backoff.ts. Every SDK method goes through `send`; the token endpoint too,
 // so token requests are retried by the same rules.
-import {
-  ComplianceApiError,
-  ConnectionError,
-  TimeoutError,
-  apiErrorFromResponse,
-} from '../errors.ts';
+import { ComplianceApiError, ConnectionError, TimeoutError, apiErrorFromResponse } from '../errors.ts';
 import { backoffDelayMs, retryAfterMs, type BackoffSettings } from './backoff.ts';
 import { verdictFor } from './retry-rules.ts';
 import { abortReason, sleep } from './timing.ts';
@@ -101,7 +96,8 @@ export class RequestSender {
         retries++;
         continue;
       }
-      if (answer.status >= 200 && answer.status < 300) return { body: parseSuccess<T>(answer), info: infoOf(answer, attempts, call.idempotencyKey) };
+      if (answer.status >= 200 && answer.status < 300)
+        return { body: parseSuccess<T>(answer), info: infoOf(answer, attempts, call.idempotencyKey) };
 
       const error = apiErrorFromResponse(answer.status, answer.headers, answer.text);
       const verdict = verdictFor(error, token !== undefined);

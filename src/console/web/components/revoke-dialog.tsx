@@ -81,8 +81,8 @@ export function RevokeDialog({ request, onClose, onRevoked }: RevokeDialogProps)
     >
       <h2 id={headingId}>Revoke credential?</h2>
       <p id={descriptionId}>
-        Revoking <strong>{shown?.name}</strong> (client ID <code>{shown?.clientId}</code>) cannot be undone. Every
-        token it issued stops working at once.
+        Revoking <strong>{shown?.name}</strong> (client ID <code>{shown?.clientId}</code>) cannot be undone. Every token it issued stops
+        working at once.
       </p>
       <FormError error={error} />
       <div class="dialog-actions">

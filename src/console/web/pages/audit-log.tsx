@@ -109,9 +109,7 @@ function AuditTable({ entries, captionRef, busy }: { entries: AuditEntry[]; capt
                 <span class="cell-sub">{actorTypeLabel(entry.actor.type)}</span>
               </td>
               <td>
-                <span class={entry.action.endsWith('_failed') ? 'cell-main action-failed' : 'cell-main'}>
-                  {actionLabel(entry.action)}
-                </span>
+                <span class={entry.action.endsWith('_failed') ? 'cell-main action-failed' : 'cell-main'}>{actionLabel(entry.action)}</span>
                 <code class="cell-sub">{entry.action}</code>
               </td>
               <td>

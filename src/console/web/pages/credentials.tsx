@@ -40,8 +40,8 @@ export function CredentialsPage() {
     <>
       <PageHeading title="Credentials" />
       <p class="lead">
-        Credentials let your systems call the Compliance Data API with the OAuth client-credentials flow. Revoke a
-        credential as soon as it is no longer needed or may have leaked.
+        Credentials let your systems call the Compliance Data API with the OAuth client-credentials flow. Revoke a credential as soon as it
+        is no longer needed or may have leaked.
       </p>
       <CreateCredentialForm onCreated={handleCreated} />
       {created !== null && (
@@ -61,7 +61,12 @@ export function CredentialsPage() {
         ) : list.data.length === 0 ? (
           <p class="empty">No credentials yet. Create one above to let a system call the API.</p>
         ) : (
-          <CredentialsTable credentials={list.data} busy={list.loading} captionRef={caption} onRevoke={(credential) => setRevoking({ credential })} />
+          <CredentialsTable
+            credentials={list.data}
+            busy={list.loading}
+            captionRef={caption}
+            onRevoke={(credential) => setRevoking({ credential })}
+          />
         )}
       </section>
       <RevokeDialog request={revoking} onClose={() => setRevoking(null)} onRevoked={handleRevoked} />

@@ -12,9 +12,7 @@ export function OverviewPage() {
     <>
       <PageHeading title="Compliance overview" />
       <p class="lead">Progress of each framework your organization follows, as the API reports it.</p>
-      {overview.error !== undefined && (
-        <LoadError what="the compliance overview" error={overview.error} onRetry={overview.reload} />
-      )}
+      {overview.error !== undefined && <LoadError what="the compliance overview" error={overview.error} onRetry={overview.reload} />}
       {overview.data === undefined ? (
         overview.loading && <Loading>Loading the compliance overview…</Loading>
       ) : overview.data.frameworks.length === 0 ? (

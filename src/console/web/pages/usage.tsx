@@ -15,16 +15,14 @@ export function UsagePage() {
   return (
     <>
       <PageHeading title="Usage" />
-      <p class="lead">
-        API requests per credential over the last 24 hours, by hour. Rate-limited requests were refused with HTTP 429.
-      </p>
+      <p class="lead">API requests per credential over the last 24 hours, by hour. Rate-limited requests were refused with HTTP 429.</p>
       {usage.error !== undefined && <LoadError what="usage" error={usage.error} onRetry={usage.reload} />}
       {data === undefined ? (
         usage.loading && <Loading>Loading usage…</Loading>
       ) : data.credentials.length === 0 ? (
         <p class="empty">
-          No credentials yet, so there is no usage to show. <Link href={PATHS.credentials}>Create a credential</Link>{' '}
-          to start calling the API.
+          No credentials yet, so there is no usage to show. <Link href={PATHS.credentials}>Create a credential</Link> to start calling the
+          API.
         </p>
       ) : (
         <>
@@ -55,8 +53,7 @@ function CredentialUsageCard({ bucketMs, credential }: { bucketMs: number; crede
         </p>
       </div>
       <p class="totals">
-        <span class="nowrap">{formatCount(requests)} requests</span> ·{' '}
-        <span class="nowrap">{formatCount(rateLimited)} rate-limited</span>
+        <span class="nowrap">{formatCount(requests)} requests</span> · <span class="nowrap">{formatCount(rateLimited)} rate-limited</span>
       </p>
       <UsageChart buckets={credential.buckets} bucketMs={bucketMs} label={summary} />
       <div class="chart-footer" aria-hidden="true">

@@ -28,7 +28,9 @@ const Query = Type.Object(
       ),
     ),
     entityIds: Type.Optional(textList('Controls linked to any of these entity IDs (comma-separated).')),
-    assigneeEmails: Type.Optional(textList('Controls with an assignee whose email is any of these (comma-separated, case-insensitive; send + as %2B).')),
+    assigneeEmails: Type.Optional(
+      textList('Controls with an assignee whose email is any of these (comma-separated, case-insensitive; send + as %2B).'),
+    ),
     domains: Type.Optional(textList('Controls whose controlDomain is any of these (comma-separated, case-insensitive).')),
     functionGroupings: Type.Optional(enumList(FUNCTION_GROUPINGS, 'Controls of any of these function groupings.')),
     controlScope: Type.Optional(enumList(CONTROL_SCOPES, 'Controls of any of these scopes.')),

@@ -21,14 +21,18 @@ export default function getEvidenceRoute(app: FastifyInstance, { system }: Route
       {
         schema: {
           tags: ['evidence'],
-          summary: base === EVIDENCE_PATHS[0] ? 'Get one evidence record' : 'Get one evidence record (plural alias of /v1/evidence/{evidenceId})',
+          summary:
+            base === EVIDENCE_PATHS[0] ? 'Get one evidence record' : 'Get one evidence record (plural alias of /v1/evidence/{evidenceId})',
           description:
             'The list fields plus mappings, requirement text, cadence, authorship and the revision request; ' +
             'mappedTests, gaps, attachments and tickets only when asked for in `fields`.',
           security: [{ bearerAuth: ['evidence:read'] }],
           params: Params,
           querystring: Query,
-          response: { 200: Envelope(EvidenceDetail), ...v1Errors({ 404: 'not_found: no evidence record with this ID in the organization' }) },
+          response: {
+            200: Envelope(EvidenceDetail),
+            ...v1Errors({ 404: 'not_found: no evidence record with this ID in the organization' }),
+          },
         },
       },
       async (request) => {

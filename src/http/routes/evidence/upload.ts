@@ -26,7 +26,12 @@ const UploadForm = Type.Object({
     description: `One part named \`files\` per file, at most ${MAX_FILES}, together at most 100 MB (104857600 bytes). Accepted extensions: ${ACCEPTED_EXTENSIONS.join(', ')}; .numbers and .pages must be zip packages.`,
   }),
   evidenceDate: Type.String({ pattern: '^\\d+$', description: 'Epoch ms (a numeric string); not in the future.' }),
-  note: Type.Optional(Type.String({ maxLength: MAX_NOTE_LENGTH, description: `Stored with every file of the upload; at most ${MAX_NOTE_LENGTH} characters.` })),
+  note: Type.Optional(
+    Type.String({
+      maxLength: MAX_NOTE_LENGTH,
+      description: `Stored with every file of the upload; at most ${MAX_NOTE_LENGTH} characters.`,
+    }),
+  ),
 });
 
 export default function uploadAttachmentsRoutes(app: FastifyInstance, deps: RouteDeps) {
@@ -48,7 +53,10 @@ function registerUpload(app: FastifyInstance, { system }: RouteDeps, base: strin
       validatorCompiler: ({ schema, httpPart }) => (httpPart === 'body' ? () => true : validatorCompiler({ schema, httpPart } as never)),
       schema: {
         tags: ['evidence'],
-        summary: base === EVIDENCE_PATHS[0] ? 'Upload files to an evidence record' : 'Upload files (plural alias of /v1/evidence/{evidenceId}/attachments)',
+        summary:
+          base === EVIDENCE_PATHS[0]
+            ? 'Upload files to an evidence record'
+            : 'Upload files (plural alias of /v1/evidence/{evidenceId}/attachments)',
         description:
           'multipart/form-data. Files are streamed to storage, never held whole in memory. Afterwards the evidence is `pending_approval` when it has approvers, otherwise `uploaded`, and `modifiedOn` is now. ' +
           'Refusals (type, count, size, the organization’s attachment storage quota, date) answer 400 validation_failed naming `files` or `evidenceDate`; nothing is recorded. Idempotent under `Idempotency-Key`: a retry with the same parts (any boundary) replays.',

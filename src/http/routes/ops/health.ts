@@ -10,7 +10,13 @@ import { checkReadiness } from './readiness.ts';
 export default function healthRoutes(app: FastifyInstance, { system }: RouteDeps) {
   app.get(
     '/healthz',
-    { schema: { tags: ['operations'], summary: 'Liveness: the process is up', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'Liveness: the process is up',
+        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+      },
+    },
     async () => ({ status: 'ok' as const }),
   );
 

@@ -20,7 +20,8 @@ export default function listPoliciesRoute(app: FastifyInstance, { system }: Rout
       schema: {
         tags: ['policies'],
         summary: 'List policies',
-        description: 'Every policy of the organization matching all the filters given (any value within one filter), ordered by name, then ID.',
+        description:
+          'Every policy of the organization matching all the filters given (any value within one filter), ordered by name, then ID.',
         security: [{ bearerAuth: ['policy:read'] }],
         querystring: Query,
         response: { 200: Envelope(Type.Array(Policy)), ...v1Errors() },

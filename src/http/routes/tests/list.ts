@@ -16,7 +16,9 @@ const Query = Type.Object(
   {
     status: Type.Optional(enumList(TEST_STATUSES, 'Tests with any of these (computed) statuses.')),
     frameworkIds: Type.Optional(textList('Tests mapped to any of these framework IDs (comma-separated).')),
-    assigneeEmails: Type.Optional(textList('Tests with an assignee whose email is any of these (comma-separated, case-insensitive; send + as %2B).')),
+    assigneeEmails: Type.Optional(
+      textList('Tests with an assignee whose email is any of these (comma-separated, case-insensitive; send + as %2B).'),
+    ),
     applications: Type.Optional(textList('Tests with an application named any of these (comma-separated, case-insensitive).')),
     fields: Type.Optional(enumList(TEST_LIST_FIELDS, 'Optional fields to include.')),
   },

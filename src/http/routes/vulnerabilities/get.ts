@@ -13,7 +13,6 @@ import { enumList, parseList } from '../../schemas/lists.ts';
 import type { RouteDeps } from '../deps.ts';
 import { VulnerabilityDetail, VulnerabilityIdParams } from './schemas.ts';
 
-
 const Query = expansionsQuery(VULNERABILITY_EXPANSIONS, {
   resourceStatus: Type.Optional(
     enumList(VULNERABILITY_RESOURCE_STATUSES, 'Affected resources to show, by status (any of them). Default: open, risk.'),

@@ -3,7 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { listVulnerabilities } from '../../../domain/vulnerabilities/list.ts';
-import { DEFAULT_PAGE_SIZE, FIX_AVAILABLE, PAGE_SIZES, VULNERABILITY_LIST_FIELDS, type VulnerabilityListField } from '../../../domain/vulnerabilities/shape.ts';
+import {
+  DEFAULT_PAGE_SIZE,
+  FIX_AVAILABLE,
+  PAGE_SIZES,
+  VULNERABILITY_LIST_FIELDS,
+  type VulnerabilityListField,
+} from '../../../domain/vulnerabilities/shape.ts';
 import { SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../../../domain/vocabulary.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { envelope } from '../../reply.ts';
@@ -17,7 +23,9 @@ const Query = Type.Object(
     status: Type.Optional(enumList(VULNERABILITY_STATUSES, 'Findings with any of these statuses.')),
     severity: Type.Optional(enumList(SEVERITIES, 'Findings with any of these severities.')),
     source: Type.Optional(enumList(VULNERABILITY_SOURCES, 'Findings from any of these sources.')),
-    fixAvailable: Type.Optional(enumList(FIX_AVAILABLE, 'Whether a fix is available; findings with no recorded answer match neither value.')),
+    fixAvailable: Type.Optional(
+      enumList(FIX_AVAILABLE, 'Whether a fix is available; findings with no recorded answer match neither value.'),
+    ),
     count: Type.Optional(
       Type.Integer({ enum: [...PAGE_SIZES], default: DEFAULT_PAGE_SIZE, description: 'Page size: 50 or 100 (default 50).' }),
     ),

@@ -17,9 +17,7 @@ function owned(db: Kysely<any>, name: string): Table {
 
 /** A link table: `organization_id` plus the given columns, all part of the primary key. */
 function link(db: Kysely<any>, name: string, columns: string[]): Table {
-  let t = db.schema
-    .createTable(name)
-    .addColumn(ORG, 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'));
+  let t = db.schema.createTable(name).addColumn(ORG, 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'));
   for (const column of columns) t = t.addColumn(column, 'text', (c) => c.notNull());
   return t.addPrimaryKeyConstraint(`${name}_pk`, columns as never[]);
 }
@@ -34,7 +32,10 @@ function stamped(t: Table): Table {
 }
 
 async function index(db: Kysely<any>, table: string, columns: string[], unique = false) {
-  let builder = db.schema.createIndex(`${table}_${columns.join('_')}_idx`).on(table).columns(columns);
+  let builder = db.schema
+    .createIndex(`${table}_${columns.join('_')}_idx`)
+    .on(table)
+    .columns(columns);
   if (unique) builder = builder.unique();
   await builder.execute();
 }
@@ -75,7 +76,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await index(db, 'access_tokens', ['credential_id']);
   await index(db, 'access_tokens', ['expires_at']);
 
-  await owned(db, 'entities').addColumn('name', 'text', (c) => c.notNull()).execute();
+  await owned(db, 'entities')
+    .addColumn('name', 'text', (c) => c.notNull())
+    .execute();
   await index(db, 'entities', [ORG]);
 
   await owned(db, 'people')
@@ -212,7 +215,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await index(db, 'attachments', ['evidence_id']);
 
-  await owned(db, 'applications').addColumn('name', 'text', (c) => c.notNull()).execute();
+  await owned(db, 'applications')
+    .addColumn('name', 'text', (c) => c.notNull())
+    .execute();
   await index(db, 'applications', [ORG, 'name']);
 
   await owned(db, 'tests')
@@ -259,7 +264,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await index(db, 'test_history', ['test_id', 'scanned_on']);
 
-  await owned(db, 'risks').addColumn('name', 'text', (c) => c.notNull()).execute();
+  await owned(db, 'risks')
+    .addColumn('name', 'text', (c) => c.notNull())
+    .execute();
   await link(db, 'risk_links', ['subject_type', 'subject_id', 'risk_id']).execute();
 
   await owned(db, 'tickets')
@@ -334,12 +341,37 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   const tables = [
-    'idempotency_records', 'custom_field_values', 'custom_fields', 'vulnerability_resources',
-    'vulnerabilities', 'tickets', 'risk_links', 'risks', 'test_history', 'test_resources',
-    'test_applications', 'evidence_tests', 'tests', 'applications', 'attachments', 'evidence',
-    'policy_versions', 'policy_documents', 'policies', 'subject_entities', 'subject_people',
-    'artifact_requirements', 'control_artifacts', 'control_requirements', 'controls',
-    'requirements', 'frameworks', 'people', 'entities', 'access_tokens', 'credentials',
+    'idempotency_records',
+    'custom_field_values',
+    'custom_fields',
+    'vulnerability_resources',
+    'vulnerabilities',
+    'tickets',
+    'risk_links',
+    'risks',
+    'test_history',
+    'test_resources',
+    'test_applications',
+    'evidence_tests',
+    'tests',
+    'applications',
+    'attachments',
+    'evidence',
+    'policy_versions',
+    'policy_documents',
+    'policies',
+    'subject_entities',
+    'subject_people',
+    'artifact_requirements',
+    'control_artifacts',
+    'control_requirements',
+    'controls',
+    'requirements',
+    'frameworks',
+    'people',
+    'entities',
+    'access_tokens',
+    'credentials',
     'organizations',
   ];
   for (const table of tables) await db.schema.dropTable(table).ifExists().execute();

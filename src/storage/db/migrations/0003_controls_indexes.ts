@@ -34,17 +34,17 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('artifact_requirements_organization_id_requirement_id_idx').ifExists().execute();
   await db.schema.createIndex('policies_state_idx').on('policies').columns(['organization_id', 'is_relevant', 'status', 'id']).execute();
   await db.schema.createIndex('evidence_state_idx').on('evidence').columns(['organization_id', 'is_relevant', 'status', 'id']).execute();
-  await db.schema
-    .createIndex('tests_state_idx')
-    .on('tests')
-    .columns(['organization_id', 'result', 'integration_failing', 'id'])
-    .execute();
+  await db.schema.createIndex('tests_state_idx').on('tests').columns(['organization_id', 'result', 'integration_failing', 'id']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   for (const name of [
-    'tests_state_idx', 'evidence_state_idx', 'policies_state_idx', 'artifact_requirements_cover_idx',
-    'control_requirements_cover_idx', 'control_artifacts_cover_idx',
+    'tests_state_idx',
+    'evidence_state_idx',
+    'policies_state_idx',
+    'artifact_requirements_cover_idx',
+    'control_requirements_cover_idx',
+    'control_artifacts_cover_idx',
   ]) {
     await db.schema.dropIndex(name).ifExists().execute();
   }

@@ -47,7 +47,13 @@ export async function findAdmin(db: Q, id: string): Promise<AdminRecord | undefi
 }
 
 export async function listAdmins(db: Q, organizationId: string): Promise<AdminRecord[]> {
-  const rows = await db.selectFrom('admins').selectAll().where('organization_id', '=', organizationId).orderBy('created_at').orderBy('id').execute();
+  const rows = await db
+    .selectFrom('admins')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   return rows.map(toRecord);
 }
 

@@ -51,8 +51,22 @@ export interface ArtifactCommon {
 
 type CommonColumns = Pick<
   Selectable<Database['policies']>,
-  | 'id' | 'name' | 'status' | 'department' | 'is_relevant' | 'not_relevant_reason' | 'next_review_date' | 'gap_status'
-  | 'effort_estimate' | 'recurrence' | 'source' | 'requirement_text' | 'added_by' | 'added_on' | 'last_modified_by' | 'modified_on'
+  | 'id'
+  | 'name'
+  | 'status'
+  | 'department'
+  | 'is_relevant'
+  | 'not_relevant_reason'
+  | 'next_review_date'
+  | 'gap_status'
+  | 'effort_estimate'
+  | 'recurrence'
+  | 'source'
+  | 'requirement_text'
+  | 'added_by'
+  | 'added_on'
+  | 'last_modified_by'
+  | 'modified_on'
 >;
 
 export const nullableMs = (value: number | null): number | null => (value === null ? null : Number(value));
@@ -131,7 +145,12 @@ export async function listArtifactRows<T extends ArtifactTable>(
 }
 
 /** One row of an artifact table by ID, only within the organization. */
-export async function findArtifactRow<T extends ArtifactTable>(db: Q, table: T, organizationId: string, id: string): Promise<Selectable<Database[T]> | undefined> {
+export async function findArtifactRow<T extends ArtifactTable>(
+  db: Q,
+  table: T,
+  organizationId: string,
+  id: string,
+): Promise<Selectable<Database[T]> | undefined> {
   return (await (db as Kysely<any>)
     .selectFrom(table)
     .selectAll()
@@ -153,7 +172,10 @@ export interface FileEntryRow {
   updatedOn: number | null;
 }
 
-type FileColumns = Pick<Database['policy_documents'], 'display_name' | 'type' | 'url' | 'note' | 'added_by' | 'added_on' | 'updated_by' | 'updated_on'>;
+type FileColumns = Pick<
+  Database['policy_documents'],
+  'display_name' | 'type' | 'url' | 'note' | 'added_by' | 'added_on' | 'updated_by' | 'updated_on'
+>;
 
 /** `hosted`: the row is a file the service stores, whose link must never be given out. */
 export function fileEntry(r: FileColumns, hosted = false): FileEntryRow {

@@ -51,14 +51,34 @@ export interface ControlFilter {
 }
 
 const LIST_COLUMNS = [
-  'c.id', 'c.code', 'c.name', 'c.domain', 'c.function_grouping', 'c.scope', 'c.out_of_scope_reason',
-  'c.marked_out_of_scope_by', 'c.added_by', 'c.added_on', 'c.last_modified_by', 'c.modified_on',
+  'c.id',
+  'c.code',
+  'c.name',
+  'c.domain',
+  'c.function_grouping',
+  'c.scope',
+  'c.out_of_scope_reason',
+  'c.marked_out_of_scope_by',
+  'c.added_by',
+  'c.added_on',
+  'c.last_modified_by',
+  'c.modified_on',
 ] as const;
 
 type ListColumns = Pick<
   Database['controls'],
-  | 'id' | 'code' | 'name' | 'domain' | 'function_grouping' | 'scope' | 'out_of_scope_reason' | 'marked_out_of_scope_by'
-  | 'added_by' | 'added_on' | 'last_modified_by' | 'modified_on'
+  | 'id'
+  | 'code'
+  | 'name'
+  | 'domain'
+  | 'function_grouping'
+  | 'scope'
+  | 'out_of_scope_reason'
+  | 'marked_out_of_scope_by'
+  | 'added_by'
+  | 'added_on'
+  | 'last_modified_by'
+  | 'modified_on'
 >;
 
 function toControlRow(r: ListColumns): ControlRow {
@@ -300,7 +320,9 @@ export async function loadComplianceRows(db: Q, organizationId: string): Promise
   });
   const policyGroups = policies.map(statusGroup);
   const evidenceGroups = evidence.map(statusGroup);
-  const testGroups = tests.map((g): ResultGroup => ({ result: g.result, integrationFailing: Boolean(g.integration_failing), keys: keysOf(g.keys) }));
+  const testGroups = tests.map(
+    (g): ResultGroup => ({ result: g.result, integrationFailing: Boolean(g.integration_failing), keys: keysOf(g.keys) }),
+  );
   const controlFrameworks = new Map<string, Set<string>>();
   forEachPacked(controlRequirementPairs?.packed, 2, ([controlId, framework]) => {
     let set = controlFrameworks.get(controlId);
@@ -449,23 +471,51 @@ export async function listControlArtifacts(db: Q, organizationId: string, contro
       .execute(),
   ]);
   return [
-    ...policies.map((p): ControlArtifactRow => ({
-      type: 'policy', id: p.id, name: p.name, status: p.status, isRelevant: Boolean(p.is_relevant),
-      reason: p.not_relevant_reason, kind: null, integrationFailing: false,
-    })),
-    ...evidence.map((e): ControlArtifactRow => ({
-      type: 'evidence', id: e.id, name: e.name, status: e.status, isRelevant: Boolean(e.is_relevant),
-      reason: e.not_relevant_reason, kind: null, integrationFailing: false,
-    })),
-    ...tests.map((t): ControlArtifactRow => ({
-      type: 'test', id: t.id, name: t.name, status: t.result, isRelevant: true,
-      reason: t.ignore_reason, kind: t.kind, integrationFailing: Boolean(t.integration_failing),
-    })),
+    ...policies.map(
+      (p): ControlArtifactRow => ({
+        type: 'policy',
+        id: p.id,
+        name: p.name,
+        status: p.status,
+        isRelevant: Boolean(p.is_relevant),
+        reason: p.not_relevant_reason,
+        kind: null,
+        integrationFailing: false,
+      }),
+    ),
+    ...evidence.map(
+      (e): ControlArtifactRow => ({
+        type: 'evidence',
+        id: e.id,
+        name: e.name,
+        status: e.status,
+        isRelevant: Boolean(e.is_relevant),
+        reason: e.not_relevant_reason,
+        kind: null,
+        integrationFailing: false,
+      }),
+    ),
+    ...tests.map(
+      (t): ControlArtifactRow => ({
+        type: 'test',
+        id: t.id,
+        name: t.name,
+        status: t.result,
+        isRelevant: true,
+        reason: t.ignore_reason,
+        kind: t.kind,
+        integrationFailing: Boolean(t.integration_failing),
+      }),
+    ),
   ];
 }
 
 /** The frameworks each artifact mapped to the control is mapped to, ordered by framework name then ID. */
-export async function loadControlArtifactFrameworks(db: Q, organizationId: string, controlId: string): Promise<Map<string, MappedFramework[]>> {
+export async function loadControlArtifactFrameworks(
+  db: Q,
+  organizationId: string,
+  controlId: string,
+): Promise<Map<string, MappedFramework[]>> {
   const rows = await db
     .selectFrom('control_artifacts as ca')
     .innerJoin('artifact_requirements as ar', (join) =>

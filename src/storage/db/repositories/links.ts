@@ -7,7 +7,13 @@ import type { ArtifactType, Database, SubjectType } from '../schema.ts';
 
 // The wire shapes these loaders fill are defined once, as schemas, in the domain.
 import type {
-  Assignee, Entity, MappedControl, MappedFramework, MappedRequirement, MappedRisk, PersonStamp,
+  Assignee,
+  Entity,
+  MappedControl,
+  MappedFramework,
+  MappedRequirement,
+  MappedRisk,
+  PersonStamp,
 } from '../../../domain/shared-schema.ts';
 
 export type { Assignee, Entity, MappedControl, MappedFramework, MappedRequirement, MappedRisk, PersonStamp };
@@ -55,7 +61,11 @@ export async function loadSubjectPeople(
     .where('sp.role', '=', role);
   if (subjectIds) query = query.where('sp.subject_id', 'in', subjectIds.length ? subjectIds : ['']);
   const rows = await query.orderBy('sp.subject_id').orderBy('sp.position').orderBy('p.email').execute();
-  return group(rows, (r) => r.subject_id, (r) => ({ name: r.name, email: r.email, isPrimary: Boolean(r.is_primary) }));
+  return group(
+    rows,
+    (r) => r.subject_id,
+    (r) => ({ name: r.name, email: r.email, isPrimary: Boolean(r.is_primary) }),
+  );
 }
 
 /** Entities linked to every subject of one type (or of the given IDs), ordered by entity name. */
@@ -73,7 +83,11 @@ export async function loadSubjectEntities(
     .where('se.subject_type', '=', subjectType);
   if (subjectIds) query = query.where('se.subject_id', 'in', subjectIds.length ? subjectIds : ['']);
   const rows = await query.orderBy('e.name').orderBy('e.id').execute();
-  return group(rows, (r) => r.subject_id, (r) => ({ entityId: r.id, entityName: r.name }));
+  return group(
+    rows,
+    (r) => r.subject_id,
+    (r) => ({ entityId: r.id, entityName: r.name }),
+  );
 }
 
 export async function loadTickets(db: Q, organizationId: string, subjectType: SubjectType, subjectIds?: string[]) {
@@ -84,7 +98,11 @@ export async function loadTickets(db: Q, organizationId: string, subjectType: Su
     .where('subject_type', '=', subjectType);
   if (subjectIds) query = query.where('subject_id', 'in', subjectIds.length ? subjectIds : ['']);
   const rows = await query.orderBy('ticket_key').execute();
-  return group(rows, (r) => r.subject_id, (r): TicketRow => ({ ticketKey: r.ticket_key, source: r.source, url: r.url }));
+  return group(
+    rows,
+    (r) => r.subject_id,
+    (r): TicketRow => ({ ticketKey: r.ticket_key, source: r.source, url: r.url }),
+  );
 }
 
 /** How many tickets each subject has (the `ticketsCount` list field). */
@@ -108,7 +126,11 @@ export async function loadRisks(db: Q, organizationId: string, subjectType: Subj
     .where('rl.subject_type', '=', subjectType);
   if (subjectIds) query = query.where('rl.subject_id', 'in', subjectIds.length ? subjectIds : ['']);
   const rows = await query.orderBy('r.name').orderBy('r.id').execute();
-  return group(rows, (r) => r.subject_id, (r): MappedRisk => ({ riskId: r.id, riskName: r.name }));
+  return group(
+    rows,
+    (r) => r.subject_id,
+    (r): MappedRisk => ({ riskId: r.id, riskName: r.name }),
+  );
 }
 
 export interface ArtifactMappings {
@@ -149,20 +171,29 @@ export async function loadArtifactMappings(
     reqQuery.orderBy('f.name').orderBy('r.code').orderBy('r.id').execute(),
     ctlQuery.orderBy('c.code').orderBy('c.id').execute(),
   ]);
-  const requirements = group(reqRows, (r) => r.artifact_id, (r): MappedRequirement => ({
-    frameworkId: r.framework_id,
-    frameworkName: r.framework_name,
-    requirementId: r.requirement_id,
-    requirementCode: r.code,
-    requirementName: r.name,
-  }));
+  const requirements = group(
+    reqRows,
+    (r) => r.artifact_id,
+    (r): MappedRequirement => ({
+      frameworkId: r.framework_id,
+      frameworkName: r.framework_name,
+      requirementId: r.requirement_id,
+      requirementCode: r.code,
+      requirementName: r.name,
+    }),
+  );
   const frameworks = new Map<string, MappedFramework[]>();
   for (const [artifactId, reqs] of requirements) {
     const seen = new Map<string, MappedFramework>();
-    for (const r of reqs) if (!seen.has(r.frameworkId)) seen.set(r.frameworkId, { frameworkId: r.frameworkId, frameworkName: r.frameworkName });
+    for (const r of reqs)
+      if (!seen.has(r.frameworkId)) seen.set(r.frameworkId, { frameworkId: r.frameworkId, frameworkName: r.frameworkName });
     frameworks.set(artifactId, [...seen.values()]);
   }
-  const controls = group(ctlRows, (r) => r.artifact_id, (r): MappedControl => ({ controlId: r.id, controlCode: r.code, controlName: r.name }));
+  const controls = group(
+    ctlRows,
+    (r) => r.artifact_id,
+    (r): MappedControl => ({ controlId: r.id, controlCode: r.code, controlName: r.name }),
+  );
   return { frameworks, requirements, controls };
 }
 
@@ -171,7 +202,14 @@ export async function loadArtifactMappings(
 type AnyEb = ExpressionBuilder<any, any>;
 
 /** The subject has a person in `role` whose email is one of `emails` (case-insensitive). */
-export function hasPerson(eb: AnyEb, idColumn: string, organizationId: string, subjectType: SubjectType, role: 'assignee' | 'approver', emails: string[]) {
+export function hasPerson(
+  eb: AnyEb,
+  idColumn: string,
+  organizationId: string,
+  subjectType: SubjectType,
+  role: 'assignee' | 'approver',
+  emails: string[],
+) {
   const lowered = emails.map((e) => e.toLowerCase());
   return eb.exists(
     eb

@@ -66,7 +66,10 @@ export async function lockOrganization(db: Q, id: string): Promise<void> {
 }
 
 export async function countOrganizations(db: Q): Promise<number> {
-  const row = await db.selectFrom('organizations').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('organizations')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

@@ -35,7 +35,13 @@ export async function deletePendingUpload(db: Q, id: string): Promise<void> {
 
 /** Uploads whose process must have died: still pending after their deadline. */
 export async function listExpiredPendingUploads(db: Q, now: number, limit: number): Promise<PendingUpload[]> {
-  const rows = await db.selectFrom('pending_uploads').selectAll().where('expires_at', '<=', now).orderBy('expires_at').limit(limit).execute();
+  const rows = await db
+    .selectFrom('pending_uploads')
+    .selectAll()
+    .where('expires_at', '<=', now)
+    .orderBy('expires_at')
+    .limit(limit)
+    .execute();
   return rows.map((r) => ({
     id: r.id,
     organizationId: r.organization_id,
@@ -121,7 +127,13 @@ export async function hasApprovers(db: Q, organizationId: string, evidenceId: st
   return row !== undefined;
 }
 
-export async function updateEvidenceStatus(db: Q, organizationId: string, evidenceId: string, status: string, modifiedOn: number): Promise<void> {
+export async function updateEvidenceStatus(
+  db: Q,
+  organizationId: string,
+  evidenceId: string,
+  status: string,
+  modifiedOn: number,
+): Promise<void> {
   await db
     .updateTable('evidence')
     .set({ status, modified_on: modifiedOn, last_modified_by: null })

@@ -51,9 +51,22 @@ export interface VulnerabilityRow {
 }
 
 /** The columns a list item needs (the list never reads descriptions and other long texts). */
-export type VulnerabilityListRow = Pick<VulnerabilityRow, 'id' | 'source' | 'findingKey' | 'title' | 'status' | 'severity' | 'cveId' | 'cvssScore' | 'firstSeen'>;
+export type VulnerabilityListRow = Pick<
+  VulnerabilityRow,
+  'id' | 'source' | 'findingKey' | 'title' | 'status' | 'severity' | 'cveId' | 'cvssScore' | 'firstSeen'
+>;
 
-const LIST_COLUMNS = ['v.id', 'v.source', 'v.finding_key', 'v.title', 'v.status', 'v.severity', 'v.cve_id', 'v.cvss_score', 'v.first_seen'] as const;
+const LIST_COLUMNS = [
+  'v.id',
+  'v.source',
+  'v.finding_key',
+  'v.title',
+  'v.status',
+  'v.severity',
+  'v.cve_id',
+  'v.cvss_score',
+  'v.first_seen',
+] as const;
 
 const toVulnerability = (r: Database['vulnerabilities']): VulnerabilityRow => ({
   id: r.id,
@@ -83,7 +96,11 @@ const present = (values: readonly string[] | undefined): values is readonly stri
 type KeyQuery = SelectQueryBuilder<Database, 'vulnerabilities', { first_seen: number; source: string; finding_key: string }>;
 
 /** The filters every branch of a page (and the count) shares, except status and severity. */
-function commonFilters<QB extends SelectQueryBuilder<Database, 'vulnerabilities', any>>(query: QB, organizationId: string, filter: VulnerabilityFilter): QB {
+function commonFilters<QB extends SelectQueryBuilder<Database, 'vulnerabilities', any>>(
+  query: QB,
+  organizationId: string,
+  filter: VulnerabilityFilter,
+): QB {
   let q = query.where('organization_id', '=', organizationId) as QB;
   if (present(filter.sources)) q = q.where('source', 'in', [...filter.sources]) as QB;
   if (present(filter.fixAvailable)) q = q.where('fix_available', 'in', [...filter.fixAvailable]) as QB;
@@ -159,7 +176,11 @@ export async function listVulnerabilityPage(
 
 /** How many findings match `filter` (all pages). */
 export async function countVulnerabilities(db: Q, organizationId: string, filter: VulnerabilityFilter): Promise<number> {
-  let query = commonFilters(db.selectFrom('vulnerabilities').select((eb) => eb.fn.countAll<number>().as('n')), organizationId, filter);
+  let query = commonFilters(
+    db.selectFrom('vulnerabilities').select((eb) => eb.fn.countAll<number>().as('n')),
+    organizationId,
+    filter,
+  );
   if (present(filter.statuses)) query = query.where('status', 'in', [...filter.statuses]);
   if (present(filter.severities)) query = query.where('severity', 'in', [...filter.severities]);
   const row = await query.executeTakeFirstOrThrow();
@@ -167,7 +188,12 @@ export async function countVulnerabilities(db: Q, organizationId: string, filter
 }
 
 /** One finding by its public ID parts. */
-export async function findVulnerability(db: Q, organizationId: string, source: string, findingKey: string): Promise<VulnerabilityRow | undefined> {
+export async function findVulnerability(
+  db: Q,
+  organizationId: string,
+  source: string,
+  findingKey: string,
+): Promise<VulnerabilityRow | undefined> {
   const row = await db
     .selectFrom('vulnerabilities')
     .selectAll()
@@ -200,7 +226,12 @@ export interface AffectedResourceRow {
 }
 
 /** A finding's affected resources whose status is one of `statuses`, ordered by name, then ID. */
-export async function listAffectedResources(db: Q, organizationId: string, vulnerabilityId: string, statuses: readonly string[]): Promise<AffectedResourceRow[]> {
+export async function listAffectedResources(
+  db: Q,
+  organizationId: string,
+  vulnerabilityId: string,
+  statuses: readonly string[],
+): Promise<AffectedResourceRow[]> {
   if (statuses.length === 0) return [];
   const rows = await db
     .selectFrom('vulnerability_resources')
@@ -211,7 +242,13 @@ export async function listAffectedResources(db: Q, organizationId: string, vulne
     .orderBy('name')
     .orderBy('id')
     .execute();
-  return rows.map((r) => ({ name: r.name, type: r.type, tags: JSON.parse(r.tags) as string[], firstSeen: Number(r.first_seen), status: r.status }));
+  return rows.map((r) => ({
+    name: r.name,
+    type: r.type,
+    tags: JSON.parse(r.tags) as string[],
+    firstSeen: Number(r.first_seen),
+    status: r.status,
+  }));
 }
 
 export interface CustomFieldDefinition {
@@ -235,7 +272,11 @@ export async function listCustomFieldDefinitions(db: Q, organizationId: string, 
 }
 
 /** The stored custom field values of the given subjects: subject ID → (custom field ID → value). */
-export async function loadCustomFieldValues(db: Q, organizationId: string, subjectIds: string[]): Promise<Map<string, Map<string, string>>> {
+export async function loadCustomFieldValues(
+  db: Q,
+  organizationId: string,
+  subjectIds: string[],
+): Promise<Map<string, Map<string, string>>> {
   const map = new Map<string, Map<string, string>>();
   if (subjectIds.length === 0) return map;
   const rows = await db

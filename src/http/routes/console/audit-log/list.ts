@@ -28,7 +28,10 @@ export default function auditLogRoute(app: FastifyInstance, { system }: RouteDep
         security: CONSOLE_SECURITY,
         querystring: Query,
         response: {
-          200: Type.Object({ data: Type.Array(AuditEntry), meta: Type.Intersect([Meta, Type.Object({ nextCursor: Type.Union([Type.String(), Type.Null()]) })]) }),
+          200: Type.Object({
+            data: Type.Array(AuditEntry),
+            meta: Type.Intersect([Meta, Type.Object({ nextCursor: Type.Union([Type.String(), Type.Null()]) })]),
+          }),
           ...consoleErrors(),
         },
       },

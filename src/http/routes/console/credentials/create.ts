@@ -15,7 +15,11 @@ import { CONSOLE_SECURITY, consoleErrors, CsrfHeaders, credentialView } from '..
 
 const Body = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: CREDENTIAL_NAME_MAX_LENGTH, description: 'A label for people, e.g. the integration using it.' }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: CREDENTIAL_NAME_MAX_LENGTH,
+      description: 'A label for people, e.g. the integration using it.',
+    }),
     accessLevel: Type.Enum([...ACCESS_LEVELS], { description: 'Read Only (every read scope) or Read & Write (adds every write scope).' }),
   },
   { additionalProperties: false },

@@ -29,7 +29,10 @@ export default function revokeConsoleCredentialRoute(app: FastifyInstance, { sys
       },
     },
     async (request) => {
-      const revoked = await revokeCredential({ ctx: adminContextOf(system, request), input: { credentialId: request.params.credentialId } });
+      const revoked = await revokeCredential({
+        ctx: adminContextOf(system, request),
+        input: { credentialId: request.params.credentialId },
+      });
       return envelope(request, credentialView(revoked));
     },
   );

@@ -28,14 +28,17 @@ export default function createSessionRoute(app: FastifyInstance, { config, syste
         tags: ['console'],
         summary: 'Sign in to the console',
         description:
-          'Checks an administrator\'s email and password and starts a session in an HttpOnly, SameSite=Strict cookie. ' +
+          "Checks an administrator's email and password and starts a session in an HttpOnly, SameSite=Strict cookie. " +
           `Only failed attempts count: after ${config.console.signInLimit.max} failures for an email, each further attempt for it waits ` +
           `1 s, doubling to at most 60 s, after the previous one (429 with Retry-After meanwhile); a success forgets them. A client address ` +
           `may fail ${config.console.signInLimit.max * 10} times per ${config.console.signInLimit.windowSec} s.`,
         body: Body,
         response: {
           200: Envelope(Session),
-          ...consoleErrors({ 401: 'unauthorized: the email or password is wrong', 429: 'rate_limit_exceeded: too many attempts; Retry-After says when to retry' }),
+          ...consoleErrors({
+            401: 'unauthorized: the email or password is wrong',
+            429: 'rate_limit_exceeded: too many attempts; Retry-After says when to retry',
+          }),
         },
       },
     },
