@@ -94,7 +94,10 @@ async function findOrLoadOrganization(): Promise<string> {
   let lastPct = -1;
   ctx.progress.report = (done, total) => {
     const pct = Math.floor((100 * done) / total);
-    if (pct >= lastPct + 5) log(`  generating: ${pct}% (${done}/${total})`), (lastPct = pct);
+    if (pct >= lastPct + 5) {
+      log(`  generating: ${pct}% (${done}/${total})`);
+      lastPct = pct;
+    }
   };
   const started = performance.now();
   log(`generating ${expectedFindings} findings with the demo generator (reference data + findings phases)…`);

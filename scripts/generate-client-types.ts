@@ -152,7 +152,7 @@ function objectBody(schema: JsonSchema, names: Map<object, string>, indent: stri
   const props = Object.entries(schema.properties ?? {});
   const required = new Set(schema.required ?? []);
   const described = props.some(([, p]) => p.description);
-  const inner = indent + '  ';
+  const inner = `${indent}  `;
   const member = ([key, p]: [string, JsonSchema]) => {
     const line = `${key}${required.has(key) ? '' : '?'}: ${typeOf(p, names, inner)}`;
     // A long list of values: one per line.

@@ -6,7 +6,7 @@ import type { CliIo } from './io.ts';
 import { reportError } from './report-error.ts';
 import { run } from './run.ts';
 
-const io: CliIo = { out: (t) => process.stdout.write(t + '\n'), err: (t) => process.stderr.write(t + '\n') };
+const io: CliIo = { out: (t) => process.stdout.write(`${t}\n`), err: (t) => process.stderr.write(`${t}\n`) };
 let code: number;
 try {
   code = await run(process.argv.slice(2), process.env, io);

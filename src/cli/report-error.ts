@@ -15,7 +15,7 @@ export function reportError(err: unknown, io: CliIo): number {
     return EXIT.configuration;
   }
   if (err instanceof ServiceError) {
-    io.err(`${err.code}: ${err.message}${err.details.length ? ' ' + JSON.stringify(err.details) : ''}`);
+    io.err(`${err.code}: ${err.message}${err.details.length ? ` ${JSON.stringify(err.details)}` : ''}`);
     return err.code === 'not_found' ? EXIT.notFound : EXIT.failure;
   }
   io.err(err instanceof Error ? (err.stack ?? err.message) : String(err));

@@ -116,7 +116,7 @@ export async function generateVulnerabilities(ctx: Ctx): Promise<void> {
       : rng.pick(NON_CVE_TITLES);
     const cveId = hasCve ? key : source !== 'sonarcloud' && rng.chance(0.1) ? `CVE-${rng.int(2019, 2025)}-${rng.int(1000, 49999)}` : '';
     // skewed towards recent findings; closed ones are older on average
-    const age = Math.pow(rng.next(), status === 'closed' ? 0.7 : 1.6) * span;
+    const age = rng.next() ** (status === 'closed' ? 0.7 : 1.6) * span;
     const firstSeen = Math.floor((ctx.now - DAY_MS - age) / 1000) * 1000;
     const [low, high] = CVSS[severity];
     const fix = rng.weighted([

@@ -68,7 +68,10 @@ export function issuesFromAjv(errors: ErrorObject[], part: string): FieldIssue[]
       issue = { field: fieldName(e.instancePath) || part, message: e.message ?? 'is invalid' };
     }
     const key = `${issue.field}\u0000${issue.message}`;
-    if (!seen.has(key)) issues.push(issue), seen.add(key);
+    if (!seen.has(key)) {
+      issues.push(issue);
+      seen.add(key);
+    }
   }
   return issues;
 }

@@ -1,8 +1,3 @@
-// Shared by the test/http/writes-fuzz-*.test.ts files: requests with a deadline, the check of a
-// refusal against the spec's error body, Idempotency-Keys, database probes, the people every
-// writer organization has, and the server the fuzz suites start. FUZZ_RUNS sets the runs per
-// property (default 150).
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -47,7 +42,7 @@ export async function send(url: string, init: { method: string; headers: Record<
   return { status: res.status, headers: res.headers, text, body };
 }
 
-export const show = (a: Answer) => `${a.status} ${a.text.length > 600 ? a.text.slice(0, 600) + '…' : a.text}`;
+export const show = (a: Answer) => `${a.status} ${a.text.length > 600 ? `${a.text.slice(0, 600)}…` : a.text}`;
 
 /** Not a 5xx, and a refusal is the spec's `400 validation_failed` with the `/v1` error body. */
 export function assertRefusal(a: Answer) {

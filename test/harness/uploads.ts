@@ -1,8 +1,3 @@
-// Shared by the test/http/evidence-upload-*.test.ts files: multipart bodies (FormData and
-// hand-made), a test server with its own blob store and probes of what an upload recorded
-// (`makeHarness`), the assertions every suite makes (created, refused cleanly, stored byte for
-// byte) and the clean-up scenario run against both blob stores.
-import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';

@@ -204,7 +204,7 @@ for (const dialect of dialects) {
       const wrong = await consoleCall(server.url, s, '/console/api/credentials', {
         method: 'POST',
         body,
-        csrf: s.csrf.slice(0, -2) + 'xx',
+        csrf: `${s.csrf.slice(0, -2)}xx`,
       });
       assert.equal(wrong.status, 403);
       const crossSite = await consoleCall(server.url, s, '/console/api/credentials', {

@@ -686,7 +686,7 @@ for (const dialect of dialects) {
       for (const [query, field] of [
         ['fields=complianceOverview,mappedFrameworkIds', 'fields'],
         ['fields=', 'fields'],
-        ['frameworkIds=' + w.frameworks.A, 'frameworkIds'],
+        [`frameworkIds=${w.frameworks.A}`, 'frameworkIds'],
       ]) {
         const res = await get(`/v1/controls/${w.controls.C1}?${query}`);
         assert.equal(res.status, 400, query);

@@ -6,10 +6,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { dialects } from '../harness/engines.ts';
-import { type TestServer } from '../harness/server.ts';
+import type { TestServer } from '../harness/server.ts';
 import { MAX_TOTAL_BYTES } from '../../src/domain/evidence/upload.ts';
 import {
-  MiB,
   SECOND,
   NOW,
   IN_Q1,
@@ -18,7 +17,6 @@ import {
   Q4_2025,
   ZIP_SIGNATURE,
   assertNoUncaughtException,
-  bytes,
   file,
   date,
   note,

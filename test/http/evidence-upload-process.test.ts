@@ -12,7 +12,6 @@ import { api, createOrgWithCredential, getToken, type Client } from '../harness/
 import { artifactFixtures } from '../harness/fixtures-artifacts.ts';
 import {
   MiB,
-  env,
   file,
   date,
   formOf,

@@ -17,7 +17,6 @@ import {
   IN_Q4_2025,
   assertNoUncaughtException,
   type Part,
-  bytes,
   file,
   field,
   date,

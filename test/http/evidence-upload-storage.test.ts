@@ -22,7 +22,6 @@ import {
   Q1_2026,
   env,
   assertNoUncaughtException,
-  bytes,
   file,
   date,
   note,

@@ -293,7 +293,7 @@ for (const store of stores) {
     });
 
     test('a client_id not of the issued form answers 401 invalid_client and leaves no key derived from it in the store', async () => {
-      const long = 'cds_id_' + 'A'.repeat(3500);
+      const long = `cds_id_${'A'.repeat(3500)}`;
       for (const clientId of [long, 'cds_id_short', 'cds_id_AAAAAAAAAAAAAAA!', `${client16()}x`]) {
         const res = await postToken(server.url, JSON.stringify(grant({ clientId, clientSecret: 'cds_secret_x' })), 'application/json', {
           'x-forwarded-for': '192.0.2.200',
@@ -305,7 +305,7 @@ for (const store of stores) {
 
     test('a body over a few KB (a huge client_id) answers 400 invalid_request and stores nothing', async () => {
       const before = await storeKeyCount(server);
-      const res = await postToken(server.url, JSON.stringify(grant({ clientId: 'cds_id_' + 'A'.repeat(1_000_000), clientSecret: 'x' })));
+      const res = await postToken(server.url, JSON.stringify(grant({ clientId: `cds_id_${'A'.repeat(1_000_000)}`, clientSecret: 'x' })));
       assertOAuthError(res, 400, 'invalid_request');
       assert.match(res.body.error_description, /body/);
       assert.equal(await storeKeyCount(server), before);
@@ -313,7 +313,7 @@ for (const store of stores) {
   });
 }
 
-const client16 = () => 'cds_id_' + 'B'.repeat(16);
+const client16 = () => `cds_id_${'B'.repeat(16)}`;
 
 /** Keys currently held by the test's rate-limit store (memory: its maps; Redis: its key prefix). */
 async function storeKeys(server: TestServer): Promise<string[]> {

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { dialects } from '../harness/engines.ts';
-import { type TestServer } from '../harness/server.ts';
+import type { TestServer } from '../harness/server.ts';
 import { artifactFixtures } from '../harness/fixtures-artifacts.ts';
 import { EVIDENCE_STATUSES } from '../../src/domain/vocabulary.ts';
 import {

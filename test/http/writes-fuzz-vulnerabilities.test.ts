@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { dialects } from '../harness/engines.ts';
-import { type TestServer } from '../harness/server.ts';
+import type { TestServer } from '../harness/server.ts';
 import { findingFixtures } from '../harness/fixtures-findings.ts';
 import {
   RUNS,

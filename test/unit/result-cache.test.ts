@@ -15,7 +15,10 @@ test('concurrent misses share one computation; failures are not kept; the oldest
   const cache = new ResultCache(2);
   const key = (name: string) => orgResultKey('org', 1, name, {});
   let calls = 0;
-  const compute = async () => (calls++, new Promise<number>((r) => setTimeout(() => r(calls), 5)));
+  const compute = async () => {
+    calls++;
+    return new Promise<number>((r) => setTimeout(() => r(calls), 5));
+  };
   const [a, b] = await Promise.all([cache.getOrCompute(key('k'), compute), cache.getOrCompute(key('k'), compute)]);
   assert.equal(calls, 1);
   assert.equal(a, b);
@@ -24,7 +27,10 @@ test('concurrent misses share one computation; failures are not kept; the oldest
   await cache.getOrCompute(key('third'), async () => 3);
   assert.equal(cache.size, 2);
   let recomputed = false;
-  await cache.getOrCompute(key('k'), async () => ((recomputed = true), 0));
+  await cache.getOrCompute(key('k'), async () => {
+    recomputed = true;
+    return 0;
+  });
   assert.equal(recomputed, true, 'the least recently used key was evicted');
 });
 

@@ -38,11 +38,11 @@ export function replaceSection(text: string, name: string, entries: Array<[strin
   const start = lines.findIndex((line) => SECTION.exec(line)?.[1].trim() === name);
   if (start < 0) {
     if (lines.length > 0 && lines[lines.length - 1].trim() !== '') lines.push('');
-    return [...lines, ...block].join('\n') + '\n';
+    return `${[...lines, ...block].join('\n')}\n`;
   }
   let end = start + 1;
   while (end < lines.length && !SECTION.test(lines[end])) end++;
   // Keep the blank lines and comments that sit before the next section with that section.
   while (end > start + 1 && /^\s*(?:[#;].*)?$/.test(lines[end - 1]) && end < lines.length) end--;
-  return [...lines.slice(0, start), ...block, ...lines.slice(end)].join('\n') + '\n';
+  return `${[...lines.slice(0, start), ...block, ...lines.slice(end)].join('\n')}\n`;
 }

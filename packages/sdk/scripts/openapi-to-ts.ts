@@ -198,7 +198,7 @@ function renderOperation(key: string, name: string, path: string, method: string
     `    method: '${method}',`,
     `    path: '${path}',`,
     `    pathParams: [${pathParams.map((p) => `'${p}'`).join(', ')}],`,
-    `    query: {${kinds.length ? ' ' + kinds.map(([n, k]) => `${prop(n)}: '${k}'`).join(', ') + ' ' : ''}},`,
+    `    query: {${kinds.length ? ` ${kinds.map(([n, k]) => `${prop(n)}: '${k}'`).join(', ')} ` : ''}},`,
     `    body: '${body}',`,
     `    idempotent: ${idempotent},`,
     `    success: ${success[0]},`,
@@ -281,7 +281,7 @@ function renderObject(schema: JsonSchema, components: Record<string, JsonSchema>
     return 'Record<string, unknown>';
   }
   const required = new Set(schema.required ?? []);
-  const inner = indent + '  ';
+  const inner = `${indent}  `;
   const lines = ['{'];
   for (const [name, value] of props) {
     lines.push(...doc(value.description, inner));

@@ -73,7 +73,7 @@ export function controlCompliance(control: ControlNode, graph: ComplianceGraph, 
   let complete = 0;
   for (const key of control.artifactKeys) {
     const state = graph.artifacts.get(key);
-    if (!state || !state.relevant) continue;
+    if (!state?.relevant) continue;
     if (frameworkIds && !mappedToAny(graph, key, frameworkIds)) continue;
     relevant += 1;
     if (state.complete) complete += 1;
@@ -124,7 +124,7 @@ export function frameworksProgress(
   }
   for (const [key, frameworks] of graph.artifactFrameworks) {
     const state = graph.artifacts.get(key);
-    if (!state || !state.relevant) continue;
+    if (!state?.relevant) continue;
     const type = key.slice(0, key.indexOf(':')) as ArtifactType;
     for (const frameworkId of frameworks) {
       const progress = result.get(frameworkId);

@@ -11,7 +11,7 @@ import * as sessions from '../../storage/db/repositories/admin-sessions.ts';
 export async function resolveSession({ ctx, input }: { ctx: SystemContext; input: { token: string | undefined } }): Promise<SignedInAdmin> {
   const settings = ctx.session;
   const token = input.token;
-  if (!token || !token.startsWith(SESSION_TOKEN_PREFIX) || token.length > 200) throw unauthorized('Sign in to use the console.');
+  if (!token?.startsWith(SESSION_TOKEN_PREFIX) || token.length > 200) throw unauthorized('Sign in to use the console.');
   const now = ctx.now();
   const record = await sessions.findSessionByTokenHash(ctx.db.kysely, hashSecret(token));
   if (!record || sessionExpiry(record, settings.idleMs) <= now) throw unauthorized('The session has ended; sign in again.');

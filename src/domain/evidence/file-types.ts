@@ -53,18 +53,22 @@ export class ZipSignatureCheck extends Transform {
   private checked = false;
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    if (this.checked) return callback(null, chunk);
+    if (this.checked) {
+      callback(null, chunk);
+      return;
+    }
     this.head = Buffer.concat([this.head, chunk]);
-    if (this.head.length < ZIP_SIGNATURE.length) return callback();
-    if (!this.head.subarray(0, ZIP_SIGNATURE.length).equals(ZIP_SIGNATURE)) return callback(new NotAZipPackageError());
-    this.checked = true;
-    const all = this.head;
-    this.head = Buffer.alloc(0);
-    callback(null, all);
+    if (this.head.length < ZIP_SIGNATURE.length) callback();
+    else if (!this.head.subarray(0, ZIP_SIGNATURE.length).equals(ZIP_SIGNATURE)) callback(new NotAZipPackageError());
+    else {
+      this.checked = true;
+      const all = this.head;
+      this.head = Buffer.alloc(0);
+      callback(null, all);
+    }
   }
 
   override _flush(callback: TransformCallback): void {
-    if (!this.checked) return callback(new NotAZipPackageError());
-    callback();
+    callback(this.checked ? undefined : new NotAZipPackageError());
   }
 }

@@ -62,7 +62,7 @@ const badCursor = () =>
   );
 
 function positionOf(raw: unknown[] | undefined): PagePosition {
-  if (!raw || raw.length !== 3) throw badCursor();
+  if (raw?.length !== 3) throw badCursor();
   const [firstSeen, source, findingKey] = raw;
   if (!Number.isSafeInteger(firstSeen) || typeof source !== 'string' || typeof findingKey !== 'string') throw badCursor();
   return { firstSeen: firstSeen as number, source, findingKey };

@@ -3,7 +3,7 @@
 // stored on a finding.
 import type { Assignee } from '../shared-schema.ts';
 import type { CustomFieldDefinition, VulnerabilityListRow } from '../../storage/db/repositories/vulnerabilities.ts';
-import { SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../vocabulary.ts';
+import { type SEVERITIES, VULNERABILITY_SOURCES, type VULNERABILITY_STATUSES } from '../vocabulary.ts';
 import type { CustomField, VulnerabilitySummary } from './schema.ts';
 
 export type VulnerabilityStatus = (typeof VULNERABILITY_STATUSES)[number];

@@ -95,25 +95,24 @@ export async function updateVulnerabilityFields({
     const values = new Map<string, string>();
     if (body.customFields !== undefined) {
       const definitions = new Map((await listCustomFieldDefinitions(trx, org, 'vulnerability')).map((d) => [d.id, d]));
-      body.customFields.forEach((entry, i) => {
+      for (const [i, entry] of body.customFields.entries()) {
         const at = `customFields[${i}]`;
         const fieldId = either(entry, 'customFieldId', 'id', at, issues);
         const value = either(entry, 'fieldValue', 'value', at, issues);
-        if (fieldId === undefined || value === undefined) return;
+        if (fieldId === undefined || value === undefined) continue;
         const definition = definitions.get(fieldId);
         if (!definition)
-          return issues.push({ field: `${at}.customFieldId`, message: 'is not a custom field of vulnerabilities in this organization' });
-        if (values.has(fieldId)) return issues.push({ field: `${at}.customFieldId`, message: 'appears more than once' });
-        if (value.length > MAX_CUSTOM_FIELD_VALUE)
-          return issues.push({ field: `${at}.fieldValue`, message: `must be at most ${MAX_CUSTOM_FIELD_VALUE} characters` });
-        if (definition.fieldType === 'dropdown' && value !== '' && !definition.options.includes(value)) {
-          return issues.push({
+          issues.push({ field: `${at}.customFieldId`, message: 'is not a custom field of vulnerabilities in this organization' });
+        else if (values.has(fieldId)) issues.push({ field: `${at}.customFieldId`, message: 'appears more than once' });
+        else if (value.length > MAX_CUSTOM_FIELD_VALUE)
+          issues.push({ field: `${at}.fieldValue`, message: `must be at most ${MAX_CUSTOM_FIELD_VALUE} characters` });
+        else if (definition.fieldType === 'dropdown' && value !== '' && !definition.options.includes(value)) {
+          issues.push({
             field: `${at}.fieldValue`,
             message: `must be one of the field's options: ${definition.options.join(', ')} (or "" to clear)`,
           });
-        }
-        values.set(fieldId, value);
-      });
+        } else values.set(fieldId, value);
+      }
     }
     if (issues.length > 0) throw validationFailed(issues);
 

@@ -5,7 +5,6 @@
 //   session (403 otherwise). The SameSite=Strict cookie already keeps other sites out; the token
 //   is the second, independent line (and covers browsers or proxies that mishandle SameSite).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../../config.ts';
 import type { AdminActor, SystemContext } from '../../domain/context.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { adminActor, csrfMatches, type Origin } from '../../domain/console/session.ts';

@@ -62,6 +62,7 @@ export function parseArtifactListQuery<S extends string, F extends string>(q: Ar
 }
 
 /** The query of a get-one: its expansions (`fields`), after the resource's own parameters if any. */
+// biome-ignore lint/complexity/noBannedTypes: `{}` is TypeBox's "no properties", the default when a get-one has no parameters of its own
 export function expansionsQuery<const F extends readonly string[], const P extends TProperties = {}>(values: F, before?: P) {
   return Type.Object(
     { ...(before as P), fields: Type.Optional(enumList(values, 'Expansions to include.')) },

@@ -3,7 +3,7 @@
 // fails validation, and the route splits the string with `parseList`.
 import { Type } from 'typebox';
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export interface ListSchemaMeta {
   /** the allowed values, or null for free values (IDs, emails) */
@@ -12,10 +12,10 @@ export interface ListSchemaMeta {
 
 /** A list of known values: `status=compliant,non_compliant`. */
 export function enumList<const T extends readonly string[]>(values: T, description?: string) {
-  const one = `(?:${values.map(escape).join('|')})`;
+  const one = `(?:${values.map(escapeRegExp).join('|')})`;
   return Type.String({
     pattern: `^\\s*${one}\\s*(?:,\\s*${one}\\s*)*$`,
-    description: `${description ? description + ' ' : ''}Comma-separated list of: ${values.join(', ')}.`,
+    description: `${description ? `${description} ` : ''}Comma-separated list of: ${values.join(', ')}.`,
     'x-list': values,
   });
 }

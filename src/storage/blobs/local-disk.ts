@@ -142,7 +142,7 @@ export class LocalDiskBlobStore implements BlobStore {
       const key = dirKey === '' ? entry.name : `${dirKey}/${entry.name}`;
       if (entry.isDirectory()) {
         // Descend only where keys under this directory can still match the prefix.
-        if (key.startsWith(prefix) || prefix.startsWith(key + '/')) yield* this.walk(key, prefix);
+        if (key.startsWith(prefix) || prefix.startsWith(`${key}/`)) yield* this.walk(key, prefix);
       } else if (entry.isFile() && key.startsWith(prefix)) {
         yield key;
       }

@@ -28,7 +28,7 @@ export function renderRecord(record: Record<string, unknown>): string {
         ? value.map((v) => formatValue(key, v))
         : [formatValue(key, value)];
     const wrapped = entries.flatMap((entry) => wrap(entry, WRAP));
-    wrapped.forEach((text, i) => lines.push(`${(i === 0 ? key : '').padEnd(width)}  ${text}`.trimEnd()));
+    for (const [i, text] of wrapped.entries()) lines.push(`${(i === 0 ? key : '').padEnd(width)}  ${text}`.trimEnd());
     if (wrapped.length === 0) lines.push(`${key.padEnd(width)}  -`);
   }
   return `${lines.join('\n')}\n`;

@@ -2,7 +2,7 @@
 // Idempotency-Key, and the retry loop of the spec's rules (transport/retry-rules.ts) with the
 // waits of transport/backoff.ts. Every SDK method goes through `send`; the token endpoint too,
 // so token requests are retried by the same rules.
-import { ComplianceApiError, ConnectionError, TimeoutError, apiErrorFromResponse } from '../errors.ts';
+import { type ComplianceApiError, ConnectionError, TimeoutError, apiErrorFromResponse } from '../errors.ts';
 import { backoffDelayMs, retryAfterMs, type BackoffSettings } from './backoff.ts';
 import { verdictFor } from './retry-rules.ts';
 import { abortReason, sleep } from './timing.ts';

@@ -31,7 +31,7 @@ export function NewCredentialPanel({ credential, onDone }: { credential: NewCred
   }
 
   return (
-    <section class="card new-credential" role="region" aria-labelledby={headingId}>
+    <section class="card new-credential" aria-labelledby={headingId}>
       <h2 id={headingId} ref={heading} tabIndex={-1}>
         New credential created
       </h2>
