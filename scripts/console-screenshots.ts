@@ -14,7 +14,7 @@ import { MemoryRateLimitStore } from '../src/storage/ratelimit/memory.ts';
 import { createDemoOrganization } from '../src/demo/create-demo-organization.ts';
 import { upsertUsage } from '../src/storage/db/repositories/credential-usage.ts';
 import { listCredentials } from '../src/storage/db/repositories/credentials.ts';
-import { USAGE_BUCKET_MS } from '../src/domain/console/usage.ts';
+import { USAGE_BUCKET_MS } from '../src/domain/console/usage-recorder.ts';
 import { launchChromium } from '../test/harness/browser.ts';
 
 const OUT = path.resolve(import.meta.dirname, '..', 'docs', 'screenshots');

@@ -15,7 +15,7 @@ import { newRequestId } from './http/request-id.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import { trustProxyOption } from './http/trust-proxy.ts';
 import { registerConsoleSession } from './http/plugins/console-session.ts';
-import { UsageRecorder } from './domain/console/usage.ts';
+import { UsageRecorder } from './domain/console/usage-recorder.ts';
 import { registerNulGuard } from './http/plugins/nul-guard.ts';
 import { createMetrics, registerMetrics, type Metrics } from './http/plugins/metrics.ts';
 import { ErrorBody, OAuthErrorBody } from './http/schemas/common.ts';

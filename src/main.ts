@@ -58,7 +58,10 @@ async function main() {
   // Expired idempotency records and the blobs of uploads whose process died (found through the
   // pending-uploads journal once their lease is over), at start-up and then periodically.
   const cleanup = () =>
-    runCleanup({ db, blobs, now: Date.now, temporaryAgeMs: config.writeLeaseMs, sessionIdleMs: config.console.sessionIdleSec * 1000 })
+    runCleanup({
+      ctx: { db, blobs, now: Date.now },
+      input: { temporaryAgeMs: config.writeLeaseMs, sessionIdleMs: config.console.sessionIdleSec * 1000 },
+    })
       .then((r) => {
         if (r.abandonedUploads + r.orphanBlobs + r.temporaryFiles > 0) app.log.info({ cleanup: r }, 'removed abandoned uploads');
       })

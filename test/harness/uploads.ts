@@ -390,7 +390,7 @@ export async function assertCleanup(h: Harness, store: BlobStore, now: number, l
   }
   assert.deepEqual(await collect(store.list(expiredPrefix)), [`${expiredPrefix}0`, `${expiredPrefix}1`]);
 
-  const result = await runCleanup({ db, blobs: store, now: () => now, temporaryAgeMs: HOUR });
+  const result = await runCleanup({ ctx: { db, blobs: store, now: () => now }, input: { temporaryAgeMs: HOUR } });
   assert.equal(result.abandonedUploads, 1);
   assert.equal(result.orphanBlobs, 2);
 
@@ -407,11 +407,11 @@ export async function assertCleanup(h: Harness, store: BlobStore, now: number, l
   assert.deepEqual((await h.get(evidenceId)).body.data.attachments, attachmentsBefore, 'recorded attachments are untouched');
 
   // Once the live upload's lease is over too, it goes the same way; a second run finds nothing.
-  const later = await runCleanup({ db, blobs: store, now: () => now + 60_000, temporaryAgeMs: HOUR });
+  const later = await runCleanup({ ctx: { db, blobs: store, now: () => now + 60_000 }, input: { temporaryAgeMs: HOUR } });
   assert.equal(later.abandonedUploads, 1);
   assert.equal(later.orphanBlobs, 1);
   assert.equal(await blobExists(store, `${livePrefix}0`), false);
-  const again = await runCleanup({ db, blobs: store, now: () => now + 60_000, temporaryAgeMs: HOUR });
+  const again = await runCleanup({ ctx: { db, blobs: store, now: () => now + 60_000 }, input: { temporaryAgeMs: HOUR } });
   assert.deepEqual([again.abandonedUploads, again.orphanBlobs], [0, 0]);
   for (const key of completedKeys) assert.equal(await blobExists(store, key), true);
 }

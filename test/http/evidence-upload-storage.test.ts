@@ -72,7 +72,7 @@ for (const dialect of dialects) {
       fs.writeFileSync(path.join(tmpDir, 'fresh-partial'), 'y');
       const old = new Date(Date.now() - 2 * HOUR);
       fs.utimesSync(path.join(tmpDir, 'old-partial'), old, old);
-      const result = await runCleanup({ db: server.database.db, blobs: store, now: () => NOW, temporaryAgeMs: HOUR });
+      const result = await runCleanup({ ctx: { db: server.database.db, blobs: store, now: () => NOW }, input: { temporaryAgeMs: HOUR } });
       assert.equal(result.temporaryFiles, 1);
       assert.deepEqual(walkDir(blobDir).tmp, ['.tmp/fresh-partial']);
     });

@@ -9,7 +9,7 @@ import { deleteExpiredIdempotencyRecords } from '../../storage/db/repositories/i
 import { deletePendingUpload, listExpiredPendingUploads } from '../../storage/db/repositories/uploads.ts';
 import { deleteExpiredSessions } from '../../storage/db/repositories/admin-sessions.ts';
 import { deleteUsageBefore } from '../../storage/db/repositories/credential-usage.ts';
-import { USAGE_BUCKET_MS, USAGE_BUCKETS } from '../console/usage.ts';
+import { USAGE_BUCKET_MS, USAGE_BUCKETS } from '../console/usage-recorder.ts';
 
 export interface CleanupResult {
   idempotencyRecords: number;
@@ -20,17 +20,23 @@ export interface CleanupResult {
   usageRows: number;
 }
 
-export interface CleanupDeps {
+/** What the clean-up works on: the database, the blob store and the clock (a subset of SystemContext). */
+export interface CleanupContext {
   db: Db;
   blobs: BlobStore;
   now: () => number;
+}
+
+export interface CleanupInput {
   /** temporary files older than this are from interrupted writes */
   temporaryAgeMs: number;
   /** console sessions idle this long have ended (default: never by idleness) */
   sessionIdleMs?: number;
 }
 
-export async function runCleanup({ db, blobs, now, temporaryAgeMs, sessionIdleMs }: CleanupDeps): Promise<CleanupResult> {
+export async function runCleanup({ ctx, input }: { ctx: CleanupContext; input: CleanupInput }): Promise<CleanupResult> {
+  const { db, blobs, now } = ctx;
+  const { temporaryAgeMs, sessionIdleMs } = input;
   const result: CleanupResult = {
     idempotencyRecords: 0,
     abandonedUploads: 0,

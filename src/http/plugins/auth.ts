@@ -15,7 +15,7 @@ import type { Context, SystemContext } from '../../domain/context.ts';
 import { ServiceError, validationFailed } from '../../domain/errors.ts';
 import type { WindowCount } from '../../storage/ratelimit/store.ts';
 import { hitLimit, rateLimitExceeded, type LimitState } from '../../storage/ratelimit/limiter.ts';
-import type { UsageRecorder } from '../../domain/console/usage.ts';
+import type { UsageRecorder } from '../../domain/console/usage-recorder.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -3,7 +3,7 @@
 import type { Config } from '../../config.ts';
 import type { SystemContext } from '../../domain/context.ts';
 import type { Metrics } from '../plugins/metrics.ts';
-import type { UsageRecorder } from '../../domain/console/usage.ts';
+import type { UsageRecorder } from '../../domain/console/usage-recorder.ts';
 
 export interface RouteDeps {
   config: Config;

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { listAuditLog } from '../../../../domain/console/audit.ts';
+import { listAuditLog } from '../../../../domain/console/list-audit-log.ts';
 import { adminContextOf } from '../../../plugins/console-session.ts';
 import { Meta } from '../../../schemas/common.ts';
 import type { RouteDeps } from '../../deps.ts';

@@ -1,6 +1,6 @@
 // GET /console/api/usage: requests and rate-limited requests per credential, hourly, last 24 hours.
 import type { FastifyInstance } from 'fastify';
-import { usageReport } from '../../../../domain/console/usage.ts';
+import { usageReport } from '../../../../domain/console/usage-report.ts';
 import { adminContextOf } from '../../../plugins/console-session.ts';
 import { envelope } from '../../../reply.ts';
 import { Envelope } from '../../../schemas/common.ts';
