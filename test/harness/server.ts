@@ -10,11 +10,10 @@ import { NoResultCache } from '../../src/domain/result-cache.ts';
 import { systemContext } from '../../src/system-context.ts';
 import { openBlobStore } from '../../src/storage/blobs/open.ts';
 import { createOrganization } from '../../src/domain/organizations/create.ts';
-import { randomUUID } from 'node:crypto';
 import { credentialView } from '../../src/domain/auth/credential-view.ts';
 import type { CredentialView } from '../../src/domain/auth/schema.ts';
-import { hashSecret, newClientId, newClientSecret } from '../../src/domain/auth/secrets.ts';
-import { insertCredential, type CredentialRecord } from '../../src/storage/db/repositories/credentials.ts';
+import { newCredentialRecord } from '../../src/domain/auth/new-credential-record.ts';
+import { insertCredential } from '../../src/storage/db/repositories/credentials.ts';
 import { createAdmin } from '../../src/domain/console/create-admin.ts';
 import type { AdminView } from '../../src/domain/console/admin-view.ts';
 import type { AuditActor } from '../../src/domain/console/audit.ts';
@@ -112,21 +111,7 @@ export async function insertCredentialFixture({
   ctx: BaseContext;
   input: { organizationId: string; accessLevel: 'read_only' | 'read_write'; name?: string };
 }): Promise<CredentialView & { clientSecret: string }> {
-  const now = ctx.now();
-  const clientSecret = newClientSecret();
-  const record: CredentialRecord = {
-    id: randomUUID(),
-    organizationId: input.organizationId,
-    name: input.name || (input.accessLevel === 'read_only' ? 'Read Only' : 'Read & Write'),
-    clientId: newClientId(),
-    secretHash: hashSecret(clientSecret),
-    accessLevel: input.accessLevel,
-    region: ctx.region,
-    createdAt: now,
-    accessLevelChangedAt: now,
-    revokedAt: null,
-    lastUsedAt: null,
-  };
+  const { record, clientSecret } = newCredentialRecord(ctx, input);
   await insertCredential(ctx.db.kysely, record);
   return { ...credentialView(record), clientSecret };
 }

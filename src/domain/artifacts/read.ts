@@ -5,7 +5,7 @@ import type { Context } from '../context.ts';
 import type { CommonListFields, CommonMappings, CommonOptionalFields, FileEntry, GapStatus } from './schema.ts';
 import type { Ticket } from '../shared-schema.ts';
 import { setPresent } from '../set-present.ts';
-import type { ArtifactCommon, ArtifactFilter, ArtifactKind } from '../../storage/db/repositories/artifacts.ts';
+import type { ArtifactCommon, ArtifactFilter, ArtifactKind, FileEntryRow } from '../../storage/db/repositories/artifacts.ts';
 import {
   countTickets,
   loadArtifactMappings,
@@ -171,19 +171,7 @@ export function commonMappings(row: ArtifactCommon, links: ArtifactLinks): Commo
 export const ticketsOf = (links: ArtifactLinks, id: string): Ticket[] =>
   (links.tickets.get(id) ?? []).map((t) => ({ ticketId: t.ticketKey, source: t.source, url: t.url }));
 
-export function fileEntry(
-  row: {
-    displayName: string;
-    type: string;
-    url: string | null;
-    note: string | null;
-    addedBy: string | null;
-    addedOn: number;
-    updatedBy: string | null;
-    updatedOn: number | null;
-  },
-  links: ArtifactLinks,
-): FileEntry {
+export function fileEntry(row: FileEntryRow, links: ArtifactLinks): FileEntry {
   const entry: FileEntry = { displayName: row.displayName, type: row.type, addedOn: row.addedOn };
   setPresent(entry, 'url', row.url);
   setPresent(entry, 'note', row.note);

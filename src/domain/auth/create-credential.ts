@@ -1,12 +1,11 @@
 // A new API credential for the actor's organization, made by its administrator in the console or
 // by an operator with `cds`. The secret is returned once, here, and only its hash is stored; the
 // credential and its audit entry commit together.
-import { randomUUID } from 'node:crypto';
 import { DEFAULT_MAX_ACTIVE_CREDENTIALS } from '../../config.ts';
 import type { AdminContext } from '../context.ts';
 import { notFound, ServiceError, validationFailed } from '../errors.ts';
 import { ACCESS_LEVELS } from './scopes.ts';
-import { hashSecret, newClientId, newClientSecret } from './secrets.ts';
+import { newCredentialRecord } from './new-credential-record.ts';
 import { CREDENTIAL_NAME_MAX_LENGTH, credentialView as view } from './credential-view.ts';
 import type { CredentialView } from './schema.ts';
 import * as credentials from '../../storage/db/repositories/credentials.ts';
@@ -39,21 +38,8 @@ export async function createCredential({
       `The organization belongs to region ${org.region}; this deployment serves region ${ctx.region}. Create its credentials on a ${org.region} deployment.`,
     );
   }
-  const now = ctx.now();
-  const clientSecret = newClientSecret();
-  const record: credentials.CredentialRecord = {
-    id: randomUUID(),
-    organizationId: org.id,
-    name: name || (input.accessLevel === 'read_only' ? 'Read Only' : 'Read & Write'),
-    clientId: newClientId(),
-    secretHash: hashSecret(clientSecret),
-    accessLevel: input.accessLevel,
-    region: ctx.region,
-    createdAt: now,
-    accessLevelChangedAt: now,
-    revokedAt: null,
-    lastUsedAt: null,
-  };
+  const { record, clientSecret } = newCredentialRecord(ctx, { organizationId: org.id, accessLevel: input.accessLevel, name });
+  const now = record.createdAt;
   const max = ctx.maxActiveCredentialsPerOrg ?? DEFAULT_MAX_ACTIVE_CREDENTIALS;
   await ctx.db.kysely.transaction().execute(async (tx) => {
     // Counted under the organization's lock, so concurrent creations cannot pass the cap together.
