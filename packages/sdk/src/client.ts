@@ -9,10 +9,12 @@ import type { ClientContext } from './resources/operation.ts';
 import { Policies } from './resources/policies.ts';
 import { Tests } from './resources/tests.ts';
 import { Vulnerabilities } from './resources/vulnerabilities.ts';
+import { debugHooks, safeHooks, type Hooks } from './transport/hooks.ts';
 import { RequestSender, type FetchLike } from './transport/request-sender.ts';
 import { TokenCache, type TokenStore, type TokenStoreErrorHandler } from './transport/token-cache.ts';
+import { userAgent } from './transport/user-agent.ts';
 
-export interface ClientOptions {
+export interface ClientOptions extends Hooks {
   /** the credential's client ID (`cds_id_…`) */
   clientId: string;
   /** the credential's client secret (`cds_secret_…`); keep it out of browsers and version control */
@@ -48,6 +50,16 @@ export interface ClientOptions {
   tokenStore?: TokenStore;
   /** told about each failure of `tokenStore` (default: ignored); the call goes on as if nothing were stored */
   onTokenStoreError?: TokenStoreErrorHandler;
+  /**
+   * your product token, put before the SDK's own in the User-Agent
+   * (`my-app/2.1 compliance-data-sdk/0.1.0 node/24.0.0`)
+   */
+  userAgent?: string;
+  /**
+   * one line per attempt, answer and retry (method, URL, status, time, request ID; never a body or
+   * a token): `true` writes them to console.error, a function receives them
+   */
+  debug?: boolean | ((line: string) => void);
 }
 
 export const DEFAULTS = {
@@ -82,7 +94,18 @@ export class ComplianceClient {
     if (!Number.isInteger(setting('maxRetries'))) throw new TypeError('maxRetries must be a whole number');
     if (setting('timeoutMs') === 0) throw new TypeError('timeoutMs must be more than 0');
 
+    for (const name of ['onRequest', 'onResponse', 'onRetry'] as const) {
+      if (options[name] !== undefined && typeof options[name] !== 'function') throw new TypeError(`${name} must be a function`);
+    }
+    if (options.userAgent !== undefined && (typeof options.userAgent !== 'string' || /[\r\n]/.test(options.userAgent)))
+      throw new TypeError('userAgent must be a string of one line');
+    const hooks: Hooks[] = [options];
+    const debug = debugHooks(options.debug);
+    if (debug) hooks.push(debug);
+
     const sender = new RequestSender({
+      userAgent: userAgent(options.userAgent),
+      hooks: safeHooks(hooks),
       baseUrl: this.baseUrl,
       fetch: fetchImpl,
       maxRetries: setting('maxRetries'),
