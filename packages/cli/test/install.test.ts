@@ -86,15 +86,22 @@ describe('installing the clients from their tarballs', { concurrency: 1 }, () =>
       assert.equal(manifest.dependencies, undefined, `${name} must install with nothing to fetch`);
       assert.ok(!files.some((f) => f.startsWith('package/src/')), `${name} ships no TypeScript source`);
     }
-    assert.match(fs.readFileSync(path.join(REPO, 'LICENSE'), 'utf8'), /Apache License\s+Version 2\.0, January 2004[\s\S]+END OF TERMS AND CONDITIONS/);
+    assert.match(
+      fs.readFileSync(path.join(REPO, 'LICENSE'), 'utf8'),
+      /Apache License\s+Version 2\.0, January 2004[\s\S]+END OF TERMS AND CONDITIONS/,
+    );
   });
 
   it('npm install -g <tarball> into an empty prefix, offline, gives a working compliance', async () => {
     const prefix = path.join(tmp, 'prefix');
-    const installed = await run('npm', ['install', '--global', '--offline', '--no-audit', '--no-fund', '--prefix', prefix, tarball('cli')], {
-      cwd: tmp,
-      home,
-    });
+    const installed = await run(
+      'npm',
+      ['install', '--global', '--offline', '--no-audit', '--no-fund', '--prefix', prefix, tarball('cli')],
+      {
+        cwd: tmp,
+        home,
+      },
+    );
     assert.equal(installed.code, 0, explain(installed));
     const bin = path.join(prefix, 'bin', 'compliance');
 
@@ -123,8 +130,14 @@ describe('installing the clients from their tarballs', { concurrency: 1 }, () =>
 const client = new ComplianceClient({ baseUrl: process.env.URL, clientId: process.env.ID, clientSecret: process.env.SECRET });
 client.frameworks.list().then((r) => console.log(JSON.stringify({ kind: typeof module, count: r.data.length, version: SDK_VERSION, errors: typeof ConnectionError })));`;
     const env = { URL: s.server.url, ID: s.readOnly.clientId, SECRET: s.readOnly.clientSecret };
-    fs.writeFileSync(path.join(project, 'use.cjs'), program("const { ComplianceClient, SDK_VERSION, ConnectionError } = require('@compliance-data/sdk');"));
-    fs.writeFileSync(path.join(project, 'use.mjs'), program("import { ComplianceClient, SDK_VERSION, ConnectionError } from '@compliance-data/sdk';"));
+    fs.writeFileSync(
+      path.join(project, 'use.cjs'),
+      program("const { ComplianceClient, SDK_VERSION, ConnectionError } = require('@compliance-data/sdk');"),
+    );
+    fs.writeFileSync(
+      path.join(project, 'use.mjs'),
+      program("import { ComplianceClient, SDK_VERSION, ConnectionError } from '@compliance-data/sdk';"),
+    );
     const expected = (await s.sdk.frameworks.list()).data.length;
     for (const [file, kind] of [
       ['use.cjs', 'object'],
