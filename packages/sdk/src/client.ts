@@ -5,7 +5,8 @@ import { Auth, tokenRequester } from './resources/auth.ts';
 import { Controls } from './resources/controls.ts';
 import { Evidence } from './resources/evidence.ts';
 import { Frameworks } from './resources/frameworks.ts';
-import type { ClientContext } from './resources/operation.ts';
+import type { ClientContext, WithResponse } from './resources/operation.ts';
+import { rawRequest, type RawRequestInput } from './resources/raw-request.ts';
 import { Policies } from './resources/policies.ts';
 import { Tests } from './resources/tests.ts';
 import { Vulnerabilities } from './resources/vulnerabilities.ts';
@@ -80,6 +81,7 @@ export class ComplianceClient {
   readonly evidence: Evidence;
   readonly tests: Tests;
   readonly vulnerabilities: Vulnerabilities;
+  readonly #ctx: ClientContext;
 
   constructor(options: ClientOptions) {
     if (!options || typeof options.clientId !== 'string' || options.clientId === '') throw new TypeError('clientId is required');
@@ -131,6 +133,7 @@ export class ComplianceClient {
       onStoreError: options.onTokenStoreError,
     });
     const ctx: ClientContext = { sender, tokens };
+    this.#ctx = ctx;
     this.auth = new Auth(tokens, requestToken);
     this.frameworks = new Frameworks(ctx);
     this.controls = new Controls(ctx);
@@ -138,6 +141,15 @@ export class ComplianceClient {
     this.evidence = new Evidence(ctx);
     this.tests = new Tests(ctx);
     this.vulnerabilities = new Vulnerabilities(ctx);
+  }
+
+  /**
+   * Any request to the service, with the token, retries, Idempotency-Key (for POST, PUT, PATCH and
+   * DELETE) and hooks of the typed methods: `client.request('GET', '/v1/controls', { query: { status: ['compliant'] } })`.
+   * The answer is the parsed JSON body, with `response` as on every result.
+   */
+  request<T = unknown>(method: string, path: string, input?: RawRequestInput): Promise<WithResponse<T>> {
+    return rawRequest<T>(this.#ctx, method, path, input);
   }
 }
 

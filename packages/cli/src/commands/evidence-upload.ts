@@ -20,6 +20,10 @@ export const evidenceUploadCommand: Command = {
   group: 'evidence',
   action: 'upload',
   summary: 'attach files to an evidence record',
+  examples: [
+    'evidence upload EVIDENCE_ID --file examples/access-review.xlsx --file examples/approvals.csv --evidence-date 2026-11-20 --idempotency-key upload-q4-access-review',
+    'evidence upload EVIDENCE_ID -f report.pdf --evidence-date now --note "Q4 penetration test"',
+  ],
   args: 'EVIDENCE_ID',
   positionals: { min: 1, max: 1, name: 'EVIDENCE_ID' },
   options: [

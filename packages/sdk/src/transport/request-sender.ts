@@ -54,6 +54,10 @@ export interface Call {
   signal?: AbortSignal;
   timeoutMs?: number;
   maxRetries?: number;
+  /** more headers (raw requests); the sender's own are set after them */
+  headers?: Record<string, string>;
+  /** a success without a body is `undefined` rather than an unexpected answer (raw requests) */
+  allowEmptyBody?: boolean;
 }
 
 /** What the SDK saw of the final answer. */
@@ -121,7 +125,7 @@ export class RequestSender {
         headers: answer.headers,
         error,
       });
-      if (!error) return { body: parseSuccess<T>(answer), info: infoOf(answer, attempts, call.idempotencyKey) };
+      if (!error) return { body: parseSuccess<T>(answer, call.allowEmptyBody), info: infoOf(answer, attempts, call.idempotencyKey) };
 
       const verdict = verdictFor(error, token !== undefined);
       if (token !== undefined && error.status === 401 && error.code === 'token_revoked') await call.tokens!.revoked?.(token);
@@ -156,7 +160,9 @@ export class RequestSender {
     const onCallerAbort = () => controller.abort(call.signal!.reason);
     call.signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
-      const headers = new Headers({ accept: 'application/json', 'user-agent': this.settings.userAgent });
+      const headers = new Headers(call.headers);
+      headers.set('accept', headers.get('accept') ?? 'application/json');
+      headers.set('user-agent', this.settings.userAgent);
       if (call.idempotencyKey !== undefined) headers.set('idempotency-key', call.idempotencyKey);
       const init: RequestInit & { duplex?: 'half' } = { method: call.method, headers, signal: controller.signal };
       if (call.body) {
@@ -189,7 +195,8 @@ export class RequestSender {
 
 const canResend = (call: Call) => !call.body || call.body.replayable();
 
-function parseSuccess<T>(answer: Answer): T {
+function parseSuccess<T>(answer: Answer, allowEmpty: boolean | undefined): T {
+  if (allowEmpty && answer.text === '') return undefined as T;
   try {
     return JSON.parse(answer.text) as T;
   } catch {
