@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -158,6 +159,34 @@ client.frameworks.list().then((r) => console.log(JSON.stringify({ kind: typeof m
       assert.ok(fs.existsSync(path.join(sdkDir, entry.default)), entry.default);
     }
     assert.equal(JSON.parse(fs.readFileSync(path.join(sdkDir, 'dist/cjs/package.json'), 'utf8')).type, 'commonjs');
+  });
+
+  it("the README's quickstart runs twice (the write replays), and without a service ends in one line, not a stack", async () => {
+    const project = path.join(tmp, 'sdk-user');
+    fs.copyFileSync(path.join(REPO, 'examples/quickstart.mjs'), path.join(project, 'quickstart.mjs'));
+    const env = { CDS_BASE_URL: s.server.url, CDS_CLIENT_ID: s.readWrite.clientId, CDS_CLIENT_SECRET: s.readWrite.clientSecret };
+    const first = await run(process.execPath, ['quickstart.mjs'], { cwd: project, home, env });
+    assert.equal(first.code, 0, explain(first));
+    assert.match(first.stdout, /: controls \d+%\n/);
+    assert.match(first.stdout, /\d+ protect controls are non-compliant\n\d+ critical findings\napi%23VUL-9043 replayed: false\n$/);
+    const second = await run(process.execPath, ['quickstart.mjs'], { cwd: project, home, env });
+    assert.match(second.stdout, /api%23VUL-9043 replayed: true\n$/);
+
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as net.AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    const down = await run(process.execPath, ['quickstart.mjs'], {
+      cwd: project,
+      home,
+      env: { ...env, CDS_BASE_URL: `http://127.0.0.1:${port}` },
+    });
+    assert.equal(down.code, 1, explain(down));
+    assert.equal(down.stdout, '');
+    assert.equal(
+      down.stderr,
+      `cannot reach http://127.0.0.1:${port}: connection refused: is the service running? (CDS_BASE_URL sets the address)\n`,
+    );
   });
 
   it('npx compliance in the repository: the result alone on stdout, paths from the caller’s directory', async () => {

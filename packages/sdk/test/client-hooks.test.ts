@@ -120,6 +120,24 @@ describe('User-Agent, hooks, debug and gateway retries (scripted server)', () =>
     assert.equal(retries[0].maxAttempts, 4);
   });
 
+  test('client.request: any path with the token, a list query as one comma-separated value, a key for writes', async () => {
+    server.script(ok([{ controlId: 'c-1' }]), gateway(502), ok({ id: 'x' }, 201));
+    const read = await client().request<{ data: unknown[] }>('get', '/v1/controls', {
+      query: { status: ['compliant', 'non_compliant'], count: 50 },
+    });
+    assert.deepEqual(read.data, [{ controlId: 'c-1' }]);
+    assert.equal(server.requests[0].path, '/v1/controls?status=compliant%2Cnon_compliant&count=50');
+    assert.match(String(server.requests[0].headers.authorization), /^Bearer tok-/);
+    const write = await client().request('POST', '/v1/things', { body: { a: 1 }, headers: { 'x-extra': 'yes' } });
+    assert.equal(write.response.attempts, 2);
+    assert.equal(server.requests[1].headers['idempotency-key'], server.requests[2].headers['idempotency-key']);
+    assert.equal(server.requests[2].headers['x-extra'], 'yes');
+    assert.equal(server.requests[2].body.toString(), '{"a":1}');
+    await assert.rejects(client().request('GET', 'https://elsewhere.example/v1/controls'), /path must start with "\/"/);
+    await assert.rejects(client().request('GET', '//elsewhere.example/v1/controls'), TypeError);
+    await assert.rejects(client().request('GET', '/v1/controls', { headers: { Authorization: 'Bearer x' } }), /set by the SDK/);
+  });
+
   test('rate limited: the retry event carries the Retry-After wait', async () => {
     const retries: RetryEvent[] = [];
     server.script((_req, res) => {
