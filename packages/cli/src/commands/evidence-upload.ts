@@ -21,7 +21,7 @@ export const evidenceUploadCommand: Command = {
   action: 'upload',
   summary: 'attach files to an evidence record',
   examples: [
-    'evidence upload EVIDENCE_ID --file examples/access-review.xlsx --file examples/approvals.csv --evidence-date 2026-11-20 --idempotency-key upload-q4-access-review',
+    'evidence upload EVIDENCE_ID --file examples/access-review.xlsx --file examples/approvals.csv --evidence-date 2026-11-20 --idempotency-key cli-upload-2026-q4-access-review',
     'evidence upload EVIDENCE_ID -f report.pdf --evidence-date now --note "Q4 penetration test"',
   ],
   args: 'EVIDENCE_ID',
