@@ -67,6 +67,7 @@ export const evidenceUploadCommand: Command = {
         }),
     }));
     let result;
+    ctx.showing(progress); // a retry or a slow answer is noted through the bar, not across it
     try {
       result = await sendWrite(ctx, values, (options) =>
         client.evidence.uploadAttachments(evidenceId, { files, evidenceDate, note: values.note as string | undefined }, options),
@@ -74,6 +75,8 @@ export const evidenceUploadCommand: Command = {
     } catch (err) {
       progress.abandon();
       throw err;
+    } finally {
+      ctx.showing(undefined);
     }
     progress.finish();
     ctx.io.err(`uploaded ${paths.length} ${paths.length === 1 ? 'file' : 'files'} (${formatBytes(total)}) to evidence ${evidenceId}`);
