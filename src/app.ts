@@ -20,6 +20,7 @@ import { registerNulGuard } from './http/plugins/nul-guard.ts';
 import { createMetrics, registerMetrics, type Metrics } from './http/plugins/metrics.ts';
 import { ErrorBody, OAuthErrorBody } from './http/schemas/common.ts';
 import { registerRoutes } from './http/routes/index.ts';
+import { listeningBaseUrl, openApiOptions, servedDocument, decorateDocument } from './http/openapi/document.ts';
 import { loggerOptions } from './logger.ts';
 
 declare module 'fastify' {
@@ -100,47 +101,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addSchema(ErrorBody);
   app.addSchema(OAuthErrorBody);
   await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Compliance Data REST Service',
-        version: '1.0.0',
-        description: 'Frameworks, controls, policies, evidence, tests and vulnerability findings of an organization.',
-      },
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Access token from POST /oauth/token.' },
-          consoleSession: {
-            type: 'apiKey',
-            in: 'cookie',
-            name: 'cds_console',
-            description: 'Console session from POST /console/api/session.',
-          },
-        },
-      },
-      tags: [
-        { name: 'auth', description: 'OAuth 2.0 client-credentials token endpoint' },
-        { name: 'frameworks', description: 'Compliance frameworks and their progress' },
-        { name: 'controls', description: 'Controls with their computed compliance status' },
-        { name: 'policies', description: 'Policies' },
-        { name: 'evidence', description: 'Evidence records and their attachments' },
-        { name: 'tests', description: 'Automated and cloud tests with their flagged resources' },
-        { name: 'vulnerabilities', description: 'Third-party vulnerability findings' },
-        { name: 'operations', description: 'Liveness and readiness (metrics are on the operations listener, OPS_PORT)' },
-        {
-          name: 'console',
-          description:
-            "The developer console's admin API (/console/api): administrators sign in with email and password, then manage " +
-            'API credentials, and read usage, the compliance overview and the audit log. Session in an HttpOnly cookie; ' +
-            'every change needs the X-CSRF-Token header.',
-        },
-      ],
-    },
+    openapi: openApiOptions(),
+    transformObject: decorateDocument,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (json.$id as string) || `def-${i}` },
   });
 
   registerRoutes(app, { config, system, metrics, usage });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true } }, async () =>
+    servedDocument(app.swagger(), config.publicBaseUrl ?? listeningBaseUrl(app.server.address(), config)),
+  );
   return app;
 }
 

@@ -36,6 +36,11 @@ export interface Config {
    */
   ops: { host: string; port: number | undefined };
   region: Region;
+  /**
+   * The address clients use (PUBLIC_BASE_URL, e.g. `https://compliance.example.com`), named as the
+   * server of the OpenAPI document. Unset: the address the API listens on.
+   */
+  publicBaseUrl: string | undefined;
   /** `postgres://…` selects PostgreSQL; otherwise the embedded SQLite file below is used. */
   databaseUrl: string | undefined;
   sqlitePath: string;
@@ -132,6 +137,17 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string 
   return raw;
 }
 
+/** PUBLIC_BASE_URL: an http(s) origin with an optional path, without query or fragment; no trailing slash. */
+function publicBaseUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']);
+  if (raw === undefined) return undefined;
+  const parsed = new URL(raw);
+  if (parsed.search !== '' || parsed.hash !== '' || parsed.username !== '' || parsed.password !== '') {
+    throw new ConfigError('PUBLIC_BASE_URL must be an origin with an optional path, without credentials, query or fragment');
+  }
+  return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+}
+
 function secret(env: NodeJS.ProcessEnv, name: string, minLength: number): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
@@ -209,6 +225,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: int(env, 'PORT', 3000),
     ops: { host: env.OPS_HOST || '127.0.0.1', port: env.OPS_PORT?.toLowerCase() === 'off' ? undefined : int(env, 'OPS_PORT', 9090) },
     region: region as Region,
+    publicBaseUrl: publicBaseUrl(env),
     databaseUrl,
     sqlitePath: path.resolve(env.SQLITE_PATH ?? path.join(dataDir, 'cds.sqlite')),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),

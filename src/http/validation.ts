@@ -48,6 +48,8 @@ function fieldName(path: string, extra?: string): string {
 export function issuesFromAjv(errors: ErrorObject[], part: string): FieldIssue[] {
   const issues: FieldIssue[] = [];
   const seen = new Set<string>();
+  // A value over its maxLength is reported as too long only, not also item by item as a list.
+  const tooLong = new Set(errors.filter((e) => e.keyword === 'maxLength').map((e) => e.instancePath));
   for (const e of errors) {
     let issue: FieldIssue;
     if (e.keyword === 'additionalProperties') {
@@ -58,6 +60,8 @@ export function issuesFromAjv(errors: ErrorObject[], part: string): FieldIssue[]
       };
     } else if (e.keyword === 'required') {
       issue = { field: fieldName(e.instancePath, (e.params as { missingProperty: string }).missingProperty), message: 'is required' };
+    } else if (e.keyword === 'pattern' && tooLong.has(e.instancePath)) {
+      continue;
     } else if (e.keyword === 'pattern' && e.parentSchema && 'x-list' in e.parentSchema) {
       issue = { field: fieldName(e.instancePath), message: listIssue(e.parentSchema as never, e.data) };
     } else if (e.keyword === 'type' && Array.isArray(e.data) && part === 'querystring') {
