@@ -59,7 +59,7 @@ export function listIssue(schema: ListSchemaMeta, data: unknown): string {
 
 /** A boolean query parameter: `true`/`false` or `1`/`0`. */
 export function booleanParam(description: string) {
-  return Type.String({ pattern: '^(true|false|1|0)$', description: `${description} Accepts true/false or 1/0.` });
+  return Type.String({ maxLength: 5, pattern: '^(true|false|1|0)$', description: `${description} Accepts true/false or 1/0.` });
 }
 
 export const parseBoolean = (value: string | undefined): boolean | undefined =>
