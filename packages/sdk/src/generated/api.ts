@@ -1028,7 +1028,7 @@ export interface CreateVulnerabilityResponse {
 // GET /v1/vulnerabilities/{vulnerabilityId}: Get one vulnerability finding
 
 export interface GetVulnerabilityParams {
-  /** The vulnerabilityId exactly as returned (already encoded, e.g. `api%23VUL-0001`); an ID encoded again answers 404. */
+  /** The vulnerabilityId exactly as returned (already encoded, e.g. `api%23VUL-0001`); an ID encoded again answers 404. A client that percent-encodes path parameters itself (most generated ones) must be given the decoded ID (`api#VUL-0001`). */
   vulnerabilityId: string;
 }
 
@@ -1116,7 +1116,7 @@ export interface GetVulnerabilityResponse {
 // PATCH /v1/vulnerabilities/{vulnerabilityId}: Update the assignee, report link or custom fields of a finding
 
 export interface UpdateVulnerabilityParams {
-  /** The vulnerabilityId exactly as returned (already encoded, e.g. `api%23VUL-0001`); an ID encoded again answers 404. */
+  /** The vulnerabilityId exactly as returned (already encoded, e.g. `api%23VUL-0001`); an ID encoded again answers 404. A client that percent-encodes path parameters itself (most generated ones) must be given the decoded ID (`api#VUL-0001`). */
   vulnerabilityId: string;
 }
 
