@@ -294,7 +294,7 @@ export interface operations {
           };
         };
       };
-      /** @description invalid_request: grant_type wrong or a required field missing */
+      /** @description invalid_request: grant_type wrong, a required field missing, or client_id or client_secret over 128 characters */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -36,7 +36,7 @@ export default function tokenRoute(app: FastifyInstance, { config, system, metri
         body: TokenRequest,
         response: {
           200: described(TokenResponse, 'The access token, its lifetime and the granted scopes.'),
-          400: oauthError('invalid_request: grant_type wrong or a required field missing'),
+          400: oauthError('invalid_request: grant_type wrong, a required field missing, or client_id or client_secret over 128 characters'),
           401: oauthError('invalid_client: client ID or secret wrong, or credential revoked'),
           429: oauthError('temporarily_unavailable: token endpoint rate limit exceeded; Retry-After says when to retry'),
           500: oauthError('server_error: an unexpected failure (the description quotes the request ID)'),
