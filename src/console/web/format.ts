@@ -39,6 +39,7 @@ const ACTION_LABELS: Record<string, string> = {
   'credential.create': 'Created credential',
   'credential.revoke': 'Revoked credential',
   'admin.create': 'Created administrator',
+  'admin.password_reset': 'Reset administrator password',
 };
 
 /** Readable name of an audit action; codes added later still read sensibly. */
