@@ -64,6 +64,8 @@ describe('API reference in Chromium', { skip }, () => {
 
   test('GET / links the console, the API reference and the OpenAPI document, each answering', async () => {
     await page.goto(server.url);
+    // its one style block runs under its Content-Security-Policy (allowed by its hash)
+    assert.equal(await page.evaluate('getComputedStyle(document.body).maxWidth'), '640px');
     for (const [name, path] of [
       ['Developer console', '/console'],
       ['API reference', '/docs'],
