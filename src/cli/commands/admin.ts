@@ -38,6 +38,25 @@ export const adminCommands: Command[] = [
   },
   {
     group: 'admin',
+    action: 'list',
+    summary: 'list console administrators (no password hashes)',
+    options: { org: ORG_OPTION, json: JSON_OPTION },
+    async run({ system: ctx }, { values }, io) {
+      const admins = await listAdmins({
+        ctx: { ...ctx, actor: { ...operatorActor('cds admin list'), organizationId: await organizationId(ctx, values.org as string) } },
+      });
+      if (values.json) io.out(JSON.stringify(admins));
+      else
+        io.out(
+          table(
+            ['ID', 'EMAIL', 'CREATED', 'LAST SIGN-IN'],
+            admins.map((a) => [a.id, a.email, dateCell(a.createdAt), dateCell(a.lastSignInAt)]),
+          ),
+        );
+    },
+  },
+  {
+    group: 'admin',
     action: 'reset-password',
     summary: "give a console administrator a new password (printed once) and end the administrator's sessions",
     options: {
@@ -62,25 +81,6 @@ export const adminCommands: Command[] = [
             `  password=${password}`,
             `${sessionsEnded} console session${sessionsEnded === 1 ? '' : 's'} ended; sign in again with the new password.`,
           ].join('\n'),
-        );
-    },
-  },
-  {
-    group: 'admin',
-    action: 'list',
-    summary: 'list console administrators (no password hashes)',
-    options: { org: ORG_OPTION, json: JSON_OPTION },
-    async run({ system: ctx }, { values }, io) {
-      const admins = await listAdmins({
-        ctx: { ...ctx, actor: { ...operatorActor('cds admin list'), organizationId: await organizationId(ctx, values.org as string) } },
-      });
-      if (values.json) io.out(JSON.stringify(admins));
-      else
-        io.out(
-          table(
-            ['ID', 'EMAIL', 'CREATED', 'LAST SIGN-IN'],
-            admins.map((a) => [a.id, a.email, dateCell(a.createdAt), dateCell(a.lastSignInAt)]),
-          ),
         );
     },
   },
