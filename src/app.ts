@@ -40,13 +40,15 @@ export interface AppDeps {
   now?: () => number;
   /** false silences logs (tests); default: JSON logs at config.logLevel */
   logger?: boolean;
+  /** `pretty`: pino-pretty's readable lines (main.ts, at a terminal); default `json` */
+  logFormat?: 'json' | 'pretty';
   /** the counters the operations listener serves (src/http/ops-server.ts); default: new ones */
   metrics?: Metrics;
 }
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.logger === false ? false : loggerOptions(config.logLevel),
+    logger: deps.logger === false ? false : loggerOptions(config.logLevel, deps.logFormat),
     genReqId: newRequestId,
     requestIdHeader: false, // never trust a client-chosen ID: the spec promises a unique one
     logController: new LogController({ requestIdLogLabel: 'requestId' }),

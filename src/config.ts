@@ -9,6 +9,10 @@ export const REGIONS = ['in', 'us', 'eu', 'au'] as const;
 export const DEFAULT_MAX_ACTIVE_CREDENTIALS = 100;
 export type Region = (typeof REGIONS)[number];
 
+/** How log lines are written: `auto` is `pretty` when stdout is a terminal, `json` otherwise. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 export interface RateLimitSettings {
   /** requests allowed per window */
   max: number;
@@ -54,6 +58,8 @@ export interface Config {
   /** set (S3_BUCKET): uploaded files go to this S3-compatible bucket instead of blobDir */
   s3: S3Settings | undefined;
   logLevel: string;
+  /** LOG_FORMAT: `json`, `pretty` (pino-pretty), or `auto` (default): pretty when stdout is a terminal */
+  logFormat: LogFormat;
   /** When true and the embedded database is empty, start-up loads the demo organization. */
   demoOnEmpty: boolean;
   rateLimits: {
@@ -112,6 +118,14 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): n
   const value = Number(raw);
   if (value < min) throw new ConfigError(`${name} must be at least ${min}`);
   return value;
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = raw.toLowerCase();
+  if (!(allowed as readonly string[]).includes(value)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return value as T;
 }
 
 function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -234,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     blobDir: path.resolve(env.BLOB_DIR || path.join(dataDir, 'blobs')),
     s3: s3Settings(env),
     logLevel: env.LOG_LEVEL ?? 'info',
+    logFormat: oneOf(env, 'LOG_FORMAT', LOG_FORMATS, 'auto'),
     demoOnEmpty: bool(env, 'DEMO_ON_EMPTY', databaseUrl === undefined),
     rateLimits: {
       api: { max: int(env, 'RATE_LIMIT_MAX', 50, 1), windowSec: int(env, 'RATE_LIMIT_WINDOW_SEC', 60, 1) },

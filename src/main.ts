@@ -15,6 +15,9 @@ import { runCleanup } from './domain/maintenance/cleanup.ts';
 import { warmConsoleAssets } from './http/routes/console/pages.ts';
 import { createMetrics } from './http/plugins/metrics.ts';
 import { buildOpsApp } from './http/ops-server.ts';
+import { resolveLogFormat } from './logger.ts';
+import { listenErrorMessage } from './listen-error.ts';
+import { formatStartBanner, startLogEntry } from './start-banner.ts';
 
 async function main() {
   let config;
@@ -40,14 +43,10 @@ async function main() {
   const store = openRateLimitStore(config, (err) => throttled('redis connection error', err));
   const blobs = openBlobStore(config);
   const metrics = createMetrics();
-  const app = await buildApp(config, { db, rateLimitStore: store, blobs, metrics });
+  const logFormat = resolveLogFormat(config.logFormat, process.stdout.isTTY === true);
+  const app = await buildApp(config, { db, rateLimitStore: store, blobs, metrics, logFormat });
   const ops = config.ops.port === undefined ? undefined : await buildOpsApp({ db, store, metrics });
   report = (what, err) => app.log.warn({ err: { message: err.message } }, what);
-
-  const demo =
-    config.demoOnEmpty && (await countOrganizations(db.kysely)) === 0
-      ? await createDemoOrganization({ db, region: config.region, now: Date.now }, { progress: process.stdout.isTTY })
-      : undefined;
 
   // Expired tokens are kept a day (so they answer token_stale, not unauthorized), then removed.
   const sweeper = setInterval(() => {
@@ -107,13 +106,44 @@ async function main() {
   );
   if (ops && config.ops.port !== undefined) {
     // Before the API, so that a probe of the API's readiness finds the details already served.
-    const address = await ops.listen({ host: config.ops.host, port: config.ops.port });
+    const where = { host: config.ops.host, port: config.ops.port, variable: 'OPS_PORT', hostVariable: 'OPS_HOST' };
+    const address = await listenOrExit(() => ops.listen({ host: config.ops.host, port: config.ops.port! }), where);
     app.log.info({ ops: address }, `Operations listener at ${address} (/metrics, /readyz)`);
   }
-  await app.listen({ host: config.host, port: config.port });
-  if (demo) {
-    const { port } = app.server.address() as { port: number };
-    process.stdout.write(formatDemoCredentials(demo, `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`));
+  await listenOrExit(() => app.listen({ host: config.host, port: config.port }), {
+    host: config.host,
+    port: config.port,
+    variable: 'PORT',
+    hostVariable: 'HOST',
+  });
+  const { port } = app.server.address() as { port: number };
+  const baseUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+
+  // The demo is loaded once the port is ours: were it in use, the demo's secrets, printed only
+  // once, would be printed for a server that never ran.
+  const organizations = await countOrganizations(db.kysely);
+  const demo =
+    config.demoOnEmpty && organizations === 0
+      ? await createDemoOrganization({ db, region: config.region, now: Date.now }, { progress: process.stdout.isTTY })
+      : undefined;
+  if (demo) process.stdout.write(formatDemoCredentials(demo, baseUrl));
+  const facts = { baseUrl, organizations: organizations + (demo ? 1 : 0), demoPrinted: demo !== undefined };
+  if (logFormat === 'pretty') process.stdout.write(formatStartBanner(facts));
+  else {
+    const entry = startLogEntry(facts);
+    app.log.info(entry.fields, entry.message);
+  }
+}
+
+/** Listens, or exits with one line saying what to change when the port cannot be had. */
+async function listenOrExit<T>(listen: () => Promise<T>, where: Parameters<typeof listenErrorMessage>[1]): Promise<T> {
+  try {
+    return await listen();
+  } catch (err) {
+    const message = listenErrorMessage(err, where);
+    if (message === undefined) throw err;
+    process.stderr.write(`${message}\n`, () => process.exit(1));
+    return await new Promise<never>(() => {});
   }
 }
 

@@ -8,7 +8,7 @@ import { progressBar } from './progress.ts';
 import { bumpDataVersion } from '../storage/db/repositories/organizations.ts';
 import { createAdmin } from '../domain/console/create-admin.ts';
 import { findAdminByEmail } from '../storage/db/repositories/admins.ts';
-import { randomBytes } from 'node:crypto';
+import { generatePassword } from '../domain/console/passwords.ts';
 import { operatorActor } from '../operator-actor.ts';
 
 export interface DemoResult {
@@ -38,7 +38,7 @@ export async function createDemoOrganization(
   // Administrator emails are unique per deployment; a second demo organization gets a tagged one.
   let email = 'admin@demo.example';
   if (await findAdminByEmail(ctx.db.kysely, email)) email = `admin+${organization.id.slice(0, 8)}@demo.example`;
-  const password = randomBytes(15).toString('base64url'); // 120 bits, 20 characters
+  const password = generatePassword();
   await createAdmin({ ctx: admin, input: { email, password } });
   return {
     organization: { id: organization.id, name: organization.name },

@@ -3907,7 +3907,7 @@ export interface operations {
                   label: string;
                 };
                 /** @enum {unknown} */
-                action: "session.sign_in" | "session.sign_in_failed" | "session.sign_out" | "credential.create" | "credential.revoke" | "admin.create";
+                action: "session.sign_in" | "session.sign_in_failed" | "session.sign_out" | "credential.create" | "credential.revoke" | "admin.create" | "admin.password_reset";
                 target: {
                   type: string;
                   id: string;

@@ -14,7 +14,7 @@ import {
   updateVulnerability,
 } from '../../storage/db/repositories/vulnerability-writes.ts';
 import { buildVulnerabilityDetail } from './get.ts';
-import { parseVulnerabilityId, publicVulnerabilityId } from './shape.ts';
+import { parseVulnerabilityId, publicVulnerabilityId, vulnerabilityNotFound } from './shape.ts';
 import type { VulnerabilityDetail } from './schema.ts';
 import { MAX_CUSTOM_FIELD_VALUE, type CustomFieldInput, type UpdateVulnerabilityBody } from './write-schema.ts';
 
@@ -69,7 +69,7 @@ export async function updateVulnerabilityFields({
   authorize(ctx.actor, 'vulnerability', 'write');
   const org = ctx.actor.organizationId;
   const id = parseVulnerabilityId(input.vulnerabilityId);
-  if (!id) throw notFound('Vulnerability');
+  if (!id) throw vulnerabilityNotFound(input.vulnerabilityId);
   const body = input.body;
   // The finding as named in its canonical spelling, so every spelling of the ID shares fingerprints.
   const target = publicVulnerabilityId(id.source, id.findingKey);

@@ -6,11 +6,15 @@ import { Type } from 'typebox';
 import { ServiceError } from '../../../domain/errors.ts';
 import type { RouteDeps } from '../deps.ts';
 import { checkReadiness } from './readiness.ts';
+import { quietLogLevel } from '../../../logger.ts';
 
-export default function healthRoutes(app: FastifyInstance, { system }: RouteDeps) {
+export default function healthRoutes(app: FastifyInstance, { system, config }: RouteDeps) {
+  // probes poll these every few seconds: their requests are logged at debug only
+  const logLevel = quietLogLevel(config.logLevel);
   app.get(
     '/healthz',
     {
+      logLevel,
       schema: {
         operationId: 'getHealth',
         tags: ['operations'],
@@ -27,6 +31,7 @@ export default function healthRoutes(app: FastifyInstance, { system }: RouteDeps
   app.get(
     '/readyz',
     {
+      logLevel,
       schema: {
         operationId: 'getReadiness',
         tags: ['operations'],
