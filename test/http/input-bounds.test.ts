@@ -10,7 +10,7 @@ import { MAX_LIST_PARAM_LENGTH } from '../../src/http/schemas/lists.ts';
 
 const env = { RATE_LIMIT_MAX: '100000', UNAUTHENTICATED_RATE_LIMIT_MAX: '100000' };
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
-const LENGTH_MESSAGE = /must NOT have more than \d+ characters|at most \d+ characters/;
+const LENGTH_MESSAGE = /must be at most \d+ characters long/;
 
 interface Param {
   in: string;
@@ -92,13 +92,13 @@ for (const dialect of dialects) {
       assert.ok(ids.length > MAX_LIST_PARAM_LENGTH);
       const res = await api(server.url, `/v1/controls?frameworkIds=${ids}`, token);
       assert.equal(res.status, 400, JSON.stringify(res.body));
-      assert.deepEqual(res.body.error.details, [{ field: 'frameworkIds', message: 'must NOT have more than 4096 characters' }]);
+      assert.deepEqual(res.body.error.details, [{ field: 'frameworkIds', message: 'must be at most 4096 characters long' }]);
     });
 
     test('a nextCursor over 1024 characters is refused naming it', async () => {
       const res = await api(server.url, `/v1/vulnerabilities?nextCursor=${'A'.repeat(1025)}`, token);
       assert.equal(res.status, 400, JSON.stringify(res.body));
-      assert.deepEqual(res.body.error.details, [{ field: 'nextCursor', message: 'must NOT have more than 1024 characters' }]);
+      assert.deepEqual(res.body.error.details, [{ field: 'nextCursor', message: 'must be at most 1024 characters long' }]);
     });
   });
 }
