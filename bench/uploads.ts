@@ -4,20 +4,18 @@
 // process per size) after a 10 MB and after a 100 MB upload, which must not grow with the size.
 //
 //   node bench/uploads.ts [--rounds N]
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import { openDb } from '../src/storage/db/connect.ts';
 import { migrateToLatest } from '../src/storage/db/migrate.ts';
 import { createDemoOrganization } from '../src/demo/create-demo-organization.ts';
+import { ROOT, startChild } from './lib/child.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } });
 const rounds = Number(values.rounds);
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MiB = 1024 * 1024;
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-bench-uploads-'));
@@ -27,20 +25,6 @@ await migrateToLatest(db);
 const demo = await createDemoOrganization({ db, region: 'us', now: Date.now }, { scale: 1, name: 'Bench uploads' });
 const evidence = await db.kysely.selectFrom('evidence').select('id').orderBy('id').limit(1).executeTakeFirstOrThrow();
 await db.close();
-
-/** Starts a child process and resolves with it and the port it prints (PORT n, or Fastify's log line). */
-function startChild(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const match = /PORT (\d+)/.exec(out) ?? /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (match) resolve({ child, port: Number(match[1]) });
-    });
-    child.once('exit', (code) => reject(new Error(`child exited (${code}) before listening:\n${out}`)));
-  });
-}
 
 const serviceEnv = {
   SQLITE_PATH: sqlitePath,
