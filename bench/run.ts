@@ -19,6 +19,7 @@ const SCRIPTS = {
   vulnerabilities: 'bench/vulnerabilities.ts',
   statements: 'bench/statements.ts',
   frameworks: 'bench/frameworks.ts',
+  multipart: 'bench/multipart.ts',
 } as const;
 type Name = keyof typeof SCRIPTS;
 const DEFAULT: Name[] = ['reads', 'uploads'];
