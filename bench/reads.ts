@@ -6,12 +6,15 @@
 //
 //   node bench/reads.ts [--engines sqlite,postgres] [--scale 1] [--seconds 3] [--warmup 1]
 //                       [--rounds 2] [--connections 32] [--threads 1] [--paths /v1/controls,...]
+//                       [--service DIR]
 //
 // PostgreSQL runs when BENCH_DATABASE_URL (or TEST_DATABASE_URL) is set, with Redis as the rate-limit
 // store when BENCH_REDIS_URL (or TEST_REDIS_URL) is; otherwise it is reported as skipped. The service
 // is src/main.ts in a child process, configured through its environment only: demo data, the API
 // rate limit raised so the limiter never answers 429, LOG_LEVEL=warn (no line per request). The load
-// generator is wrk when installed (BENCH_LOAD=built-in forces bench/lib/load.ts).
+// generator is wrk when installed (BENCH_LOAD=built-in forces bench/lib/load.ts). --service runs
+// src/main.ts of another checkout (for example a clone of main beside a branch) against the demo
+// data this checkout loads: its migrations must be the same or a prefix of this checkout's.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -30,6 +33,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '32' },
     threads: { type: 'string', default: '1' },
     paths: { type: 'string' },
+    service: { type: 'string' },
   },
 });
 const scale = Number(values.scale);
@@ -39,6 +43,7 @@ const rounds = Number(values.rounds);
 const connections = Number(values.connections);
 const threads = Number(values.threads);
 const generator = pickGenerator();
+const serviceMain = path.join(values.service ? path.resolve(values.service) : ROOT, 'src/main.ts');
 
 /** The GETs measured; `{controlId}` is the first control of the list. */
 const PATHS = [
@@ -64,7 +69,7 @@ interface Row {
 const log = (line = '') => console.log(line);
 log(
   `Warm reads, service vs raw node:http sending the same bytes, alternated: ${rounds} round(s) of ${seconds} s each ` +
-    `(+${warmupSeconds} s warm-up), ${connections} connections, load by ${generator === 'wrk' ? `wrk (${threads} thread)` : 'the built-in worker-thread generator (wrk not found)'}; demo scale ${scale}`,
+    `(+${warmupSeconds} s warm-up), ${connections} connections, service ${path.relative(process.cwd(), serviceMain) || serviceMain}, load by ${generator === 'wrk' ? `wrk (${threads} thread)` : 'the built-in worker-thread generator (wrk not found)'}; demo scale ${scale}`,
 );
 
 async function benchEngine(engine: BenchEngine): Promise<Row[]> {
@@ -73,7 +78,7 @@ async function benchEngine(engine: BenchEngine): Promise<Row[]> {
   const rows: Row[] = [];
   const port = await freePort();
   const service = await startChild(
-    [path.join(ROOT, 'src/main.ts')],
+    [serviceMain],
     {
       ...database.env,
       HOST: '127.0.0.1',

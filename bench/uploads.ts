@@ -32,6 +32,7 @@ const serviceEnv = {
   PORT: '0',
   HOST: '127.0.0.1',
   DEMO_ON_EMPTY: 'false',
+  OPS_PORT: 'off', // the operations listener is not measured (and its port may be taken)
   RATE_LIMIT_MAX: String(1e9),
   LOG_LEVEL: 'info',
 };
