@@ -44,6 +44,8 @@ const connections = Number(values.connections);
 const threads = Number(values.threads);
 const generator = pickGenerator();
 const serviceMain = path.join(values.service ? path.resolve(values.service) : ROOT, 'src/main.ts');
+/** A path relative to the working directory when it is inside it. */
+const shown = (p: string) => (path.relative(process.cwd(), p).startsWith('..') ? p : path.relative(process.cwd(), p));
 
 /** The GETs measured; `{controlId}` is the first control of the list. */
 const PATHS = [
@@ -69,7 +71,7 @@ interface Row {
 const log = (line = '') => console.log(line);
 log(
   `Warm reads, service vs raw node:http sending the same bytes, alternated: ${rounds} round(s) of ${seconds} s each ` +
-    `(+${warmupSeconds} s warm-up), ${connections} connections, service ${path.relative(process.cwd(), serviceMain) || serviceMain}, load by ${generator === 'wrk' ? `wrk (${threads} thread)` : 'the built-in worker-thread generator (wrk not found)'}; demo scale ${scale}`,
+    `(+${warmupSeconds} s warm-up), ${connections} connections, service ${shown(serviceMain)}, load by ${generator === 'wrk' ? `wrk (${threads} thread)` : 'the built-in worker-thread generator (wrk not found)'}; demo scale ${scale}`,
 );
 
 async function benchEngine(engine: BenchEngine): Promise<Row[]> {
