@@ -20,6 +20,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createBenchDatabase, fetchToken, postgresUrl, redisUrl, type BenchEngine } from './lib/bench-database.ts';
 import { freePort, ROOT, startChild } from './lib/child.ts';
+import { cpuSeconds } from './lib/cpu.ts';
 import { measureLoad, pickGenerator, type HttpLoadResult } from './lib/http-load.ts';
 import { compact, formatTable, median, sizeOf } from './lib/table.ts';
 
@@ -64,9 +65,12 @@ interface Row {
   engine: string;
   path: string;
   bytes: number;
-  service: HttpLoadResult[];
-  raw: HttpLoadResult[];
+  service: Measured[];
+  raw: Measured[];
 }
+
+/** One measurement, with the CPU seconds the server used per request during it. */
+type Measured = HttpLoadResult & { cpuPerRequest: number };
 
 const log = (line = '') => console.log(line);
 log(
@@ -122,17 +126,26 @@ async function benchEngine(engine: BenchEngine): Promise<Row[]> {
     for (const { label, p } of paths) {
       const row: Row = { engine: database.label, path: label, bytes: fs.statSync(manifest[p].bodyFile).size, service: [], raw: [] };
       for (let round = 0; round < rounds; round++) {
-        const load = (base: string) =>
-          measureLoad(generator, { url: `${base}${p}`, headers, connections, seconds, warmupSeconds, threads });
-        row.raw.push(await load(raw.url));
-        row.service.push(await load(service.url));
+        const load = async (server: { url: string; child: { pid?: number } }): Promise<Measured> => {
+          let cpu = 0;
+          const result = await measureLoad(
+            generator,
+            { url: `${server.url}${p}`, headers, connections, seconds, warmupSeconds, threads },
+            { before: () => (cpu = cpuSeconds(server.child.pid!)), after: () => (cpu = cpuSeconds(server.child.pid!) - cpu) },
+          );
+          return { ...result, cpuPerRequest: cpu / Math.max(1, result.requests) };
+        };
+        row.raw.push(await load(raw));
+        row.service.push(await load(service));
       }
       const errors = [...row.service, ...row.raw].reduce((a, r) => a + r.errors, 0);
       if (errors > 0) throw new Error(`GET ${p}: ${errors} answers were errors (not 2xx) during the load`);
       rows.push(row);
       const s = median(row.service.map((r) => r.rps));
       const r = median(row.raw.map((x) => x.rps));
-      log(`  ${label.padEnd(32)} ${compact(s).padStart(6)} / ${compact(r).padStart(6)} req/s = ${(s / r).toFixed(2)}`);
+      log(
+        `  ${label.padEnd(32)} ${compact(s).padStart(6)} / ${compact(r).padStart(6)} req/s = ${(s / r).toFixed(2)}; CPU ${cpuRatio(row)}`,
+      );
     }
   } finally {
     await raw?.stop();
@@ -140,6 +153,12 @@ async function benchEngine(engine: BenchEngine): Promise<Row[]> {
     await database.drop();
   }
   return rows;
+}
+
+/** The raw server's CPU per request over the service's (medians): near the ratio of req/s on an idle machine. */
+function cpuRatio(row: Row): string {
+  const ratio = median(row.raw.map((x) => x.cpuPerRequest)) / median(row.service.map((x) => x.cpuPerRequest));
+  return Number.isFinite(ratio) ? ratio.toFixed(2) : 'n/a';
 }
 
 const engines = values.engines.split(',') as BenchEngine[];
@@ -158,7 +177,7 @@ for (const engine of engines) {
 log();
 log(
   formatTable(
-    ['GET', 'bytes', 'service req/s', 'raw req/s', 'ratio', 'service p50 ms', 'engine'],
+    ['GET', 'bytes', 'service req/s', 'raw req/s', 'ratio', 'CPU ratio', 'service p50 ms', 'engine'],
     rows.map((row) => {
       const s = median(row.service.map((r) => r.rps));
       const r = median(row.raw.map((x) => x.rps));
@@ -168,11 +187,16 @@ log(
         compact(s),
         compact(r),
         (s / r).toFixed(2),
+        cpuRatio(row),
         median(row.service.map((x) => x.p50Ms)).toFixed(2),
         row.engine,
       ];
     }),
-    [false, true, true, true, true, true, false],
+    [false, true, true, true, true, true, true, false],
   ),
+);
+log(
+  "ratio: service req/s over raw req/s, median of the rounds. CPU ratio: the raw server's CPU seconds per request over the " +
+    "service's, steadier on a shared machine (the database and Redis servers' CPU is not counted).",
 );
 for (const line of skipped) log(line);

@@ -99,6 +99,15 @@ function peakRssMiB(pid: number): number {
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
 }
 
+/**
+ * CPU seconds (user + system) a process has used so far (Linux, 100 ticks a second). On a machine
+ * other jobs share, the CPU an upload costs each server is steadier than the time it takes.
+ */
+function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const FILES = 5;
 const FILE_BYTES = 20 * MiB; // 5 × 20 MiB = the 100 MB limit
@@ -111,7 +120,10 @@ const token = await tokenFrom(service.port);
 const auth = { authorization: `Bearer ${token}` };
 const serviceTimes: number[] = [];
 const rawTimes: number[] = [];
+const serviceCpu: number[] = [];
+const rawCpu: number[] = [];
 for (let round = 0; round <= rounds; round++) {
+  const serviceCpuBefore = cpuSeconds(service.child.pid!);
   const s = await upload(
     service.port,
     `/v1/evidence/${evidence.id}/attachments`,
@@ -120,11 +132,15 @@ for (let round = 0; round <= rounds; round++) {
     FILE_BYTES,
   );
   if (s.status !== 201) throw new Error(`upload failed: ${s.status} ${s.body}`);
+  const serviceCpuUsed = cpuSeconds(service.child.pid!) - serviceCpuBefore;
+  const rawCpuBefore = cpuSeconds(raw.child.pid!);
   const r = await upload(raw.port, '/upload', {}, FILES, FILE_BYTES);
   if (r.status !== 201) throw new Error(`baseline failed: ${r.status}`);
   if (round === 0) continue; // warm-up
   serviceTimes.push(s.seconds);
   rawTimes.push(r.seconds);
+  serviceCpu.push(serviceCpuUsed);
+  rawCpu.push(cpuSeconds(raw.child.pid!) - rawCpuBefore);
 }
 service.child.kill();
 raw.child.kill();
@@ -176,6 +192,9 @@ console.log(`Upload of ${totalMiB} MiB in ${FILES} files, median of ${rounds} ro
 console.log(`  service   ${serviceRate.toFixed(0).padStart(5)} MiB/s  (${median(serviceTimes).toFixed(3)} s)`);
 console.log(`  raw http  ${rawRate.toFixed(0).padStart(5)} MiB/s  (${median(rawTimes).toFixed(3)} s)`);
 console.log(`  ratio service/raw throughput: ${(serviceRate / rawRate).toFixed(2)}`);
+console.log(
+  `  CPU per upload: service ${median(serviceCpu).toFixed(2)} s, raw ${median(rawCpu).toFixed(2)} s; ratio raw/service ${(median(rawCpu) / median(serviceCpu)).toFixed(2)} (steadier than times on a shared machine)`,
+);
 console.log('Peak RSS (VmHWM) before and after one upload, fresh process per size: service | raw baseline');
 for (const p of peaks) {
   console.log(

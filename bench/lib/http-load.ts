@@ -16,6 +16,8 @@ export interface HttpLoadOptions {
 }
 
 export interface HttpLoadResult {
+  /** requests answered in the measured window (warm-up excluded) */
+  requests: number;
   rps: number;
   p50Ms: number;
   p99Ms: number;
@@ -32,19 +34,29 @@ export function pickGenerator(): Generator {
   return probe.error ? 'built-in' : 'wrk';
 }
 
-export async function measureLoad(generator: Generator, options: HttpLoadOptions): Promise<HttpLoadResult> {
+/**
+ * Runs the warm-up, then `measured` is called just before and just after the measured window
+ * (to read, for example, the server's CPU time around it).
+ */
+export async function measureLoad(
+  generator: Generator,
+  options: HttpLoadOptions,
+  measured: { before?: () => void; after?: () => void } = {},
+): Promise<HttpLoadResult> {
   if (generator === 'built-in') {
-    const r = await runLoad({
-      url: options.url,
-      headers: options.headers,
-      connections: options.connections,
-      durationMs: options.seconds * 1000,
-      warmupMs: options.warmupSeconds * 1000,
-    });
-    return { rps: r.rps, p50Ms: r.p50Ms, p99Ms: r.p99Ms, errors: r.errors };
+    const load = (seconds: number) =>
+      runLoad({ url: options.url, headers: options.headers, connections: options.connections, durationMs: seconds * 1000, warmupMs: 0 });
+    if (options.warmupSeconds > 0) await load(options.warmupSeconds);
+    measured.before?.();
+    const r = await load(options.seconds);
+    measured.after?.();
+    return { requests: r.requests, rps: r.rps, p50Ms: r.p50Ms, p99Ms: r.p99Ms, errors: r.errors };
   }
   if (options.warmupSeconds > 0) await wrk({ ...options, seconds: options.warmupSeconds });
-  return wrk(options);
+  measured.before?.();
+  const r = await wrk(options);
+  measured.after?.();
+  return r;
 }
 
 function wrk(options: HttpLoadOptions): Promise<HttpLoadResult> {
@@ -79,6 +91,7 @@ const UNIT_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 }
 /** Requests/s, the 50th and 99th latency percentiles (--latency) and the errors of wrk's report. */
 export function parseWrk(out: string): HttpLoadResult {
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
+  const requests = /(\d+) requests in/.exec(out);
   if (!rps) throw new Error('no Requests/sec in the output');
   const pct = (p: string) => {
     const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(out);
@@ -87,5 +100,11 @@ export function parseWrk(out: string): HttpLoadResult {
   const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out);
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const socketErrors = socket ? socket.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
-  return { rps: Number(rps[1]), p50Ms: pct('50'), p99Ms: pct('99'), errors: Number(non2xx?.[1] ?? 0) + socketErrors };
+  return {
+    requests: Number(requests?.[1] ?? 0),
+    rps: Number(rps[1]),
+    p50Ms: pct('50'),
+    p99Ms: pct('99'),
+    errors: Number(non2xx?.[1] ?? 0) + socketErrors,
+  };
 }
