@@ -36,6 +36,10 @@ export function startChild(args: string[], env: Record<string, string>, port?: n
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // A benchmark that fails half-way must not leave its servers running.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   const stop = () =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
