@@ -35,7 +35,8 @@ import { loadConfig } from '../src/config.ts';
 import { openDb, type Db } from '../src/storage/db/connect.ts';
 import { migrateToLatest } from '../src/storage/db/migrate.ts';
 import { MemoryRateLimitStore } from '../src/storage/ratelimit/memory.ts';
-import { bumpDataVersion } from '../src/storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../src/storage/db/repositories/organizations.ts';
+import { DATA_KINDS } from '../src/domain/data-versions.ts';
 import { createDemoOrganization, type DemoResult } from '../src/demo/create-demo-organization.ts';
 import { authenticate } from '../src/domain/auth/tokens.ts';
 import type { Context } from '../src/domain/context.ts';
@@ -132,7 +133,7 @@ async function frameworkIdOf(org: DemoResult, name: string): Promise<string> {
 
 async function statementsOf(org: DemoResult, pathAndQuery: string): Promise<{ http: number; verb?: number }> {
   await get(org, pathAndQuery); // the credential's lastUsedAt is written at most once a minute: keep it out of the count
-  await bumpDataVersion(db.kysely, org.organization.id); // so the result cache misses
+  await bumpDataVersions(db.kysely, org.organization.id, DATA_KINDS); // so the result cache misses
   counter.count = 0;
   await get(org, pathAndQuery);
   return { http: counter.count };
@@ -227,12 +228,12 @@ const combos = Array.from({ length: requests + 10 }, () => `${appUrl}/v1/control
 const coldCombo = await runSequential({ urls: combos, headers, requests, warmup: 10 });
 log(`  cold: new frameworkIds combination      ${fmt(coldCombo)}   (snapshot of the data version reused)`);
 const coldVersion = await runSequential({ urls: [`${appUrl}/v1/controls?frameworkIds=${F}`], headers, requests, warmup: 10 }, () =>
-  bumpDataVersion(db.kysely, large.organization.id),
+  bumpDataVersions(db.kysely, large.organization.id, DATA_KINDS),
 );
 log(`  cold: data version bumped each request  ${fmt(coldVersion)}   (everything read again)`);
 const coldAll = await runSequential(
   { urls: [`${appUrl}/v1/controls`], headers, requests: Math.max(20, Math.floor(requests / 4)), warmup: 5 },
-  () => bumpDataVersion(db.kysely, large.organization.id),
+  () => bumpDataVersions(db.kysely, large.organization.id, DATA_KINDS),
 );
 log(`  same, without frameworkIds (${(await get(large, '/v1/controls')).length} controls)  ${fmt(coldAll)}`);
 

@@ -5,8 +5,9 @@
 // two organizations loaded with the same seed hold the same data under different IDs. Rows are
 // generated one record at a time and written in transactions of ~20k rows, so memory stays flat
 // even at scale 2000 (about a million findings).
-import { sql } from 'kysely';
 import type { Db } from '../storage/db/connect.ts';
+import { bumpDataVersions } from '../storage/db/repositories/organizations.ts';
+import { WRITES } from '../domain/data-versions.ts';
 import { ControlModel, generateControls } from './controls.ts';
 import { type Ctx, makeCtx } from './context.ts';
 import { generateEvidence } from './evidence.ts';
@@ -124,7 +125,7 @@ export async function loadDemoData(db: Db, organizationId: string, options: Demo
   }
   options.onProgress?.(ctx.progress.done, ctx.progress.total);
 
-  await db.kysely.updateTable('organizations').set({ data_version: sql`data_version + 1` }).where('id', '=', organizationId).execute();
+  await bumpDataVersions(db.kysely, organizationId, WRITES['demo.load']);
 
   const t = ctx.writer.counts();
   return {
