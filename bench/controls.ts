@@ -15,7 +15,11 @@
 //      evaluates the compliance rule for each, over the data version's snapshot (controls,
 //      links, artifact states), which the first request loaded;
 //    - cold, data version bumped before every request (as after every write): everything is read
-//      from the database again and computed.
+//      from the database again and computed;
+//    - after an evidence upload (one small file to a random evidence record, over HTTP, before
+//      every request): the evidence states are read again, the rest of the snapshot is reused;
+//    - after a vulnerability write (a finding created over HTTP before every request): that
+//      write cannot change the answer, which stays cached.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -74,7 +78,12 @@ const db = openDb(databaseUrl ? { databaseUrl } : { sqlitePath: path.join(dir, '
 await migrateToLatest(db);
 const counter = new StatementCounter();
 const counted: Db = { kysely: db.kysely.withPlugin(counter), dialect: db.dialect, ping: () => db.ping(), close: () => db.close() };
-const config = loadConfig({ SQLITE_PATH: path.join(dir, 'bench.sqlite'), RATE_LIMIT_MAX: String(1e9), LOG_LEVEL: 'silent' });
+const config = loadConfig({
+  SQLITE_PATH: path.join(dir, 'bench.sqlite'),
+  BLOB_DIR: path.join(dir, 'blobs'),
+  RATE_LIMIT_MAX: String(1e9),
+  LOG_LEVEL: 'silent',
+});
 const system = { db, region: config.region, now: Date.now };
 
 const log = (line = '') => console.log(line);
@@ -103,11 +112,11 @@ const app = await buildApp(config, { db: counted, rateLimitStore: store, logger:
 await app.listen({ host: '127.0.0.1', port: 0 });
 const appUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
 
-async function tokenFor(org: DemoResult): Promise<string> {
+async function tokenFor(org: DemoResult, credential = org.readOnly): Promise<string> {
   const res = await fetch(`${appUrl}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: org.readOnly.clientId, client_secret: org.readOnly.clientSecret }),
+    body: JSON.stringify({ grant_type: 'client_credentials', client_id: credential.clientId, client_secret: credential.clientSecret }),
   });
   return ((await res.json()) as { access_token: string }).access_token;
 }
@@ -236,6 +245,40 @@ const coldAll = await runSequential(
   () => bumpDataVersions(db.kysely, large.organization.id, DATA_KINDS),
 );
 log(`  same, without frameworkIds (${(await get(large, '/v1/controls')).length} controls)  ${fmt(coldAll)}`);
+
+// Writes over HTTP before each request, as a client would make them.
+const writer = { authorization: `Bearer ${await tokenFor(large, large.readWrite)}` };
+const evidenceIds = ((await get(large, '/v1/evidence')) as Array<{ evidenceId: string }>).map((e) => e.evidenceId);
+let writes = 0;
+async function write(method: string, pathAndQuery: string, body: string | FormData, headers: Record<string, string> = {}) {
+  const res = await fetch(`${appUrl}${pathAndQuery}`, {
+    method,
+    headers: { ...writer, 'idempotency-key': `bench-${Date.now()}-${++writes}`, ...headers },
+    body,
+  });
+  if (res.status !== 201 && res.status !== 200) throw new Error(`${method} ${pathAndQuery}: ${res.status} ${await res.text()}`);
+  await res.arrayBuffer();
+}
+const uploadEvidence = () => {
+  const form = new FormData();
+  form.append('evidenceDate', String(Date.now() - 60_000));
+  form.append('files', new Blob([`bench upload ${writes}\n`]), 'export.txt');
+  return write('POST', `/v1/evidence/${evidenceIds[writes % evidenceIds.length]}/attachments`, form);
+};
+const createFinding = () =>
+  write(
+    'POST',
+    '/v1/vulnerabilities',
+    JSON.stringify({ vulnerabilityId: `VUL-BENCH-${writes}`, title: 'Bench finding', severity: 'low', status: 'open' }),
+    { 'content-type': 'application/json' },
+  );
+const controlsUrl = [`${appUrl}/v1/controls?frameworkIds=${F}`];
+const afterUpload = await runSequential({ urls: controlsUrl, headers, requests, warmup: 10 }, uploadEvidence);
+log(`  after an evidence upload                ${fmt(afterUpload)}`);
+const afterFinding = await runSequential({ urls: controlsUrl, headers, requests, warmup: 10 }, createFinding);
+log(`  after a vulnerability write             ${fmt(afterFinding)}`);
+const frameworksAfterUpload = await runSequential({ urls: [`${appUrl}/v1/frameworks`], headers, requests, warmup: 10 }, uploadEvidence);
+log(`  GET /v1/frameworks after an evidence upload  ${fmt(frameworksAfterUpload)}`);
 
 log(
   `  load average after the runs: ${os
