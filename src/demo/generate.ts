@@ -82,7 +82,7 @@ async function generate(ctx: Ctx, phase: (name: string) => void): Promise<void> 
 
 /**
  * Fills `organizationId` (which must exist and hold no compliance data yet) with demo data.
- * Bumps the organization's data version at the end so cached responses are not reused.
+ * Bumps every data version of the organization at the end so cached responses are not reused.
  * Batches commit as they go: if loading fails midway, the rows already written stay; delete the
  * organization (its rows cascade) before loading again.
  */

@@ -20,19 +20,25 @@ const migrations: Record<string, Migration> = {
   '0007_data_versions': m0007,
 };
 
-export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
-  // Kysely looks for its bookkeeping tables in every schema unless told which one; name the
-  // current schema so several deployments (or test runs) can share one PostgreSQL database.
+/**
+ * The migrator of `db`. Kysely looks for its bookkeeping tables in every schema unless told
+ * which one; on PostgreSQL the current schema is named so several deployments (or test runs) can
+ * share one database.
+ */
+export async function migratorFor(db: Db): Promise<Migrator> {
   const migrationTableSchema =
     db.dialect === 'postgres'
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely)).rows[0].schema
       : undefined;
-  const migrator = new Migrator({
+  return new Migrator({
     db: db.kysely,
     provider: { getMigrations: async () => migrations },
     migrationTableSchema,
   });
-  const result = await migrator.migrateToLatest();
+}
+
+export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
+  const result = await (await migratorFor(db)).migrateToLatest();
   if (result.error) throw result.error;
   return result;
 }
