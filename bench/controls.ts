@@ -271,7 +271,7 @@ const createFinding = () =>
   write(
     'POST',
     '/v1/vulnerabilities',
-    JSON.stringify({ vulnerabilityId: `VUL-BENCH-${writes}`, title: 'Bench finding', severity: 'low', status: 'open' }),
+    JSON.stringify({ vulnerabilityId: `CVE-2099-${10000 + writes}`, title: 'Bench finding', severity: 'low', status: 'open' }),
     { 'content-type': 'application/json' },
   );
 const controlsUrl = [`${appUrl}/v1/controls?frameworkIds=${F}`];
