@@ -4,6 +4,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Config } from './config.ts';
 import { systemContext } from './system-context.ts';
+import type { ResultCache } from './domain/result-cache.ts';
 import type { Db } from './storage/db/connect.ts';
 import type { RateLimitStore } from './storage/ratelimit/store.ts';
 import type { BlobStore } from './storage/blobs/store.ts';
@@ -44,6 +45,8 @@ export interface AppDeps {
   logFormat?: 'json' | 'pretty';
   /** the counters the operations listener serves (src/http/ops-server.ts); default: new ones */
   metrics?: Metrics;
+  /** the result cache (tests compare with a NoResultCache); default: a new ResultCache */
+  cache?: ResultCache;
 }
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
@@ -74,7 +77,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const blobs = deps.blobs ?? openBlobStore(config);
   if (!deps.blobs) app.addHook('onClose', async () => blobs.close());
-  const system = systemContext(config, { db: deps.db, blobs, limiter: deps.rateLimitStore, now: deps.now });
+  const system = systemContext(config, { db: deps.db, blobs, limiter: deps.rateLimitStore, now: deps.now, cache: deps.cache });
   const metrics = deps.metrics ?? createMetrics();
   const usage = new UsageRecorder(deps.db, system.now);
   const usageTimer = setInterval(() => void usage.flush(), config.usageFlushIntervalMs);

@@ -5,7 +5,8 @@ import { createOrganization } from '../domain/organizations/create.ts';
 import { createCredential } from '../domain/auth/create-credential.ts';
 import { loadDemoData, type DemoSummary } from './generate.ts';
 import { progressBar } from './progress.ts';
-import { bumpDataVersion } from '../storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../storage/db/repositories/organizations.ts';
+import { WRITES } from '../domain/data-versions.ts';
 import { createAdmin } from '../domain/console/create-admin.ts';
 import { findAdminByEmail } from '../storage/db/repositories/admins.ts';
 import { generatePassword } from '../domain/console/passwords.ts';
@@ -31,7 +32,7 @@ export async function createDemoOrganization(
     onProgress: bar ? (done, total) => bar.update(done, total) : undefined,
   });
   bar?.done();
-  await bumpDataVersion(ctx.db.kysely, organization.id);
+  await bumpDataVersions(ctx.db.kysely, organization.id, WRITES['demo.load']);
   const admin = { ...ctx, actor: { ...operatorActor('demo loader'), organizationId: organization.id } };
   const readOnly = await createCredential({ ctx: admin, input: { accessLevel: 'read_only', name: 'Demo Read Only' } });
   const readWrite = await createCredential({ ctx: admin, input: { accessLevel: 'read_write', name: 'Demo Read & Write' } });

@@ -24,7 +24,7 @@ export interface BaseContext {
 
 /** What the server's verbs receive: the base plus the shared services and settings. */
 export interface SystemContext extends BaseContext {
-  /** results keyed by organization data version */
+  /** results keyed by the organization's data versions of the kinds they read */
   cache: ResultCache;
   /** where uploaded files go */
   blobs: BlobStore;

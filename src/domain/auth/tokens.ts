@@ -104,6 +104,6 @@ export async function authenticate({ ctx, input }: { ctx: BaseContext; input: { 
     credentialId: grant.credentialId,
     scopes: new Set(grant.scopes.split(' ')),
     plan: new Set(grant.plan.split(',')),
-    dataVersion: grant.dataVersion,
+    dataVersions: grant.dataVersions,
   };
 }

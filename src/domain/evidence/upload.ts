@@ -23,7 +23,8 @@ import { releaseClaim } from '../../storage/db/repositories/idempotency.ts';
 import { attachmentPeriod } from '../vocabulary.ts';
 import { BlobTooLargeError, Meter } from '../../storage/blobs/store.ts';
 import { findEvidence } from '../../storage/db/repositories/evidence.ts';
-import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
+import { WRITES } from '../data-versions.ts';
 import {
   sumAttachmentBytes,
   deletePendingUpload,
@@ -229,7 +230,7 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
       async (trx) => {
         // First: the update locks the organization's row, so concurrent uploads of one organization
         // are recorded one at a time, each counting the bytes of those recorded before it.
-        await bumpDataVersion(trx, org);
+        await bumpDataVersions(trx, org, WRITES['evidence.upload']);
         const usedBytes = await sumAttachmentBytes(trx, org);
         const uploadBytes = upload.files.reduce((sum, f) => sum + f.size, 0);
         if (usedBytes + uploadBytes > quotaBytes) throw quotaExceeded({ quotaBytes, usedBytes }, uploadBytes);

@@ -5,7 +5,8 @@ import { authorize } from '../auth/scopes.ts';
 import { notFound, validationFailed, type FieldIssue } from '../errors.ts';
 import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
-import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
+import { WRITES } from '../data-versions.ts';
 import { findVulnerability, listCustomFieldDefinitions } from '../../storage/db/repositories/vulnerabilities.ts';
 import {
   findPersonIdByEmail,
@@ -122,7 +123,7 @@ export async function updateVulnerabilityFields({
       reportLink: body.reportLink === undefined ? undefined : body.reportLink === '' ? null : body.reportLink,
       modifiedOn: ctx.now(),
     });
-    await bumpDataVersion(trx, org);
+    await bumpDataVersions(trx, org, WRITES['vulnerabilities.update']);
     const updated = await findVulnerability(trx, org, id.source, id.findingKey);
     return { kind: 'updated', resource: await buildVulnerabilityDetail(trx, org, updated!) };
   });

@@ -2,7 +2,7 @@
 // convert rows to camelCase domain objects at their edge. Times are epoch milliseconds (bigint in
 // PostgreSQL, INTEGER in SQLite); booleans are 0/1 in SQLite, so readers pass them through Boolean().
 // JSON arrays (tags, gaps, questions…) are TEXT holding JSON in both engines: they are never filtered.
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 type Bool = ColumnType<boolean | number, boolean, boolean>;
 type Ms = number;
@@ -17,8 +17,12 @@ export interface OrganizationsTable {
   region: string;
   /** comma-separated resource names the plan includes */
   plan: string;
-  /** bumped by every write to the organization's data; keys response caches */
-  data_version: number;
+  /** the data version of each kind (src/domain/data-versions.ts): bumped by the writes that change that kind; they key cached answers */
+  controls_version: Generated<number>;
+  policies_version: Generated<number>;
+  evidence_version: Generated<number>;
+  tests_version: Generated<number>;
+  vulnerabilities_version: Generated<number>;
   created_at: Ms;
 }
 
