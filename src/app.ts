@@ -7,6 +7,7 @@ import { systemContext } from './system-context.ts';
 import type { Db } from './storage/db/connect.ts';
 import type { RateLimitStore } from './storage/ratelimit/store.ts';
 import type { BlobStore } from './storage/blobs/store.ts';
+import type { ServerInstance } from './domain/instances/server-instance.ts';
 import { openBlobStore } from './storage/blobs/open.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { answerClientError, registerErrorHandler, sendFrameworkError } from './http/plugins/error-handler.ts';
@@ -41,6 +42,8 @@ export interface AppDeps {
   logger?: boolean;
   /** the counters the operations listener serves (src/http/ops-server.ts); default: new ones */
   metrics?: Metrics;
+  /** the server process's heartbeat (main.ts), whose liveness bounds its claims; absent: the write lease alone does */
+  instance?: ServerInstance;
 }
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
@@ -71,7 +74,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const blobs = deps.blobs ?? openBlobStore(config);
   if (!deps.blobs) app.addHook('onClose', async () => blobs.close());
-  const system = systemContext(config, { db: deps.db, blobs, limiter: deps.rateLimitStore, now: deps.now });
+  const system = systemContext(config, { db: deps.db, blobs, limiter: deps.rateLimitStore, now: deps.now, instance: deps.instance });
   const metrics = deps.metrics ?? createMetrics();
   const usage = new UsageRecorder(deps.db, system.now);
   const usageTimer = setInterval(() => void usage.flush(), config.usageFlushIntervalMs);
