@@ -107,7 +107,7 @@ for (const dialect of dialects) {
     }
 
     /** Retries `attempt` every 200 ms until it answers 201, at most until `deadline`; the answers seen. */
-    async function retryUntilCreated(attempt: () => Promise<{ status: number; body: any }>, deadline: number) {
+    async function retryUntilCreated(attempt: () => Promise<Awaited<ReturnType<typeof api>>>, deadline: number) {
       const seen: string[] = [];
       for (;;) {
         const res = await attempt();
