@@ -17,7 +17,7 @@ import { createTestDatabase, createTestStore, dialects, type TestDatabase } from
 import { startServerProcess, type ServerProcess } from '../harness/process.ts';
 import { api, createOrgWithCredential, getToken, type Client } from '../harness/server.ts';
 import { artifactFixtures } from '../harness/fixtures-artifacts.ts';
-import { blobFiles, date, file, MiB, multipartType, payload, rawBody } from '../harness/uploads.ts';
+import { date, walkDir, file, MiB, multipartType, payload, rawBody } from '../harness/uploads.ts';
 import { holdUpload } from '../harness/held-upload.ts';
 
 const BOUNDARY = 'liveness-boundary';
@@ -96,14 +96,15 @@ for (const dialect of dialects) {
           .where('evidence_id', '=', evidenceId)
           .execute()
       ).map((r) => r.blob_key);
-    /** Blob files on disk that no attachment records (partial files of unfinished uploads). */
+    /** Files in the blob directory that no attachment records (partial files of unfinished uploads, temporary ones included). */
     async function unrecordedBlobs(): Promise<string[]> {
       const recorded = new Set(
         (await database.db.kysely.selectFrom('attachments').select('blob_key').where('blob_key', 'is not', null).execute()).map(
           (r) => r.blob_key,
         ),
       );
-      return blobFiles(blobDir).filter((f) => !f.includes('.tmp') && ![...recorded].some((k) => k && f.endsWith(k)));
+      const { entries, tmp } = walkDir(blobDir);
+      return [...entries.filter((e) => !e.startsWith('dir:') && !recorded.has(e)), ...tmp];
     }
 
     /** Retries `attempt` every 200 ms until it answers 201, at most until `deadline`; the answers seen. */
@@ -129,7 +130,8 @@ for (const dialect of dialects) {
       await waitForClaim(key);
       // Part of the file is on disk when the node dies.
       const deadlineWrite = Date.now() + 5000;
-      while (blobFiles(blobDir).length === 0 && Date.now() < deadlineWrite) await sleep(20);
+      while (walkDir(blobDir).tmp.length === 0 && Date.now() < deadlineWrite) await sleep(20);
+      assert.equal(walkDir(blobDir).tmp.length, 1, 'the file being uploaded is on disk');
       await a.kill();
       const diedAt = Date.now();
       assert.ok((await held.answer) instanceof Error, 'the killed node never answered');

@@ -41,6 +41,7 @@ export async function reapAbandonedUploads({ ctx, input }: { ctx: ReapContext; i
         await blobs.delete(key);
         result.orphanBlobs++;
       }
+      result.orphanBlobs += (await blobs.removePartial?.(upload.blobPrefix)) ?? 0;
       await deletePendingUpload(db.kysely, upload.id);
       result.abandonedUploads++;
     }
