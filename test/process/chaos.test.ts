@@ -284,6 +284,25 @@ describe('chaos: two nodes on PostgreSQL and Redis behind a failover balancer', 
       while (!(await attempt(w)).ok && Date.now() - chaosEnded < 10_000) await sleep(200);
     }
     const stillFailing = writes.filter((w) => !w.ok).map((w) => `${w.kind} ${w.key}: ${w.error}`);
+
+    // ---- the figures (printed before the assertions, so a failing run shows them too) ----
+    const count503 = (o: { down: number; up: number }) =>
+      plain.filter((p) => p.status === 503 && p.at >= o.down && p.at <= o.up + RECOVERY_MS).length;
+    const countFailed = (o: { down: number; up: number }) =>
+      plain.filter((p) => p.status !== 200 && p.at >= o.down && p.at <= o.up + RECOVERY_MS).length;
+    const creates = writes.filter((w) => w.kind === 'create');
+    const uploads = writes.filter((w) => w.kind === 'upload');
+    console.log(
+      `# chaos: ${writes.length} writes (${creates.length} creates, ${writes.length - creates.length - uploads.length} patches, ${uploads.length} uploads); ` +
+        `${failed.length} failed during the chaos (retried with their keys after it: ${stillFailing.length} still failing 10 s after the chaos); balancer resets ${balancer.resets}`,
+    );
+    for (const [what, o] of Object.entries(outages)) {
+      console.log(
+        `# chaos ${what}: down ${o.up - o.down} ms; ${o.recovery.map((r) => `node ${r.node} first 2xx ${r.firstApi2xxMs} ms, ready ${r.readyMs} ms`).join('; ')}; ` +
+          `client without retries: ${count503(o)} × 503, ${countFailed(o)} non-200 of ${plain.filter((p) => p.at >= o.down && p.at <= o.up + RECOVERY_MS).length}`,
+      );
+    }
+    console.log(`# chaos: failures during the chaos: ${failures.join('; ') || 'none'}`);
     assert.deepEqual(
       stillFailing,
       [],
@@ -316,7 +335,6 @@ describe('chaos: two nodes on PostgreSQL and Redis behind a failover balancer', 
     // ---- every write present exactly once ----
     const k = database.db.kysely;
     const org = client.organizationId;
-    const creates = writes.filter((w) => w.kind === 'create');
     const findings = await k
       .selectFrom('vulnerabilities')
       .select(['finding_key', 'report_link'])
@@ -335,25 +353,7 @@ describe('chaos: two nodes on PostgreSQL and Redis behind a failover balancer', 
       assert.equal(f?.report_link, `https://reports.example.com/${n}`, `patch ${w.key} present`);
     }
     const attachments = await k.selectFrom('attachments').select(['display_name']).where('organization_id', '=', org).execute();
-    const uploads = writes.filter((w) => w.kind === 'upload');
     assert.equal(attachments.length, uploads.length, 'one attachment per upload');
     assert.equal(new Set(attachments.map((x) => x.display_name)).size, uploads.length, 'no upload recorded twice');
-
-    // ---- the figures ----
-    const count503 = (o: { down: number; up: number }) =>
-      plain.filter((p) => p.status === 503 && p.at >= o.down && p.at <= o.up + RECOVERY_MS).length;
-    const countFailed = (o: { down: number; up: number }) =>
-      plain.filter((p) => p.status !== 200 && p.at >= o.down && p.at <= o.up + RECOVERY_MS).length;
-    console.log(
-      `# chaos: ${writes.length} writes (${creates.length} creates, ${writes.length - creates.length - uploads.length} patches, ${uploads.length} uploads); ` +
-        `${failed.length} failed during the chaos and completed on retry; balancer resets ${balancer.resets}`,
-    );
-    for (const [what, o] of Object.entries(outages)) {
-      console.log(
-        `# chaos ${what}: down ${o.up - o.down} ms; ${o.recovery.map((r) => `node ${r.node} first 2xx ${r.firstApi2xxMs} ms, ready ${r.readyMs} ms`).join('; ')}; ` +
-          `client without retries: ${count503(o)} × 503, ${countFailed(o)} non-200 of ${plain.filter((p) => p.at >= o.down && p.at <= o.up + RECOVERY_MS).length}`,
-      );
-    }
-    console.log(`# chaos: failures during the chaos: ${failures.join('; ') || 'none'}`);
   });
 });
