@@ -18,6 +18,7 @@ import {
   type IdempotencyRecord,
 } from '../../storage/db/repositories/idempotency.ts';
 import { ServiceError } from '../errors.ts';
+import { DEFAULT_CLAIM_LIVENESS_MS } from '../../config.ts';
 import type { ServerInstance } from '../instances/server-instance.ts';
 
 /** Idempotency key values the spec allows. */
@@ -99,7 +100,8 @@ export async function claimKey(scope: KeyScope, fingerprints: readonly string[])
       instanceId: scope.instance?.id ?? null,
       now,
       leaseUntil: now + scope.settings.leaseMs,
-      aliveSince: now - (scope.instance?.livenessMs ?? 0),
+      // Without an instance of its own (a verb run outside the server), the default window still applies to others' claims.
+      aliveSince: now - (scope.instance?.livenessMs ?? DEFAULT_CLAIM_LIVENESS_MS),
     };
     if (await insertClaim(k, row)) return { kind: 'claimed', owner };
     const record = await findRecord(k, scope.credentialId, scope.key);

@@ -3,7 +3,7 @@
 // server_instances has one row per running server process: a random ID chosen at start-up, the
 // host and process ID it runs as (on SQLite, where every process shares one machine, start-up can
 // tell at once that a previous process is gone), and the time of its last heartbeat, renewed
-// every few hundred milliseconds. A process that exits cleanly deletes its row.
+// three times per liveness window (CLAIM_LIVENESS_MS). A process that exits cleanly deletes its row.
 //
 // idempotency_records and pending_uploads gain the ID of the instance that wrote them: an
 // in-progress claim or pending upload whose instance has no fresh heartbeat (or no row) is
