@@ -8,6 +8,7 @@ import type { ResultCache } from './domain/result-cache.ts';
 import type { Db } from './storage/db/connect.ts';
 import type { RateLimitStore } from './storage/ratelimit/store.ts';
 import type { BlobStore } from './storage/blobs/store.ts';
+import type { ServerInstance } from './domain/instances/server-instance.ts';
 import { openBlobStore } from './storage/blobs/open.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { answerClientError, registerErrorHandler, sendFrameworkError } from './http/plugins/error-handler.ts';
@@ -47,6 +48,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** the result cache (tests compare with a NoResultCache); default: a new ResultCache */
   cache?: ResultCache;
+  /** the server process's heartbeat (main.ts), whose liveness bounds its claims; absent: the write lease alone does */
+  instance?: ServerInstance;
 }
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
@@ -77,7 +80,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const blobs = deps.blobs ?? openBlobStore(config);
   if (!deps.blobs) app.addHook('onClose', async () => blobs.close());
-  const system = systemContext(config, { db: deps.db, blobs, limiter: deps.rateLimitStore, now: deps.now, cache: deps.cache });
+  const system = systemContext(config, {
+    db: deps.db,
+    blobs,
+    limiter: deps.rateLimitStore,
+    now: deps.now,
+    cache: deps.cache,
+    instance: deps.instance,
+  });
   const metrics = deps.metrics ?? createMetrics();
   const usage = new UsageRecorder(deps.db, system.now);
   const usageTimer = setInterval(() => void usage.flush(), config.usageFlushIntervalMs);

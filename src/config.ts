@@ -7,6 +7,8 @@ export const REGIONS = ['in', 'us', 'eu', 'au'] as const;
 
 /** Active (not revoked) API credentials an organization may hold unless MAX_ACTIVE_CREDENTIALS_PER_ORG says otherwise. */
 export const DEFAULT_MAX_ACTIVE_CREDENTIALS = 100;
+/** How long a silent server process keeps its claims unless CLAIM_LIVENESS_MS says otherwise. */
+export const DEFAULT_CLAIM_LIVENESS_MS = 3000;
 export type Region = (typeof REGIONS)[number];
 
 /** How log lines are written: `auto` is `pretty` when stdout is a terminal, `json` otherwise. */
@@ -92,6 +94,12 @@ export interface Config {
    * the request time-out plus 30 s.
    */
   writeLeaseMs: number;
+  /**
+   * How long a server process may go without a heartbeat before the writes it holds (claims on
+   * Idempotency-Keys, uploads in flight) count as abandoned (CLAIM_LIVENESS_MS, default 3 s); it
+   * renews its heartbeat three times per window. See docs/decisions.md, "Claim liveness".
+   */
+  claimLivenessMs: number;
   /** how often a node removes expired idempotency records and orphaned upload blobs */
   cleanupIntervalMs: number;
   /** the developer console at /console */
@@ -270,6 +278,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(env),
     cursorSecret: secret(env, 'CURSOR_SECRET', 32),
     writeLeaseMs: int(env, 'WRITE_LEASE_MS', int(env, 'REQUEST_TIMEOUT_MS', 120_000, 1000) + 30_000, 1000),
+    claimLivenessMs: int(env, 'CLAIM_LIVENESS_MS', DEFAULT_CLAIM_LIVENESS_MS, 300),
     cleanupIntervalMs: int(env, 'CLEANUP_INTERVAL_MS', 15 * 60_000, 100),
     console: {
       sessionIdleSec: int(env, 'CONSOLE_SESSION_IDLE_SEC', 3600, 1),

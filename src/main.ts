@@ -12,12 +12,17 @@ import { createDemoOrganization } from './demo/create-demo-organization.ts';
 import { formatDemoCredentials } from './demo/format-demo-credentials.ts';
 import { openBlobStore } from './storage/blobs/open.ts';
 import { runCleanup } from './domain/maintenance/cleanup.ts';
+import { reapAbandonedUploads } from './domain/maintenance/reap-abandoned-uploads.ts';
+import { InstanceHeartbeat } from './domain/instances/server-instance.ts';
 import { warmConsoleAssets } from './http/routes/console/pages.ts';
 import { createMetrics } from './http/plugins/metrics.ts';
 import { buildOpsApp } from './http/ops-server.ts';
 import { resolveLogFormat } from './logger.ts';
 import { listenErrorMessage } from './listen-error.ts';
 import { formatStartBanner, startLogEntry } from './start-banner.ts';
+
+/** How long releasing the claims of unfinished requests may add to an expired grace period. */
+const RELEASE_ON_EXIT_MS = 2000;
 
 async function main() {
   let config;
@@ -40,11 +45,19 @@ async function main() {
     onPoolError: (err) => throttled('database connection error', err),
   });
   await migrateToLatest(db);
+  // This process's heartbeat: the claims it takes live as long as it does (server-instance.ts).
+  const instance = new InstanceHeartbeat({
+    db,
+    now: Date.now,
+    livenessMs: config.claimLivenessMs,
+    onError: (err) => throttled('heartbeat failed', err),
+  });
+  await instance.start();
   const store = openRateLimitStore(config, (err) => throttled('redis connection error', err));
   const blobs = openBlobStore(config);
   const metrics = createMetrics();
   const logFormat = resolveLogFormat(config.logFormat, process.stdout.isTTY === true);
-  const app = await buildApp(config, { db, rateLimitStore: store, blobs, metrics, logFormat });
+  const app = await buildApp(config, { db, rateLimitStore: store, blobs, metrics, logFormat, instance });
   const ops = config.ops.port === undefined ? undefined : await buildOpsApp({ db, store, metrics });
   report = (what, err) => app.log.warn({ err: { message: err.message } }, what);
 
@@ -59,7 +72,11 @@ async function main() {
   const cleanup = () =>
     runCleanup({
       ctx: { db, blobs, now: Date.now },
-      input: { temporaryAgeMs: config.writeLeaseMs, sessionIdleMs: config.console.sessionIdleSec * 1000 },
+      input: {
+        temporaryAgeMs: config.writeLeaseMs,
+        sessionIdleMs: config.console.sessionIdleSec * 1000,
+        claimLivenessMs: config.claimLivenessMs,
+      },
     })
       .then((r) => {
         if (r.abandonedUploads + r.orphanBlobs + r.temporaryFiles > 0) app.log.info({ cleanup: r }, 'removed abandoned uploads');
@@ -68,15 +85,37 @@ async function main() {
   void cleanup();
   const cleaner = setInterval(cleanup, config.cleanupIntervalMs);
   cleaner.unref();
+  // The blobs of a dead node's uploads go within seconds of its death, not at the next clean-up.
+  let reaping = false;
+  const reaper = setInterval(() => {
+    if (reaping) return;
+    reaping = true;
+    reapAbandonedUploads({ ctx: { db, blobs, now: Date.now }, input: { livenessMs: config.claimLivenessMs } })
+      .then((r) => {
+        if (r.abandonedUploads > 0) app.log.info({ reaped: r }, 'removed the blobs of abandoned uploads');
+      })
+      .catch((err) => throttled('abandoned-upload clean-up failed', err as Error))
+      .finally(() => (reaping = false));
+  }, config.claimLivenessMs);
+  reaper.unref();
 
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
+    clearInterval(reaper);
+    // Requests still running when the grace period ends cannot finish: their claims are released
+    // (a retry on another node proceeds at once) before the process exits, within a bounded time.
     const force = setTimeout(() => {
-      app.log.error('graceful shutdown timed out; exiting');
-      process.exit(1);
+      app.log.error('graceful shutdown timed out; releasing the claims of unfinished requests and exiting');
+      const exit = () => process.exit(1);
+      setTimeout(exit, RELEASE_ON_EXIT_MS).unref();
+      instance
+        .stop()
+        .then((r) => app.log.warn(r, 'released the claims of unfinished requests'))
+        .catch((err) => app.log.error({ err: { message: (err as Error).message } }, 'could not release claims'))
+        .finally(exit);
     }, config.shutdownGraceMs);
     force.unref();
     // close() closes only the connections idle at that moment; one whose request was in flight
@@ -87,6 +126,7 @@ async function main() {
       await ops?.close();
       await app.close();
       clearInterval(closeIdle);
+      await instance.stop().catch((err) => app.log.warn({ err: { message: (err as Error).message } }, 'could not release claims'));
       await store.close();
       await blobs.close();
       await db.close();

@@ -9,6 +9,7 @@ import * as m0004 from './migrations/0004_writes.ts';
 import * as m0005 from './migrations/0005_console.ts';
 import * as m0006 from './migrations/0006_idempotency_outcome.ts';
 import * as m0007 from './migrations/0007_data_versions.ts';
+import * as m0009 from './migrations/0009_claim_liveness.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '0005_console': m0005,
   '0006_idempotency_outcome': m0006,
   '0007_data_versions': m0007,
+  '0009_claim_liveness': m0009,
 };
 
 /**

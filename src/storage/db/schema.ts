@@ -395,6 +395,8 @@ export interface IdempotencyRecordsTable {
   owner: string | null;
   /** an in-progress claim older than this was abandoned and may be taken over */
   lease_until: Ms | null;
+  /** (migration 0009) the server instance holding the claim; abandoned when it has no fresh heartbeat */
+  instance_id: string | null;
 }
 
 /** Uploads in flight (migration 0004): blobs under blob_prefix not yet recorded as attachments. */
@@ -405,6 +407,17 @@ export interface PendingUploadsTable {
   blob_prefix: string;
   created_at: Ms;
   expires_at: Ms;
+  /** (migration 0009) the server instance receiving the upload; abandoned when it has no fresh heartbeat */
+  instance_id: string | null;
+}
+
+/** Running server processes (migration 0009): the liveness that claims and pending uploads follow. */
+export interface ServerInstancesTable {
+  id: string;
+  host: string;
+  pid: number;
+  started_at: Ms;
+  heartbeat_at: Ms;
 }
 
 /** Console administrators (migration 0005): one organization each; email unique per deployment. */
@@ -487,6 +500,7 @@ export interface Database {
   custom_field_values: CustomFieldValuesTable;
   idempotency_records: IdempotencyRecordsTable;
   pending_uploads: PendingUploadsTable;
+  server_instances: ServerInstancesTable;
   admins: AdminsTable;
   admin_sessions: AdminSessionsTable;
   audit_log: AuditLogTable;
