@@ -30,7 +30,8 @@ import { generateReference, referenceUnits } from '../src/demo/reference.ts';
 import { generateVulnerabilities } from '../src/demo/vulnerabilities.ts';
 import { openDb, type Db } from '../src/storage/db/connect.ts';
 import { migrateToLatest } from '../src/storage/db/migrate.ts';
-import { bumpDataVersion } from '../src/storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../src/storage/db/repositories/organizations.ts';
+import { DATA_KINDS } from '../src/domain/data-versions.ts';
 import { countVulnerabilities } from '../src/storage/db/repositories/vulnerabilities.ts';
 import { MemoryRateLimitStore } from '../src/storage/ratelimit/memory.ts';
 
@@ -104,7 +105,7 @@ async function findOrLoadOrganization(): Promise<string> {
   await generateReference(ctx);
   await generateVulnerabilities(ctx);
   await ctx.writer.flush();
-  await bumpDataVersion(db.kysely, org.id);
+  await bumpDataVersions(db.kysely, org.id, DATA_KINDS);
   const counts = ctx.writer.counts();
   log(
     `generated in ${((performance.now() - started) / 1000).toFixed(0)} s: ${counts.vulnerabilities} findings, ${counts.vulnerability_resources} affected resources, ${counts.custom_field_values} custom field values, ${counts.subject_people} assignees`,
@@ -235,7 +236,7 @@ for (const scenario of scenarios) {
   const cold: Record<string, number[]> = { first: [], last: [] };
   for (let i = 0; i < 15; i++) {
     for (const k of ['first', 'last'] as const) {
-      await bumpDataVersion(db.kysely, organizationId);
+      await bumpDataVersions(db.kysely, organizationId, DATA_KINDS);
       cold[k].push((await get(url(scenario.query, w.cursors[picks[k]]))).ms);
     }
   }

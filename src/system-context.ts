@@ -3,6 +3,7 @@
 // that call verbs directly build theirs here too, so they see the same settings.
 import type { Config } from './config.ts';
 import type { SystemContext } from './domain/context.ts';
+import type { ServerInstance } from './domain/instances/server-instance.ts';
 import { ResultCache } from './domain/result-cache.ts';
 import type { Db } from './storage/db/connect.ts';
 import type { BlobStore } from './storage/blobs/store.ts';
@@ -10,7 +11,7 @@ import type { RateLimitStore } from './storage/ratelimit/store.ts';
 
 export function systemContext(
   config: Config,
-  parts: { db: Db; blobs: BlobStore; limiter: RateLimitStore; now?: () => number; cache?: ResultCache },
+  parts: { db: Db; blobs: BlobStore; limiter: RateLimitStore; now?: () => number; cache?: ResultCache; instance?: ServerInstance },
 ): SystemContext {
   return {
     db: parts.db,
@@ -27,6 +28,7 @@ export function systemContext(
       signInLimit: config.console.signInLimit,
     },
     writeLeaseMs: config.writeLeaseMs,
+    instance: parts.instance,
     maxActiveCredentialsPerOrg: config.maxActiveCredentialsPerOrg,
     attachmentQuotaBytes: config.attachmentQuotaBytes,
   };

@@ -3,10 +3,15 @@ import type { BaseContext } from '../context.ts';
 import { notFound } from '../errors.ts';
 import { parsePlan } from '../auth/scopes.ts';
 import * as orgs from '../../storage/db/repositories/organizations.ts';
+import { WRITES } from '../data-versions.ts';
 
 export async function updateOrganizationPlan({ ctx, input }: { ctx: BaseContext; input: { organizationId: string; plan: string } }) {
   const plan = parsePlan(input.plan);
-  const updated = await orgs.updateOrganizationPlan(ctx.db.kysely, input.organizationId, plan);
+  const updated = await ctx.db.kysely.transaction().execute(async (trx) => {
+    if (!(await orgs.updateOrganizationPlan(trx, input.organizationId, plan))) return false;
+    await orgs.bumpDataVersions(trx, input.organizationId, WRITES['organizations.updatePlan']);
+    return true;
+  });
   if (!updated) throw notFound('Organization');
   return (await orgs.findOrganization(ctx.db.kysely, input.organizationId))!;
 }

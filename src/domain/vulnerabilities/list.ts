@@ -2,7 +2,7 @@
 // Order: firstSeen descending, then vulnerabilityId (source, then finding key) ascending. The
 // cursor names the last finding of the previous page and is signed together with the
 // organization and the filters, so it cannot be altered or reused with other filters.
-// totalCount is counted once per (organization, data version, filters) and then served from the
+// totalCount is counted once per (organization, data versions, filters) and then served from the
 // result cache, so walking a million findings does not count them on every page.
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
