@@ -8,6 +8,7 @@ import * as m0003 from './migrations/0003_controls_indexes.ts';
 import * as m0004 from './migrations/0004_writes.ts';
 import * as m0005 from './migrations/0005_console.ts';
 import * as m0006 from './migrations/0006_idempotency_outcome.ts';
+import * as m0008 from './migrations/0008_vulnerability_counts.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0004_writes': m0004,
   '0005_console': m0005,
   '0006_idempotency_outcome': m0006,
+  '0008_vulnerability_counts': m0008,
 };
 
 export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
