@@ -20,19 +20,29 @@ const migrations: Record<string, Migration> = {
   '0008_vulnerability_counts': m0008,
 };
 
-export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
+async function migratorFor(db: Db): Promise<Migrator> {
   // Kysely looks for its bookkeeping tables in every schema unless told which one; name the
   // current schema so several deployments (or test runs) can share one PostgreSQL database.
   const migrationTableSchema =
     db.dialect === 'postgres'
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely)).rows[0].schema
       : undefined;
-  const migrator = new Migrator({
+  return new Migrator({
     db: db.kysely,
     provider: { getMigrations: async () => migrations },
     migrationTableSchema,
   });
-  const result = await migrator.migrateToLatest();
+}
+
+export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
+  const result = await (await migratorFor(db)).migrateToLatest();
+  if (result.error) throw result.error;
+  return result;
+}
+
+/** Migrates up to and including `name` (upgrade tests: data written under an older schema). */
+export async function migrateTo(db: Db, name: keyof typeof migrations & string): Promise<MigrationResultSet> {
+  const result = await (await migratorFor(db)).migrateTo(name);
   if (result.error) throw result.error;
   return result;
 }
