@@ -90,7 +90,11 @@ async function compute(ctx: Context, input: ListVulnerabilitiesInput): Promise<V
   const size = input.count ?? DEFAULT_PAGE_SIZE;
   const fields = new Set(input.fields ?? []);
 
-  const [cells, definitions] = await Promise.all([loadVulnerabilityCells(db, org), listCustomFieldDefinitions(db, org, 'vulnerability')]);
+  const [cells, definitions] = await Promise.all([
+    // the same for every filter and position: a page not seen before still finds them cached
+    cachedResult(ctx, 'vulnerabilities.cells', {}, () => loadVulnerabilityCells(db, org)),
+    listCustomFieldDefinitions(db, org, 'vulnerability'),
+  ]);
   const rows = await listVulnerabilityPage(db, org, filter, after, size + 1, cells);
   const totalCount = countMatching(cells, filter);
   const page = rows.slice(0, size);
