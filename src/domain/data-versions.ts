@@ -58,7 +58,8 @@ export const READS = {
   'tests.list': ['controls', 'tests'],
   'tests.get': ['controls', 'tests'],
   'vulnerabilities.list': ['controls', 'vulnerabilities'],
-  'vulnerabilities.count': ['controls', 'vulnerabilities'],
+  // the per-cell counts of vulnerability_counts: findings' own columns only
+  'vulnerabilities.cells': ['vulnerabilities'],
   'vulnerabilities.get': ['controls', 'vulnerabilities'],
 } as const satisfies Record<string, readonly DataKind[]>;
 export type CachedVerb = keyof typeof READS;

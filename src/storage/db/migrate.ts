@@ -9,6 +9,7 @@ import * as m0004 from './migrations/0004_writes.ts';
 import * as m0005 from './migrations/0005_console.ts';
 import * as m0006 from './migrations/0006_idempotency_outcome.ts';
 import * as m0007 from './migrations/0007_data_versions.ts';
+import * as m0008 from './migrations/0008_vulnerability_counts.ts';
 import * as m0009 from './migrations/0009_claim_liveness.ts';
 
 const migrations: Record<string, Migration> = {
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0005_console': m0005,
   '0006_idempotency_outcome': m0006,
   '0007_data_versions': m0007,
+  '0008_vulnerability_counts': m0008,
   '0009_claim_liveness': m0009,
 };
 
@@ -41,6 +43,13 @@ export async function migratorFor(db: Db): Promise<Migrator> {
 
 export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
   const result = await (await migratorFor(db)).migrateToLatest();
+  if (result.error) throw result.error;
+  return result;
+}
+
+/** Migrates up to and including `name` (upgrade tests: data written under an older schema). */
+export async function migrateTo(db: Db, name: keyof typeof migrations & string): Promise<MigrationResultSet> {
+  const result = await (await migratorFor(db)).migrateTo(name);
   if (result.error) throw result.error;
   return result;
 }

@@ -357,6 +357,17 @@ export interface VulnerabilityResourcesTable {
   status: string;
 }
 
+/** Findings per (organization, status, severity, source, fix_available or ''), kept by triggers (migration 0008). */
+export interface VulnerabilityCountsTable {
+  organization_id: string;
+  status: string;
+  severity: string;
+  source: string;
+  fix_available: string;
+  /** bigint: PostgreSQL returns it as a string */
+  n: number | string;
+}
+
 export interface CustomFieldsTable {
   id: string;
   organization_id: string;
@@ -496,6 +507,7 @@ export interface Database {
   tickets: TicketsTable;
   vulnerabilities: VulnerabilitiesTable;
   vulnerability_resources: VulnerabilityResourcesTable;
+  vulnerability_counts: VulnerabilityCountsTable;
   custom_fields: CustomFieldsTable;
   custom_field_values: CustomFieldValuesTable;
   idempotency_records: IdempotencyRecordsTable;
