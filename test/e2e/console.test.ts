@@ -204,7 +204,10 @@ describe('developer console in Chromium', { skip }, () => {
   test('the usage page charts the requests of the last 24 hours per credential', async () => {
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Usage' }).click();
     await heading('Usage').waitFor();
-    assert.equal(await page.evaluate('document.activeElement?.tagName'), 'H1', 'focus moves to the new page');
+    // Focus moves in an effect after the heading renders: wait for it (a few seconds at most).
+    await page
+      .waitForFunction("document.activeElement?.tagName === 'H1'", undefined, { timeout: 5000 })
+      .catch(async () => assert.fail(`focus moves to the new page; focused: ${await page.evaluate('document.activeElement?.tagName')}`));
     // The Read & Write credential made 3 /v1 requests (list, create, list) before revocation;
     // its token's request after revocation is refused before it is counted.
     const chart = page.getByRole('img', { name: /^E2E Read & Write: 3 requests, 0 rate-limited/ });
