@@ -20,6 +20,7 @@ import { registerNulGuard } from './http/plugins/nul-guard.ts';
 import { createMetrics, registerMetrics, type Metrics } from './http/plugins/metrics.ts';
 import { ErrorBody, OAuthErrorBody } from './http/schemas/common.ts';
 import { registerRoutes } from './http/routes/index.ts';
+import { AnswerBytes } from './http/answer-bytes.ts';
 import { loggerOptions } from './logger.ts';
 
 declare module 'fastify' {
@@ -73,6 +74,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   if (!deps.blobs) app.addHook('onClose', async () => blobs.close());
   const system = systemContext(config, { db: deps.db, blobs, limiter: deps.rateLimitStore, now: deps.now });
   const metrics = deps.metrics ?? createMetrics();
+  const answers = new AnswerBytes(config.resultCacheMaxBytes);
   const usage = new UsageRecorder(deps.db, system.now);
   const usageTimer = setInterval(() => void usage.flush(), config.usageFlushIntervalMs);
   usageTimer.unref();
@@ -139,7 +141,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (json.$id as string) || `def-${i}` },
   });
 
-  registerRoutes(app, { config, system, metrics, usage });
+  registerRoutes(app, { config, system, metrics, usage, answers });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

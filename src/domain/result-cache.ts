@@ -8,6 +8,8 @@ export class ResultCache {
   private readonly maxEntries: number;
   /** per organization: the newest data version seen and the keys cached for it */
   private readonly orgs = new Map<string, { version: number; keys: Set<string> }>();
+  /** every result handed out from an entry: the same object answers every request of its key */
+  private readonly handedOut = new WeakSet<object>();
 
   constructor(maxEntries = 200) {
     this.maxEntries = maxEntries;
@@ -39,6 +41,12 @@ export class ResultCache {
       this.orgs.set(org, known);
     }
     const pending = compute();
+    pending.then(
+      (value) => {
+        if (value !== null && typeof value === 'object') this.handedOut.add(value);
+      },
+      () => {},
+    );
     this.entries.set(key, pending);
     known.keys.add(key);
     // A failed computation is not kept: the next request tries again.
@@ -47,6 +55,14 @@ export class ResultCache {
     });
     while (this.entries.size > this.maxEntries) this.remove(this.entries.keys().next().value as string);
     return pending;
+  }
+
+  /**
+   * True when `value` is a cached result, shared as is by every request with its key (so work
+   * derived from it alone, such as its serialized form, may be kept with it; src/http/answer-bytes.ts).
+   */
+  shares(value: unknown): boolean {
+    return value !== null && typeof value === 'object' && this.handedOut.has(value);
   }
 
   private remove(key: string) {
