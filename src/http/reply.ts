@@ -30,6 +30,8 @@ export function sendEnvelope(
   if (!cache.shares(result)) return reply.send(envelope(request, data, extraMeta));
   const bytes =
     answers.answer(result, request.id) ??
-    answers.keep(result, request.id, (placeholderId) => String(reply.serialize({ data, meta: { requestId: placeholderId, ...extraMeta } })));
+    answers.keep(result, request.id, (placeholderId) =>
+      String(reply.serialize({ data, meta: { requestId: placeholderId, ...extraMeta } })),
+    );
   return reply.type('application/json; charset=utf-8').send(bytes);
 }
