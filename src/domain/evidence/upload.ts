@@ -23,6 +23,7 @@ import { releaseClaim } from '../../storage/db/repositories/idempotency.ts';
 import { attachmentPeriod } from '../vocabulary.ts';
 import { BlobTooLargeError, Meter } from '../../storage/blobs/store.ts';
 import { findEvidence } from '../../storage/db/repositories/evidence.ts';
+import { announceOrganizationChange } from '../auth/state-markers.ts';
 import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';
 import {
   sumAttachmentBytes,
@@ -222,7 +223,7 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
       { quotaBytes, usedBytes: await sumAttachmentBytes(k, org) },
     );
     const fingerprint = multipartFingerprint(subjects[0], upload.digests);
-    return await completeUnderClaim(
+    const outcome = await completeUnderClaim(
       scope,
       claim.owner,
       () => fingerprint,
@@ -258,6 +259,10 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
         return { kind: 'created' as const, resource: { evidenceId: evidence.id, modifiedOn: now } };
       },
     );
+    // Committed: every node reads the new data version before this is acknowledged. (Outside the
+    // clean-up below: the upload stands even if announcing it fails.)
+    await announceOrganizationChange(ctx, org).catch(() => {});
+    return outcome;
   } catch (err) {
     const removed = await Promise.allSettled(stored.map((key) => blobs.delete(key)));
     // Keep the journal entry when a blob could not be removed: the clean-up will try again.

@@ -5,6 +5,7 @@ import { authorize } from '../auth/scopes.ts';
 import { notFound, validationFailed, type FieldIssue } from '../errors.ts';
 import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
+import { announceOrganizationChange } from '../auth/state-markers.ts';
 import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';
 import { findVulnerability, listCustomFieldDefinitions } from '../../storage/db/repositories/vulnerabilities.ts';
 import {
@@ -77,7 +78,7 @@ export async function updateVulnerabilityFields({
     jsonFingerprint(s, body),
   );
 
-  return runIdempotent(keyScopeOf(ctx, input.idempotency), fingerprints, async (trx) => {
+  const outcome = await runIdempotent(keyScopeOf(ctx, input.idempotency), fingerprints, async (trx) => {
     const row = await findVulnerability(trx, org, id.source, id.findingKey);
     if (!row) throw notFound('Vulnerability');
 
@@ -126,4 +127,7 @@ export async function updateVulnerabilityFields({
     const updated = await findVulnerability(trx, org, id.source, id.findingKey);
     return { kind: 'updated', resource: await buildVulnerabilityDetail(trx, org, updated!) };
   });
+  // Committed: every node reads the new data version before this is acknowledged.
+  await announceOrganizationChange(ctx, org);
+  return outcome;
 }
