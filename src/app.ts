@@ -21,6 +21,7 @@ import { createMetrics, registerMetrics, type Metrics } from './http/plugins/met
 import { ErrorBody, OAuthErrorBody } from './http/schemas/common.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import { AnswerBytes } from './http/answer-bytes.ts';
+import type { ResultCache } from './domain/result-cache.ts';
 import { loggerOptions } from './logger.ts';
 
 declare module 'fastify' {
@@ -42,6 +43,8 @@ export interface AppDeps {
   logger?: boolean;
   /** the counters the operations listener serves (src/http/ops-server.ts); default: new ones */
   metrics?: Metrics;
+  /** where verbs keep computed results; default: a new ResultCache (a NoResultCache computes every answer afresh) */
+  resultCache?: ResultCache;
 }
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
@@ -72,9 +75,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const blobs = deps.blobs ?? openBlobStore(config);
   if (!deps.blobs) app.addHook('onClose', async () => blobs.close());
-  const system = systemContext(config, { db: deps.db, blobs, limiter: deps.rateLimitStore, now: deps.now });
+  const system = systemContext(config, { db: deps.db, blobs, limiter: deps.rateLimitStore, now: deps.now, cache: deps.resultCache });
   const metrics = deps.metrics ?? createMetrics();
-  const answers = new AnswerBytes(config.resultCacheMaxBytes);
+  const answers = new AnswerBytes(config.resultCacheMaxBytes, (held) => metrics.answerCacheBytes.set(held));
   const usage = new UsageRecorder(deps.db, system.now);
   const usageTimer = setInterval(() => void usage.flush(), config.usageFlushIntervalMs);
   usageTimer.unref();

@@ -17,7 +17,8 @@ export async function withCliContext<T>(env: NodeJS.ProcessEnv, use: (ctx: CliCo
   const db = openDb({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath });
   // With PostgreSQL and Redis, a revocation, an access or a plan change is announced to the
   // servers through Redis (domain/auth/state-markers.ts); on SQLite they see the file change.
-  const markers = config.databaseUrl && config.redisUrl ? new RedisRateLimitStore(config.redisUrl, { keyPrefix: config.redisKeyPrefix }) : undefined;
+  const markers =
+    config.databaseUrl && config.redisUrl ? new RedisRateLimitStore(config.redisUrl, { keyPrefix: config.redisKeyPrefix }) : undefined;
   try {
     await migrateToLatest(db);
     const system: BaseContext = {

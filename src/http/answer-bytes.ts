@@ -25,9 +25,12 @@ export class AnswerBytes {
   private readonly recency = new Set<Entry>();
   private held = 0;
   readonly maxBytes: number;
+  private readonly onChange: (bytesHeld: number) => void;
 
-  constructor(maxBytes: number) {
+  /** `onChange` hears the bytes held after each change (the operations listener's gauge). */
+  constructor(maxBytes: number, onChange: (bytesHeld: number) => void = () => {}) {
     this.maxBytes = maxBytes;
+    this.onChange = onChange;
   }
 
   /** Bytes of serialized answers held now (never more than maxBytes). */
@@ -70,6 +73,7 @@ export class AnswerBytes {
         if (this.held <= this.maxBytes) break;
         this.drop(oldest);
       }
+      this.onChange(this.held);
     }
     return splice(entry, requestId);
   }
@@ -83,6 +87,7 @@ export class AnswerBytes {
 
   clear() {
     for (const entry of [...this.recency]) this.drop(entry);
+    this.onChange(this.held);
   }
 }
 

@@ -6,7 +6,7 @@ import { buildOpsApp } from '../../src/http/ops-server.ts';
 import { createMetrics } from '../../src/http/plugins/metrics.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { BaseContext, SystemContext } from '../../src/domain/context.ts';
-import { NoResultCache } from '../../src/domain/result-cache.ts';
+import { NoResultCache, type ResultCache } from '../../src/domain/result-cache.ts';
 import { systemContext } from '../../src/system-context.ts';
 import { openBlobStore } from '../../src/storage/blobs/open.ts';
 import { createOrganization } from '../../src/domain/organizations/create.ts';
@@ -41,6 +41,8 @@ export interface StartOptions {
   /** reuse a database (another app on the same data) instead of creating one */
   database?: TestDatabase;
   testStore?: TestStore;
+  /** the app's result cache (default: its own); a NoResultCache computes every answer afresh */
+  resultCache?: ResultCache;
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
@@ -50,7 +52,15 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const now = options.now ?? Date.now;
   const metrics = createMetrics();
   const blobs = openBlobStore(config);
-  const app = await buildApp(config, { db: database.db, rateLimitStore: testStore.store, blobs, now, logger: false, metrics });
+  const app = await buildApp(config, {
+    db: database.db,
+    rateLimitStore: testStore.store,
+    blobs,
+    now,
+    logger: false,
+    metrics,
+    resultCache: options.resultCache,
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const ops = await buildOpsApp({ db: database.db, store: testStore.store, metrics });
   const opsUrl = await ops.listen({ host: '127.0.0.1', port: 0 });

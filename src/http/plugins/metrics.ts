@@ -1,7 +1,7 @@
 // Prometheus metrics: requests by route and status, latency histograms, rate-limit rejections.
 // One registry per app instance, so tests that start several apps do not share counters.
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface Metrics {
   registry: Registry;
@@ -9,6 +9,7 @@ export interface Metrics {
   duration: Histogram<'method' | 'route'>;
   rateLimitRejections: Counter<'limiter'>;
   dependencyErrors: Counter<'dependency'>;
+  answerCacheBytes: Gauge;
 }
 
 export function createMetrics(): Metrics {
@@ -39,6 +40,11 @@ export function createMetrics(): Metrics {
       name: 'cds_dependency_unavailable_total',
       help: 'Requests answered 503 because a dependency was unreachable',
       labelNames: ['dependency'],
+      registers: [registry],
+    }),
+    answerCacheBytes: new Gauge({
+      name: 'cds_answer_cache_bytes',
+      help: 'Bytes of serialized cached answers held (at most RESULT_CACHE_MAX_BYTES)',
       registers: [registry],
     }),
   };

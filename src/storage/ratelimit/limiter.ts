@@ -48,7 +48,10 @@ export async function hitLimitAndRead(
   if (!store.hitAndRead) throw new Error(`the ${store.kind} rate-limit store holds no markers`);
   const read = await store.hitAndRead(limiterKey(scope, subject), limit.windowSec, markers);
   const { window } = read;
-  return { state: { limit, window, exceeded: window.count > limit.max, retryAfterSec: retryAfterSec(window, nowMs) }, markers: read.markers };
+  return {
+    state: { limit, window, exceeded: window.count > limit.max, retryAfterSec: retryAfterSec(window, nowMs) },
+    markers: read.markers,
+  };
 }
 
 /** Whether `subject` has used up `limit`, without counting. */
