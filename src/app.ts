@@ -87,9 +87,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await usage.flush();
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('X-Request-Id', request.id);
-  });
   registerResponseHeaders(app);
   registerMetrics(app, metrics);
   registerErrorHandler(app, (err) => metrics.dependencyErrors.inc({ dependency: err.dependency }));

@@ -51,11 +51,13 @@ export function createMetrics(): Metrics {
 }
 
 export function registerMetrics(app: FastifyInstance, metrics: Metrics) {
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every request and waits for nothing.
+  app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, never the raw URL, keeps label cardinality bounded.
     const route = request.routeOptions.url ?? 'unmatched';
     const method = request.method;
     metrics.requests.inc({ method, route, status: String(reply.statusCode) });
     metrics.duration.observe({ method, route }, reply.elapsedTime / 1000);
+    done();
   });
 }
