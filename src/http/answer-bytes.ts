@@ -2,7 +2,9 @@
 // (src/domain/result-cache.ts) hands out the very same object to every request of the
 // organization at the same data version; serializing it again for each request was most of a warm
 // read's time. Its envelope is serialized once, with a placeholder request ID, and kept as the
-// bytes before and after the ID; each answer splices its own request ID in between.
+// bytes before and after the ID; each answer is written as those two around its own request ID
+// (three chunks of one write, not a fresh copy of the whole answer: allocating and collecting a
+// large buffer per request cost as much as the rest of the request).
 //
 // Entries are found by the identity of the cached result (a WeakMap, so an entry never keeps a
 // result alive that the result cache has let go), and held in least-recently-used order within a
@@ -43,7 +45,7 @@ export class AnswerBytes {
   }
 
   /** The answer to `result` with `requestId` spliced in, or undefined when not held. */
-  answer(result: object, requestId: string): Buffer | undefined {
+  answer(result: object, requestId: string): Buffer[] | undefined {
     const entry = this.byResult.get(result);
     if (!entry) return undefined;
     this.recency.delete(entry);
@@ -55,7 +57,7 @@ export class AnswerBytes {
    * Keeps the answer to `result`, serialized by `serialize` with the given stand-in request ID,
    * and returns it with `requestId`. An answer larger than the whole budget is answered, not kept.
    */
-  keep(result: object, requestId: string, serialize: (placeholderId: string) => string): Buffer {
+  keep(result: object, requestId: string, serialize: (placeholderId: string) => string): Buffer[] {
     const json = serialize(PLACEHOLDER);
     // The envelope's meta (with the request ID) comes after data, so the last occurrence is it.
     const at = json.lastIndexOf(`"${PLACEHOLDER}"`);
@@ -91,11 +93,6 @@ export class AnswerBytes {
   }
 }
 
-function splice(entry: Entry, requestId: string): Buffer {
-  const id = Buffer.from(requestId, 'latin1');
-  const out = Buffer.allocUnsafe(entry.prefix.length + id.length + entry.suffix.length);
-  entry.prefix.copy(out, 0);
-  id.copy(out, entry.prefix.length);
-  entry.suffix.copy(out, entry.prefix.length + id.length);
-  return out;
+function splice(entry: Entry, requestId: string): Buffer[] {
+  return [entry.prefix, Buffer.from(requestId, 'latin1'), entry.suffix];
 }

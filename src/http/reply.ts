@@ -1,3 +1,4 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ResultCache } from '../domain/result-cache.ts';
 import type { AnswerBytes } from './answer-bytes.ts';
@@ -28,10 +29,31 @@ export function sendEnvelope(
   extraMeta: Record<string, unknown> = {},
 ): FastifyReply {
   if (!cache.shares(result)) return reply.send(envelope(request, data, extraMeta));
-  const bytes =
+  const parts =
     answers.answer(result, request.id) ??
     answers.keep(result, request.id, (placeholderId) =>
       String(reply.serialize({ data, meta: { requestId: placeholderId, ...extraMeta } })),
     );
-  return reply.type('application/json; charset=utf-8').send(bytes);
+  return sendParts(reply, parts);
+}
+
+/**
+ * Writes a 200 answer made of `parts` with the headers set so far, as Fastify's send would (Node
+ * adds the same Date and Connection headers), in one write of the parts as they are. Fastify
+ * still runs the onResponse hooks (metrics, logs) when the answer is finished.
+ */
+function sendParts(reply: FastifyReply, parts: Buffer[]): FastifyReply {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    ...(reply.getHeaders() as OutgoingHttpHeaders),
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(length),
+  });
+  res.cork();
+  for (const part of parts) res.write(part);
+  res.end();
+  return reply;
 }

@@ -19,6 +19,18 @@ import * as credentials from '../../src/storage/db/repositories/credentials.ts';
 const deployments: Array<{ dialect: 'sqlite' | 'postgres'; store: 'memory' | 'redis' }> = [{ dialect: 'sqlite', store: 'memory' }];
 if (dialects.includes('postgres') && process.env.TEST_REDIS_URL) deployments.push({ dialect: 'postgres', store: 'redis' });
 
+/** Waits until the server's rate-limit store answers (a Redis connection may still be coming up on a busy machine). */
+const storeReady = async (server: TestServer) => {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await server.testStore.store.ping();
+    } catch (err) {
+      if (attempt >= 50) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+};
+
 const warm = async (url: string, token: string, path = '/v1/frameworks') => {
   for (let i = 0; i < 3; i++) assert.equal((await api(url, path, token)).status, 200);
 };
@@ -32,6 +44,8 @@ for (const { dialect, store } of deployments) {
       // A second node on the same database and, with Redis, the same Redis (its own connection).
       const secondStore = store === 'redis' ? createTestStore('redis', a.testStore.prefix) : undefined;
       b = await startServer({ database: a.database, testStore: secondStore });
+      await storeReady(a);
+      await storeReady(b);
     });
     after(async () => {
       await b.close();
