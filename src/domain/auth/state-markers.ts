@@ -68,9 +68,9 @@ export async function announceOrganizationChange(ctx: MarkedContext, organizatio
 }
 
 /**
- * Reads the committed state and raises its markers. When the shared store fails, the change is
- * committed all the same (and answered); raising is retried in the background for as long as a
- * marker lives, after which every node reads the database again anyway.
+ * Reads the committed state and raises its markers. Never throws: when the shared store or the
+ * read fails, the change is committed all the same (and answered); raising is retried in the
+ * background for as long as a marker lives, after which every node reads the database again anyway.
  */
 async function raise(markers: MarkerBoard, read: () => Promise<Array<[string, number]>>): Promise<void> {
   const attempt = async () => markers.raiseMarkers(await read(), MARKER_TTL_MS);

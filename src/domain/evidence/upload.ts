@@ -259,9 +259,9 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
         return { kind: 'created' as const, resource: { evidenceId: evidence.id, modifiedOn: now } };
       },
     );
-    // Committed: every node reads the new data version before this is acknowledged. (Outside the
-    // clean-up below: the upload stands even if announcing it fails.)
-    await announceOrganizationChange(ctx, org).catch(() => {});
+    // Committed: every node reads the new data version before this is acknowledged (announcing
+    // never throws: a failure is retried in the background, so the upload stands).
+    await announceOrganizationChange(ctx, org);
     return outcome;
   } catch (err) {
     const removed = await Promise.allSettled(stored.map((key) => blobs.delete(key)));
