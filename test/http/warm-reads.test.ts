@@ -13,6 +13,7 @@ import { NoResultCache } from '../../src/domain/result-cache.ts';
 import { revokeCredential } from '../../src/domain/auth/revoke-credential.ts';
 import { changeCredentialAccess } from '../../src/domain/auth/change-credential-access.ts';
 import { createDemoOrganization } from '../../src/demo/create-demo-organization.ts';
+import { updateOrganizationPlan } from '../../src/domain/organizations/update-plan.ts';
 import * as credentials from '../../src/storage/db/repositories/credentials.ts';
 
 /** The engine pairs a deployment runs on: SQLite alone, and PostgreSQL with Redis when available. */
@@ -82,6 +83,16 @@ for (const { dialect, store } of deployments) {
       const stale = await api(b.url, '/v1/frameworks', otherToken);
       assert.equal(stale.status, 401);
       assert.equal(stale.body.error.code, 'token_stale');
+    });
+
+    it("a plan change made on one node restricts the other's next request", async () => {
+      const client = await createOrgWithCredential(a.system);
+      const token = await getToken(a.url, client);
+      await warm(b.url, token);
+      await updateOrganizationPlan({ ctx: a.system, input: { organizationId: client.organizationId, plan: 'control' } });
+      const res = await api(b.url, '/v1/frameworks', token);
+      assert.equal(res.status, 403);
+      assert.equal(res.body.error.code, 'plan_restricted');
     });
 
     it('a finding created through one node is in the next answer of the other, whose answer was warm', async () => {
