@@ -15,7 +15,11 @@
 //      evaluates the compliance rule for each, over the data version's snapshot (controls,
 //      links, artifact states), which the first request loaded;
 //    - cold, data version bumped before every request (as after every write): everything is read
-//      from the database again and computed.
+//      from the database again and computed;
+//    - after an evidence upload (one small file to a random evidence record, over HTTP, before
+//      every request): the evidence states are read again, the rest of the snapshot is reused;
+//    - after a vulnerability write (a finding created over HTTP before every request): that
+//      write cannot change the answer, which stays cached.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,7 +39,8 @@ import { loadConfig } from '../src/config.ts';
 import { openDb, type Db } from '../src/storage/db/connect.ts';
 import { migrateToLatest } from '../src/storage/db/migrate.ts';
 import { MemoryRateLimitStore } from '../src/storage/ratelimit/memory.ts';
-import { bumpDataVersion } from '../src/storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../src/storage/db/repositories/organizations.ts';
+import { DATA_KINDS } from '../src/domain/data-versions.ts';
 import { createDemoOrganization, type DemoResult } from '../src/demo/create-demo-organization.ts';
 import { authenticate } from '../src/domain/auth/tokens.ts';
 import type { Context } from '../src/domain/context.ts';
@@ -73,7 +78,14 @@ const db = openDb(databaseUrl ? { databaseUrl } : { sqlitePath: path.join(dir, '
 await migrateToLatest(db);
 const counter = new StatementCounter();
 const counted: Db = { kysely: db.kysely.withPlugin(counter), dialect: db.dialect, ping: () => db.ping(), close: () => db.close() };
-const config = loadConfig({ SQLITE_PATH: path.join(dir, 'bench.sqlite'), RATE_LIMIT_MAX: String(1e9), LOG_LEVEL: 'silent' });
+const config = loadConfig({
+  SQLITE_PATH: path.join(dir, 'bench.sqlite'),
+  BLOB_DIR: path.join(dir, 'blobs'),
+  RATE_LIMIT_MAX: String(1e9),
+  // the demo's attachments are recorded with sizes that fill the default quota
+  ATTACHMENT_QUOTA_BYTES: String(2 ** 50),
+  LOG_LEVEL: 'silent',
+});
 const system = { db, region: config.region, now: Date.now };
 
 const log = (line = '') => console.log(line);
@@ -102,11 +114,11 @@ const app = await buildApp(config, { db: counted, rateLimitStore: store, logger:
 await app.listen({ host: '127.0.0.1', port: 0 });
 const appUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
 
-async function tokenFor(org: DemoResult): Promise<string> {
+async function tokenFor(org: DemoResult, credential = org.readOnly): Promise<string> {
   const res = await fetch(`${appUrl}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: org.readOnly.clientId, client_secret: org.readOnly.clientSecret }),
+    body: JSON.stringify({ grant_type: 'client_credentials', client_id: credential.clientId, client_secret: credential.clientSecret }),
   });
   return ((await res.json()) as { access_token: string }).access_token;
 }
@@ -132,7 +144,7 @@ async function frameworkIdOf(org: DemoResult, name: string): Promise<string> {
 
 async function statementsOf(org: DemoResult, pathAndQuery: string): Promise<{ http: number; verb?: number }> {
   await get(org, pathAndQuery); // the credential's lastUsedAt is written at most once a minute: keep it out of the count
-  await bumpDataVersion(db.kysely, org.organization.id); // so the result cache misses
+  await bumpDataVersions(db.kysely, org.organization.id, DATA_KINDS); // so the result cache misses
   counter.count = 0;
   await get(org, pathAndQuery);
   return { http: counter.count };
@@ -227,14 +239,48 @@ const combos = Array.from({ length: requests + 10 }, () => `${appUrl}/v1/control
 const coldCombo = await runSequential({ urls: combos, headers, requests, warmup: 10 });
 log(`  cold: new frameworkIds combination      ${fmt(coldCombo)}   (snapshot of the data version reused)`);
 const coldVersion = await runSequential({ urls: [`${appUrl}/v1/controls?frameworkIds=${F}`], headers, requests, warmup: 10 }, () =>
-  bumpDataVersion(db.kysely, large.organization.id),
+  bumpDataVersions(db.kysely, large.organization.id, DATA_KINDS),
 );
 log(`  cold: data version bumped each request  ${fmt(coldVersion)}   (everything read again)`);
 const coldAll = await runSequential(
   { urls: [`${appUrl}/v1/controls`], headers, requests: Math.max(20, Math.floor(requests / 4)), warmup: 5 },
-  () => bumpDataVersion(db.kysely, large.organization.id),
+  () => bumpDataVersions(db.kysely, large.organization.id, DATA_KINDS),
 );
 log(`  same, without frameworkIds (${(await get(large, '/v1/controls')).length} controls)  ${fmt(coldAll)}`);
+
+// Writes over HTTP before each request, as a client would make them.
+const writer = { authorization: `Bearer ${await tokenFor(large, large.readWrite)}` };
+const evidenceIds = ((await get(large, '/v1/evidence')) as Array<{ evidenceId: string }>).map((e) => e.evidenceId);
+let writes = 0;
+async function write(method: string, pathAndQuery: string, body: string | FormData, headers: Record<string, string> = {}) {
+  const res = await fetch(`${appUrl}${pathAndQuery}`, {
+    method,
+    headers: { ...writer, 'idempotency-key': `bench-${Date.now()}-${++writes}`, ...headers },
+    body,
+  });
+  if (res.status !== 201 && res.status !== 200) throw new Error(`${method} ${pathAndQuery}: ${res.status} ${await res.text()}`);
+  await res.arrayBuffer();
+}
+const uploadEvidence = () => {
+  const form = new FormData();
+  form.append('evidenceDate', String(Date.now() - 60_000));
+  form.append('files', new Blob([`bench upload ${writes}\n`]), 'export.txt');
+  return write('POST', `/v1/evidence/${evidenceIds[writes % evidenceIds.length]}/attachments`, form);
+};
+const createFinding = () =>
+  write(
+    'POST',
+    '/v1/vulnerabilities',
+    JSON.stringify({ vulnerabilityId: `CVE-2099-${10000 + writes}`, title: 'Bench finding', severity: 'low', status: 'open' }),
+    { 'content-type': 'application/json' },
+  );
+const controlsUrl = [`${appUrl}/v1/controls?frameworkIds=${F}`];
+const afterUpload = await runSequential({ urls: controlsUrl, headers, requests, warmup: 10 }, uploadEvidence);
+log(`  after an evidence upload                ${fmt(afterUpload)}`);
+const afterFinding = await runSequential({ urls: controlsUrl, headers, requests, warmup: 10 }, createFinding);
+log(`  after a vulnerability write             ${fmt(afterFinding)}`);
+const frameworksAfterUpload = await runSequential({ urls: [`${appUrl}/v1/frameworks`], headers, requests, warmup: 10 }, uploadEvidence);
+log(`  GET /v1/frameworks after an evidence upload  ${fmt(frameworksAfterUpload)}`);
 
 log(
   `  load average after the runs: ${os

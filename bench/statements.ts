@@ -4,6 +4,7 @@
 //
 //   node bench/statements.ts [--scales 1,5]
 //   BENCH_DATABASE_URL=postgres://… node bench/statements.ts   (PostgreSQL instead of SQLite)
+import { INITIAL_DATA_VERSIONS } from '../src/domain/data-versions.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -75,7 +76,7 @@ for (const scale of scales) {
       credentialId: 'bench',
       scopes: new Set(scopesFor('read_only')),
       plan: new Set(RESOURCES),
-      dataVersion: 0,
+      dataVersions: INITIAL_DATA_VERSIONS,
     },
   };
   const [firstPolicy] = await listPolicies({ ctx, input: {} });

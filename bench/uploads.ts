@@ -4,20 +4,18 @@
 // process per size) after a 10 MB and after a 100 MB upload, which must not grow with the size.
 //
 //   node bench/uploads.ts [--rounds N]
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import { openDb } from '../src/storage/db/connect.ts';
 import { migrateToLatest } from '../src/storage/db/migrate.ts';
 import { createDemoOrganization } from '../src/demo/create-demo-organization.ts';
+import { ROOT, startChild } from './lib/child.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } });
 const rounds = Number(values.rounds);
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MiB = 1024 * 1024;
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-bench-uploads-'));
@@ -28,26 +26,13 @@ const demo = await createDemoOrganization({ db, region: 'us', now: Date.now }, {
 const evidence = await db.kysely.selectFrom('evidence').select('id').orderBy('id').limit(1).executeTakeFirstOrThrow();
 await db.close();
 
-/** Starts a child process and resolves with it and the port it prints (PORT n, or Fastify's log line). */
-function startChild(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const match = /PORT (\d+)/.exec(out) ?? /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (match) resolve({ child, port: Number(match[1]) });
-    });
-    child.once('exit', (code) => reject(new Error(`child exited (${code}) before listening:\n${out}`)));
-  });
-}
-
 const serviceEnv = {
   SQLITE_PATH: sqlitePath,
   BLOB_DIR: path.join(dir, 'blobs'),
   PORT: '0',
   HOST: '127.0.0.1',
   DEMO_ON_EMPTY: 'false',
+  OPS_PORT: 'off', // the operations listener is not measured (and its port may be taken)
   RATE_LIMIT_MAX: String(1e9),
   LOG_LEVEL: 'info',
 };
@@ -114,6 +99,15 @@ function peakRssMiB(pid: number): number {
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
 }
 
+/**
+ * CPU seconds (user + system) a process has used so far (Linux, 100 ticks a second). On a machine
+ * other jobs share, the CPU an upload costs each server is steadier than the time it takes.
+ */
+function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const FILES = 5;
 const FILE_BYTES = 20 * MiB; // 5 × 20 MiB = the 100 MB limit
@@ -126,7 +120,10 @@ const token = await tokenFrom(service.port);
 const auth = { authorization: `Bearer ${token}` };
 const serviceTimes: number[] = [];
 const rawTimes: number[] = [];
+const serviceCpu: number[] = [];
+const rawCpu: number[] = [];
 for (let round = 0; round <= rounds; round++) {
+  const serviceCpuBefore = cpuSeconds(service.child.pid!);
   const s = await upload(
     service.port,
     `/v1/evidence/${evidence.id}/attachments`,
@@ -135,11 +132,15 @@ for (let round = 0; round <= rounds; round++) {
     FILE_BYTES,
   );
   if (s.status !== 201) throw new Error(`upload failed: ${s.status} ${s.body}`);
+  const serviceCpuUsed = cpuSeconds(service.child.pid!) - serviceCpuBefore;
+  const rawCpuBefore = cpuSeconds(raw.child.pid!);
   const r = await upload(raw.port, '/upload', {}, FILES, FILE_BYTES);
   if (r.status !== 201) throw new Error(`baseline failed: ${r.status}`);
   if (round === 0) continue; // warm-up
   serviceTimes.push(s.seconds);
   rawTimes.push(r.seconds);
+  serviceCpu.push(serviceCpuUsed);
+  rawCpu.push(cpuSeconds(raw.child.pid!) - rawCpuBefore);
 }
 service.child.kill();
 raw.child.kill();
@@ -191,6 +192,9 @@ console.log(`Upload of ${totalMiB} MiB in ${FILES} files, median of ${rounds} ro
 console.log(`  service   ${serviceRate.toFixed(0).padStart(5)} MiB/s  (${median(serviceTimes).toFixed(3)} s)`);
 console.log(`  raw http  ${rawRate.toFixed(0).padStart(5)} MiB/s  (${median(rawTimes).toFixed(3)} s)`);
 console.log(`  ratio service/raw throughput: ${(serviceRate / rawRate).toFixed(2)}`);
+console.log(
+  `  CPU per upload: service ${median(serviceCpu).toFixed(2)} s, raw ${median(rawCpu).toFixed(2)} s; ratio raw/service ${(median(rawCpu) / median(serviceCpu)).toFixed(2)} (steadier than times on a shared machine)`,
+);
 console.log('Peak RSS (VmHWM) before and after one upload, fresh process per size: service | raw baseline');
 for (const p of peaks) {
   console.log(

@@ -1,4 +1,4 @@
-// Takes the console screenshots in docs/screenshots/ (`npm run screenshots`): a fresh demo
+// Takes the console (and API reference) screenshots in docs/screenshots/ (`npm run screenshots`): a fresh demo
 // organization on a temporary SQLite file, some real /v1 traffic (a few requests past the rate
 // limit), then every page in headless Chromium. The usage chart also gets sample counts for the
 // previous hours, written through the usage repository, because real traffic can only fill the
@@ -62,7 +62,8 @@ try {
 
   fs.mkdirSync(OUT, { recursive: true });
   const browser = await launchChromium();
-  const page = await browser.newPage({ viewport: { width: 1200, height: 820 }, deviceScaleFactor: 1 });
+  // UTC, so the screenshots show the same zone wherever they are made (the console names it).
+  const page = await browser.newPage({ viewport: { width: 1200, height: 820 }, deviceScaleFactor: 1, timezoneId: 'UTC' });
   const shot = async (name: string) => {
     await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true });
     console.log(`docs/screenshots/${name}.png`);
@@ -97,6 +98,23 @@ try {
     await page.waitForLoadState('networkidle');
     await shot(name);
   }
+
+  // The credentials on a phone: the table becomes one card per credential, Revoke within reach.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Credentials' }).click();
+  await h1('Credentials');
+  await page.waitForLoadState('networkidle');
+  await page.evaluate('document.querySelector("#credentials-list-heading").scrollIntoView()');
+  await page.screenshot({ path: path.join(OUT, 'console-credentials-phone.png') });
+  console.log('docs/screenshots/console-credentials-phone.png');
+
+  // The API reference at /docs, rendered from the served /openapi.json.
+  await page.setViewportSize({ width: 1200, height: 820 });
+  await page.goto(`${url}/docs`);
+  await page.getByRole('heading', { level: 1, name: 'Compliance Data REST Service' }).waitFor();
+  await page.waitForLoadState('networkidle');
+  await page.screenshot({ path: path.join(OUT, 'api-reference.png') });
+  console.log('docs/screenshots/api-reference.png');
   await browser.close();
 } finally {
   await app.close();

@@ -4,9 +4,11 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Config } from './config.ts';
 import { systemContext } from './system-context.ts';
+import type { ResultCache } from './domain/result-cache.ts';
 import type { Db } from './storage/db/connect.ts';
 import type { RateLimitStore } from './storage/ratelimit/store.ts';
 import type { BlobStore } from './storage/blobs/store.ts';
+import type { ServerInstance } from './domain/instances/server-instance.ts';
 import { openBlobStore } from './storage/blobs/open.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { answerClientError, registerErrorHandler, sendFrameworkError } from './http/plugins/error-handler.ts';
@@ -21,7 +23,7 @@ import { createMetrics, registerMetrics, type Metrics } from './http/plugins/met
 import { ErrorBody, OAuthErrorBody } from './http/schemas/common.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import { AnswerBytes } from './http/answer-bytes.ts';
-import type { ResultCache } from './domain/result-cache.ts';
+import { listeningBaseUrl, openApiOptions, servedDocument, decorateDocument } from './http/openapi/document.ts';
 import { loggerOptions } from './logger.ts';
 
 declare module 'fastify' {
@@ -41,15 +43,19 @@ export interface AppDeps {
   now?: () => number;
   /** false silences logs (tests); default: JSON logs at config.logLevel */
   logger?: boolean;
+  /** `pretty`: pino-pretty's readable lines (main.ts, at a terminal); default `json` */
+  logFormat?: 'json' | 'pretty';
   /** the counters the operations listener serves (src/http/ops-server.ts); default: new ones */
   metrics?: Metrics;
-  /** where verbs keep computed results; default: a new ResultCache (a NoResultCache computes every answer afresh) */
-  resultCache?: ResultCache;
+  /** the result cache (tests compare with a NoResultCache); default: a new ResultCache */
+  cache?: ResultCache;
+  /** the server process's heartbeat (main.ts), whose liveness bounds its claims; absent: the write lease alone does */
+  instance?: ServerInstance;
 }
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.logger === false ? false : loggerOptions(config.logLevel),
+    logger: deps.logger === false ? false : loggerOptions(config.logLevel, deps.logFormat),
     genReqId: newRequestId,
     requestIdHeader: false, // never trust a client-chosen ID: the spec promises a unique one
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
@@ -75,7 +81,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const blobs = deps.blobs ?? openBlobStore(config);
   if (!deps.blobs) app.addHook('onClose', async () => blobs.close());
-  const system = systemContext(config, { db: deps.db, blobs, limiter: deps.rateLimitStore, now: deps.now, cache: deps.resultCache });
+  const system = systemContext(config, {
+    db: deps.db,
+    blobs,
+    limiter: deps.rateLimitStore,
+    now: deps.now,
+    cache: deps.cache,
+    instance: deps.instance,
+  });
   const metrics = deps.metrics ?? createMetrics();
   const answers = new AnswerBytes(config.resultCacheMaxBytes, (held) => metrics.answerCacheBytes.set(held));
   const usage = new UsageRecorder(deps.db, system.now);
@@ -102,47 +115,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addSchema(ErrorBody);
   app.addSchema(OAuthErrorBody);
   await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Compliance Data REST Service',
-        version: '1.0.0',
-        description: 'Frameworks, controls, policies, evidence, tests and vulnerability findings of an organization.',
-      },
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Access token from POST /oauth/token.' },
-          consoleSession: {
-            type: 'apiKey',
-            in: 'cookie',
-            name: 'cds_console',
-            description: 'Console session from POST /console/api/session.',
-          },
-        },
-      },
-      tags: [
-        { name: 'auth', description: 'OAuth 2.0 client-credentials token endpoint' },
-        { name: 'frameworks', description: 'Compliance frameworks and their progress' },
-        { name: 'controls', description: 'Controls with their computed compliance status' },
-        { name: 'policies', description: 'Policies' },
-        { name: 'evidence', description: 'Evidence records and their attachments' },
-        { name: 'tests', description: 'Automated and cloud tests with their flagged resources' },
-        { name: 'vulnerabilities', description: 'Third-party vulnerability findings' },
-        { name: 'operations', description: 'Liveness and readiness (metrics are on the operations listener, OPS_PORT)' },
-        {
-          name: 'console',
-          description:
-            "The developer console's admin API (/console/api): administrators sign in with email and password, then manage " +
-            'API credentials, and read usage, the compliance overview and the audit log. Session in an HttpOnly cookie; ' +
-            'every change needs the X-CSRF-Token header.',
-        },
-      ],
-    },
+    openapi: openApiOptions(),
+    transformObject: decorateDocument,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (json.$id as string) || `def-${i}` },
   });
 
   registerRoutes(app, { config, system, metrics, usage, answers });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true } }, async () =>
+    servedDocument(app.swagger(), config.publicBaseUrl ?? listeningBaseUrl(app.server.address(), config)),
+  );
   return app;
 }
 

@@ -7,7 +7,13 @@ export const REGIONS = ['in', 'us', 'eu', 'au'] as const;
 
 /** Active (not revoked) API credentials an organization may hold unless MAX_ACTIVE_CREDENTIALS_PER_ORG says otherwise. */
 export const DEFAULT_MAX_ACTIVE_CREDENTIALS = 100;
+/** How long a silent server process keeps its claims unless CLAIM_LIVENESS_MS says otherwise. */
+export const DEFAULT_CLAIM_LIVENESS_MS = 3000;
 export type Region = (typeof REGIONS)[number];
+
+/** How log lines are written: `auto` is `pretty` when stdout is a terminal, `json` otherwise. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export interface RateLimitSettings {
   /** requests allowed per window */
@@ -36,6 +42,11 @@ export interface Config {
    */
   ops: { host: string; port: number | undefined };
   region: Region;
+  /**
+   * The address clients use (PUBLIC_BASE_URL, e.g. `https://compliance.example.com`), named as the
+   * server of the OpenAPI document. Unset: the address the API listens on.
+   */
+  publicBaseUrl: string | undefined;
   /** `postgres://…` selects PostgreSQL; otherwise the embedded SQLite file below is used. */
   databaseUrl: string | undefined;
   sqlitePath: string;
@@ -49,6 +60,8 @@ export interface Config {
   /** set (S3_BUCKET): uploaded files go to this S3-compatible bucket instead of blobDir */
   s3: S3Settings | undefined;
   logLevel: string;
+  /** LOG_FORMAT: `json`, `pretty` (pino-pretty), or `auto` (default): pretty when stdout is a terminal */
+  logFormat: LogFormat;
   /** When true and the embedded database is empty, start-up loads the demo organization. */
   demoOnEmpty: boolean;
   rateLimits: {
@@ -81,6 +94,12 @@ export interface Config {
    * the request time-out plus 30 s.
    */
   writeLeaseMs: number;
+  /**
+   * How long a server process may go without a heartbeat before the writes it holds (claims on
+   * Idempotency-Keys, uploads in flight) count as abandoned (CLAIM_LIVENESS_MS, default 3 s); it
+   * renews its heartbeat three times per window. See docs/decisions.md, "Claim liveness".
+   */
+  claimLivenessMs: number;
   /** how often a node removes expired idempotency records and orphaned upload blobs */
   cleanupIntervalMs: number;
   /** the developer console at /console */
@@ -111,6 +130,14 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): n
   return value;
 }
 
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = raw.toLowerCase();
+  if (!(allowed as readonly string[]).includes(value)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return value as T;
+}
+
 function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -132,6 +159,17 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string 
     throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
   }
   return raw;
+}
+
+/** PUBLIC_BASE_URL: an http(s) origin with an optional path, without query or fragment; no trailing slash. */
+function publicBaseUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']);
+  if (raw === undefined) return undefined;
+  const parsed = new URL(raw);
+  if (parsed.search !== '' || parsed.hash !== '' || parsed.username !== '' || parsed.password !== '') {
+    throw new ConfigError('PUBLIC_BASE_URL must be an origin with an optional path, without credentials, query or fragment');
+  }
+  return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
 }
 
 function secret(env: NodeJS.ProcessEnv, name: string, minLength: number): string | undefined {
@@ -211,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: int(env, 'PORT', 3000),
     ops: { host: env.OPS_HOST || '127.0.0.1', port: env.OPS_PORT?.toLowerCase() === 'off' ? undefined : int(env, 'OPS_PORT', 9090) },
     region: region as Region,
+    publicBaseUrl: publicBaseUrl(env),
     databaseUrl,
     sqlitePath: path.resolve(env.SQLITE_PATH ?? path.join(dataDir, 'cds.sqlite')),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
@@ -219,6 +258,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     blobDir: path.resolve(env.BLOB_DIR || path.join(dataDir, 'blobs')),
     s3: s3Settings(env),
     logLevel: env.LOG_LEVEL ?? 'info',
+    logFormat: oneOf(env, 'LOG_FORMAT', LOG_FORMATS, 'auto'),
     demoOnEmpty: bool(env, 'DEMO_ON_EMPTY', databaseUrl === undefined),
     rateLimits: {
       api: { max: int(env, 'RATE_LIMIT_MAX', 50, 1), windowSec: int(env, 'RATE_LIMIT_WINDOW_SEC', 60, 1) },
@@ -240,6 +280,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(env),
     cursorSecret: secret(env, 'CURSOR_SECRET', 32),
     writeLeaseMs: int(env, 'WRITE_LEASE_MS', int(env, 'REQUEST_TIMEOUT_MS', 120_000, 1000) + 30_000, 1000),
+    claimLivenessMs: int(env, 'CLAIM_LIVENESS_MS', DEFAULT_CLAIM_LIVENESS_MS, 300),
     cleanupIntervalMs: int(env, 'CLEANUP_INTERVAL_MS', 15 * 60_000, 100),
     console: {
       sessionIdleSec: int(env, 'CONSOLE_SESSION_IDLE_SEC', 3600, 1),

@@ -1,5 +1,26 @@
-// pino options: JSON lines, the request ID on each, credentials and tokens never written.
+// pino options: JSON lines (or pino-pretty's readable lines at a terminal), the request ID on each,
+// credentials and tokens never written.
 import type { FastifyServerOptions } from 'fastify';
+import pretty from 'pino-pretty';
+import type { LogFormat } from './config.ts';
+
+/** The format `auto` stands for on this process's stdout. */
+export const resolveLogFormat = (format: LogFormat, stdoutIsTerminal: boolean): 'json' | 'pretty' =>
+  format === 'auto' ? (stdoutIsTerminal ? 'pretty' : 'json') : format;
+
+const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+type Level = (typeof LEVELS)[number];
+
+/**
+ * The level of routes polled or fetched often (/healthz, /readyz, static assets): their requests
+ * are logged only when the service logs at debug (or trace), but their warnings and errors always.
+ */
+export function quietLogLevel(level: string): Level {
+  const rank = LEVELS.indexOf(level as Level);
+  if (rank === -1) return 'warn'; // a custom level: pino refused it at start-up already
+  if (rank <= LEVELS.indexOf('debug')) return level as Level;
+  return rank < LEVELS.indexOf('warn') ? 'warn' : (level as Level);
+}
 
 export const REDACT_PATHS = [
   'req.headers.authorization',
@@ -69,10 +90,14 @@ export function requestForLog(request: LoggedRequest) {
   return out;
 }
 
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+export function loggerOptions(level: string, format: 'json' | 'pretty' = 'json'): FastifyServerOptions['logger'] {
   return {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: { req: requestForLog as (req: unknown) => Record<string, unknown> },
+    // In the process, synchronously: a line written before a crash or process.exit() is not lost.
+    ...(format === 'pretty' && {
+      stream: pretty({ sync: true, colorize: true, singleLine: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' }),
+    }),
   };
 }

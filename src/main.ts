@@ -12,9 +12,17 @@ import { createDemoOrganization } from './demo/create-demo-organization.ts';
 import { formatDemoCredentials } from './demo/format-demo-credentials.ts';
 import { openBlobStore } from './storage/blobs/open.ts';
 import { runCleanup } from './domain/maintenance/cleanup.ts';
+import { reapAbandonedUploads } from './domain/maintenance/reap-abandoned-uploads.ts';
+import { InstanceHeartbeat } from './domain/instances/server-instance.ts';
 import { warmConsoleAssets } from './http/routes/console/pages.ts';
 import { createMetrics } from './http/plugins/metrics.ts';
 import { buildOpsApp } from './http/ops-server.ts';
+import { resolveLogFormat } from './logger.ts';
+import { listenErrorMessage } from './listen-error.ts';
+import { formatStartBanner, startLogEntry } from './start-banner.ts';
+
+/** How long releasing the claims of unfinished requests may add to an expired grace period. */
+const RELEASE_ON_EXIT_MS = 2000;
 
 async function main() {
   let config;
@@ -37,17 +45,21 @@ async function main() {
     onPoolError: (err) => throttled('database connection error', err),
   });
   await migrateToLatest(db);
+  // This process's heartbeat: the claims it takes live as long as it does (server-instance.ts).
+  const instance = new InstanceHeartbeat({
+    db,
+    now: Date.now,
+    livenessMs: config.claimLivenessMs,
+    onError: (err) => throttled('heartbeat failed', err),
+  });
+  await instance.start();
   const store = openRateLimitStore(config, (err) => throttled('redis connection error', err));
   const blobs = openBlobStore(config);
   const metrics = createMetrics();
-  const app = await buildApp(config, { db, rateLimitStore: store, blobs, metrics });
+  const logFormat = resolveLogFormat(config.logFormat, process.stdout.isTTY === true);
+  const app = await buildApp(config, { db, rateLimitStore: store, blobs, metrics, logFormat, instance });
   const ops = config.ops.port === undefined ? undefined : await buildOpsApp({ db, store, metrics });
   report = (what, err) => app.log.warn({ err: { message: err.message } }, what);
-
-  const demo =
-    config.demoOnEmpty && (await countOrganizations(db.kysely)) === 0
-      ? await createDemoOrganization({ db, region: config.region, now: Date.now }, { progress: process.stdout.isTTY })
-      : undefined;
 
   // Expired tokens are kept a day (so they answer token_stale, not unauthorized), then removed.
   const sweeper = setInterval(() => {
@@ -60,7 +72,11 @@ async function main() {
   const cleanup = () =>
     runCleanup({
       ctx: { db, blobs, now: Date.now },
-      input: { temporaryAgeMs: config.writeLeaseMs, sessionIdleMs: config.console.sessionIdleSec * 1000 },
+      input: {
+        temporaryAgeMs: config.writeLeaseMs,
+        sessionIdleMs: config.console.sessionIdleSec * 1000,
+        claimLivenessMs: config.claimLivenessMs,
+      },
     })
       .then((r) => {
         if (r.abandonedUploads + r.orphanBlobs + r.temporaryFiles > 0) app.log.info({ cleanup: r }, 'removed abandoned uploads');
@@ -69,15 +85,37 @@ async function main() {
   void cleanup();
   const cleaner = setInterval(cleanup, config.cleanupIntervalMs);
   cleaner.unref();
+  // The blobs of a dead node's uploads go within seconds of its death, not at the next clean-up.
+  let reaping = false;
+  const reaper = setInterval(() => {
+    if (reaping) return;
+    reaping = true;
+    reapAbandonedUploads({ ctx: { db, blobs, now: Date.now }, input: { livenessMs: config.claimLivenessMs } })
+      .then((r) => {
+        if (r.abandonedUploads > 0) app.log.info({ reaped: r }, 'removed the blobs of abandoned uploads');
+      })
+      .catch((err) => throttled('abandoned-upload clean-up failed', err as Error))
+      .finally(() => (reaping = false));
+  }, config.claimLivenessMs);
+  reaper.unref();
 
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
+    clearInterval(reaper);
+    // Requests still running when the grace period ends cannot finish: their claims are released
+    // (a retry on another node proceeds at once) before the process exits, within a bounded time.
     const force = setTimeout(() => {
-      app.log.error('graceful shutdown timed out; exiting');
-      process.exit(1);
+      app.log.error('graceful shutdown timed out; releasing the claims of unfinished requests and exiting');
+      const exit = () => process.exit(1);
+      setTimeout(exit, RELEASE_ON_EXIT_MS).unref();
+      instance
+        .stop()
+        .then((r) => app.log.warn(r, 'released the claims of unfinished requests'))
+        .catch((err) => app.log.error({ err: { message: (err as Error).message } }, 'could not release claims'))
+        .finally(exit);
     }, config.shutdownGraceMs);
     force.unref();
     // close() closes only the connections idle at that moment; one whose request was in flight
@@ -88,6 +126,7 @@ async function main() {
       await ops?.close();
       await app.close();
       clearInterval(closeIdle);
+      await instance.stop().catch((err) => app.log.warn({ err: { message: (err as Error).message } }, 'could not release claims'));
       await store.close();
       await blobs.close();
       await db.close();
@@ -107,13 +146,44 @@ async function main() {
   );
   if (ops && config.ops.port !== undefined) {
     // Before the API, so that a probe of the API's readiness finds the details already served.
-    const address = await ops.listen({ host: config.ops.host, port: config.ops.port });
+    const where = { host: config.ops.host, port: config.ops.port, variable: 'OPS_PORT', hostVariable: 'OPS_HOST' };
+    const address = await listenOrExit(() => ops.listen({ host: config.ops.host, port: config.ops.port! }), where);
     app.log.info({ ops: address }, `Operations listener at ${address} (/metrics, /readyz)`);
   }
-  await app.listen({ host: config.host, port: config.port });
-  if (demo) {
-    const { port } = app.server.address() as { port: number };
-    process.stdout.write(formatDemoCredentials(demo, `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`));
+  await listenOrExit(() => app.listen({ host: config.host, port: config.port }), {
+    host: config.host,
+    port: config.port,
+    variable: 'PORT',
+    hostVariable: 'HOST',
+  });
+  const { port } = app.server.address() as { port: number };
+  const baseUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+
+  // The demo is loaded once the port is ours: were it in use, the demo's secrets, printed only
+  // once, would be printed for a server that never ran.
+  const organizations = await countOrganizations(db.kysely);
+  const demo =
+    config.demoOnEmpty && organizations === 0
+      ? await createDemoOrganization({ db, region: config.region, now: Date.now }, { progress: process.stdout.isTTY })
+      : undefined;
+  if (demo) process.stdout.write(formatDemoCredentials(demo, baseUrl));
+  const facts = { baseUrl, organizations: organizations + (demo ? 1 : 0), demoPrinted: demo !== undefined };
+  if (logFormat === 'pretty') process.stdout.write(formatStartBanner(facts));
+  else {
+    const entry = startLogEntry(facts);
+    app.log.info(entry.fields, entry.message);
+  }
+}
+
+/** Listens, or exits with one line saying what to change when the port cannot be had. */
+async function listenOrExit<T>(listen: () => Promise<T>, where: Parameters<typeof listenErrorMessage>[1]): Promise<T> {
+  try {
+    return await listen();
+  } catch (err) {
+    const message = listenErrorMessage(err, where);
+    if (message === undefined) throw err;
+    process.stderr.write(`${message}\n`, () => process.exit(1));
+    return await new Promise<never>(() => {});
   }
 }
 

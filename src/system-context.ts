@@ -3,6 +3,7 @@
 // that call verbs directly build theirs here too, so they see the same settings.
 import type { Config } from './config.ts';
 import type { SystemContext } from './domain/context.ts';
+import type { ServerInstance } from './domain/instances/server-instance.ts';
 import { ResultCache } from './domain/result-cache.ts';
 import type { Db } from './storage/db/connect.ts';
 import type { BlobStore } from './storage/blobs/store.ts';
@@ -13,7 +14,7 @@ const isMarkerBoard = (store: RateLimitStore): store is RateLimitStore & MarkerB
 
 export function systemContext(
   config: Config,
-  parts: { db: Db; blobs: BlobStore; limiter: RateLimitStore; now?: () => number; cache?: ResultCache },
+  parts: { db: Db; blobs: BlobStore; limiter: RateLimitStore; now?: () => number; cache?: ResultCache; instance?: ServerInstance },
 ): SystemContext {
   // Grants are kept in memory only where a change can be seen without reading the database: the
   // SQLite file's change stamp (which sees every commit), else markers in Redis. PostgreSQL with
@@ -36,6 +37,7 @@ export function systemContext(
       signInLimit: config.console.signInLimit,
     },
     writeLeaseMs: config.writeLeaseMs,
+    instance: parts.instance,
     maxActiveCredentialsPerOrg: config.maxActiveCredentialsPerOrg,
     attachmentQuotaBytes: config.attachmentQuotaBytes,
   };

@@ -15,7 +15,11 @@ export function reportError(err: unknown, io: CliIo): number {
     return EXIT.configuration;
   }
   if (err instanceof ServiceError) {
-    io.err(`${err.code}: ${err.message}${err.details.length ? ` ${JSON.stringify(err.details)}` : ''}`);
+    // one line per detail, the field first: "  password must be at least 12 characters"
+    const details = err.details.map((d) =>
+      typeof d === 'object' && d && 'field' in d ? `  ${d.field} ${d.message}` : `  ${JSON.stringify(d)}`,
+    );
+    io.err([`${err.code}: ${err.message}`, ...details].join('\n'));
     return err.code === 'not_found' ? EXIT.notFound : EXIT.failure;
   }
   io.err(err instanceof Error ? (err.stack ?? err.message) : String(err));

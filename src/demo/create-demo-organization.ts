@@ -5,10 +5,11 @@ import { createOrganization } from '../domain/organizations/create.ts';
 import { createCredential } from '../domain/auth/create-credential.ts';
 import { loadDemoData, type DemoSummary } from './generate.ts';
 import { progressBar } from './progress.ts';
-import { bumpDataVersion } from '../storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../storage/db/repositories/organizations.ts';
+import { WRITES } from '../domain/data-versions.ts';
 import { createAdmin } from '../domain/console/create-admin.ts';
 import { findAdminByEmail } from '../storage/db/repositories/admins.ts';
-import { randomBytes } from 'node:crypto';
+import { generatePassword } from '../domain/console/passwords.ts';
 import { operatorActor } from '../operator-actor.ts';
 
 export interface DemoResult {
@@ -31,14 +32,14 @@ export async function createDemoOrganization(
     onProgress: bar ? (done, total) => bar.update(done, total) : undefined,
   });
   bar?.done();
-  await bumpDataVersion(ctx.db.kysely, organization.id);
+  await bumpDataVersions(ctx.db.kysely, organization.id, WRITES['demo.load']);
   const admin = { ...ctx, actor: { ...operatorActor('demo loader'), organizationId: organization.id } };
   const readOnly = await createCredential({ ctx: admin, input: { accessLevel: 'read_only', name: 'Demo Read Only' } });
   const readWrite = await createCredential({ ctx: admin, input: { accessLevel: 'read_write', name: 'Demo Read & Write' } });
   // Administrator emails are unique per deployment; a second demo organization gets a tagged one.
   let email = 'admin@demo.example';
   if (await findAdminByEmail(ctx.db.kysely, email)) email = `admin+${organization.id.slice(0, 8)}@demo.example`;
-  const password = randomBytes(15).toString('base64url'); // 120 bits, 20 characters
+  const password = generatePassword();
   await createAdmin({ ctx: admin, input: { email, password } });
   return {
     organization: { id: organization.id, name: organization.name },

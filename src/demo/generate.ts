@@ -5,8 +5,9 @@
 // two organizations loaded with the same seed hold the same data under different IDs. Rows are
 // generated one record at a time and written in transactions of ~20k rows, so memory stays flat
 // even at scale 2000 (about a million findings).
-import { sql } from 'kysely';
 import type { Db } from '../storage/db/connect.ts';
+import { bumpDataVersions } from '../storage/db/repositories/organizations.ts';
+import { WRITES } from '../domain/data-versions.ts';
 import { ControlModel, generateControls } from './controls.ts';
 import { type Ctx, makeCtx } from './context.ts';
 import { generateEvidence } from './evidence.ts';
@@ -81,7 +82,7 @@ async function generate(ctx: Ctx, phase: (name: string) => void): Promise<void> 
 
 /**
  * Fills `organizationId` (which must exist and hold no compliance data yet) with demo data.
- * Bumps the organization's data version at the end so cached responses are not reused.
+ * Bumps every data version of the organization at the end so cached responses are not reused.
  * Batches commit as they go: if loading fails midway, the rows already written stay; delete the
  * organization (its rows cascade) before loading again.
  */
@@ -124,7 +125,7 @@ export async function loadDemoData(db: Db, organizationId: string, options: Demo
   }
   options.onProgress?.(ctx.progress.done, ctx.progress.total);
 
-  await db.kysely.updateTable('organizations').set({ data_version: sql`data_version + 1` }).where('id', '=', organizationId).execute();
+  await bumpDataVersions(db.kysely, organizationId, WRITES['demo.load']);
 
   const t = ctx.writer.counts();
   return {

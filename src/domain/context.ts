@@ -10,6 +10,7 @@ import type { MarkerBoard, RateLimitStore } from '../storage/ratelimit/store.ts'
 import type { GrantCache } from './auth/grant-cache.ts';
 import type { SessionSettings } from './console/session.ts';
 import type { AuditActor } from './console/audit.ts';
+import type { ServerInstance } from './instances/server-instance.ts';
 
 /**
  * The database, the region this deployment serves and the clock: all that the verbs managing
@@ -30,7 +31,7 @@ export interface BaseContext {
 
 /** What the server's verbs receive: the base plus the shared services and settings. */
 export interface SystemContext extends BaseContext {
-  /** results keyed by organization data version */
+  /** results keyed by the organization's data versions of the kinds they read */
   cache: ResultCache;
   /** tokens' grants kept in memory (auth/grant-cache.ts); absent where no change can be seen without the database */
   grants?: GrantCache;
@@ -46,6 +47,8 @@ export interface SystemContext extends BaseContext {
   session: SessionSettings;
   /** see Config.writeLeaseMs; default 150 s */
   writeLeaseMs?: number;
+  /** the server process whose liveness bounds the claims it takes; absent: the lease alone does */
+  instance?: ServerInstance;
   /** see Config.attachmentQuotaBytes; default DEFAULT_ATTACHMENT_QUOTA_BYTES */
   attachmentQuotaBytes?: number;
 }

@@ -1,13 +1,30 @@
 // "Compute once, serve many": results that depend only on an organization's data and the
-// normalized query are kept, keyed by the organization's data version. Every write bumps that
-// version (in the database, so on every node), which makes older entries unreachable; they age
-// out of the LRU. Concurrent misses for one key share a single computation.
+// normalized query are kept, keyed by the organization's versions of the kinds of data they read
+// (data-versions.ts). A write bumps the versions of the kinds it changes (in the database, so on
+// every node), which makes the entries that read those kinds unreachable; the others stay warm.
+// Concurrent misses for one key share a single computation.
+import { READS, type CachedVerb, type DataKind, type DataVersions } from './data-versions.ts';
+
+/** What identifies a cached result: made by orgResultKey. */
+export interface ResultKey {
+  organizationId: string;
+  /** the kinds of data the result reads, and their versions, in the same order */
+  kinds: readonly DataKind[];
+  versions: readonly number[];
+  /** the whole key as one string */
+  text: string;
+}
+
+interface Entry {
+  value: Promise<unknown>;
+  key: ResultKey;
+}
 
 export class ResultCache {
-  private readonly entries = new Map<string, Promise<unknown>>();
+  private readonly entries = new Map<string, Entry>();
   private readonly maxEntries: number;
-  /** per organization: the newest data version seen and the keys cached for it */
-  private readonly orgs = new Map<string, { version: number; keys: Set<string> }>();
+  /** per organization and kind: the newest version seen and the keys cached for it */
+  private readonly orgs = new Map<string, Map<DataKind, { version: number; keys: Set<string> }>>();
   /** every result handed out from an entry: the same object answers every request of its key */
   private readonly handedOut = new WeakSet<object>();
 
@@ -20,26 +37,30 @@ export class ResultCache {
   }
 
   /**
-   * `key` must come from orgResultKey. Entries of an organization's older data versions can never
-   * be asked for again, so they are dropped as soon as a newer version is seen: a busy writer does
-   * not fill memory with dead answers.
+   * Entries read at an older version of a kind can never be asked for again, so they are dropped
+   * as soon as a newer version of that kind is seen: a busy writer does not fill memory with dead
+   * answers, and entries that do not read the kind written are kept.
    */
-  async getOrCompute<T>(key: string, compute: () => Promise<T>): Promise<T> {
-    const hit = this.entries.get(key);
+  async getOrCompute<T>(key: ResultKey, compute: () => Promise<T>): Promise<T> {
+    const hit = this.entries.get(key.text);
     if (hit) {
       // Refresh recency: Map keeps insertion order, so re-inserting moves the key to the end.
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-      return hit as Promise<T>;
+      this.entries.delete(key.text);
+      this.entries.set(key.text, hit);
+      return hit.value as Promise<T>;
     }
-    const [org, version] = JSON.parse(key) as [string, number];
-    let known = this.orgs.get(org);
-    if (known && known.version > version) return compute(); // a request that raced a newer write
-    if (!known || known.version < version) {
-      for (const old of known?.keys ?? []) this.entries.delete(old);
-      known = { version, keys: new Set() };
-      this.orgs.set(org, known);
+    const known = this.orgs.get(key.organizationId) ?? new Map<DataKind, { version: number; keys: Set<string> }>();
+    for (let i = 0; i < key.kinds.length; i++) {
+      const seen = known.get(key.kinds[i]);
+      if (seen && seen.version > key.versions[i]) return compute(); // a request that raced a newer write
     }
+    for (let i = 0; i < key.kinds.length; i++) {
+      const seen = known.get(key.kinds[i]);
+      if (seen && seen.version === key.versions[i]) continue;
+      for (const old of [...(seen?.keys ?? [])]) this.remove(old);
+      known.set(key.kinds[i], { version: key.versions[i], keys: new Set() });
+    }
+    this.orgs.set(key.organizationId, known);
     const pending = compute();
     pending.then(
       (value) => {
@@ -47,11 +68,11 @@ export class ResultCache {
       },
       () => {},
     );
-    this.entries.set(key, pending);
-    known.keys.add(key);
+    this.entries.set(key.text, { value: pending, key });
+    for (const kind of key.kinds) known.get(kind)!.keys.add(key.text);
     // A failed computation is not kept: the next request tries again.
     pending.catch(() => {
-      if (this.entries.get(key) === pending) this.remove(key);
+      if (this.entries.get(key.text)?.value === pending) this.remove(key.text);
     });
     while (this.entries.size > this.maxEntries) this.remove(this.entries.keys().next().value as string);
     return pending;
@@ -65,12 +86,14 @@ export class ResultCache {
     return value !== null && typeof value === 'object' && this.handedOut.has(value);
   }
 
-  private remove(key: string) {
-    this.entries.delete(key);
-    const [org] = JSON.parse(key) as [string];
-    const known = this.orgs.get(org);
-    known?.keys.delete(key);
-    if (known && known.keys.size === 0) this.orgs.delete(org);
+  private remove(text: string) {
+    const entry = this.entries.get(text);
+    if (!entry) return;
+    this.entries.delete(text);
+    const known = this.orgs.get(entry.key.organizationId);
+    if (!known) return;
+    for (const kind of entry.key.kinds) known.get(kind)?.keys.delete(text);
+    if ([...known.values()].every((k) => k.keys.size === 0)) this.orgs.delete(entry.key.organizationId);
   }
 
   clear() {
@@ -81,7 +104,7 @@ export class ResultCache {
 
 /** A cache that keeps nothing: every call computes (tests and benchmarks that must see each write). */
 export class NoResultCache extends ResultCache {
-  override async getOrCompute<T>(_key: string, compute: () => Promise<T>): Promise<T> {
+  override async getOrCompute<T>(_key: ResultKey, compute: () => Promise<T>): Promise<T> {
     return compute();
   }
 }
@@ -106,24 +129,26 @@ function canonical(value: unknown): unknown {
 }
 
 /**
- * The cache key of an organization-scoped result: org, data version, verb and the canonical
- * input, as JSON, so that no free-text value (an ID, a department) can make two different inputs
- * share a key.
+ * The cache key of an organization-scoped result: org, the versions of the kinds the verb reads
+ * (READS), verb and the canonical input, as JSON, so that no free-text value (an ID, a
+ * department) can make two different inputs share a key.
  */
-export function orgResultKey(organizationId: string, dataVersion: number, verb: string, input: object): string {
-  return JSON.stringify([organizationId, dataVersion, verb, canonical(input)]);
+export function orgResultKey(organizationId: string, dataVersions: DataVersions, verb: CachedVerb, input: object): ResultKey {
+  const kinds = READS[verb];
+  const versions = kinds.map((k) => dataVersions[k]);
+  return { organizationId, kinds, versions, text: JSON.stringify([organizationId, versions, verb, canonical(input)]) };
 }
 
 /** Minimal view of a request context, to keep this module free of the domain's other types. */
 interface CachingContext {
   cache: ResultCache;
-  actor: { organizationId: string; dataVersion: number };
+  actor: { organizationId: string; dataVersions: DataVersions };
 }
 
 /**
- * The result of `compute`, shared by every request of the organization at the same data version
- * with the same (canonical) input.
+ * The result of `compute`, shared by every request of the organization with the same (canonical)
+ * input and the same versions of the kinds of data `verb` reads.
  */
-export function cachedResult<T>(ctx: CachingContext, verb: string, input: object, compute: () => Promise<T>): Promise<T> {
-  return ctx.cache.getOrCompute(orgResultKey(ctx.actor.organizationId, ctx.actor.dataVersion, verb, input), compute);
+export function cachedResult<T>(ctx: CachingContext, verb: CachedVerb, input: object, compute: () => Promise<T>): Promise<T> {
+  return ctx.cache.getOrCompute(orgResultKey(ctx.actor.organizationId, ctx.actor.dataVersions, verb, input), compute);
 }

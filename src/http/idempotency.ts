@@ -19,6 +19,8 @@ declare module 'fastify' {
 /** The request headers of a write, for the OpenAPI document. */
 export const WriteHeaders = Type.Object({
   'idempotency-key': Type.String({
+    minLength: 1,
+    maxLength: 128,
     pattern: IDEMPOTENCY_KEY_PATTERN.source,
     description:
       'Required. 1-128 letters, digits, `.`, `_`, `~`, `-`. Scoped to the credential; a retry with the same key and body within 24 hours replays the first response.',

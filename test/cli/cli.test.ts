@@ -237,17 +237,70 @@ describe('cds on each engine', { concurrency: dialects.length }, () => {
       it('admin create refuses a short password (exit 1) and a taken email', async () => {
         const short = await runCli(['admin', 'create', '--org', orgId, '--email', 'short@example.com'], env, { stdin: 'too short\n' });
         assert.equal(short.code, 1, short.stderr);
-        assert.match(short.stderr, /validation_failed.*password.*at least 12/);
+        assert.match(short.stderr, /^validation_failed: .*\n {2}password must be at least 12 characters$/m);
         const taken = await runCli(['admin', 'create', '--org', orgId, '--email', 'GRACE@example.com'], env, {
           stdin: 'another long password\n',
         });
         assert.equal(taken.code, 1, taken.stderr);
-        assert.match(taken.stderr, /email.*already/);
+        assert.match(taken.stderr, /\n {2}email is already an administrator account/);
         const unknownOrg = await runCli(['admin', 'create', '--org', 'nope', '--email', 'x@example.com'], env, {
           stdin: 'another long password\n',
         });
         assert.equal(unknownOrg.code, 4, unknownOrg.stderr);
         assert.equal((await cds('admin', 'create', '--org', orgId)).code, 2, 'no --email is a usage error');
+      });
+
+      it('admin reset-password prints a new password once, stores only its hash and ends the sessions', async () => {
+        const oldPassword = 'a long enough password'; // set by the admin create step above
+        let server: TestServer | undefined;
+        try {
+          server = await startServer({ database });
+          const url = server.url;
+          const signIn = (password: string) =>
+            api(url, '/console/api/session', undefined, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ email: 'grace@example.com', password }),
+            });
+          const before = await signIn(oldPassword);
+          assert.equal(before.status, 200);
+          const oldCookie = before.headers.get('set-cookie')!.split(';')[0];
+          assert.equal((await api(url, '/console/api/session', undefined, { headers: { cookie: oldCookie } })).status, 200);
+
+          const out = ok(await cds('admin', 'reset-password', '--email', 'GRACE@example.com'));
+          const password = /password=(\S+)/.exec(out)?.[1];
+          assert.ok(password && password.length >= 12, out);
+          // the session above, and the one the admin create step opened
+          assert.match(out, /2 console sessions ended/);
+          const stored = await database.db.kysely
+            .selectFrom('admins')
+            .select('password_hash')
+            .where('email', '=', 'grace@example.com')
+            .executeTakeFirstOrThrow();
+          assert.match(stored.password_hash, /^scrypt\$/);
+          assert.ok(!stored.password_hash.includes(password), 'only the hash is stored');
+
+          const ended = await api(url, '/console/api/session', undefined, { headers: { cookie: oldCookie } });
+          assert.equal(ended.status, 401, 'the session opened with the old password has ended');
+          assert.equal((await signIn(oldPassword)).status, 401, 'the old password no longer works');
+          const after = await signIn(password);
+          assert.equal(after.status, 200, 'the new password signs in');
+          const cookie = after.headers.get('set-cookie')!.split(';')[0];
+          const log = await api(url, '/console/api/audit-log', undefined, { headers: { cookie } });
+          const actions = log.body.data.map((e: { action: string; actor: { type: string } }) => `${e.action}:${e.actor.type}`);
+          assert.ok(actions.includes('admin.password_reset:cli'), actions.join());
+
+          const again = ok(await cds('admin', 'reset-password', '--email', 'grace@example.com', '--json'));
+          const second = JSON.parse(again);
+          assert.notEqual(second.password, password, 'each reset makes a new password');
+          assert.equal(second.sessionsEnded, 1);
+        } finally {
+          await server?.close();
+        }
+        const unknown = await cds('admin', 'reset-password', '--email', 'nobody@example.com');
+        assert.equal(unknown.code, 4, unknown.stderr);
+        assert.match(unknown.stderr, /Administrator was not found/);
+        assert.equal((await cds('admin', 'reset-password')).code, 2, 'no --email is a usage error');
       });
 
       it('an unknown command exits 2 with the usage', async () => {

@@ -68,7 +68,7 @@ if (baseUrl) {
 async function addOrg(db: Db, id: string): Promise<void> {
   await db.kysely
     .insertInto('organizations')
-    .values({ id, name: `Org ${id}`, region: 'eu', plan: 'all', data_version: 0, created_at: Date.UTC(2025, 0, 1) })
+    .values({ id, name: `Org ${id}`, region: 'eu', plan: 'all', created_at: Date.UTC(2025, 0, 1) })
     .execute();
 }
 

@@ -17,7 +17,8 @@ import {
   type TestServer,
 } from '../harness/server.ts';
 import { loadDemoData } from '../../src/demo/generate.ts';
-import { bumpDataVersion } from '../../src/storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../src/storage/db/repositories/organizations.ts';
+import { DATA_KINDS } from '../../src/domain/data-versions.ts';
 import { CHROMIUM, launchChromium } from '../harness/browser.ts';
 
 const EMAIL = 'admin@e2e.example';
@@ -38,7 +39,7 @@ describe('developer console in Chromium', { skip }, () => {
     const org = await createOrgWithCredential(server.system, { name: 'E2E Org' });
     organizationId = org.organizationId;
     await loadDemoData(server.database.db, organizationId, { scale: 1 });
-    await bumpDataVersion(server.database.db.kysely, organizationId);
+    await bumpDataVersions(server.database.db.kysely, organizationId, DATA_KINDS);
     await createAdminFor({
       ctx: server.system,
       input: { organizationId, email: EMAIL, password: PASSWORD },

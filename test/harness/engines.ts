@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { test } from 'node:test';
 import pg from 'pg';
 import { openDb, type Db, type DialectName } from '../../src/storage/db/connect.ts';
 import { migrateToLatest } from '../../src/storage/db/migrate.ts';
@@ -12,8 +13,31 @@ import { MemoryRateLimitStore } from '../../src/storage/ratelimit/memory.ts';
 import { RedisRateLimitStore } from '../../src/storage/ratelimit/redis.ts';
 import type { RateLimitStore } from '../../src/storage/ratelimit/store.ts';
 
-export const dialects: DialectName[] = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
-export const stores: Array<'memory' | 'redis'> = process.env.TEST_REDIS_URL ? ['memory', 'redis'] : ['memory'];
+export const dialects = engineList<DialectName>(['sqlite'], {
+  postgres: process.env.TEST_DATABASE_URL ? undefined : 'TEST_DATABASE_URL is not set (PostgreSQL runs when it is)',
+});
+export const stores = engineList<'memory' | 'redis'>(['memory'], {
+  redis: process.env.TEST_REDIS_URL ? undefined : 'TEST_REDIS_URL is not set (Redis runs when it is)',
+});
+
+/**
+ * The engines to loop over. Every suite loops with `for (const dialect of dialects)` at its top or
+ * directly in a describe(), so iterating the list is where an engine left out is known to be a suite
+ * that did not run: each iteration reports it as a skipped test with the reason, and the test
+ * runner's summary counts it under "skipped" instead of leaving it silently absent.
+ */
+function engineList<T extends string>(always: T[], optional: Record<string, string | undefined>): readonly T[] {
+  const available = [...always, ...Object.keys(optional).filter((name) => optional[name] === undefined)] as T[];
+  const missing = Object.entries(optional).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  const list = [...available];
+  Object.defineProperty(list, Symbol.iterator, {
+    value: function* () {
+      for (const [name, reason] of missing) test(`${name}: not run`, { skip: reason }, () => {});
+      yield* available;
+    },
+  });
+  return list;
+}
 
 export interface TestDatabase {
   db: Db;

@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Db } from '../../src/storage/db/connect.ts';
 import type { Database } from '../../src/storage/db/schema.ts';
-import { bumpDataVersion } from '../../src/storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../src/storage/db/repositories/organizations.ts';
+import { DATA_KINDS } from '../../src/domain/data-versions.ts';
 import { fixtures } from './fixtures.ts';
 
 export const T0 = Date.UTC(2025, 0, 1);
@@ -244,7 +245,7 @@ export function artifactFixtures(db: Db, organizationId: string): Raw {
     <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
       const result = await fn(...args);
-      await bumpDataVersion(db.kysely, organizationId);
+      await bumpDataVersions(db.kysely, organizationId, DATA_KINDS);
       return result;
     };
   return {

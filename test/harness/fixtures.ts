@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/storage/db/connect.ts';
 import type { ArtifactType } from '../../src/storage/db/schema.ts';
-import { bumpDataVersion } from '../../src/storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../src/storage/db/repositories/organizations.ts';
+import { DATA_KINDS } from '../../src/domain/data-versions.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -25,7 +26,7 @@ export function bumpingDataVersion<T extends Record<string, (...args: any[]) => 
   for (const [name, fn] of Object.entries(helpers)) {
     wrapped[name] = async (...args: unknown[]) => {
       const result = await fn(...args);
-      await bumpDataVersion(db.kysely, organizationId);
+      await bumpDataVersions(db.kysely, organizationId, DATA_KINDS);
       return result;
     };
   }

@@ -62,23 +62,7 @@ export interface ServerProcessOptions {
  * listens on. Rejects (and kills the child) when it exits first or does not start in time.
  */
 export async function startServerProcess(options: ServerProcessOptions = {}): Promise<ServerProcess> {
-  const env: Record<string, string | undefined> = {
-    ...baseEnv(),
-    ...options.database?.env,
-    ...options.store?.env,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    OPS_PORT: '0', // a fixed default port would collide between test processes
-    DEMO_ON_EMPTY: String(options.demoOnEmpty ?? false),
-    ...options.env,
-  };
-  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-
-  const child = spawn(process.execPath, [SERVER_ENTRY], {
-    cwd: options.cwd ?? os.tmpdir(),
-    env: env as NodeJS.ProcessEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnServer(options);
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
@@ -141,6 +125,44 @@ export async function startServerProcess(options: ServerProcessOptions = {}): Pr
     stop,
     kill: () => stop('SIGKILL'),
   };
+}
+
+function spawnServer(options: ServerProcessOptions): ChildProcess {
+  const env: Record<string, string | undefined> = {
+    ...baseEnv(),
+    ...options.database?.env,
+    ...options.store?.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    OPS_PORT: '0', // a fixed default port would collide between test processes
+    DEMO_ON_EMPTY: String(options.demoOnEmpty ?? false),
+    ...options.env,
+  };
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  return spawn(process.execPath, [SERVER_ENTRY], {
+    cwd: options.cwd ?? os.tmpdir(),
+    env: env as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Starts `src/main.ts` expecting it to exit on its own (a refused start), and waits for that. */
+export function runServerProcessToExit(options: ServerProcessOptions = {}, timeoutMs = 30_000): Promise<CliResult> {
+  const child = spawnServer(options);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not exit within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
 }
 
 /** The port of Fastify's JSON log line "Server listening at http://127.0.0.1:PORT", if logged. */

@@ -42,7 +42,7 @@ export interface StartOptions {
   database?: TestDatabase;
   testStore?: TestStore;
   /** the app's result cache (default: its own); a NoResultCache computes every answer afresh */
-  resultCache?: ResultCache;
+  cache?: ResultCache;
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
@@ -59,7 +59,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     now,
     logger: false,
     metrics,
-    resultCache: options.resultCache,
+    cache: options.cache,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const ops = await buildOpsApp({ db: database.db, store: testStore.store, metrics });

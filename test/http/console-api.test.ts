@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { dialects, stores } from '../harness/engines.ts';
 import { api, createAdminFor, createOrgWithCredential, getToken, startServer, type Client, type TestServer } from '../harness/server.ts';
 import { loadDemoData } from '../../src/demo/generate.ts';
-import { bumpDataVersion } from '../../src/storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../src/storage/db/repositories/organizations.ts';
+import { DATA_KINDS } from '../../src/domain/data-versions.ts';
 import type { SystemContext } from '../../src/domain/context.ts';
 import { MemoryRateLimitStore } from '../../src/storage/ratelimit/memory.ts';
 
@@ -418,7 +419,7 @@ for (const dialect of dialects) {
 
     test('the compliance overview has the same progress as GET /v1/frameworks', async () => {
       await loadDemoData(server.database.db, orgB.organizationId, { scale: 1 });
-      await bumpDataVersion(server.database.db.kysely, orgB.organizationId);
+      await bumpDataVersions(server.database.db.kysely, orgB.organizationId, DATA_KINDS);
       const token = await getToken(server.url, orgB);
       const v1 = await api(server.url, '/v1/frameworks', token);
       assert.equal(v1.status, 200);

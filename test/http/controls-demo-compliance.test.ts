@@ -1,6 +1,7 @@
 // The controls' compliance on the demo organization (src/demo/generate.ts), on every database
 // engine: the snapshot loader agrees with the shared loaders of test/harness/compliance.ts over
 // every set of frameworks, and framework progress agrees with the controls list.
+import { INITIAL_DATA_VERSIONS } from '../../src/domain/data-versions.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../harness/engines.ts';
@@ -35,7 +36,13 @@ for (const dialect of dialects) {
       const frameworkIds = (
         await db.kysely.selectFrom('frameworks').select('id').where('organization_id', '=', organizationId).execute()
       ).map((f) => f.id);
-      const actor = { organizationId, credentialId: 'test', scopes: new Set(['control:read']), plan: new Set(['control']), dataVersion: 0 };
+      const actor = {
+        organizationId,
+        credentialId: 'test',
+        scopes: new Set(['control:read']),
+        plan: new Set(['control']),
+        dataVersions: INITIAL_DATA_VERSIONS,
+      };
       const ctx = { ...server.system, actor };
       const snapshot = await controlsSnapshot(ctx);
       assert.equal(snapshot.nodes.size, nodes.size);

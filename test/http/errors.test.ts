@@ -301,13 +301,28 @@ describe('GET /openapi.json', () => {
   });
   after(() => server?.close());
 
-  test('is an OpenAPI 3.1 document with info and the bearerAuth security scheme', () => {
+  test('is an OpenAPI 3.1 document with info and the bearerAuth (OAuth 2.0 client credentials) security scheme', () => {
     assert.equal(typeof doc.openapi, 'string');
     assert.ok(doc.openapi.startsWith('3.1'), doc.openapi);
     assert.equal(typeof doc.info?.title, 'string');
     assert.equal(typeof doc.info?.version, 'string');
-    assert.equal(doc.components.securitySchemes.bearerAuth.type, 'http');
-    assert.equal(doc.components.securitySchemes.bearerAuth.scheme, 'bearer');
+    const scheme = doc.components.securitySchemes.bearerAuth;
+    assert.equal(scheme.type, 'oauth2');
+    assert.equal(scheme.flows.clientCredentials.tokenUrl, `${server.url}/oauth/token`);
+    assert.deepEqual(Object.keys(scheme.flows.clientCredentials.scopes).sort(), [
+      'control:read',
+      'control:write',
+      'evidence:read',
+      'evidence:write',
+      'framework:read',
+      'framework:write',
+      'policy:read',
+      'policy:write',
+      'test:read',
+      'test:write',
+      'vulnerability:read',
+      'vulnerability:write',
+    ]);
   });
 
   test('documents every route', () => {

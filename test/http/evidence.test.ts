@@ -1,6 +1,7 @@
 // GET /v1/evidence and GET /v1/evidence/{evidenceId}, and their plural aliases /v1/evidences…,
 // over the shared, exactly known world (test/harness/fixtures-artifacts.ts), on every database
 // engine: every filter, every `fields` value, every expansion, with exact shapes.
+import { INITIAL_DATA_VERSIONS } from '../../src/domain/data-versions.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../harness/engines.ts';
@@ -367,7 +368,13 @@ for (const dialect of dialects) {
       }
       const ctx = (scopes: string[]) => ({
         ...server.system,
-        actor: { organizationId: 'org', credentialId: 'cred', scopes: new Set(scopes), plan: new Set(['evidence']), dataVersion: 0 },
+        actor: {
+          organizationId: 'org',
+          credentialId: 'cred',
+          scopes: new Set(scopes),
+          plan: new Set(['evidence']),
+          dataVersions: INITIAL_DATA_VERSIONS,
+        },
       });
       const forbidden = (err: unknown) => err instanceof ServiceError && err.code === 'forbidden';
       await assert.rejects(listEvidence({ ctx: ctx(['policy:read']), input: {} }), forbidden);

@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { startServer, type TestServer } from '../harness/server.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 
 let server: TestServer;
 let doc: any;
@@ -35,8 +36,8 @@ test('lists every route the app serves, except the document itself', () => {
     stack.push(match[2]);
     if (match[3]) served.push(stack.join(''));
   }
-  // The console's web pages (HTML and assets) are not API operations.
-  const pages = (p: string) => p === '/console' || p.startsWith('/console/assets');
+  // Web pages (the home page, the API reference, the console's HTML and assets) are not API operations.
+  const pages = (p: string) => p === '/' || p === '/docs' || p.startsWith('/docs/') || p === '/console' || p.startsWith('/console/assets');
   served.splice(0, served.length, ...served.filter((p) => p.startsWith('/') && p !== '/openapi.json' && !p.includes('*') && !pages(p)));
   assert.ok(served.includes('/v1/frameworks') && served.includes('/oauth/token'), `parsed routes: ${served}`);
   for (const route of new Set(served)) {
@@ -116,4 +117,33 @@ test('the three writes document the Idempotency-Key header, their bodies, succes
   assert.equal(create.properties.source, undefined, 'source is not a create field');
   const form = doc.paths['/v1/evidence/{evidenceId}/attachments'].post.requestBody.content['multipart/form-data'].schema;
   assert.equal(form.properties.files.maxItems, 5);
+});
+
+test('PUBLIC_BASE_URL names the deployment in servers and the token URL; without it, the listening address', async () => {
+  const behindProxy = await startServer({ env: { PUBLIC_BASE_URL: 'https://compliance.example.com/api/' } });
+  try {
+    const served: any = await (await fetch(`${behindProxy.url}/openapi.json`)).json();
+    assert.deepEqual(
+      served.servers.map((s: any) => s.url),
+      ['https://compliance.example.com/api'],
+    );
+    assert.equal(
+      served.components.securitySchemes.bearerAuth.flows.clientCredentials.tokenUrl,
+      'https://compliance.example.com/api/oauth/token',
+    );
+  } finally {
+    await behindProxy.close();
+  }
+  assert.deepEqual(
+    doc.servers.map((s: any) => s.url),
+    [server.url],
+  );
+  assert.equal(doc.components.securitySchemes.bearerAuth.flows.clientCredentials.tokenUrl, `${server.url}/oauth/token`);
+});
+
+test('PUBLIC_BASE_URL must be an http(s) address without query, fragment or credentials', () => {
+  for (const bad of ['ftp://example.com', 'https://example.com/?a=1', 'https://example.com/#x', 'https://u:p@example.com', 'not a url']) {
+    assert.throws(() => loadConfig({ PUBLIC_BASE_URL: bad }), ConfigError, bad);
+  }
+  assert.equal(loadConfig({ PUBLIC_BASE_URL: 'http://10.0.0.5:8080' }).publicBaseUrl, 'http://10.0.0.5:8080');
 });

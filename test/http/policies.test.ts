@@ -1,6 +1,7 @@
 // GET /v1/policies and GET /v1/policies/{policyId} over the shared, exactly known world
 // (test/harness/fixtures-artifacts.ts), on every database engine: every filter, every `fields`
 // value, every expansion, with exact shapes.
+import { INITIAL_DATA_VERSIONS } from '../../src/domain/data-versions.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../harness/engines.ts';
@@ -327,7 +328,7 @@ for (const dialect of dialects) {
         credentialId: 'cred',
         scopes: new Set(scopes),
         plan: new Set(['policy']),
-        dataVersion: 0,
+        dataVersions: INITIAL_DATA_VERSIONS,
       });
       const ctx = (scopes: string[]) => ({ ...server.system, actor: actor(scopes) });
       const forbidden = (err: unknown) => err instanceof ServiceError && err.code === 'forbidden';

@@ -272,7 +272,7 @@ for (const store of stores) {
         const bad = [
           grant({ clientId: client.clientId, clientSecret: 'cds_secret_nope' }),
           grant({ clientId: 'cds_id_AAAAAAAAAAAAAAAA', clientSecret: 'x' }),
-          grant({ clientId: 'x'.repeat(300), clientSecret: 'x' }),
+          grant({ clientId: 'x'.repeat(100), clientSecret: 'x' }),
         ][i % 3];
         const res = await postToken(server.url, JSON.stringify(bad), 'application/json', from);
         assertOAuthError(res, 401, 'invalid_client');
@@ -293,7 +293,7 @@ for (const store of stores) {
     });
 
     test('a client_id not of the issued form answers 401 invalid_client and leaves no key derived from it in the store', async () => {
-      const long = `cds_id_${'A'.repeat(3500)}`;
+      const long = `cds_id_${'A'.repeat(121)}`; // 128 characters, the longest accepted
       for (const clientId of [long, 'cds_id_short', 'cds_id_AAAAAAAAAAAAAAA!', `${client16()}x`]) {
         const res = await postToken(server.url, JSON.stringify(grant({ clientId, clientSecret: 'cds_secret_x' })), 'application/json', {
           'x-forwarded-for': '192.0.2.200',
@@ -301,6 +301,21 @@ for (const store of stores) {
         assertOAuthError(res, 401, 'invalid_client');
       }
       assert.ok((await longestStoreKey(server)) < 200, 'every stored key is short');
+    });
+
+    test('a client_id or client_secret over 128 characters answers 400 invalid_request naming it, before any lookup', async () => {
+      const before = await storeKeyCount(server);
+      const cases = [
+        { field: 'client_id', body: grant({ clientId: `cds_id_${'A'.repeat(122)}`, clientSecret: 'cds_secret_x' }) },
+        { field: 'client_secret', body: grant({ clientId: client16(), clientSecret: `cds_secret_${'A'.repeat(118)}` }) },
+      ];
+      for (const { field, body } of cases) {
+        const res = await postToken(server.url, JSON.stringify(body), 'application/json', { 'x-forwarded-for': '192.0.2.201' });
+        assertOAuthError(res, 400, 'invalid_request');
+        assert.equal(res.body.error_description, `${field}: must be at most 128 characters.`);
+      }
+      // refused before the failure counter: nothing was derived from the values
+      assert.equal(await storeKeyCount(server), before);
     });
 
     test('a body over a few KB (a huge client_id) answers 400 invalid_request and stores nothing', async () => {

@@ -417,6 +417,9 @@ for (const dialect of dialects) {
         const res = await api(server.url, `/v1/vulnerabilities/${path}`, token);
         assert.equal(res.status, 404, path);
         assert.deepEqual(res.body.error, { code: 'not_found', message: res.body.error.message, details: [] }, path);
+        // an ID encoded again is told how to send it; any other unknown ID is simply not found
+        if (path.includes('%25')) assert.match(res.body.error.message, /encoded twice.*exactly as returned/, path);
+        else assert.equal(res.body.error.message, 'Vulnerability was not found.', path);
       }
       // the other organization reads its own finding under the same ID
       const own = await api(server.url, '/v1/vulnerabilities/api%23VUL-0001', otherToken);

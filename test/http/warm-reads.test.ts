@@ -146,7 +146,7 @@ describe('kept answers are byte for byte those computed afresh', { concurrency: 
   let token: string;
   before(async () => {
     cached = await startServer();
-    fresh = await startServer({ database: cached.database, resultCache: new NoResultCache() });
+    fresh = await startServer({ database: cached.database, cache: new NoResultCache() });
     const demo = await createDemoOrganization(cached.system, { scale: 1, name: 'Bytes' });
     token = await getToken(cached.url, demo.readOnly);
   });

@@ -43,6 +43,10 @@ describe('first start on an empty embedded database', () => {
     const readWrite = printedCredential(out, 'Read & Write');
     assert.notEqual(readOnly.clientId, readWrite.clientId);
     assert.match(out, /Demo organization/);
+    // and where things are, without the hint for making a credential: two were just printed
+    const ready = await waitForOutput(first, /"msg":"Ready: /);
+    assert.match(ready, new RegExp(`"docs":"${first.url}/docs"`));
+    assert.doesNotMatch(ready, /credential create/);
     assert.ok(fs.existsSync(path.join(dir, 'cds.sqlite')), 'the database lives in DATA_DIR');
 
     const rw = await requestToken(first.url, readWrite);

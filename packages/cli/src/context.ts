@@ -8,6 +8,9 @@ import { chooseFormat, FORMATS, type Format } from './output/format.ts';
 import { ConfigurationError, resolveSettings, type Env, type Settings } from './profile.ts';
 import { ComplianceClient, REGIONS, type TokenStoreOperation } from './sdk.ts';
 import { fileTokenStore, TOKEN_CACHE_ENV, TokenCacheError, tokenCacheEnabled, tokenCacheFile } from './token-cache.ts';
+import type { Progress } from './progress.ts';
+import { waitingHooks } from './waiting.ts';
+import pkg from '../package.json' with { type: 'json' };
 
 export const GLOBAL_OPTIONS: OptionSpec[] = [
   {
@@ -43,9 +46,15 @@ export interface Context {
   signal: AbortSignal;
   /** draw progress bars on stderr */
   progress: boolean;
+  /** a message about a wait (a retry, a slow answer) at a terminal, through the progress bar being drawn if any */
+  notice(text: string): void;
+  /** the progress bar being drawn, which notices go through; undefined when it ends */
+  showing(progress: Progress | undefined): void;
   /** the client (resolves the credentials on first use) */
   client(): ComplianceClient;
   settings(): Settings;
+  /** the address in use, once the client exists */
+  baseUrl(): string | undefined;
 }
 
 export function createContext(io: Io, env: Env, globals: ParsedValues, signal: AbortSignal): Context {
@@ -59,6 +68,12 @@ export function createContext(io: Io, env: Env, globals: ParsedValues, signal: A
 
   let settings: Settings | undefined;
   let client: ComplianceClient | undefined;
+  let bar: Progress | undefined;
+  const notice = (text: string) => {
+    if (!progress) return;
+    if (bar) bar.note(text);
+    else io.err(text);
+  };
   const getSettings = () =>
     (settings ??= resolveSettings({
       env,
@@ -73,7 +88,12 @@ export function createContext(io: Io, env: Env, globals: ParsedValues, signal: A
     globals,
     signal,
     progress,
+    notice,
+    showing: (p) => {
+      bar = p;
+    },
     settings: getSettings,
+    baseUrl: () => client?.baseUrl,
     client() {
       if (client) return client;
       const s = getSettings();
@@ -91,6 +111,8 @@ export function createContext(io: Io, env: Env, globals: ParsedValues, signal: A
           timeoutMs: timeoutSec === undefined ? undefined : timeoutSec * 1000,
           tokenStore,
           onTokenStoreError: (err, operation) => io.err(`compliance: warning: ${describeCacheError(err, operation)}`),
+          ...waitingHooks(notice),
+          userAgent: `compliance-cli/${pkg.version}`,
         });
         baseUrl = client.baseUrl;
       } catch (err) {

@@ -5,6 +5,11 @@ import { COMMANDS } from './commands/index.ts';
 import { GLOBAL_OPTIONS } from './context.ts';
 import { EXIT_CODE_HELP } from './exit-codes.ts';
 
+/** An "Examples:" block; each line is a command without the leading "compliance ". */
+function examplesBlock(lines: string[]): string {
+  return `Examples:\n${lines.map((l) => `  ${/^(cat|printf|source) /.test(l) ? l : `compliance ${l}`}`).join('\n')}\n`;
+}
+
 const usageLine = (c: Command) => [commandName(c), c.args, c.group === 'export' ? '--dir DIR' : undefined].filter(Boolean).join(' ');
 
 export function mainHelp(): string {
@@ -46,6 +51,16 @@ per credential and address in $XDG_CACHE_HOME/compliance/, or ~/.cache/complianc
 (or COMPLIANCE_TOKEN_CACHE=0) neither reads nor writes it; deleting the directory is safe.
 
 ${EXIT_CODE_HELP}
+
+${examplesBlock([
+  'configure',
+  'controls list --status non_compliant --function-groupings protect',
+  'vulns list --severity critical -o ndjson | jq -r .vulnerabilityId',
+  'vulns create --file examples/finding.json --idempotency-key create-vul-9050',
+  'export --dir ./export',
+  'api /v1/frameworks',
+])}
+Shell completion: source <(compliance completion bash)   (or zsh)
 `;
 }
 
@@ -58,6 +73,7 @@ ${command.summary[0].toUpperCase()}${command.summary.slice(1)}.
 Options:
 ${command.options.length ? describeOptions(command.options) : '  (none of its own)'}
 ${command.notes ? `\n${command.notes}\n` : ''}
+${examplesBlock(command.examples)}
 Options of every command: -o/--output json|table|ndjson, --profile NAME, --base-url URL,
 --region REGION, --max-retries N, --timeout SECONDS, --progress, --no-progress, --no-token-cache
 ("compliance --help" explains them, the credentials and the exit codes).
@@ -71,6 +87,7 @@ export function groupHelp(group: string, commands: Command[]): string {
 
 ${rows.map(([u, s]) => `  ${u.padEnd(width)}  ${s}`).join('\n')}
 
+${examplesBlock(commands.map((c) => c.examples[0]))}
 "compliance ${group} ACTION --help" lists the options of an action.
 `;
 }

@@ -8,6 +8,8 @@ export interface Io {
   err(text: string): void;
   stdoutIsTty: boolean;
   stderrIsTty: boolean;
+  /** the terminal's width when stdout is one (tables are fitted to it) */
+  stdoutColumns: number | undefined;
   stderr: NodeJS.WriteStream;
   stdin: NodeJS.ReadStream;
 }
@@ -26,6 +28,7 @@ export function processIo(): Io {
     },
     stdoutIsTty: Boolean(stdout.isTTY),
     stderrIsTty: Boolean(stderr.isTTY),
+    stdoutColumns: stdout.isTTY && stdout.columns > 0 ? stdout.columns : undefined,
     stderr,
     stdin,
   };

@@ -18,12 +18,19 @@ export const ENV = {
   clientSecret: 'COMPLIANCE_CLIENT_SECRET',
   baseUrl: 'COMPLIANCE_BASE_URL',
   region: 'COMPLIANCE_REGION',
+  regionBaseUrls: 'COMPLIANCE_REGION_BASE_URLS',
   profile: 'COMPLIANCE_PROFILE',
   config: 'COMPLIANCE_CONFIG',
 } as const;
 
 /** The keys of a profile in the file. */
-export const PROFILE_KEYS = { clientId: 'client_id', clientSecret: 'client_secret', baseUrl: 'base_url', region: 'region' } as const;
+export const PROFILE_KEYS = {
+  clientId: 'client_id',
+  clientSecret: 'client_secret',
+  baseUrl: 'base_url',
+  region: 'region',
+  regionBaseUrls: 'region_base_urls',
+} as const;
 
 export const DEFAULT_PROFILE = 'default';
 
@@ -146,6 +153,7 @@ export function resolveSettings(input: ResolveInput): Settings {
     clientSecret: nonEmpty(profile?.get(PROFILE_KEYS.clientSecret)),
     baseUrl: nonEmpty(profile?.get(PROFILE_KEYS.baseUrl)),
     region: nonEmpty(profile?.get(PROFILE_KEYS.region)),
+    regionBaseUrls: nonEmpty(profile?.get(PROFILE_KEYS.regionBaseUrls)),
   };
   const profileLabel = `profile "${name}" (${file})`;
 
@@ -159,10 +167,10 @@ export function resolveSettings(input: ResolveInput): Settings {
   }
 
   // The address is one setting given as a URL or a region: the first level that sets either wins.
-  const levels: Array<[string, { baseUrl?: string; region?: string }]> = [
-    ['--base-url/--region', fromFlags],
-    [`${ENV.baseUrl}/${ENV.region}`, fromEnv],
-    [profileLabel, fromFile],
+  const levels: Array<[{ baseUrl: string; region: string }, { baseUrl?: string; region?: string }]> = [
+    [{ baseUrl: '--base-url', region: '--region' }, fromFlags],
+    [{ baseUrl: ENV.baseUrl, region: ENV.region }, fromEnv],
+    [{ baseUrl: profileLabel, region: profileLabel }, fromFile],
   ];
   const level = levels.find(([, l]) => l.baseUrl || l.region);
   if (!level) {
@@ -170,23 +178,61 @@ export function resolveSettings(input: ResolveInput): Settings {
       `no service address configured: set ${ENV.baseUrl} (or ${ENV.region}: ${REGIONS.join(', ')}), or base_url in the profile`,
     );
   }
-  const [where, location] = level;
-  if (location.baseUrl && location.region) throw new ConfigurationError(`${where} sets both a base URL and a region; give one`);
-  if (location.region && !(REGIONS as readonly string[]).includes(location.region)) {
-    throw new ConfigurationError(`${where}: region must be one of ${REGIONS.join(', ')}, not "${location.region}"`);
+  const [names, location] = level;
+  const where = location.baseUrl ? names.baseUrl : names.region;
+  if (location.baseUrl && location.region) {
+    const both = names.baseUrl === names.region ? names.baseUrl : `${names.baseUrl} and ${names.region}`;
+    throw new ConfigurationError(`${both} set both a base URL and a region; give one`);
+  }
+  let baseUrl = location.baseUrl;
+  let addressFrom = where;
+  if (location.region) {
+    if (!(REGIONS as readonly string[]).includes(location.region))
+      throw new ConfigurationError(`${where}: region must be one of ${REGIONS.join(', ')}, not "${location.region}"`);
+    // The spec names no hostnames, so a region means nothing until its address is configured; a
+    // made-up default would only fail later, after the retries, with a host-not-found error.
+    const fromEnvUrls = nonEmpty(env[ENV.regionBaseUrls]);
+    const urlsFrom = fromEnvUrls ? ENV.regionBaseUrls : `${PROFILE_KEYS.regionBaseUrls} of ${profileLabel}`;
+    const urls = parseRegionBaseUrls(fromEnvUrls ?? fromFile.regionBaseUrls, urlsFrom);
+    baseUrl = urls[location.region as Region];
+    addressFrom = `${where} (region ${location.region}; its address from ${urlsFrom})`;
+    if (!baseUrl) {
+      throw new ConfigurationError(
+        `${where} asks for region "${location.region}", but no address is configured for it: set ${ENV.regionBaseUrls} ` +
+          `(e.g. ${location.region}=https://compliance.${location.region}.example.com), or ${PROFILE_KEYS.regionBaseUrls} in the profile, ` +
+          'or give the address itself with --base-url or COMPLIANCE_BASE_URL',
+      );
+    }
   }
 
   return {
     clientId,
     clientSecret,
-    baseUrl: location.baseUrl,
+    baseUrl,
     region: location.region as Region | undefined,
     profile: profile ? name : undefined,
     file,
     sources: {
       clientId: fromEnv.clientId ? ENV.clientId : profileLabel,
       clientSecret: fromEnv.clientSecret ? ENV.clientSecret : profileLabel,
-      location: where,
+      location: addressFrom,
     },
   };
+}
+
+/** `eu=https://…,us=https://…` (commas or spaces between entries) as a map; a bad entry is refused, naming `source`. */
+export function parseRegionBaseUrls(text: string | undefined, source: string): Partial<Record<Region, string>> {
+  const urls: Partial<Record<Region, string>> = {};
+  for (const entry of (text ?? '').split(/[\s,]+/).filter(Boolean)) {
+    const at = entry.indexOf('=');
+    const region = entry.slice(0, at).trim();
+    const url = entry.slice(at + 1).trim();
+    if (at < 1 || !(REGIONS as readonly string[]).includes(region) || !/^https?:\/\/\S+$/.test(url)) {
+      throw new ConfigurationError(
+        `${source}: each entry is REGION=URL with REGION one of ${REGIONS.join(', ')} and an http(s) URL; not "${entry}"`,
+      );
+    }
+    urls[region as Region] = url;
+  }
+  return urls;
 }

@@ -6,6 +6,7 @@ import { EXIT, type ExitCode } from './exit-codes.ts';
 import { InterruptedError } from './interrupt.ts';
 import type { Io } from './io.ts';
 import { ConfigurationError } from './profile.ts';
+import { UnreachableError } from './unreachable.ts';
 import {
   AuthenticationError,
   ComplianceApiError,
@@ -33,7 +34,7 @@ export function exitCodeFor(err: unknown): ExitCode {
   if (err instanceof RateLimitError) return EXIT.rateLimited;
   if (err instanceof InternalServerError || err instanceof ServiceUnavailableError) return EXIT.unavailable;
   if (err instanceof ComplianceApiError) return err.status >= 500 ? EXIT.unavailable : EXIT.unexpected;
-  if (err instanceof ConnectionError || err instanceof TimeoutError) return EXIT.unavailable;
+  if (err instanceof ConnectionError || err instanceof TimeoutError || err instanceof UnreachableError) return EXIT.unavailable;
   return EXIT.unexpected;
 }
 
@@ -41,6 +42,7 @@ export function exitCodeFor(err: unknown): ExitCode {
 function outcomeUnknown(err: unknown): boolean {
   return (
     err instanceof ConnectionError ||
+    err instanceof UnreachableError ||
     err instanceof TimeoutError ||
     err instanceof InterruptedError ||
     err instanceof RateLimitError ||
@@ -61,7 +63,12 @@ export function reportError(err: unknown, io: Io, options: { debug?: boolean } =
     if (err instanceof RateLimitError && err.retryAfterSec !== undefined) lines.push(`  retry after: ${err.retryAfterSec} s`);
     lines.push(`  HTTP status: ${err.status}`);
     if (err.requestId) lines.push(`  request ID: ${err.requestId}`);
-  } else if (err instanceof ComplianceError || err instanceof ConfigurationError || err instanceof InterruptedError) {
+  } else if (
+    err instanceof ComplianceError ||
+    err instanceof ConfigurationError ||
+    err instanceof InterruptedError ||
+    err instanceof UnreachableError
+  ) {
     lines.push(`compliance: ${err.message}`);
   } else if (err instanceof Error) {
     lines.push(`compliance: unexpected error: ${options.debug ? (err.stack ?? err.message) : err.message}`);

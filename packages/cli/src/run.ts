@@ -7,6 +7,7 @@ import { createContext, GLOBAL_OPTIONS } from './context.ts';
 import { commandHelp, groupHelp, mainHelp } from './help.ts';
 import type { Io } from './io.ts';
 import type { Env } from './profile.ts';
+import { explainUnreachable } from './unreachable.ts';
 import pkg from '../package.json' with { type: 'json' };
 
 const VALUE_FLAGS = new Set(
@@ -55,7 +56,21 @@ export async function run(argv: string[], env: Env, io: Io, signal: AbortSignal)
   );
   for (const p of positionals) if (p.trim() === '') throw new UsageError(`${command.positionals?.name ?? 'an argument'} must not be empty`);
   const ctx = createContext(io, env, values, signal);
-  await command.run(ctx, values, positionals);
+  try {
+    await command.run(ctx, values, positionals);
+  } catch (err) {
+    throw explainUnreachable(
+      err,
+      () => ctx.baseUrl(),
+      () => {
+        try {
+          return ctx.settings().sources.location;
+        } catch {
+          return undefined; // configure checks settings that are not saved yet
+        }
+      },
+    );
+  }
   return 0;
 }
 

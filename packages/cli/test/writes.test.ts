@@ -182,7 +182,8 @@ describe('compliance writes', { concurrency: dialects.length }, () => {
           assert.match(res.stderr, /idempotency key: /);
         }
         assert.equal(invalid.code, 6, explain(invalid));
-        assert.match(invalid.stderr, /validation_failed: [^\n]*\n\s+vulnerabilityId: /);
+        assert.match(invalid.stderr, /validation_failed: [^\n]*\n\s+vulnerabilityId: must look like VUL-1234 or CVE-2024-12345\n/);
+        assert.match(invalid.stderr, /\n\s+status: must be open, [a-z_, ]+ or [a-z_]+\n/, 'the statuses allowed at creation, in words');
         assert.equal(missing.code, 4, explain(missing));
       });
 

@@ -38,6 +38,7 @@ interface MediaType {
 }
 
 interface Operation {
+  operationId?: string;
   summary?: string;
   description?: string;
   parameters?: Parameter[];
@@ -302,7 +303,9 @@ function doc(text: string | undefined, indent: string): string[] {
 
 /** The plural evidence paths must stay exact aliases, or the SDK would be missing an operation. */
 function checkAliases(doc: OpenApiDocument) {
-  const strip = (op: Operation | undefined) => (op ? JSON.stringify({ ...op, summary: undefined, description: undefined }) : undefined);
+  // the operationId differs by necessity (each is unique in a document)
+  const strip = (op: Operation | undefined) =>
+    op ? JSON.stringify({ ...op, summary: undefined, description: undefined, operationId: undefined }) : undefined;
   for (const [alias, target] of [
     ['/v1/evidences', '/v1/evidence'],
     ['/v1/evidences/{evidenceId}', '/v1/evidence/{evidenceId}'],

@@ -5,14 +5,17 @@ import { Auth, tokenRequester } from './resources/auth.ts';
 import { Controls } from './resources/controls.ts';
 import { Evidence } from './resources/evidence.ts';
 import { Frameworks } from './resources/frameworks.ts';
-import type { ClientContext } from './resources/operation.ts';
+import type { ClientContext, WithResponse } from './resources/operation.ts';
+import { rawRequest, type RawRequestInput } from './resources/raw-request.ts';
 import { Policies } from './resources/policies.ts';
 import { Tests } from './resources/tests.ts';
 import { Vulnerabilities } from './resources/vulnerabilities.ts';
+import { debugHooks, safeHooks, type Hooks } from './transport/hooks.ts';
 import { RequestSender, type FetchLike } from './transport/request-sender.ts';
 import { TokenCache, type TokenStore, type TokenStoreErrorHandler } from './transport/token-cache.ts';
+import { userAgent } from './transport/user-agent.ts';
 
-export interface ClientOptions {
+export interface ClientOptions extends Hooks {
   /** the credential's client ID (`cds_id_…`) */
   clientId: string;
   /** the credential's client secret (`cds_secret_…`); keep it out of browsers and version control */
@@ -48,6 +51,16 @@ export interface ClientOptions {
   tokenStore?: TokenStore;
   /** told about each failure of `tokenStore` (default: ignored); the call goes on as if nothing were stored */
   onTokenStoreError?: TokenStoreErrorHandler;
+  /**
+   * your product token, put before the SDK's own in the User-Agent
+   * (`my-app/2.1 compliance-data-sdk/0.1.0 node/24.0.0`)
+   */
+  userAgent?: string;
+  /**
+   * one line per attempt, answer and retry (method, URL, status, time, request ID; never a body or
+   * a token): `true` writes them to console.error, a function receives them
+   */
+  debug?: boolean | ((line: string) => void);
 }
 
 export const DEFAULTS = {
@@ -68,6 +81,7 @@ export class ComplianceClient {
   readonly evidence: Evidence;
   readonly tests: Tests;
   readonly vulnerabilities: Vulnerabilities;
+  readonly #ctx: ClientContext;
 
   constructor(options: ClientOptions) {
     if (!options || typeof options.clientId !== 'string' || options.clientId === '') throw new TypeError('clientId is required');
@@ -82,7 +96,18 @@ export class ComplianceClient {
     if (!Number.isInteger(setting('maxRetries'))) throw new TypeError('maxRetries must be a whole number');
     if (setting('timeoutMs') === 0) throw new TypeError('timeoutMs must be more than 0');
 
+    for (const name of ['onRequest', 'onResponse', 'onRetry'] as const) {
+      if (options[name] !== undefined && typeof options[name] !== 'function') throw new TypeError(`${name} must be a function`);
+    }
+    if (options.userAgent !== undefined && (typeof options.userAgent !== 'string' || /[\r\n]/.test(options.userAgent)))
+      throw new TypeError('userAgent must be a string of one line');
+    const hooks: Hooks[] = [options];
+    const debug = debugHooks(options.debug);
+    if (debug) hooks.push(debug);
+
     const sender = new RequestSender({
+      userAgent: userAgent(options.userAgent),
+      hooks: safeHooks(hooks),
       baseUrl: this.baseUrl,
       fetch: fetchImpl,
       maxRetries: setting('maxRetries'),
@@ -108,6 +133,7 @@ export class ComplianceClient {
       onStoreError: options.onTokenStoreError,
     });
     const ctx: ClientContext = { sender, tokens };
+    this.#ctx = ctx;
     this.auth = new Auth(tokens, requestToken);
     this.frameworks = new Frameworks(ctx);
     this.controls = new Controls(ctx);
@@ -115,6 +141,15 @@ export class ComplianceClient {
     this.evidence = new Evidence(ctx);
     this.tests = new Tests(ctx);
     this.vulnerabilities = new Vulnerabilities(ctx);
+  }
+
+  /**
+   * Any request to the service, with the token, retries, Idempotency-Key (for POST, PUT, PATCH and
+   * DELETE) and hooks of the typed methods: `client.request('GET', '/v1/controls', { query: { status: ['compliant'] } })`.
+   * The answer is the parsed JSON body, with `response` as on every result.
+   */
+  request<T = unknown>(method: string, path: string, input?: RawRequestInput): Promise<WithResponse<T>> {
+    return rawRequest<T>(this.#ctx, method, path, input);
   }
 }
 

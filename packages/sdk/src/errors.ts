@@ -92,9 +92,21 @@ export class ServiceUnavailableError extends ComplianceApiError {
   override name = 'ServiceUnavailableError';
 }
 
-/** No answer: the connection failed or was dropped. `cause` holds the platform's error. */
+/**
+ * No answer: the service could not be reached, or the connection dropped. The message is one line
+ * (`cannot reach http://127.0.0.1:3000: connection refused`); `cause` holds the platform's error.
+ */
 export class ConnectionError extends ComplianceError {
   override name = 'ConnectionError';
+  /** the platform's error code when there is one (`ECONNREFUSED`, `ENOTFOUND`, `ECONNRESET`, …) */
+  readonly code: string | undefined;
+  /** the URL of the request that failed */
+  readonly url: string | undefined;
+  constructor(message: string, options: { cause?: unknown; code?: string; url?: string } = {}) {
+    super(message, { cause: options.cause });
+    this.code = options.code;
+    this.url = options.url;
+  }
 }
 
 /** No answer within `timeoutMs` (for one attempt, including reading the body). */

@@ -21,7 +21,10 @@ export {
 } from './errors.ts';
 export { PagedList, type Page, type PageMeta } from './pagination.ts';
 export type { RequestOptions, WriteOptions, WithResponse } from './resources/operation.ts';
+export type { RawRequestInput, RawQueryValue } from './resources/raw-request.ts';
 export type { ResponseInfo, FetchLike } from './transport/request-sender.ts';
+export type { Hooks, RequestEvent, ResponseEvent, RetryEvent, RetryReason } from './transport/hooks.ts';
+export { SDK_VERSION } from './version.ts';
 export type { StoredToken, TokenStore, TokenStoreOperation, TokenStoreErrorHandler } from './transport/token-cache.ts';
 export type { UploadAttachmentsInput } from './resources/evidence.ts';
 export type { UploadFile, ByteStream } from './uploads/sources.ts';

@@ -1,11 +1,33 @@
 // Display text for API values. A fixed locale keeps dates and numbers identical for
-// every administrator (and for the end-to-end tests); times are in the browser's zone,
-// with the exact UTC instant kept in <time dateTime>.
+// every administrator (and for the end-to-end tests); times are in the browser's zone, named
+// after each time, with the exact UTC instant kept in <time dateTime>.
 import type { AccessLevel, CredentialStatus } from './types.ts';
 
-const dateTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
-const dateTimeSeconds = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });
+// Every date and time names its zone ("24 Nov 2026, 14:05 UTC"): an administrator comparing the
+// console with logs or another colleague's screen must know which clock it is.
+const dateTime = new Intl.DateTimeFormat('en-GB', {
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  timeZoneName: 'short',
+});
+const dateTimeSeconds = new Intl.DateTimeFormat('en-GB', {
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  timeZoneName: 'short',
+});
 const hourMinute = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit' });
+
+/** The browser's time zone as the dates show it ("UTC", "CET", "GMT-5"). */
+export function timeZoneLabel(ms = Date.now()): string {
+  return dateTime.formatToParts(ms).find((part) => part.type === 'timeZoneName')?.value ?? 'local time';
+}
 const count = new Intl.NumberFormat('en-GB');
 
 export function formatDateTime(ms: number, withSeconds = false): string {
@@ -39,6 +61,7 @@ const ACTION_LABELS: Record<string, string> = {
   'credential.create': 'Created credential',
   'credential.revoke': 'Revoked credential',
   'admin.create': 'Created administrator',
+  'admin.password_reset': 'Reset administrator password',
 };
 
 /** Readable name of an audit action; codes added later still read sensibly. */

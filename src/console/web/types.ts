@@ -75,7 +75,14 @@ export interface AuditEntry {
     /** The administrator's email, or the operator and host for cds. */
     label: string;
   };
-  action: 'session.sign_in' | 'session.sign_in_failed' | 'session.sign_out' | 'credential.create' | 'credential.revoke' | 'admin.create';
+  action:
+    | 'session.sign_in'
+    | 'session.sign_in_failed'
+    | 'session.sign_out'
+    | 'credential.create'
+    | 'credential.revoke'
+    | 'admin.create'
+    | 'admin.password_reset';
   target: { type: string; id: string; label: string } | null;
   ip: string | null;
   userAgent: string | null;

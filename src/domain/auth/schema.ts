@@ -10,11 +10,17 @@ export const TokenResponse = Type.Object({
   scope: Type.String({ description: 'Granted scopes separated by spaces.' }),
 });
 
+/**
+ * The longest client_id and client_secret accepted. Issued ones are 23 and 54 characters; anything
+ * longer cannot match and is refused as invalid_request before any lookup or hash.
+ */
+export const TOKEN_FIELD_MAX_LENGTH = 128;
+
 /** The fields of a token request (parseTokenRequest checks them itself, for the OAuth error body). */
 export const TokenRequest = Type.Object({
   grant_type: Type.Literal('client_credentials'),
-  client_id: Type.String(),
-  client_secret: Type.String(),
+  client_id: Type.String({ minLength: 1, maxLength: TOKEN_FIELD_MAX_LENGTH }),
+  client_secret: Type.String({ minLength: 1, maxLength: TOKEN_FIELD_MAX_LENGTH }),
 });
 
 export const CREDENTIAL_STATUSES = ['active', 'revoked'] as const;

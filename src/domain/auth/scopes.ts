@@ -1,5 +1,6 @@
 // Scopes, access levels and plans: which credential may touch which resource.
 import { ServiceError } from '../errors.ts';
+import type { DataVersions } from '../data-versions.ts';
 
 export const RESOURCES = ['framework', 'control', 'policy', 'evidence', 'test', 'vulnerability'] as const;
 export type Resource = (typeof RESOURCES)[number];
@@ -21,8 +22,8 @@ export interface Actor {
   credentialId: string;
   scopes: ReadonlySet<string>;
   plan: ReadonlySet<string>;
-  /** the organization's data version when the request was authenticated (keys result caches) */
-  dataVersion: number;
+  /** the organization's data versions when the request was authenticated (they key cached results) */
+  dataVersions: DataVersions;
 }
 
 /**

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BaseContext, SystemContext } from '../context.ts';
 import { OAuthError, ServiceError } from '../errors.ts';
-import type { TokenRequest, TokenResponse } from './schema.ts';
+import { TOKEN_FIELD_MAX_LENGTH, type TokenRequest, type TokenResponse } from './schema.ts';
 import { scopesFor, type AccessLevel, type Actor } from './scopes.ts';
 import { hashSecret, isIssuedClientId, newAccessToken, secretMatches } from './secrets.ts';
 import type { CredentialRecord } from '../../storage/db/repositories/credentials.ts';
@@ -25,6 +25,10 @@ export function parseTokenRequest(body: unknown): { clientId: string; clientSecr
   });
   if (missing.length > 0) {
     throw new OAuthError('invalid_request', `Missing or invalid field: ${missing.join(', ')}.`);
+  }
+  const tooLong = (['client_id', 'client_secret'] as const).find((k) => (fields[k] as string).length > TOKEN_FIELD_MAX_LENGTH);
+  if (tooLong) {
+    throw new OAuthError('invalid_request', `${tooLong}: must be at most ${TOKEN_FIELD_MAX_LENGTH} characters.`);
   }
   if (grant_type !== 'client_credentials') {
     throw new OAuthError('invalid_request', 'grant_type must be client_credentials.');
@@ -134,6 +138,6 @@ export async function actorOfGrant(ctx: BaseContext, grant: TokenGrant | undefin
     credentialId: grant.credentialId,
     scopes: new Set(grant.scopes.split(' ')),
     plan: new Set(grant.plan.split(',')),
-    dataVersion: grant.dataVersion,
+    dataVersions: grant.dataVersions,
   };
 }

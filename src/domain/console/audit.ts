@@ -13,6 +13,7 @@ export const AUDIT_ACTIONS = [
   'credential.create',
   'credential.revoke',
   'admin.create',
+  'admin.password_reset',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

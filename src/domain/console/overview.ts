@@ -19,7 +19,7 @@ export async function complianceOverview({ ctx }: { ctx: SystemContext & { actor
         credentialId: `console:${admin.id}`,
         scopes: new Set(scopesFor('read_only')),
         plan: new Set(org.plan),
-        dataVersion: org.dataVersion,
+        dataVersions: org.dataVersions,
       },
     },
     input: {},

@@ -45,6 +45,9 @@ export async function verifyAgainstDecoy(password: string): Promise<false> {
   return false;
 }
 
+/** A password made for an administrator (demo, reset): 120 random bits in 20 characters. */
+export const generatePassword = () => randomBytes(15).toString('base64url');
+
 export function passwordIssues(password: string, field = 'password'): FieldIssue[] {
   if (password.length < PASSWORD_MIN_LENGTH) return [{ field, message: `must be at least ${PASSWORD_MIN_LENGTH} characters` }];
   if (password.length > PASSWORD_MAX_LENGTH) return [{ field, message: `must be at most ${PASSWORD_MAX_LENGTH} characters` }];

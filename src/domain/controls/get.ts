@@ -44,7 +44,7 @@ export interface GetControlInput {
 export async function getControl({ ctx, input }: { ctx: Context; input: GetControlInput }): Promise<ControlDetail> {
   authorize(ctx.actor, 'control', 'read');
   // The answer depends on the plan (mappedArtifacts), so the plan is part of the key. A plan change
-  // also bumps the data version; keying by it keeps the cache correct without relying on that.
+  // also bumps every data version; keying by it keeps the cache correct without relying on that.
   const plan = [...ctx.actor.plan];
   return cachedResult(ctx, 'controls.get', { ...input, plan }, () => compute(ctx, input));
 }

@@ -1,11 +1,14 @@
-// The organization's controls at one data version, with everything the list shows and what the
-// compliance rule needs: rows, assignees, entities, each control's frameworks and artifacts, and
-// every artifact's state, which the rule derives here, once, from the columns the repository reads
-// as stored. Loaded in nine statements whatever the organization's size, plus one per set of
-// frameworks asked for (their artifact mappings), and kept in the result cache under the data
-// version: every controls list of that version, whatever its filters, then only selects the
-// matching IDs and evaluates the rule. A write bumps the data version; the cache drops the
-// organization's older entries, this snapshot with them.
+// The organization's controls with everything the list shows and what the compliance rule
+// needs: rows, assignees, entities, each control's frameworks and artifacts, and every artifact's
+// state, which the rule derives here, once, from the columns the repository reads as stored.
+//
+// It is kept in the result cache in parts, each under the versions of the kinds of data it reads
+// (data-versions.ts): the controls and their links (seven statements), and the states of each
+// kind of artifact (one statement each). A write reloads only the parts of the kinds it changed:
+// after an evidence upload, one statement reads the evidence states again and the rest is reused.
+// Every controls list and framework list of the same versions, whatever its filters, then only
+// selects the matching IDs and evaluates the rule. The artifact → framework mappings the rule
+// reads over some frameworks are loaded once per set of frameworks (complianceGraph).
 import type { Context } from '../context.ts';
 import { cachedResult } from '../result-cache.ts';
 import {
@@ -21,29 +24,33 @@ import {
 } from '../compliance/rules.ts';
 import {
   artifactKeyOf,
-  loadComplianceRows,
   listControlRows,
+  loadControlLinks,
   loadFrameworkNames,
   loadFrameworksArtifacts,
-  type ComplianceRows,
+  loadStatusGroups,
+  loadTestGroups,
+  type ControlLinks,
   type ControlRow,
 } from '../../storage/db/repositories/controls.ts';
 import { loadSubjectEntities, loadSubjectPeople, type Assignee, type Entity } from '../../storage/db/repositories/links.ts';
 
-export interface ControlsSnapshot {
-  /** the data version it was loaded for (its data may be newer, never older) */
-  dataVersion: number;
+/** The part that changes only with the controls kind: controls, their links and frameworks. */
+interface ControlsStructure {
   /** every control, ordered by name, then ID */
   rows: ControlRow[];
   /** the rule's view of each control, by control ID */
   nodes: Map<string, ControlNode>;
-  /** every artifact's state under the rule */
-  states: Map<ArtifactKey, ArtifactState>;
-  /** the shared copies of artifact keys and framework IDs (see loadComplianceRows) */
-  shared: Pick<ComplianceRows, 'key' | 'frameworkId'>;
+  /** the shared copies of artifact keys and framework IDs (see loadControlLinks) */
+  shared: Pick<ControlLinks, 'key' | 'frameworkId'>;
   assignees: Map<string, Assignee[]>;
   entities: Map<string, Entity[]>;
   frameworkNames: Map<string, string>;
+}
+
+export interface ControlsSnapshot extends ControlsStructure {
+  /** every artifact's state under the rule */
+  states: Map<ArtifactKey, ArtifactState>;
 }
 
 // The repository spells artifact keys itself (in SQL, for speed); the rule reads them too.
@@ -55,17 +62,34 @@ export function byNameThenId(a: { name: string; id: string }, b: { name: string;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-/** The snapshot of the caller's organization at the request's data version. */
-export function controlsSnapshot(ctx: Context): Promise<ControlsSnapshot> {
-  return cachedResult(ctx, 'controls.snapshot', {}, () => load(ctx));
-}
-
-async function load(ctx: Context): Promise<ControlsSnapshot> {
+/** The snapshot of the caller's organization at the request's data versions. */
+export async function controlsSnapshot(ctx: Context): Promise<ControlsSnapshot> {
+  const structure = await cachedResult(ctx, 'controls.snapshot.structure', {}, () => loadStructure(ctx));
   const db = ctx.db.kysely;
   const org = ctx.actor.organizationId;
-  const [rows, compliance, assignees, entities, frameworkNames] = await Promise.all([
+  const parts = await Promise.all([
+    cachedResult(ctx, 'controls.snapshot.policyStates', {}, async () =>
+      statesOf(await loadStatusGroups(db, org, 'policies', structure.shared), (g) => policyState(g.isRelevant, g.status)),
+    ),
+    cachedResult(ctx, 'controls.snapshot.evidenceStates', {}, async () =>
+      statesOf(await loadStatusGroups(db, org, 'evidence', structure.shared), (g) => evidenceState(g.isRelevant, g.status)),
+    ),
+    cachedResult(ctx, 'controls.snapshot.testStates', {}, async () =>
+      statesOf(await loadTestGroups(db, org, structure.shared), (g) => testState(testStatus(g.result, g.integrationFailing))),
+    ),
+  ]);
+  // One map for the rule (its lookups are the hot loop); building it is cheap beside the reads.
+  const states = new Map<ArtifactKey, ArtifactState>();
+  for (const part of parts) for (const [key, state] of part) states.set(key, state);
+  return { ...structure, states };
+}
+
+async function loadStructure(ctx: Context): Promise<ControlsStructure> {
+  const db = ctx.db.kysely;
+  const org = ctx.actor.organizationId;
+  const [rows, links, assignees, entities, frameworkNames] = await Promise.all([
     listControlRows(db, org),
-    loadComplianceRows(db, org),
+    loadControlLinks(db, org),
     loadSubjectPeople(db, org, 'control', 'assignee'),
     loadSubjectEntities(db, org, 'control'),
     loadFrameworkNames(db, org),
@@ -76,40 +100,28 @@ async function load(ctx: Context): Promise<ControlsSnapshot> {
     nodes.set(row.id, {
       id: row.id,
       scope: row.scope,
-      frameworkIds: compliance.controlFrameworks.get(row.id) ?? new Set(),
-      artifactKeys: compliance.controlArtifacts.get(row.id) ?? [],
+      frameworkIds: links.controlFrameworks.get(row.id) ?? new Set(),
+      artifactKeys: links.controlArtifacts.get(row.id) ?? [],
     });
   }
-  const shared = { key: compliance.key, frameworkId: compliance.frameworkId };
-  return {
-    dataVersion: ctx.actor.dataVersion,
-    rows,
-    nodes,
-    states: artifactStates(compliance),
-    shared,
-    assignees,
-    entities,
-    frameworkNames,
-  };
+  return { rows, nodes, shared: { key: links.key, frameworkId: links.frameworkId }, assignees, entities, frameworkNames };
 }
 
-/** Every artifact's state under the rule: one state per group of artifacts with the same stored columns. */
-function artifactStates(compliance: ComplianceRows): Map<ArtifactKey, ArtifactState> {
-  const states = new Map<ArtifactKey, ArtifactState>();
-  const setAll = (keys: string[], state: ArtifactState) => {
-    for (const key of keys) states.set(key, state);
-  };
-  for (const g of compliance.policies) setAll(g.keys, policyState(g.isRelevant, g.status));
-  for (const g of compliance.evidence) setAll(g.keys, evidenceState(g.isRelevant, g.status));
-  for (const g of compliance.tests) setAll(g.keys, testState(testStatus(g.result, g.integrationFailing)));
+/** Each artifact's state under the rule: one state per group of artifacts with the same stored columns. */
+function statesOf<G extends { keys: string[] }>(groups: G[], state: (group: G) => ArtifactState): Array<[ArtifactKey, ArtifactState]> {
+  const states: Array<[ArtifactKey, ArtifactState]> = [];
+  for (const g of groups) {
+    const s = state(g);
+    for (const key of g.keys) states.push([key, s]);
+  }
   return states;
 }
 
 /**
  * The rule's graph for computing over `frameworkIds` (all frameworks when absent), with the set
  * of frameworks to pass to the rule. Over all frameworks the rule reads no artifact → framework
- * mapping; over some, only the mappings to those, loaded once per snapshot and set of existing
- * frameworks (unknown IDs change nothing: no artifact is mapped to them).
+ * mapping; over some, only the mappings to those, loaded once per set of existing frameworks and
+ * version of the controls kind (unknown IDs change nothing: no artifact is mapped to them).
  */
 export async function complianceGraph(
   ctx: Context,
@@ -120,14 +132,8 @@ export async function complianceGraph(
   if (!frameworkIds) return { graph: { artifacts, artifactFrameworks: new Map() } };
   const known = [...new Set(frameworkIds)].filter((id) => snapshot.frameworkNames.has(id)).sort();
   const scope = new Set(known.map((id) => snapshot.shared.frameworkId(id)));
-  const graph = cachedResult(
-    ctx,
-    'controls.graph',
-    { frameworkIds: known },
-    async (): Promise<ComplianceGraph> => ({
-      artifacts,
-      artifactFrameworks: await loadFrameworksArtifacts(ctx.db.kysely, ctx.actor.organizationId, known, snapshot.shared),
-    }),
+  const artifactFrameworks = await cachedResult(ctx, 'controls.graph', { frameworkIds: known }, () =>
+    loadFrameworksArtifacts(ctx.db.kysely, ctx.actor.organizationId, known, snapshot.shared),
   );
-  return { graph: await graph, scope };
+  return { graph: { artifacts, artifactFrameworks }, scope };
 }

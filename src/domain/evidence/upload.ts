@@ -15,19 +15,22 @@ import {
   completeUnderClaim,
   keyReused,
   keyScopeOf,
+  releaseClaimOf,
+  requestInProgress,
   storedOutcome,
   type IdempotencyInput,
   type Outcome,
 } from '../idempotency/run.ts';
-import { releaseClaim } from '../../storage/db/repositories/idempotency.ts';
 import { attachmentPeriod } from '../vocabulary.ts';
 import { BlobTooLargeError, Meter } from '../../storage/blobs/store.ts';
 import { findEvidence } from '../../storage/db/repositories/evidence.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
-import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
+import { WRITES } from '../data-versions.ts';
 import {
   sumAttachmentBytes,
   deletePendingUpload,
+  finishPendingUpload,
   hasApprovers,
   insertAttachments,
   insertPendingUpload,
@@ -210,6 +213,7 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
       blobPrefix: prefix,
       createdAt: ctx.now(),
       expiresAt: ctx.now() + scope.settings.leaseMs,
+      instanceId: ctx.instance?.id ?? null,
     });
     const upload = await readUpload(
       input.parts,
@@ -230,7 +234,7 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
       async (trx) => {
         // First: the update locks the organization's row, so concurrent uploads of one organization
         // are recorded one at a time, each counting the bytes of those recorded before it.
-        await bumpDataVersion(trx, org);
+        await bumpDataVersions(trx, org, WRITES['evidence.upload']);
         const usedBytes = await sumAttachmentBytes(trx, org);
         const uploadBytes = upload.files.reduce((sum, f) => sum + f.size, 0);
         if (usedBytes + uploadBytes > quotaBytes) throw quotaExceeded({ quotaBytes, usedBytes }, uploadBytes);
@@ -255,7 +259,9 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
         );
         const status = (await hasApprovers(trx, org, evidence.id)) ? 'pending_approval' : 'uploaded';
         await updateEvidenceStatus(trx, org, evidence.id, status, now);
-        await deletePendingUpload(trx, uploadId);
+        // The clean-up took this upload as abandoned (this process was silent too long, or past
+        // the lease) and is deleting its blobs: record nothing, let the client retry.
+        if (!(await finishPendingUpload(trx, uploadId))) throw requestInProgress();
         return { kind: 'created' as const, resource: { evidenceId: evidence.id, modifiedOn: now } };
       },
     );
@@ -266,8 +272,11 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
   } catch (err) {
     const removed = await Promise.allSettled(stored.map((key) => blobs.delete(key)));
     // Keep the journal entry when a blob could not be removed: the clean-up will try again.
-    if (removed.every((r) => r.status === 'fulfilled')) await deletePendingUpload(k, uploadId).catch(() => {});
-    await releaseClaim(k, scope.credentialId, scope.key, claim.owner).catch(() => {});
+    if (removed.every((r) => r.status === 'fulfilled')) {
+      const forget = () => deletePendingUpload(k, uploadId);
+      await forget().catch(() => ctx.instance?.retryLater(forget));
+    }
+    await releaseClaimOf(scope, claim.owner);
     throw err;
   }
 }

@@ -26,7 +26,7 @@ async function compute(ctx: Context, input: ListFrameworksInput): Promise<Framew
   const db = ctx.db.kysely;
   const fields = new Set(input.fields ?? []);
   const wantsPeople = fields.has('addedBy') || fields.has('lastModifiedBy');
-  // The compliance inputs come from the controls snapshot of this data version, so one load
+  // The compliance inputs come from the controls snapshot of these data versions, so one load
   // after a write serves both the framework list and the control list.
   const [rows, entities, snapshot, people] = await Promise.all([
     listFrameworkRows(db, org, { entityIds: input.entityIds }),

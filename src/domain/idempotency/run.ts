@@ -18,6 +18,8 @@ import {
   type IdempotencyRecord,
 } from '../../storage/db/repositories/idempotency.ts';
 import { ServiceError } from '../errors.ts';
+import { DEFAULT_CLAIM_LIVENESS_MS } from '../../config.ts';
+import type { ServerInstance } from '../instances/server-instance.ts';
 
 /** Idempotency key values the spec allows. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._~-]{1,128}$/;
@@ -25,7 +27,7 @@ export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._~-]{1,128}$/;
 export const REPLAY_WINDOW_MS = 24 * 3600_000;
 
 export interface IdempotencySettings {
-  /** an unfinished claim older than this is considered abandoned (its process died) */
+  /** an unfinished claim older than this is abandoned even when its process is alive (stuck) */
   leaseMs: number;
   replayWindowMs: number;
 }
@@ -44,6 +46,8 @@ export interface KeyScope {
   key: string;
   now: () => number;
   settings: IdempotencySettings;
+  /** the process taking claims: an unfinished claim lives only as long as its instance (domain/instances/server-instance.ts) */
+  instance?: ServerInstance;
 }
 
 /** What a write did: created or updated `resource`. */
@@ -93,8 +97,11 @@ export async function claimKey(scope: KeyScope, fingerprints: readonly string[])
       organizationId: scope.organizationId,
       fingerprint,
       owner,
+      instanceId: scope.instance?.id ?? null,
       now,
       leaseUntil: now + scope.settings.leaseMs,
+      // Without an instance of its own (a verb run outside the server), the default window still applies to others' claims.
+      aliveSince: now - (scope.instance?.livenessMs ?? DEFAULT_CLAIM_LIVENESS_MS),
     };
     if (await insertClaim(k, row)) return { kind: 'claimed', owner };
     const record = await findRecord(k, scope.credentialId, scope.key);
@@ -103,11 +110,14 @@ export async function claimKey(scope: KeyScope, fingerprints: readonly string[])
       if (differs(record.fingerprint)) throw keyReused();
       return { kind: 'completed', record };
     }
-    if (record.state === 'in_progress' && (record.leaseUntil ?? 0) > now) {
+    // A claim abandoned by its process (gone, or past the lease) is taken over; the database
+    // decides in the takeover itself, so a claim whose process is alive is never taken.
+    if (await takeOverClaim(k, row)) return { kind: 'claimed', owner };
+    if (record.state === 'in_progress') {
       if (record.fingerprint !== '' && differs(record.fingerprint)) throw keyReused();
       throw requestInProgress();
     }
-    if (await takeOverClaim(k, row)) return { kind: 'claimed', owner };
+    // an expired result that another request took over meanwhile: look again
   }
   throw requestInProgress();
 }
@@ -142,9 +152,19 @@ export async function completeUnderClaim<T>(
     });
     return { ...result, replayed: false };
   } catch (err) {
-    await releaseClaim(scope.db.kysely, scope.credentialId, scope.key, owner).catch(() => {});
+    await releaseClaimOf(scope, owner);
     throw err;
   }
+}
+
+/**
+ * Frees the key after a failed write. When the database refuses (it is what failed), the release is
+ * retried with the instance's heartbeats: the process is alive, so its claim would otherwise block
+ * retries until the lease ends.
+ */
+export async function releaseClaimOf(scope: KeyScope, owner: string): Promise<void> {
+  const release = () => releaseClaim(scope.db.kysely, scope.credentialId, scope.key, owner);
+  await release().catch(() => scope.instance?.retryLater(release));
 }
 
 /** A write whose fingerprints are known before it starts (JSON bodies). */
@@ -160,7 +180,13 @@ export async function runIdempotent<T>(
 
 /** The key scope of a request: its credential's keys, on the request's database and clock. */
 export function keyScopeOf(
-  ctx: { db: Db; now: () => number; writeLeaseMs?: number; actor: { credentialId: string; organizationId: string } },
+  ctx: {
+    db: Db;
+    now: () => number;
+    writeLeaseMs?: number;
+    instance?: ServerInstance;
+    actor: { credentialId: string; organizationId: string };
+  },
   idempotency: IdempotencyInput,
 ): KeyScope {
   return {
@@ -170,5 +196,6 @@ export function keyScopeOf(
     key: idempotency.key,
     now: ctx.now,
     settings: { leaseMs: ctx.writeLeaseMs ?? 150_000, replayWindowMs: REPLAY_WINDOW_MS },
+    instance: ctx.instance,
   };
 }

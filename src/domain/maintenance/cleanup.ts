@@ -1,12 +1,15 @@
 // Periodic clean-up that keeps storage bounded: idempotency records past their window (24-hour
-// responses, abandoned claims), blobs of uploads whose process died before recording them, and
+// responses, abandoned claims), rows of server instances long gone, blobs of uploads whose process
+// died before recording them (also reaped more often on their own: reap-abandoned-uploads.ts), and
 // (local disk) temporary files of interrupted writes, ended console sessions and usage counts
 // older than the usage page shows (with a day's margin). Every node runs it; the work is idempotent,
 // so nodes running it at the same time only repeat deletions that are harmless.
 import type { Db } from '../../storage/db/connect.ts';
 import type { BlobStore } from '../../storage/blobs/store.ts';
 import { deleteExpiredIdempotencyRecords } from '../../storage/db/repositories/idempotency.ts';
-import { deletePendingUpload, listExpiredPendingUploads } from '../../storage/db/repositories/uploads.ts';
+import { deleteSilentInstances } from '../../storage/db/repositories/server-instances.ts';
+import { DEFAULT_CLAIM_LIVENESS_MS } from '../../config.ts';
+import { reapAbandonedUploads } from './reap-abandoned-uploads.ts';
 import { deleteExpiredSessions } from '../../storage/db/repositories/admin-sessions.ts';
 import { deleteUsageBefore } from '../../storage/db/repositories/credential-usage.ts';
 import { USAGE_BUCKET_MS, USAGE_BUCKETS } from '../console/usage-recorder.ts';
@@ -32,11 +35,13 @@ export interface CleanupInput {
   temporaryAgeMs: number;
   /** console sessions idle this long have ended (default: never by idleness) */
   sessionIdleMs?: number;
+  /** a server instance silent this long is gone, and its uploads abandoned (default DEFAULT_CLAIM_LIVENESS_MS) */
+  claimLivenessMs?: number;
 }
 
 export async function runCleanup({ ctx, input }: { ctx: CleanupContext; input: CleanupInput }): Promise<CleanupResult> {
   const { db, blobs, now } = ctx;
-  const { temporaryAgeMs, sessionIdleMs } = input;
+  const { temporaryAgeMs, sessionIdleMs, claimLivenessMs } = input;
   const result: CleanupResult = {
     idempotencyRecords: 0,
     abandonedUploads: 0,
@@ -46,19 +51,11 @@ export async function runCleanup({ ctx, input }: { ctx: CleanupContext; input: C
     usageRows: 0,
   };
   result.idempotencyRecords = await deleteExpiredIdempotencyRecords(db.kysely, now());
-  for (;;) {
-    const batch = await listExpiredPendingUploads(db.kysely, now(), 100);
-    for (const upload of batch) {
-      // Blobs first, the journal row last: if this is interrupted, the row is still there next time.
-      for await (const key of blobs.list(upload.blobPrefix)) {
-        await blobs.delete(key);
-        result.orphanBlobs++;
-      }
-      await deletePendingUpload(db.kysely, upload.id);
-      result.abandonedUploads++;
-    }
-    if (batch.length < 100) break;
-  }
+  // Rows of instances silent for a whole lease: their claims are abandoned whether the row is there or not.
+  await deleteSilentInstances(db.kysely, now() - temporaryAgeMs);
+  const reaped = await reapAbandonedUploads({ ctx, input: { livenessMs: claimLivenessMs ?? DEFAULT_CLAIM_LIVENESS_MS } });
+  result.abandonedUploads = reaped.abandonedUploads;
+  result.orphanBlobs = reaped.orphanBlobs;
   result.temporaryFiles = (await blobs.sweepTemporary?.(temporaryAgeMs)) ?? 0;
   result.consoleSessions = await deleteExpiredSessions(db.kysely, now(), sessionIdleMs ?? Number.MAX_SAFE_INTEGER);
   result.usageRows = await deleteUsageBefore(db.kysely, now() - (USAGE_BUCKETS + 24) * USAGE_BUCKET_MS);

@@ -4,10 +4,15 @@ import { notFound } from '../errors.ts';
 import { parsePlan } from '../auth/scopes.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
 import * as orgs from '../../storage/db/repositories/organizations.ts';
+import { WRITES } from '../data-versions.ts';
 
 export async function updateOrganizationPlan({ ctx, input }: { ctx: BaseContext; input: { organizationId: string; plan: string } }) {
   const plan = parsePlan(input.plan);
-  const updated = await orgs.updateOrganizationPlan(ctx.db.kysely, input.organizationId, plan);
+  const updated = await ctx.db.kysely.transaction().execute(async (trx) => {
+    if (!(await orgs.updateOrganizationPlan(trx, input.organizationId, plan))) return false;
+    await orgs.bumpDataVersions(trx, input.organizationId, WRITES['organizations.updatePlan']);
+    return true;
+  });
   if (!updated) throw notFound('Organization');
   await announceOrganizationChange(ctx, input.organizationId);
   return (await orgs.findOrganization(ctx.db.kysely, input.organizationId))!;

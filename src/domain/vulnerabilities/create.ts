@@ -7,7 +7,8 @@ import { validationFailed } from '../errors.ts';
 import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
-import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
+import { WRITES } from '../data-versions.ts';
 import { isUniqueViolation } from '../../storage/db/errors.ts';
 import { findVulnerability } from '../../storage/db/repositories/vulnerabilities.ts';
 import {
@@ -69,7 +70,7 @@ export async function createVulnerability({
       throw isUniqueViolation(err) ? duplicateKey() : err;
     });
     if (assigneeId) await replaceAssignee(trx, org, id, assigneeId);
-    await bumpDataVersion(trx, org);
+    await bumpDataVersions(trx, org, WRITES['vulnerabilities.create']);
     const row = await findVulnerability(trx, org, 'api', body.vulnerabilityId);
     return { kind: 'created', resource: await buildVulnerabilityDetail(trx, org, row!) };
   });

@@ -19,6 +19,7 @@ import {
   DEFAULT_RESOURCE_STATUSES,
   mergeCustomFields,
   parseVulnerabilityId,
+  vulnerabilityNotFound,
   type VulnerabilityExpansion,
   type VulnerabilityStatus,
 } from './shape.ts';
@@ -86,7 +87,7 @@ export async function getVulnerability({ ctx, input }: { ctx: Context; input: Ge
   authorize(ctx.actor, 'vulnerability', 'read');
   const org = ctx.actor.organizationId;
   const id = parseVulnerabilityId(input.vulnerabilityId);
-  if (!id) throw notFound('Vulnerability');
+  if (!id) throw vulnerabilityNotFound(input.vulnerabilityId);
   // keyed by the parsed ID, so every spelling of one finding's ID shares an entry
   return cachedResult(ctx, 'vulnerabilities.get', { ...id, resourceStatus: input.resourceStatus, fields: input.fields }, async () => {
     const row = await findVulnerability(ctx.db.kysely, org, id.source, id.findingKey);

@@ -2,19 +2,17 @@
 // Order: firstSeen descending, then vulnerabilityId (source, then finding key) ascending. The
 // cursor names the last finding of the previous page and is signed together with the
 // organization and the filters, so it cannot be altered or reused with other filters.
-// totalCount is counted once per (organization, data version, filters) and then served from the
-// result cache, so walking a million findings does not count them on every page.
+// totalCount and the page's plan come from the organization's per-cell counts
+// (storage/db/repositories/vulnerability-pages.ts), so no request counts findings.
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { cursorKey, openCursor, signCursor } from '../cursor.ts';
 import { validationFailed } from '../errors.ts';
 import { cachedResult } from '../result-cache.ts';
-import { SEVERITIES, VULNERABILITY_STATUSES } from '../vocabulary.ts';
 import { loadSubjectPeople } from '../../storage/db/repositories/links.ts';
+import { countMatching, listVulnerabilityPage, loadVulnerabilityCells } from '../../storage/db/repositories/vulnerability-pages.ts';
 import {
   countAffectedResources,
-  countVulnerabilities,
-  listVulnerabilityPage,
   listCustomFieldDefinitions,
   loadCustomFieldValues,
   type PagePosition,
@@ -42,8 +40,16 @@ export interface VulnerabilityPage {
 
 const sorted = (values: string[] | undefined) => (values && values.length > 0 ? [...new Set(values)].sort() : undefined);
 
+/** The filters of a request, normalized: each list deduplicated and sorted, an empty list absent. */
+export const normalizedFilter = (input: ListVulnerabilitiesInput): VulnerabilityFilter => ({
+  statuses: sorted(input.status),
+  severities: sorted(input.severity),
+  sources: sorted(input.source),
+  fixAvailable: sorted(input.fixAvailable),
+});
+
 /** What a cursor is bound to: the organization and the normalized filters (not page size or fields). */
-function bindingOf(organizationId: string, filter: VulnerabilityFilter): string {
+export function bindingOf(organizationId: string, filter: VulnerabilityFilter): string {
   const part = (name: string, values: readonly string[] | undefined) => `${name}=${values ? values.join(',') : '*'}`;
   return [
     'vulnerabilities',
@@ -77,24 +83,20 @@ export async function listVulnerabilities({ ctx, input }: { ctx: Context; input:
 async function compute(ctx: Context, input: ListVulnerabilitiesInput): Promise<VulnerabilityPage> {
   const org = ctx.actor.organizationId;
   const db = ctx.db.kysely;
-  const filter: VulnerabilityFilter = {
-    statuses: sorted(input.status),
-    severities: sorted(input.severity),
-    sources: sorted(input.source),
-    fixAvailable: sorted(input.fixAvailable),
-  };
+  const filter = normalizedFilter(input);
   const binding = bindingOf(org, filter);
   const key = await cursorKey(ctx.db, ctx.cursorSecret, ctx.now);
   const after = input.nextCursor === undefined ? undefined : positionOf(openCursor(key, binding, input.nextCursor));
   const size = input.count ?? DEFAULT_PAGE_SIZE;
   const fields = new Set(input.fields ?? []);
 
-  const [rows, totalCount, definitions] = await Promise.all([
-    listVulnerabilityPage(db, org, filter, after, size + 1, { statuses: VULNERABILITY_STATUSES, severities: SEVERITIES }),
-    // counted once per filter, not once per page
-    cachedResult(ctx, 'vulnerabilities.count', filter, () => countVulnerabilities(db, org, filter)),
+  const [cells, definitions] = await Promise.all([
+    // the same for every filter and position: a page not seen before still finds them cached
+    cachedResult(ctx, 'vulnerabilities.cells', {}, () => loadVulnerabilityCells(db, org)),
     listCustomFieldDefinitions(db, org, 'vulnerability'),
   ]);
+  const rows = await listVulnerabilityPage(db, org, filter, after, size + 1, cells);
+  const totalCount = countMatching(cells, filter);
   const page = rows.slice(0, size);
   const ids = page.map((r) => r.id);
   const [assignees, values, resourceCounts] = await Promise.all([

@@ -5,6 +5,7 @@ import type { Assignee } from '../shared-schema.ts';
 import type { CustomFieldDefinition, VulnerabilityListRow } from '../../storage/db/repositories/vulnerabilities.ts';
 import { type SEVERITIES, VULNERABILITY_SOURCES, type VULNERABILITY_STATUSES } from '../vocabulary.ts';
 import type { CustomField, VulnerabilitySummary } from './schema.ts';
+import { ServiceError } from '../errors.ts';
 
 export type VulnerabilityStatus = (typeof VULNERABILITY_STATUSES)[number];
 export type Severity = (typeof SEVERITIES)[number];
@@ -41,6 +42,22 @@ export function parseVulnerabilityId(decoded: string): { source: string; finding
   const source = decoded.slice(0, hash);
   if (!(VULNERABILITY_SOURCES as readonly string[]).includes(source)) return undefined;
   return { source, findingKey: decoded.slice(hash + 1) };
+}
+
+/**
+ * The 404 for a path parameter that names no finding. An ID encoded once more than returned
+ * (`api%2523VUL-0001`) is the usual mistake of a client that encodes every path segment, so its
+ * message says what to send instead. The spec keeps a 404's `details` empty, so the advice is in
+ * the message.
+ */
+export function vulnerabilityNotFound(decoded: string): ServiceError {
+  if (/%(?:25)*23/i.test(decoded))
+    return new ServiceError(
+      'not_found',
+      'Vulnerability was not found: the ID looks encoded twice. Send the vulnerabilityId exactly as returned ' +
+        '(for example api%23VUL-0001, with %23 as is); do not encode it again.',
+    );
+  return new ServiceError('not_found', 'Vulnerability was not found.');
 }
 
 /** Every custom field defined for findings, in order, with the finding's value or `""`. */

@@ -6,7 +6,8 @@ import { notFound, validationFailed, type FieldIssue } from '../errors.ts';
 import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
-import { bumpDataVersion } from '../../storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
+import { WRITES } from '../data-versions.ts';
 import { findVulnerability, listCustomFieldDefinitions } from '../../storage/db/repositories/vulnerabilities.ts';
 import {
   findPersonIdByEmail,
@@ -15,7 +16,7 @@ import {
   updateVulnerability,
 } from '../../storage/db/repositories/vulnerability-writes.ts';
 import { buildVulnerabilityDetail } from './get.ts';
-import { parseVulnerabilityId, publicVulnerabilityId } from './shape.ts';
+import { parseVulnerabilityId, publicVulnerabilityId, vulnerabilityNotFound } from './shape.ts';
 import type { VulnerabilityDetail } from './schema.ts';
 import { MAX_CUSTOM_FIELD_VALUE, type CustomFieldInput, type UpdateVulnerabilityBody } from './write-schema.ts';
 
@@ -70,7 +71,7 @@ export async function updateVulnerabilityFields({
   authorize(ctx.actor, 'vulnerability', 'write');
   const org = ctx.actor.organizationId;
   const id = parseVulnerabilityId(input.vulnerabilityId);
-  if (!id) throw notFound('Vulnerability');
+  if (!id) throw vulnerabilityNotFound(input.vulnerabilityId);
   const body = input.body;
   // The finding as named in its canonical spelling, so every spelling of the ID shares fingerprints.
   const target = publicVulnerabilityId(id.source, id.findingKey);
@@ -123,7 +124,7 @@ export async function updateVulnerabilityFields({
       reportLink: body.reportLink === undefined ? undefined : body.reportLink === '' ? null : body.reportLink,
       modifiedOn: ctx.now(),
     });
-    await bumpDataVersion(trx, org);
+    await bumpDataVersions(trx, org, WRITES['vulnerabilities.update']);
     const updated = await findVulnerability(trx, org, id.source, id.findingKey);
     return { kind: 'updated', resource: await buildVulnerabilityDetail(trx, org, updated!) };
   });

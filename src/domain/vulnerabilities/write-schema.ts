@@ -28,6 +28,7 @@ export const CreateVulnerabilityBody = Type.Object(
   {
     vulnerabilityId: Type.String({
       pattern: FINDING_KEY_PATTERN.source,
+      'x-pattern-message': 'must look like VUL-1234 or CVE-2024-12345',
       maxLength: 64,
       description:
         'The finding key: `VUL-` and four digits, or a CVE ID (`CVE-`, four-digit year, `-`, a sequence of four digits starting with 0 or four or more starting with 1-9). The finding is returned as `api%23<key>`.',

@@ -204,6 +204,26 @@ export function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoExcept
   }
 }
 
+/** The codes of a /v1 401: the bearer token is missing, or not one that is good now. */
+const BEARER_FAILURES: ReadonlySet<ErrorCode> = new Set(['unauthorized', 'token_revoked', 'token_stale']);
+
+/** error_description of each 401, in the characters a quoted-string allows (RFC 6750 section 3). */
+const INVALID_TOKEN_DESCRIPTION: Partial<Record<ErrorCode, string>> = {
+  unauthorized: 'The access token is malformed or unknown',
+  token_revoked: 'The credential that issued the access token was revoked',
+  token_stale: 'The access token has expired or its credential changed; request a new one',
+};
+
+/**
+ * The RFC 6750 challenge of a /v1 401: a request that sent no bearer token (no Authorization
+ * header, or another scheme) is told only the scheme; one whose bearer token failed gets
+ * `error="invalid_token"` and why.
+ */
+function bearerChallenge(code: ErrorCode, authorization: string | undefined): string {
+  if (!/^Bearer(?:\s|$)/i.test(authorization?.trim() ?? '')) return 'Bearer';
+  return `Bearer error="invalid_token", error_description="${INVALID_TOKEN_DESCRIPTION[code]}"`;
+}
+
 export function registerErrorHandler(app: FastifyInstance, onDependencyError?: (err: DependencyUnavailableError) => void) {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (request.routeOptions.config?.oauthErrors) return sendOAuth(request, reply, err);
@@ -214,6 +234,8 @@ export function registerErrorHandler(app: FastifyInstance, onDependencyError?: (
       reply.header('Retry-After', '5');
     } else if (service instanceof RateLimitExceeded) {
       reply.header('Retry-After', String(service.retryAfterSec));
+    } else if (BEARER_FAILURES.has(service.code) && /^\/v1(?:[/?]|$)/.test(request.routeOptions.url ?? request.url)) {
+      reply.header('WWW-Authenticate', bearerChallenge(service.code, request.headers.authorization));
     }
     return reply.code(STATUS_OF[service.code]).send(errorBody(service, request.id));
   });

@@ -27,6 +27,8 @@ import usageRoute from './console/usage/get.ts';
 import overviewRoute from './console/overview/get.ts';
 import auditLogRoute from './console/audit-log/list.ts';
 import consolePagesRoute from './console/pages.ts';
+import homePageRoute from './home/page.ts';
+import docsRoute from './docs/reference.ts';
 
 const routes = [
   tokenRoute,
@@ -56,6 +58,9 @@ const routes = [
   overviewRoute,
   auditLogRoute,
   consolePagesRoute,
+  // what a browser finds at the server's address: a page of links, the API reference
+  homePageRoute,
+  docsRoute,
 ];
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps) {

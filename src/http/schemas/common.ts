@@ -4,9 +4,14 @@ import { ERROR_CODES, ErrorDetail, OAUTH_ERRORS } from '../../domain/errors.ts';
 
 export const Meta = Type.Object({ requestId: Type.String({ description: 'Equals the X-Request-Id header.' }) });
 
-/** `{ data, meta: { requestId } }` */
-export function Envelope<T extends TSchema>(data: T) {
-  return Type.Object({ data, meta: Meta });
+/** `{ data, meta: { requestId } }`; `description` says what a success answers (the OpenAPI response's description). */
+export function Envelope<T extends TSchema>(data: T, description: string) {
+  return Type.Object({ data, meta: Meta }, { description });
+}
+
+/** A response schema with the description of its answer (the OpenAPI response's description). */
+export function described<T extends TSchema>(schema: T, description: string): T {
+  return { ...schema, description };
 }
 
 export const ErrorBody = Type.Object(

@@ -10,10 +10,17 @@ export interface ListSchemaMeta {
   'x-list': readonly string[] | null;
 }
 
+/**
+ * The longest list parameter accepted: far more IDs or values than any filter needs, and short
+ * enough that the request still fits Node's header limit, so a longer one is refused naming it.
+ */
+export const MAX_LIST_PARAM_LENGTH = 4096;
+
 /** A list of known values: `status=compliant,non_compliant`. */
 export function enumList<const T extends readonly string[]>(values: T, description?: string) {
   const one = `(?:${values.map(escapeRegExp).join('|')})`;
   return Type.String({
+    maxLength: MAX_LIST_PARAM_LENGTH,
     pattern: `^\\s*${one}\\s*(?:,\\s*${one}\\s*)*$`,
     description: `${description ? `${description} ` : ''}Comma-separated list of: ${values.join(', ')}.`,
     'x-list': values,
@@ -22,7 +29,12 @@ export function enumList<const T extends readonly string[]>(values: T, descripti
 
 /** A list of free values such as IDs or emails: non-empty items separated by commas. */
 export function textList(description: string) {
-  return Type.String({ pattern: '^\\s*[^,\\s][^,]*(?:,\\s*[^,\\s][^,]*)*$', description, 'x-list': null });
+  return Type.String({
+    maxLength: MAX_LIST_PARAM_LENGTH,
+    pattern: '^\\s*[^,\\s][^,]*(?:,\\s*[^,\\s][^,]*)*$',
+    description,
+    'x-list': null,
+  });
 }
 
 export function parseList<T extends string = string>(value: string | undefined): T[] | undefined {
@@ -47,7 +59,7 @@ export function listIssue(schema: ListSchemaMeta, data: unknown): string {
 
 /** A boolean query parameter: `true`/`false` or `1`/`0`. */
 export function booleanParam(description: string) {
-  return Type.String({ pattern: '^(true|false|1|0)$', description: `${description} Accepts true/false or 1/0.` });
+  return Type.String({ maxLength: 5, pattern: '^(true|false|1|0)$', description: `${description} Accepts true/false or 1/0.` });
 }
 
 export const parseBoolean = (value: string | undefined): boolean | undefined =>

@@ -1,7 +1,9 @@
-// Blobs as files under one root directory. A put writes to `<root>/.tmp/<uuid>` (same filesystem),
-// fsyncs it, then renames it into place, so a blob is either whole or absent, even across a crash.
-// Leftovers in .tmp can only come from a crash mid-write; sweepTemporary() removes old ones.
-import { randomUUID } from 'node:crypto';
+// Blobs as files under one root directory. A put writes to `<root>/.tmp/<dir>-<uuid>` (same
+// filesystem), fsyncs it, then renames it into place, so a blob is either whole or absent, even
+// across a crash. `<dir>` names the key's directory (a hash of it), so the partial files of an
+// upload whose process died can be removed as soon as it is known dead (removePartial); other
+// leftovers in .tmp can only come from a crash mid-write, and sweepTemporary() removes old ones.
+import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -62,7 +64,7 @@ export class LocalDiskBlobStore implements BlobStore {
       throw err;
     }
     const watched = watchSource(source);
-    const tmp = path.join(this.tmpDir, randomUUID());
+    const tmp = path.join(this.tmpDir, `${dirTag(path.posix.dirname(key))}-${randomUUID()}`);
     const meter = new Meter(options.maxBytes);
     try {
       await this.prepare();
@@ -159,6 +161,19 @@ export class LocalDiskBlobStore implements BlobStore {
     }
   }
 
+  /** Removes the temporary files of writes to keys directly under `prefix` (their writer is gone). */
+  async removePartial(prefix: string): Promise<number> {
+    assertBlobPrefix(prefix);
+    const tag = `${dirTag(prefix.replace(/\/+$/, ''))}-`;
+    let removed = 0;
+    for (const name of await fs.readdir(this.tmpDir).catch(() => [] as string[])) {
+      if (!name.startsWith(tag)) continue;
+      await fs.rm(path.join(this.tmpDir, name), { force: true });
+      removed++;
+    }
+    return removed;
+  }
+
   /** Removes temporary files older than `olderThanMs` (left by a crash mid-write). */
   async sweepTemporary(olderThanMs = 60 * 60_000): Promise<number> {
     let removed = 0;
@@ -176,6 +191,9 @@ export class LocalDiskBlobStore implements BlobStore {
 
   async close(): Promise<void> {}
 }
+
+/** A short, file-name-safe tag of a key's directory. */
+const dirTag = (dir: string) => createHash('sha256').update(dir).digest('hex').slice(0, 24);
 
 function unavailable(err: unknown): DependencyUnavailableError {
   const code = (err as NodeJS.ErrnoException)?.code;

@@ -2,8 +2,7 @@
 // lib-storage's Upload: small files go up in one PutObject once the stream has ended, larger ones
 // as a multipart upload, part by part; on failure or oversize the multipart upload is aborted, so
 // no object and no stored parts remain (S3 publishes an object only when the upload completes).
-import { DeleteObjectCommand, HeadBucketCommand, ListObjectsV2Command, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { S3Settings } from '../../config.ts';
@@ -20,6 +19,17 @@ import {
   type PutResult,
 } from './store.ts';
 
+/**
+ * The AWS SDK, loaded by the first S3 store made: it is an eighth of the service's heap, and every
+ * full garbage collection marks the whole heap (an upload of 100 MB triggers several), so
+ * deployments that keep their files on local disk do not carry it.
+ */
+const loadSdk = async () => {
+  const [s3, storage] = await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]);
+  return { s3, Upload: storage.Upload };
+};
+type Sdk = Awaited<ReturnType<typeof loadSdk>>;
+
 export interface S3BlobStoreOptions {
   /** bytes per multipart part (at least 5 MiB, S3's minimum) */
   partSize?: number;
@@ -30,7 +40,7 @@ export interface S3BlobStoreOptions {
 export class S3BlobStore implements BlobStore {
   readonly kind = 's3' as const;
   readonly bucket: string;
-  private readonly client: S3Client;
+  private readonly sdk: Promise<Sdk & { client: S3Client }>;
   private readonly partSize: number;
   private readonly queueSize: number;
 
@@ -38,22 +48,27 @@ export class S3BlobStore implements BlobStore {
     this.bucket = settings.bucket;
     this.partSize = Math.max(options.partSize ?? 5 * 1024 * 1024, 5 * 1024 * 1024);
     this.queueSize = options.queueSize ?? 2;
-    this.client = new S3Client({
-      region: settings.region,
-      endpoint: settings.endpoint,
-      forcePathStyle: settings.forcePathStyle,
-      credentials:
-        settings.accessKeyId && settings.secretAccessKey
-          ? { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey }
-          : undefined, // the SDK's default chain (environment, instance role, …)
-      // Checksums only where the API requires them: many S3-compatible servers reject the
-      // newer default (aws-chunked bodies with trailing CRC32 checksums).
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      maxAttempts: 3,
-      // Fail fast while the store is unreachable (503) instead of hanging the request.
-      requestHandler: { connectionTimeout: 2000, requestTimeout: 30_000 },
-    });
+    this.sdk = loadSdk().then(({ s3, Upload }) => ({
+      s3,
+      Upload,
+      client: new s3.S3Client({
+        region: settings.region,
+        endpoint: settings.endpoint,
+        forcePathStyle: settings.forcePathStyle,
+        credentials:
+          settings.accessKeyId && settings.secretAccessKey
+            ? { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey }
+            : undefined, // the SDK's default chain (environment, instance role, …)
+        // Checksums only where the API requires them: many S3-compatible servers reject the
+        // newer default (aws-chunked bodies with trailing CRC32 checksums).
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+        maxAttempts: 3,
+        // Fail fast while the store is unreachable (503) instead of hanging the request.
+        requestHandler: { connectionTimeout: 2000, requestTimeout: 30_000 },
+      }),
+    }));
+    this.sdk.catch(() => {}); // reported by the first operation that needs it
   }
 
   async put(key: string, source: Readable, options: PutOptions): Promise<PutResult> {
@@ -65,9 +80,16 @@ export class S3BlobStore implements BlobStore {
       throw err;
     }
     const watched = watchSource(source);
+    let sdk: Sdk & { client: S3Client };
+    try {
+      sdk = await this.sdk;
+    } catch (err) {
+      source.destroy();
+      throw unavailable(err);
+    }
     const meter = new Meter(options.maxBytes);
-    const upload = new Upload({
-      client: this.client,
+    const upload = new sdk.Upload({
+      client: sdk.client,
       params: { Bucket: this.bucket, Key: key, Body: meter },
       partSize: this.partSize,
       queueSize: this.queueSize,
@@ -101,7 +123,8 @@ export class S3BlobStore implements BlobStore {
   async delete(key: string): Promise<void> {
     assertBlobKey(key);
     try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+      const { s3, client } = await this.sdk;
+      await client.send(new s3.DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
     } catch (err) {
       if (status(err) === 404) return;
       throw unavailable(err);
@@ -114,7 +137,8 @@ export class S3BlobStore implements BlobStore {
     do {
       let page;
       try {
-        page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
+        const { s3, client } = await this.sdk;
+        page = await client.send(new s3.ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
       } catch (err) {
         throw unavailable(err);
       }
@@ -125,14 +149,15 @@ export class S3BlobStore implements BlobStore {
 
   async ping(): Promise<void> {
     try {
-      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+      const { s3, client } = await this.sdk;
+      await client.send(new s3.HeadBucketCommand({ Bucket: this.bucket }));
     } catch (err) {
       throw unavailable(err);
     }
   }
 
   async close(): Promise<void> {
-    this.client.destroy();
+    (await this.sdk.catch(() => undefined))?.client.destroy();
   }
 }
 
@@ -142,7 +167,9 @@ function status(err: unknown): number | undefined {
 
 function unavailable(err: unknown): DependencyUnavailableError {
   let issue = 'connection unavailable';
-  if (err instanceof S3ServiceException) {
+  // What S3 answered (an S3ServiceException carries where the fault lies), not a connection failure.
+  const fault = (err as { $fault?: unknown })?.$fault;
+  if (fault === 'client' || fault === 'server') {
     const code = status(err);
     issue =
       code === 403 || code === 401

@@ -37,6 +37,12 @@ export interface BlobStore {
   close(): Promise<void>;
   /** Removes leftovers of writes interrupted by a crash, older than `olderThanMs`; stores that leave none omit it. */
   sweepTemporary?(olderThanMs: number): Promise<number>;
+  /**
+   * Removes what writes to keys directly under `prefix` left in temporary space, when their writer
+   * is known to be gone (an abandoned upload); stores that cannot tell omit it (S3: incomplete
+   * multipart uploads are aborted by the bucket's lifecycle rule, docs/decisions.md).
+   */
+  removePartial?(prefix: string): Promise<number>;
 }
 
 export class BlobTooLargeError extends Error {

@@ -8,6 +8,9 @@ import * as m0003 from './migrations/0003_controls_indexes.ts';
 import * as m0004 from './migrations/0004_writes.ts';
 import * as m0005 from './migrations/0005_console.ts';
 import * as m0006 from './migrations/0006_idempotency_outcome.ts';
+import * as m0007 from './migrations/0007_data_versions.ts';
+import * as m0008 from './migrations/0008_vulnerability_counts.ts';
+import * as m0009 from './migrations/0009_claim_liveness.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -16,21 +19,37 @@ const migrations: Record<string, Migration> = {
   '0004_writes': m0004,
   '0005_console': m0005,
   '0006_idempotency_outcome': m0006,
+  '0007_data_versions': m0007,
+  '0008_vulnerability_counts': m0008,
+  '0009_claim_liveness': m0009,
 };
 
-export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
-  // Kysely looks for its bookkeeping tables in every schema unless told which one; name the
-  // current schema so several deployments (or test runs) can share one PostgreSQL database.
+/**
+ * The migrator of `db`. Kysely looks for its bookkeeping tables in every schema unless told
+ * which one; on PostgreSQL the current schema is named so several deployments (or test runs) can
+ * share one database.
+ */
+export async function migratorFor(db: Db): Promise<Migrator> {
   const migrationTableSchema =
     db.dialect === 'postgres'
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely)).rows[0].schema
       : undefined;
-  const migrator = new Migrator({
+  return new Migrator({
     db: db.kysely,
     provider: { getMigrations: async () => migrations },
     migrationTableSchema,
   });
-  const result = await migrator.migrateToLatest();
+}
+
+export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
+  const result = await (await migratorFor(db)).migrateToLatest();
+  if (result.error) throw result.error;
+  return result;
+}
+
+/** Migrates up to and including `name` (upgrade tests: data written under an older schema). */
+export async function migrateTo(db: Db, name: keyof typeof migrations & string): Promise<MigrationResultSet> {
+  const result = await (await migratorFor(db)).migrateTo(name);
   if (result.error) throw result.error;
   return result;
 }

@@ -2,7 +2,7 @@
 // convert rows to camelCase domain objects at their edge. Times are epoch milliseconds (bigint in
 // PostgreSQL, INTEGER in SQLite); booleans are 0/1 in SQLite, so readers pass them through Boolean().
 // JSON arrays (tags, gaps, questions…) are TEXT holding JSON in both engines: they are never filtered.
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 type Bool = ColumnType<boolean | number, boolean, boolean>;
 type Ms = number;
@@ -17,8 +17,12 @@ export interface OrganizationsTable {
   region: string;
   /** comma-separated resource names the plan includes */
   plan: string;
-  /** bumped by every write to the organization's data; keys response caches */
-  data_version: number;
+  /** the data version of each kind (src/domain/data-versions.ts): bumped by the writes that change that kind; they key cached answers */
+  controls_version: Generated<number>;
+  policies_version: Generated<number>;
+  evidence_version: Generated<number>;
+  tests_version: Generated<number>;
+  vulnerabilities_version: Generated<number>;
   created_at: Ms;
 }
 
@@ -353,6 +357,17 @@ export interface VulnerabilityResourcesTable {
   status: string;
 }
 
+/** Findings per (organization, status, severity, source, fix_available or ''), kept by triggers (migration 0008). */
+export interface VulnerabilityCountsTable {
+  organization_id: string;
+  status: string;
+  severity: string;
+  source: string;
+  fix_available: string;
+  /** bigint: PostgreSQL returns it as a string */
+  n: number | string;
+}
+
 export interface CustomFieldsTable {
   id: string;
   organization_id: string;
@@ -391,6 +406,8 @@ export interface IdempotencyRecordsTable {
   owner: string | null;
   /** an in-progress claim older than this was abandoned and may be taken over */
   lease_until: Ms | null;
+  /** (migration 0009) the server instance holding the claim; abandoned when it has no fresh heartbeat */
+  instance_id: string | null;
 }
 
 /** Uploads in flight (migration 0004): blobs under blob_prefix not yet recorded as attachments. */
@@ -401,6 +418,17 @@ export interface PendingUploadsTable {
   blob_prefix: string;
   created_at: Ms;
   expires_at: Ms;
+  /** (migration 0009) the server instance receiving the upload; abandoned when it has no fresh heartbeat */
+  instance_id: string | null;
+}
+
+/** Running server processes (migration 0009): the liveness that claims and pending uploads follow. */
+export interface ServerInstancesTable {
+  id: string;
+  host: string;
+  pid: number;
+  started_at: Ms;
+  heartbeat_at: Ms;
 }
 
 /** Console administrators (migration 0005): one organization each; email unique per deployment. */
@@ -479,10 +507,12 @@ export interface Database {
   tickets: TicketsTable;
   vulnerabilities: VulnerabilitiesTable;
   vulnerability_resources: VulnerabilityResourcesTable;
+  vulnerability_counts: VulnerabilityCountsTable;
   custom_fields: CustomFieldsTable;
   custom_field_values: CustomFieldValuesTable;
   idempotency_records: IdempotencyRecordsTable;
   pending_uploads: PendingUploadsTable;
+  server_instances: ServerInstancesTable;
   admins: AdminsTable;
   admin_sessions: AdminSessionsTable;
   audit_log: AuditLogTable;

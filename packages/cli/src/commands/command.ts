@@ -15,6 +15,8 @@ export interface Command {
   options: OptionSpec[];
   /** more help, after the options */
   notes?: string;
+  /** command lines shown under "Examples:" in the help (without the leading `compliance `) */
+  examples: string[];
   run(ctx: Context, values: ParsedValues, positionals: string[]): Promise<void>;
 }
 

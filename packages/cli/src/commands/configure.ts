@@ -6,20 +6,31 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../args.ts';
 import { parseIni, replaceSection } from '../ini.ts';
-import { configPath, profileName, PROFILE_KEYS } from '../profile.ts';
+import { ConfigurationError, configPath, ENV, parseRegionBaseUrls, profileName, PROFILE_KEYS } from '../profile.ts';
 import { ask, readFirstLine, readHidden } from '../prompt.ts';
-import { REGIONS } from '../sdk.ts';
+import { AuthenticationError, ComplianceClient, ConnectionError, REGIONS, type Region } from '../sdk.ts';
+import { UnreachableError } from '../unreachable.ts';
 import type { Command } from './command.ts';
 
 export const configureCommand: Command = {
   group: 'configure',
   summary: 'write a profile to the credentials file (the secret is prompted for, or read from stdin)',
-  options: [{ name: 'client-id', kind: 'string', valueName: 'ID', help: 'the client ID (cds_id_…)' }],
+  examples: [
+    'configure',
+    'configure --profile prod-writer --region eu',
+    'printf \'%s\\n\' "$SECRET" | compliance configure --client-id cds_id_… --base-url https://compliance.example.com',
+  ],
+  options: [
+    { name: 'client-id', kind: 'string', valueName: 'ID', help: 'the client ID (cds_id_…)' },
+    { name: 'no-verify', kind: 'switch', help: 'save without requesting a token first (e.g. while the service is not reachable)' },
+  ],
   notes: [
     'The profile is --profile NAME, else $COMPLIANCE_PROFILE, else "default"; the address is --base-url or --region.',
     'At a terminal, missing settings are asked for and the secret is typed without echo.',
     'Otherwise the secret is the first line of stdin:  printf \'%s\\n\' "$SECRET" | compliance configure --client-id ID --base-url URL',
     'An empty secret keeps the one the profile has.',
+    'Before saving, it requests a token with the client ID and secret, so a typo is caught now and not on',
+    'the next command; nothing is written when the service refuses them (--no-verify skips the check).',
   ].join('\n'),
   async run(ctx, values) {
     const { io, env } = ctx;
@@ -39,6 +50,7 @@ export const configureCommand: Command = {
     let clientId = (values['client-id'] as string | undefined) ?? current?.get(PROFILE_KEYS.clientId);
     if (interactive && values['client-id'] === undefined) clientId = await ask(io, 'Client ID', clientId);
     if (!clientId || /\s/.test(clientId)) throw new UsageError('a client ID is required (--client-id)');
+    checkClientId(clientId);
 
     const flagLocation = (ctx.globals['base-url'] ?? ctx.globals.region) as string | undefined;
     let location = flagLocation ?? current?.get(PROFILE_KEYS.baseUrl) ?? current?.get(PROFILE_KEYS.region);
@@ -57,6 +69,13 @@ export const configureCommand: Command = {
     if (secret === '' || /\s/.test(secret)) {
       throw new UsageError(interactive ? 'a client secret is required' : 'a client secret is required on the first line of stdin');
     }
+    if (!CLIENT_SECRET.test(secret))
+      throw new UsageError('that is not a client secret: it starts with cds_secret_ (the developer console shows it once, at creation)');
+
+    if (!values['no-verify']) {
+      const baseUrl = isRegion ? regionAddress(env, current, location as Region) : location.replace(/\/+$/, '');
+      await verify(ctx.signal, baseUrl, clientId, secret, (text) => io.err(text));
+    }
 
     const entries: Array<[string, string]> = [
       [PROFILE_KEYS.clientId, clientId],
@@ -68,6 +87,56 @@ export const configureCommand: Command = {
     io.err(`check it with: compliance whoami${name === 'default' ? '' : ` --profile ${name}`}`);
   },
 };
+
+/** The issued form (src/domain/auth/secrets.ts of the service): checked here so a paste error is named at once. */
+const CLIENT_ID = /^cds_id_[A-Za-z0-9_-]{16}$/;
+const CLIENT_SECRET = /^cds_secret_[A-Za-z0-9_-]+$/;
+
+function checkClientId(clientId: string): void {
+  if (CLIENT_ID.test(clientId)) return;
+  if (clientId.startsWith('cds_secret_'))
+    throw new UsageError(
+      'that is the client secret; the client ID is the other value, starting with cds_id_ (the secret is asked for next)',
+    );
+  throw new UsageError(
+    `a client ID is cds_id_ followed by 16 letters, digits, "-" or "_", as the developer console shows it; not "${clientId.slice(0, 40)}"`,
+  );
+}
+
+/** A region's address from the environment or the profile being edited; none configured is refused before asking the service. */
+function regionAddress(env: Record<string, string | undefined>, current: Map<string, string> | undefined, region: Region): string {
+  const text = env[ENV.regionBaseUrls]?.trim() || current?.get(PROFILE_KEYS.regionBaseUrls);
+  const url = parseRegionBaseUrls(text, env[ENV.regionBaseUrls]?.trim() ? ENV.regionBaseUrls : PROFILE_KEYS.regionBaseUrls)[region];
+  if (!url)
+    throw new ConfigurationError(
+      `no address is configured for region "${region}": set ${ENV.regionBaseUrls} (e.g. ${region}=https://compliance.${region}.example.com), or use --base-url`,
+    );
+  return url;
+}
+
+/** Requests one token with the new settings; only a success lets the profile be written. */
+async function verify(
+  signal: AbortSignal,
+  baseUrl: string,
+  clientId: string,
+  clientSecret: string,
+  say: (text: string) => void,
+): Promise<void> {
+  const client = new ComplianceClient({ baseUrl, clientId, clientSecret, maxRetries: 1 });
+  try {
+    const token = await client.auth.requestToken({ signal });
+    say(`checked: ${baseUrl} issued a token for ${clientId} (scopes: ${token.scope})`);
+  } catch (err) {
+    if (err instanceof AuthenticationError)
+      throw new ConfigurationError(
+        `${baseUrl} refused this client ID and secret (${err.code}: ${err.message}); nothing was written. ` +
+          'Check both in the developer console (a revoked credential is refused too), or save anyway with --no-verify',
+      );
+    if (err instanceof ConnectionError)
+      throw new UnreachableError(err, baseUrl, 'this command', 'Nothing was written; --no-verify saves without the check.');
+    throw err;
+  }
+}
 
 function writePrivate(file: string, text: string): void {
   const dir = path.dirname(file);

@@ -9,6 +9,10 @@ export const controlCommands: Command[] = [
   listCommand({
     resource: 'controls',
     summary: 'controls with their computed status',
+    examples: [
+      'controls list --status non_compliant --function-groupings protect',
+      'controls list --framework-ids FRAMEWORK_ID --status compliant -o ndjson | wc -l',
+    ],
     options: [
       listFilter('status', 'computed status (over --framework-ids when given)', CONTROL_STATUS),
       listFilter('framework-ids', 'controls mapped to any of these frameworks; status is then computed over them only'),
@@ -25,6 +29,7 @@ export const controlCommands: Command[] = [
     resource: 'controls',
     summary: 'one control, with its description, mappings and questions',
     idName: 'CONTROL_ID',
+    examples: ['controls get CONTROL_ID', 'controls get CONTROL_ID --fields mappedArtifacts,complianceOverview -o json'],
     options: [fieldsOption(GET_FIELDS.controls, 'expansions to include')],
     fetch: (client, id, query, options) => client.controls.get(id, query as GetControlQuery, options),
   }),

@@ -20,6 +20,10 @@ export const evidenceUploadCommand: Command = {
   group: 'evidence',
   action: 'upload',
   summary: 'attach files to an evidence record',
+  examples: [
+    'evidence upload EVIDENCE_ID --file examples/access-review.xlsx --file examples/approvals.csv --evidence-date 2026-11-20 --idempotency-key cli-upload-2026-q4-access-review',
+    'evidence upload EVIDENCE_ID -f report.pdf --evidence-date now --note "Q4 penetration test"',
+  ],
   args: 'EVIDENCE_ID',
   positionals: { min: 1, max: 1, name: 'EVIDENCE_ID' },
   options: [
@@ -63,6 +67,7 @@ export const evidenceUploadCommand: Command = {
         }),
     }));
     let result;
+    ctx.showing(progress); // a retry or a slow answer is noted through the bar, not across it
     try {
       result = await sendWrite(ctx, values, (options) =>
         client.evidence.uploadAttachments(evidenceId, { files, evidenceDate, note: values.note as string | undefined }, options),
@@ -70,6 +75,8 @@ export const evidenceUploadCommand: Command = {
     } catch (err) {
       progress.abandon();
       throw err;
+    } finally {
+      ctx.showing(undefined);
     }
     progress.finish();
     ctx.io.err(`uploaded ${paths.length} ${paths.length === 1 ? 'file' : 'files'} (${formatBytes(total)}) to evidence ${evidenceId}`);

@@ -10,12 +10,14 @@ export const evidenceCommands: Command[] = [
   listCommand({
     resource: 'evidence',
     summary: 'evidence records',
+    examples: ['evidence list --status needs_revision --fields ticketsCount', 'evidence list --status not_uploaded -o json'],
     options: [...artifactFilters('evidence records', EVIDENCE_STATUS), fieldsOption(LIST_FIELDS.evidence)],
     fetch: (client, query, options) => client.evidence.list(query as ListEvidenceQuery, options),
   }),
   getCommand({
     resource: 'evidence',
     summary: 'one evidence record (--fields attachments lists its files)',
+    examples: ['evidence get EVIDENCE_ID --fields attachments'],
     idName: 'EVIDENCE_ID',
     options: [fieldsOption(GET_FIELDS.evidence, 'expansions to include')],
     fetch: (client, id, query, options) => client.evidence.get(id, query as GetEvidenceQuery, options),

@@ -43,6 +43,7 @@ const BATCH = 500;
 export const exportCommand: Command = {
   group: 'export',
   summary: 'write every resource to DIR/<resource>.ndjson',
+  examples: ['export --dir ./export', 'export --dir ./export --resources controls,vulnerabilities --no-progress'],
   options: [
     {
       name: 'dir',
@@ -83,12 +84,15 @@ export const exportCommand: Command = {
     for (const resource of resources) {
       const progress = progressBar(resource.padEnd(labelWidth), { enabled: ctx.progress, stream: ctx.io.stderr });
       const onWait = (ms: number) => progress.note(`waiting ${Math.ceil(ms / 1000)} s for the rate-limit window`);
+      ctx.showing(progress); // retry notices go through the bar
       try {
         const records = await exportOne(ctx, client, resource, dir, { pacer, progress, onWait, pageSize: size });
         progress.finish();
+        ctx.showing(undefined);
         results.push({ resource, file: path.resolve(dir, fileName(resource)), records });
       } catch (err) {
         progress.abandon();
+        ctx.showing(undefined);
         // "Every resource" means every resource the plan includes; a resource asked for by name is an error.
         if (!chosen && err instanceof PermissionDeniedError && err.code === 'plan_restricted') {
           ctx.io.err(`skipped ${resource}: the organization's plan does not include it`);

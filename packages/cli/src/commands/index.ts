@@ -1,5 +1,7 @@
 // Every command, in the order the help lists them.
+import { apiCommand } from './api.ts';
 import type { Command } from './command.ts';
+import { completionCommand } from './completion.ts';
 import { configureCommand } from './configure.ts';
 import { controlCommands } from './controls.ts';
 import { evidenceCommands } from './evidence.ts';
@@ -18,8 +20,10 @@ export const COMMANDS: Command[] = [
   ...testCommands,
   ...vulnerabilityCommands,
   exportCommand,
+  apiCommand,
   configureCommand,
   whoamiCommand,
+  completionCommand,
 ];
 
 /** Shorter names people type. */

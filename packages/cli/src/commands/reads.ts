@@ -17,6 +17,7 @@ export function listCommand(spec: {
   resource: Resource;
   summary: string;
   options: OptionSpec[];
+  examples: string[];
   fetch(client: ComplianceClient, query: Query, options: RequestOptions): Promise<{ data: unknown[] }>;
 }): Command {
   return {
@@ -24,6 +25,7 @@ export function listCommand(spec: {
     action: 'list',
     summary: spec.summary,
     options: spec.options,
+    examples: spec.examples,
     async run(ctx: Context, values) {
       const result = await spec.fetch(ctx.client(), queryFrom(spec.options, values), { signal: ctx.signal });
       await writeList(ctx.io, ctx.format, spec.resource, result.data, values.fields as string[] | undefined);
@@ -36,12 +38,14 @@ export function getCommand(spec: {
   summary: string;
   idName: string;
   options: OptionSpec[];
+  examples: string[];
   fetch(client: ComplianceClient, id: string, query: Query, options: RequestOptions): Promise<{ data: unknown }>;
 }): Command {
   return {
     group: spec.resource,
     action: 'get',
     summary: spec.summary,
+    examples: spec.examples,
     args: spec.idName,
     positionals: { min: 1, max: 1, name: spec.idName },
     options: spec.options,

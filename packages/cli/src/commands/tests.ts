@@ -9,6 +9,7 @@ export const testCommands: Command[] = [
   listCommand({
     resource: 'tests',
     summary: 'automated and cloud tests',
+    examples: ['tests list --status fix_required,affected', 'tests list --applications aws -o ndjson'],
     options: [
       listFilter('status', 'computed status', TEST_STATUS),
       listFilter('framework-ids', 'tests mapped to any of these frameworks'),
@@ -21,6 +22,7 @@ export const testCommands: Command[] = [
   getCommand({
     resource: 'tests',
     summary: 'one test, with its flagged resources',
+    examples: ['tests get TEST_ID', 'tests get TEST_ID --resource-status fix_required,passing --fields testHistory'],
     idName: 'TEST_ID',
     options: [
       listFilter('resource-status', 'flagged resources to show, by status (default fix_required)', TEST_STATUS),

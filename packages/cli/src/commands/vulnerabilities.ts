@@ -4,6 +4,7 @@
 // against meta.totalCount at the end as the spec asks.
 import { listFilter, queryFrom, UsageError, type OptionSpec, type ParsedValues } from '../args.ts';
 import { listWriter, writeRecord } from '../output/writer.ts';
+import { progressBar } from '../progress.ts';
 import { RatePacer } from '../rate-pacer.ts';
 import {
   TotalCountMismatchError,
@@ -57,6 +58,11 @@ const list: Command = {
   group: 'vulnerabilities',
   action: 'list',
   summary: 'findings, every page (or --limit N)',
+  examples: [
+    'vulns list --severity critical --status open',
+    'vulns list --limit 3 -o ndjson',
+    'vulns list --fields cvssScore,firstSeen -o json > findings.json',
+  ],
   options: listOptions,
   async run(ctx, values) {
     const limit = values.limit as number | undefined;
@@ -66,22 +72,38 @@ const list: Command = {
     const query = { ...queryFrom(VULNERABILITY_FILTERS, values), fields: values.fields, count: size } as VulnerabilityListQuery;
     const writer = listWriter(ctx.io, ctx.format, 'vulnerabilities', values.fields as string[] | undefined);
     const pacer = new RatePacer();
+    // A long walk shows how far it is, on stderr; not while JSON lines stream to the same terminal.
+    const progress = progressBar('vulnerabilities', {
+      enabled: ctx.progress && (ctx.format === 'table' || !ctx.io.stdoutIsTty),
+      stream: ctx.io.stderr,
+    });
+    ctx.showing(progress);
+    const onWait = (ms: number) => ctx.notice(`waiting ${Math.ceil(ms / 1000)} s for the rate-limit window`);
     let written = 0;
     let totalCount = 0;
     let stopped = false;
-    for await (const page of ctx.client().vulnerabilities.list(query, { signal: ctx.signal }).pages()) {
-      pacer.observe(page.response.headers);
-      totalCount = page.meta.totalCount;
-      for (const finding of page.data) {
-        if (limit !== undefined && written >= limit) break;
-        await writer.write(finding);
-        written++;
+    try {
+      for await (const page of ctx.client().vulnerabilities.list(query, { signal: ctx.signal }).pages()) {
+        pacer.observe(page.response.headers);
+        totalCount = page.meta.totalCount;
+        for (const finding of page.data) {
+          if (limit !== undefined && written >= limit) break;
+          await writer.write(finding);
+          written++;
+        }
+        progress.update(written, limit === undefined ? totalCount : Math.min(limit, totalCount));
+        if (limit !== undefined && written >= limit) {
+          stopped = true;
+          break;
+        }
+        if (page.meta.nextCursor !== null) await pacer.wait(ctx.signal, onWait);
       }
-      if (limit !== undefined && written >= limit) {
-        stopped = true;
-        break;
-      }
-      if (page.meta.nextCursor !== null) await pacer.wait(ctx.signal);
+      progress.finish();
+    } catch (err) {
+      progress.abandon();
+      throw err;
+    } finally {
+      ctx.showing(undefined);
     }
     await writer.end();
     if (!stopped && written !== totalCount) throw new TotalCountMismatchError(totalCount, written);
@@ -97,6 +119,7 @@ const get: Command = {
   group: 'vulnerabilities',
   action: 'get',
   summary: 'one finding (the ID as listed, e.g. api%23VUL-0001, or api#VUL-0001)',
+  examples: ["vulns get 'api%23VUL-9050' --fields affectedResources", "vulns get 'api#VUL-9050' --resource-status open,risk,closed"],
   args: 'VULNERABILITY_ID',
   positionals: { min: 1, max: 1, name: 'VULNERABILITY_ID' },
   options: getOptions,
@@ -124,6 +147,11 @@ const create: Command = {
   group: 'vulnerabilities',
   action: 'create',
   summary: 'create a finding (source api)',
+  examples: [
+    'vulns create --file examples/finding.json --idempotency-key create-vul-9050',
+    "vulns create --vulnerability-id VUL-9051 --title 'Exposed admin panel' --severity critical --status open",
+    'cat finding.json | compliance vulns create --file -',
+  ],
   options: [
     {
       name: 'file',
@@ -175,6 +203,11 @@ const update: Command = {
   group: 'vulnerabilities',
   action: 'update',
   summary: 'change the assignee, report link or custom fields of a finding',
+  examples: [
+    "vulns update 'api%23VUL-9050' --report-link https://reports.example.com/9050",
+    "vulns update 'api%23VUL-9050' --assignee-email ada@example.com --custom-field 'Business unit=Payments'",
+    "vulns update 'api%23VUL-9050' --report-link ''",
+  ],
   args: 'VULNERABILITY_ID',
   positionals: { min: 1, max: 1, name: 'VULNERABILITY_ID' },
   options: [

@@ -6,6 +6,7 @@ import type { Command } from './command.ts';
 export const whoamiCommand: Command = {
   group: 'whoami',
   summary: 'show the credential in use and its scopes (requests a token to check it)',
+  examples: ['whoami', 'whoami --profile prod-writer -o json'],
   options: [],
   async run(ctx) {
     const settings = ctx.settings();

@@ -11,10 +11,13 @@ type Row = Record<string, any>;
 export interface Column {
   header: string;
   cell(record: Row): string;
+  /** may be shortened to fit the terminal (names, titles; never IDs) */
+  shrinkable?: boolean;
 }
 
 const field = (key: string, header: string, max?: number): Column => ({
   header,
+  shrinkable: max !== undefined,
   cell: (r) => {
     const text = formatValue(key, r[key]);
     return max ? truncate(text, max) : text;
@@ -31,6 +34,7 @@ const progress = (part: string, done: string): Column => ({
 
 const primaryAssignee: Column = {
   header: 'ASSIGNEE',
+  shrinkable: true,
   cell: (r) => {
     const people: Array<{ email: string; isPrimary?: boolean }> = r.assignees ?? [];
     const person = people.find((p) => p.isPrimary) ?? people[0];

@@ -1,14 +1,39 @@
 // `--output table`: aligned columns for people, in the style of the admin command's tables
 // (src/cli/table.ts). A list shows the most useful columns of its resource (output/columns.ts)
 // plus any optional fields asked for; one record shows every field as `field  value` lines, with
-// nested lists one entry a line. Times are shown as UTC dates; JSON keeps the epoch milliseconds.
+// nested lists one entry a line. Times are shown in one format, `2026-03-31 14:05 UTC`; JSON
+// keeps the epoch milliseconds.
+
+export interface TableOptions {
+  /** the terminal's width: shrinkable columns give way (ending in "…") until a row fits */
+  width?: number;
+  /** per column, whether it may be shortened (names, titles); IDs never are, they are copied into the next command */
+  shrinkable?: boolean[];
+}
+
+/** A column is never shortened below this (or its header). */
+const MIN_WIDTH = 8;
 
 /** Plain aligned columns; the last column is not padded. */
-export function renderTable(headers: string[], rows: string[][]): string {
+export function renderTable(headers: string[], rows: string[][], options: TableOptions = {}): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const { width, shrinkable } = options;
+  if (width !== undefined && shrinkable) {
+    const total = () => widths.reduce((sum, w) => sum + w, 0) + 2 * (widths.length - 1);
+    let over = total() - width;
+    while (over > 0) {
+      let widest = -1;
+      for (const [i, w] of widths.entries()) {
+        if (shrinkable[i] && w > Math.max(MIN_WIDTH, headers[i].length) && (widest < 0 || w > widths[widest])) widest = i;
+      }
+      if (widest < 0) break; // only IDs and short columns left: the terminal wraps, nothing is lost
+      widths[widest]--;
+      over--;
+    }
+  }
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (c ?? '').padEnd(widths[i]))
+      .map((c, i) => truncate(c ?? '', widths[i]).padEnd(widths[i]))
       .join('  ')
       .trimEnd();
   return `${[line(headers), ...rows.map(line)].join('\n')}\n`;
@@ -16,10 +41,11 @@ export function renderTable(headers: string[], rows: string[][]): string {
 
 const WRAP = 100;
 
-/** One record as `field  value` lines; long text wraps, lists of objects take a line per entry. */
-export function renderRecord(record: Record<string, unknown>): string {
+/** One record as `field  value` lines; long text wraps (within the terminal's width), lists of objects take a line per entry. */
+export function renderRecord(record: Record<string, unknown>, terminalWidth?: number): string {
   const keys = Object.keys(record);
   const width = Math.max(...keys.map((k) => k.length));
+  const wrapAt = Math.max(20, Math.min(WRAP, (terminalWidth ?? Number.POSITIVE_INFINITY) - width - 2));
   const lines: string[] = [];
   for (const key of keys) {
     const value = record[key];
@@ -27,7 +53,7 @@ export function renderRecord(record: Record<string, unknown>): string {
       Array.isArray(value) && value.some((v) => typeof v === 'object' && v !== null)
         ? value.map((v) => formatValue(key, v))
         : [formatValue(key, value)];
-    const wrapped = entries.flatMap((entry) => wrap(entry, WRAP));
+    const wrapped = entries.flatMap((entry) => wrap(entry, wrapAt));
     for (const [i, text] of wrapped.entries()) lines.push(`${(i === 0 ? key : '').padEnd(width)}  ${text}`.trimEnd());
     if (wrapped.length === 0) lines.push(`${key.padEnd(width)}  -`);
   }
@@ -56,9 +82,9 @@ export function truncate(text: string, max: number): string {
 /** Names of fields that hold epoch milliseconds. */
 const TIME_FIELD = /(?:On|Date|Seen|At|From|To|Start|End)$/;
 
+/** The one format of times in tables and records: `2026-03-31 14:05 UTC` (sortable, time zone stated). */
 export function formatTime(ms: number): string {
-  const iso = new Date(ms).toISOString();
-  return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : `${iso.slice(0, 16).replace('T', ' ')}Z`;
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 /** A value as text for a table cell. */

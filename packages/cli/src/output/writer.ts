@@ -32,6 +32,7 @@ export function listWriter(io: Io, format: Format, resource: Resource, extraFiel
         renderTable(
           columns.map((c) => c.header),
           rows.map((r) => columns.map((c) => c.cell(r))),
+          { width: io.stdoutColumns, shrinkable: columns.map((c) => c.shrinkable === true) },
         ),
       );
       if (io.stderrIsTty) io.err(`${rows.length} ${rows.length === 1 ? 'record' : 'records'}`);
@@ -48,5 +49,5 @@ export async function writeList(io: Io, format: Format, resource: Resource, reco
 export async function writeRecord(io: Io, format: Format, record: unknown): Promise<void> {
   if (format === 'json') await io.out(jsonDocument(record));
   else if (format === 'ndjson') await io.out(ndjsonLine(record));
-  else await io.out(renderRecord(record as Record<string, unknown>));
+  else await io.out(renderRecord(record as Record<string, unknown>, io.stdoutColumns));
 }

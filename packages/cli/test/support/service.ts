@@ -4,7 +4,8 @@
 // Rate limits are raised, since every CLI run requests a token and the tests run many.
 import fs from 'node:fs';
 import { loadDemoData } from '../../../../src/demo/generate.ts';
-import { bumpDataVersion } from '../../../../src/storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../../../src/storage/db/repositories/organizations.ts';
+import { DATA_KINDS } from '../../../../src/domain/data-versions.ts';
 import type { DialectName } from '../../../../src/storage/db/connect.ts';
 import { addCredential, createOrgWithCredential, startServer, type Client, type TestServer } from '../../../../test/harness/server.ts';
 import { ComplianceClient } from '../../../sdk/src/index.ts';
@@ -35,7 +36,7 @@ export async function startCliService(dialect: DialectName, options: { demo?: bo
     const readOnly = await createOrgWithCredential(server.system, { accessLevel: 'read_only', name: 'CLI Demo' });
     if (options.demo !== false) {
       await loadDemoData(server.database.db, readOnly.organizationId, { scale: 1 });
-      await bumpDataVersion(server.database.db.kysely, readOnly.organizationId);
+      await bumpDataVersions(server.database.db.kysely, readOnly.organizationId, DATA_KINDS);
     }
     const readWrite = await addCredential(server.system, readOnly.organizationId, 'read_write');
     const home = makeHome();

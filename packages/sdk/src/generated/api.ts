@@ -41,6 +41,7 @@ export interface RequestTokenBody {
   client_secret: string;
 }
 
+/** The access token, its lifetime and the granted scopes. */
 export interface RequestTokenResponse {
   access_token: string;
   token_type: "Bearer";
@@ -59,6 +60,7 @@ export interface ListFrameworksQuery {
   fields?: ReadonlyArray<"addedBy" | "addedOn" | "lastModifiedBy" | "modifiedOn" | "tscSelections">;
 }
 
+/** The matching frameworks. */
 export interface ListFrameworksResponse {
   data: Array<{
     frameworkId: string;
@@ -130,6 +132,7 @@ export interface ListControlsQuery {
   fields?: ReadonlyArray<"mappedFrameworkIds" | "outOfScopeReason" | "markedOutOfScopeBy" | "addedBy" | "addedOn" | "lastModifiedBy" | "modifiedOn">;
 }
 
+/** The matching controls. */
 export interface ListControlsResponse {
   data: Array<{
     controlId: string;
@@ -188,6 +191,7 @@ export interface GetControlQuery {
   fields?: ReadonlyArray<"complianceOverview" | "mappedArtifacts" | "mappedRisks">;
 }
 
+/** The control. */
 export interface GetControlResponse {
   data: {
     controlId: string;
@@ -298,6 +302,7 @@ export interface ListPoliciesQuery {
   fields?: ReadonlyArray<"policyBehavior" | "mappedFrameworkIds" | "mappedControlIds" | "notRelevantReason" | "versionNumber" | "effortEstimate" | "recurrence" | "source" | "publishedBy" | "publishedOn" | "addedBy" | "addedOn" | "lastModifiedBy" | "modifiedOn">;
 }
 
+/** The matching policies. */
 export interface ListPoliciesResponse {
   data: Array<{
     policyId: string;
@@ -370,6 +375,7 @@ export interface GetPolicyQuery {
   fields?: ReadonlyArray<"aiDetectedGaps" | "documents" | "versionHistory" | "tickets">;
 }
 
+/** The policy. */
 export interface GetPolicyResponse {
   data: {
     policyId: string;
@@ -508,6 +514,7 @@ export interface ListEvidenceQuery {
   fields?: ReadonlyArray<"mappedFrameworkIds" | "mappedControlIds" | "notRelevantReason" | "recurrence" | "effortEstimate" | "source" | "evidenceCollectionMethod" | "ticketsCount" | "addedBy" | "addedOn" | "lastModifiedBy" | "modifiedOn">;
 }
 
+/** The matching evidence records. */
 export interface ListEvidenceResponse {
   data: Array<{
     evidenceId: string;
@@ -574,6 +581,7 @@ export interface GetEvidenceQuery {
   fields?: ReadonlyArray<"mappedTests" | "gaps" | "attachments" | "tickets">;
 }
 
+/** The evidence record. */
 export interface GetEvidenceResponse {
   data: {
     evidenceId: string;
@@ -707,6 +715,7 @@ export interface ListTestsQuery {
   fields?: ReadonlyArray<"mappedFrameworkIds" | "effortEstimate" | "ignoreReason" | "addedOn" | "modifiedOn" | "ticketsCount">;
 }
 
+/** The matching tests. */
 export interface ListTestsResponse {
   data: Array<{
     /** `test_` followed by a slug; automated and cloud tests share one ID space. */
@@ -755,6 +764,7 @@ export interface GetTestQuery {
   fields?: ReadonlyArray<"tickets" | "mappedRisks" | "testHistory">;
 }
 
+/** The test. */
 export interface GetTestResponse {
   data: {
     /** `test_` followed by a slug; automated and cloud tests share one ID space. */
@@ -867,6 +877,7 @@ export interface ListVulnerabilitiesQuery {
   fields?: ReadonlyArray<"cvssScore" | "resourcesCount" | "firstSeen">;
 }
 
+/** One page of matching findings, with the cursor of the next page. */
 export interface ListVulnerabilitiesResponse {
   data: Array<{
     /** Already URL-encoded: the source, `%23`, then the finding key (for example `api%23VUL-0001`). Use it in paths as is. */
@@ -940,6 +951,7 @@ export interface CreateVulnerabilityBody {
   assigneeEmail?: string;
 }
 
+/** The finding was created (or this is the replay of its creation): the finding as GET returns it. */
 export interface CreateVulnerabilityResponse {
   data: {
     /** Already URL-encoded: the source, `%23`, then the finding key (for example `api%23VUL-0001`). Use it in paths as is. */
@@ -1016,7 +1028,7 @@ export interface CreateVulnerabilityResponse {
 // GET /v1/vulnerabilities/{vulnerabilityId}: Get one vulnerability finding
 
 export interface GetVulnerabilityParams {
-  /** The vulnerabilityId exactly as returned (already encoded, e.g. `api%23VUL-0001`); an ID encoded again answers 404. */
+  /** The vulnerabilityId exactly as returned (already encoded, e.g. `api%23VUL-0001`); an ID encoded again answers 404. A client that percent-encodes path parameters itself (most generated ones) must be given the decoded ID (`api#VUL-0001`). */
   vulnerabilityId: string;
 }
 
@@ -1027,6 +1039,7 @@ export interface GetVulnerabilityQuery {
   fields?: ReadonlyArray<"affectedResources" | "tickets" | "mappedRisks">;
 }
 
+/** The finding. */
 export interface GetVulnerabilityResponse {
   data: {
     /** Already URL-encoded: the source, `%23`, then the finding key (for example `api%23VUL-0001`). Use it in paths as is. */
@@ -1103,7 +1116,7 @@ export interface GetVulnerabilityResponse {
 // PATCH /v1/vulnerabilities/{vulnerabilityId}: Update the assignee, report link or custom fields of a finding
 
 export interface UpdateVulnerabilityParams {
-  /** The vulnerabilityId exactly as returned (already encoded, e.g. `api%23VUL-0001`); an ID encoded again answers 404. */
+  /** The vulnerabilityId exactly as returned (already encoded, e.g. `api%23VUL-0001`); an ID encoded again answers 404. A client that percent-encodes path parameters itself (most generated ones) must be given the decoded ID (`api#VUL-0001`). */
   vulnerabilityId: string;
 }
 
@@ -1123,6 +1136,7 @@ export interface UpdateVulnerabilityBody {
   }>;
 }
 
+/** The finding after the update, as GET returns it. */
 export interface UpdateVulnerabilityResponse {
   data: {
     /** Already URL-encoded: the source, `%23`, then the finding key (for example `api%23VUL-0001`). Use it in paths as is. */
@@ -1206,6 +1220,7 @@ export interface UploadEvidenceAttachmentsParams {
 /** The parts of the POST /v1/evidence/{evidenceId}/attachments form. */
 export type UploadEvidenceAttachmentsPart = "files" | "evidenceDate" | "note";
 
+/** The files were stored and recorded: the evidence record and its new modifiedOn. */
 export interface UploadEvidenceAttachmentsResponse {
   data: {
     evidenceId: string;

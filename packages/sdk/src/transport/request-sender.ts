@@ -4,7 +4,8 @@
 // so token requests are retried by the same rules.
 import { type ComplianceApiError, ConnectionError, TimeoutError, apiErrorFromResponse } from '../errors.ts';
 import { backoffDelayMs, retryAfterMs, type BackoffSettings } from './backoff.ts';
-import { verdictFor } from './retry-rules.ts';
+import type { Hooks, RetryReason } from './hooks.ts';
+import { retryReason, verdictFor } from './retry-rules.ts';
 import { abortReason, sleep } from './timing.ts';
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -16,6 +17,10 @@ export interface SenderSettings extends BackoffSettings {
   timeoutMs: number;
   /** a Retry-After longer than this is not waited for: the error is thrown at once */
   maxRetryAfterMs: number;
+  /** the User-Agent header (transport/user-agent.ts) */
+  userAgent: string;
+  /** observers of every attempt (transport/hooks.ts); they never throw */
+  hooks: Required<Hooks>;
 }
 
 /** Where bearer tokens come from (transport/token-cache.ts). */
@@ -49,6 +54,10 @@ export interface Call {
   signal?: AbortSignal;
   timeoutMs?: number;
   maxRetries?: number;
+  /** more headers (raw requests); the sender's own are set after them */
+  headers?: Record<string, string>;
+  /** a success without a body is `undefined` rather than an unexpected answer (raw requests) */
+  allowEmptyBody?: boolean;
 }
 
 /** What the SDK saw of the final answer. */
@@ -80,26 +89,44 @@ export class RequestSender {
 
   async send<T>(call: Call): Promise<{ body: T; info: ResponseInfo }> {
     const maxRetries = call.maxRetries ?? this.settings.maxRetries;
+    const url = this.settings.baseUrl + call.path;
+    const { hooks } = this.settings;
     let retries = 0;
     let attempts = 0;
     let renewedToken = false;
+    const retryAfter = async (reason: RetryReason, error: ConnectionError | TimeoutError | ComplianceApiError, delayMs: number) => {
+      hooks.onRetry({ method: call.method, url, reason, error, delayMs, nextAttempt: attempts + 1, maxAttempts: maxRetries + 1 });
+      await sleep(delayMs, call.signal);
+      retries++;
+    };
     for (;;) {
       const token = call.tokens ? await call.tokens.get(call.signal) : undefined;
       attempts++;
+      const started = Date.now();
       let answer: Answer;
       try {
-        answer = await this.#attempt(call, token);
+        answer = await this.#attempt(call, url, token, attempts);
       } catch (err) {
         if (!(err instanceof ConnectionError || err instanceof TimeoutError)) throw err;
+        hooks.onResponse({ ...unanswered(call.method, url, attempts, started), error: err });
         if (retries >= maxRetries || !canResend(call)) throw err;
-        await sleep(backoffDelayMs(retries, this.settings), call.signal);
-        retries++;
+        await retryAfter(err instanceof TimeoutError ? 'timeout' : 'connection', err, backoffDelayMs(retries, this.settings));
         continue;
       }
-      if (answer.status >= 200 && answer.status < 300)
-        return { body: parseSuccess<T>(answer), info: infoOf(answer, attempts, call.idempotencyKey) };
+      const ok = answer.status >= 200 && answer.status < 300;
+      const error = ok ? undefined : apiErrorFromResponse(answer.status, answer.headers, answer.text);
+      hooks.onResponse({
+        method: call.method,
+        url,
+        attempt: attempts,
+        status: answer.status,
+        requestId: answer.headers.get('x-request-id') ?? undefined,
+        durationMs: Date.now() - started,
+        headers: answer.headers,
+        error,
+      });
+      if (!error) return { body: parseSuccess<T>(answer, call.allowEmptyBody), info: infoOf(answer, attempts, call.idempotencyKey) };
 
-      const error = apiErrorFromResponse(answer.status, answer.headers, answer.text);
       const verdict = verdictFor(error, token !== undefined);
       if (token !== undefined && error.status === 401 && error.code === 'token_revoked') await call.tokens!.revoked?.(token);
       if (verdict === 'renew-token' && !renewedToken && canResend(call)) {
@@ -110,8 +137,7 @@ export class RequestSender {
       if (verdict !== 'retry' || retries >= maxRetries || !canResend(call)) throw error;
       const delay = this.#delayBeforeRetry(error, retries);
       if (delay === undefined) throw error;
-      await sleep(delay, call.signal);
-      retries++;
+      await retryAfter(retryReason(error), error, delay);
     }
   }
 
@@ -122,7 +148,7 @@ export class RequestSender {
     return asked > this.settings.maxRetryAfterMs ? undefined : asked;
   }
 
-  async #attempt(call: Call, token: string | undefined): Promise<Answer> {
+  async #attempt(call: Call, url: string, token: string | undefined, attempt: number): Promise<Answer> {
     if (call.signal?.aborted) throw abortReason(call.signal);
     const timeoutMs = call.timeoutMs ?? this.settings.timeoutMs;
     const controller = new AbortController();
@@ -134,8 +160,9 @@ export class RequestSender {
     const onCallerAbort = () => controller.abort(call.signal!.reason);
     call.signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
-      const headers = new Headers({ accept: 'application/json' });
-      if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
+      const headers = new Headers(call.headers);
+      headers.set('accept', headers.get('accept') ?? 'application/json');
+      headers.set('user-agent', this.settings.userAgent);
       if (call.idempotencyKey !== undefined) headers.set('idempotency-key', call.idempotencyKey);
       const init: RequestInit & { duplex?: 'half' } = { method: call.method, headers, signal: controller.signal };
       if (call.body) {
@@ -144,8 +171,13 @@ export class RequestSender {
         init.body = opened.body;
         if (opened.streaming) init.duplex = 'half';
       }
+      // Observers get their own copy, so they never hold the bearer token; what they add is sent.
+      const observed = new Headers(headers);
+      this.settings.hooks.onRequest({ method: call.method, url, attempt, headers: observed, idempotencyKey: call.idempotencyKey });
+      for (const [name, value] of observed) headers.set(name, value);
+      if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
       // The body is read under the same signal, so the time-out covers the whole answer.
-      const res = await this.settings.fetch(this.settings.baseUrl + call.path, init);
+      const res = await this.settings.fetch(url, init);
       const text = await res.text();
       return { status: res.status, headers: res.headers, text };
     } catch (err) {
@@ -153,7 +185,7 @@ export class RequestSender {
       const sourceError = call.body?.sourceError();
       if (sourceError !== undefined) throw sourceError;
       if (timedOut) throw new TimeoutError(timeoutMs);
-      throw new ConnectionError(`request failed before an answer arrived: ${describe(err)}`, { cause: err });
+      throw connectionError(url, err);
     } finally {
       clearTimeout(timer);
       call.signal?.removeEventListener('abort', onCallerAbort);
@@ -163,7 +195,8 @@ export class RequestSender {
 
 const canResend = (call: Call) => !call.body || call.body.replayable();
 
-function parseSuccess<T>(answer: Answer): T {
+function parseSuccess<T>(answer: Answer, allowEmpty: boolean | undefined): T {
+  if (allowEmpty && answer.text === '') return undefined as T;
   try {
     return JSON.parse(answer.text) as T;
   } catch {
@@ -182,8 +215,45 @@ function infoOf(answer: Answer, attempts: number, idempotencyKey: string | undef
   };
 }
 
-function describe(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
-  return `${err.message}${cause}`;
+function unanswered(method: string, url: string, attempt: number, started: number) {
+  return { method, url, attempt, status: undefined, requestId: undefined, durationMs: Date.now() - started, headers: undefined };
+}
+
+/** The platform's system error codes, in words a person acts on. */
+const REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection closed while sending',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_SOCKET: 'connection closed by the other side',
+  CERT_HAS_EXPIRED: 'TLS certificate expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed TLS certificate',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate does not match the host',
+};
+
+/** One short line (`cannot reach http://127.0.0.1:3000: connection refused`); the platform's error stays in `cause`. */
+function connectionError(url: string, err: unknown): ConnectionError {
+  const code = systemCode(err);
+  const reason = (code && REASONS[code]) ?? innermostMessage(err);
+  return new ConnectionError(`cannot reach ${new URL(url).origin}: ${reason}`, { cause: err, code, url });
+}
+
+function systemCode(err: unknown): string | undefined {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    const nested = (e as { errors?: unknown }).errors; // AggregateError: each address tried
+    if (Array.isArray(nested) && nested.length > 0) return systemCode(nested[0]);
+  }
+  return undefined;
+}
+
+function innermostMessage(err: unknown): string {
+  let e = err;
+  while (e instanceof Error && e.cause instanceof Error) e = e.cause;
+  return e instanceof Error ? e.message : String(e);
 }

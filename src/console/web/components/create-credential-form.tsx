@@ -2,7 +2,10 @@ import type { TargetedSubmitEvent } from 'preact';
 import { useId, useState } from 'preact/hooks';
 import { type ApiError, createCredential, toApiError } from '../api.ts';
 import type { AccessLevel, NewCredential } from '../types.ts';
-import { FormError } from './status.tsx';
+import { FieldMessage, FormError, fieldMessage } from './status.tsx';
+
+/** The API's limit on a credential's name (CREDENTIAL_NAME_MAX_LENGTH). */
+const NAME_MAX_LENGTH = 100;
 
 export function CreateCredentialForm({ onCreated }: { onCreated: (credential: NewCredential) => void }) {
   const [name, setName] = useState('');
@@ -15,13 +18,21 @@ export function CreateCredentialForm({ onCreated }: { onCreated: (credential: Ne
   const levelId = useId();
   const levelHintId = useId();
   const errorId = useId();
-  const nameInvalid = error?.details.some((detail) => /(^|[./])name$/.test(detail.field)) ?? false;
+  const nameErrorId = useId();
+  // checked here first (the same rules as the API's), so a blank name needs no round trip
+  const [nameProblem, setNameProblem] = useState<string | null>(null);
+  const nameError = nameProblem ?? fieldMessage(error, 'name');
 
   async function submit(event: TargetedSubmitEvent<HTMLFormElement>) {
     event.preventDefault();
     if (busy) return;
-    setBusy(true);
     setError(null);
+    if (name.trim() === '') {
+      setNameProblem('Name must not be blank');
+      return;
+    }
+    setNameProblem(null);
+    setBusy(true);
     try {
       const created = await createCredential({ name: name.trim(), accessLevel });
       setName('');
@@ -46,12 +57,18 @@ export function CreateCredentialForm({ onCreated }: { onCreated: (credential: Ne
             name="name"
             autocomplete="off"
             value={name}
-            onInput={(event) => setName(event.currentTarget.value)}
-            aria-describedby={nameHintId}
-            aria-invalid={nameInvalid ? true : undefined}
+            required
+            maxLength={NAME_MAX_LENGTH}
+            onInput={(event) => {
+              setName(event.currentTarget.value);
+              setNameProblem(null);
+            }}
+            aria-describedby={nameError !== null ? `${nameErrorId} ${nameHintId}` : nameHintId}
+            aria-invalid={nameError !== null ? true : undefined}
           />
+          <FieldMessage id={nameErrorId} message={nameError} />
           <p class="hint" id={nameHintId}>
-            Up to 100 characters, for example the system that will use it.
+            Required, up to {NAME_MAX_LENGTH} characters: for example the system that will use it.
           </p>
         </div>
         <div class="field">
@@ -76,7 +93,7 @@ export function CreateCredentialForm({ onCreated }: { onCreated: (credential: Ne
           </button>
         </div>
       </form>
-      <FormError error={error} id={errorId} />
+      <FormError error={error} id={errorId} shownAtFields={['name']} />
     </section>
   );
 }

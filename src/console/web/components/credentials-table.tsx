@@ -17,7 +17,7 @@ export function CredentialsTable({ credentials, busy, captionRef, onRevoke }: Cr
   return (
     // Focusable so keyboard users can scroll the table sideways on narrow screens.
     <div class="table-scroll" role="group" aria-labelledby={captionId} tabIndex={0}>
-      <table aria-busy={busy}>
+      <table class="credentials-table" aria-busy={busy}>
         <caption id={captionId} ref={captionRef} tabIndex={-1}>
           Credentials of your organization, newest first
         </caption>
@@ -40,15 +40,17 @@ export function CredentialsTable({ credentials, busy, captionRef, onRevoke }: Cr
               <th scope="row" class="cell-name">
                 {credential.name}
               </th>
-              <td>
+              <td data-label="Client ID">
                 <code>{credential.clientId}</code>
               </td>
-              <td class="nowrap">{accessLevelLabel(credential.accessLevel)}</td>
-              <td>
+              <td data-label="Access level" class="nowrap">
+                {accessLevelLabel(credential.accessLevel)}
+              </td>
+              <td data-label="Created">
                 <DateTime ms={credential.createdAt} />
               </td>
-              <td>{credential.lastUsedAt === null ? 'Never' : <DateTime ms={credential.lastUsedAt} />}</td>
-              <td>
+              <td data-label="Last used">{credential.lastUsedAt === null ? 'Never' : <DateTime ms={credential.lastUsedAt} />}</td>
+              <td data-label="Status">
                 <StatusBadge status={credential.status} />
               </td>
               <td class="actions-cell">

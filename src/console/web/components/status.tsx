@@ -24,17 +24,38 @@ export function LoadError({ what, error, onRetry }: { what: string; error: ApiEr
   );
 }
 
-/** Errors from a form submission, field messages included. */
-export function FormError({ error, id }: { error: ApiError | null; id?: string }) {
+/** The message the API gave for `field` (its last path part), as a sentence naming the field. */
+export function fieldMessage(error: ApiError | null, field: string): string | null {
+  const detail = error?.details.find((d) => lastPart(d.field) === field);
+  return detail ? `${humanize(field)} ${detail.message}` : null;
+}
+
+/** One field's message, under its input (the input points to it with aria-describedby). */
+export function FieldMessage({ id, message }: { id: string; message: string | null }) {
+  if (message === null) return null;
+  return (
+    <p class="field-error" id={id}>
+      {message}
+    </p>
+  );
+}
+
+/**
+ * Errors from a form submission. Details about the fields in `shownAtFields` are shown under those
+ * fields (FieldMessage), so they are left out here rather than said twice.
+ */
+export function FormError({ error, id, shownAtFields = [] }: { error: ApiError | null; id?: string; shownAtFields?: string[] }) {
   if (error === null || error.status === 401) return null;
+  const rest = error.details.filter((detail) => !shownAtFields.includes(lastPart(detail.field)));
+  const atFields = error.details.length - rest.length;
   return (
     <div role="alert" class="form-error" id={id}>
-      <p>{error.message}</p>
-      {error.details.length > 0 && (
+      <p>{atFields > 0 ? `${error.message} ${atFields === 1 ? 'See the field below.' : 'See the fields below.'}` : error.message}</p>
+      {rest.length > 0 && (
         <ul>
-          {error.details.map((detail, index) => (
+          {rest.map((detail, index) => (
             <li key={index}>
-              {fieldName(detail.field)}
+              {lastPart(detail.field) === '' ? '' : `${humanize(lastPart(detail.field))} `}
               {detail.message}
             </li>
           ))}
@@ -44,8 +65,7 @@ export function FormError({ error, id }: { error: ApiError | null; id?: string }
   );
 }
 
-// Details name fields as paths ("/name", "body.name"); show only the last part.
-function fieldName(field: string): string {
-  const last = field.split(/[./]/).pop() ?? '';
-  return last === '' ? '' : `${humanize(last)}: `;
+// Details name fields as paths ("name", "affectedResources[0].name"); the last part names the input.
+function lastPart(field: string): string {
+  return field.split(/[./]/).pop() ?? '';
 }

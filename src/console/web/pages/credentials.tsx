@@ -31,6 +31,8 @@ export function CredentialsPage() {
 
   async function handleRevoked(revoked: Credential) {
     setRevoking(null);
+    // A revoked credential's secret is of no use: its one-time panel goes with it.
+    if (created?.id === revoked.id) setCreated(null);
     list.update((credentials) => credentials.map((item) => (item.id === revoked.id ? revoked : item)));
     focusList();
     await list.reload();

@@ -3,6 +3,7 @@ import { useId, useState } from 'preact/hooks';
 import { type ApiError, signIn, toApiError } from '../api.ts';
 import { PageHeading } from '../components/page-heading.tsx';
 import type { Session } from '../types.ts';
+import { FieldMessage, fieldMessage } from '../components/status.tsx';
 
 export interface Notice {
   text: string;
@@ -18,6 +19,10 @@ export function SignInPage({ notice, onSignedIn }: { notice: Notice | null; onSi
   const emailId = useId();
   const passwordId = useId();
   const errorId = useId();
+  const emailErrorId = useId();
+  const passwordErrorId = useId();
+  const emailError = fieldMessage(error, 'email');
+  const passwordError = fieldMessage(error, 'password');
 
   async function submit(event: TargetedSubmitEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -58,9 +63,13 @@ export function SignInPage({ notice, onSignedIn }: { notice: Notice | null; onSi
               name="email"
               autocomplete="username"
               value={email}
+              required
+              maxLength={320}
               onInput={(event) => setEmail(event.currentTarget.value)}
-              aria-invalid={error?.status === 401 ? true : undefined}
+              aria-invalid={error?.status === 401 || emailError !== null ? true : undefined}
+              aria-describedby={emailError !== null ? emailErrorId : undefined}
             />
+            <FieldMessage id={emailErrorId} message={emailError} />
           </div>
           <div class="field">
             <label for={passwordId}>Password</label>
@@ -70,9 +79,12 @@ export function SignInPage({ notice, onSignedIn }: { notice: Notice | null; onSi
               name="password"
               autocomplete="current-password"
               value={password}
+              required
               onInput={(event) => setPassword(event.currentTarget.value)}
-              aria-invalid={error?.status === 401 ? true : undefined}
+              aria-invalid={error?.status === 401 || passwordError !== null ? true : undefined}
+              aria-describedby={passwordError !== null ? passwordErrorId : undefined}
             />
+            <FieldMessage id={passwordErrorId} message={passwordError} />
           </div>
           <button type="submit" class="button-primary" aria-busy={busy}>
             Sign in
@@ -89,8 +101,7 @@ function signInErrorText(error: ApiError): string {
       ? `Too many sign-in attempts. Try again in ${error.retryAfterSec} seconds.`
       : 'Too many sign-in attempts. Try again later.';
   }
-  if (error.status === 400 && error.details.length > 0) {
-    return `${error.message} ${error.details.map((detail) => detail.message).join(' ')}`;
-  }
+  // each field's message is shown under its field (FieldMessage), not repeated here
+  if (error.status === 400 && error.details.length > 0) return `${error.message} See the fields below.`;
   return error.message;
 }

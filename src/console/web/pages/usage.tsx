@@ -4,7 +4,7 @@ import { PageHeading } from '../components/page-heading.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
 import { LoadError, Loading } from '../components/status.tsx';
 import { UsageChart } from '../components/usage-chart.tsx';
-import { formatCount, formatDateTime, formatHour } from '../format.ts';
+import { formatCount, formatDateTime, formatHour, timeZoneLabel } from '../format.ts';
 import { Link, PATHS } from '../router.tsx';
 import type { CredentialUsage } from '../types.ts';
 import { useLoad } from '../use-load.tsx';
@@ -27,7 +27,7 @@ export function UsagePage() {
       ) : (
         <>
           <p class="muted">
-            From {formatDateTime(data.from)} to {formatDateTime(data.to)}.
+            From {formatDateTime(data.from)} to {formatDateTime(data.to)}. Hours are in {timeZoneLabel(data.to)}.
           </p>
           <div class="card-list">
             {data.credentials.map((credential) => (
@@ -57,7 +57,9 @@ function CredentialUsageCard({ bucketMs, credential }: { bucketMs: number; crede
       </p>
       <UsageChart buckets={credential.buckets} bucketMs={bucketMs} label={summary} />
       <div class="chart-footer" aria-hidden="true">
-        <span>{credential.buckets.length > 0 ? formatHour(credential.buckets[0].start) : ''}</span>
+        <span>
+          {credential.buckets.length > 0 ? `${formatHour(credential.buckets[0].start)} ${timeZoneLabel(credential.buckets[0].start)}` : ''}
+        </span>
         <span>Now</span>
       </div>
       <ul class="legend" aria-label="Legend">

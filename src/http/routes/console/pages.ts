@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ConsoleAssets } from '../../../console/assets.ts';
 import { notFound } from '../../../domain/errors.ts';
 import type { RouteDeps } from '../deps.ts';
+import { quietLogLevel } from '../../../logger.ts';
 
 export const CONSOLE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
@@ -33,7 +34,7 @@ function pageHeaders(reply: FastifyReply) {
   reply.header('Referrer-Policy', 'no-referrer');
 }
 
-export default function consolePagesRoute(app: FastifyInstance, _deps: RouteDeps) {
+export default function consolePagesRoute(app: FastifyInstance, { config }: RouteDeps) {
   const shell = async (_request: unknown, reply: FastifyReply) => {
     const { html } = await warmConsoleAssets();
     pageHeaders(reply);
@@ -46,11 +47,16 @@ export default function consolePagesRoute(app: FastifyInstance, _deps: RouteDeps
     if (request.url.startsWith('/console/api/') || request.url === '/console/api') throw notFound('Console API route');
     return shell(request, reply);
   });
-  app.get<{ Params: { file: string } }>('/console/assets/:file', { schema: { hide: true } }, async (request, reply) => {
-    const file = (await warmConsoleAssets()).files.get(request.params.file);
-    if (!file) throw notFound('Asset');
-    pageHeaders(reply);
-    reply.header('Cache-Control', 'public, max-age=31536000, immutable');
-    return reply.type(file.contentType).send(file.body);
-  });
+  // content-hashed files fetched with every page: their requests are logged at debug only
+  app.get<{ Params: { file: string } }>(
+    '/console/assets/:file',
+    { schema: { hide: true }, logLevel: quietLogLevel(config.logLevel) },
+    async (request, reply) => {
+      const file = (await warmConsoleAssets()).files.get(request.params.file);
+      if (!file) throw notFound('Asset');
+      pageHeaders(reply);
+      reply.header('Cache-Control', 'public, max-age=31536000, immutable');
+      return reply.type(file.contentType).send(file.body);
+    },
+  );
 }

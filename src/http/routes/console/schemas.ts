@@ -6,7 +6,8 @@ import { Type } from 'typebox';
 import type { Credential } from '../../../domain/auth/schema.ts';
 
 export const CsrfHeaders = Type.Object({
-  'x-csrf-token': Type.String({ description: 'The csrfToken of the session.' }),
+  // Checked against the session before validation: any other value answers 403.
+  'x-csrf-token': Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', maxLength: 43, description: 'The csrfToken of the session.' }),
 });
 
 export const CONSOLE_SECURITY = [{ consoleSession: [] }];

@@ -18,6 +18,7 @@ export default function getControlRoute(app: FastifyInstance, { system, answers 
     '/v1/controls/:controlId',
     {
       schema: {
+        operationId: 'getControl',
         tags: ['controls'],
         summary: 'Get one control',
         description:
@@ -26,7 +27,10 @@ export default function getControlRoute(app: FastifyInstance, { system, answers 
         security: [{ bearerAuth: ['control:read'] }],
         params: Params,
         querystring: Query,
-        response: { 200: Envelope(ControlDetail), ...v1Errors({ 404: 'not_found: no control with this ID in the organization' }) },
+        response: {
+          200: Envelope(ControlDetail, 'The control.'),
+          ...v1Errors({ 404: 'not_found: no control with this ID in the organization' }),
+        },
       },
     },
     async (request, reply) => {

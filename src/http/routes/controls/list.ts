@@ -44,13 +44,14 @@ export default function listControlsRoute(app: FastifyInstance, { system, answer
     '/v1/controls',
     {
       schema: {
+        operationId: 'listControls',
         tags: ['controls'],
         summary: 'List controls with their computed status',
         description:
           'Every matching control in one array, ordered by controlName, then controlId. Filters combine as AND; the values of one filter as OR.',
         security: [{ bearerAuth: ['control:read'] }],
         querystring: Query,
-        response: { 200: Envelope(Type.Array(ControlSummary)), ...v1Errors() },
+        response: { 200: Envelope(Type.Array(ControlSummary), 'The matching controls.'), ...v1Errors() },
       },
     },
     async (request, reply) => {

@@ -20,6 +20,7 @@ export default function getEvidenceRoute(app: FastifyInstance, { system, answers
       `${base}/:evidenceId`,
       {
         schema: {
+          operationId: base === EVIDENCE_PATHS[0] ? 'getEvidence' : 'getEvidencePlural',
           tags: ['evidence'],
           summary:
             base === EVIDENCE_PATHS[0] ? 'Get one evidence record' : 'Get one evidence record (plural alias of /v1/evidence/{evidenceId})',
@@ -30,7 +31,7 @@ export default function getEvidenceRoute(app: FastifyInstance, { system, answers
           params: Params,
           querystring: Query,
           response: {
-            200: Envelope(EvidenceDetail),
+            200: Envelope(EvidenceDetail, 'The evidence record.'),
             ...v1Errors({ 404: 'not_found: no evidence record with this ID in the organization' }),
           },
         },

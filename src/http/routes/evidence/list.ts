@@ -22,13 +22,14 @@ export default function listEvidenceRoute(app: FastifyInstance, { system, answer
       path,
       {
         schema: {
+          operationId: path === EVIDENCE_PATHS[0] ? 'listEvidence' : 'listEvidencePlural',
           tags: ['evidence'],
           summary: path === EVIDENCE_PATHS[0] ? 'List evidence records' : 'List evidence records (plural alias of /v1/evidence)',
           description:
             'Every evidence record of the organization matching all the filters given (any value within one filter), ordered by name, then ID.',
           security: [{ bearerAuth: ['evidence:read'] }],
           querystring: Query,
-          response: { 200: Envelope(Type.Array(Evidence)), ...v1Errors() },
+          response: { 200: Envelope(Type.Array(Evidence), 'The matching evidence records.'), ...v1Errors() },
         },
       },
       async (request, reply) => {

@@ -52,6 +52,7 @@ function registerUpload(app: FastifyInstance, { system }: RouteDeps, base: strin
       // The body schema documents the form; the stream is checked part by part by the domain.
       validatorCompiler: ({ schema, httpPart }) => (httpPart === 'body' ? () => true : validatorCompiler({ schema, httpPart } as never)),
       schema: {
+        operationId: base === EVIDENCE_PATHS[0] ? 'uploadEvidenceAttachments' : 'uploadEvidenceAttachmentsPlural',
         tags: ['evidence'],
         summary:
           base === EVIDENCE_PATHS[0]
@@ -66,7 +67,7 @@ function registerUpload(app: FastifyInstance, { system }: RouteDeps, base: strin
         params: Params,
         body: UploadForm,
         response: {
-          201: Envelope(UploadResult),
+          201: Envelope(UploadResult, 'The files were stored and recorded: the evidence record and its new modifiedOn.'),
           ...v1Errors({
             400: 'validation_failed (details name files, evidenceDate, note or body), or idempotency_key_required',
             404: 'not_found: no evidence record with this ID in the organization',

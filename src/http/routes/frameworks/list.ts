@@ -23,11 +23,14 @@ export default function listFrameworksRoute(app: FastifyInstance, { system, answ
     '/v1/frameworks',
     {
       schema: {
+        operationId: 'listFrameworks',
         tags: ['frameworks'],
         summary: 'List frameworks with their compliance progress',
+        description:
+          'Every framework of the organization in one array, each with its complianceProgress (controls, policies, evidence and tests) computed on the fly.',
         security: [{ bearerAuth: ['framework:read'] }],
         querystring: Query,
-        response: { 200: Envelope(Type.Array(Framework)), ...v1Errors() },
+        response: { 200: Envelope(Type.Array(Framework), 'The matching frameworks.'), ...v1Errors() },
       },
     },
     async (request, reply) => {

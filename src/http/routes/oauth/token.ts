@@ -9,6 +9,7 @@ import { authenticateClient, issueToken, parseTokenRequest } from '../../../doma
 import { OAuthError } from '../../../domain/errors.ts';
 import type { RouteDeps } from '../deps.ts';
 import { setRateLimitHeaders } from '../../plugins/auth.ts';
+import { described } from '../../schemas/common.ts';
 import { hitLimit, peekLimit, rateLimitExceeded } from '../../../storage/ratelimit/limiter.ts';
 
 /** The largest token request body: three short strings fit many times over. */
@@ -24,16 +25,21 @@ export default function tokenRoute(app: FastifyInstance, { config, system, metri
       config: { oauthErrors: true },
       bodyLimit: TOKEN_BODY_LIMIT_BYTES,
       schema: {
+        operationId: 'createToken',
         tags: ['auth'],
+        security: [],
         summary: 'Exchange client credentials for an access token',
+        description:
+          "The OAuth 2.0 client-credentials grant (RFC 6749 section 4.4): a JSON body with grant_type, client_id and client_secret answers a bearer access token that lives 3600 seconds. Errors use the OAuth error body. Failed attempts count per client address; the credential's own budget is charged only once its secret is verified.",
         // Documented, not enforced by AJV: the handler checks the body itself so that every
         // failure answers with the OAuth error body (invalid_request), as the spec requires.
         body: TokenRequest,
         response: {
-          200: TokenResponse,
-          400: oauthError('invalid_request: grant_type wrong or a required field missing'),
+          200: described(TokenResponse, 'The access token, its lifetime and the granted scopes.'),
+          400: oauthError('invalid_request: grant_type wrong, a required field missing, or client_id or client_secret over 128 characters'),
           401: oauthError('invalid_client: client ID or secret wrong, or credential revoked'),
-          429: oauthError('temporarily_unavailable: token endpoint rate limit exceeded'),
+          429: oauthError('temporarily_unavailable: token endpoint rate limit exceeded; Retry-After says when to retry'),
+          500: oauthError('server_error: an unexpected failure (the description quotes the request ID)'),
           503: oauthError('temporarily_unavailable: authorization server temporarily unavailable'),
         },
       },

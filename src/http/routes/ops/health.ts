@@ -6,15 +6,23 @@ import { Type } from 'typebox';
 import { ServiceError } from '../../../domain/errors.ts';
 import type { RouteDeps } from '../deps.ts';
 import { checkReadiness } from './readiness.ts';
+import { quietLogLevel } from '../../../logger.ts';
 
-export default function healthRoutes(app: FastifyInstance, { system }: RouteDeps) {
+export default function healthRoutes(app: FastifyInstance, { system, config }: RouteDeps) {
+  // probes poll these every few seconds: their requests are logged at debug only
+  const logLevel = quietLogLevel(config.logLevel);
   app.get(
     '/healthz',
     {
+      logLevel,
       schema: {
+        operationId: 'getHealth',
         tags: ['operations'],
         summary: 'Liveness: the process is up',
-        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+        description:
+          'Answers as long as the process serves requests; it checks no dependency (see /readyz). Needs no token and is not rate limited.',
+        security: [],
+        response: { 200: Type.Object({ status: Type.Literal('ok') }, { description: 'The process is up.' }) },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -23,10 +31,18 @@ export default function healthRoutes(app: FastifyInstance, { system }: RouteDeps
   app.get(
     '/readyz',
     {
+      logLevel,
       schema: {
+        operationId: 'getReadiness',
         tags: ['operations'],
         summary: 'Readiness: the database and the rate-limit store answer (details on the operations listener)',
-        response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: { description: 'upstream_unavailable', $ref: 'ErrorBody#' } },
+        description:
+          'Up or not, without saying which dependency is down (the operations listener’s /readyz says). Needs no token and is not rate limited.',
+        security: [],
+        response: {
+          200: Type.Object({ status: Type.Literal('ready') }, { description: 'The database and the rate-limit store answer.' }),
+          503: { description: 'upstream_unavailable: a dependency does not answer', $ref: 'ErrorBody#' },
+        },
       },
     },
     async (request) => {

@@ -18,6 +18,7 @@ export default function getPolicyRoute(app: FastifyInstance, { system, answers }
     '/v1/policies/:policyId',
     {
       schema: {
+        operationId: 'getPolicy',
         tags: ['policies'],
         summary: 'Get one policy',
         description:
@@ -26,7 +27,10 @@ export default function getPolicyRoute(app: FastifyInstance, { system, answers }
         security: [{ bearerAuth: ['policy:read'] }],
         params: Params,
         querystring: Query,
-        response: { 200: Envelope(PolicyDetail), ...v1Errors({ 404: 'not_found: no policy with this ID in the organization' }) },
+        response: {
+          200: Envelope(PolicyDetail, 'The policy.'),
+          ...v1Errors({ 404: 'not_found: no policy with this ID in the organization' }),
+        },
       },
     },
     async (request, reply) => {

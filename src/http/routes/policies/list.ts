@@ -18,13 +18,14 @@ export default function listPoliciesRoute(app: FastifyInstance, { system, answer
     '/v1/policies',
     {
       schema: {
+        operationId: 'listPolicies',
         tags: ['policies'],
         summary: 'List policies',
         description:
           'Every policy of the organization matching all the filters given (any value within one filter), ordered by name, then ID.',
         security: [{ bearerAuth: ['policy:read'] }],
         querystring: Query,
-        response: { 200: Envelope(Type.Array(Policy)), ...v1Errors() },
+        response: { 200: Envelope(Type.Array(Policy), 'The matching policies.'), ...v1Errors() },
       },
     },
     async (request, reply) => {

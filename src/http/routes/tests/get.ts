@@ -29,12 +29,14 @@ export default function getTestRoute(app: FastifyInstance, { system, answers }: 
     '/v1/tests/:testId',
     {
       schema: {
+        operationId: 'getTest',
         tags: ['tests'],
         summary: 'Get one automated or cloud test with its flagged resources',
+        description: 'The list fields of one test plus its flagged resources; expansions only when asked for in `fields`.',
         security: [{ bearerAuth: ['test:read'] }],
         params: Params,
         querystring: Query,
-        response: { 200: Envelope(TestDetail), ...v1Errors({ 404: 'not_found: no test with this ID in the organization' }) },
+        response: { 200: Envelope(TestDetail, 'The test.'), ...v1Errors({ 404: 'not_found: no test with this ID in the organization' }) },
       },
     },
     async (request, reply) => {

@@ -30,12 +30,13 @@ export default function listTestsRoute(app: FastifyInstance, { system, answers }
     '/v1/tests',
     {
       schema: {
+        operationId: 'listTests',
         tags: ['tests'],
         summary: 'List automated and cloud tests',
         description: 'Every matching test in one array, ordered by testName, then testId.',
         security: [{ bearerAuth: ['test:read'] }],
         querystring: Query,
-        response: { 200: Envelope(Type.Array(TestSummary)), ...v1Errors() },
+        response: { 200: Envelope(Type.Array(TestSummary), 'The matching tests.'), ...v1Errors() },
       },
     },
     async (request, reply) => {

@@ -15,6 +15,7 @@ export default function createVulnerabilityRoute(app: FastifyInstance, { system 
     {
       preValidation: writeGuards('vulnerability'),
       schema: {
+        operationId: 'createVulnerability',
         tags: ['vulnerabilities'],
         summary: 'Create a vulnerability finding (source api)',
         description:
@@ -23,7 +24,10 @@ export default function createVulnerabilityRoute(app: FastifyInstance, { system 
         headers: WriteHeaders,
         body: CreateVulnerabilityBody,
         response: {
-          201: Envelope(VulnerabilityDetail),
+          201: Envelope(
+            VulnerabilityDetail,
+            'The finding was created (or this is the replay of its creation): the finding as GET returns it.',
+          ),
           ...v1Errors({
             400: 'validation_failed (details name the field), or idempotency_key_required',
             409: 'idempotency_key_reused (same key, different body) or idempotency_request_in_progress',

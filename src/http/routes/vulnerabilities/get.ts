@@ -24,13 +24,16 @@ export default function getVulnerabilityRoute(app: FastifyInstance, { system, an
     '/v1/vulnerabilities/:vulnerabilityId',
     {
       schema: {
+        operationId: 'getVulnerability',
         tags: ['vulnerabilities'],
         summary: 'Get one vulnerability finding',
+        description:
+          'One finding in the get shape, with its affected resources (by default those open or at risk; `resourceStatus` chooses) and custom fields; expansions only when asked for in `fields`.',
         security: [{ bearerAuth: ['vulnerability:read'] }],
         params: VulnerabilityIdParams,
         querystring: Query,
         response: {
-          200: Envelope(VulnerabilityDetail),
+          200: Envelope(VulnerabilityDetail, 'The finding.'),
           ...v1Errors({ 404: 'not_found: no finding with this ID in the organization (also for an ID encoded twice)' }),
         },
       },

@@ -18,6 +18,9 @@ import { enumList, parseList } from '../../schemas/lists.ts';
 import type { RouteDeps } from '../deps.ts';
 import { VulnerabilitySummary } from './schemas.ts';
 
+/** The longest cursor accepted: an issued one is a few hundred characters at most. */
+const MAX_CURSOR_LENGTH = 1024;
+
 const Query = Type.Object(
   {
     status: Type.Optional(enumList(VULNERABILITY_STATUSES, 'Findings with any of these statuses.')),
@@ -32,6 +35,7 @@ const Query = Type.Object(
     nextCursor: Type.Optional(
       Type.String({
         minLength: 1,
+        maxLength: MAX_CURSOR_LENGTH,
         description: 'meta.nextCursor of the previous page, with the same filters; omit on the first page.',
       }),
     ),
@@ -51,13 +55,20 @@ export default function listVulnerabilitiesRoute(app: FastifyInstance, { system,
     '/v1/vulnerabilities',
     {
       schema: {
+        operationId: 'listVulnerabilities',
         tags: ['vulnerabilities'],
         summary: 'List vulnerability findings, newest first, one page at a time',
         description:
           'Ordered by firstSeen descending, then vulnerabilityId. Pass meta.nextCursor back as nextCursor with the same filters until it is null. A cursor altered or reused with other filters answers 400 validation_failed naming nextCursor.',
         security: [{ bearerAuth: ['vulnerability:read'] }],
         querystring: Query,
-        response: { 200: Type.Object({ data: Type.Array(VulnerabilitySummary), meta: PageMeta }), ...v1Errors() },
+        response: {
+          200: Type.Object(
+            { data: Type.Array(VulnerabilitySummary), meta: PageMeta },
+            { description: 'One page of matching findings, with the cursor of the next page.' },
+          ),
+          ...v1Errors(),
+        },
       },
     },
     async (request, reply) => {

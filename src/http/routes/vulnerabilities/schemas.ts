@@ -6,5 +6,6 @@ export { VulnerabilityDetail, VulnerabilitySummary } from '../../../domain/vulne
 
 export const VulnerabilityIdParams = idParams(
   'vulnerabilityId',
-  'The vulnerabilityId exactly as returned (already encoded, e.g. `api%23VUL-0001`); an ID encoded again answers 404.',
+  'The vulnerabilityId exactly as returned (already encoded, e.g. `api%23VUL-0001`); an ID encoded again answers 404. ' +
+    'A client that percent-encodes path parameters itself (most generated ones) must be given the decoded ID (`api#VUL-0001`).',
 );

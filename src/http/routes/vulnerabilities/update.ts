@@ -15,6 +15,7 @@ export default function updateVulnerabilityRoute(app: FastifyInstance, { system 
     {
       preValidation: writeGuards('vulnerability'),
       schema: {
+        operationId: 'updateVulnerability',
         tags: ['vulnerabilities'],
         summary: 'Update the assignee, report link or custom fields of a finding',
         description: 'Answers the finding as GET does. Idempotent under `Idempotency-Key` like the other writes.',
@@ -23,7 +24,7 @@ export default function updateVulnerabilityRoute(app: FastifyInstance, { system 
         params: VulnerabilityIdParams,
         body: UpdateVulnerabilityBody,
         response: {
-          200: Envelope(VulnerabilityDetail),
+          200: Envelope(VulnerabilityDetail, 'The finding after the update, as GET returns it.'),
           ...v1Errors({
             400: 'validation_failed (details name the field), or idempotency_key_required',
             404: 'not_found: no finding with this ID in the organization',

@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
+import type { DataVersions } from '../../../domain/data-versions.ts';
+import { VERSION_COLUMNS, dataVersionsOf } from './organizations.ts';
 
 type Q = Kysely<Database>;
 
@@ -29,7 +31,7 @@ export interface TokenGrant {
   revokedAt: number | null;
   lastUsedAt: number | null;
   plan: string;
-  dataVersion: number;
+  dataVersions: DataVersions;
 }
 
 export async function insertAccessToken(db: Q, t: NewAccessToken): Promise<void> {
@@ -49,7 +51,7 @@ export async function insertAccessToken(db: Q, t: NewAccessToken): Promise<void>
     .execute();
 }
 
-/** One indexed lookup per request: the token, its credential's state and the org's plan. */
+/** One indexed lookup per request: the token, its credential's state and the org's plan and data versions. */
 export async function findGrantByTokenHash(db: Q, tokenHash: string): Promise<TokenGrant | undefined> {
   const row = await db
     .selectFrom('access_tokens as t')
@@ -68,7 +70,7 @@ export async function findGrantByTokenHash(db: Q, tokenHash: string): Promise<To
       'c.revoked_at',
       'c.last_used_at',
       'o.plan',
-      'o.data_version',
+      ...VERSION_COLUMNS.map((c) => `o.${c}` as const),
     ])
     .where('t.token_hash', '=', tokenHash)
     .executeTakeFirst();
@@ -86,7 +88,7 @@ export async function findGrantByTokenHash(db: Q, tokenHash: string): Promise<To
     revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
     lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
     plan: row.plan,
-    dataVersion: Number(row.data_version),
+    dataVersions: dataVersionsOf(row),
   };
 }
 

@@ -57,6 +57,12 @@ export async function deleteSession(db: Q, id: string): Promise<void> {
   await db.deleteFrom('admin_sessions').where('id', '=', id).execute();
 }
 
+/** Every session of one administrator (a password reset signs them out everywhere). */
+export async function deleteSessionsOfAdmin(db: Q, adminId: string): Promise<number> {
+  const result = await db.deleteFrom('admin_sessions').where('admin_id', '=', adminId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** Sessions past their absolute end, or idle longer than `idleMs`. */
 export async function deleteExpiredSessions(db: Q, now: number, idleMs: number): Promise<number> {
   const result = await db

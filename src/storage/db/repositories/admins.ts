@@ -60,3 +60,7 @@ export async function listAdmins(db: Q, organizationId: string): Promise<AdminRe
 export async function recordAdminSignIn(db: Q, id: string, at: number): Promise<void> {
   await db.updateTable('admins').set({ last_sign_in_at: at }).where('id', '=', id).execute();
 }
+
+export async function updateAdminPassword(db: Q, id: string, passwordHash: string): Promise<void> {
+  await db.updateTable('admins').set({ password_hash: passwordHash }).where('id', '=', id).execute();
+}

@@ -229,17 +229,13 @@ export interface ResultGroup {
   keys: string[];
 }
 
-/** What the compliance rule is applied to, for every control and artifact of an organization, as stored. */
-export interface ComplianceRows {
+/** How the organization's controls are mapped, as stored: what the compliance rule is applied to, besides the artifacts' states. */
+export interface ControlLinks {
   /** frameworks each control is mapped to through its requirements */
   controlFrameworks: Map<string, Set<string>>;
   /** artifact keys (artifactKeyOf) mapped to each control */
   controlArtifacts: Map<string, string[]>;
-  /** every artifact, grouped by the columns its state depends on */
-  policies: StatusGroup[];
-  evidence: StatusGroup[];
-  tests: ResultGroup[];
-  /** the one stored copy of an artifact key (see below), or the key itself when unknown */
+  /** the one stored copy of an artifact key (see below), or the key itself when no control is mapped to it */
   key(key: string): string;
   /** the one stored copy of a framework ID, or the ID itself when no control is mapped to it */
   frameworkId(id: string): string;
@@ -260,37 +256,19 @@ function interner() {
 }
 
 /**
- * The compliance inputs of every control of the organization (what `loadControlNodes` and
- * `loadComplianceGraph` of test/harness/compliance.ts read row by row), read in five packed
- * statements. Artifacts are read grouped by the columns their state depends on (a few dozen rows
- * for any number of artifacts). The artifact → framework mappings are read per set of frameworks
- * by `loadFrameworksArtifacts`.
+ * The control → framework and control → artifact mappings of every control of the organization
+ * (what `loadControlNodes` of test/harness/compliance.ts reads row by row), in two packed
+ * statements. The artifacts' states are read by kind, by `loadStatusGroups` and
+ * `loadTestGroups`, and the artifact → framework mappings per set of frameworks by
+ * `loadFrameworksArtifacts`, all with this result's `key` and `frameworkId`.
  *
  * Every artifact key and framework ID is one shared string object wherever it appears: the
  * rule's Map and Set lookups then compare strings by identity, which makes evaluating 3,000
  * controls 2-3× faster than with equal but distinct strings (measured).
  */
-export async function loadComplianceRows(db: Q, organizationId: string): Promise<ComplianceRows> {
+export async function loadControlLinks(db: Q, organizationId: string): Promise<ControlLinks> {
   const org = organizationId;
-  const [policies, evidence, tests, controlRequirementPairs, controlArtifactPairs] = await Promise.all([
-    db
-      .selectFrom('policies')
-      .select(['is_relevant', 'status', packed(db, [keyOf('policy', 'id')]).as('keys')])
-      .where('organization_id', '=', org)
-      .groupBy(['is_relevant', 'status'])
-      .execute(),
-    db
-      .selectFrom('evidence')
-      .select(['is_relevant', 'status', packed(db, [keyOf('evidence', 'id')]).as('keys')])
-      .where('organization_id', '=', org)
-      .groupBy(['is_relevant', 'status'])
-      .execute(),
-    db
-      .selectFrom('tests')
-      .select(['result', 'integration_failing', packed(db, [keyOf('test', 'id')]).as('keys')])
-      .where('organization_id', '=', org)
-      .groupBy(['result', 'integration_failing'])
-      .execute(),
+  const [controlRequirementPairs, controlArtifactPairs] = await Promise.all([
     db
       .selectFrom('control_requirements as cr')
       .innerJoin('requirements as r', 'r.id', 'cr.requirement_id')
@@ -303,48 +281,59 @@ export async function loadComplianceRows(db: Q, organizationId: string): Promise
       .where('ca.organization_id', '=', org)
       .executeTakeFirst(),
   ]);
-
   const keys = interner();
-  const key = keys.intern;
   const frameworks = interner();
-  const frameworkId = frameworks.intern;
-  const keysOf = (packedKeys: string | null) => {
-    const list = splitPacked(packedKeys);
-    for (let i = 0; i < list.length; i++) list[i] = key(list[i]);
-    return list;
-  };
-  const statusGroup = (g: { is_relevant: unknown; status: string; keys: string | null }): StatusGroup => ({
-    isRelevant: Boolean(g.is_relevant),
-    status: g.status,
-    keys: keysOf(g.keys),
-  });
-  const policyGroups = policies.map(statusGroup);
-  const evidenceGroups = evidence.map(statusGroup);
-  const testGroups = tests.map(
-    (g): ResultGroup => ({ result: g.result, integrationFailing: Boolean(g.integration_failing), keys: keysOf(g.keys) }),
-  );
   const controlFrameworks = new Map<string, Set<string>>();
   forEachPacked(controlRequirementPairs?.packed, 2, ([controlId, framework]) => {
     let set = controlFrameworks.get(controlId);
     if (!set) controlFrameworks.set(controlId, (set = new Set()));
-    set.add(frameworkId(framework));
+    set.add(frameworks.intern(framework));
   });
   const controlArtifacts = new Map<string, string[]>();
   forEachPacked(controlArtifactPairs?.packed, 2, ([controlId, k]) => {
     let list = controlArtifacts.get(controlId);
     if (!list) controlArtifacts.set(controlId, (list = []));
-    list.push(key(k));
+    list.push(keys.intern(k));
   });
   // Looking up only, from here on: the result is shared by concurrent requests and never changes.
-  return {
-    controlFrameworks,
-    controlArtifacts,
-    policies: policyGroups,
-    evidence: evidenceGroups,
-    tests: testGroups,
-    key: keys.stored,
-    frameworkId: frameworks.stored,
-  };
+  return { controlFrameworks, controlArtifacts, key: keys.stored, frameworkId: frameworks.stored };
+}
+
+/**
+ * Every policy or evidence record of the organization, grouped by the columns its state depends
+ * on (a few rows for any number of records), in one packed statement; keys are taken from
+ * `links` (its shared copies).
+ */
+export async function loadStatusGroups(
+  db: Q,
+  organizationId: string,
+  table: 'policies' | 'evidence',
+  links: Pick<ControlLinks, 'key'>,
+): Promise<StatusGroup[]> {
+  const rows = await db
+    .selectFrom(table)
+    .select(['is_relevant', 'status', packed(db, [keyOf(table === 'policies' ? 'policy' : 'evidence', 'id')]).as('keys')])
+    .where('organization_id', '=', organizationId)
+    .groupBy(['is_relevant', 'status'])
+    .execute();
+  return rows.map((g) => ({ isRelevant: Boolean(g.is_relevant), status: g.status, keys: storedKeys(g.keys, links) }));
+}
+
+/** Every test of the organization, grouped by the columns its status depends on, as loadStatusGroups. */
+export async function loadTestGroups(db: Q, organizationId: string, links: Pick<ControlLinks, 'key'>): Promise<ResultGroup[]> {
+  const rows = await db
+    .selectFrom('tests')
+    .select(['result', 'integration_failing', packed(db, [keyOf('test', 'id')]).as('keys')])
+    .where('organization_id', '=', organizationId)
+    .groupBy(['result', 'integration_failing'])
+    .execute();
+  return rows.map((g) => ({ result: g.result, integrationFailing: Boolean(g.integration_failing), keys: storedKeys(g.keys, links) }));
+}
+
+function storedKeys(packedKeys: string | null, links: Pick<ControlLinks, 'key'>): string[] {
+  const list = splitPacked(packedKeys);
+  for (let i = 0; i < list.length; i++) list[i] = links.key(list[i]);
+  return list;
 }
 
 /**
@@ -357,7 +346,7 @@ export async function loadFrameworksArtifacts(
   db: Q,
   organizationId: string,
   frameworkIds: string[],
-  compliance: Pick<ComplianceRows, 'key' | 'frameworkId'>,
+  compliance: Pick<ControlLinks, 'key' | 'frameworkId'>,
 ): Promise<Map<string, Set<string>>> {
   const mapped = new Map<string, Set<string>>();
   if (frameworkIds.length === 0) return mapped;

@@ -1,8 +1,10 @@
 // Idempotency records: one row per (credential, Idempotency-Key). The row is the claim: inserting
 // it decides which request processes the key, on any node, because the primary key is the
-// database's to enforce. See migration 0004 for the owner and lease columns, 0006 for the outcome.
+// database's to enforce. See migration 0004 for the owner and lease columns, 0006 for the outcome,
+// 0009 for the instance whose liveness the claim follows.
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
+import { instanceAlive } from './server-instances.ts';
 
 type Q = Kysely<Database>;
 
@@ -26,8 +28,12 @@ export interface ClaimRow {
   organizationId: string;
   fingerprint: string;
   owner: string;
+  /** the server instance taking the claim (repositories/server-instances.ts); none: the lease alone bounds it */
+  instanceId?: string | null;
   now: number;
   leaseUntil: number;
+  /** an instance with no heartbeat since this time is gone, and its claims abandoned (default: now) */
+  aliveSince?: number;
 }
 
 /** The columns of a claim just taken: in progress, no response, leased until `leaseUntil`. */
@@ -43,6 +49,7 @@ const freshClaim = (claim: ClaimRow) => ({
   expires_at: claim.leaseUntil,
   owner: claim.owner,
   lease_until: claim.leaseUntil,
+  instance_id: claim.instanceId ?? null,
 });
 
 /** Inserts an in-progress claim; false when a row for the key already exists. */
@@ -83,8 +90,10 @@ export async function findRecord(db: Q, credentialId: string, key: string): Prom
 
 /**
  * Takes over a key whose record is dead: a completed response past its replay window, or an
- * in-progress claim past its lease (its process died). One UPDATE with the condition in its WHERE,
- * so of several requests racing for the same dead record exactly one wins.
+ * in-progress claim abandoned by its process: its instance has no fresh heartbeat (it died, or
+ * exited without finishing), or, the outer bound for a live but stuck one, its lease is over. One
+ * UPDATE with the condition in its WHERE, so of several requests racing for the same dead record
+ * exactly one wins, and a claim whose instance is alive is never taken.
  */
 export async function takeOverClaim(db: Q, claim: ClaimRow): Promise<boolean> {
   const result = await db
@@ -95,7 +104,16 @@ export async function takeOverClaim(db: Q, claim: ClaimRow): Promise<boolean> {
     .where((eb) =>
       eb.or([
         eb.and([eb('state', '=', 'completed'), eb('expires_at', '<=', claim.now)]),
-        eb.and([eb('state', '=', 'in_progress'), eb('lease_until', '<=', claim.now)]),
+        eb.and([
+          eb('state', '=', 'in_progress'),
+          eb.or([
+            eb('lease_until', '<=', claim.now),
+            eb.and([
+              eb('instance_id', 'is not', null),
+              eb.not(instanceAlive('idempotency_records.instance_id', claim.aliveSince ?? claim.now)),
+            ]),
+          ]),
+        ]),
       ]),
     )
     .executeTakeFirst();
@@ -142,6 +160,20 @@ export async function releaseClaim(db: Q, credentialId: string, key: string, own
     .where('owner', '=', owner)
     .where('state', '=', 'in_progress')
     .execute();
+}
+
+/**
+ * Frees every key an instance still holds in progress: at shutdown, for the requests that could
+ * not finish within the grace period (their transactions, if they ever commit, find the claim gone
+ * and roll back). Returns how many were freed.
+ */
+export async function releaseInstanceClaims(db: Q, instanceId: string): Promise<number> {
+  const result = await db
+    .deleteFrom('idempotency_records')
+    .where('instance_id', '=', instanceId)
+    .where('state', '=', 'in_progress')
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /**

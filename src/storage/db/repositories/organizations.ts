@@ -1,5 +1,6 @@
-import { PostgresAdapter, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../schema.ts';
+import { DATA_KINDS, INITIAL_DATA_VERSIONS, type DataKind, type DataVersions } from '../../../domain/data-versions.ts';
 
 export interface Organization {
   id: string;
@@ -11,7 +12,7 @@ export interface Organization {
 
 type Q = Kysely<Database>;
 
-const toOrganization = (row: Database['organizations']): Organization => ({
+const toOrganization = (row: Selectable<Database['organizations']>): Organization => ({
   id: row.id,
   name: row.name,
   region: row.region,
@@ -22,7 +23,14 @@ const toOrganization = (row: Database['organizations']): Organization => ({
 export async function insertOrganization(db: Q, org: Organization): Promise<void> {
   await db
     .insertInto('organizations')
-    .values({ id: org.id, name: org.name, region: org.region, plan: org.plan.join(','), data_version: 0, created_at: org.createdAt })
+    .values({
+      id: org.id,
+      name: org.name,
+      region: org.region,
+      plan: org.plan.join(','),
+      ...versionColumns(INITIAL_DATA_VERSIONS),
+      created_at: org.createdAt,
+    })
     .execute();
 }
 
@@ -39,17 +47,37 @@ export async function findOrganization(db: Q, id: string): Promise<Organization 
 export async function updateOrganizationPlan(db: Q, id: string, plan: string[]): Promise<boolean> {
   const result = await db
     .updateTable('organizations')
-    .set((eb) => ({ plan: plan.join(','), data_version: eb('data_version', '+', 1) }))
+    .set({ plan: plan.join(',') })
     .where('id', '=', id)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Every write to an organization's data calls this in its transaction: it invalidates cached results on every node. */
-export async function bumpDataVersion(db: Q, id: string): Promise<void> {
+// ---- Data versions (src/domain/data-versions.ts) ----
+
+type VersionColumn = `${DataKind}_version`;
+const versionColumn = (kind: DataKind): VersionColumn => `${kind}_version`;
+/** The organization's columns holding its data versions, in DATA_KINDS order. */
+export const VERSION_COLUMNS: readonly VersionColumn[] = DATA_KINDS.map(versionColumn);
+
+const versionColumns = (versions: DataVersions): Record<VersionColumn, number> =>
+  Object.fromEntries(DATA_KINDS.map((k) => [versionColumn(k), versions[k]])) as Record<VersionColumn, number>;
+
+/** The data versions of a row holding VERSION_COLUMNS (bigint arrives as a string from PostgreSQL). */
+export function dataVersionsOf(row: Record<VersionColumn, number | string>): DataVersions {
+  return Object.fromEntries(DATA_KINDS.map((k) => [k, Number(row[versionColumn(k)])])) as Record<DataKind, number>;
+}
+
+/**
+ * Every write to an organization's data calls this in its transaction with the kinds it changes
+ * (WRITES in src/domain/data-versions.ts): the cached answers that read those kinds become
+ * unreachable on every node.
+ */
+export async function bumpDataVersions(db: Q, id: string, kinds: readonly DataKind[]): Promise<void> {
+  if (kinds.length === 0) return;
   await db
     .updateTable('organizations')
-    .set((eb) => ({ data_version: eb('data_version', '+', 1) }))
+    .set(Object.fromEntries(kinds.map((k) => [versionColumn(k), sql`${sql.ref(versionColumn(k))} + 1`])))
     .where('id', '=', id)
     .execute();
 }
@@ -73,8 +101,12 @@ export async function countOrganizations(db: Q): Promise<number> {
   return Number(row.n);
 }
 
-/** What an actor of the organization needs besides its scopes: the plan and the data version. */
-export async function findOrganizationState(db: Q, id: string): Promise<{ plan: string[]; dataVersion: number } | undefined> {
-  const row = await db.selectFrom('organizations').select(['plan', 'data_version']).where('id', '=', id).executeTakeFirst();
-  return row && { plan: row.plan ? row.plan.split(',') : [], dataVersion: Number(row.data_version) };
+/** What an actor of the organization needs besides its scopes: the plan and the data versions. */
+export async function findOrganizationState(db: Q, id: string): Promise<{ plan: string[]; dataVersions: DataVersions } | undefined> {
+  const row = await db
+    .selectFrom('organizations')
+    .select(['plan', ...VERSION_COLUMNS])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && { plan: row.plan ? row.plan.split(',') : [], dataVersions: dataVersionsOf(row) };
 }

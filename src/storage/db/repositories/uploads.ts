@@ -1,8 +1,9 @@
 // Evidence uploads: the journal of uploads in flight (pending_uploads, see migration 0004), the
 // attachment rows a finished upload records, and the evidence state it changes.
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
+import { instanceAlive } from './server-instances.ts';
 
 type Q = Kysely<Database>;
 
@@ -12,7 +13,10 @@ export interface PendingUpload {
   evidenceId: string;
   blobPrefix: string;
   createdAt: number;
+  /** the lease: pending after this, the upload is abandoned even if its process lives */
   expiresAt: number;
+  /** the server instance receiving it (migration 0009): pending after that instance is gone, the upload is abandoned */
+  instanceId?: string | null;
 }
 
 export async function insertPendingUpload(db: Q, upload: PendingUpload): Promise<void> {
@@ -25,6 +29,7 @@ export async function insertPendingUpload(db: Q, upload: PendingUpload): Promise
       blob_prefix: upload.blobPrefix,
       created_at: upload.createdAt,
       expires_at: upload.expiresAt,
+      instance_id: upload.instanceId ?? null,
     })
     .execute();
 }
@@ -33,12 +38,37 @@ export async function deletePendingUpload(db: Q, id: string): Promise<void> {
   await db.deleteFrom('pending_uploads').where('id', '=', id).execute();
 }
 
-/** Uploads whose process must have died: still pending after their deadline. */
-export async function listExpiredPendingUploads(db: Q, now: number, limit: number): Promise<PendingUpload[]> {
+/** `expires_at` of an upload the clean-up has taken: its blobs are being deleted. */
+const TAKEN = 0;
+
+/**
+ * Removes the journal entry of an upload being recorded, in the transaction that records it;
+ * false when the clean-up has taken the upload as abandoned (its blobs are going), so the
+ * transaction must not record it.
+ */
+export async function finishPendingUpload(db: Q, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('pending_uploads').where('id', '=', id).where('expires_at', '>', TAKEN).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** When an upload is abandoned: past its lease, or its instance gone (no heartbeat since `aliveSince`, or no row). */
+export interface AbandonedAt {
+  now: number;
+  aliveSince: number;
+}
+
+const abandoned = (eb: ExpressionBuilder<Database, 'pending_uploads'>, at: AbandonedAt) =>
+  eb.or([
+    eb('expires_at', '<=', at.now),
+    eb.and([eb('instance_id', 'is not', null), eb.not(instanceAlive('pending_uploads.instance_id', at.aliveSince))]),
+  ]);
+
+/** Uploads whose process died (or is stuck past the lease): still pending, abandoned. */
+export async function listAbandonedPendingUploads(db: Q, at: AbandonedAt, limit: number): Promise<PendingUpload[]> {
   const rows = await db
     .selectFrom('pending_uploads')
     .selectAll()
-    .where('expires_at', '<=', now)
+    .where((eb) => abandoned(eb, at))
     .orderBy('expires_at')
     .limit(limit)
     .execute();
@@ -49,7 +79,23 @@ export async function listExpiredPendingUploads(db: Q, now: number, limit: numbe
     blobPrefix: r.blob_prefix,
     createdAt: Number(r.created_at),
     expiresAt: Number(r.expires_at),
+    instanceId: r.instance_id,
   }));
+}
+
+/**
+ * Takes an abandoned upload for the clean-up, if it still is abandoned (one statement: an upload
+ * recorded meanwhile is gone, and one whose instance came back is left alone). Once taken, the
+ * upload can no longer be recorded (finishPendingUpload), so its blobs can be deleted safely.
+ */
+export async function takeAbandonedPendingUpload(db: Q, id: string, at: AbandonedAt): Promise<boolean> {
+  const result = await db
+    .updateTable('pending_uploads')
+    .set({ expires_at: TAKEN })
+    .where('id', '=', id)
+    .where((eb) => abandoned(eb, at))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /**

@@ -1,13 +1,6 @@
-// Vulnerability findings: keyset pages of the list, the count of matching findings, one finding by
-// its public ID, affected resources and custom fields.
-//
-// Page order: first_seen descending, then the public ID (source, finding_key) ascending. A page
-// starts strictly after the position of the previous page's last finding and is served by the
-// indexes of migration 0002 (see there): without a status/severity filter one range of
-// vulnerabilities_page_idx; with one, one range of vulnerabilities_triage_idx per
-// (status, severity) pair, each cut at `limit`, merged. So a page reads O(limit × pairs) index
-// entries wherever it lies in the list; no OFFSET anywhere.
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+// Vulnerability findings: one finding by its public ID, affected resources and custom fields, and
+// the types the list shares with ./vulnerability-pages.ts (pages and totalCount).
+import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 
 type Q = Kysely<Database>;
@@ -56,18 +49,6 @@ export type VulnerabilityListRow = Pick<
   'id' | 'source' | 'findingKey' | 'title' | 'status' | 'severity' | 'cveId' | 'cvssScore' | 'firstSeen'
 >;
 
-const LIST_COLUMNS = [
-  'v.id',
-  'v.source',
-  'v.finding_key',
-  'v.title',
-  'v.status',
-  'v.severity',
-  'v.cve_id',
-  'v.cvss_score',
-  'v.first_seen',
-] as const;
-
 const toVulnerability = (r: Database['vulnerabilities']): VulnerabilityRow => ({
   id: r.id,
   source: r.source,
@@ -90,102 +71,6 @@ const toVulnerability = (r: Database['vulnerabilities']): VulnerabilityRow => ({
   lastModifiedBy: r.last_modified_by,
   modifiedOn: r.modified_on === null ? null : Number(r.modified_on),
 });
-
-const present = (values: readonly string[] | undefined): values is readonly string[] => values !== undefined && values.length > 0;
-
-type KeyQuery = SelectQueryBuilder<Database, 'vulnerabilities', { first_seen: number; source: string; finding_key: string }>;
-
-/** The filters every branch of a page (and the count) shares, except status and severity. */
-function commonFilters<QB extends SelectQueryBuilder<Database, 'vulnerabilities', any>>(
-  query: QB,
-  organizationId: string,
-  filter: VulnerabilityFilter,
-): QB {
-  let q = query.where('organization_id', '=', organizationId) as QB;
-  if (present(filter.sources)) q = q.where('source', 'in', [...filter.sources]) as QB;
-  if (present(filter.fixAvailable)) q = q.where('fix_available', 'in', [...filter.fixAvailable]) as QB;
-  return q;
-}
-
-/**
- * One page: the findings matching `filter` after `after` (or from the start), in list
- * order, at most `limit`. Ask for one more than the page size to learn whether a next page exists.
- */
-export async function listVulnerabilityPage(
-  db: Q,
-  organizationId: string,
-  filter: VulnerabilityFilter,
-  after: PagePosition | undefined,
-  limit: number,
-  domains: { statuses: readonly string[]; severities: readonly string[] },
-): Promise<VulnerabilityListRow[]> {
-  const branch = (pair?: { status: string; severity: string }): KeyQuery => {
-    let q = commonFilters(db.selectFrom('vulnerabilities').select(['first_seen', 'source', 'finding_key']), organizationId, filter);
-    if (pair) q = q.where('status', '=', pair.status).where('severity', '=', pair.severity);
-    if (after) {
-      // `first_seen <= s` bounds the index range; the OR only drops the ties already served.
-      q = q
-        .where('first_seen', '<=', after.firstSeen)
-        .where((eb) =>
-          eb.or([
-            eb('first_seen', '<', after.firstSeen),
-            eb(eb.refTuple('source', 'finding_key'), '>', eb.tuple(after.source, after.findingKey)),
-          ]),
-        );
-    }
-    return q.orderBy('first_seen', 'desc').orderBy('source').orderBy('finding_key').limit(limit);
-  };
-
-  let branches: KeyQuery[];
-  if (present(filter.statuses) || present(filter.severities)) {
-    const statuses = present(filter.statuses) ? filter.statuses : domains.statuses;
-    const severities = present(filter.severities) ? filter.severities : domains.severities;
-    branches = statuses.flatMap((status) => severities.map((severity) => branch({ status, severity })));
-  } else {
-    branches = [branch()];
-  }
-  // SQLite refuses ORDER BY/LIMIT on a bare member of a compound select, so each branch is
-  // wrapped in its own derived table.
-  const wrapped = branches.map((b, i) => db.selectFrom(b.as(`b${i}`)).select(['first_seen', 'source', 'finding_key']));
-  let keys = wrapped[0];
-  for (const other of wrapped.slice(1)) keys = keys.unionAll(other);
-
-  const rows = await db
-    .selectFrom(keys.as('k'))
-    .innerJoin('vulnerabilities as v', (join) =>
-      join.on('v.organization_id', '=', organizationId).onRef('v.source', '=', 'k.source').onRef('v.finding_key', '=', 'k.finding_key'),
-    )
-    .select(LIST_COLUMNS)
-    .orderBy('k.first_seen', 'desc')
-    .orderBy('k.source')
-    .orderBy('k.finding_key')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    source: r.source,
-    findingKey: r.finding_key,
-    title: r.title,
-    status: r.status,
-    severity: r.severity,
-    cveId: r.cve_id ?? '',
-    cvssScore: r.cvss_score === null ? null : Number(r.cvss_score),
-    firstSeen: Number(r.first_seen),
-  }));
-}
-
-/** How many findings match `filter` (all pages). */
-export async function countVulnerabilities(db: Q, organizationId: string, filter: VulnerabilityFilter): Promise<number> {
-  let query = commonFilters(
-    db.selectFrom('vulnerabilities').select((eb) => eb.fn.countAll<number>().as('n')),
-    organizationId,
-    filter,
-  );
-  if (present(filter.statuses)) query = query.where('status', 'in', [...filter.statuses]);
-  if (present(filter.severities)) query = query.where('severity', 'in', [...filter.severities]);
-  const row = await query.executeTakeFirstOrThrow();
-  return Number(row.n);
-}
 
 /** One finding by its public ID parts. */
 export async function findVulnerability(

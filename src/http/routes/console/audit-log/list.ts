@@ -23,15 +23,21 @@ export default function auditLogRoute(app: FastifyInstance, { system }: RouteDep
     {
       config: { console: 'session' },
       schema: {
+        operationId: 'listConsoleAuditLog',
         tags: ['console'],
         summary: 'The audit log',
+        description:
+          'Administrative actions of the organization (sign-ins, credential changes), newest first, one page at a time: pass meta.nextCursor back as `cursor` until it is null.',
         security: CONSOLE_SECURITY,
         querystring: Query,
         response: {
-          200: Type.Object({
-            data: Type.Array(AuditEntry),
-            meta: Type.Intersect([Meta, Type.Object({ nextCursor: Type.Union([Type.String(), Type.Null()]) })]),
-          }),
+          200: Type.Object(
+            {
+              data: Type.Array(AuditEntry),
+              meta: Type.Intersect([Meta, Type.Object({ nextCursor: Type.Union([Type.String(), Type.Null()]) })]),
+            },
+            { description: 'One page of audit entries, with the cursor of the next page.' },
+          ),
           ...consoleErrors(),
         },
       },

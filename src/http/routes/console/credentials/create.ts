@@ -31,6 +31,7 @@ export default function createConsoleCredentialRoute(app: FastifyInstance, { sys
     {
       config: { console: 'session' },
       schema: {
+        operationId: 'createConsoleCredential',
         tags: ['console'],
         summary: 'Create an API credential',
         description: 'The client secret is returned in this response only; the service keeps just its hash.',
@@ -38,7 +39,7 @@ export default function createConsoleCredentialRoute(app: FastifyInstance, { sys
         headers: CsrfHeaders,
         body: Body,
         response: {
-          201: Envelope(NewCredential),
+          201: Envelope(NewCredential, 'The credential was created: with its client secret, shown this once.'),
           ...consoleErrors({
             400: 'validation_failed: the body is invalid, or the organization already has the most active credentials allowed (MAX_ACTIVE_CREDENTIALS_PER_ORG; the message names it)',
           }),

@@ -15,10 +15,12 @@ export default function listConsoleCredentialsRoute(app: FastifyInstance, { syst
     {
       config: { console: 'session' },
       schema: {
+        operationId: 'listConsoleCredentials',
         tags: ['console'],
         summary: 'List API credentials',
+        description: 'Every API credential of the organization, active and revoked, without secrets.',
         security: CONSOLE_SECURITY,
-        response: { 200: Envelope(Type.Array(Credential)), ...consoleErrors() },
+        response: { 200: Envelope(Type.Array(Credential), 'The credentials.'), ...consoleErrors() },
       },
     },
     async (request) => {

@@ -19,13 +19,17 @@ export default function revokeConsoleCredentialRoute(app: FastifyInstance, { sys
     {
       config: { console: 'session' },
       schema: {
+        operationId: 'revokeConsoleCredential',
         tags: ['console'],
         summary: 'Revoke an API credential',
         description: 'Revoking an already revoked credential changes nothing and answers 200.',
         security: CONSOLE_SECURITY,
         headers: CsrfHeaders,
         params: Params,
-        response: { 200: Envelope(Credential), ...consoleErrors({ 404: 'not_found: no such credential in the organization' }) },
+        response: {
+          200: Envelope(Credential, 'The credential, now revoked.'),
+          ...consoleErrors({ 404: 'not_found: no such credential in the organization' }),
+        },
       },
     },
     async (request) => {

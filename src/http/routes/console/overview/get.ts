@@ -14,11 +14,15 @@ export default function overviewRoute(app: FastifyInstance, { system }: RouteDep
     {
       config: { console: 'session' },
       schema: {
+        operationId: 'getConsoleOverview',
         tags: ['console'],
         summary: 'Compliance overview: every framework with its progress',
         description: 'The same computation as GET /v1/frameworks (complianceProgress).',
         security: CONSOLE_SECURITY,
-        response: { 200: Envelope(Overview), ...consoleErrors({ 403: 'plan_restricted: the plan does not include frameworks' }) },
+        response: {
+          200: Envelope(Overview, 'The frameworks with their progress.'),
+          ...consoleErrors({ 403: 'plan_restricted: the plan does not include frameworks' }),
+        },
       },
     },
     async (request) => {

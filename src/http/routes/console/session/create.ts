@@ -25,7 +25,9 @@ export default function createSessionRoute(app: FastifyInstance, { config, syste
     {
       config: { console: 'public' },
       schema: {
+        operationId: 'createConsoleSession',
         tags: ['console'],
+        security: [],
         summary: 'Sign in to the console',
         description:
           "Checks an administrator's email and password and starts a session in an HttpOnly, SameSite=Strict cookie. " +
@@ -34,7 +36,7 @@ export default function createSessionRoute(app: FastifyInstance, { config, syste
           `may fail ${config.console.signInLimit.max * 10} times per ${config.console.signInLimit.windowSec} s.`,
         body: Body,
         response: {
-          200: Envelope(Session),
+          200: Envelope(Session, 'Signed in: the administrator and the CSRF token; the session cookie is set.'),
           ...consoleErrors({
             401: 'unauthorized: the email or password is wrong',
             429: 'rate_limit_exceeded: too many attempts; Retry-After says when to retry',

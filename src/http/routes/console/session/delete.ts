@@ -11,8 +11,10 @@ export default function deleteSessionRoute(app: FastifyInstance, { system }: Rou
     {
       config: { console: 'session' },
       schema: {
+        operationId: 'deleteConsoleSession',
         tags: ['console'],
         summary: 'Sign out',
+        description: 'Ends the current session and clears its cookie.',
         security: CONSOLE_SECURITY,
         headers: CsrfHeaders,
         response: { 204: { description: 'Signed out; the cookie is cleared.', type: 'null' }, ...consoleErrors() },

@@ -13,10 +13,12 @@ export default function getSessionRoute(app: FastifyInstance, _deps: RouteDeps) 
     {
       config: { console: 'session' },
       schema: {
+        operationId: 'getConsoleSession',
         tags: ['console'],
         summary: 'The signed-in administrator',
+        description: 'The administrator of the current session, with its organization and CSRF token.',
         security: CONSOLE_SECURITY,
-        response: { 200: Envelope(Session), ...consoleErrors() },
+        response: { 200: Envelope(Session, 'The signed-in administrator.'), ...consoleErrors() },
       },
     },
     async (request) => {

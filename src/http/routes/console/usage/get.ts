@@ -14,10 +14,12 @@ export default function usageRoute(app: FastifyInstance, { system, usage }: Rout
     {
       config: { console: 'session' },
       schema: {
+        operationId: 'getConsoleUsage',
         tags: ['console'],
         summary: 'API usage per credential, last 24 hours',
+        description: 'Requests per credential over the last 24 hours, in hourly buckets, with the rate-limited ones counted apart.',
         security: CONSOLE_SECURITY,
-        response: { 200: Envelope(Usage), ...consoleErrors() },
+        response: { 200: Envelope(Usage, 'The usage of the organization’s credentials.'), ...consoleErrors() },
       },
     },
     async (request) => {

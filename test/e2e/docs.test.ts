@@ -1,0 +1,79 @@
+// The API reference at /docs in real headless Chromium against the real server: it renders the
+// /openapi.json this server serves, lists every operation of that document (by its summary and
+// method, in the navigation), and needs nothing from the internet (every request the page makes
+// goes to the server itself).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { startServer, type TestServer } from '../harness/server.ts';
+import { CHROMIUM, launchChromium } from '../harness/browser.ts';
+
+const skip = fs.existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium)`;
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+describe('API reference in Chromium', { skip }, () => {
+  let server: TestServer;
+  let browser: Browser;
+  let page: Page;
+  const elsewhere: string[] = [];
+
+  before(async () => {
+    server = await startServer();
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    // Anything not served by the server itself (a CDN, web fonts, telemetry) is recorded and refused.
+    const origin = new URL(server.url).origin;
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      if (new URL(url).origin === origin || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+      elsewhere.push(url);
+      return route.abort();
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test('GET /docs lists every operation of the served OpenAPI document, with nothing fetched from elsewhere', async () => {
+    const document: any = await (await fetch(`${server.url}/openapi.json`)).json();
+    const expected: string[] = [];
+    for (const [path, item] of Object.entries<Record<string, { summary?: string }>>(document.paths))
+      for (const method of METHODS) if (item[method]) expected.push(`${method.toUpperCase()} ${item[method].summary ?? path}`);
+    assert.ok(expected.length >= 20, `the document lists the service's operations: ${expected.length}`);
+
+    const response = await page.goto(`${server.url}/docs`);
+    assert.equal(response?.status(), 200);
+    await page.getByRole('heading', { level: 1, name: document.info.title }).waitFor();
+    const navigation = page.locator('aside');
+    await navigation.getByText(expected.at(-1)!.replace(/^\S+ /, ''), { exact: true }).first().waitFor();
+    // The navigation lists each operation as its summary followed by "HTTP METHOD: <method>".
+    const text = await navigation.innerText();
+    // (DELETE is shown as DEL)
+    const listed = new Set(
+      [...text.matchAll(/([^\n]+)\nHTTP METHOD:\s*\n(GET|POST|PUT|PATCH|DELETE|DEL)\b/g)].map(
+        (m) => `${m[2] === 'DEL' ? 'DELETE' : m[2]} ${m[1].trim()}`,
+      ),
+    );
+    const missing = expected.filter((operation) => !listed.has(operation));
+    assert.deepEqual(missing, [], `operations the reference does not list (it lists ${listed.size})`);
+    assert.equal(listed.size, expected.length, 'and it lists nothing the document does not hold');
+    assert.deepEqual(elsewhere, [], 'the reference fetched nothing from outside the server');
+  });
+
+  test('GET / links the console, the API reference and the OpenAPI document, each answering', async () => {
+    await page.goto(server.url);
+    // its one style block runs under its Content-Security-Policy (allowed by its hash)
+    assert.equal(await page.evaluate('getComputedStyle(document.body).maxWidth'), '640px');
+    for (const [name, path] of [
+      ['Developer console', '/console'],
+      ['API reference', '/docs'],
+      ['OpenAPI document', '/openapi.json'],
+    ]) {
+      const link = page.getByRole('link', { name });
+      assert.equal(await link.getAttribute('href'), path);
+      assert.equal((await fetch(new URL(path, server.url))).status, 200, path);
+    }
+  });
+});
