@@ -22,6 +22,7 @@ import { registerNulGuard } from './http/plugins/nul-guard.ts';
 import { createMetrics, registerMetrics, type Metrics } from './http/plugins/metrics.ts';
 import { ErrorBody, OAuthErrorBody } from './http/schemas/common.ts';
 import { registerRoutes } from './http/routes/index.ts';
+import { AnswerBytes } from './http/answer-bytes.ts';
 import { listeningBaseUrl, openApiOptions, servedDocument, decorateDocument } from './http/openapi/document.ts';
 import { loggerOptions } from './logger.ts';
 
@@ -89,6 +90,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     instance: deps.instance,
   });
   const metrics = deps.metrics ?? createMetrics();
+  const answers = new AnswerBytes(config.resultCacheMaxBytes, (held) => metrics.answerCacheBytes.set(held));
   const usage = new UsageRecorder(deps.db, system.now);
   const usageTimer = setInterval(() => void usage.flush(), config.usageFlushIntervalMs);
   usageTimer.unref();
@@ -98,9 +100,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await usage.flush();
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('X-Request-Id', request.id);
-  });
   registerResponseHeaders(app);
   registerMetrics(app, metrics);
   registerErrorHandler(app, (err) => metrics.dependencyErrors.inc({ dependency: err.dependency }));
@@ -121,7 +120,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (json.$id as string) || `def-${i}` },
   });
 
-  registerRoutes(app, { config, system, metrics, usage });
+  registerRoutes(app, { config, system, metrics, usage, answers });
   app.get('/openapi.json', { schema: { hide: true } }, async () =>
     servedDocument(app.swagger(), config.publicBaseUrl ?? listeningBaseUrl(app.server.address(), config)),
   );

@@ -115,6 +115,8 @@ export interface Config {
   usageFlushIntervalMs: number;
   /** active (not revoked) API credentials an organization may hold; creating one more is refused */
   maxActiveCredentialsPerOrg: number;
+  /** bytes of serialized cached answers a node keeps (RESULT_CACHE_MAX_BYTES); least recently used go first */
+  resultCacheMaxBytes: number;
 }
 
 export class ConfigError extends Error {}
@@ -290,5 +292,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     usageFlushIntervalMs: int(env, 'USAGE_FLUSH_INTERVAL_MS', 10_000, 100),
     maxActiveCredentialsPerOrg: int(env, 'MAX_ACTIVE_CREDENTIALS_PER_ORG', DEFAULT_MAX_ACTIVE_CREDENTIALS, 1),
+    resultCacheMaxBytes: int(env, 'RESULT_CACHE_MAX_BYTES', 64 * 1024 * 1024, 0),
   };
 }

@@ -7,14 +7,23 @@ import type { ServerInstance } from './domain/instances/server-instance.ts';
 import { ResultCache } from './domain/result-cache.ts';
 import type { Db } from './storage/db/connect.ts';
 import type { BlobStore } from './storage/blobs/store.ts';
-import type { RateLimitStore } from './storage/ratelimit/store.ts';
+import type { MarkerBoard, RateLimitStore } from './storage/ratelimit/store.ts';
+import { GrantCache } from './domain/auth/grant-cache.ts';
+
+const isMarkerBoard = (store: RateLimitStore): store is RateLimitStore & MarkerBoard => 'raiseMarkers' in store;
 
 export function systemContext(
   config: Config,
   parts: { db: Db; blobs: BlobStore; limiter: RateLimitStore; now?: () => number; cache?: ResultCache; instance?: ServerInstance },
 ): SystemContext {
+  // Grants are kept in memory only where a change can be seen without reading the database: the
+  // SQLite file's change stamp (which sees every commit), else markers in Redis. PostgreSQL with
+  // the in-memory limiter (one node) reads each request's grant from the database.
+  const markers = !parts.db.changeStamp && isMarkerBoard(parts.limiter) ? parts.limiter : undefined;
   return {
     db: parts.db,
+    markers,
+    grants: parts.db.changeStamp || markers ? new GrantCache() : undefined,
     region: config.region,
     now: parts.now ?? Date.now,
     cache: parts.cache ?? new ResultCache(),

@@ -4,6 +4,7 @@ import { loadConfig, type Config } from '../config.ts';
 import type { BaseContext } from '../domain/context.ts';
 import { openDb } from '../storage/db/connect.ts';
 import { migrateToLatest } from '../storage/db/migrate.ts';
+import { RedisRateLimitStore } from '../storage/ratelimit/redis.ts';
 
 export interface CliContext {
   system: BaseContext;
@@ -14,11 +15,22 @@ export interface CliContext {
 export async function withCliContext<T>(env: NodeJS.ProcessEnv, use: (ctx: CliContext) => Promise<T>): Promise<T> {
   const config = loadConfig(env);
   const db = openDb({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath });
+  // With PostgreSQL and Redis, a revocation, an access or a plan change is announced to the
+  // servers through Redis (domain/auth/state-markers.ts); on SQLite they see the file change.
+  const markers =
+    config.databaseUrl && config.redisUrl ? new RedisRateLimitStore(config.redisUrl, { keyPrefix: config.redisKeyPrefix }) : undefined;
   try {
     await migrateToLatest(db);
-    const system: BaseContext = { db, region: config.region, now: Date.now, maxActiveCredentialsPerOrg: config.maxActiveCredentialsPerOrg };
+    const system: BaseContext = {
+      db,
+      region: config.region,
+      now: Date.now,
+      maxActiveCredentialsPerOrg: config.maxActiveCredentialsPerOrg,
+      markers,
+    };
     return await use({ system, config });
   } finally {
+    await markers?.close();
     await db.close();
   }
 }

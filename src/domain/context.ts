@@ -6,7 +6,8 @@ import type { Db } from '../storage/db/connect.ts';
 import type { Actor } from './auth/scopes.ts';
 import type { ResultCache } from './result-cache.ts';
 import type { BlobStore } from '../storage/blobs/store.ts';
-import type { RateLimitStore } from '../storage/ratelimit/store.ts';
+import type { MarkerBoard, RateLimitStore } from '../storage/ratelimit/store.ts';
+import type { GrantCache } from './auth/grant-cache.ts';
 import type { SessionSettings } from './console/session.ts';
 import type { AuditActor } from './console/audit.ts';
 import type { ServerInstance } from './instances/server-instance.ts';
@@ -21,12 +22,19 @@ export interface BaseContext {
   now: () => number;
   /** see Config.maxActiveCredentialsPerOrg; default DEFAULT_MAX_ACTIVE_CREDENTIALS (config.ts) */
   maxActiveCredentialsPerOrg?: number;
+  /**
+   * Where changes are announced to every node after their commit (Redis, with PostgreSQL;
+   * auth/state-markers.ts). Absent on SQLite, whose change stamp tells the server instead.
+   */
+  markers?: MarkerBoard;
 }
 
 /** What the server's verbs receive: the base plus the shared services and settings. */
 export interface SystemContext extends BaseContext {
   /** results keyed by the organization's data versions of the kinds they read */
   cache: ResultCache;
+  /** tokens' grants kept in memory (auth/grant-cache.ts); absent where no change can be seen without the database */
+  grants?: GrantCache;
   /** where uploaded files go */
   blobs: BlobStore;
   /** the rate-limit store (console sign-in attempts) */

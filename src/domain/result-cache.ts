@@ -25,6 +25,8 @@ export class ResultCache {
   private readonly maxEntries: number;
   /** per organization and kind: the newest version seen and the keys cached for it */
   private readonly orgs = new Map<string, Map<DataKind, { version: number; keys: Set<string> }>>();
+  /** every result handed out from an entry: the same object answers every request of its key */
+  private readonly handedOut = new WeakSet<object>();
 
   constructor(maxEntries = 200) {
     this.maxEntries = maxEntries;
@@ -60,6 +62,12 @@ export class ResultCache {
     }
     this.orgs.set(key.organizationId, known);
     const pending = compute();
+    pending.then(
+      (value) => {
+        if (value !== null && typeof value === 'object') this.handedOut.add(value);
+      },
+      () => {},
+    );
     this.entries.set(key.text, { value: pending, key });
     for (const kind of key.kinds) known.get(kind)!.keys.add(key.text);
     // A failed computation is not kept: the next request tries again.
@@ -68,6 +76,14 @@ export class ResultCache {
     });
     while (this.entries.size > this.maxEntries) this.remove(this.entries.keys().next().value as string);
     return pending;
+  }
+
+  /**
+   * True when `value` is a cached result, shared as is by every request with its key (so work
+   * derived from it alone, such as its serialized form, may be kept with it; src/http/answer-bytes.ts).
+   */
+  shares(value: unknown): boolean {
+    return value !== null && typeof value === 'object' && this.handedOut.has(value);
   }
 
   private remove(text: string) {

@@ -41,7 +41,7 @@ export interface StartOptions {
   /** reuse a database (another app on the same data) instead of creating one */
   database?: TestDatabase;
   testStore?: TestStore;
-  /** the app's result cache (default: a new ResultCache) */
+  /** the app's result cache (default: its own); a NoResultCache computes every answer afresh */
   cache?: ResultCache;
 }
 

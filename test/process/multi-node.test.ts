@@ -41,7 +41,8 @@ describe('two server processes on one PostgreSQL schema and one Redis prefix', {
       assert.equal(res.status, 200, JSON.stringify(res.body));
     }
 
-    const revoke = await runCli(['credential', 'revoke', client.credentialId], database.env);
+    // `cds` runs with the nodes' settings, Redis included: it announces the revocation there.
+    const revoke = await runCli(['credential', 'revoke', client.credentialId], { ...database.env, ...testStore.env });
     assert.equal(revoke.code, 0, revoke.stderr);
 
     for (const node of [a, b]) {

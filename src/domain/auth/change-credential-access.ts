@@ -4,6 +4,7 @@ import { notFound, validationFailed } from '../errors.ts';
 import { ACCESS_LEVELS } from './scopes.ts';
 import { credentialView as view } from './credential-view.ts';
 import * as credentials from '../../storage/db/repositories/credentials.ts';
+import { announceCredentialChange } from './state-markers.ts';
 
 /** Changing the access level makes tokens issued before the change stale (token_stale). */
 export async function changeCredentialAccess({ ctx, input }: { ctx: BaseContext; input: { credentialId: string; accessLevel: string } }) {
@@ -13,5 +14,6 @@ export async function changeCredentialAccess({ ctx, input }: { ctx: BaseContext;
   const existing = await credentials.findCredential(ctx.db.kysely, input.credentialId);
   if (!existing) throw notFound('Credential');
   await credentials.updateCredentialAccessLevel(ctx.db.kysely, existing.id, input.accessLevel, ctx.now());
+  await announceCredentialChange(ctx, existing.id);
   return view((await credentials.findCredential(ctx.db.kysely, existing.id))!);
 }

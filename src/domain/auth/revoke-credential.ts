@@ -6,8 +6,9 @@ import { notFound } from '../errors.ts';
 import { credentialView as view } from './credential-view.ts';
 import * as credentials from '../../storage/db/repositories/credentials.ts';
 import { recordAudit, type AuditActor } from '../console/audit.ts';
+import { announceCredentialChange } from './state-markers.ts';
 
-/** Revocation is immediate everywhere: every request re-reads the credential's state. */
+/** Revocation is immediate everywhere: it is announced to every node before it is answered (state-markers.ts). */
 export async function revokeCredential({
   ctx,
   input,
@@ -27,5 +28,7 @@ export async function revokeCredential({
     const target = { type: 'credential' as const, id: existing.id, label: `${existing.name} (${existing.clientId})` };
     await recordAudit(tx, { organizationId: existing.organizationId, actor, action: 'credential.revoke', target, at: now });
   });
+  // Committed: every node refuses the credential's tokens from its next request on.
+  await announceCredentialChange(ctx, existing.id);
   return view((await credentials.findCredential(ctx.db.kysely, existing.id))!);
 }

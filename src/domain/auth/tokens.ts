@@ -7,7 +7,8 @@ import { scopesFor, type AccessLevel, type Actor } from './scopes.ts';
 import { hashSecret, isIssuedClientId, newAccessToken, secretMatches } from './secrets.ts';
 import type { CredentialRecord } from '../../storage/db/repositories/credentials.ts';
 import { findCredentialByClientId } from '../../storage/db/repositories/credentials.ts';
-import { findGrantByTokenHash, insertAccessToken } from '../../storage/db/repositories/access-tokens.ts';
+import { findGrantByTokenHash, insertAccessToken, type TokenGrant } from '../../storage/db/repositories/access-tokens.ts';
+import type { GrantCache } from './grant-cache.ts';
 import { touchCredential } from '../../storage/db/repositories/credentials.ts';
 
 /** The fields the request must carry, checked before anything else (so rate limiting can key on client_id). */
@@ -79,14 +80,45 @@ export async function issueToken({ ctx, input }: { ctx: SystemContext; input: { 
   return { access_token: accessToken, token_type: 'Bearer', expires_in: ctx.tokenTtlSec, scope: scopes };
 }
 
+/** The refusal of a missing, malformed or unknown token. */
+export const unauthorized = () => new ServiceError('unauthorized', 'The bearer token is missing, malformed or invalid.');
+
 /**
- * Resolves a bearer token to the actor it speaks for, re-reading the credential on every call so
- * that revocation and access changes take effect at once on every node.
+ * Resolves a bearer token to the actor it speaks for. The token's grant (its credential's state and
+ * its organization's plan and data version) is read from the database, or, on SQLite, taken from
+ * `grants` while the database's change stamp proves nothing was committed since it was read
+ * (grant-cache.ts); so revocation and access changes take effect at once.
  */
-export async function authenticate({ ctx, input }: { ctx: BaseContext; input: { token: string | undefined } }): Promise<Actor> {
-  const unauthorized = () => new ServiceError('unauthorized', 'The bearer token is missing, malformed or invalid.');
+export async function authenticate({
+  ctx,
+  input,
+}: {
+  ctx: BaseContext & { grants?: GrantCache };
+  input: { token: string | undefined };
+}): Promise<Actor> {
   if (!input.token) throw unauthorized();
-  const grant = await findGrantByTokenHash(ctx.db.kysely, hashSecret(input.token));
+  const tokenHash = hashSecret(input.token);
+  const stamp = ctx.grants ? ctx.db.changeStamp?.() : undefined;
+  const cached = stamp === undefined ? undefined : ctx.grants?.get(tokenHash);
+  let grant = cached?.proof === stamp ? cached?.grant : undefined;
+  if (!grant) {
+    grant = await readGrant(ctx, tokenHash);
+    if (grant && stamp !== undefined) ctx.grants?.set(tokenHash, { grant, proof: stamp });
+  }
+  return actorOfGrant(ctx, grant);
+}
+
+/** The grant of a token, by the token's hash, from the database. */
+export function readGrant(ctx: BaseContext, tokenHash: string): Promise<TokenGrant | undefined> {
+  return findGrantByTokenHash(ctx.db.kysely, tokenHash);
+}
+
+/**
+ * The actor a token's grant speaks for, or the error that refuses it: unknown, another region's,
+ * revoked, expired, or issued before its credential's access changed. Records the credential's
+ * use at most once a minute.
+ */
+export async function actorOfGrant(ctx: BaseContext, grant: TokenGrant | undefined): Promise<Actor> {
   if (!grant || grant.tokenRegion !== ctx.region) throw unauthorized();
   if (grant.revokedAt !== null) {
     throw new ServiceError('token_revoked', 'The credential that issued this token was revoked.');
@@ -98,6 +130,8 @@ export async function authenticate({ ctx, input }: { ctx: BaseContext; input: { 
   }
   if (grant.lastUsedAt === null || grant.lastUsedAt < now - 60_000) {
     await touchCredential(ctx.db.kysely, grant.credentialId, now);
+    // A grant kept in memory remembers the touch, so the next requests of the minute do not write.
+    grant.lastUsedAt = now;
   }
   return {
     organizationId: grant.organizationId,

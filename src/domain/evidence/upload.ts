@@ -24,6 +24,7 @@ import {
 import { attachmentPeriod } from '../vocabulary.ts';
 import { BlobTooLargeError, Meter } from '../../storage/blobs/store.ts';
 import { findEvidence } from '../../storage/db/repositories/evidence.ts';
+import { announceOrganizationChange } from '../auth/state-markers.ts';
 import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
 import { WRITES } from '../data-versions.ts';
 import {
@@ -226,7 +227,7 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
       { quotaBytes, usedBytes: await sumAttachmentBytes(k, org) },
     );
     const fingerprint = multipartFingerprint(subjects[0], upload.digests);
-    return await completeUnderClaim(
+    const outcome = await completeUnderClaim(
       scope,
       claim.owner,
       () => fingerprint,
@@ -264,6 +265,10 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
         return { kind: 'created' as const, resource: { evidenceId: evidence.id, modifiedOn: now } };
       },
     );
+    // Committed: every node reads the new data version before this is acknowledged (announcing
+    // never throws: a failure is retried in the background, so the upload stands).
+    await announceOrganizationChange(ctx, org);
+    return outcome;
   } catch (err) {
     const removed = await Promise.allSettled(stored.map((key) => blobs.delete(key)));
     // Keep the journal entry when a blob could not be removed: the clean-up will try again.

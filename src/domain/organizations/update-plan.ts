@@ -2,6 +2,7 @@
 import type { BaseContext } from '../context.ts';
 import { notFound } from '../errors.ts';
 import { parsePlan } from '../auth/scopes.ts';
+import { announceOrganizationChange } from '../auth/state-markers.ts';
 import * as orgs from '../../storage/db/repositories/organizations.ts';
 import { WRITES } from '../data-versions.ts';
 
@@ -13,5 +14,6 @@ export async function updateOrganizationPlan({ ctx, input }: { ctx: BaseContext;
     return true;
   });
   if (!updated) throw notFound('Organization');
+  await announceOrganizationChange(ctx, input.organizationId);
   return (await orgs.findOrganization(ctx.db.kysely, input.organizationId))!;
 }

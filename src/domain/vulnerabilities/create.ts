@@ -6,6 +6,7 @@ import { authorize } from '../auth/scopes.ts';
 import { validationFailed } from '../errors.ts';
 import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
+import { announceOrganizationChange } from '../auth/state-markers.ts';
 import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
 import { WRITES } from '../data-versions.ts';
 import { isUniqueViolation } from '../../storage/db/errors.ts';
@@ -37,7 +38,7 @@ export async function createVulnerability({
     jsonFingerprint(s, body),
   );
 
-  return runIdempotent(keyScopeOf(ctx, input.idempotency), fingerprints, async (trx) => {
+  const outcome = await runIdempotent(keyScopeOf(ctx, input.idempotency), fingerprints, async (trx) => {
     if (await hasFindingKey(trx, org, body.vulnerabilityId)) throw duplicateKey();
     let assigneeId: string | undefined;
     if (body.assigneeEmail !== undefined) {
@@ -73,4 +74,7 @@ export async function createVulnerability({
     const row = await findVulnerability(trx, org, 'api', body.vulnerabilityId);
     return { kind: 'created', resource: await buildVulnerabilityDetail(trx, org, row!) };
   });
+  // Committed: every node reads the new data version before this is acknowledged.
+  await announceOrganizationChange(ctx, org);
+  return outcome;
 }

@@ -5,6 +5,7 @@ import { authorize } from '../auth/scopes.ts';
 import { notFound, validationFailed, type FieldIssue } from '../errors.ts';
 import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
+import { announceOrganizationChange } from '../auth/state-markers.ts';
 import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
 import { WRITES } from '../data-versions.ts';
 import { findVulnerability, listCustomFieldDefinitions } from '../../storage/db/repositories/vulnerabilities.ts';
@@ -78,7 +79,7 @@ export async function updateVulnerabilityFields({
     jsonFingerprint(s, body),
   );
 
-  return runIdempotent(keyScopeOf(ctx, input.idempotency), fingerprints, async (trx) => {
+  const outcome = await runIdempotent(keyScopeOf(ctx, input.idempotency), fingerprints, async (trx) => {
     const row = await findVulnerability(trx, org, id.source, id.findingKey);
     if (!row) throw notFound('Vulnerability');
 
@@ -127,4 +128,7 @@ export async function updateVulnerabilityFields({
     const updated = await findVulnerability(trx, org, id.source, id.findingKey);
     return { kind: 'updated', resource: await buildVulnerabilityDetail(trx, org, updated!) };
   });
+  // Committed: every node reads the new data version before this is acknowledged.
+  await announceOrganizationChange(ctx, org);
+  return outcome;
 }

@@ -1,6 +1,8 @@
 // Authentication and rate limiting of /v1, through the shared limiter. Every request is
-// authenticated first (the credential's state is re-read, so revocation is immediate on every
-// node), then counted against its credential's window; errors after authentication count too.
+// authenticated first, from a grant kept in memory only while the node can prove it current (so
+// revocation is immediate on every node; src/domain/auth/grant-cache.ts), then counted against its
+// credential's window (with Redis, in the same round trip that checks the grant); errors after
+// authentication count too.
 // A request whose token fails (missing, malformed, unknown, revoked, expired or stale) counts
 // against its client address, and once the address is over its limit such requests answer 429;
 // a valid token is never refused because of its address's failures. The token lookup is one
@@ -11,6 +13,7 @@ import type { Config, RateLimitSettings } from '../../config.ts';
 import type { Actor } from '../../domain/auth/scopes.ts';
 import { isIssuedAccessToken } from '../../domain/auth/secrets.ts';
 import { authenticate } from '../../domain/auth/tokens.ts';
+import { authenticateWithMarkers } from '../../domain/auth/authenticate-with-markers.ts';
 import type { Context, SystemContext } from '../../domain/context.ts';
 import { ServiceError, validationFailed } from '../../domain/errors.ts';
 import type { WindowCount } from '../../storage/ratelimit/store.ts';
@@ -62,6 +65,9 @@ export interface AuthOptions {
 export function registerAuth(app: FastifyInstance, { config, system, onRejected, usage }: AuthOptions) {
   const store = system.limiter;
   const limits = config.rateLimits;
+  // With Redis, grants are kept in memory and checked against markers read with the request's count.
+  const { grants, markers } = system;
+  const marked = grants && markers && store.hitAndRead ? { ...system, grants, markers } : undefined;
 
   const refuse = (state: LimitState, limiter: string): never => {
     onRejected(limiter);
@@ -78,8 +84,11 @@ export function registerAuth(app: FastifyInstance, { config, system, onRejected,
     }
 
     let actor: Actor;
+    let state: LimitState | undefined;
+    const token = bearerToken(request.headers.authorization);
     try {
-      actor = await authenticate({ ctx: system, input: { token: bearerToken(request.headers.authorization) } });
+      if (marked) ({ actor, state } = await authenticateWithMarkers({ ctx: marked, input: { token, limit: limits.api } }));
+      else actor = await authenticate({ ctx: system, input: { token } });
     } catch (err) {
       if (err instanceof ServiceError && FAILED_AUTHENTICATION.has(err.code)) {
         const state = await hitLimit(store, 'unauth', request.ip, limits.unauthenticated, system.now());
@@ -89,7 +98,7 @@ export function registerAuth(app: FastifyInstance, { config, system, onRejected,
       throw err;
     }
     request.actor = actor;
-    const state = await hitLimit(store, 'api', actor.credentialId, limits.api, system.now());
+    state ??= await hitLimit(store, 'api', actor.credentialId, limits.api, system.now());
     setRateLimitHeaders(reply, state.limit, state.window);
     usage?.count(actor.credentialId, actor.organizationId, state.exceeded);
     if (state.exceeded) refuse(state, 'api');

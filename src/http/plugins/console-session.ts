@@ -64,7 +64,13 @@ function isCrossSite(request: FastifyRequest): boolean {
 }
 
 export function registerConsoleSession(app: FastifyInstance, { system }: { system: SystemContext }) {
-  app.addHook('onRequest', async (request, reply) => {
+  // Only the console's routes carry the hook: the API's requests have nothing to check here.
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.console) return;
+    const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    route.onRequest = [...existing, checkConsoleRequest];
+  });
+  const checkConsoleRequest = async (request: FastifyRequest, reply: FastifyReply) => {
     const mode = request.routeOptions.config?.console;
     if (!mode) return;
     reply.header('Cache-Control', 'no-store');
@@ -81,7 +87,7 @@ export function registerConsoleSession(app: FastifyInstance, { system }: { syste
         throw new ServiceError('forbidden', 'The X-CSRF-Token header is missing or does not match the session.');
       }
     }
-  });
+  };
 }
 
 /** The signed-in administrator of a `console: 'session'` route (set by the hook above). */

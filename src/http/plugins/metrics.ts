@@ -1,7 +1,7 @@
 // Prometheus metrics: requests by route and status, latency histograms, rate-limit rejections.
 // One registry per app instance, so tests that start several apps do not share counters.
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface Metrics {
   registry: Registry;
@@ -9,6 +9,7 @@ export interface Metrics {
   duration: Histogram<'method' | 'route'>;
   rateLimitRejections: Counter<'limiter'>;
   dependencyErrors: Counter<'dependency'>;
+  answerCacheBytes: Gauge;
 }
 
 export function createMetrics(): Metrics {
@@ -41,15 +42,22 @@ export function createMetrics(): Metrics {
       labelNames: ['dependency'],
       registers: [registry],
     }),
+    answerCacheBytes: new Gauge({
+      name: 'cds_answer_cache_bytes',
+      help: 'Bytes of serialized cached answers held (at most RESULT_CACHE_MAX_BYTES)',
+      registers: [registry],
+    }),
   };
 }
 
 export function registerMetrics(app: FastifyInstance, metrics: Metrics) {
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every request and waits for nothing.
+  app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, never the raw URL, keeps label cardinality bounded.
     const route = request.routeOptions.url ?? 'unmatched';
     const method = request.method;
     metrics.requests.inc({ method, route, status: String(reply.statusCode) });
     metrics.duration.observe({ method, route }, reply.elapsedTime / 1000);
+    done();
   });
 }

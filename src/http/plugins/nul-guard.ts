@@ -38,14 +38,16 @@ export function findUnsafeValue(value: unknown, root: string, maxDepth = MAX_BOD
 }
 
 export function registerNulGuard(app: FastifyInstance) {
-  app.addHook('preHandler', async (request) => {
+  // A callback hook, not an async one: it runs on every request and waits for nothing.
+  app.addHook('preHandler', (request, _reply, done) => {
     for (const [part, root] of [
       [request.params, 'path'],
       [request.query, 'query'],
       [request.body, 'body'],
     ] as const) {
       const issue = findUnsafeValue(part, root);
-      if (issue) throw validationFailed([issue]);
+      if (issue) return done(validationFailed([issue]));
     }
+    done();
   });
 }

@@ -1,9 +1,10 @@
 // What route files receive from the app: configuration, the system context for domain verbs (the
-// rate-limit store is its `limiter`), the metrics and the usage counters.
+// rate-limit store is its `limiter`), the metrics, the usage counters and the kept answer bytes.
 import type { Config } from '../../config.ts';
 import type { SystemContext } from '../../domain/context.ts';
 import type { Metrics } from '../plugins/metrics.ts';
 import type { UsageRecorder } from '../../domain/console/usage-recorder.ts';
+import type { AnswerBytes } from '../answer-bytes.ts';
 
 export interface RouteDeps {
   config: Config;
@@ -11,4 +12,6 @@ export interface RouteDeps {
   metrics: Metrics;
   /** per-credential request counts for the console's usage page */
   usage: UsageRecorder;
+  /** the serialized bytes of cached answers (src/http/reply.ts sendEnvelope) */
+  answers: AnswerBytes;
 }

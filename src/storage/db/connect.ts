@@ -14,6 +14,12 @@ export interface Db {
   readonly dialect: DialectName;
   /** a cheap round trip, used by /readyz */
   ping(): Promise<void>;
+  /**
+   * SQLite only: a value that changes whenever anything was committed to the database since it was
+   * last read, by this process or another (`cds` on the same file). Reading it costs no I/O, so a
+   * node can trust state it read earlier for as long as it is unchanged (src/domain/auth/grant-cache.ts).
+   */
+  changeStamp?: () => string;
   close(): Promise<void>;
 }
 
@@ -62,10 +68,16 @@ export function openDb(options: DbOptions): Db {
   }
   const file = options.sqlitePath ?? ':memory:';
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-  const kysely = new Kysely<Database>({ dialect: nodeSqliteDialect(openSqlite(file)) });
+  const sqlite = openSqlite(file);
+  const kysely = new Kysely<Database>({ dialect: nodeSqliteDialect(sqlite) });
+  // PRAGMA data_version changes when another connection commits; total_changes() counts this
+  // connection's own row changes. Together they see every write.
+  const otherCommits = sqlite.prepare('PRAGMA data_version');
+  const ownChanges = sqlite.prepare('SELECT total_changes() AS n');
   return {
     kysely,
     dialect: 'sqlite',
+    changeStamp: () => `${(otherCommits.get() as { data_version: number }).data_version}:${(ownChanges.get() as { n: number }).n}`,
     ping: async () => {
       await sql`select 1`.execute(kysely);
     },

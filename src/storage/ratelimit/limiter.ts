@@ -33,6 +33,27 @@ export async function hitLimit(
   return { limit, window, exceeded: window.count > limit.max, retryAfterSec: retryAfterSec(window, nowMs) };
 }
 
+/**
+ * hitLimit, reading the values of `markers` in the same round trip (stores that hold markers only:
+ * check `store.hitAndRead` first).
+ */
+export async function hitLimitAndRead(
+  store: RateLimitStore,
+  scope: string,
+  subject: string,
+  limit: RateLimitSettings,
+  nowMs: number,
+  markers: readonly string[],
+): Promise<{ state: LimitState; markers: (string | null)[] }> {
+  if (!store.hitAndRead) throw new Error(`the ${store.kind} rate-limit store holds no markers`);
+  const read = await store.hitAndRead(limiterKey(scope, subject), limit.windowSec, markers);
+  const { window } = read;
+  return {
+    state: { limit, window, exceeded: window.count > limit.max, retryAfterSec: retryAfterSec(window, nowMs) },
+    markers: read.markers,
+  };
+}
+
 /** Whether `subject` has used up `limit`, without counting. */
 export async function peekLimit(
   store: RateLimitStore,

@@ -2,8 +2,9 @@
 // one script, so nodes with skewed clocks still agree on which window a request falls in.
 import { Redis } from 'ioredis';
 import { DependencyUnavailableError } from '../../domain/errors.ts';
-import type { Backoff, BackoffClaim, RateLimitStore, WindowCount } from './store.ts';
+import type { Backoff, BackoffClaim, MarkerBoard, RateLimitStore, WindowCount } from './store.ts';
 
+// KEYS[1] the counter; KEYS[2..] markers to read back (HIT_AND_READ only).
 const HIT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -17,8 +18,27 @@ if ARGV[2] == '1' then
 else
   count = tonumber(redis.call('GET', key) or '0')
 end
-return {count, start + windowMs}
+local out = {count, start + windowMs}
+for i = 2, #KEYS do out[i + 1] = redis.call('GET', KEYS[i]) end
+return out
 `;
+
+// Raises each marker KEYS[i] to ARGV[i + 1] unless it already holds as much; ARGV[1] is the TTL in ms.
+const RAISE = `
+local ttl = tonumber(ARGV[1])
+for i = 1, #KEYS do
+  local value = tonumber(ARGV[i + 1])
+  local current = tonumber(redis.call('GET', KEYS[i]) or '-1')
+  if current < value then redis.call('SET', KEYS[i], ARGV[i + 1], 'PX', ttl) end
+end
+return 1
+`;
+
+type ScriptReply = [number, number, ...(string | null)[]];
+interface Scripts {
+  cdsHit(numKeys: number, ...args: string[]): Promise<ScriptReply>;
+  cdsRaise(numKeys: number, ...args: string[]): Promise<number>;
+}
 
 // Backoff state in one hash per key: f = failures, t = last attempt (the caller's clock, so the
 // delay is measured on the clock that measures the attempts). The delay curve is the same as
@@ -47,9 +67,9 @@ redis.call('HSET', KEYS[1], 't', now)
 return {1, 0}
 `;
 
-export class RedisRateLimitStore implements RateLimitStore {
+export class RedisRateLimitStore implements RateLimitStore, MarkerBoard {
   readonly kind = 'redis' as const;
-  private readonly redis: Redis;
+  private readonly redis: Redis & Scripts;
   /** Settles once the first connection is up (or its time-out passes); see run(). */
   private readonly firstConnection: Promise<void>;
 
@@ -63,7 +83,10 @@ export class RedisRateLimitStore implements RateLimitStore {
       commandTimeout: 2000,
       keyPrefix: options.keyPrefix,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-    });
+    }) as Redis & Scripts;
+    // Scripts are sent by their SHA (EVALSHA), not their text, on every call after the first.
+    this.redis.defineCommand('cdsHit', { lua: HIT });
+    this.redis.defineCommand('cdsRaise', { lua: RAISE });
     this.redis.on('error', (err) => options.onError?.(err));
     // Without an offline queue, commands sent before the first connection is ready fail, so a node
     // that has just started would answer 503 to its first requests. Those wait for the first
@@ -80,22 +103,38 @@ export class RedisRateLimitStore implements RateLimitStore {
     });
   }
 
-  private async run(key: string, windowSec: number, count: boolean): Promise<WindowCount> {
+  private async run(key: string, windowSec: number, count: boolean, markers: readonly string[] = []): Promise<ScriptReply> {
     await this.firstConnection;
     try {
-      const [n, reset] = (await this.redis.eval(HIT, 1, key, String(windowSec * 1000), count ? '1' : '0')) as [number, number];
-      return { count: Number(n), resetAtMs: Number(reset) };
+      return await this.redis.cdsHit(1 + markers.length, key, ...markers, String(windowSec * 1000), count ? '1' : '0');
     } catch (err) {
       throw new DependencyUnavailableError('redis', describe(err), { cause: err });
     }
   }
 
-  hit(key: string, windowSec: number) {
-    return this.run(key, windowSec, true);
+  async hitAndRead(key: string, windowSec: number, markers: readonly string[]) {
+    const [n, reset, ...values] = await this.run(key, windowSec, true, markers);
+    return { window: { count: Number(n), resetAtMs: Number(reset) }, markers: markers.map((_, i) => values[i] ?? null) };
   }
 
-  peek(key: string, windowSec: number) {
-    return this.run(key, windowSec, false);
+  async raiseMarkers(entries: ReadonlyArray<readonly [key: string, value: number]>, ttlMs: number) {
+    if (entries.length === 0) return;
+    await this.firstConnection;
+    try {
+      await this.redis.cdsRaise(entries.length, ...entries.map(([key]) => key), String(ttlMs), ...entries.map(([, v]) => String(v)));
+    } catch (err) {
+      throw new DependencyUnavailableError('redis', describe(err), { cause: err });
+    }
+  }
+
+  async hit(key: string, windowSec: number): Promise<WindowCount> {
+    const [n, reset] = await this.run(key, windowSec, true);
+    return { count: Number(n), resetAtMs: Number(reset) };
+  }
+
+  async peek(key: string, windowSec: number): Promise<WindowCount> {
+    const [n, reset] = await this.run(key, windowSec, false);
+    return { count: Number(n), resetAtMs: Number(reset) };
   }
 
   private async backoff(mode: 'claim' | 'fail' | 'clear', key: string, nowMs = 0, b?: Backoff): Promise<BackoffClaim> {

@@ -16,6 +16,21 @@ export interface RateLimitStore extends BackoffStore {
   peek(key: string, windowSec: number): Promise<WindowCount>;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Shared stores only (Redis): counts one request against `key` like hit() and reads the current
+   * values of `markers` in the same round trip (null where absent); see MarkerBoard.
+   */
+  hitAndRead?(key: string, windowSec: number, markers: readonly string[]): Promise<{ window: WindowCount; markers: (string | null)[] }>;
+}
+
+/**
+ * Numbered markers every node can read, raised after a commit so other nodes learn that state they
+ * keep in memory changed (src/domain/auth/state-markers.ts). A marker only ever rises: raising it
+ * to a value at or below its current one changes nothing, so a node that read older state cannot
+ * lower it. Markers expire `ttlMs` after being set, so a raise that failed is repaired then.
+ */
+export interface MarkerBoard {
+  raiseMarkers(entries: ReadonlyArray<readonly [key: string, value: number]>, ttlMs: number): Promise<void>;
 }
 
 export function windowStart(nowMs: number, windowSec: number): number {

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CONTROL_EXPANSIONS, getControl, type ControlExpansion } from '../../../domain/controls/get.ts';
 import { requestContext } from '../../plugins/auth.ts';
-import { envelope } from '../../reply.ts';
+import { sendEnvelope } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { parseList } from '../../schemas/lists.ts';
 import { expansionsQuery, idParams } from '../../schemas/artifacts.ts';
@@ -13,7 +13,7 @@ import { ControlDetail } from './schemas.ts';
 const Params = idParams('controlId', 'A control ID of the caller’s organization.');
 const Query = expansionsQuery(CONTROL_EXPANSIONS);
 
-export default function getControlRoute(app: FastifyInstance, { system }: RouteDeps) {
+export default function getControlRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/controls/:controlId',
     {
@@ -33,12 +33,12 @@ export default function getControlRoute(app: FastifyInstance, { system }: RouteD
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const data = await getControl({
         ctx: requestContext(system, request),
         input: { controlId: request.params.controlId, fields: parseList<ControlExpansion>(request.query.fields) },
       });
-      return envelope(request, data);
+      return sendEnvelope(request, reply, { cache: system.cache, answers }, data, data);
     },
   );
 }

@@ -13,7 +13,7 @@ import type { ControlStatus } from '../../../domain/compliance/rules.ts';
 import { CONTROL_STATUSES } from '../../../domain/controls/schema.ts';
 import { CONTROL_SCOPES, FUNCTION_GROUPINGS } from '../../../domain/vocabulary.ts';
 import { requestContext } from '../../plugins/auth.ts';
-import { envelope } from '../../reply.ts';
+import { sendEnvelope } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { enumList, parseList, textList } from '../../schemas/lists.ts';
 import type { RouteDeps } from '../deps.ts';
@@ -39,7 +39,7 @@ const Query = Type.Object(
   { additionalProperties: false },
 );
 
-export default function listControlsRoute(app: FastifyInstance, { system }: RouteDeps) {
+export default function listControlsRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/controls',
     {
@@ -54,7 +54,7 @@ export default function listControlsRoute(app: FastifyInstance, { system }: Rout
         response: { 200: Envelope(Type.Array(ControlSummary), 'The matching controls.'), ...v1Errors() },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const query = request.query;
       const data = await listControls({
         ctx: requestContext(system, request),
@@ -69,7 +69,7 @@ export default function listControlsRoute(app: FastifyInstance, { system }: Rout
           fields: parseList<ControlOptionalField>(query.fields),
         },
       });
-      return envelope(request, data);
+      return sendEnvelope(request, reply, { cache: system.cache, answers }, data, data);
     },
   );
 }

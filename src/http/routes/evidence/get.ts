@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EVIDENCE_EXPANSIONS, getEvidence, type EvidenceExpansion } from '../../../domain/evidence/get.ts';
 import { requestContext } from '../../plugins/auth.ts';
-import { envelope } from '../../reply.ts';
+import { sendEnvelope } from '../../reply.ts';
 import { expansionsQuery, idParams } from '../../schemas/artifacts.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { parseList } from '../../schemas/lists.ts';
@@ -14,7 +14,7 @@ import { EvidenceDetail } from './schemas.ts';
 const Params = idParams('evidenceId', 'An evidence ID of the caller’s organization.');
 const Query = expansionsQuery(EVIDENCE_EXPANSIONS);
 
-export default function getEvidenceRoute(app: FastifyInstance, { system }: RouteDeps) {
+export default function getEvidenceRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
   for (const base of EVIDENCE_PATHS) {
     app.withTypeProvider<TypeBoxTypeProvider>().get(
       `${base}/:evidenceId`,
@@ -36,12 +36,12 @@ export default function getEvidenceRoute(app: FastifyInstance, { system }: Route
           },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const data = await getEvidence({
           ctx: requestContext(system, request),
           input: { evidenceId: request.params.evidenceId, fields: parseList<EvidenceExpansion>(request.query.fields) },
         });
-        return envelope(request, data);
+        return sendEnvelope(request, reply, { cache: system.cache, answers }, data, data);
       },
     );
   }

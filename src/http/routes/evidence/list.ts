@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EVIDENCE_OPTIONAL_FIELDS, listEvidence, type EvidenceOptionalField, type EvidenceStatus } from '../../../domain/evidence/list.ts';
 import { EVIDENCE_STATUSES } from '../../../domain/vocabulary.ts';
 import { requestContext } from '../../plugins/auth.ts';
-import { envelope } from '../../reply.ts';
+import { sendEnvelope } from '../../reply.ts';
 import { artifactListQuery, parseArtifactListQuery } from '../../schemas/artifacts.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import type { RouteDeps } from '../deps.ts';
@@ -16,7 +16,7 @@ const Query = artifactListQuery('evidence records', EVIDENCE_STATUSES, EVIDENCE_
 /** The singular path of the spec and the plural alias its overview lists. */
 export const EVIDENCE_PATHS = ['/v1/evidence', '/v1/evidences'] as const;
 
-export default function listEvidenceRoute(app: FastifyInstance, { system }: RouteDeps) {
+export default function listEvidenceRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
   for (const path of EVIDENCE_PATHS) {
     app.withTypeProvider<TypeBoxTypeProvider>().get(
       path,
@@ -32,12 +32,12 @@ export default function listEvidenceRoute(app: FastifyInstance, { system }: Rout
           response: { 200: Envelope(Type.Array(Evidence), 'The matching evidence records.'), ...v1Errors() },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const data = await listEvidence({
           ctx: requestContext(system, request),
           input: parseArtifactListQuery<EvidenceStatus, EvidenceOptionalField>(request.query),
         });
-        return envelope(request, data);
+        return sendEnvelope(request, reply, { cache: system.cache, answers }, data, data);
       },
     );
   }

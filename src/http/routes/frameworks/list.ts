@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { FRAMEWORK_OPTIONAL_FIELDS, listFrameworks, type FrameworkOptionalField } from '../../../domain/frameworks/list.ts';
 import { requestContext } from '../../plugins/auth.ts';
-import { envelope } from '../../reply.ts';
+import { sendEnvelope } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { enumList, parseList, textList } from '../../schemas/lists.ts';
 import type { RouteDeps } from '../deps.ts';
@@ -18,7 +18,7 @@ const Query = Type.Object(
   { additionalProperties: false },
 );
 
-export default function listFrameworksRoute(app: FastifyInstance, { system }: RouteDeps) {
+export default function listFrameworksRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/frameworks',
     {
@@ -33,13 +33,13 @@ export default function listFrameworksRoute(app: FastifyInstance, { system }: Ro
         response: { 200: Envelope(Type.Array(Framework), 'The matching frameworks.'), ...v1Errors() },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const query = request.query;
       const data = await listFrameworks({
         ctx: requestContext(system, request),
         input: { entityIds: parseList(query.entityIds), fields: parseList<FrameworkOptionalField>(query.fields) },
       });
-      return envelope(request, data);
+      return sendEnvelope(request, reply, { cache: system.cache, answers }, data, data);
     },
   );
 }

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { getPolicy, POLICY_EXPANSIONS, type PolicyExpansion } from '../../../domain/policies/get.ts';
 import { requestContext } from '../../plugins/auth.ts';
-import { envelope } from '../../reply.ts';
+import { sendEnvelope } from '../../reply.ts';
 import { expansionsQuery, idParams } from '../../schemas/artifacts.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { parseList } from '../../schemas/lists.ts';
@@ -13,7 +13,7 @@ import { PolicyDetail } from './schemas.ts';
 const Params = idParams('policyId', 'A policy ID of the caller’s organization.');
 const Query = expansionsQuery(POLICY_EXPANSIONS);
 
-export default function getPolicyRoute(app: FastifyInstance, { system }: RouteDeps) {
+export default function getPolicyRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/policies/:policyId',
     {
@@ -33,12 +33,12 @@ export default function getPolicyRoute(app: FastifyInstance, { system }: RouteDe
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const data = await getPolicy({
         ctx: requestContext(system, request),
         input: { policyId: request.params.policyId, fields: parseList<PolicyExpansion>(request.query.fields) },
       });
-      return envelope(request, data);
+      return sendEnvelope(request, reply, { cache: system.cache, answers }, data, data);
     },
   );
 }

@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { listPolicies, POLICY_OPTIONAL_FIELDS, type PolicyOptionalField, type PolicyStatus } from '../../../domain/policies/list.ts';
 import { POLICY_STATUSES } from '../../../domain/vocabulary.ts';
 import { requestContext } from '../../plugins/auth.ts';
-import { envelope } from '../../reply.ts';
+import { sendEnvelope } from '../../reply.ts';
 import { artifactListQuery, parseArtifactListQuery } from '../../schemas/artifacts.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import type { RouteDeps } from '../deps.ts';
@@ -13,7 +13,7 @@ import { Policy } from './schemas.ts';
 
 const Query = artifactListQuery('policies', POLICY_STATUSES, POLICY_OPTIONAL_FIELDS);
 
-export default function listPoliciesRoute(app: FastifyInstance, { system }: RouteDeps) {
+export default function listPoliciesRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/policies',
     {
@@ -28,12 +28,12 @@ export default function listPoliciesRoute(app: FastifyInstance, { system }: Rout
         response: { 200: Envelope(Type.Array(Policy), 'The matching policies.'), ...v1Errors() },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const data = await listPolicies({
         ctx: requestContext(system, request),
         input: parseArtifactListQuery<PolicyStatus, PolicyOptionalField>(request.query),
       });
-      return envelope(request, data);
+      return sendEnvelope(request, reply, { cache: system.cache, answers }, data, data);
     },
   );
 }

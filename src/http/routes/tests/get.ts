@@ -6,7 +6,7 @@ import { getTest } from '../../../domain/tests/get.ts';
 import { TEST_EXPANSIONS, type TestExpansion } from '../../../domain/tests/shape.ts';
 import { TEST_STATUSES } from '../../../domain/vocabulary.ts';
 import { requestContext } from '../../plugins/auth.ts';
-import { envelope } from '../../reply.ts';
+import { sendEnvelope } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { enumList, parseList } from '../../schemas/lists.ts';
 import { expansionsQuery, idParams } from '../../schemas/artifacts.ts';
@@ -24,7 +24,7 @@ const Query = expansionsQuery(TEST_EXPANSIONS, {
   ),
 });
 
-export default function getTestRoute(app: FastifyInstance, { system }: RouteDeps) {
+export default function getTestRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/tests/:testId',
     {
@@ -39,7 +39,7 @@ export default function getTestRoute(app: FastifyInstance, { system }: RouteDeps
         response: { 200: Envelope(TestDetail, 'The test.'), ...v1Errors({ 404: 'not_found: no test with this ID in the organization' }) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const data = await getTest({
         ctx: requestContext(system, request),
         input: {
@@ -48,7 +48,7 @@ export default function getTestRoute(app: FastifyInstance, { system }: RouteDeps
           fields: parseList<TestExpansion>(request.query.fields),
         },
       });
-      return envelope(request, data);
+      return sendEnvelope(request, reply, { cache: system.cache, answers }, data, data);
     },
   );
 }

@@ -6,7 +6,7 @@ import { listTests } from '../../../domain/tests/list.ts';
 import { TEST_LIST_FIELDS, type TestListField } from '../../../domain/tests/shape.ts';
 import { TEST_STATUSES } from '../../../domain/vocabulary.ts';
 import { requestContext } from '../../plugins/auth.ts';
-import { envelope } from '../../reply.ts';
+import { sendEnvelope } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { enumList, parseList, textList } from '../../schemas/lists.ts';
 import type { RouteDeps } from '../deps.ts';
@@ -25,7 +25,7 @@ const Query = Type.Object(
   { additionalProperties: false },
 );
 
-export default function listTestsRoute(app: FastifyInstance, { system }: RouteDeps) {
+export default function listTestsRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/tests',
     {
@@ -39,7 +39,7 @@ export default function listTestsRoute(app: FastifyInstance, { system }: RouteDe
         response: { 200: Envelope(Type.Array(TestSummary), 'The matching tests.'), ...v1Errors() },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const query = request.query;
       const data = await listTests({
         ctx: requestContext(system, request),
@@ -51,7 +51,7 @@ export default function listTestsRoute(app: FastifyInstance, { system }: RouteDe
           fields: parseList<TestListField>(query.fields),
         },
       });
-      return envelope(request, data);
+      return sendEnvelope(request, reply, { cache: system.cache, answers }, data, data);
     },
   );
 }

@@ -6,7 +6,7 @@ import { getVulnerability } from '../../../domain/vulnerabilities/get.ts';
 import { VULNERABILITY_EXPANSIONS, type VulnerabilityExpansion } from '../../../domain/vulnerabilities/shape.ts';
 import { VULNERABILITY_RESOURCE_STATUSES } from '../../../domain/vocabulary.ts';
 import { requestContext } from '../../plugins/auth.ts';
-import { envelope } from '../../reply.ts';
+import { sendEnvelope } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { expansionsQuery } from '../../schemas/artifacts.ts';
 import { enumList, parseList } from '../../schemas/lists.ts';
@@ -19,7 +19,7 @@ const Query = expansionsQuery(VULNERABILITY_EXPANSIONS, {
   ),
 });
 
-export default function getVulnerabilityRoute(app: FastifyInstance, { system }: RouteDeps) {
+export default function getVulnerabilityRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/vulnerabilities/:vulnerabilityId',
     {
@@ -38,7 +38,7 @@ export default function getVulnerabilityRoute(app: FastifyInstance, { system }: 
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const data = await getVulnerability({
         ctx: requestContext(system, request),
         input: {
@@ -47,7 +47,7 @@ export default function getVulnerabilityRoute(app: FastifyInstance, { system }: 
           fields: parseList<VulnerabilityExpansion>(request.query.fields),
         },
       });
-      return envelope(request, data);
+      return sendEnvelope(request, reply, { cache: system.cache, answers }, data, data);
     },
   );
 }

@@ -12,7 +12,7 @@ import {
 } from '../../../domain/vulnerabilities/shape.ts';
 import { SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../../../domain/vocabulary.ts';
 import { requestContext } from '../../plugins/auth.ts';
-import { envelope } from '../../reply.ts';
+import { sendEnvelope } from '../../reply.ts';
 import { Meta, v1Errors } from '../../schemas/common.ts';
 import { enumList, parseList } from '../../schemas/lists.ts';
 import type { RouteDeps } from '../deps.ts';
@@ -50,7 +50,7 @@ const PageMeta = Type.Object({
   totalCount: Type.Integer({ description: 'Findings matching the filters, across all pages.' }),
 });
 
-export default function listVulnerabilitiesRoute(app: FastifyInstance, { system }: RouteDeps) {
+export default function listVulnerabilitiesRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/vulnerabilities',
     {
@@ -71,7 +71,7 @@ export default function listVulnerabilitiesRoute(app: FastifyInstance, { system 
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const query = request.query;
       const page = await listVulnerabilities({
         ctx: requestContext(system, request),
@@ -85,8 +85,8 @@ export default function listVulnerabilitiesRoute(app: FastifyInstance, { system 
           fields: parseList<VulnerabilityListField>(query.fields),
         },
       });
-      const body = envelope(request, page.data);
-      return { data: body.data, meta: { ...body.meta, nextCursor: page.nextCursor, totalCount: page.totalCount } };
+      const meta = { nextCursor: page.nextCursor, totalCount: page.totalCount };
+      return sendEnvelope(request, reply, { cache: system.cache, answers }, page, page.data, meta);
     },
   );
 }

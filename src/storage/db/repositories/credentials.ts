@@ -95,7 +95,17 @@ export async function revokeCredential(db: Q, id: string, at: number): Promise<b
 export async function updateCredentialAccessLevel(db: Q, id: string, level: string, at: number): Promise<boolean> {
   const result = await db
     .updateTable('credentials')
-    .set({ access_level: level, access_level_changed_at: at })
+    // Never earlier than the previous change (a node's clock may lag): the credential's marker in
+    // Redis only rises (domain/auth/state-markers.ts), so every change must raise it.
+    .set((eb) => ({
+      access_level: level,
+      access_level_changed_at: eb
+        .case()
+        .when('access_level_changed_at', '>=', at)
+        .then(eb('access_level_changed_at', '+', 1))
+        .else(at)
+        .end(),
+    }))
     .where('id', '=', id)
     .where('access_level', '!=', level)
     .executeTakeFirst();
