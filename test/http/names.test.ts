@@ -183,11 +183,11 @@ describe('cds refuses names with control or invisible characters', () => {
   test('org create --name with U+202E and credential create --name with U+0085 exit 1 naming name; nothing created', async () => {
     const org = await runCli(['org', 'create', '--name', 'Acme\u202ECorp'], cliEnv);
     assert.equal(org.code, 1, org.stderr);
-    assert.match(org.stderr, /validation_failed: [^\n]*\n  name must not contain control or invisible formatting characters/);
+    assert.match(org.stderr, /validation_failed: [^\n]*\n {2}name must not contain control or invisible formatting characters/);
     const orgId = (await createOrganization({ ctx: { db: database.db, region: 'us', now: Date.now }, input: { name: 'Acme' } })).id;
     const cred = await runCli(['credential', 'create', '--org', orgId, '--access', 'read_only', '--name', 'CI\u0085'], cliEnv);
     assert.equal(cred.code, 1, cred.stderr);
-    assert.match(cred.stderr, /validation_failed: [^\n]*\n  name must not contain control or invisible formatting characters/);
+    assert.match(cred.stderr, /validation_failed: [^\n]*\n {2}name must not contain control or invisible formatting characters/);
     const counts = await database.db.kysely
       .selectFrom('credentials')
       .select((eb) => eb.fn.countAll().as('n'))

@@ -13,6 +13,10 @@ import type { MarkerBoard } from '../../storage/ratelimit/store.ts';
 import type { TokenGrant } from '../../storage/db/repositories/access-tokens.ts';
 import { findCredential } from '../../storage/db/repositories/credentials.ts';
 import { findOrganizationState } from '../../storage/db/repositories/organizations.ts';
+import { DATA_KINDS, type DataVersions } from '../data-versions.ts';
+
+/** The organization's versions as one number that rises with every write: each write raises at least one counter, and none ever falls. */
+const versionTotal = (versions: DataVersions) => DATA_KINDS.reduce((sum, kind) => sum + versions[kind], 0);
 
 /** A revoked credential's marker: above every time, and revocation is final. */
 export const REVOKED = Number.MAX_SAFE_INTEGER;
@@ -36,8 +40,8 @@ export function markerKeys(grant: TokenGrant): [string, string] {
  * current. The organization's part is its data version(s) reduced to one number that rises with
  * every write.
  */
-export function markerValues(grant: Pick<TokenGrant, 'revokedAt' | 'accessLevelChangedAt' | 'dataVersion'>): [number, number] {
-  return [grant.revokedAt !== null ? REVOKED : grant.accessLevelChangedAt, grant.dataVersion];
+export function markerValues(grant: Pick<TokenGrant, 'revokedAt' | 'accessLevelChangedAt' | 'dataVersions'>): [number, number] {
+  return [grant.revokedAt !== null ? REVOKED : grant.accessLevelChangedAt, versionTotal(grant.dataVersions)];
 }
 
 type MarkedContext = BaseContext & { markers?: MarkerBoard };
@@ -63,7 +67,7 @@ export async function announceOrganizationChange(ctx: MarkedContext, organizatio
   if (!markers) return;
   await raise(markers, async () => {
     const state = await findOrganizationState(ctx.db.kysely, organizationId);
-    return state ? [[organizationMarker(organizationId), state.dataVersion]] : [];
+    return state ? [[organizationMarker(organizationId), versionTotal(state.dataVersions)]] : [];
   });
 }
 
