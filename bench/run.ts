@@ -20,7 +20,6 @@ const SCRIPTS = {
   'vulnerability-pages': 'bench/vulnerability-pages.ts',
   statements: 'bench/statements.ts',
   frameworks: 'bench/frameworks.ts',
-  multipart: 'bench/multipart.ts',
 } as const;
 type Name = keyof typeof SCRIPTS;
 const DEFAULT: Name[] = ['reads', 'uploads'];

@@ -1,14 +1,12 @@
-// multipart/form-data bodies as an async sequence of parts, for the attachment upload. The bytes
-// are parsed by src/http/multipart-parser.ts as they arrive; this adapter turns its calls into
-// parts the domain consumes one at a time. A file part is a stream of views into the request's
-// own chunks: when the domain reads it more slowly than the client sends, the request is paused
-// until the domain asks for more, so at most one chunk waits beyond the stream's high-water mark
-// and memory does not grow with the size of a file.
+// multipart/form-data bodies as an async sequence of parts, for the attachment upload. Parsing is
+// busboy's; this adapter turns its events into parts the domain consumes one at a time. A file
+// part's stream must be consumed (or abandoned) before the next part arrives, so at most one
+// file is in flight and nothing is buffered beyond the streams' own high-water marks.
 import type { IncomingMessage } from 'node:http';
-import { Readable } from 'node:stream';
+import { Transform, type TransformCallback } from 'node:stream';
+import busboy from 'busboy';
 import { validationFailed, type ServiceError } from '../domain/errors.ts';
 import type { UploadPart } from '../domain/evidence/upload.ts';
-import { MultipartError, MultipartParser, validBoundary, type PartHeaders } from './multipart-parser.ts';
 
 export interface MultipartLimits {
   files: number;
@@ -23,14 +21,24 @@ type Event = { type: 'part'; part: UploadPart } | { type: 'error'; error: unknow
 const tooMany = (what: string, limit: number): ServiceError =>
   validationFailed([{ field: what === 'files' ? 'files' : 'body', message: `at most ${limit} ${what} per upload` }]);
 
-/** A part with a file name (or of type application/octet-stream) is a file; the others are fields. */
-const isFile = (h: PartHeaders) => h.filename !== undefined || h.contentType === 'application/octet-stream';
-
 export async function* multipartParts(request: IncomingMessage, limits: MultipartLimits): AsyncGenerator<UploadPart> {
-  const boundary = boundaryOf(request.headers['content-type']);
-  if (boundary === undefined || !validBoundary(boundary)) {
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: request.headers,
+      defParamCharset: 'utf8',
+      // going over a limit emits its event (→ 400), never a silent cut
+      limits: {
+        files: limits.files,
+        fields: limits.fields,
+        fieldSize: limits.fieldBytes,
+        parts: limits.files + limits.fields,
+        headerPairs: 20,
+      },
+    });
+  } catch {
     throw validationFailed(
-      [{ field: 'Content-Type', message: 'must be multipart/form-data with a boundary of 1 to 70 characters' }],
+      [{ field: 'Content-Type', message: 'must be multipart/form-data with a boundary' }],
       'The body is not multipart/form-data.',
     );
   }
@@ -41,110 +49,43 @@ export async function* multipartParts(request: IncomingMessage, limits: Multipar
     wake?.();
     wake = undefined;
   };
-
-  let files = 0;
-  let fields = 0;
-  /** the file part whose bytes are arriving */
-  let file: Readable | undefined;
-  /** the field part whose value is arriving */
-  let field: { name: string; charset: string; chunks: Buffer[]; bytes: number; truncated: boolean } | undefined;
-  let failed = false;
-  /** the request is paused until the file stream is read again */
-  let paused = false;
-
-  const fail = (error: unknown) => {
-    if (failed) return;
-    failed = true;
-    // Whoever is reading the file in flight sees the failure (its pipeline rejects).
-    file?.destroy(error as Error);
-    file = undefined;
+  parser.on('file', (name, stream, info) => {
+    // Busboy destroys a file stream with an error when the body is cut short or the parse is
+    // abandoned, possibly before anyone reads it: without a listener that would crash the process.
+    // Whoever reads the stream still sees the failure (stream.errored, its own listeners).
+    stream.on('error', () => {});
+    push({ type: 'part', part: { kind: 'file', name: name ?? '', filename: info.filename ?? '', stream } });
+  });
+  parser.on('field', (name, value, info) =>
+    push({ type: 'part', part: { kind: 'field', name: name ?? '', value, truncated: info.valueTruncated || info.nameTruncated } }),
+  );
+  parser.on('filesLimit', () => push({ type: 'error', error: tooMany('files', limits.files) }));
+  parser.on('fieldsLimit', () => push({ type: 'error', error: tooMany('fields', limits.fields) }));
+  parser.on('partsLimit', () => push({ type: 'error', error: tooMany('parts', limits.files + limits.fields) }));
+  parser.on('error', () => push({ type: 'error', error: malformed() }));
+  // Busboy skips a part whose headers it cannot read (no or a broken Content-Disposition) without
+  // a word; an upload must not then succeed without it. The parts the body delimits are counted
+  // ahead of the parser and compared with those the parser reported.
+  const delimiters = new DelimiterCounter(boundaryOf(request.headers['content-type']));
+  let reported = 0;
+  parser.on('file', () => reported++);
+  parser.on('field', () => reported++);
+  parser.on('close', () => push(delimiters.parts() > reported ? { type: 'error', error: malformed() } : { type: 'end' }));
+  // A request that closes before its body has flowed to the end (the client went away, or the
+  // server's request time-out destroyed the socket) never ends the pipe below: busboy would wait
+  // for bytes that cannot come, and so would the file stream the domain is writing to the blob
+  // store, keeping its temporary file, the idempotency claim and the journal row forever. Destroying
+  // the parser destroys the file stream in flight with the error, so the write fails and is undone.
+  const onClose = () => {
+    if (request.readableEnded) return; // the whole body was handed to the parser
+    const error = malformed('The client closed the connection before the body was complete.');
+    parser.destroy(error);
     push({ type: 'error', error });
   };
-
-  const parser = new MultipartParser(boundary, {
-    partStart(headers) {
-      if (files + fields >= limits.files + limits.fields) throw tooMany('parts', limits.files + limits.fields);
-      if (isFile(headers)) {
-        if (++files > limits.files) throw tooMany('files', limits.files);
-        const stream = new Readable({
-          read() {
-            if (paused && !failed) {
-              paused = false;
-              request.resume();
-            }
-          },
-        });
-        // A stream destroyed with the failure of the body may have no reader yet: without a
-        // listener that would crash the process. Its reader still sees the failure (stream.errored).
-        stream.on('error', () => {});
-        file = stream;
-        push({ type: 'part', part: { kind: 'file', name: headers.name, filename: headers.filename ?? '', stream } });
-      } else {
-        if (++fields > limits.fields) throw tooMany('fields', limits.fields);
-        field = { name: headers.name, charset: headers.charset, chunks: [], bytes: 0, truncated: false };
-      }
-    },
-    partData(data) {
-      if (file) {
-        if (!file.push(data)) paused = true;
-      } else if (field && !field.truncated) {
-        // Keep at most the limit, and note the value was cut (→ 400 "is too long").
-        const room = limits.fieldBytes - field.bytes;
-        if (data.length > room) field.truncated = true;
-        const kept = data.length > room ? data.subarray(0, room) : data;
-        field.chunks.push(Buffer.from(kept)); // a copy: the chunk itself is not kept alive by a small field
-        field.bytes += kept.length;
-      }
-    },
-    partEnd() {
-      if (file) {
-        file.push(null);
-        file = undefined;
-      } else if (field) {
-        push({
-          type: 'part',
-          part: { kind: 'field', name: field.name, value: decode(Buffer.concat(field.chunks), field.charset), truncated: field.truncated },
-        });
-        field = undefined;
-      }
-    },
-  });
-
-  const onData = (chunk: Buffer) => {
-    if (failed) return;
-    try {
-      parser.write(chunk);
-    } catch (err) {
-      // a refusal of the limits is a ServiceError already; anything else is a bug (→ 500)
-      fail(err instanceof MultipartError ? malformed() : err);
-      return;
-    }
-    if (paused) request.pause();
-  };
-  const onEnd = () => {
-    if (failed) return;
-    try {
-      parser.end();
-      push({ type: 'end' });
-    } catch {
-      fail(malformed());
-    }
-  };
-  // A request that closes before its body has arrived whole (the client went away, or the
-  // server's request time-out destroyed the socket) never ends: the file stream the domain is
-  // writing to the blob store would wait for bytes that cannot come, keeping its temporary file,
-  // the idempotency claim and the journal row forever. Failing destroys that stream with the error,
-  // so the write fails and is undone.
-  const onClose = () => {
-    if (request.readableEnded) return; // the whole body was parsed
-    fail(malformed('The client closed the connection before the body was complete.'));
-  };
   request.on('close', onClose);
-  request.on('end', onEnd);
-  request.on('data', onData);
   // The request may have closed before the parts are read (while the key was being claimed).
   if (request.destroyed) onClose();
-
+  request.pipe(delimiters).pipe(parser);
   let current: UploadPart | undefined;
   try {
     for (;;) {
@@ -159,11 +100,12 @@ export async function* multipartParts(request: IncomingMessage, limits: Multipar
     }
   } finally {
     request.off('close', onClose);
-    request.off('end', onEnd);
-    request.off('data', onData);
-    failed = true; // nothing more is parsed
+    request.unpipe(delimiters);
+    delimiters.unpipe(parser);
     if (current?.kind === 'file' && !current.stream.destroyed) current.stream.resume();
-    file?.destroy();
+    parser.removeAllListeners('file');
+    parser.on('error', () => {}); // late errors of an abandoned parse are of no interest
+    parser.destroy();
     // The rest of an abandoned body is read and discarded by Node's HTTP server after the response.
     request.resume();
   }
@@ -173,17 +115,38 @@ function malformed(message = 'The multipart body ended early or is malformed.'):
   return validationFailed([{ field: 'body', message: 'is not complete, valid multipart/form-data' }], message);
 }
 
-function boundaryOf(contentType: string | undefined): string | undefined {
+function boundaryOf(contentType: string | undefined): string {
   const match = /;\s*boundary=(?:"([^"]*)"|([^\s;]+))/i.exec(contentType ?? '');
-  return match ? (match[1] ?? match[2]) : undefined;
+  return match?.[1] ?? match?.[2] ?? '';
 }
 
-/** A field's value in its part's charset (UTF-8 when none is given or the runtime does not know it). */
-function decode(bytes: Buffer, charset: string): string {
-  if (charset === 'utf-8' || charset === 'utf8') return bytes.toString('utf8');
-  try {
-    return new TextDecoder(charset).decode(bytes);
-  } catch {
-    return bytes.toString('utf8');
+/** Passes the body through while counting its part delimiters (`CRLF--boundary`, or `--boundary` at the start). */
+class DelimiterCounter extends Transform {
+  private readonly delimiter: Buffer;
+  /** the last bytes of the previous chunk, so a delimiter split across chunks is still seen */
+  private tail: Buffer = Buffer.from('\r\n');
+  private count = 0;
+
+  constructor(boundary: string) {
+    super();
+    this.delimiter = Buffer.from(`\r\n--${boundary}`);
+  }
+
+  /** Parts delimited so far: every delimiter opens one, except the closing `--boundary--`. */
+  parts(): number {
+    return Math.max(0, this.count - 1);
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    const d = this.delimiter;
+    // Delimiters crossing from the previous chunk into this one: a small seam, never a copy of the chunk.
+    const seam = Buffer.concat([this.tail, chunk.subarray(0, d.length - 1)]);
+    for (let at = seam.indexOf(d); at >= 0 && at < this.tail.length; at = seam.indexOf(d, at + 1)) this.count++;
+    for (let at = chunk.indexOf(d); at >= 0; at = chunk.indexOf(d, at + 1)) this.count++;
+    this.tail =
+      chunk.length >= d.length - 1
+        ? chunk.subarray(chunk.length - (d.length - 1))
+        : seam.subarray(Math.max(0, seam.length - (d.length - 1)));
+    callback(null, chunk);
   }
 }
