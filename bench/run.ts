@@ -1,7 +1,7 @@
 // npm run bench: the benchmarks, each in its own process, one after another.
 //
 //   npm run bench                                  reads (both engines) and uploads
-//   npm run bench -- --only reads|uploads|controls|vulnerabilities|vulnerability-pages|statements|frameworks|multipart[,...]
+//   npm run bench -- --only reads|uploads|controls|vulnerabilities|vulnerability-pages|statements|frameworks[,...]
 //   npm run bench -- --only reads -- --seconds 5   arguments after a second -- go to each script
 //
 // reads: bench/reads.ts, every list endpoint, a get-one and /healthz against a raw node:http server
