@@ -19,9 +19,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { createCredential } from '../src/domain/auth/create-credential.ts';
 import { createOrganization } from '../src/domain/organizations/create.ts';
 import { makeCtx } from '../src/demo/context.ts';
 import { DEFAULT_DEMO_NOW, planFor } from '../src/demo/generate.ts';
@@ -29,11 +26,11 @@ import { orgTag } from '../src/demo/random.ts';
 import { generateReference, referenceUnits } from '../src/demo/reference.ts';
 import { generateVulnerabilities } from '../src/demo/vulnerabilities.ts';
 import { openDb, type Db } from '../src/storage/db/connect.ts';
+import { startBenchService } from './lib/bench-service.ts';
 import { migrateToLatest } from '../src/storage/db/migrate.ts';
 import { bumpDataVersions } from '../src/storage/db/repositories/organizations.ts';
 import { DATA_KINDS } from '../src/domain/data-versions.ts';
 import { countMatching, loadVulnerabilityCells } from '../src/storage/db/repositories/vulnerability-pages.ts';
-import { MemoryRateLimitStore } from '../src/storage/ratelimit/memory.ts';
 
 const { values } = parseArgs({
   options: {
@@ -124,21 +121,8 @@ async function findOrLoadOrganization(): Promise<string> {
 const organizationId = await findOrLoadOrganization();
 
 // ---- the service ----
-const config = loadConfig({ ...env, RATE_LIMIT_MAX: String(1e9), LOG_LEVEL: 'silent' });
-const store = new MemoryRateLimitStore();
-const app = await buildApp(config, { db, rateLimitStore: store, logger: false });
-await app.listen({ host: '127.0.0.1', port: 0 });
-const port = (app.server.address() as { port: number }).port;
-const credential = await createCredential({
-  ctx: { ...system, actor: { type: 'cli', id: null, label: 'bench', ip: null, userAgent: null, organizationId } },
-  input: { accessLevel: 'read_only', name: 'bench' },
-});
-const tokenRes = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ grant_type: 'client_credentials', client_id: credential.clientId, client_secret: credential.clientSecret }),
-});
-const { access_token: token } = (await tokenRes.json()) as { access_token: string };
+const service = await startBenchService({ db, env: env, organizationId, system });
+const { port, token } = service;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 function get(pathAndQuery: string): Promise<{ ms: number; status: number; body: any }> {
@@ -277,7 +261,6 @@ console.log(
 );
 for (const r of rows) console.log(r);
 
-await app.close();
+await service.close();
 agent.destroy();
-await store.close();
 await db.close();

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import pg from 'pg';
 import { openDb, type Db, type DialectName } from '../../src/storage/db/connect.ts';
-import { migrateToLatest } from '../../src/storage/db/migrate.ts';
+import { migrateTo, migrateToLatest } from '../../src/storage/db/migrate.ts';
 import { MemoryRateLimitStore } from '../../src/storage/ratelimit/memory.ts';
 import { RedisRateLimitStore } from '../../src/storage/ratelimit/redis.ts';
 import type { RateLimitStore } from '../../src/storage/ratelimit/store.ts';
@@ -55,7 +55,9 @@ export function postgresUrlFor(schema: string): string {
   return url.toString();
 }
 
-export async function createTestDatabase(dialect: DialectName): Promise<TestDatabase> {
+/** A new, empty database of `dialect`, migrated to the latest version, or only up to `upTo` (upgrade tests). */
+export async function createTestDatabase(dialect: DialectName, upTo?: Parameters<typeof migrateTo>[1]): Promise<TestDatabase> {
+  const migrate = (db: Db) => (upTo === undefined ? migrateToLatest(db) : migrateTo(db, upTo));
   if (dialect === 'postgres') {
     const schema = `cds_test_${suffix()}`;
     const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
@@ -64,7 +66,7 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
     await admin.end();
     const url = postgresUrlFor(schema);
     const db = openDb({ databaseUrl: url, poolSize: 5 });
-    await migrateToLatest(db);
+    await migrate(db);
     return {
       db,
       dialect,
@@ -81,7 +83,7 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-test-'));
   const file = path.join(dir, 'cds.sqlite');
   const db = openDb({ sqlitePath: file });
-  await migrateToLatest(db);
+  await migrate(db);
   return {
     db,
     dialect,
