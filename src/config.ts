@@ -117,6 +117,37 @@ export interface Config {
   maxActiveCredentialsPerOrg: number;
   /** bytes of serialized cached answers a node keeps (RESULT_CACHE_MAX_BYTES); least recently used go first */
   resultCacheMaxBytes: number;
+  /** change events (docs/decisions.md, "Change events and webhooks") */
+  events: {
+    /** how long events are kept (EVENT_RETENTION_DAYS, default 30); older ones are removed by the cleanup */
+    retentionDays: number;
+  };
+  webhooks: {
+    /**
+     * WEBHOOKS_ALLOW_PRIVATE_ADDRESSES (default false): accept endpoints on loopback, private,
+     * link-local and metadata addresses, for local development only.
+     */
+    allowPrivateAddresses: boolean;
+    /**
+     * Key that encrypts endpoints' signing secrets at rest (WEBHOOK_SECRETS_KEY, at least 32
+     * characters). Unset: a random key generated once and kept in the database, like the cursor key.
+     */
+    secretsKey: string | undefined;
+    /** how long the previous signing secret keeps signing after a rotation (WEBHOOK_SECRET_OVERLAP_SEC, default 24 h) */
+    secretOverlapSec: number;
+    /** WEBHOOK_DELIVERY=on|off (default on): whether this node runs delivery workers */
+    deliveryEnabled: boolean;
+    /** how often an idle worker looks for due deliveries (WEBHOOK_POLL_MS, default 500) */
+    pollMs: number;
+    /** deliveries a node sends at once (WEBHOOK_CONCURRENCY, default 8) */
+    concurrency: number;
+    /** how long a claimed delivery stays claimed before another node may take it (WEBHOOK_LEASE_MS, default 30 s) */
+    leaseMs: number;
+    /** how long a receiver has to answer (WEBHOOK_TIMEOUT_MS, default 10 s): a 2xx within it is success */
+    timeoutMs: number;
+    /** how long an endpoint may fail before it is disabled and its deliveries given up (WEBHOOK_GIVE_UP_SEC, default 3 days) */
+    giveUpSec: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -293,5 +324,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     usageFlushIntervalMs: int(env, 'USAGE_FLUSH_INTERVAL_MS', 10_000, 100),
     maxActiveCredentialsPerOrg: int(env, 'MAX_ACTIVE_CREDENTIALS_PER_ORG', DEFAULT_MAX_ACTIVE_CREDENTIALS, 1),
     resultCacheMaxBytes: int(env, 'RESULT_CACHE_MAX_BYTES', 64 * 1024 * 1024, 0),
+    events: { retentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1) },
+    webhooks: {
+      allowPrivateAddresses: bool(env, 'WEBHOOKS_ALLOW_PRIVATE_ADDRESSES', false),
+      secretsKey: secret(env, 'WEBHOOK_SECRETS_KEY', 32),
+      secretOverlapSec: int(env, 'WEBHOOK_SECRET_OVERLAP_SEC', 24 * 3600, 0),
+      deliveryEnabled: oneOf(env, 'WEBHOOK_DELIVERY', ['on', 'off'] as const, 'on') === 'on',
+      pollMs: int(env, 'WEBHOOK_POLL_MS', 500, 10),
+      concurrency: int(env, 'WEBHOOK_CONCURRENCY', 8, 1),
+      leaseMs: int(env, 'WEBHOOK_LEASE_MS', 30_000, 1000),
+      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),
+      giveUpSec: int(env, 'WEBHOOK_GIVE_UP_SEC', 3 * 24 * 3600, 1),
+    },
   };
 }
