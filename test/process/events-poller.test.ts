@@ -81,7 +81,7 @@ describe('a poller storing nextCursor across two nodes on one PostgreSQL schema'
       const qs = new URLSearchParams({ count: '7' });
       if (cursor) qs.set('nextCursor', cursor);
       const res = await api(node.url, `/v1/events?${qs}`, readToken).catch(() => undefined);
-      if (!res || res.status !== 200) return false; // a node restarting: try the other one next
+      if (res?.status !== 200) return false; // a node restarting: try the other one next
       for (const e of res.body.data) seen.push(e.eventId);
       assert.equal(typeof res.body.meta.nextCursor, 'string');
       cursor = res.body.meta.nextCursor;
