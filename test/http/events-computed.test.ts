@@ -6,7 +6,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../harness/engines.ts';
 import { api, getToken, type TestServer } from '../harness/server.ts';
-import { assertNoUncaughtException, startLocalDiskUploads, stopLocalDiskUploads, type Harness } from '../harness/uploads.ts';
+import { assertNoUncaughtException, startLocalDiskUploads, stopLocalDiskUploads } from '../harness/uploads.ts';
 import { newKey } from '../harness/vulnerability-writes.ts';
 import { eventCounter, storedEvents } from '../harness/events.ts';
 import { createDemoOrganization } from '../../src/demo/create-demo-organization.ts';
@@ -15,11 +15,10 @@ for (const dialect of dialects) {
   describe(`computed events match the read endpoints (${dialect})`, () => {
     let server: TestServer;
     let blobDir: string;
-    let h: Harness;
     const now = Date.now();
 
     before(async () => {
-      ({ server, blobDir, h } = await startLocalDiskUploads(dialect, () => now, 'cds-computed-blobs-'));
+      ({ server, blobDir } = await startLocalDiskUploads(dialect, () => now, 'cds-computed-blobs-'));
     });
     after(() => stopLocalDiskUploads(server, blobDir));
     afterEach(assertNoUncaughtException);
