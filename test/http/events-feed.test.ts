@@ -11,6 +11,11 @@ import { minimal, newKey, patch, post, show } from '../harness/vulnerability-wri
 import { feed, readAll, storedEvents } from '../harness/events.ts';
 import { updateOrganizationPlan } from '../../src/domain/organizations/update-plan.ts';
 import { FEED_EVENT_TYPES } from '../../src/domain/events/schema.ts';
+import { listEvents } from '../../src/domain/events/list.ts';
+import { RESOURCES } from '../../src/domain/auth/scopes.ts';
+import { INITIAL_DATA_VERSIONS } from '../../src/domain/data-versions.ts';
+import { ServiceError } from '../../src/domain/errors.ts';
+import { NoResultCache } from '../../src/domain/result-cache.ts';
 
 function assertCursorRefused(res: { status: number; body: any }, label: string) {
   assert.equal(res.status, 400, `${label}: ${show(res as never)}`);
@@ -251,6 +256,35 @@ for (const dialect of dialects) {
       assert.equal(res.status, 200, show(res as never));
       assert.deepEqual(res.body.data, []);
       assert.equal((await feed(server, bare.token, { types: 'control.status_changed' })).body.error.code, 'plan_restricted');
+    });
+
+    test("scopes: a token without a resource's read scope is not given its types, and is refused them by name", async () => {
+      // Every access level holds every read scope, so no issued token lacks one: the verb is called
+      // with an actor that holds vulnerability:read only (as a narrower grant would be).
+      const { client, token } = await newWriter('Feed scopes');
+      assert.equal((await post(server, token, minimal('VUL-0001'))).status, 201);
+      const ctx = {
+        ...server.system,
+        cache: new NoResultCache(),
+        actor: {
+          organizationId: client.organizationId,
+          credentialId: client.credentialId,
+          scopes: new Set(['vulnerability:read']),
+          plan: new Set<string>(RESOURCES),
+          dataVersions: INITIAL_DATA_VERSIONS,
+        },
+      };
+      const page = await listEvents({ ctx, input: {} });
+      assert.deepEqual(
+        page.data.map((e) => e.type),
+        ['vulnerability.created'],
+      );
+      await assert.rejects(
+        listEvents({ ctx, input: { types: ['vulnerability.created', 'control.status_changed'] } }),
+        (err: unknown) => err instanceof ServiceError && err.code === 'forbidden' && /control:read/.test(err.message),
+      );
+      const none = await listEvents({ ctx: { ...ctx, actor: { ...ctx.actor, scopes: new Set(['policy:read']) } }, input: {} });
+      assert.deepEqual(none.data, []);
     });
 
     test('the OpenAPI document lists GET /v1/events as an extension, with one documented shape per event type', async () => {
