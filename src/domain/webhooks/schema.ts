@@ -69,7 +69,12 @@ export const RotatedSecret = Type.Object({
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
-/** One event's delivery to one endpoint, with the outcome of its latest attempt. */
+/**
+ * One event's delivery to one endpoint, with the outcome of its latest attempt: what the console's
+ * deliveries table shows. MERGE NOTE: the delivery engineer's src/domain/webhooks/delivery-schema.ts
+ * defines the same object (same name and fields, from the contract) for its routes; at merge keep
+ * that one, drop this one and its line in scripts/generate-client-types.ts, and regenerate.
+ */
 export const WebhookDelivery = Type.Object({
   deliveryId: Type.String(),
   endpointId: Type.String(),
