@@ -71,7 +71,8 @@ describe('console webhooks in Chromium', { skip }, () => {
   });
 
   async function cookie() {
-    const cookies = await context.cookies(server.url);
+    // scoped to /console, so asked for by name rather than by the server's root URL
+    const cookies = await context.cookies();
     const session = cookies.find((c) => c.name === 'cds_console');
     assert.ok(session);
     return `${session.name}=${session.value}`;
@@ -114,7 +115,7 @@ describe('console webhooks in Chromium', { skip }, () => {
   });
 
   test("the endpoint's page shows its settings; rotating shows the new secret once, and both sign", async () => {
-    await page.getByRole('link', { name: URL_ONE }).click();
+    await page.getByRole('row').filter({ hasText: URL_ONE }).getByRole('link', { name: URL_ONE }).click();
     await heading('Webhook endpoint').waitFor();
     assert.equal(new URL(page.url()).pathname, `/console/webhooks/${endpointId}`);
     assert.equal((await page.getByTestId('endpoint-url').innerText()).trim(), URL_ONE);
