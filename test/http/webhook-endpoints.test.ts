@@ -18,6 +18,8 @@ const BASE = '/console/api/webhook-endpoints';
 const OVERLAP_SEC = 3600;
 // the clock moves past rotation overlaps: sessions outlast them
 const SESSIONS = { CONSOLE_SESSION_IDLE_SEC: String(30 * 86_400), CONSOLE_SESSION_MAX_SEC: String(30 * 86_400) };
+// The delivery rows these tests insert are read, never sent: no worker runs.
+const NO_WORKER = { WEBHOOK_DELIVERY: 'off' };
 
 // What the injected resolver answers: the only DNS these tests use.
 const DNS: Record<string, string[]> = {
@@ -54,7 +56,7 @@ for (const dialect of dialects) {
         database: server.database,
         now: () => clock,
         lookupHost,
-        env: { ...SESSIONS, WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true' },
+        env: { ...SESSIONS, ...NO_WORKER, WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true' },
       });
       orgA = (await createOrgWithCredential(server.system, { name: 'Org A' })).organizationId;
       const orgB = (await createOrgWithCredential(server.system, { name: 'Org B' })).organizationId;
