@@ -57,7 +57,9 @@ export function EventTypesField({
             disabled={all}
             onChange={(event) => toggle(type, event.currentTarget.checked)}
           />
-          <code>{type}</code>: {meaning}
+          <span>
+            <code>{type}</code>: {meaning}
+          </span>
         </label>
       ))}
       <FieldMessage id={errorId} message={error} />

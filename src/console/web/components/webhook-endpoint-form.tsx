@@ -65,7 +65,7 @@ export function WebhookEndpointForm({
   }
 
   return (
-    <form class="create-form webhook-form" onSubmit={submit} aria-describedby={error !== null ? errorId : undefined}>
+    <form class="webhook-form" onSubmit={submit} aria-describedby={error !== null ? errorId : undefined}>
       <div class="field">
         <label for={urlId}>Endpoint URL</label>
         <input
