@@ -405,5 +405,17 @@ for (const dialect of dialects) {
       assert.equal((await consoleCall(server.url, a, BASE)).body.data.length, MAX_ENDPOINTS_PER_ORG);
       assert.ok(ctx.actor.organizationId);
     });
+
+    test(`registrations sent together cannot pass the cap of ${MAX_ENDPOINTS_PER_ORG}`, async () => {
+      assert.deepEqual((await consoleCall(server.url, b, BASE)).body.data, []);
+      const answers = await Promise.all(
+        Array.from({ length: MAX_ENDPOINTS_PER_ORG + 5 }, (_, i) =>
+          create(b, { url: `https://hooks.example.com/race${i}`, eventTypes: ['*'] }),
+        ),
+      );
+      assert.equal(answers.filter((r) => r.status === 201).length, MAX_ENDPOINTS_PER_ORG);
+      assert.equal(answers.filter((r) => r.status === 400).length, 5);
+      assert.equal((await consoleCall(server.url, b, BASE)).body.data.length, MAX_ENDPOINTS_PER_ORG);
+    });
   });
 }
