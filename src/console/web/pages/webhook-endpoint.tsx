@@ -130,7 +130,7 @@ export function WebhookEndpointPage({ endpointId }: { endpointId: string }) {
                 </dd>
               </div>
               <div>
-                <dt>Last changed</dt>
+                <dt>Changed</dt>
                 <dd>
                   <DateTime ms={current.updatedAt} />
                 </dd>
