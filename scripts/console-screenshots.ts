@@ -19,7 +19,8 @@ import { launchChromium } from '../test/harness/browser.ts';
 
 const OUT = path.resolve(import.meta.dirname, '..', 'docs', 'screenshots');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-shots-'));
-const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '12' });
+// No webhook delivery worker: the endpoint registered below is a public address this machine must not call.
+const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '12', WEBHOOK_DELIVERY: 'off' });
 const db = openDb({ databaseUrl: undefined, sqlitePath: config.sqlitePath });
 await migrateToLatest(db);
 const store = new MemoryRateLimitStore();
@@ -98,6 +99,25 @@ try {
     await page.waitForLoadState('networkidle');
     await shot(name);
   }
+
+  // Webhooks: an endpoint just registered (its secret shown once), then its page.
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Webhooks' }).click();
+  await h1('Webhooks');
+  await page.getByLabel('Endpoint URL').fill('https://93.184.216.34/compliance-events');
+  await page.getByLabel('Description (optional)').fill('SIEM');
+  await page.getByLabel('All events, including types added later').uncheck();
+  await page.getByRole('checkbox', { name: /vulnerability\.created/ }).check();
+  await page.getByRole('checkbox', { name: /vulnerability\.updated/ }).check();
+  await page.getByRole('checkbox', { name: /control\.status_changed/ }).check();
+  await page.getByRole('button', { name: 'Register endpoint' }).click();
+  await page.getByRole('region', { name: 'Endpoint registered' }).waitFor();
+  await shot('console-webhooks-new-secret');
+  await page.getByRole('button', { name: 'Done' }).click();
+  await page.getByRole('row').filter({ hasText: 'compliance-events' }).getByRole('link').click();
+  await h1('Webhook endpoint');
+  // the deliveries section has settled: its table, its empty message, or its error
+  await page.getByText(/Deliveries to this endpoint|No deliveries yet|Could not load deliveries/).waitFor();
+  await shot('console-webhook-endpoint');
 
   // The credentials on a phone: the table becomes one card per credential, Revoke within reach.
   await page.setViewportSize({ width: 390, height: 844 });

@@ -2,8 +2,8 @@
 //   packages/cli/src/vocabulary.ts   the API's value lists, from the domain (the CLI is published
 //                                    on its own and imports nothing from the server)
 //   src/console/web/types.ts         the console's shapes of the admin API `data` payloads, from
-//                                    the schemas in src/domain/console/schema.ts and
-//                                    src/domain/auth/schema.ts
+//                                    the schemas in src/domain/console/schema.ts,
+//                                    src/domain/auth/schema.ts and src/domain/webhooks/schema.ts
 //   node scripts/generate-client-types.ts           write both files (npm run generate)
 //   node scripts/generate-client-types.ts --check   exit 1 when a committed file is stale
 // test/unit/generated-client-types.test.ts fails when either file drifts.
@@ -36,6 +36,7 @@ import {
 import { ErrorBody } from '../src/http/schemas/common.ts';
 import { Credential, NewCredential } from '../src/domain/auth/schema.ts';
 import { AuditEntry, CredentialUsage, Overview, OverviewFramework, Session, Usage, UsageBucket } from '../src/domain/console/schema.ts';
+import { EndpointEventType, NewWebhookEndpoint, RotatedSecret, WebhookDelivery, WebhookEndpoint } from '../src/domain/webhooks/schema.ts';
 
 export const CLI_VOCABULARY_FILE = fileURLToPath(new URL('../packages/cli/src/vocabulary.ts', import.meta.url));
 export const CONSOLE_TYPES_FILE = fileURLToPath(new URL('../src/console/web/types.ts', import.meta.url));
@@ -203,14 +204,19 @@ export function renderConsoleTypes(): string {
     ['FrameworkProgress', OverviewFramework],
     ['Overview', Overview],
     ['AuditEntry', AuditEntry],
+    ['EndpointEventType', EndpointEventType],
+    ['WebhookEndpoint', WebhookEndpoint],
+    ['NewWebhookEndpoint', NewWebhookEndpoint],
+    ['RotatedSecret', RotatedSecret],
+    ['WebhookDelivery', WebhookDelivery],
     ['FieldError', fieldError()],
   ].map(([name, schema]) => [name as string, schema as TSchema as JsonSchema]);
   const names = new Map<object, string>(types.map(([name, schema]) => [schema, name]));
   return (
     HEADER +
     "// The shapes of the admin API's `data` payloads (see /console/api), from the schemas in\n" +
-    '// src/domain/console/schema.ts and src/domain/auth/schema.ts. Free of DOM and Preact imports so\n' +
-    '// the root (Node) type-check can include this file as well.\n' +
+    '// src/domain/console/schema.ts, src/domain/auth/schema.ts and src/domain/webhooks/schema.ts. Free of\n' +
+    '// DOM and Preact imports so the root (Node) type-check can include this file as well.\n' +
     types.map(([name, schema]) => `\n${declaration(name, schema, names)}`).join('')
   );
 }

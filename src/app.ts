@@ -51,6 +51,8 @@ export interface AppDeps {
   cache?: ResultCache;
   /** the server process's heartbeat (main.ts), whose liveness bounds its claims; absent: the write lease alone does */
   instance?: ServerInstance;
+  /** resolves webhook endpoints' host names (tests make a name resolve to a chosen address); default: the system resolver */
+  lookupHost?: (host: string) => Promise<string[]>;
 }
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
@@ -88,6 +90,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     now: deps.now,
     cache: deps.cache,
     instance: deps.instance,
+    lookupHost: deps.lookupHost,
   });
   const metrics = deps.metrics ?? createMetrics();
   const answers = new AnswerBytes(config.resultCacheMaxBytes, (held) => metrics.answerCacheBytes.set(held));

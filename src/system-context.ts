@@ -14,7 +14,15 @@ const isMarkerBoard = (store: RateLimitStore): store is RateLimitStore & MarkerB
 
 export function systemContext(
   config: Config,
-  parts: { db: Db; blobs: BlobStore; limiter: RateLimitStore; now?: () => number; cache?: ResultCache; instance?: ServerInstance },
+  parts: {
+    db: Db;
+    blobs: BlobStore;
+    limiter: RateLimitStore;
+    now?: () => number;
+    cache?: ResultCache;
+    instance?: ServerInstance;
+    lookupHost?: (host: string) => Promise<string[]>;
+  },
 ): SystemContext {
   // Grants are kept in memory only where a change can be seen without reading the database: the
   // SQLite file's change stamp (which sees every commit), else markers in Redis. PostgreSQL with
@@ -40,5 +48,7 @@ export function systemContext(
     instance: parts.instance,
     maxActiveCredentialsPerOrg: config.maxActiveCredentialsPerOrg,
     attachmentQuotaBytes: config.attachmentQuotaBytes,
+    webhooks: config.webhooks,
+    lookupHost: parts.lookupHost,
   };
 }

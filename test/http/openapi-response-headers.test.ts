@@ -19,6 +19,7 @@ import {
 } from '../harness/server.ts';
 import { fixtures } from '../harness/fixtures.ts';
 import { findingFixtures } from '../harness/fixtures-findings.ts';
+import { createEndpoint } from '../../src/domain/webhooks/create-endpoint.ts';
 
 const API_LIMIT = 40;
 const TOKEN_LIMIT = 5;
@@ -162,6 +163,9 @@ for (const dialect of dialects) {
         'POST /v1/evidence/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
         'POST /v1/evidences/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
         'POST /console/api/credentials': () => json({ name: 'Headers suite', accessLevel: 'read_only' }),
+        // a literal public address: no DNS needed
+        'POST /console/api/webhook-endpoints': () => json({ url: 'https://93.184.216.34/headers', eventTypes: ['*'] }),
+        'PATCH /console/api/webhook-endpoints/{endpointId}': () => json({ description: 'Headers suite' }),
       };
       if (o.label === 'POST /oauth/token') {
         const client = await addCredential(server.system, org.organizationId, 'read_only');
@@ -175,6 +179,18 @@ for (const dialect of dialects) {
       if (o.label === 'POST /console/api/session') return [await signInAs('admin@example.com', PASSWORD)];
       if (o.label === 'POST /console/api/credentials/{credentialId}/revoke') {
         ids.credentialId = (await addCredential(server.system, org.organizationId, 'read_only')).credentialId;
+      }
+      if (o.path.includes('{endpointId}')) {
+        const actor = {
+          type: 'cli' as const,
+          id: null,
+          label: 'headers suite',
+          ip: null,
+          userAgent: null,
+          organizationId: org.organizationId,
+        };
+        const input = { url: 'https://93.184.216.34/headers', eventTypes: ['*'] };
+        ids.endpointId = (await createEndpoint({ ctx: { ...server.system, actor }, input })).endpointId;
       }
       const who = v1 ? { token: writer } : consoleApi ? { session } : {};
       if (v1 && o.method !== 'GET') {

@@ -61,14 +61,20 @@ test('the console admin API is documented under its own tag, with its session an
     .flatMap(([path, item]) => Object.entries<any>(item).map(([method, op]) => ({ path, method, op })));
   assert.deepEqual(operations.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort(), [
     'DELETE /console/api/session',
+    'DELETE /console/api/webhook-endpoints/{endpointId}',
     'GET /console/api/audit-log',
     'GET /console/api/credentials',
     'GET /console/api/overview',
     'GET /console/api/session',
     'GET /console/api/usage',
+    'GET /console/api/webhook-endpoints',
+    'GET /console/api/webhook-endpoints/{endpointId}',
+    'PATCH /console/api/webhook-endpoints/{endpointId}',
     'POST /console/api/credentials',
     'POST /console/api/credentials/{credentialId}/revoke',
     'POST /console/api/session',
+    'POST /console/api/webhook-endpoints',
+    'POST /console/api/webhook-endpoints/{endpointId}/rotate-secret',
   ]);
   for (const { path, method, op } of operations) {
     const name = `${method} ${path}`;

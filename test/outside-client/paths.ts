@@ -202,6 +202,42 @@ export interface paths {
      */
     get: operations["listConsoleAuditLog"];
   };
+  "/console/api/webhook-endpoints": {
+    /**
+     * List webhook endpoints
+     * @description Every webhook endpoint of the organization, enabled and disabled, without signing secrets.
+     */
+    get: operations["listWebhookEndpoints"];
+    /**
+     * Register a webhook endpoint
+     * @description The signing secret is returned in this response only; the service keeps it encrypted, to sign deliveries. The URL is refused when it is, or its host name resolves to, a loopback, private, link-local or metadata address, unless WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is on.
+     */
+    post: operations["createWebhookEndpoint"];
+  };
+  "/console/api/webhook-endpoints/{endpointId}": {
+    /**
+     * Get a webhook endpoint
+     * @description The endpoint without its signing secret, which is shown only at registration and rotation.
+     */
+    get: operations["getWebhookEndpoint"];
+    /**
+     * Delete a webhook endpoint
+     * @description Removes the endpoint and its signing secrets. Its pending deliveries become failed and are never sent; its delivery history stays.
+     */
+    delete: operations["deleteWebhookEndpoint"];
+    /**
+     * Change a webhook endpoint
+     * @description Only the fields given change. A new URL passes the same address checks as at registration.
+     */
+    patch: operations["updateWebhookEndpoint"];
+  };
+  "/console/api/webhook-endpoints/{endpointId}/rotate-secret": {
+    /**
+     * Rotate a webhook endpoint's signing secret
+     * @description Deliveries are signed with both the new and the previous secret (two v1 entries in webhook-signature) until previousSecretExpiresAt (WEBHOOK_SECRET_OVERLAP_SEC, 24 h by default), so receivers can switch without missing one.
+     */
+    post: operations["rotateWebhookSecret"];
+  };
   "/v1/evidence/{evidenceId}/attachments": {
     /**
      * Upload files to an evidence record
@@ -4302,7 +4338,7 @@ export interface operations {
                   label: string;
                 };
                 /** @enum {unknown} */
-                action: "session.sign_in" | "session.sign_in_failed" | "session.sign_out" | "credential.create" | "credential.revoke" | "admin.create" | "admin.password_reset";
+                action: "session.sign_in" | "session.sign_in_failed" | "session.sign_out" | "credential.create" | "credential.revoke" | "admin.create" | "admin.password_reset" | "webhook_endpoint.disable" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.enable" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret";
                 target: {
                   type: string;
                   id: string;
@@ -4340,6 +4376,585 @@ export interface operations {
       };
       /** @description forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site */
       403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * List webhook endpoints
+   * @description Every webhook endpoint of the organization, enabled and disabled, without signing secrets.
+   */
+  listWebhookEndpoints: {
+    responses: {
+      /** @description The endpoints. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": {
+            data: ({
+                endpointId: string;
+                url: string;
+                description: string;
+                /** @description The event types sent to the endpoint; ["*"] is every type. */
+                eventTypes: string[];
+                /**
+                 * @description disabled: nothing is sent (by an administrator, or by the service after deliveries failed for too long).
+                 * @enum {unknown}
+                 */
+                status: "enabled" | "disabled";
+                /** @description Why the endpoint is disabled; null while enabled. */
+                disabledReason: string | null;
+                /** @description Epoch ms */
+                createdAt: number;
+                /** @description Epoch ms */
+                updatedAt: number;
+              })[];
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed: the body or a parameter is invalid (details name it) */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized: not signed in, or the session has ended */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Register a webhook endpoint
+   * @description The signing secret is returned in this response only; the service keeps it encrypted, to sign deliveries. The URL is refused when it is, or its host name resolves to, a loopback, private, link-local or metadata address, unless WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is on.
+   */
+  createWebhookEndpoint: {
+    parameters: {
+      header: {
+        /** @description The csrfToken of the session. */
+        "x-csrf-token": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Where events are POSTed: http:// or https://, no user name or password, no fragment. Loopback, private, link-local and metadata addresses (also through DNS) are refused unless WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is on. */
+          url: string;
+          /** @description A label for people, e.g. the system receiving the events. */
+          description?: string;
+          /** @description The event types sent to the endpoint; ["*"] sends every type. */
+          eventTypes: ("*" | "vulnerability.created" | "vulnerability.updated" | "evidence.attachments_added" | "evidence.status_changed" | "control.status_changed" | "framework.progress_changed" | "credential.created" | "credential.revoked")[];
+        };
+      };
+    };
+    responses: {
+      /** @description The endpoint was registered: with its signing secret, shown this once. */
+      201: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": {
+            data: ({
+              endpointId: string;
+              url: string;
+              description: string;
+              /** @description The event types sent to the endpoint; ["*"] is every type. */
+              eventTypes: string[];
+              /**
+               * @description disabled: nothing is sent (by an administrator, or by the service after deliveries failed for too long).
+               * @enum {unknown}
+               */
+              status: "enabled" | "disabled";
+              /** @description Why the endpoint is disabled; null while enabled. */
+              disabledReason: string | null;
+              /** @description Epoch ms */
+              createdAt: number;
+              /** @description Epoch ms */
+              updatedAt: number;
+            }) & {
+              /** @description The signing secret (Standard Webhooks, whsec_…): shown in this response only; it cannot be retrieved again. */
+              secret: string;
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed: the body is invalid (details name the field: a refused address says why), or the organization already has 20 endpoints */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized: not signed in, or the session has ended */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Get a webhook endpoint
+   * @description The endpoint without its signing secret, which is shown only at registration and rotation.
+   */
+  getWebhookEndpoint: {
+    parameters: {
+      path: {
+        endpointId: string;
+      };
+    };
+    responses: {
+      /** @description The endpoint. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              endpointId: string;
+              url: string;
+              description: string;
+              /** @description The event types sent to the endpoint; ["*"] is every type. */
+              eventTypes: string[];
+              /**
+               * @description disabled: nothing is sent (by an administrator, or by the service after deliveries failed for too long).
+               * @enum {unknown}
+               */
+              status: "enabled" | "disabled";
+              /** @description Why the endpoint is disabled; null while enabled. */
+              disabledReason: string | null;
+              /** @description Epoch ms */
+              createdAt: number;
+              /** @description Epoch ms */
+              updatedAt: number;
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed: the body or a parameter is invalid (details name it) */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized: not signed in, or the session has ended */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no such endpoint in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Delete a webhook endpoint
+   * @description Removes the endpoint and its signing secrets. Its pending deliveries become failed and are never sent; its delivery history stays.
+   */
+  deleteWebhookEndpoint: {
+    parameters: {
+      header: {
+        /** @description The csrfToken of the session. */
+        "x-csrf-token": string;
+      };
+      path: {
+        endpointId: string;
+      };
+    };
+    responses: {
+      /** @description Deleted; its pending deliveries will not be sent. */
+      204: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: never;
+      };
+      /** @description validation_failed: the body or a parameter is invalid (details name it) */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized: not signed in, or the session has ended */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no such endpoint in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Change a webhook endpoint
+   * @description Only the fields given change. A new URL passes the same address checks as at registration.
+   */
+  updateWebhookEndpoint: {
+    parameters: {
+      header: {
+        /** @description The csrfToken of the session. */
+        "x-csrf-token": string;
+      };
+      path: {
+        endpointId: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Where events are POSTed: http:// or https://, no user name or password, no fragment. Loopback, private, link-local and metadata addresses (also through DNS) are refused unless WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is on. */
+          url?: string;
+          /** @description A label for people, e.g. the system receiving the events. */
+          description?: string;
+          /** @description The event types sent to the endpoint; ["*"] sends every type. */
+          eventTypes?: ("*" | "vulnerability.created" | "vulnerability.updated" | "evidence.attachments_added" | "evidence.status_changed" | "control.status_changed" | "framework.progress_changed" | "credential.created" | "credential.revoked")[];
+          /**
+           * @description disabled: nothing is sent and pending deliveries fail; enabled: delivery resumes with a clean record.
+           * @enum {unknown}
+           */
+          status?: "enabled" | "disabled";
+        };
+      };
+    };
+    responses: {
+      /** @description The endpoint as changed. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              endpointId: string;
+              url: string;
+              description: string;
+              /** @description The event types sent to the endpoint; ["*"] is every type. */
+              eventTypes: string[];
+              /**
+               * @description disabled: nothing is sent (by an administrator, or by the service after deliveries failed for too long).
+               * @enum {unknown}
+               */
+              status: "enabled" | "disabled";
+              /** @description Why the endpoint is disabled; null while enabled. */
+              disabledReason: string | null;
+              /** @description Epoch ms */
+              createdAt: number;
+              /** @description Epoch ms */
+              updatedAt: number;
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed: the body or a parameter is invalid (details name it) */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized: not signed in, or the session has ended */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no such endpoint in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Rotate a webhook endpoint's signing secret
+   * @description Deliveries are signed with both the new and the previous secret (two v1 entries in webhook-signature) until previousSecretExpiresAt (WEBHOOK_SECRET_OVERLAP_SEC, 24 h by default), so receivers can switch without missing one.
+   */
+  rotateWebhookSecret: {
+    parameters: {
+      header: {
+        /** @description The csrfToken of the session. */
+        "x-csrf-token": string;
+      };
+      path: {
+        endpointId: string;
+      };
+    };
+    responses: {
+      /** @description The new secret, shown this once. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              /** @description The new signing secret: shown in this response only. */
+              secret: string;
+              /** @description Epoch ms until which the previous secret also signs (WEBHOOK_SECRET_OVERLAP_SEC after the rotation). */
+              previousSecretExpiresAt: number;
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed: the body or a parameter is invalid (details name it) */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized: not signed in, or the session has ended */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no such endpoint in the organization */
+      404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
         };

@@ -1,6 +1,20 @@
 // Client for the admin API under /console/api. Uses only `fetch` (no DOM types) so
 // the root Node type-check can include this file too.
-import type { AccessLevel, AuditEntry, Credential, FieldError, NewCredential, Overview, Session, Usage } from './types.ts';
+import type {
+  AccessLevel,
+  AuditEntry,
+  Credential,
+  EndpointEventType,
+  FieldError,
+  NewCredential,
+  NewWebhookEndpoint,
+  Overview,
+  RotatedSecret,
+  Session,
+  Usage,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from './types.ts';
 
 const BASE = '/console/api';
 
@@ -62,7 +76,7 @@ interface Envelope<T> {
   meta: { requestId?: string; nextCursor?: string | null };
 }
 
-async function request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, options: RequestOptions = {}): Promise<Envelope<T>> {
+async function request<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, options: RequestOptions = {}): Promise<Envelope<T>> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   if (method !== 'GET' && csrfToken !== null) headers['X-CSRF-Token'] = csrfToken;
@@ -188,4 +202,62 @@ export async function getAuditLog(cursor: string | null, limit = 50): Promise<Au
   if (cursor !== null) query.set('cursor', cursor);
   const result = await request<AuditEntry[]>('GET', `/audit-log?${query.toString()}`);
   return { entries: result.data, nextCursor: result.meta.nextCursor ?? null };
+}
+
+// ---- Webhooks ----
+
+/** A page of an endpoint's deliveries, newest first, and the cursor of the next page. */
+export interface DeliveriesPage {
+  deliveries: WebhookDelivery[];
+  nextCursor: string | null;
+}
+
+const endpointPath = (endpointId: string) => `/webhook-endpoints/${encodeURIComponent(endpointId)}`;
+
+export async function listWebhookEndpoints(): Promise<WebhookEndpoint[]> {
+  return (await request<WebhookEndpoint[]>('GET', '/webhook-endpoints')).data;
+}
+
+export async function createWebhookEndpoint(input: {
+  url: string;
+  description: string;
+  eventTypes: EndpointEventType[];
+}): Promise<NewWebhookEndpoint> {
+  return (await request<NewWebhookEndpoint>('POST', '/webhook-endpoints', { body: input })).data;
+}
+
+export async function getWebhookEndpoint(endpointId: string): Promise<WebhookEndpoint> {
+  return (await request<WebhookEndpoint>('GET', endpointPath(endpointId))).data;
+}
+
+export async function updateWebhookEndpoint(
+  endpointId: string,
+  changes: { url?: string; description?: string; eventTypes?: EndpointEventType[]; status?: WebhookEndpoint['status'] },
+): Promise<WebhookEndpoint> {
+  return (await request<WebhookEndpoint>('PATCH', endpointPath(endpointId), { body: changes })).data;
+}
+
+export async function deleteWebhookEndpoint(endpointId: string): Promise<void> {
+  await request<void>('DELETE', endpointPath(endpointId));
+}
+
+export async function rotateWebhookSecret(endpointId: string): Promise<RotatedSecret> {
+  return (await request<RotatedSecret>('POST', `${endpointPath(endpointId)}/rotate-secret`, { body: {} })).data;
+}
+
+export async function listWebhookDeliveries(endpointId: string, cursor: string | null, count = 25): Promise<DeliveriesPage> {
+  const query = new URLSearchParams({ count: String(count) });
+  if (cursor !== null) query.set('cursor', cursor);
+  const result = await request<WebhookDelivery[]>('GET', `${endpointPath(endpointId)}/deliveries?${query.toString()}`);
+  return { deliveries: result.data, nextCursor: result.meta.nextCursor ?? null };
+}
+
+/** Sends a `webhook.test` event to the endpoint (a new delivery). */
+export async function sendWebhookTestEvent(endpointId: string): Promise<void> {
+  await request<unknown>('POST', `${endpointPath(endpointId)}/test`, { body: {} });
+}
+
+/** Sends the delivery's event again (a new delivery, same event ID and payload). */
+export async function redeliverWebhookDelivery(deliveryId: string): Promise<void> {
+  await request<unknown>('POST', `/webhook-deliveries/${encodeURIComponent(deliveryId)}/redeliver`, { body: {} });
 }

@@ -8,7 +8,9 @@ import { NotFoundPage } from './pages/not-found.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { type Notice, SignInPage } from './pages/sign-in.tsx';
 import { UsagePage } from './pages/usage.tsx';
-import { currentPath, navigate, PATHS, useRoute } from './router.tsx';
+import { WebhookEndpointPage } from './pages/webhook-endpoint.tsx';
+import { WebhooksPage } from './pages/webhooks.tsx';
+import { currentPath, navigate, PATHS, useRoute, webhookEndpointIdOf } from './router.tsx';
 import type { Session } from './types.ts';
 
 const PAGES: Record<string, FunctionComponent> = {
@@ -16,7 +18,11 @@ const PAGES: Record<string, FunctionComponent> = {
   [PATHS.usage]: UsagePage,
   [PATHS.overview]: OverviewPage,
   [PATHS.auditLog]: AuditLogPage,
+  [PATHS.webhooks]: WebhooksPage,
 };
+
+/** Whether `path` is a page of the console (one of PAGES, or a webhook endpoint's page). */
+const isPage = (path: string) => path in PAGES || webhookEndpointIdOf(path) !== null;
 
 const SESSION_ENDED: Notice = { text: 'Your session has ended. Sign in again.', role: 'alert' };
 const SIGNED_OUT: Notice = { text: 'You have signed out.', role: 'status' };
@@ -47,7 +53,7 @@ export function App() {
     if (!signedIn.current) return;
     signedIn.current = false;
     const path = currentPath();
-    returnTo.current = rememberPage && path in PAGES ? path : null;
+    returnTo.current = rememberPage && isPage(path) ? path : null;
     setSession(null);
     setNotice(next);
     setSigningOut(false);
@@ -108,7 +114,7 @@ export function App() {
     if (session === undefined) return;
     const target = targetPath(route.path, session !== null);
     if (target === route.path) return;
-    if (session === null && route.path in PAGES) returnTo.current = route.path;
+    if (session === null && isPage(route.path)) returnTo.current = route.path;
     navigate(target, { replace: true, focusHeading: false });
   }, [session, route.path]);
 
@@ -159,10 +165,11 @@ export function App() {
   if (session === null) return <SignInPage notice={notice} onSignedIn={handleSignedIn} />;
 
   const path = targetPath(route.path, true);
+  const endpointId = webhookEndpointIdOf(path);
   const Page = PAGES[path] ?? NotFoundPage;
   return (
     <Layout session={session} path={path} onSignOut={handleSignOut} signingOut={signingOut} signOutError={signOutError}>
-      <Page key={path} />
+      {endpointId !== null ? <WebhookEndpointPage key={path} endpointId={endpointId} /> : <Page key={path} />}
     </Layout>
   );
 }

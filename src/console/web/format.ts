@@ -1,7 +1,7 @@
 // Display text for API values. A fixed locale keeps dates and numbers identical for
 // every administrator (and for the end-to-end tests); times are in the browser's zone, named
 // after each time, with the exact UTC instant kept in <time dateTime>.
-import type { AccessLevel, CredentialStatus } from './types.ts';
+import type { AccessLevel, CredentialStatus, WebhookDelivery, WebhookEndpoint } from './types.ts';
 
 // Every date and time names its zone ("24 Nov 2026, 14:05 UTC"): an administrator comparing the
 // console with logs or another colleague's screen must know which clock it is.
@@ -62,6 +62,12 @@ const ACTION_LABELS: Record<string, string> = {
   'credential.revoke': 'Revoked credential',
   'admin.create': 'Created administrator',
   'admin.password_reset': 'Reset administrator password',
+  'webhook_endpoint.create': 'Registered webhook endpoint',
+  'webhook_endpoint.update': 'Changed webhook endpoint',
+  'webhook_endpoint.enable': 'Enabled webhook endpoint',
+  'webhook_endpoint.disable': 'Disabled webhook endpoint',
+  'webhook_endpoint.delete': 'Deleted webhook endpoint',
+  'webhook_endpoint.rotate_secret': 'Rotated webhook signing secret',
 };
 
 /** Readable name of an audit action; codes added later still read sensibly. */
@@ -70,10 +76,16 @@ export function actionLabel(action: string): string {
 }
 
 export function actorTypeLabel(type: string): string {
+  if (type === 'system') return 'The service';
   return type === 'cli' ? 'Command line' : 'Administrator';
 }
 
-const TARGET_TYPES: Record<string, string> = { admin: 'Administrator', credential: 'Credential', session: 'Session' };
+const TARGET_TYPES: Record<string, string> = {
+  admin: 'Administrator',
+  credential: 'Credential',
+  session: 'Session',
+  webhook_endpoint: 'Webhook endpoint',
+};
 
 export function targetTypeLabel(type: string): string {
   return TARGET_TYPES[type] ?? humanize(type);
@@ -111,4 +123,17 @@ export function shortenUserAgent(ua: string): string {
     return `${name} ${match[1]}${system ? ` on ${system[1]}` : ''}`;
   }
   return ua.length > 40 ? `${ua.slice(0, 39)}…` : ua;
+}
+
+export function endpointStatusLabel(status: WebhookEndpoint['status']): string {
+  return status === 'enabled' ? 'Enabled' : 'Disabled';
+}
+
+export function deliveryStatusLabel(status: WebhookDelivery['status']): string {
+  return status === 'succeeded' ? 'Succeeded' : status === 'failed' ? 'Failed' : 'Pending';
+}
+
+/** An endpoint's event types as a reader says them. */
+export function eventTypesLabel(types: readonly string[]): string {
+  return types.includes('*') ? 'All events' : types.join(', ');
 }

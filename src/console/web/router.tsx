@@ -1,5 +1,5 @@
-// A tiny History API router: the console has five flat routes, so a store of the
-// current path is enough and no routing library is worth its bytes.
+// A tiny History API router: the console has a few flat routes (and one with an ID, a webhook
+// endpoint's page), so a store of the current path is enough and no routing library is worth its bytes.
 import type { AnchorHTMLAttributes, TargetedMouseEvent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 
@@ -9,7 +9,22 @@ export const PATHS = {
   usage: '/console/usage',
   overview: '/console/overview',
   auditLog: '/console/audit-log',
+  webhooks: '/console/webhooks',
 } as const;
+
+/** The page of one webhook endpoint. */
+export const webhookEndpointPath = (endpointId: string) => `${PATHS.webhooks}/${encodeURIComponent(endpointId)}`;
+
+/** The endpoint ID in a webhook endpoint page's path, or null when the path is another page's. */
+export function webhookEndpointIdOf(path: string): string | null {
+  const match = /^\/console\/webhooks\/([^/]+)$/.exec(path);
+  if (match === null) return null;
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return null;
+  }
+}
 
 export interface Route {
   path: string;

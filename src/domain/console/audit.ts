@@ -14,6 +14,12 @@ export const AUDIT_ACTIONS = [
   'credential.revoke',
   'admin.create',
   'admin.password_reset',
+  'webhook_endpoint.disable',
+  'webhook_endpoint.create',
+  'webhook_endpoint.update',
+  'webhook_endpoint.enable',
+  'webhook_endpoint.delete',
+  'webhook_endpoint.rotate_secret',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -27,7 +33,7 @@ export interface AuditActor {
 }
 
 export interface AuditTarget {
-  type: 'credential' | 'admin' | 'session';
+  type: 'credential' | 'admin' | 'session' | 'webhook_endpoint';
   id: string;
   label: string;
 }

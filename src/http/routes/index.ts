@@ -27,6 +27,12 @@ import revokeConsoleCredentialRoute from './console/credentials/revoke.ts';
 import usageRoute from './console/usage/get.ts';
 import overviewRoute from './console/overview/get.ts';
 import auditLogRoute from './console/audit-log/list.ts';
+import listWebhookEndpointsRoute from './console/webhook-endpoints/list.ts';
+import createWebhookEndpointRoute from './console/webhook-endpoints/create.ts';
+import getWebhookEndpointRoute from './console/webhook-endpoints/get.ts';
+import updateWebhookEndpointRoute from './console/webhook-endpoints/update.ts';
+import deleteWebhookEndpointRoute from './console/webhook-endpoints/delete.ts';
+import rotateWebhookSecretRoute from './console/webhook-endpoints/rotate-secret.ts';
 import consolePagesRoute from './console/pages.ts';
 import homePageRoute from './home/page.ts';
 import docsRoute from './docs/reference.ts';
@@ -60,6 +66,12 @@ const routes = [
   usageRoute,
   overviewRoute,
   auditLogRoute,
+  listWebhookEndpointsRoute,
+  createWebhookEndpointRoute,
+  getWebhookEndpointRoute,
+  updateWebhookEndpointRoute,
+  deleteWebhookEndpointRoute,
+  rotateWebhookSecretRoute,
   consolePagesRoute,
   // what a browser finds at the server's address: a page of links, the API reference
   homePageRoute,

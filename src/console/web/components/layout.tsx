@@ -4,6 +4,7 @@ import type { Session } from '../types.ts';
 
 const NAV_ITEMS = [
   { href: PATHS.credentials, label: 'Credentials' },
+  { href: PATHS.webhooks, label: 'Webhooks' },
   { href: PATHS.usage, label: 'Usage' },
   { href: PATHS.overview, label: 'Compliance overview' },
   { href: PATHS.auditLog, label: 'Audit log' },
@@ -50,7 +51,10 @@ export function Layout({ session, path, onSignOut, signingOut, signOutError, chi
           <ul>
             {NAV_ITEMS.map((item) => (
               <li key={item.href}>
-                <Link href={item.href} aria-current={item.href === path ? 'page' : undefined}>
+                <Link
+                  href={item.href}
+                  aria-current={item.href === path ? 'page' : path.startsWith(`${item.href}/`) ? 'location' : undefined}
+                >
                   {item.label}
                 </Link>
               </li>

@@ -1,0 +1,54 @@
+// The checks shared by registering and changing an endpoint, so both refuse the same input with the
+// same words. The HTTP schemas bound sizes first; these are the rules (and what the CLI or a test
+// calling the verbs directly relies on).
+import type { BaseContext } from '../context.ts';
+import type { FieldIssue } from '../errors.ts';
+import { invisibleIssue, typedName } from '../text.ts';
+import { checkEndpointUrl } from './address-policy.ts';
+import { ALL_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from './event-types.ts';
+import { ENDPOINT_DESCRIPTION_MAX_LENGTH } from './schema.ts';
+
+export interface EndpointFields {
+  url?: string;
+  description?: string;
+  eventTypes?: string[];
+}
+
+/** The fields normalized, and every issue found (all fields are checked, not only the first wrong one). */
+export async function checkEndpointFields(
+  ctx: BaseContext,
+  input: EndpointFields,
+): Promise<{ fields: EndpointFields; issues: FieldIssue[] }> {
+  const issues: FieldIssue[] = [];
+  const fields: EndpointFields = {};
+  if (input.url !== undefined) {
+    const url = input.url.trim();
+    const urlIssues = await checkEndpointUrl(url, ctx.webhooks?.allowPrivateAddresses ?? false, ctx.lookupHost);
+    issues.push(...urlIssues);
+    fields.url = url;
+  }
+  if (input.description !== undefined) {
+    const description = typedName(input.description);
+    if (description === undefined) issues.push(invisibleIssue('description'));
+    else if (description.length > ENDPOINT_DESCRIPTION_MAX_LENGTH) {
+      issues.push({ field: 'description', message: `must be at most ${ENDPOINT_DESCRIPTION_MAX_LENGTH} characters` });
+    } else fields.description = description;
+  }
+  if (input.eventTypes !== undefined) {
+    const known = new Set<string>([ALL_EVENT_TYPES, ...SUBSCRIBABLE_EVENT_TYPES]);
+    const unknown = input.eventTypes.filter((t) => !known.has(t));
+    if (input.eventTypes.length === 0) {
+      issues.push({ field: 'eventTypes', message: 'must name at least one event type, or "*" for every type' });
+    } else if (unknown.length > 0) {
+      issues.push({
+        field: 'eventTypes',
+        message: `unknown event type ${unknown.map((t) => JSON.stringify(t.slice(0, 100))).join(', ')}; use "*" or some of ${SUBSCRIBABLE_EVENT_TYPES.join(', ')}`,
+      });
+    } else {
+      // "*" already covers every type: stored alone, so a reader never has to reconcile both
+      const unique = [...new Set(input.eventTypes)];
+      fields.eventTypes = unique.includes(ALL_EVENT_TYPES) ? [ALL_EVENT_TYPES] : SUBSCRIBABLE_EVENT_TYPES.filter((t) => unique.includes(t));
+    }
+  }
+  return { fields, issues };
+}
