@@ -25,6 +25,8 @@ import { registerRoutes } from './http/routes/index.ts';
 import { AnswerBytes } from './http/answer-bytes.ts';
 import { listeningBaseUrl, openApiOptions, servedDocument, decorateDocument } from './http/openapi/document.ts';
 import { loggerOptions } from './logger.ts';
+import { DeliveryWorker, type WorkerOptions } from './domain/webhooks/worker.ts';
+import type { DeliveryContext } from './domain/webhooks/deliver.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -51,6 +53,11 @@ export interface AppDeps {
   cache?: ResultCache;
   /** the server process's heartbeat (main.ts), whose liveness bounds its claims; absent: the write lease alone does */
   instance?: ServerInstance;
+  /**
+   * Parts of the webhook delivery worker a test replaces: name resolution (a name pointed at
+   * loopback), and a listener of finished attempts. The worker runs when WEBHOOK_DELIVERY is on.
+   */
+  webhookDelivery?: Partial<Pick<DeliveryContext, 'resolve' | 'signingSecrets'>> & Pick<WorkerOptions, 'onAttempt'>;
 }
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
@@ -100,6 +107,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await usage.flush();
   });
 
+  if (config.webhooks.deliveryEnabled) startDeliveryWorker(app, config, deps, system.now);
+
   registerResponseHeaders(app);
   registerMetrics(app, metrics);
   registerErrorHandler(app, (err) => metrics.dependencyErrors.inc({ dependency: err.dependency }));
@@ -125,6 +134,38 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     servedDocument(app.swagger(), config.publicBaseUrl ?? listeningBaseUrl(app.server.address(), config)),
   );
   return app;
+}
+
+/**
+ * The webhook delivery worker of this node, started when the app is ready. It stops claiming as
+ * soon as the app begins to close, and the close waits for its attempts in flight for most of
+ * the shutdown grace, then gives their leases back (src/main.ts exits at the end of the grace).
+ */
+function startDeliveryWorker(app: FastifyInstance, config: Config, deps: AppDeps, now: () => number) {
+  const options = deps.webhookDelivery;
+  const worker = new DeliveryWorker({
+    ctx: {
+      db: deps.db,
+      now,
+      webhooks: config.webhooks,
+      signingSecrets: options?.signingSecrets ?? (async () => []),
+      refuseAddress: config.webhooks.allowPrivateAddresses ? () => undefined : () => undefined,
+      resolve: options?.resolve,
+    },
+    instance: deps.instance,
+    onAttempt: options?.onAttempt,
+    onError: (err) => app.log.warn({ err: { message: err.message } }, 'webhook delivery: database error; will retry'),
+  });
+  let stopped: Promise<unknown> | undefined;
+  app.addHook('onReady', async () => worker.start());
+  app.addHook('preClose', async () => {
+    stopped = worker.stop(Math.max(0, config.shutdownGraceMs - 1000)).then(({ released }) => {
+      if (released > 0) app.log.warn({ released }, 'webhook delivery: gave back the leases of unfinished attempts');
+    });
+  });
+  app.addHook('onClose', async () => {
+    await (stopped ?? worker.stop(0));
+  });
 }
 
 /**

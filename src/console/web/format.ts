@@ -62,6 +62,7 @@ const ACTION_LABELS: Record<string, string> = {
   'credential.revoke': 'Revoked credential',
   'admin.create': 'Created administrator',
   'admin.password_reset': 'Reset administrator password',
+  'webhook_endpoint.disable': 'Disabled webhook endpoint (failing too long)',
 };
 
 /** Readable name of an audit action; codes added later still read sensibly. */
@@ -70,10 +71,11 @@ export function actionLabel(action: string): string {
 }
 
 export function actorTypeLabel(type: string): string {
+  if (type === 'system') return 'The service';
   return type === 'cli' ? 'Command line' : 'Administrator';
 }
 
-const TARGET_TYPES: Record<string, string> = { admin: 'Administrator', credential: 'Credential', session: 'Session' };
+const TARGET_TYPES: Record<string, string> = { admin: 'Administrator', credential: 'Credential', session: 'Session', webhook_endpoint: 'Webhook endpoint' };
 
 export function targetTypeLabel(type: string): string {
   return TARGET_TYPES[type] ?? humanize(type);

@@ -14,12 +14,13 @@ export const AUDIT_ACTIONS = [
   'credential.revoke',
   'admin.create',
   'admin.password_reset',
+  'webhook_endpoint.disable',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-/** Who acted and from where: a signed-in administrator, or an operator running `cds`. */
+/** Who acted and from where: a signed-in administrator, an operator running `cds`, or the service itself (disabling a failing webhook endpoint). */
 export interface AuditActor {
-  type: 'admin' | 'cli';
+  type: 'admin' | 'cli' | 'system';
   id: string | null;
   label: string;
   ip: string | null;
@@ -27,7 +28,7 @@ export interface AuditActor {
 }
 
 export interface AuditTarget {
-  type: 'credential' | 'admin' | 'session';
+  type: 'credential' | 'admin' | 'session' | 'webhook_endpoint';
   id: string;
   label: string;
 }
