@@ -40,5 +40,6 @@ export function systemContext(
     instance: parts.instance,
     maxActiveCredentialsPerOrg: config.maxActiveCredentialsPerOrg,
     attachmentQuotaBytes: config.attachmentQuotaBytes,
+    webhooks: config.webhooks,
   };
 }

@@ -27,6 +27,7 @@ export async function withCliContext<T>(env: NodeJS.ProcessEnv, use: (ctx: CliCo
       now: Date.now,
       maxActiveCredentialsPerOrg: config.maxActiveCredentialsPerOrg,
       markers,
+      webhooks: config.webhooks,
     };
     return await use({ system, config });
   } finally {

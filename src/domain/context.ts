@@ -1,7 +1,7 @@
 // What every domain verb receives besides its input. Built once by the app (app.ts) and per
 // request from it, or once by the CLI; tests build it directly. Settings a verb needs (the cursor
 // secret, token lifetime, console sessions, the rate limiter) are here, never extra arguments.
-import type { Region } from '../config.ts';
+import type { Config, Region } from '../config.ts';
 import type { Db } from '../storage/db/connect.ts';
 import type { Actor } from './auth/scopes.ts';
 import type { ResultCache } from './result-cache.ts';
@@ -27,6 +27,13 @@ export interface BaseContext {
    * auth/state-markers.ts). Absent on SQLite, whose change stamp tells the server instead.
    */
   markers?: MarkerBoard;
+  /** the webhooks' settings (Config.webhooks): the secrets key, the address policy, the rotation overlap */
+  webhooks?: Config['webhooks'];
+  /**
+   * Resolves a host name to its addresses for the webhook address policy (webhooks/address-policy.ts);
+   * absent: the system resolver. Tests inject one to make a name resolve to a chosen address.
+   */
+  lookupHost?: (host: string) => Promise<string[]>;
 }
 
 /** What the server's verbs receive: the base plus the shared services and settings. */

@@ -1,0 +1,81 @@
+// Endpoints' signing secrets (Standard Webhooks "whsec_" secrets). Signing needs the secret itself,
+// so unlike credential secrets they cannot be hashed: they are encrypted at rest with AES-256-GCM
+// under a key of the service, and each ciphertext is bound to its endpoint (the GCM additional
+// data), so a ciphertext copied onto another endpoint's row, or altered, fails to decrypt rather
+// than signing with the wrong secret.
+//
+// The key: WEBHOOK_SECRETS_KEY when configured (stretched to 256 bits with SHA-256), otherwise a
+// random 256-bit key generated once and kept in the database (`service_secrets`), as the cursor
+// key is (domain/cursor.ts), so every node on the same database reads the same secrets.
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import type { BaseContext } from '../context.ts';
+import type { Db } from '../../storage/db/connect.ts';
+import { findOrInsertServiceSecret } from '../../storage/db/repositories/service-secrets.ts';
+import { findLiveSecrets } from '../../storage/db/repositories/webhook-endpoints.ts';
+
+const SECRET_NAME = 'webhook_secrets_key';
+const VERSION = 'v1';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** A new Standard Webhooks secret: "whsec_" + base64 of 32 random bytes. */
+export function generateSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+const stored = new WeakMap<Db, Promise<Buffer>>();
+
+/** The encryption key: derived from the configured one, or the one kept in the database (read once per process). */
+export function signingSecretsKey(db: Db, configured: string | undefined, now: () => number = Date.now): Promise<Buffer> {
+  if (configured) return Promise.resolve(createHash('sha256').update(`webhook-secrets\n${configured}`).digest());
+  let key = stored.get(db);
+  if (!key) {
+    key = findOrInsertServiceSecret(db.kysely, SECRET_NAME, () => randomBytes(32).toString('base64url'), now()).then((value) =>
+      Buffer.from(value, 'base64url'),
+    );
+    stored.set(db, key);
+    // a failed read (database down) is retried by the next call
+    key.catch(() => {
+      if (stored.get(db) === key) stored.delete(db);
+    });
+  }
+  return key;
+}
+
+/** The key for `ctx`: an explicit webhookSecretsKey, else config.webhooks.secretsKey, else the stored one. */
+export function contextSecretsKey(ctx: BaseContext & { webhookSecretsKey?: string }): Promise<Buffer> {
+  return signingSecretsKey(ctx.db, ctx.webhookSecretsKey ?? ctx.webhooks?.secretsKey, ctx.now);
+}
+
+/** `secret` encrypted for `endpointId`: "v1.<base64url of iv | tag | ciphertext>". */
+export function encryptSigningSecret(key: Buffer, endpointId: string, secret: string): string {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(endpointId, 'utf8'));
+  const body = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+  return `${VERSION}.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
+}
+
+/** The secret inside `ciphertext`; throws when it was altered, made for another endpoint or under another key. */
+export function decryptSigningSecret(key: Buffer, endpointId: string, ciphertext: string): string {
+  const [version, encoded, extra] = ciphertext.split('.');
+  if (version !== VERSION || encoded === undefined || extra !== undefined) throw new Error('Unknown signing secret format');
+  const raw = Buffer.from(encoded, 'base64url');
+  if (raw.length <= IV_BYTES + TAG_BYTES) throw new Error('Truncated signing secret');
+  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
+  decipher.setAAD(Buffer.from(endpointId, 'utf8'));
+  decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+  return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+}
+
+/** The secrets that sign a delivery now: the current one and any previous one still inside its overlap (expires_at > now), newest first, decrypted. */
+export async function liveSigningSecrets(
+  ctx: BaseContext & { webhookSecretsKey?: string },
+  endpointId: string,
+  now: number,
+): Promise<string[]> {
+  const rows = await findLiveSecrets(ctx.db.kysely, endpointId, now);
+  if (rows.length === 0) return [];
+  const key = await contextSecretsKey(ctx);
+  return rows.map((row) => decryptSigningSecret(key, row.endpointId, row.secretCiphertext));
+}
