@@ -27,6 +27,9 @@ import { listeningBaseUrl, openApiOptions, servedDocument, decorateDocument } fr
 import { loggerOptions } from './logger.ts';
 import { DeliveryWorker, type WorkerOptions } from './domain/webhooks/worker.ts';
 import type { DeliveryContext } from './domain/webhooks/deliver.ts';
+import { liveSigningSecrets } from './domain/webhooks/signing-secrets.ts';
+import { forbiddenAddressReason } from './domain/webhooks/address-policy.ts';
+import type { SystemContext } from './domain/context.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -57,7 +60,7 @@ export interface AppDeps {
    * Parts of the webhook delivery worker a test replaces: name resolution (a name pointed at
    * loopback), and a listener of finished attempts. The worker runs when WEBHOOK_DELIVERY is on.
    */
-  webhookDelivery?: Partial<Pick<DeliveryContext, 'resolve' | 'signingSecrets'>> & Pick<WorkerOptions, 'onAttempt'>;
+  webhookDelivery?: Pick<DeliveryContext, 'lookupHost'> & Pick<WorkerOptions, 'onAttempt'>;
 }
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
@@ -107,7 +110,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await usage.flush();
   });
 
-  if (config.webhooks.deliveryEnabled) startDeliveryWorker(app, config, deps, system.now);
+  if (config.webhooks.deliveryEnabled) startDeliveryWorker(app, config, deps, system);
 
   registerResponseHeaders(app);
   registerMetrics(app, metrics);
@@ -141,16 +144,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
  * soon as the app begins to close, and the close waits for its attempts in flight for most of
  * the shutdown grace, then gives their leases back (src/main.ts exits at the end of the grace).
  */
-function startDeliveryWorker(app: FastifyInstance, config: Config, deps: AppDeps, now: () => number) {
+function startDeliveryWorker(app: FastifyInstance, config: Config, deps: AppDeps, system: SystemContext) {
   const options = deps.webhookDelivery;
   const worker = new DeliveryWorker({
     ctx: {
       db: deps.db,
-      now,
+      now: system.now,
       webhooks: config.webhooks,
-      signingSecrets: options?.signingSecrets ?? (async () => []),
-      refuseAddress: config.webhooks.allowPrivateAddresses ? () => undefined : () => undefined,
-      resolve: options?.resolve,
+      signingSecrets: (endpointId, now) => liveSigningSecrets(system, endpointId, now),
+      refuseAddress: config.webhooks.allowPrivateAddresses ? () => undefined : forbiddenAddressReason,
+      lookupHost: options?.lookupHost,
     },
     instance: deps.instance,
     onAttempt: options?.onAttempt,

@@ -75,7 +75,12 @@ export function actorTypeLabel(type: string): string {
   return type === 'cli' ? 'Command line' : 'Administrator';
 }
 
-const TARGET_TYPES: Record<string, string> = { admin: 'Administrator', credential: 'Credential', session: 'Session', webhook_endpoint: 'Webhook endpoint' };
+const TARGET_TYPES: Record<string, string> = {
+  admin: 'Administrator',
+  credential: 'Credential',
+  session: 'Session',
+  webhook_endpoint: 'Webhook endpoint',
+};
 
 export function targetTypeLabel(type: string): string {
   return TARGET_TYPES[type] ?? humanize(type);

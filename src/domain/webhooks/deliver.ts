@@ -9,14 +9,12 @@ import {
   clearFailing,
   disableEndpoint,
   failDelivery,
-  failPendingDeliveries,
   finishAttempt,
-  getDeliveryEndpoint,
   insertAttempt,
   markFailing,
-  type DeliveryEndpoint,
   type DeliveryRow,
 } from '../../storage/db/repositories/webhook-deliveries.ts';
+import { failPendingDeliveries, findEndpoint, type WebhookEndpointRecord } from '../../storage/db/repositories/webhook-endpoints.ts';
 import { recordAudit, type AuditActor } from '../console/audit.ts';
 import { afterFailure } from './retry-schedule.ts';
 import { sendWebhook, type SendInput, type SendResult } from './send.ts';
@@ -31,8 +29,8 @@ export interface DeliveryContext {
   signingSecrets: (endpointId: string, now: number) => Promise<string[]>;
   /** why an address may not receive webhooks (address-policy.ts), unless the settings allow every address */
   refuseAddress: (ip: string) => string | undefined;
-  /** name resolution (tests point a name at loopback); default: the system resolver */
-  resolve?: SendInput['resolve'];
+  /** resolves a host name to its addresses (tests point a name at loopback); default: the system resolver */
+  lookupHost?: SendInput['lookupHost'];
 }
 
 export const SYSTEM_ACTOR: AuditActor = { type: 'system', id: null, label: 'Webhook delivery', ip: null, userAgent: null };
@@ -40,8 +38,8 @@ export const SYSTEM_ACTOR: AuditActor = { type: 'system', id: null, label: 'Webh
 export type AttemptResult = 'succeeded' | 'retrying' | 'failed' | 'lease_lost';
 
 export async function attemptDelivery(ctx: DeliveryContext, delivery: DeliveryRow, owner: string): Promise<AttemptResult> {
-  const endpoint = await getDeliveryEndpoint(ctx.db.kysely, delivery.endpoint_id);
-  if (!endpoint || endpoint.status !== 'enabled') {
+  const endpoint = await findEndpoint(ctx.db.kysely, delivery.organization_id, delivery.endpoint_id);
+  if (endpoint?.status !== 'enabled') {
     await failDelivery(ctx.db.kysely, delivery.id, owner, endpoint ? 'the endpoint is disabled' : 'the endpoint was deleted');
     return 'failed';
   }
@@ -56,7 +54,7 @@ export async function attemptDelivery(ctx: DeliveryContext, delivery: DeliveryRo
           headers: webhookHeaders({ eventId: delivery.event_id, payload: delivery.payload, secrets, at }),
           timeoutMs: ctx.webhooks.timeoutMs,
           refuseAddress: ctx.refuseAddress,
-          resolve: ctx.resolve,
+          lookupHost: ctx.lookupHost,
         });
   try {
     return await recordOutcome(ctx, delivery, owner, endpoint, at, result);
@@ -73,7 +71,7 @@ async function recordOutcome(
   ctx: DeliveryContext,
   delivery: DeliveryRow,
   owner: string,
-  endpoint: DeliveryEndpoint,
+  endpoint: WebhookEndpointRecord,
   at: number,
   result: SendResult,
 ): Promise<AttemptResult> {
@@ -126,7 +124,7 @@ async function recordOutcome(
     const days = Math.round((ctx.webhooks.giveUpSec / 86_400) * 10) / 10;
     const reason = `Deliveries failed for ${days} day${days === 1 ? '' : 's'} (last error: ${result.error})`.slice(0, 500);
     if (await disableEndpoint(trx, endpoint.id, reason, decidedAt)) {
-      await failPendingDeliveries(trx, endpoint.id, 'the endpoint was disabled after failing too long');
+      await failPendingDeliveries(trx, endpoint.organizationId, endpoint.id, 'the endpoint was disabled after failing too long');
       await recordAudit(trx, {
         organizationId: endpoint.organizationId,
         actor: SYSTEM_ACTOR,

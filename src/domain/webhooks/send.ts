@@ -3,11 +3,11 @@
 // answer differently now), and the connection goes to the address checked, never to a second
 // resolution; redirects are not followed; the whole attempt has one time limit; only the first
 // 1 KB of the answer is kept and the rest is not read.
-import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import type { LookupFunction } from 'node:net';
+import { resolveHost } from './address-policy.ts';
 
 /** The most of a response body kept for the console. */
 export const RESPONSE_BODY_LIMIT = 1024;
@@ -19,8 +19,8 @@ export interface SendInput {
   timeoutMs: number;
   /** why this address may not receive webhooks, or undefined when it may */
   refuseAddress: (ip: string) => string | undefined;
-  /** resolves a host to its addresses (tests point a name at loopback); default: the system resolver */
-  resolve?: (host: string) => Promise<Array<{ address: string; family: number }>>;
+  /** resolves a host name to its addresses (tests point a name at loopback); default: the system resolver */
+  lookupHost?: (host: string) => Promise<string[]>;
 }
 
 export interface SendResult {
@@ -38,8 +38,6 @@ export interface SendResult {
 /** Refused before any connection: the address check failed. */
 class AddressRefused extends Error {}
 
-const systemResolve = async (host: string) => dns.promises.lookup(host, { all: true, verbatim: true });
-
 export async function sendWebhook(input: SendInput): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -56,17 +54,18 @@ export async function sendWebhook(input: SendInput): Promise<SendResult> {
   // Node connects to a literal address without calling `lookup`, so a literal is checked here.
   if (net.isIP(host)) {
     const reason = input.refuseAddress(host);
-    if (reason) return { statusCode: null, latencyMs: 0, error: `address refused: ${host} is ${reason}`, responseBody: null, sent: false };
+    if (reason) return { statusCode: null, latencyMs: 0, error: `address refused: ${host} ${reason}`, responseBody: null, sent: false };
   }
-  const resolve = input.resolve ?? systemResolve;
+  const resolve = input.lookupHost ?? resolveHost;
   const lookup: LookupFunction = (hostname, options, callback) => {
     resolve(hostname).then(
-      (addresses) => {
+      (resolved) => {
+        const addresses = resolved.map((address) => ({ address, family: net.isIP(address) }));
         const refused = addresses.map((a) => ({ ...a, reason: input.refuseAddress(a.address) }));
         // Every address is checked: a name resolving to one public and one private address is
         // refused, rather than connected to whichever comes first.
         const bad = refused.find((a) => a.reason !== undefined);
-        if (bad) return callback(new AddressRefused(`address refused: ${hostname} resolves to ${bad.address}, ${bad.reason}`), '', 0);
+        if (bad) return callback(new AddressRefused(`address refused: ${hostname} resolves to ${bad.address}, which ${bad.reason}`), '', 0);
         const usable = addresses.filter((a) => !options.family || a.family === options.family);
         if (usable.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
         if (options.all) return (callback as unknown as (e: null, a: typeof usable) => void)(null, usable);

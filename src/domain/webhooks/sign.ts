@@ -7,7 +7,12 @@ import { Webhook } from 'standardwebhooks';
 const VERSION = (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 export const USER_AGENT = `compliance-data-service-webhooks/${VERSION}`;
 
-export function webhookHeaders(input: { eventId: string; payload: string; secrets: readonly string[]; at: number }): Record<string, string> {
+export function webhookHeaders(input: {
+  eventId: string;
+  payload: string;
+  secrets: readonly string[];
+  at: number;
+}): Record<string, string> {
   const timestamp = new Date(Math.floor(input.at / 1000) * 1000);
   return {
     'content-type': 'application/json',

@@ -6,7 +6,12 @@
 // server-instance.ts), so a node that dies frees its deliveries within the liveness window rather
 // than the whole lease; without an instance (an app built by a test) the lease alone bounds it.
 import { randomUUID } from 'node:crypto';
-import { claimDueDeliveries, LOCAL_OWNER_PREFIX, releaseLeases, type DeliveryRow } from '../../storage/db/repositories/webhook-deliveries.ts';
+import {
+  claimDueDeliveries,
+  LOCAL_OWNER_PREFIX,
+  releaseLeases,
+  type DeliveryRow,
+} from '../../storage/db/repositories/webhook-deliveries.ts';
 import type { ServerInstance } from '../instances/server-instance.ts';
 import { attemptDelivery, type AttemptResult, type DeliveryContext } from './deliver.ts';
 import { onDeliveriesEnqueued } from './nudge.ts';
@@ -72,10 +77,7 @@ export class DeliveryWorker {
     this.wakeUp();
     await this.running;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.inFlight.values()]),
-      new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
-    ]);
+    await Promise.race([Promise.allSettled([...this.inFlight.values()]), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
     const unfinished = [...this.inFlight.keys()];
     if (unfinished.length === 0) return { released: 0 };

@@ -1,7 +1,7 @@
 // Webhook deliveries and their attempts (migration 0010; docs/decisions.md, "Webhooks: delivery
 // across nodes"): the fan-out at write time, the leased claim of due rows by the workers of every
-// node, the outcome of each attempt, and what the console lists. The few endpoint columns the
-// delivery owns (the failing run, disabling) are written here too; the rest of the endpoint is
+// node, the outcome of each attempt, and what the console lists. The endpoint columns the
+// delivery owns (its failing run, disabling it) are written here too; the rest of the endpoint is
 // repositories/webhook-endpoints.ts's.
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { DialectName } from '../connect.ts';
@@ -40,7 +40,11 @@ export async function listEnabledEndpoints(db: Q, organizationId: string): Promi
 
 export async function insertDeliveries(db: Q, rows: Insertable<WebhookDeliveriesTable>[]): Promise<void> {
   // a write's events times its endpoints: a handful of rows; chunked so a bulk change stays within bind limits
-  for (let i = 0; i < rows.length; i += 500) await db.insertInto('webhook_deliveries').values(rows.slice(i, i + 500)).execute();
+  for (let i = 0; i < rows.length; i += 500)
+    await db
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(i, i + 500))
+      .execute();
 }
 
 export interface ClaimOptions {
@@ -155,42 +159,6 @@ export async function failDelivery(db: Q, id: string, owner: string, reason: str
     .execute();
 }
 
-/** Fails every pending delivery of an endpoint (it was disabled). */
-export async function failPendingDeliveries(db: Q, endpointId: string, reason: string): Promise<number> {
-  const result = await db
-    .updateTable('webhook_deliveries')
-    .set({ status: 'failed', lease_owner: null, lease_until: null, last_error: reason })
-    .where('endpoint_id', '=', endpointId)
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
-}
-
-export interface DeliveryEndpoint {
-  id: string;
-  organizationId: string;
-  url: string;
-  status: 'enabled' | 'disabled';
-  failingSince: number | null;
-}
-
-/** The endpoint a delivery goes to, as the worker needs it (undefined: deleted). */
-export async function getDeliveryEndpoint(db: Q, endpointId: string): Promise<DeliveryEndpoint | undefined> {
-  const row = await db
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'organization_id', 'url', 'status', 'failing_since'])
-    .where('id', '=', endpointId)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  return { id: row.id, organizationId: row.organization_id, url: row.url, status: row.status, failingSince: num(row.failing_since) };
-}
-
-/** The organization's endpoint (undefined: none such in it), for the routes' 404. */
-export async function getOrganizationEndpoint(db: Q, organizationId: string, endpointId: string): Promise<DeliveryEndpoint | undefined> {
-  const endpoint = await getDeliveryEndpoint(db, endpointId);
-  return endpoint?.organizationId === organizationId ? endpoint : undefined;
-}
-
 /** A success ends the endpoint's failing run. */
 export async function clearFailing(db: Q, endpointId: string): Promise<void> {
   await db
@@ -203,7 +171,12 @@ export async function clearFailing(db: Q, endpointId: string): Promise<void> {
 
 /** A failure starts the endpoint's failing run unless one is under way; returns the run's start. */
 export async function markFailing(db: Q, endpointId: string, at: number): Promise<number | undefined> {
-  await db.updateTable('webhook_endpoints').set({ failing_since: at }).where('id', '=', endpointId).where('failing_since', 'is', null).execute();
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ failing_since: at })
+    .where('id', '=', endpointId)
+    .where('failing_since', 'is', null)
+    .execute();
   const row = await db.selectFrom('webhook_endpoints').select('failing_since').where('id', '=', endpointId).executeTakeFirst();
   return row?.failing_since === null || row === undefined ? undefined : Number(row.failing_since);
 }
@@ -245,10 +218,7 @@ export async function listEndpointDeliveries(
     .where('endpoint_id', '=', endpointId)
     .$if(before !== undefined, (q) =>
       q.where((eb) =>
-        eb.or([
-          eb('created_at', '<', before!.createdAt),
-          eb.and([eb('created_at', '=', before!.createdAt), eb('id', '<', before!.id)]),
-        ]),
+        eb.or([eb('created_at', '<', before!.createdAt), eb.and([eb('created_at', '=', before!.createdAt), eb('id', '<', before!.id)])]),
       ),
     )
     .orderBy('created_at', 'desc')
@@ -267,7 +237,13 @@ export async function listAttempts(db: Q, organizationId: string, deliveryId: st
     .where('organization_id', '=', organizationId)
     .orderBy('attempt')
     .execute();
-  return rows.map((r) => ({ ...r, attempt: Number(r.attempt), at: Number(r.at), status_code: num(r.status_code), latency_ms: num(r.latency_ms) }));
+  return rows.map((r) => ({
+    ...r,
+    attempt: Number(r.attempt),
+    at: Number(r.at),
+    status_code: num(r.status_code),
+    latency_ms: num(r.latency_ms),
+  }));
 }
 
 /** Counts by status (tests and benchmarks watch a batch drain). */
