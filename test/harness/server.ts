@@ -1,7 +1,7 @@
 // Starts the real app on a loopback port over a real database and rate-limit store, and gives
 // tests the helpers they share: organizations, credentials, tokens and an HTTP client.
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { buildApp, type AppDeps } from '../../src/app.ts';
 import { buildOpsApp } from '../../src/http/ops-server.ts';
 import { createMetrics } from '../../src/http/plugins/metrics.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -43,6 +43,8 @@ export interface StartOptions {
   testStore?: TestStore;
   /** the app's result cache (default: its own); a NoResultCache computes every answer afresh */
   cache?: ResultCache;
+  /** the webhook worker's name resolution and attempt listener (app.ts, AppDeps.webhookDelivery) */
+  webhookDelivery?: AppDeps['webhookDelivery'];
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
@@ -60,6 +62,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     logger: false,
     metrics,
     cache: options.cache,
+    webhookDelivery: options.webhookDelivery,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const ops = await buildOpsApp({ db: database.db, store: testStore.store, metrics });

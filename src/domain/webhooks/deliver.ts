@@ -121,8 +121,7 @@ async function recordOutcome(
       return 'succeeded';
     }
     if (!giveUp) return 'retrying';
-    const days = Math.round((ctx.webhooks.giveUpSec / 86_400) * 10) / 10;
-    const reason = `Deliveries failed for ${days} day${days === 1 ? '' : 's'} (last error: ${result.error})`.slice(0, 500);
+    const reason = `Deliveries failed for ${duration(ctx.webhooks.giveUpSec)} (last error: ${result.error})`.slice(0, 500);
     if (await disableEndpoint(trx, endpoint.id, reason, decidedAt)) {
       await failPendingDeliveries(trx, endpoint.organizationId, endpoint.id, 'the endpoint was disabled after failing too long');
       await recordAudit(trx, {
@@ -135,4 +134,11 @@ async function recordOutcome(
     }
     return 'failed';
   });
+}
+
+/** "3 days", "1 hour", "90 minutes": the give-up limit as the disabled reason says it. */
+function duration(sec: number): string {
+  const [value, unit] = sec >= 86_400 ? [sec / 86_400, 'day'] : sec >= 3600 ? [sec / 3600, 'hour'] : [Math.max(1, sec / 60), 'minute'];
+  const rounded = Math.round(value * 10) / 10;
+  return `${rounded} ${unit}${rounded === 1 ? '' : 's'}`;
 }
