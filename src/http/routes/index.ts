@@ -27,6 +27,10 @@ import usageRoute from './console/usage/get.ts';
 import overviewRoute from './console/overview/get.ts';
 import auditLogRoute from './console/audit-log/list.ts';
 import consolePagesRoute from './console/pages.ts';
+import listWebhookDeliveriesRoute from './console/webhook-deliveries/list.ts';
+import listWebhookDeliveryAttemptsRoute from './console/webhook-deliveries/attempts.ts';
+import redeliverWebhookRoute from './console/webhook-deliveries/redeliver.ts';
+import sendTestWebhookRoute from './console/webhook-deliveries/send-test.ts';
 import homePageRoute from './home/page.ts';
 import docsRoute from './docs/reference.ts';
 
@@ -57,6 +61,10 @@ const routes = [
   usageRoute,
   overviewRoute,
   auditLogRoute,
+  listWebhookDeliveriesRoute,
+  listWebhookDeliveryAttemptsRoute,
+  redeliverWebhookRoute,
+  sendTestWebhookRoute,
   consolePagesRoute,
   // what a browser finds at the server's address: a page of links, the API reference
   homePageRoute,
