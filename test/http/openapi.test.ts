@@ -59,17 +59,24 @@ test('the console admin API is documented under its own tag, with its session an
   const operations = Object.entries<any>(doc.paths)
     .filter(([path]) => path.startsWith('/console/api/'))
     .flatMap(([path, item]) => Object.entries<any>(item).map(([method, op]) => ({ path, method, op })));
-  assert.deepEqual(operations.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort(), [
-    'DELETE /console/api/session',
-    'GET /console/api/audit-log',
-    'GET /console/api/credentials',
-    'GET /console/api/overview',
-    'GET /console/api/session',
-    'GET /console/api/usage',
-    'POST /console/api/credentials',
-    'POST /console/api/credentials/{credentialId}/revoke',
-    'POST /console/api/session',
-  ]);
+  assert.deepEqual(
+    operations.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort(),
+    [
+      'DELETE /console/api/session',
+      'GET /console/api/audit-log',
+      'GET /console/api/credentials',
+      'GET /console/api/overview',
+      'GET /console/api/session',
+      'GET /console/api/usage',
+      'POST /console/api/credentials',
+      'POST /console/api/credentials/{credentialId}/revoke',
+      'POST /console/api/session',
+      'GET /console/api/webhook-deliveries/{deliveryId}/attempts',
+      'GET /console/api/webhook-endpoints/{endpointId}/deliveries',
+      'POST /console/api/webhook-deliveries/{deliveryId}/redeliver',
+      'POST /console/api/webhook-endpoints/{endpointId}/test',
+    ].sort(),
+  );
   for (const { path, method, op } of operations) {
     const name = `${method} ${path}`;
     assert.deepEqual(op.tags, ['console'], name);
