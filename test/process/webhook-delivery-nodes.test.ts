@@ -25,11 +25,11 @@ for (const dialect of dialects) {
     const nodes: ServerProcess[] = [];
     const receivers: Receiver[] = [];
 
-    const startNode = async () => {
+    const startNode = async (env: Record<string, string> = {}) => {
       const node = await startServerProcess({
         database,
         store: createTestStore('memory'),
-        env: { WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true' },
+        env: { WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true', ...env },
       });
       nodes.push(node);
       return node;
@@ -126,6 +126,36 @@ for (const dialect of dialects) {
         return d.status === 'succeeded' ? d : undefined;
       });
       assert.equal(Number(delivery.attempts), 1, 'the killed attempt recorded nothing; the survivor recorded its own');
+    });
+
+    it('SIGTERM: the node stops claiming, and gives back the lease of an attempt still running at the end of the grace, so another node sends it', async (t) => {
+      await Promise.all(nodes.map((n) => n.stop()));
+      const leaving = await startNode({ SHUTDOWN_GRACE_MS: '2500' });
+      const receiver = await startReceiver(200);
+      receivers.push(receiver);
+      receiver.queue.push('hang');
+      const organizationId = (await createOrganization({ ctx, input: { name: 'Leaving' } })).id;
+      const { endpointId } = await insertEndpointFixture(ctx, { organizationId, url: receiver.url });
+      const event = testEvent();
+      await enqueueEvents(database.db, organizationId, [event]);
+      await receiver.waitFor(1);
+      await startNode();
+
+      const signalled = Date.now();
+      const exit = await leaving.stop('SIGTERM', 10_000);
+      assert.equal(exit.code, 0, leaving.stderr());
+      assert.match(leaving.stdout(), /"released":1[,}].*gave back the leases of unfinished attempts/);
+      const [, again] = await receiver.waitFor(2, 10_000);
+      t.diagnostic(`delivered by the remaining node ${Date.now() - signalled} ms after SIGTERM (grace 2500 ms)`);
+      assert.equal(again.headers['webhook-id'], event.eventId);
+      await eventually(async () => {
+        const d = await database.db.kysely
+          .selectFrom('webhook_deliveries')
+          .selectAll()
+          .where('endpoint_id', '=', endpointId)
+          .executeTakeFirstOrThrow();
+        return d.status === 'succeeded' ? d : undefined;
+      });
     });
   });
 }
