@@ -217,6 +217,21 @@ for (const dialect of dialects) {
       assert.equal(attempt.response_body, 'x'.repeat(1024));
     });
 
+    test('a signing secret that no longer decrypts fails the attempt with a reason, and nothing unsigned is sent', async () => {
+      const r = await receiver(200);
+      const { endpointId } = await insertEndpointFixture(server.system, { organizationId, url: r.url });
+      await db()
+        .updateTable('webhook_endpoint_secrets')
+        .set({ secret_ciphertext: 'v1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' })
+        .where('endpoint_id', '=', endpointId)
+        .execute();
+      await enqueueEvents(server.database.db, organizationId, [testEvent()], Date.now() + offset);
+      const delivery = await settled(endpointId, 1);
+      assert.equal(delivery.status, 'pending', 'retried like any failure (and given up in the end)');
+      assert.match(delivery.last_error ?? '', /^the signing secret could not be read \(.+\); rotate the endpoint's secret$/);
+      assert.equal(r.requests.length, 0);
+    });
+
     test('an endpoint failing for WEBHOOK_GIVE_UP_SEC is disabled, its pending deliveries failed, and the service audits it', async () => {
       const r = await receiver(500);
       const { endpointId } = await insertEndpointFixture(server.system, { organizationId, url: r.url });

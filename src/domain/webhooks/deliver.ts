@@ -15,6 +15,7 @@ import {
   type DeliveryRow,
 } from '../../storage/db/repositories/webhook-deliveries.ts';
 import { failPendingDeliveries, findEndpoint, type WebhookEndpointRecord } from '../../storage/db/repositories/webhook-endpoints.ts';
+import { asDependencyError } from '../../storage/db/errors.ts';
 import { recordAudit, type AuditActor } from '../console/audit.ts';
 import { afterFailure } from './retry-schedule.ts';
 import { sendWebhook, type SendInput, type SendResult } from './send.ts';
@@ -44,24 +45,37 @@ export async function attemptDelivery(ctx: DeliveryContext, delivery: DeliveryRo
     return 'failed';
   }
   const at = ctx.now();
-  const secrets = await ctx.signingSecrets(endpoint.id, at);
-  const result: SendResult =
-    secrets.length === 0
-      ? { statusCode: null, latencyMs: 0, error: 'the endpoint has no live signing secret', responseBody: null, sent: false }
-      : await sendWebhook({
-          url: endpoint.url,
-          body: delivery.payload,
-          headers: webhookHeaders({ eventId: delivery.event_id, payload: delivery.payload, secrets, at }),
-          timeoutMs: ctx.webhooks.timeoutMs,
-          refuseAddress: ctx.refuseAddress,
-          lookupHost: ctx.lookupHost,
-        });
+  const result = await send(ctx, delivery, endpoint.url, endpoint.id, at);
   try {
     return await recordOutcome(ctx, delivery, owner, endpoint, at, result);
   } catch (err) {
     if (err instanceof LeaseLost) return 'lease_lost';
     throw err;
   }
+}
+
+/** Signs and sends one attempt; a secret that cannot be read is the attempt's failure, not a crash of the worker. */
+async function send(ctx: DeliveryContext, delivery: DeliveryRow, url: string, endpointId: string, at: number): Promise<SendResult> {
+  const notSent = (error: string): SendResult => ({ statusCode: null, latencyMs: 0, error, responseBody: null, sent: false });
+  let secrets: string[];
+  try {
+    secrets = await ctx.signingSecrets(endpointId, at);
+  } catch (err) {
+    // a ciphertext that no longer decrypts (WEBHOOK_SECRETS_KEY changed): retried, and in the end
+    // given up like any failure, rather than holding the delivery forever
+    if (asDependencyError(err)) throw err; // the database is down: the lease brings it back later
+
+    return notSent(`the signing secret could not be read (${(err as Error).message.slice(0, 200)}); rotate the endpoint's secret`);
+  }
+  if (secrets.length === 0) return notSent('the endpoint has no live signing secret');
+  return await sendWebhook({
+    url,
+    body: delivery.payload,
+    headers: webhookHeaders({ eventId: delivery.event_id, payload: delivery.payload, secrets, at }),
+    timeoutMs: ctx.webhooks.timeoutMs,
+    refuseAddress: ctx.refuseAddress,
+    lookupHost: ctx.lookupHost,
+  });
 }
 
 /** Rolls back what the outcome's transaction wrote once it finds the lease gone. */
