@@ -1,11 +1,14 @@
 // End-to-end webhook delivery latency on PostgreSQL: from the commit that enqueues a delivery to
 // the request reaching a loopback receiver, p50 and p99, with one node and with two (real server
-// processes, src/main.ts, sharing the database). Two ways a delivery is enqueued, measured side by
-// side in the same run:
-//   on a node   the console's send-test route on one of the nodes (round robin): its commit wakes
-//               that node's worker at once (the in-process nudge, src/domain/webhooks/nudge.ts);
-//   elsewhere   a transaction of this process (as a write on a node without a worker, or `cds`,
-//               would): no worker is nudged, the nodes find it at their next poll (WEBHOOK_POLL_MS).
+// processes, src/main.ts, sharing the database). Three ways a delivery is enqueued, measured side
+// by side in the same run:
+//   on a node    the console's send-test route on one of the nodes (round robin): the node's own
+//                worker is nudged in-process (src/domain/webhooks/nudge.ts) and every node hears
+//                the commit's NOTIFY (src/storage/db/delivery-announcements.ts);
+//   elsewhere    enqueueDeliveries in a transaction of this process (as `cds` would): only the
+//                NOTIFY at its commit wakes the nodes;
+//   poll only    the same rows inserted without the NOTIFY: the nodes find them at their next poll
+//                (WEBHOOK_POLL_MS), which is what delivery latency would be without announcements.
 // Deliveries are sent one at a time, each after the previous arrived plus a random pause of up to
 // one poll interval (without it the worker, just done with the previous one, would find the next at
 // once and no delivery would wait for a poll), so each measures the path of one delivery and not a
@@ -25,6 +28,8 @@ import { createAdmin } from '../src/domain/console/create-admin.ts';
 import { enqueueDeliveries } from '../src/domain/webhooks/enqueue.ts';
 import { contextSecretsKey, encryptSigningSecret, generateSigningSecret } from '../src/domain/webhooks/signing-secrets.ts';
 import { insertEndpoint, insertSecret } from '../src/storage/db/repositories/webhook-endpoints.ts';
+import { insertDeliveries } from '../src/storage/db/repositories/webhook-deliveries.ts';
+import { newDeliveryId } from '../src/domain/webhooks/delivery-id.ts';
 import { freePort, ROOT, startChild, type Child } from './lib/child.ts';
 import { formatTable } from './lib/table.ts';
 import { postgresUrl } from './lib/bench-database.ts';
@@ -141,7 +146,7 @@ async function latencyOf(eventId: string, start: number): Promise<number> {
   return arrivals.get(eventId)! - start;
 }
 
-type Way = 'on a node' | 'elsewhere';
+type Way = 'on a node' | 'elsewhere' | 'poll only';
 
 async function measure(nodes: Child[], way: Way, count = COUNT): Promise<number[]> {
   const sessions = await Promise.all(nodes.map(signIn));
@@ -181,7 +186,7 @@ try {
   nodes.push(await startNode());
   for (const count of [1, 2]) {
     if (nodes.length < count) nodes.push(await startNode());
-    for (const way of ['on a node', 'elsewhere'] as const) {
+    for (const way of ['on a node', 'elsewhere', 'poll only'] as const) {
       await measure(nodes, way, 10); // warm-up, not reported
       const latencies = await measure(nodes, way);
       rows.push([`${count}`, way, String(COUNT), `${pct(latencies, 50)}`, `${pct(latencies, 99)}`, `${Math.max(...latencies)}`]);

@@ -26,6 +26,7 @@ import { AnswerBytes } from './http/answer-bytes.ts';
 import { listeningBaseUrl, openApiOptions, servedDocument, decorateDocument } from './http/openapi/document.ts';
 import { loggerOptions } from './logger.ts';
 import { DeliveryWorker, type WorkerOptions } from './domain/webhooks/worker.ts';
+import { openDeliveryAnnouncements } from './storage/db/delivery-announcements.ts';
 import type { DeliveryContext } from './domain/webhooks/deliver.ts';
 import { liveSigningSecrets } from './domain/webhooks/signing-secrets.ts';
 import { forbiddenAddressReason } from './domain/webhooks/address-policy.ts';
@@ -159,14 +160,23 @@ function startDeliveryWorker(app: FastifyInstance, config: Config, deps: AppDeps
     onAttempt: options?.onAttempt,
     onError: (err) => app.log.warn({ err: { message: err.message } }, 'webhook delivery: database error; will retry'),
   });
+  // commits of every node (and of cds) that enqueued deliveries wake this worker (PostgreSQL)
+  const announcements = openDeliveryAnnouncements(config.databaseUrl, (err) =>
+    app.log.warn({ err: { message: err.message } }, 'webhook delivery: announcement connection lost; polling until it is back'),
+  );
   let stopped: Promise<unknown> | undefined;
-  app.addHook('onReady', async () => worker.start());
+  app.addHook('onReady', async () => {
+    worker.start();
+    announcements.start(() => worker.poke());
+  });
   app.addHook('preClose', async () => {
+    void announcements.close();
     stopped = worker.stop(Math.max(0, config.shutdownGraceMs - 1000)).then(({ released }) => {
       if (released > 0) app.log.warn({ released }, 'webhook delivery: gave back the leases of unfinished attempts');
     });
   });
   app.addHook('onClose', async () => {
+    await announcements.close();
     await (stopped ?? worker.stop(0));
   });
 }

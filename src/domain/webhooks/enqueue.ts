@@ -1,10 +1,11 @@
 // The fan-out of a write's events to the organization's webhook endpoints, inside the write's own
 // transaction (issue 15's contract): a delivery exists if and only if its event committed. The
 // endpoints are read in the transaction, never from a cache, so an endpoint created a moment ago
-// receives the next event.
+// receives the next event. Every node's worker hears of the rows at commit on PostgreSQL (a NOTIFY,
+// storage/db/delivery-announcements.ts), this process's at once otherwise (nudge.ts).
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
-import { insertDeliveries, listEnabledEndpoints } from '../../storage/db/repositories/webhook-deliveries.ts';
+import { announceDeliveries, insertDeliveries, listEnabledEndpoints } from '../../storage/db/repositories/webhook-deliveries.ts';
 import { newDeliveryId } from './delivery-id.ts';
 import { nudgeDeliveryWorkers } from './nudge.ts';
 
@@ -58,5 +59,6 @@ export async function enqueueDeliveries(
   }
   if (rows.length === 0) return;
   await insertDeliveries(trx, rows);
+  await announceDeliveries(trx);
   nudgeDeliveryWorkers();
 }

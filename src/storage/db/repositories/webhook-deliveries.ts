@@ -3,7 +3,7 @@
 // node, the outcome of each attempt, and what the console lists. The endpoint columns the
 // delivery owns (its failing run, disabling it) are written here too; the rest of the endpoint is
 // repositories/webhook-endpoints.ts's.
-import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { PostgresAdapter, sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { DialectName } from '../connect.ts';
 import type { Database, WebhookDeliveriesTable, WebhookDeliveryAttemptsTable } from '../schema.ts';
 import { instanceAlive } from './server-instances.ts';
@@ -36,6 +36,18 @@ export async function listEnabledEndpoints(db: Q, organizationId: string): Promi
     .where('status', '=', 'enabled')
     .execute();
   return rows.map((r) => ({ id: r.id, eventTypes: r.event_types }));
+}
+
+/** The PostgreSQL channel on which a commit that enqueued deliveries wakes every node's worker (db/delivery-announcements.ts). */
+export const DELIVERIES_CHANNEL = 'cds_webhook_deliveries';
+
+/**
+ * On PostgreSQL, announces the transaction's new deliveries to every listening node: a NOTIFY is
+ * delivered when the transaction commits and never when it rolls back, so no node looks before the
+ * rows are visible. SQLite has no such thing (its workers poll, and are nudged in-process).
+ */
+export async function announceDeliveries(db: Q): Promise<void> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) await sql`select pg_notify(${DELIVERIES_CHANNEL}, '')`.execute(db);
 }
 
 export async function insertDeliveries(db: Q, rows: Insertable<WebhookDeliveriesTable>[]): Promise<void> {
