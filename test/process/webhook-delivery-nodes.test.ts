@@ -128,6 +128,26 @@ for (const dialect of dialects) {
       assert.equal(Number(delivery.attempts), 1, 'the killed attempt recorded nothing; the survivor recorded its own');
     });
 
+    it('a delivery enqueued outside the nodes is sent at once: the commit is announced to every node, no poll is waited for', async (t) => {
+      await Promise.all(nodes.map((n) => n.stop()));
+      // polls a minute apart: only the announcement can explain a delivery within seconds
+      await startNode({ WEBHOOK_POLL_MS: '60000' });
+      await startNode({ WEBHOOK_POLL_MS: '60000' });
+      const receiver = await startReceiver(200);
+      receivers.push(receiver);
+      const organizationId = (await createOrganization({ ctx, input: { name: 'Announced' } })).id;
+      await insertEndpointFixture(ctx, { organizationId, url: receiver.url });
+      const latencies: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const started = Date.now();
+        await enqueueEvents(database.db, organizationId, [testEvent()]);
+        await receiver.waitFor(i + 1, 5000);
+        latencies.push(Date.now() - started);
+      }
+      t.diagnostic(`commit to receiver with 60 s polls: ${latencies.join(', ')} ms`);
+      assert.ok(Math.max(...latencies) < 5000);
+    });
+
     it('SIGTERM: the node stops claiming, and gives back the lease of an attempt still running at the end of the grace, so another node sends it', async (t) => {
       await Promise.all(nodes.map((n) => n.stop()));
       const leaving = await startNode({ SHUTDOWN_GRACE_MS: '2500' });
