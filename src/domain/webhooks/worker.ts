@@ -1,8 +1,9 @@
 // The delivery worker every node runs (WEBHOOK_DELIVERY=on): it leases due deliveries
 // (repositories/webhook-deliveries.ts, claimDueDeliveries), sends up to WEBHOOK_CONCURRENCY at
-// once, and looks again every WEBHOOK_POLL_MS while idle, at once when a slot frees, and at once
-// (then a few times within ~100 ms, since the nudge comes before the commit) when a transaction
-// of this process enqueued deliveries. The lease's owner is the server instance (its heartbeat,
+// once, and looks again every WEBHOOK_POLL_MS while idle, at once when a slot frees, at once when
+// poked (a commit of any node announced deliveries: storage/db/delivery-announcements.ts, wired in
+// app.ts), and at once (then a few times within ~100 ms, since the nudge comes before the commit)
+// when a transaction of this process enqueued deliveries. The lease's owner is the server instance (its heartbeat,
 // server-instance.ts), so a node that dies frees its deliveries within the liveness window rather
 // than the whole lease; without an instance (an app built by a test) the lease alone bounds it.
 import { randomUUID } from 'node:crypto';
