@@ -3,9 +3,10 @@
 // once, and looks again every WEBHOOK_POLL_MS while idle, at once when a slot frees, at once when
 // poked (a commit of any node announced deliveries: storage/db/delivery-announcements.ts, wired in
 // app.ts), and at once (then a few times within ~100 ms, since the nudge comes before the commit)
-// when a transaction of this process enqueued deliveries. The lease's owner is the server instance (its heartbeat,
-// server-instance.ts), so a node that dies frees its deliveries within the liveness window rather
-// than the whole lease; without an instance (an app built by a test) the lease alone bounds it.
+// when a transaction of this process enqueued deliveries. The lease's owner is the server
+// instance (its heartbeat, server-instance.ts), so a node that dies frees its deliveries within
+// the liveness window rather than the whole lease; without an instance (an app built by a test)
+// the lease alone bounds it.
 import { randomUUID } from 'node:crypto';
 import {
   claimDueDeliveries,
