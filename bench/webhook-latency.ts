@@ -166,9 +166,16 @@ async function measure(nodes: Child[], way: Way, count = COUNT): Promise<number[
       const eventId = `evt_${randomBytes(13).toString('hex').slice(0, 26).toUpperCase()}`;
       const payload = JSON.stringify({ eventId, type: 'webhook.test', occurredAt: Date.now(), data: {} });
       const start = Date.now();
-      await db.kysely
-        .transaction()
-        .execute((trx) => enqueueDeliveries(trx, organizationId, [{ eventId, type: 'webhook.test', payload }], start));
+      if (way === 'elsewhere') {
+        await db.kysely
+          .transaction()
+          .execute((trx) => enqueueDeliveries(trx, organizationId, [{ eventId, type: 'webhook.test', payload }], start));
+      } else {
+        const row = { organization_id: organizationId, endpoint_id: endpointId, event_id: eventId, event_type: 'webhook.test', payload };
+        await insertDeliveries(db.kysely, [
+          { ...row, id: newDeliveryId(start), status: 'pending', next_attempt_at: start, created_at: start },
+        ]);
+      }
       latencies.push(await latencyOf(eventId, start));
     }
   }
