@@ -7,8 +7,8 @@
 // reads: bench/reads.ts, every list endpoint, a get-one and /healthz against a raw node:http server
 // sending the same bytes (SQLite, and PostgreSQL + Redis when BENCH_/TEST_DATABASE_URL and
 // _REDIS_URL are set). uploads: bench/uploads.ts, 100 MiB in 5 files against a raw server streaming
-// to disk. The others are the per-area benchmarks (see the head of each file); outbox: bench/outbox.ts,
-// what recording change events adds to a write.
+// to disk. The others are the per-area benchmarks (see the head of each file; webhook-latency
+// needs PostgreSQL); outbox: bench/outbox.ts, what recording change events adds to a write.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from './lib/child.ts';
@@ -22,6 +22,7 @@ const SCRIPTS = {
   statements: 'bench/statements.ts',
   frameworks: 'bench/frameworks.ts',
   outbox: 'bench/outbox.ts',
+  'webhook-latency': 'bench/webhook-latency.ts',
 } as const;
 type Name = keyof typeof SCRIPTS;
 const DEFAULT: Name[] = ['reads', 'uploads'];

@@ -36,7 +36,8 @@ import {
 import { ErrorBody } from '../src/http/schemas/common.ts';
 import { Credential, NewCredential } from '../src/domain/auth/schema.ts';
 import { AuditEntry, CredentialUsage, Overview, OverviewFramework, Session, Usage, UsageBucket } from '../src/domain/console/schema.ts';
-import { EndpointEventType, NewWebhookEndpoint, RotatedSecret, WebhookDelivery, WebhookEndpoint } from '../src/domain/webhooks/schema.ts';
+import { EndpointEventType, NewWebhookEndpoint, RotatedSecret, WebhookEndpoint } from '../src/domain/webhooks/schema.ts';
+import { WebhookDelivery, WebhookDeliveryAttempt } from '../src/domain/webhooks/delivery-schema.ts';
 
 export const CLI_VOCABULARY_FILE = fileURLToPath(new URL('../packages/cli/src/vocabulary.ts', import.meta.url));
 export const CONSOLE_TYPES_FILE = fileURLToPath(new URL('../src/console/web/types.ts', import.meta.url));
@@ -209,6 +210,7 @@ export function renderConsoleTypes(): string {
     ['NewWebhookEndpoint', NewWebhookEndpoint],
     ['RotatedSecret', RotatedSecret],
     ['WebhookDelivery', WebhookDelivery],
+    ['WebhookDeliveryAttempt', WebhookDeliveryAttempt],
     ['FieldError', fieldError()],
   ].map(([name, schema]) => [name as string, schema as TSchema as JsonSchema]);
   const names = new Map<object, string>(types.map(([name, schema]) => [schema, name]));

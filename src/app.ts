@@ -25,6 +25,12 @@ import { registerRoutes } from './http/routes/index.ts';
 import { AnswerBytes } from './http/answer-bytes.ts';
 import { listeningBaseUrl, openApiOptions, servedDocument, decorateDocument } from './http/openapi/document.ts';
 import { loggerOptions } from './logger.ts';
+import { DeliveryWorker, type WorkerOptions } from './domain/webhooks/worker.ts';
+import { openDeliveryAnnouncements } from './storage/db/delivery-announcements.ts';
+import type { DeliveryContext } from './domain/webhooks/deliver.ts';
+import { liveSigningSecrets } from './domain/webhooks/signing-secrets.ts';
+import { forbiddenAddressReason } from './domain/webhooks/address-policy.ts';
+import type { SystemContext } from './domain/context.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -53,6 +59,11 @@ export interface AppDeps {
   instance?: ServerInstance;
   /** resolves webhook endpoints' host names (tests make a name resolve to a chosen address); default: the system resolver */
   lookupHost?: (host: string) => Promise<string[]>;
+  /**
+   * Parts of the webhook delivery worker a test replaces: name resolution (a name pointed at
+   * loopback), and a listener of finished attempts. The worker runs when WEBHOOK_DELIVERY is on.
+   */
+  webhookDelivery?: Pick<DeliveryContext, 'lookupHost'> & Pick<WorkerOptions, 'onAttempt'>;
 }
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
@@ -103,6 +114,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await usage.flush();
   });
 
+  if (config.webhooks.deliveryEnabled) startDeliveryWorker(app, config, deps, system);
+
   registerResponseHeaders(app);
   registerMetrics(app, metrics);
   registerErrorHandler(app, (err) => metrics.dependencyErrors.inc({ dependency: err.dependency }));
@@ -128,6 +141,47 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     servedDocument(app.swagger(), config.publicBaseUrl ?? listeningBaseUrl(app.server.address(), config)),
   );
   return app;
+}
+
+/**
+ * The webhook delivery worker of this node, started when the app is ready. It stops claiming as
+ * soon as the app begins to close, and the close waits for its attempts in flight for most of
+ * the shutdown grace, then gives their leases back (src/main.ts exits at the end of the grace).
+ */
+function startDeliveryWorker(app: FastifyInstance, config: Config, deps: AppDeps, system: SystemContext) {
+  const options = deps.webhookDelivery;
+  const worker = new DeliveryWorker({
+    ctx: {
+      db: deps.db,
+      now: system.now,
+      webhooks: config.webhooks,
+      signingSecrets: (endpointId, now) => liveSigningSecrets(system, endpointId, now),
+      refuseAddress: config.webhooks.allowPrivateAddresses ? () => undefined : forbiddenAddressReason,
+      lookupHost: options?.lookupHost ?? deps.lookupHost,
+    },
+    instance: deps.instance,
+    onAttempt: options?.onAttempt,
+    onError: (err) => app.log.warn({ err: { message: err.message } }, 'webhook delivery: database error; will retry'),
+  });
+  // commits of every node (and of cds) that enqueued deliveries wake this worker (PostgreSQL)
+  const announcements = openDeliveryAnnouncements(config.databaseUrl, (err) =>
+    app.log.warn({ err: { message: err.message } }, 'webhook delivery: announcement connection lost; polling until it is back'),
+  );
+  let stopped: Promise<unknown> | undefined;
+  app.addHook('onReady', async () => {
+    worker.start();
+    announcements.start(() => worker.poke());
+  });
+  app.addHook('preClose', async () => {
+    void announcements.close();
+    stopped = worker.stop(Math.max(0, config.shutdownGraceMs - 1000)).then(({ released }) => {
+      if (released > 0) app.log.warn({ released }, 'webhook delivery: gave back the leases of unfinished attempts');
+    });
+  });
+  app.addHook('onClose', async () => {
+    await announcements.close();
+    await (stopped ?? worker.stop(0));
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 // Starts the real app on a loopback port over a real database and rate-limit store, and gives
 // tests the helpers they share: organizations, credentials, tokens and an HTTP client.
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { buildApp, type AppDeps } from '../../src/app.ts';
 import { buildOpsApp } from '../../src/http/ops-server.ts';
 import { createMetrics } from '../../src/http/plugins/metrics.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -45,6 +45,8 @@ export interface StartOptions {
   cache?: ResultCache;
   /** resolves webhook endpoints' host names instead of the system resolver */
   lookupHost?: (host: string) => Promise<string[]>;
+  /** the webhook worker's name resolution and attempt listener (app.ts, AppDeps.webhookDelivery) */
+  webhookDelivery?: AppDeps['webhookDelivery'];
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
@@ -63,6 +65,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     metrics,
     cache: options.cache,
     lookupHost: options.lookupHost,
+    webhookDelivery: options.webhookDelivery,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const ops = await buildOpsApp({ db: database.db, store: testStore.store, metrics });

@@ -20,6 +20,7 @@ import {
 import { fixtures } from '../harness/fixtures.ts';
 import { findingFixtures } from '../harness/fixtures-findings.ts';
 import { createEndpoint } from '../../src/domain/webhooks/create-endpoint.ts';
+import { enqueueEvents, insertEndpointFixture, testEvent } from '../harness/webhooks.ts';
 
 const API_LIMIT = 40;
 const TOKEN_LIMIT = 5;
@@ -103,6 +104,18 @@ for (const dialect of dialects) {
         assert.equal(res.status, 200, `${list}: ${JSON.stringify(res.body)}`);
         ids[name] = res.body.data[0][name];
       }
+      // a webhook endpoint with one delivery, for the console's delivery routes (the worker's
+      // attempts are refused: loopback is not allowed by default, so nothing is sent)
+      const endpoint = await insertEndpointFixture(server.system, { organizationId: org.organizationId, url: 'http://127.0.0.1:9/' });
+      await enqueueEvents(server.database.db, org.organizationId, [testEvent()]);
+      ids.endpointId = endpoint.endpointId;
+      ids.deliveryId = (
+        await server.database.db.kysely
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('endpoint_id', '=', endpoint.endpointId)
+          .executeTakeFirstOrThrow()
+      ).id;
       writer = await getToken(server.url, await addCredential(server.system, org.organizationId, 'read_write'));
       await createAdminFor({
         ctx: server.system,

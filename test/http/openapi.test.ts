@@ -67,14 +67,18 @@ test('the console admin API is documented under its own tag, with its session an
     'GET /console/api/overview',
     'GET /console/api/session',
     'GET /console/api/usage',
+    'GET /console/api/webhook-deliveries/{deliveryId}/attempts',
     'GET /console/api/webhook-endpoints',
     'GET /console/api/webhook-endpoints/{endpointId}',
+    'GET /console/api/webhook-endpoints/{endpointId}/deliveries',
     'PATCH /console/api/webhook-endpoints/{endpointId}',
     'POST /console/api/credentials',
     'POST /console/api/credentials/{credentialId}/revoke',
     'POST /console/api/session',
+    'POST /console/api/webhook-deliveries/{deliveryId}/redeliver',
     'POST /console/api/webhook-endpoints',
     'POST /console/api/webhook-endpoints/{endpointId}/rotate-secret',
+    'POST /console/api/webhook-endpoints/{endpointId}/test',
   ]);
   for (const { path, method, op } of operations) {
     const name = `${method} ${path}`;

@@ -238,6 +238,34 @@ export interface paths {
      */
     post: operations["rotateWebhookSecret"];
   };
+  "/console/api/webhook-endpoints/{endpointId}/deliveries": {
+    /**
+     * List a webhook endpoint's deliveries
+     * @description One delivery per event sent to the endpoint (and per redelivery or test event), newest first, one page at a time: pass meta.nextCursor back as `cursor` until it is null.
+     */
+    get: operations["listConsoleWebhookDeliveries"];
+  };
+  "/console/api/webhook-deliveries/{deliveryId}/attempts": {
+    /**
+     * List a webhook delivery's attempts
+     * @description Every attempt, first to last: when, the receiver's status and the first 1 KB of its answer, or why it failed.
+     */
+    get: operations["listConsoleWebhookDeliveryAttempts"];
+  };
+  "/console/api/webhook-deliveries/{deliveryId}/redeliver": {
+    /**
+     * Redeliver a webhook
+     * @description Queues a new delivery of the same event (same eventId and body, hence the same webhook-id header) to the same endpoint; it is sent within moments.
+     */
+    post: operations["redeliverConsoleWebhook"];
+  };
+  "/console/api/webhook-endpoints/{endpointId}/test": {
+    /**
+     * Send a test event to a webhook endpoint
+     * @description Queues a delivery of a `webhook.test` event (data: { endpointId }), signed and retried like any other; it is not an event of the feed.
+     */
+    post: operations["sendConsoleWebhookTest"];
+  };
   "/v1/evidence/{evidenceId}/attachments": {
     /**
      * Upload files to an evidence record
@@ -4333,8 +4361,8 @@ export interface operations {
                 at: number;
                 actor: {
                   /** @enum {unknown} */
-                  type: "admin" | "cli";
-                  /** @description The administrator's email, or the operator and host for cds */
+                  type: "admin" | "cli" | "system";
+                  /** @description The administrator's email, the operator and host for cds, or what the service did on its own */
                   label: string;
                 };
                 /** @enum {unknown} */
@@ -4954,6 +4982,419 @@ export interface operations {
         };
       };
       /** @description not_found: no such endpoint in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * List a webhook endpoint's deliveries
+   * @description One delivery per event sent to the endpoint (and per redelivery or test event), newest first, one page at a time: pass meta.nextCursor back as `cursor` until it is null.
+   */
+  listConsoleWebhookDeliveries: {
+    parameters: {
+      query?: {
+        /** @description Deliveries per page */
+        count?: number;
+        /** @description meta.nextCursor of the previous page */
+        cursor?: string;
+      };
+      path: {
+        endpointId: string;
+      };
+    };
+    responses: {
+      /** @description One page of deliveries, with the cursor of the next page. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": {
+            data: ({
+                deliveryId: string;
+                endpointId: string;
+                /** @description The webhook-id header: the same on every attempt and redelivery of the event. */
+                eventId: string;
+                eventType: string;
+                /**
+                 * @description pending: to be attempted (again) at nextAttemptAt; succeeded: a 2xx arrived in time; failed: given up (the endpoint was disabled or deleted).
+                 * @enum {unknown}
+                 */
+                status: "pending" | "succeeded" | "failed";
+                /** @description Attempts made so far */
+                attempts: number;
+                nextAttemptAt: number | null;
+                lastAttemptAt: number | null;
+                lastStatusCode: number | null;
+                lastLatencyMs: number | null;
+                lastError: string | null;
+                /** @description Epoch ms */
+                createdAt: number;
+              })[];
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            } & ({
+              nextCursor: string | null;
+            });
+          };
+        };
+      };
+      /** @description validation_failed: the body or a parameter is invalid (details name it) */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized: not signed in, or the session has ended */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no such webhook endpoint in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * List a webhook delivery's attempts
+   * @description Every attempt, first to last: when, the receiver's status and the first 1 KB of its answer, or why it failed.
+   */
+  listConsoleWebhookDeliveryAttempts: {
+    parameters: {
+      path: {
+        deliveryId: string;
+      };
+    };
+    responses: {
+      /** @description The attempts. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": {
+            data: ({
+                /** @description 1 for the first attempt */
+                attempt: number;
+                /** @description Epoch ms at which the attempt began */
+                at: number;
+                statusCode: number | null;
+                latencyMs: number | null;
+                error: string | null;
+                responseBody: string | null;
+              })[];
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed: the body or a parameter is invalid (details name it) */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized: not signed in, or the session has ended */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no such webhook delivery in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Redeliver a webhook
+   * @description Queues a new delivery of the same event (same eventId and body, hence the same webhook-id header) to the same endpoint; it is sent within moments.
+   */
+  redeliverConsoleWebhook: {
+    parameters: {
+      header: {
+        /** @description The csrfToken of the session. */
+        "x-csrf-token": string;
+      };
+      path: {
+        deliveryId: string;
+      };
+    };
+    responses: {
+      /** @description The new delivery, pending. */
+      202: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              deliveryId: string;
+              endpointId: string;
+              /** @description The webhook-id header: the same on every attempt and redelivery of the event. */
+              eventId: string;
+              eventType: string;
+              /**
+               * @description pending: to be attempted (again) at nextAttemptAt; succeeded: a 2xx arrived in time; failed: given up (the endpoint was disabled or deleted).
+               * @enum {unknown}
+               */
+              status: "pending" | "succeeded" | "failed";
+              /** @description Attempts made so far */
+              attempts: number;
+              nextAttemptAt: number | null;
+              lastAttemptAt: number | null;
+              lastStatusCode: number | null;
+              lastLatencyMs: number | null;
+              lastError: string | null;
+              /** @description Epoch ms */
+              createdAt: number;
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed: the endpoint of the delivery is disabled (enable it first) */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized: not signed in, or the session has ended */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no such webhook delivery in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Send a test event to a webhook endpoint
+   * @description Queues a delivery of a `webhook.test` event (data: { endpointId }), signed and retried like any other; it is not an event of the feed.
+   */
+  sendConsoleWebhookTest: {
+    parameters: {
+      header: {
+        /** @description The csrfToken of the session. */
+        "x-csrf-token": string;
+      };
+      path: {
+        endpointId: string;
+      };
+    };
+    responses: {
+      /** @description The delivery of the test event, pending. */
+      202: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              deliveryId: string;
+              endpointId: string;
+              /** @description The webhook-id header: the same on every attempt and redelivery of the event. */
+              eventId: string;
+              eventType: string;
+              /**
+               * @description pending: to be attempted (again) at nextAttemptAt; succeeded: a 2xx arrived in time; failed: given up (the endpoint was disabled or deleted).
+               * @enum {unknown}
+               */
+              status: "pending" | "succeeded" | "failed";
+              /** @description Attempts made so far */
+              attempts: number;
+              nextAttemptAt: number | null;
+              lastAttemptAt: number | null;
+              lastStatusCode: number | null;
+              lastLatencyMs: number | null;
+              lastError: string | null;
+              /** @description Epoch ms */
+              createdAt: number;
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed: the endpoint is disabled (enable it first) */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized: not signed in, or the session has ended */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no such webhook endpoint in the organization */
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -71,8 +71,8 @@ export interface AuditEntry {
   /** Epoch ms. */
   at: number;
   actor: {
-    type: 'admin' | 'cli';
-    /** The administrator's email, or the operator and host for cds. */
+    type: 'admin' | 'cli' | 'system';
+    /** The administrator's email, the operator and host for cds, or what the service did on its own. */
     label: string;
   };
   action:
@@ -127,20 +127,31 @@ export interface RotatedSecret {
 export interface WebhookDelivery {
   deliveryId: string;
   endpointId: string;
-  /** The webhook-id header: the same on every attempt and redelivery. */
+  /** The webhook-id header: the same on every attempt and redelivery of the event. */
   eventId: string;
   eventType: string;
+  /** pending: to be attempted (again) at nextAttemptAt; succeeded: a 2xx arrived in time; failed: given up (the endpoint was disabled or deleted). */
   status: 'pending' | 'succeeded' | 'failed';
+  /** Attempts made so far. */
   attempts: number;
-  /** Epoch ms of the next attempt; null when none is due. */
   nextAttemptAt: number | null;
   lastAttemptAt: number | null;
-  /** The receiver's HTTP status; null when it did not answer. */
   lastStatusCode: number | null;
   lastLatencyMs: number | null;
   lastError: string | null;
   /** Epoch ms. */
   createdAt: number;
+}
+
+export interface WebhookDeliveryAttempt {
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** Epoch ms at which the attempt began. */
+  at: number;
+  statusCode: number | null;
+  latencyMs: number | null;
+  error: string | null;
+  responseBody: string | null;
 }
 
 export interface FieldError { field: string; message: string }

@@ -23,9 +23,9 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-/** Who acted and from where: a signed-in administrator, or an operator running `cds`. */
+/** Who acted and from where: a signed-in administrator, an operator running `cds`, or the service itself (disabling a failing webhook endpoint). */
 export interface AuditActor {
-  type: 'admin' | 'cli';
+  type: 'admin' | 'cli' | 'system';
   id: string | null;
   label: string;
   ip: string | null;

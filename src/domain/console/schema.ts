@@ -53,8 +53,8 @@ export const AuditEntry = Type.Object({
   id: Type.String(),
   at: Type.Integer({ description: 'Epoch ms' }),
   actor: Type.Object({
-    type: Type.Enum(['admin', 'cli']),
-    label: Type.String({ description: "The administrator's email, or the operator and host for cds" }),
+    type: Type.Enum(['admin', 'cli', 'system']),
+    label: Type.String({ description: "The administrator's email, the operator and host for cds, or what the service did on its own" }),
   }),
   action: Type.Enum([...AUDIT_ACTIONS]),
   target: Type.Union([Type.Object({ type: Type.String(), id: Type.String(), label: Type.String() }), Type.Null()]),

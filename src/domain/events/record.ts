@@ -9,10 +9,13 @@
 // lock is taken at the start of the write; a write that bumps nothing (credentials) takes it here.
 // Either way a second write of the organization takes its numbers after the first committed, and
 // the feed, which reads in number order, never skips a number that commits later.
+//
+// Each event is also fanned out to the organization's webhook endpoints here (webhooks/enqueue.ts).
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 import { insertEvents, takeEventNumbers, type StoredEvent } from '../../storage/db/repositories/events.ts';
 import { newEventId } from './event-id.ts';
+import { enqueueDeliveries } from '../webhooks/enqueue.ts';
 import { resourceTypeOf, type EventDataOf, type EventType } from './schema.ts';
 
 /** An event a write is about to record: its type, the resource's ID as the API shows it, and its data. */
@@ -62,5 +65,7 @@ export async function recordEvents(trx: Kysely<Database>, organizationId: string
     recorded.push({ eventId, type: event.type, seq: first + i, payload });
   });
   await insertEvents(trx, organizationId, rows);
+  // The webhook deliveries of these events, in the same transaction: one exists if and only if its event does.
+  await enqueueDeliveries(trx, organizationId, recorded, events[0].occurredAt);
   return recorded;
 }

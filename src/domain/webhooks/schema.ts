@@ -67,30 +67,6 @@ export const RotatedSecret = Type.Object({
   }),
 });
 
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
-
-/**
- * One event's delivery to one endpoint, with the outcome of its latest attempt: what the console's
- * deliveries table shows. MERGE NOTE: the delivery engineer's src/domain/webhooks/delivery-schema.ts
- * defines the same object (same name and fields, from the contract) for its routes; at merge keep
- * that one, drop this one and its line in scripts/generate-client-types.ts, and regenerate.
- */
-export const WebhookDelivery = Type.Object({
-  deliveryId: Type.String(),
-  endpointId: Type.String(),
-  eventId: Type.String({ description: 'The webhook-id header: the same on every attempt and redelivery.' }),
-  eventType: Type.String(),
-  status: Type.Enum([...DELIVERY_STATUSES]),
-  attempts: Type.Integer(),
-  nextAttemptAt: Type.Union([Type.Integer(), Type.Null()], { description: 'Epoch ms of the next attempt; null when none is due.' }),
-  lastAttemptAt: Type.Union([Type.Integer(), Type.Null()]),
-  lastStatusCode: Type.Union([Type.Integer(), Type.Null()], { description: "The receiver's HTTP status; null when it did not answer." }),
-  lastLatencyMs: Type.Union([Type.Integer(), Type.Null()]),
-  lastError: Type.Union([Type.String(), Type.Null()]),
-  createdAt: Type.Integer({ description: 'Epoch ms' }),
-});
-
 export type WebhookEndpoint = Static<typeof WebhookEndpoint>;
 export type NewWebhookEndpoint = Static<typeof NewWebhookEndpoint>;
 export type RotatedSecret = Static<typeof RotatedSecret>;
-export type WebhookDelivery = Static<typeof WebhookDelivery>;

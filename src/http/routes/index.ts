@@ -34,6 +34,10 @@ import updateWebhookEndpointRoute from './console/webhook-endpoints/update.ts';
 import deleteWebhookEndpointRoute from './console/webhook-endpoints/delete.ts';
 import rotateWebhookSecretRoute from './console/webhook-endpoints/rotate-secret.ts';
 import consolePagesRoute from './console/pages.ts';
+import listWebhookDeliveriesRoute from './console/webhook-deliveries/list.ts';
+import listWebhookDeliveryAttemptsRoute from './console/webhook-deliveries/attempts.ts';
+import redeliverWebhookRoute from './console/webhook-deliveries/redeliver.ts';
+import sendTestWebhookRoute from './console/webhook-deliveries/send-test.ts';
 import homePageRoute from './home/page.ts';
 import docsRoute from './docs/reference.ts';
 
@@ -72,6 +76,10 @@ const routes = [
   updateWebhookEndpointRoute,
   deleteWebhookEndpointRoute,
   rotateWebhookSecretRoute,
+  listWebhookDeliveriesRoute,
+  listWebhookDeliveryAttemptsRoute,
+  redeliverWebhookRoute,
+  sendTestWebhookRoute,
   consolePagesRoute,
   // what a browser finds at the server's address: a page of links, the API reference
   homePageRoute,

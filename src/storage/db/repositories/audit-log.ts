@@ -7,7 +7,7 @@ export interface AuditEntry {
   id: string;
   organizationId: string | null;
   at: number;
-  actorType: 'admin' | 'cli';
+  actorType: 'admin' | 'cli' | 'system';
   actorId: string | null;
   actorLabel: string;
   action: string;

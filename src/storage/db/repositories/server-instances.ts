@@ -43,6 +43,9 @@ export async function deleteSilentInstances(db: Q, before: number): Promise<numb
  * whose heartbeat is at or after `aliveSince`. Used inside the WHERE of a takeover, so that the
  * liveness check and the takeover are one statement.
  */
-export function instanceAlive(column: 'idempotency_records.instance_id' | 'pending_uploads.instance_id', aliveSince: number) {
+export function instanceAlive(
+  column: 'idempotency_records.instance_id' | 'pending_uploads.instance_id' | 'webhook_deliveries.lease_owner',
+  aliveSince: number,
+) {
   return sql<boolean>`exists (select 1 from server_instances where server_instances.id = ${sql.ref(column)} and server_instances.heartbeat_at >= ${aliveSince})`;
 }
