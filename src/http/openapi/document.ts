@@ -88,6 +88,9 @@ type HeaderName = keyof typeof HEADERS;
 /** Paths of the interface itself; every other operation is an extension (console, health). */
 const INTERFACE_PATH = /^\/(?:v1\/|oauth\/token$)/;
 
+/** Operations under /v1 that the interface does not describe: extensions all the same. */
+const V1_EXTENSIONS = new Set(['listEvents']);
+
 /** Writes whose 201 names the created resource in `Location`. */
 const LOCATION_ON_CREATE = new Set(['createVulnerability']);
 
@@ -148,6 +151,11 @@ export function openApiOptions(): OpenApiOptions {
       { name: 'evidence', description: 'Evidence records and their attachments' },
       { name: 'tests', description: 'Automated and cloud tests with their flagged resources' },
       { name: 'vulnerabilities', description: 'Third-party vulnerability findings' },
+      {
+        name: 'events',
+        description:
+          'Extension (issue 15): the change events feed. Every write records its events in its own transaction; GET /v1/events gives them in commit order.',
+      },
       { name: 'operations', description: 'Liveness and readiness (metrics are on the operations listener, OPS_PORT)' },
       {
         name: 'console',
@@ -162,13 +170,13 @@ export function openApiOptions(): OpenApiOptions {
 
 /**
  * @fastify/swagger's `transformObject`: adds the response headers to every response, and marks
- * the operations beyond the interface with `x-extension: true`.
+ * the operations beyond the interface (and the /v1 extensions, V1_EXTENSIONS) with `x-extension: true`.
  */
 export const decorateDocument: SwaggerTransformObject = (input) => {
   const openapiObject = ('openapiObject' in input ? input.openapiObject : input.swaggerObject) as Json;
   for (const [path, item] of Object.entries<Json>(openapiObject.paths ?? {})) {
     for (const op of Object.values<Json>(item)) {
-      if (!INTERFACE_PATH.test(path)) op['x-extension'] = true;
+      if (!INTERFACE_PATH.test(path) || V1_EXTENSIONS.has(op.operationId)) op['x-extension'] = true;
       for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
         const refs = Object.fromEntries(headersOf(path, status, op).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
         response.headers = { ...refs, ...response.headers };
