@@ -17,7 +17,8 @@ export function headerValue(headers: WebhookHeaders, name: string, joinWith?: st
     if (joinWith === undefined) return value;
     return value.replace(/,\s+(?=v\d)/g, joinWith);
   }
-  if (typeof headers !== 'object' || headers === null) throw new TypeError('headers must be a Headers object or a plain object of header names');
+  if (typeof headers !== 'object' || headers === null)
+    throw new TypeError('headers must be a Headers object or a plain object of header names');
   const found: string[] = [];
   for (const [key, value] of Object.entries(headers)) {
     if (key.toLowerCase() !== name || value === undefined) continue;

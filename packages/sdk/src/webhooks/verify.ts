@@ -51,7 +51,8 @@ export async function verifyWebhook(
   const id = requiredHeader(headers, 'webhook-id');
   const timestampText = requiredHeader(headers, 'webhook-timestamp');
   const signatureText = requiredHeader(headers, 'webhook-signature');
-  if (id.length > MAX_ID_LENGTH) throw new WebhookVerificationError('invalid_header', `webhook-id is longer than ${MAX_ID_LENGTH} characters`, 'webhook-id');
+  if (id.length > MAX_ID_LENGTH)
+    throw new WebhookVerificationError('invalid_header', `webhook-id is longer than ${MAX_ID_LENGTH} characters`, 'webhook-id');
   if (!/^\d{1,15}$/.test(timestampText))
     throw new WebhookVerificationError('invalid_header', 'webhook-timestamp is not a whole number of seconds', 'webhook-timestamp');
   const timestamp = Number(timestampText);
@@ -69,7 +70,11 @@ export async function verifyWebhook(
       'webhook-timestamp',
     );
   if (signatureText.length > MAX_SIGNATURE_HEADER)
-    throw new WebhookVerificationError('invalid_header', `webhook-signature is longer than ${MAX_SIGNATURE_HEADER} characters`, 'webhook-signature');
+    throw new WebhookVerificationError(
+      'invalid_header',
+      `webhook-signature is longer than ${MAX_SIGNATURE_HEADER} characters`,
+      'webhook-signature',
+    );
 
   const candidates = v1Signatures(signatureText);
   if (candidates.length === 0)
@@ -117,7 +122,8 @@ function secretKeys(secret: WebhookSecret): Uint8Array[] {
 
 function requiredHeader(headers: WebhookHeaders, name: string): string {
   const value = headerValue(headers, name, name === 'webhook-signature' ? ' ' : undefined);
-  if (value === undefined || value.trim() === '') throw new WebhookVerificationError('missing_header', `the ${name} header is missing`, name);
+  if (value === undefined || value?.trim() === '')
+    throw new WebhookVerificationError('missing_header', `the ${name} header is missing`, name);
   if (value === null) throw new WebhookVerificationError('invalid_header', `the ${name} header appears more than once`, name);
   return value.trim();
 }
@@ -129,7 +135,7 @@ function v1Signatures(header: string): Uint8Array[] {
     const comma = entry.indexOf(',');
     if (comma < 0 || entry.slice(0, comma) !== 'v1') continue;
     const decoded = decodeBase64(entry.slice(comma + 1));
-    if (decoded) out.push(decoded);
+    if (decoded && decoded.length > 0) out.push(decoded);
   }
   return out;
 }
