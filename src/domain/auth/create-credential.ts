@@ -6,7 +6,8 @@ import type { AdminContext } from '../context.ts';
 import { notFound, ServiceError, validationFailed } from '../errors.ts';
 import { ACCESS_LEVELS } from './scopes.ts';
 import { newCredentialRecord } from './new-credential-record.ts';
-import { CREDENTIAL_NAME_MAX_LENGTH, credentialView as view } from './credential-view.ts';
+import { consoleCredential, CREDENTIAL_NAME_MAX_LENGTH, credentialView as view } from './credential-view.ts';
+import { recordEvents } from '../events/record.ts';
 import type { CredentialView } from './schema.ts';
 import * as credentials from '../../storage/db/repositories/credentials.ts';
 import { findOrganization, lockOrganization } from '../../storage/db/repositories/organizations.ts';
@@ -53,6 +54,9 @@ export async function createCredential({
     await credentials.insertCredential(tx, record);
     const target = { type: 'credential' as const, id: record.id, label: `${record.name} (${record.clientId})` };
     await recordAudit(tx, { organizationId: org.id, actor: ctx.actor, action: 'credential.create', target, at: now });
+    await recordEvents(tx, org.id, [
+      { type: 'credential.created', resourceId: record.id, occurredAt: now, data: { credential: consoleCredential(record) } },
+    ]);
   });
   return { ...view(record), clientSecret };
 }

@@ -1,6 +1,6 @@
 // What the credential verbs return: a stored credential without its secret hash.
 import type { AccessLevel } from './scopes.ts';
-import type { CredentialView } from './schema.ts';
+import type { Credential, CredentialView } from './schema.ts';
 import type { CredentialRecord } from '../../storage/db/repositories/credentials.ts';
 
 export const CREDENTIAL_NAME_MAX_LENGTH = 100;
@@ -17,3 +17,9 @@ export const credentialView = (c: CredentialRecord): CredentialView => ({
   revokedAt: c.revokedAt,
   lastUsedAt: c.lastUsedAt,
 });
+
+/** The credential as the console API lists it (no organization, region or secret): the data of credential events. */
+export function consoleCredential(c: CredentialRecord): Credential {
+  const { organizationId: _organization, region: _region, ...credential } = credentialView(c);
+  return credential;
+}

@@ -3,7 +3,8 @@
 // an actor, the revocation and its audit entry commit together.
 import type { AdminActor, BaseContext } from '../context.ts';
 import { notFound } from '../errors.ts';
-import { credentialView as view } from './credential-view.ts';
+import { consoleCredential, credentialView as view } from './credential-view.ts';
+import { recordEvents } from '../events/record.ts';
 import * as credentials from '../../storage/db/repositories/credentials.ts';
 import { recordAudit, type AuditActor } from '../console/audit.ts';
 import { announceCredentialChange } from './state-markers.ts';
@@ -23,8 +24,13 @@ export async function revokeCredential({
   }
   await ctx.db.kysely.transaction().execute(async (tx) => {
     const now = ctx.now();
-    // Revoking twice is a no-op, and is audited only once.
-    if (!(await credentials.revokeCredential(tx, existing.id, now)) || !actor) return;
+    // Revoking twice is a no-op, and is audited and recorded as an event only once.
+    if (!(await credentials.revokeCredential(tx, existing.id, now))) return;
+    const revoked = (await credentials.findCredential(tx, existing.id))!;
+    await recordEvents(tx, existing.organizationId, [
+      { type: 'credential.revoked', resourceId: existing.id, occurredAt: now, data: { credential: consoleCredential(revoked) } },
+    ]);
+    if (!actor) return;
     const target = { type: 'credential' as const, id: existing.id, label: `${existing.name} (${existing.clientId})` };
     await recordAudit(tx, { organizationId: existing.organizationId, actor, action: 'credential.revoke', target, at: now });
   });

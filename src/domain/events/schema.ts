@@ -40,8 +40,8 @@ export const EventId = Type.String({
 
 const Change = Type.Object(
   {
-    before: Type.Unknown({ description: 'The value before the write; absent when the field had no value.' }),
-    after: Type.Unknown({ description: 'The value after the write; absent when the field has no value any more.' }),
+    before: Type.Optional(Type.Unknown({ description: 'The value before the write; absent when the field had no value.' })),
+    after: Type.Optional(Type.Unknown({ description: 'The value after the write; absent when the field has no value any more.' })),
   },
   { description: 'One changed field.' },
 );

@@ -21,7 +21,7 @@ import {
   type IdempotencyInput,
   type Outcome,
 } from '../idempotency/run.ts';
-import { attachmentPeriod } from '../vocabulary.ts';
+import { attachmentPeriod, type EVIDENCE_STATUSES } from '../vocabulary.ts';
 import { BlobTooLargeError, Meter } from '../../storage/blobs/store.ts';
 import { findEvidence } from '../../storage/db/repositories/evidence.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
@@ -40,6 +40,12 @@ import { fileFamily, needsZipSignature, NotAZipPackageError, ZipSignatureCheck }
 import { cleanedName } from '../text.ts';
 import { bytesLeft, DEFAULT_ATTACHMENT_QUOTA_BYTES, quotaExceeded, type QuotaUse } from './storage-quota.ts';
 import type { UploadResult } from './write-schema.ts';
+import type { Attachment } from './schema.ts';
+import { isCurrentPeriod } from './get.ts';
+import { evidenceState } from '../compliance/rules.ts';
+import { complianceChanges } from '../events/compliance-changes.ts';
+import { recordEvents, type NewEvent } from '../events/record.ts';
+import { setPresent } from '../set-present.ts';
 
 /** The spec's limits: files per upload and their combined size (100 MB, read as 100 MiB). */
 export const MAX_FILES = 5;
@@ -182,6 +188,22 @@ const digestOnly: Sink = async (index, source, maxBytes) => {
   return { key: String(index), size: meter.bytesSeen, sha256: meter.digest() };
 };
 
+/** One file of an upload as GET /v1/evidence/{evidenceId}?expand=attachments shows it: the data of evidence.attachments_added. */
+function attachmentOf(
+  displayName: string,
+  type: string,
+  upload: { evidenceDate: number; note: string | null },
+  period: { periodStart: number | null; periodEnd: number | null },
+  now: number,
+): Attachment {
+  const entry: Attachment = { displayName, type, addedOn: now, evidenceDate: upload.evidenceDate, isCurrentPeriod: false };
+  setPresent(entry, 'note', upload.note);
+  setPresent(entry, 'periodStart', period.periodStart);
+  setPresent(entry, 'periodEnd', period.periodEnd);
+  entry.isCurrentPeriod = isCurrentPeriod(entry, now);
+  return entry;
+}
+
 export async function uploadAttachments({ ctx, input }: { ctx: Context; input: UploadInput }): Promise<Outcome<UploadResult>> {
   authorize(ctx.actor, 'evidence', 'write');
   const blobs = ctx.blobs;
@@ -258,7 +280,33 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
           })),
         );
         const status = (await hasApprovers(trx, org, evidence.id)) ? 'pending_approval' : 'uploaded';
+        // The record as it is now, under the lock taken above: the status this upload changes.
+        const current = (await findEvidence(trx, org, evidence.id)) ?? evidence;
         await updateEvidenceStatus(trx, org, evidence.id, status, now);
+        const events: NewEvent[] = [
+          {
+            type: 'evidence.attachments_added',
+            resourceId: evidence.id,
+            occurredAt: now,
+            data: { attachments: upload.files.map((f) => attachmentOf(f.displayName, f.family, upload, period, now)) },
+          },
+        ];
+        if (current.status !== status) {
+          const before = current.status as (typeof EVIDENCE_STATUSES)[number];
+          events.push({ type: 'evidence.status_changed', resourceId: evidence.id, occurredAt: now, data: { before, after: status } });
+          const cause = { type: 'evidence.status_changed', resourceId: evidence.id };
+          events.push(
+            ...(await complianceChanges(trx, org, {
+              type: 'evidence',
+              id: evidence.id,
+              before: evidenceState(current.isRelevant, current.status),
+              after: evidenceState(current.isRelevant, status),
+              cause,
+              occurredAt: now,
+            })),
+          );
+        }
+        await recordEvents(trx, org, events);
         // The clean-up took this upload as abandoned (this process was silent too long, or past
         // the lease) and is deleting its blobs: record nothing, let the client retry.
         if (!(await finishPendingUpload(trx, uploadId))) throw requestInProgress();

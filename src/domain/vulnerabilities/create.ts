@@ -17,6 +17,7 @@ import {
   insertVulnerability,
   replaceAssignee,
 } from '../../storage/db/repositories/vulnerability-writes.ts';
+import { recordEvents } from '../events/record.ts';
 import { buildVulnerabilityDetail } from './get.ts';
 import type { VulnerabilityDetail } from './schema.ts';
 import type { CreateVulnerabilityBody } from './write-schema.ts';
@@ -72,7 +73,11 @@ export async function createVulnerability({
     if (assigneeId) await replaceAssignee(trx, org, id, assigneeId);
     await bumpDataVersions(trx, org, WRITES['vulnerabilities.create']);
     const row = await findVulnerability(trx, org, 'api', body.vulnerabilityId);
-    return { kind: 'created', resource: await buildVulnerabilityDetail(trx, org, row!) };
+    const vulnerability = await buildVulnerabilityDetail(trx, org, row!);
+    await recordEvents(trx, org, [
+      { type: 'vulnerability.created', resourceId: vulnerability.vulnerabilityId, occurredAt: now, data: { vulnerability } },
+    ]);
+    return { kind: 'created', resource: vulnerability };
   });
   // Committed: every node reads the new data version before this is acknowledged.
   await announceOrganizationChange(ctx, org);

@@ -15,6 +15,8 @@ import {
   replaceCustomFieldValues,
   updateVulnerability,
 } from '../../storage/db/repositories/vulnerability-writes.ts';
+import { changedFields } from '../events/changes.ts';
+import { recordEvents } from '../events/record.ts';
 import { buildVulnerabilityDetail } from './get.ts';
 import { parseVulnerabilityId, publicVulnerabilityId, vulnerabilityNotFound } from './shape.ts';
 import type { VulnerabilityDetail } from './schema.ts';
@@ -80,6 +82,9 @@ export async function updateVulnerabilityFields({
   );
 
   const outcome = await runIdempotent(keyScopeOf(ctx, input.idempotency), fingerprints, async (trx) => {
+    // First: the bump locks the organization's row, so the finding read next is the one this
+    // update changes (a concurrent update of it waits), and its event's `before` is exact.
+    await bumpDataVersions(trx, org, WRITES['vulnerabilities.update']);
     const row = await findVulnerability(trx, org, id.source, id.findingKey);
     if (!row) throw notFound('Vulnerability');
 
@@ -118,15 +123,24 @@ export async function updateVulnerabilityFields({
     }
     if (issues.length > 0) throw validationFailed(issues);
 
+    // The finding as GET answered it before the change: the event names the fields that changed.
+    const before = await buildVulnerabilityDetail(trx, org, row);
+    const now = ctx.now();
     if (assigneeId) await replaceAssignee(trx, org, row.id, assigneeId);
     await replaceCustomFieldValues(trx, org, row.id, values);
     await updateVulnerability(trx, org, row.id, {
       reportLink: body.reportLink === undefined ? undefined : body.reportLink === '' ? null : body.reportLink,
-      modifiedOn: ctx.now(),
+      modifiedOn: now,
     });
-    await bumpDataVersions(trx, org, WRITES['vulnerabilities.update']);
     const updated = await findVulnerability(trx, org, id.source, id.findingKey);
-    return { kind: 'updated', resource: await buildVulnerabilityDetail(trx, org, updated!) };
+    const after = await buildVulnerabilityDetail(trx, org, updated!);
+    const changes = changedFields(before, after);
+    if (Object.keys(changes).length > 0) {
+      await recordEvents(trx, org, [
+        { type: 'vulnerability.updated', resourceId: after.vulnerabilityId, occurredAt: now, data: { changes } },
+      ]);
+    }
+    return { kind: 'updated', resource: after };
   });
   // Committed: every node reads the new data version before this is acknowledged.
   await announceOrganizationChange(ctx, org);
