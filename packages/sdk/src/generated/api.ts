@@ -1317,9 +1317,9 @@ export interface ListEventsResponse {
       /** Only the fields that changed, named as in GET /v1/vulnerabilities/{vulnerabilityId} (for example `status`, `assignees`, `modifiedOn`), each with its value before and after. */
       changes: Record<string, {
         /** The value before the write; absent when the field had no value. */
-        before: unknown;
+        before?: unknown;
         /** The value after the write; absent when the field has no value any more. */
-        after: unknown;
+        after?: unknown;
       }>;
     };
   } | {
