@@ -123,6 +123,28 @@ export interface paths {
      */
     patch: operations["updateVulnerability"];
   };
+  "/v1/events": {
+    /**
+     * List change events in commit order, one page at a time (extension)
+     * @description Extension (issue 15): the organization’s change events, in the order the changes committed. Every write — from the API, the console or the `cds` command — records its events in the same transaction as the change, so an event exists if and only if the change committed.
+     *
+     * Event types (`data` of each is documented in the response schema):
+     * - `vulnerability.created`: the finding as GET /v1/vulnerabilities/{vulnerabilityId} answers it;
+     * - `vulnerability.updated`: the changed fields, each with `before` and `after`;
+     * - `evidence.attachments_added`: the uploaded attachments;
+     * - `evidence.status_changed`: the evidence status before and after;
+     * - `control.status_changed` (computed): a write flipped the control’s compliance status; `cause` names the event that did;
+     * - `framework.progress_changed` (computed): a write changed the framework’s complianceProgress, before and after.
+     * `credential.created` and `credential.revoked` exist for administrators’ webhooks and are never in this feed.
+     *
+     * Polling: start without nextCursor, then always pass back `meta.nextCursor` (never null) with the same `types` and `resourceId`. While `hasMore` is true ask at once; otherwise poll later with the stored cursor. A poller that does so misses no event and sees none twice, across nodes and restarts. A cursor altered or reused with other filters answers 400 validation_failed naming nextCursor.
+     *
+     * Scopes and plan: each type needs the read (or write) scope of its resource (`vulnerability.*` → vulnerability:read, `evidence.*` → evidence:read, `control.*` → control:read, `framework.*` → framework:read) and the organization’s plan to include it. Without `types` the feed gives the types the token may read; naming a type it may not read answers 403 forbidden or plan_restricted.
+     *
+     * Retention: events are kept for EVENT_RETENTION_DAYS (30 by default); a cursor older than that continues from the oldest event kept.
+     */
+    get: operations["listEvents"];
+  };
   "/console/api/session": {
     /**
      * The signed-in administrator
@@ -3123,6 +3145,379 @@ export interface operations {
       };
       /** @description idempotency_key_reused (same key, different body) or idempotency_request_in_progress */
       409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * List change events in commit order, one page at a time (extension)
+   * @description Extension (issue 15): the organization’s change events, in the order the changes committed. Every write — from the API, the console or the `cds` command — records its events in the same transaction as the change, so an event exists if and only if the change committed.
+   *
+   * Event types (`data` of each is documented in the response schema):
+   * - `vulnerability.created`: the finding as GET /v1/vulnerabilities/{vulnerabilityId} answers it;
+   * - `vulnerability.updated`: the changed fields, each with `before` and `after`;
+   * - `evidence.attachments_added`: the uploaded attachments;
+   * - `evidence.status_changed`: the evidence status before and after;
+   * - `control.status_changed` (computed): a write flipped the control’s compliance status; `cause` names the event that did;
+   * - `framework.progress_changed` (computed): a write changed the framework’s complianceProgress, before and after.
+   * `credential.created` and `credential.revoked` exist for administrators’ webhooks and are never in this feed.
+   *
+   * Polling: start without nextCursor, then always pass back `meta.nextCursor` (never null) with the same `types` and `resourceId`. While `hasMore` is true ask at once; otherwise poll later with the stored cursor. A poller that does so misses no event and sees none twice, across nodes and restarts. A cursor altered or reused with other filters answers 400 validation_failed naming nextCursor.
+   *
+   * Scopes and plan: each type needs the read (or write) scope of its resource (`vulnerability.*` → vulnerability:read, `evidence.*` → evidence:read, `control.*` → control:read, `framework.*` → framework:read) and the organization’s plan to include it. Without `types` the feed gives the types the token may read; naming a type it may not read answers 403 forbidden or plan_restricted.
+   *
+   * Retention: events are kept for EVENT_RETENTION_DAYS (30 by default); a cursor older than that continues from the oldest event kept.
+   */
+  listEvents: {
+    parameters: {
+      query?: {
+        /** @description Only events of these types; each needs the read scope of its resource. Default: every type the token may read. Comma-separated list of: vulnerability.created, vulnerability.updated, evidence.attachments_added, evidence.status_changed, control.status_changed, framework.progress_changed. */
+        types?: string;
+        /** @description Only events about this resource: its ID exactly as the API shows it (a vulnerabilityId stays encoded, e.g. `api%23VUL-0001`). */
+        resourceId?: string;
+        /** @description Page size: 1 to 500 (default 100). */
+        count?: number;
+        /** @description meta.nextCursor of the previous page, with the same types and resourceId; omit to start from the oldest event kept. */
+        nextCursor?: string;
+      };
+    };
+    responses: {
+      /** @description One page of events in commit order, with the cursor to continue from. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": {
+            data: (({
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
+                type: "vulnerability.created";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "vulnerability";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description The finding created, exactly as GET /v1/vulnerabilities/{vulnerabilityId} answers it (default fields). */
+                data: {
+                  vulnerability: {
+                    /** @description Already URL-encoded: the source, `%23`, then the finding key (for example `api%23VUL-0001`). Use it in paths as is. */
+                    vulnerabilityId: string;
+                    title: string;
+                    /** @enum {unknown} */
+                    status: "open" | "closed" | "acknowledged" | "ignored" | "risk";
+                    /** @enum {unknown} */
+                    severity: "critical" | "high" | "medium" | "low";
+                    /** @enum {unknown} */
+                    source: "aws" | "github" | "snyk" | "sonarcloud" | "qualys" | "defender" | "sentinelOne" | "aikido" | "tenable" | "import" | "api";
+                    assignees: {
+                        name: string;
+                        email: string;
+                        isPrimary: boolean;
+                      }[];
+                    /** @description `""` when the finding has no CVE. */
+                    cveId: string;
+                    /** @description Every custom field defined for findings, in order, with this finding’s value. */
+                    customFields: {
+                        customFieldId: string;
+                        title: string;
+                        /** @description `text_box` or `dropdown`. */
+                        fieldType: string;
+                        /** @description The choices of a dropdown; empty for a text box. */
+                        options: string[];
+                        /** @description The value stored on the finding; `""` when none is stored. */
+                        fieldValue: string;
+                      }[];
+                    description?: string;
+                    /** @description Unix epoch milliseconds. */
+                    firstSeen: number;
+                    /** @description Unix epoch milliseconds. */
+                    lastScannedOn?: number;
+                    cvssScore?: number;
+                    /** @description Days allowed to fix the finding. */
+                    sla?: number;
+                    reportLink?: string;
+                    remediation?: string;
+                    stepsToReproduce?: string;
+                    addedBy?: {
+                      name: string;
+                      email: string;
+                    };
+                    /** @description Unix epoch milliseconds. */
+                    addedOn: number;
+                    lastModifiedBy?: {
+                      name: string;
+                      email: string;
+                    };
+                    modifiedOn: number | null;
+                    /** @description Only with fields=affectedResources; filtered by resourceStatus. */
+                    affectedResources?: ({
+                        name: string;
+                        type: string;
+                        tags: string[];
+                        /** @description Unix epoch milliseconds. */
+                        firstSeen: number;
+                        /** @enum {unknown} */
+                        status: "open" | "closed" | "acknowledged" | "ignored" | "risk";
+                      })[];
+                    tickets?: {
+                        id: string;
+                        url: string;
+                        source: string;
+                      }[];
+                    mappedRisks?: {
+                        riskId: string;
+                        riskName: string;
+                      }[];
+                  };
+                };
+              }) | {
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
+                type: "vulnerability.updated";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "vulnerability";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description A finding changed; an update that changes nothing records no event. */
+                data: {
+                  /** @description Only the fields that changed, named as in GET /v1/vulnerabilities/{vulnerabilityId} (for example `status`, `assignees`, `modifiedOn`), each with its value before and after. */
+                  changes: {
+                    [key: string]: {
+                      /** @description The value before the write; absent when the field had no value. */
+                      before?: unknown;
+                      /** @description The value after the write; absent when the field has no value any more. */
+                      after?: unknown;
+                    };
+                  };
+                };
+              } | {
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
+                type: "evidence.attachments_added";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "evidence";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description Files were uploaded to an evidence record. */
+                data: {
+                  /** @description The files of the upload, each as GET /v1/evidence/{evidenceId}?expand=attachments shows it. */
+                  attachments: {
+                      displayName: string;
+                      /** @description File-type family (word, excel, image…), or `link` for an external link. */
+                      type: string;
+                      /** @description Only for an external link a user added; never for a file the service hosts. */
+                      url?: string;
+                      note?: string;
+                      addedBy?: {
+                        name: string;
+                        email: string;
+                      };
+                      /** @description Unix epoch milliseconds. */
+                      addedOn: number;
+                      updatedBy?: {
+                        name: string;
+                        email: string;
+                      };
+                      /** @description Unix epoch milliseconds. */
+                      updatedOn?: number;
+                      /** @description Unix epoch milliseconds. */
+                      evidenceDate: number;
+                      /** @description Whether now lies within [periodStart, periodEnd]; false when there is no period. */
+                      isCurrentPeriod: boolean;
+                      /** @description Unix epoch milliseconds. */
+                      periodStart?: number;
+                      /** @description Unix epoch milliseconds. */
+                      periodEnd?: number;
+                    }[];
+                };
+              } | ({
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
+                type: "evidence.status_changed";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "evidence";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description An evidence record’s status changed (an upload makes it `uploaded`, or `pending_approval` when it has approvers). */
+                data: {
+                  /** @enum {unknown} */
+                  before: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+                  /** @enum {unknown} */
+                  after: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+                };
+              }) | ({
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
+                type: "control.status_changed";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "control";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description Computed: a write flipped the control’s compliance status (as GET /v1/controls/{controlId} computes it). */
+                data: {
+                  /** @enum {unknown} */
+                  before: "compliant" | "non_compliant" | "not_applicable";
+                  /** @enum {unknown} */
+                  after: "compliant" | "non_compliant" | "not_applicable";
+                  /** @description The change that caused this one, recorded in the same write. */
+                  cause: {
+                    /** @description The type of the event whose write flipped the status (for example `evidence.status_changed`). */
+                    type: string;
+                    /** @description The resourceId of that event. */
+                    resourceId: string;
+                  };
+                };
+              }) | {
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
+                type: "framework.progress_changed";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "framework";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description Computed: a write changed the framework’s complianceProgress (as GET /v1/frameworks shows it). */
+                data: {
+                  before: {
+                    controls: {
+                      compliant: number;
+                      total: number;
+                      percentage: number;
+                    };
+                    policies: {
+                      published: number;
+                      total: number;
+                      percentage: number;
+                    };
+                    evidence: {
+                      uploaded: number;
+                      total: number;
+                      percentage: number;
+                    };
+                    tests: {
+                      passing: number;
+                      total: number;
+                      percentage: number;
+                    };
+                  };
+                  after: {
+                    controls: {
+                      compliant: number;
+                      total: number;
+                      percentage: number;
+                    };
+                    policies: {
+                      published: number;
+                      total: number;
+                      percentage: number;
+                    };
+                    evidence: {
+                      uploaded: number;
+                      total: number;
+                      percentage: number;
+                    };
+                    tests: {
+                      passing: number;
+                      total: number;
+                      percentage: number;
+                    };
+                  };
+                };
+              })[];
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+              /** @description Never null: the position after this page. Store it and pass it back as nextCursor (with the same filters) to get the events committed since; on the last page it stays valid for later polls. */
+              nextCursor: string;
+              /** @description true when more events are already available: ask again at once; false: poll later. */
+              hasMore: boolean;
+            };
+          };
+        };
+      };
+      /** @description validation_failed: a parameter is invalid (details name it), including an altered cursor or one issued for other filters (nextCursor) */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (a type in `types` needs a scope the token lacks) or plan_restricted (the plan leaves that resource out) */
+      403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
