@@ -76,6 +76,7 @@ async function main() {
         temporaryAgeMs: config.writeLeaseMs,
         sessionIdleMs: config.console.sessionIdleSec * 1000,
         claimLivenessMs: config.claimLivenessMs,
+        eventRetentionDays: config.events.retentionDays,
       },
     })
       .then((r) => {

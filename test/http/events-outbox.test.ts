@@ -7,15 +7,7 @@ import assert from 'node:assert/strict';
 import { dialects } from '../harness/engines.ts';
 import { api, createOrgWithCredential, getToken, type TestServer } from '../harness/server.ts';
 import { fixtures } from '../harness/fixtures.ts';
-import {
-  assertNoUncaughtException,
-  date,
-  file,
-  NOW,
-  startLocalDiskUploads,
-  stopLocalDiskUploads,
-  type Harness,
-} from '../harness/uploads.ts';
+import { assertNoUncaughtException, NOW, startLocalDiskUploads, stopLocalDiskUploads, type Harness } from '../harness/uploads.ts';
 import { minimal, newKey, patch, post, show } from '../harness/vulnerability-writes.ts';
 import { eventCounter, failCompletionOfBoomKeys, readAll, storedEvents } from '../harness/events.ts';
 

@@ -1,8 +1,9 @@
 // Periodic clean-up that keeps storage bounded: idempotency records past their window (24-hour
 // responses, abandoned claims), rows of server instances long gone, blobs of uploads whose process
 // died before recording them (also reaped more often on their own: reap-abandoned-uploads.ts), and
-// (local disk) temporary files of interrupted writes, ended console sessions and usage counts
-// older than the usage page shows (with a day's margin). Every node runs it; the work is idempotent,
+// (local disk) temporary files of interrupted writes, ended console sessions, usage counts
+// older than the usage page shows (with a day's margin), and change events older than their
+// retention (EVENT_RETENTION_DAYS), removed in bounded batches so no statement holds locks long. Every node runs it; the work is idempotent,
 // so nodes running it at the same time only repeat deletions that are harmless.
 import type { Db } from '../../storage/db/connect.ts';
 import type { BlobStore } from '../../storage/blobs/store.ts';
@@ -13,6 +14,13 @@ import { reapAbandonedUploads } from './reap-abandoned-uploads.ts';
 import { deleteExpiredSessions } from '../../storage/db/repositories/admin-sessions.ts';
 import { deleteUsageBefore } from '../../storage/db/repositories/credential-usage.ts';
 import { USAGE_BUCKET_MS, USAGE_BUCKETS } from '../console/usage-recorder.ts';
+import { deleteEventsBefore } from '../../storage/db/repositories/events.ts';
+
+/** Events kept when the caller names no retention (Config.events.retentionDays defaults to the same). */
+export const DEFAULT_EVENT_RETENTION_DAYS = 30;
+/** Events removed per statement, and statements per run: a backlog larger than that goes over the next runs. */
+export const EVENT_DELETE_BATCH = 1000;
+export const EVENT_DELETE_BATCHES_PER_RUN = 50;
 
 export interface CleanupResult {
   idempotencyRecords: number;
@@ -21,6 +29,7 @@ export interface CleanupResult {
   temporaryFiles: number;
   consoleSessions: number;
   usageRows: number;
+  events: number;
 }
 
 /** What the clean-up works on: the database, the blob store and the clock (a subset of SystemContext). */
@@ -37,6 +46,8 @@ export interface CleanupInput {
   sessionIdleMs?: number;
   /** a server instance silent this long is gone, and its uploads abandoned (default DEFAULT_CLAIM_LIVENESS_MS) */
   claimLivenessMs?: number;
+  /** events older than this many days are removed (default DEFAULT_EVENT_RETENTION_DAYS) */
+  eventRetentionDays?: number;
 }
 
 export async function runCleanup({ ctx, input }: { ctx: CleanupContext; input: CleanupInput }): Promise<CleanupResult> {
@@ -49,6 +60,7 @@ export async function runCleanup({ ctx, input }: { ctx: CleanupContext; input: C
     temporaryFiles: 0,
     consoleSessions: 0,
     usageRows: 0,
+    events: 0,
   };
   result.idempotencyRecords = await deleteExpiredIdempotencyRecords(db.kysely, now());
   // Rows of instances silent for a whole lease: their claims are abandoned whether the row is there or not.
@@ -59,5 +71,17 @@ export async function runCleanup({ ctx, input }: { ctx: CleanupContext; input: C
   result.temporaryFiles = (await blobs.sweepTemporary?.(temporaryAgeMs)) ?? 0;
   result.consoleSessions = await deleteExpiredSessions(db.kysely, now(), sessionIdleMs ?? Number.MAX_SAFE_INTEGER);
   result.usageRows = await deleteUsageBefore(db.kysely, now() - (USAGE_BUCKETS + 24) * USAGE_BUCKET_MS);
+  result.events = await deleteOldEvents(db, now() - (input.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS) * 86_400_000);
   return result;
+}
+
+/** Removes events that occurred before `cutoff`, batch by batch, at most EVENT_DELETE_BATCHES_PER_RUN batches. */
+async function deleteOldEvents(db: Db, cutoff: number): Promise<number> {
+  let removed = 0;
+  for (let i = 0; i < EVENT_DELETE_BATCHES_PER_RUN; i++) {
+    const n = await deleteEventsBefore(db.kysely, cutoff, EVENT_DELETE_BATCH);
+    removed += n;
+    if (n < EVENT_DELETE_BATCH) break;
+  }
+  return removed;
 }
