@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
-import { ComplianceClient, type Event } from '../../sdk/src/index.ts';
+import { ComplianceClient, type ChangeEvent } from '../../sdk/src/index.ts';
 import { explain, type CliResult } from './support/cli.ts';
 import { dialects, startCliService, type CliService } from './support/service.ts';
 
@@ -18,7 +18,7 @@ const ndjson = (text: string) =>
   text
     .split('\n')
     .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Event);
+    .map((line) => JSON.parse(line) as ChangeEvent);
 /** The cursor a list or tail printed on stderr. */
 const cursorOf = (res: CliResult) => {
   const m = /cursor: (\S+)/.exec(res.stderr);
@@ -169,7 +169,7 @@ describe('compliance events', { concurrency: dialects.length }, () => {
         }
         const res = await running;
         assert.equal(res.code, 0, explain(res));
-        const printed = JSON.parse(res.stdout) as Event[];
+        const printed = JSON.parse(res.stdout) as ChangeEvent[];
         assert.ok(printed.length >= 1, explain(res));
         for (const e of printed) {
           assert.ok(!before.has(e.eventId), `an event from before tail started: ${e.eventId}`);

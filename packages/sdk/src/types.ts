@@ -34,7 +34,7 @@ export type Vulnerability = GetVulnerabilityResponse['data'];
 export type UploadResult = UploadEvidenceAttachmentsResponse['data'];
 export type ErrorResponseBody = ErrorBody;
 /** a change event of the feed (GET /v1/events); narrow on `type` for its `data` */
-export type Event = ListEventsResponse['data'][number];
-export type EventType = Event['type'];
+export type ChangeEvent = ListEventsResponse['data'][number];
+export type ChangeEventType = ChangeEvent['type'];
 /** a webhook request's body, as webhooks.verify returns it; narrow on `type` for its `data` */
 export type WebhookEvent = WebhookPayload;

@@ -5,7 +5,7 @@
 // and other errors thrown.
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ComplianceClient, PaginationError, PermissionDeniedError, type Event } from '../src/index.ts';
+import { ComplianceClient, PaginationError, PermissionDeniedError, type ChangeEvent } from '../src/index.ts';
 import { fastRetries, json, startScriptedServer, v1Error, type Answer, type ScriptedServer } from './support/scripted-server.ts';
 
 const event = (n: number) => ({
@@ -34,7 +34,7 @@ function feed(events: unknown[], headers: () => Record<string, string> = () => (
   };
 }
 
-const ids = (events: Event[]) => events.map((e) => e.eventId);
+const ids = (events: ChangeEvent[]) => events.map((e) => e.eventId);
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => event(from + i).eventId);
 
 describe('the events feed (scripted server)', () => {
@@ -101,7 +101,7 @@ describe('the events feed (scripted server)', () => {
     server.fallback = feed(events);
     const controller = new AbortController();
     const follower = client().events.follow({ intervalMs: 50, signal: controller.signal });
-    const seen: Event[] = [];
+    const seen: ChangeEvent[] = [];
     for await (const e of follower) {
       seen.push(e);
       if (seen.length === 3) setTimeout(() => events.push(event(3), event(4)), 120);
@@ -126,7 +126,7 @@ describe('the events feed (scripted server)', () => {
     server.fallback = feed(Array.from({ length: 250 }, (_, i) => event(i)));
     const controller = new AbortController();
     const started = performance.now();
-    const seen: Event[] = [];
+    const seen: ChangeEvent[] = [];
     for await (const e of client().events.follow({ intervalMs: 60_000, signal: controller.signal, count: 100 })) {
       seen.push(e);
       if (seen.length === 250) setTimeout(() => controller.abort(), 50);
@@ -140,7 +140,7 @@ describe('the events feed (scripted server)', () => {
     const events = Array.from({ length: 1200 }, (_, i) => event(i));
     server.fallback = feed(events);
     const controller = new AbortController();
-    const seen: Event[] = [];
+    const seen: ChangeEvent[] = [];
     for await (const e of client().events.follow({ after: 'c1198', signal: controller.signal, intervalMs: 20 })) {
       seen.push(e);
       if (seen.length === 2) controller.abort();
@@ -149,7 +149,7 @@ describe('the events feed (scripted server)', () => {
 
     server.requests.length = 0;
     const controller2 = new AbortController();
-    const fresh: Event[] = [];
+    const fresh: ChangeEvent[] = [];
     const follower = client().events.follow({ fromNow: true, signal: controller2.signal, intervalMs: 20 });
     setTimeout(() => events.push(event(1200)), 100);
     for await (const e of follower) {
@@ -180,7 +180,7 @@ describe('the events feed (scripted server)', () => {
       ++calls <= 2 ? v1Error(429, 'rate_limit_exceeded', { 'retry-after': '1' })(req, res, raw) : answers(req, res, raw);
     const controller = new AbortController();
     const started = performance.now();
-    const seen: Event[] = [];
+    const seen: ChangeEvent[] = [];
     for await (const e of client({ maxRetries: 0 }).events.follow({ signal: controller.signal, intervalMs: 10 })) {
       seen.push(e);
       controller.abort();
@@ -196,7 +196,7 @@ describe('the events feed (scripted server)', () => {
     server.fallback = feed(events, () => ({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(resetAt) }));
     resetAt = Math.ceil(Date.now() / 1000) + 1;
     const controller = new AbortController();
-    const seen: Event[] = [];
+    const seen: ChangeEvent[] = [];
     for await (const e of client().events.follow({ signal: controller.signal, intervalMs: 0 })) {
       seen.push(e);
       if (seen.length === 1) setTimeout(() => events.push(event(1)), 10);

@@ -5,12 +5,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createOrgWithCredential, startServer, type TestServer } from '../../../test/harness/server.ts';
-import { ComplianceClient, type Event } from '../src/index.ts';
+import { ComplianceClient, type ChangeEvent } from '../src/index.ts';
 import { dialects } from './support/real-server.ts';
 
 const finding = (n: number) => ({
   vulnerabilityId: `VUL-${String(7000 + n)}`,
-  title: `Event test finding ${n}`,
+  title: `ChangeEvent test finding ${n}`,
   severity: 'high' as const,
   status: 'open' as const,
 });
@@ -32,7 +32,7 @@ for (const dialect of dialects) {
     test('every write is an event, in commit order, and pages chain by cursor with hasMore', async () => {
       const walk = sdk.events.list({ types: ['vulnerability.created'], count: 5 });
       const pages: Array<[number, boolean]> = [];
-      const events: Event[] = [];
+      const events: ChangeEvent[] = [];
       for await (const page of walk.pages()) {
         pages.push([page.data.length, page.meta.hasMore]);
         events.push(...page.data);
@@ -86,7 +86,7 @@ for (const dialect of dialects) {
     test('follow yields a write made while it polls, and stops on abort with the cursor after it', async () => {
       const controller = new AbortController();
       const follower = sdk.events.follow({ fromNow: true, types: ['vulnerability.created'], intervalMs: 100, signal: controller.signal });
-      const seen: Event[] = [];
+      const seen: ChangeEvent[] = [];
       const writing = (async () => {
         await new Promise((r) => setTimeout(r, 300));
         return (await sdk.vulnerabilities.create(finding(20))).data.vulnerabilityId;

@@ -9,7 +9,7 @@ import type { ListEventsQuery } from '../generated/api.ts';
 import type { RequestOptions } from '../resources/operation.ts';
 import { retryAfterMs } from '../transport/backoff.ts';
 import { sleep } from '../transport/timing.ts';
-import type { Event } from '../types.ts';
+import type { ChangeEvent } from '../types.ts';
 import type { EventFeedPage } from './walk.ts';
 
 export interface FollowOptions extends Omit<RequestOptions, 'signal'> {
@@ -35,7 +35,7 @@ const MAX_PACING_WAIT_MS = 65_000;
 
 type FetchPage = (query: ListEventsQuery, options: RequestOptions) => Promise<EventFeedPage>;
 
-export class EventFollower implements AsyncIterable<Event> {
+export class EventFollower implements AsyncIterable<ChangeEvent> {
   readonly #fetchPage: FetchPage;
   readonly #options: FollowOptions;
   #cursor: string | undefined;
@@ -59,7 +59,7 @@ export class EventFollower implements AsyncIterable<Event> {
     return this.#cursor;
   }
 
-  async *[Symbol.asyncIterator](): AsyncGenerator<Event, void, undefined> {
+  async *[Symbol.asyncIterator](): AsyncGenerator<ChangeEvent, void, undefined> {
     if (this.#started) throw new TypeError('a follower is iterated once; make another with the cursor it reached');
     this.#started = true;
     const { signal } = this.#options;

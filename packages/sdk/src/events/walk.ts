@@ -4,12 +4,12 @@
 import { PaginationError } from '../errors.ts';
 import type { ListEventsQuery, ListEventsResponse } from '../generated/api.ts';
 import type { WithResponse } from '../resources/operation.ts';
-import type { Event } from '../types.ts';
+import type { ChangeEvent } from '../types.ts';
 
 export type EventFeedPage = WithResponse<ListEventsResponse>;
 export type FetchEventPage = (query: ListEventsQuery) => Promise<EventFeedPage>;
 
-export class EventWalk implements AsyncIterable<Event> {
+export class EventWalk implements AsyncIterable<ChangeEvent> {
   readonly #fetchPage: FetchEventPage;
   readonly #query: ListEventsQuery;
   #cursor: string | undefined;
@@ -41,15 +41,15 @@ export class EventWalk implements AsyncIterable<Event> {
     }
   }
 
-  async *[Symbol.asyncIterator](): AsyncGenerator<Event, void, undefined> {
+  async *[Symbol.asyncIterator](): AsyncGenerator<ChangeEvent, void, undefined> {
     for await (const page of this.pages()) yield* page.data;
   }
 
   /** Collects at most `limit` events (a required cap: a feed of many days can be long). */
-  async toArray(options: { limit: number }): Promise<Event[]> {
+  async toArray(options: { limit: number }): Promise<ChangeEvent[]> {
     const limit = options?.limit;
     if (!Number.isInteger(limit) || limit < 0) throw new TypeError('toArray needs { limit }: a whole number of events, at least 0');
-    const events: Event[] = [];
+    const events: ChangeEvent[] = [];
     if (limit === 0) return events;
     for await (const event of this) {
       events.push(event);
