@@ -1,13 +1,14 @@
 // npm run bench: the benchmarks, each in its own process, one after another.
 //
 //   npm run bench                                  reads (both engines) and uploads
-//   npm run bench -- --only reads|uploads|controls|vulnerabilities|vulnerability-pages|statements|frameworks[,...]
+//   npm run bench -- --only reads|uploads|controls|vulnerabilities|vulnerability-pages|statements|frameworks|outbox[,...]
 //   npm run bench -- --only reads -- --seconds 5   arguments after a second -- go to each script
 //
 // reads: bench/reads.ts, every list endpoint, a get-one and /healthz against a raw node:http server
 // sending the same bytes (SQLite, and PostgreSQL + Redis when BENCH_/TEST_DATABASE_URL and
 // _REDIS_URL are set). uploads: bench/uploads.ts, 100 MiB in 5 files against a raw server streaming
-// to disk. The others are the per-area benchmarks (see the head of each file).
+// to disk. The others are the per-area benchmarks (see the head of each file); outbox: bench/outbox.ts,
+// what recording change events adds to a write.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from './lib/child.ts';
@@ -20,6 +21,7 @@ const SCRIPTS = {
   'vulnerability-pages': 'bench/vulnerability-pages.ts',
   statements: 'bench/statements.ts',
   frameworks: 'bench/frameworks.ts',
+  outbox: 'bench/outbox.ts',
 } as const;
 type Name = keyof typeof SCRIPTS;
 const DEFAULT: Name[] = ['reads', 'uploads'];
