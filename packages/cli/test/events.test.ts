@@ -113,6 +113,20 @@ describe('compliance events', { concurrency: dialects.length }, () => {
         assert.match(cursor.stderr, /nextCursor/);
       });
 
+      it('help and completion know the events commands and the feed types', async () => {
+        const [main, tailHelp, bash] = await Promise.all([
+          s.cli(['--help']),
+          s.cli(['events', 'tail', '--help']),
+          s.cli(['completion', 'bash']),
+        ]);
+        assert.match(ok(main), /events list\s+change events in commit order/);
+        assert.match(ok(main), /events tail\s+follow the change events/);
+        assert.match(ok(tailHelp), /--from-now/);
+        assert.match(ok(tailHelp), /Ctrl-C stops it with exit status 0/);
+        assert.match(ok(bash), /"events tail:--type"\) COMPREPLY=.*control\.status_changed framework\.progress_changed/);
+        assert.match(ok(bash), /events\) COMPREPLY=\(\$\(compgen -W "list tail"/);
+      });
+
       it('tail prints a write made while it runs; Ctrl-C (SIGINT) exits 0 with the command that resumes after it', async () => {
         const start = cursorOf(await s.cli(['events', 'list', '-o', 'ndjson']));
         let written: string | undefined;
