@@ -5,7 +5,7 @@
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../harness/engines.ts';
-import { api, createOrgWithCredential, getToken, type TestServer } from '../harness/server.ts';
+import { api, createAdminFor, createOrgWithCredential, getToken, type TestServer } from '../harness/server.ts';
 import { fixtures } from '../harness/fixtures.ts';
 import { assertNoUncaughtException, NOW, startLocalDiskUploads, stopLocalDiskUploads, type Harness } from '../harness/uploads.ts';
 import { minimal, newKey, patch, post, show } from '../harness/vulnerability-writes.ts';
@@ -206,6 +206,44 @@ for (const dialect of dialects) {
       );
       assert.equal(new Set(events.map((e) => e.resourceId)).size, 20);
       assert.equal(new Set(events.map((e) => e.id)).size, 20);
+    });
+
+    test("the console's credential create and revoke record credential events (and a second revoke none)", async () => {
+      const { client } = await newWriter('Outbox console');
+      const cli = { type: 'cli' as const, id: null, label: 'test', ip: null, userAgent: null };
+      const password = 'correct horse battery staple';
+      await createAdminFor({
+        ctx: server.system,
+        input: { organizationId: client.organizationId, email: 'admin@example.com', password },
+        actor: cli,
+      });
+      const session = await api(server.url, '/console/api/session', undefined, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'admin@example.com', password }),
+      });
+      assert.equal(session.status, 200, show(session));
+      const headers = { cookie: session.headers.get('set-cookie')!.split(';')[0], 'x-csrf-token': session.body.data.csrfToken };
+      const created = await api(server.url, '/console/api/credentials', undefined, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Console made', accessLevel: 'read_only' }),
+      });
+      assert.equal(created.status, 201, show(created));
+      const id = created.body.data.id;
+      for (let i = 0; i < 2; i++) {
+        const revoked = await api(server.url, `/console/api/credentials/${id}/revoke`, undefined, { method: 'POST', headers });
+        assert.ok(revoked.status < 300, show(revoked));
+      }
+      const events = await storedEvents(server.database, client.organizationId);
+      assert.deepEqual(
+        events.map((e) => [e.type, e.resourceId, e.data.credential.status]),
+        [
+          ['credential.created', id, 'active'],
+          ['credential.revoked', id, 'revoked'],
+        ],
+      );
+      assert.ok(!JSON.stringify(events).includes(created.body.data.clientSecret), 'never the secret');
     });
 
     describe('computed events', () => {

@@ -3351,7 +3351,7 @@ export interface operations {
                 resourceId: string;
                 /** @description Files were uploaded to an evidence record. */
                 data: {
-                  /** @description The files of the upload, each as GET /v1/evidence/{evidenceId}?expand=attachments shows it. */
+                  /** @description The files of the upload, each as GET /v1/evidence/{evidenceId}?fields=attachments shows it. */
                   attachments: {
                       displayName: string;
                       /** @description File-type family (word, excel, image…), or `link` for an external link. */

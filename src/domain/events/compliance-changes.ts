@@ -5,13 +5,13 @@
 // after the write, inside the write's transaction (after its change, under the organization's row
 // lock, so no other write of the organization runs in between).
 //
-// Only what the write can change is computed: nothing at all unless the artifact's state under the
-// rule flipped (a relevant evidence record becoming complete or no longer complete: the rule reads
-// nothing else of it); then the status of the controls linked to it, and the progress of their
-// frameworks and the artifact's. The inputs are the controls snapshot's own grouped reads
-// (src/domain/controls/snapshot.ts: one row per group of equal stored columns, not per artifact),
-// read through the transaction so they include the write; the state before is the same graph with
-// the artifact's earlier state put back.
+// Only what the write can change is computed. Nothing at all unless the artifact's state under the
+// rule flipped (the rule reads nothing else of it). Then the reach of the artifact: the controls
+// linked to it, and the frameworks of those controls and of the artifact; a framework's progress
+// counts every in-scope control mapped to it (each over that framework's artifacts alone) and every
+// artifact mapped to it, so those are read too, and nothing of the organization's other frameworks
+// (src/storage/db/repositories/compliance-scope.ts). The rule's own functions evaluate the graph
+// after the change, then the same graph with the artifact's earlier state put back.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 import {
@@ -25,17 +25,15 @@ import {
   type ArtifactKey,
   type ArtifactState,
   type ArtifactType,
-  type ComplianceGraph,
   type ControlNode,
 } from '../compliance/rules.ts';
 import {
-  loadControlLinks,
-  loadFrameworkNames,
-  loadFrameworksArtifacts,
-  loadStatusGroups,
-  loadTestGroups,
-  listOutOfScopeControlIds,
-} from '../../storage/db/repositories/controls.ts';
+  findArtifactReach,
+  loadArtifactColumns,
+  loadControlFrameworkPairs,
+  loadControlsArtifacts,
+  loadFrameworkArtifactPairs,
+} from '../../storage/db/repositories/compliance-scope.ts';
 import type { NewEvent } from './record.ts';
 
 export interface ArtifactChange {
@@ -52,58 +50,59 @@ export interface ArtifactChange {
 /** Whether the rule can tell the two states apart: an artifact that is not relevant counts nowhere. */
 const sameUnderRule = (a: ArtifactState, b: ArtifactState) => a.relevant === b.relevant && (!a.relevant || a.complete === b.complete);
 
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
 /** The control and framework events a change of one artifact's state causes, in that order. */
 export async function complianceChanges(trx: Kysely<Database>, organizationId: string, change: ArtifactChange): Promise<NewEvent[]> {
   if (sameUnderRule(change.before, change.after)) return [];
   const org = organizationId;
-  const key = artifactKey(change.type, change.id);
-  const links = await loadControlLinks(trx, org);
-  const controls: ControlNode[] = [];
-  for (const [id, keys] of links.controlArtifacts) {
-    if (keys.includes(key))
-      controls.push({ id, scope: '', frameworkIds: links.controlFrameworks.get(id) ?? new Set(), artifactKeys: keys });
-  }
-  const frameworkNames = await loadFrameworkNames(trx, org);
-  const artifactFrameworks = await loadFrameworksArtifacts(trx, org, [...frameworkNames.keys()], links);
-  // Frameworks whose progress can move: those of the controls that can flip, and the artifact's own.
-  const frameworks = new Set<string>(artifactFrameworks.get(links.key(key)) ?? []);
-  for (const c of controls) for (const f of c.frameworkIds) frameworks.add(f);
-  if (controls.length === 0 && frameworks.size === 0) return [];
+  const reach = await findArtifactReach(trx, org, change.type, change.id);
+  // The frameworks whose progress can move: the artifact's, and those of the controls it can flip.
+  const frameworks = new Set(reach.frameworkIds);
+  for (const pair of await loadControlFrameworkPairs(trx, org, reach.controlIds, [])) frameworks.add(pair.frameworkId);
+  if (reach.controlIds.length === 0 && frameworks.size === 0) return [];
 
-  const [outOfScope, policies, evidence, tests] = await Promise.all([
-    listOutOfScopeControlIds(trx, org),
-    loadStatusGroups(trx, org, 'policies', links),
-    loadStatusGroups(trx, org, 'evidence', links),
-    loadTestGroups(trx, org, links),
-  ]);
+  // Every control counted by those frameworks, with its frameworks among them, plus the linked controls.
+  const nodes = new Map<string, ControlNode>();
+  const nodeOf = (id: string) => {
+    let node = nodes.get(id);
+    if (!node) nodes.set(id, (node = { id, scope: 'in_scope', frameworkIds: new Set(), artifactKeys: [] }));
+    return node;
+  };
+  for (const id of reach.controlIds) nodeOf(id);
+  for (const pair of await loadControlFrameworkPairs(trx, org, [], [...frameworks]))
+    nodeOf(pair.controlId).frameworkIds.add(pair.frameworkId);
+  const { artifacts, outOfScope } = await loadControlsArtifacts(trx, org, [...nodes.keys()]);
+  const ids = { policy: new Set<string>(), evidence: new Set<string>(), test: new Set<string>() };
+  for (const link of artifacts) {
+    nodeOf(link.controlId).artifactKeys.push(artifactKey(link.type, link.id));
+    ids[link.type].add(link.id);
+  }
+  for (const id of outOfScope) nodeOf(id).scope = 'out_of_scope';
+  const artifactFrameworks = new Map<ArtifactKey, Set<string>>();
+  for (const pair of await loadFrameworkArtifactPairs(trx, org, [...frameworks])) {
+    const key = artifactKey(pair.type, pair.id);
+    let set = artifactFrameworks.get(key);
+    if (!set) artifactFrameworks.set(key, (set = new Set()));
+    set.add(pair.frameworkId);
+    ids[pair.type].add(pair.id);
+  }
+
+  const columns = await loadArtifactColumns(trx, org, { policy: [...ids.policy], evidence: [...ids.evidence], test: [...ids.test] });
   const after = new Map<ArtifactKey, ArtifactState>();
-  for (const g of policies) for (const k of g.keys) after.set(k, policyState(g.isRelevant, g.status));
-  for (const g of evidence) for (const k of g.keys) after.set(k, evidenceState(g.isRelevant, g.status));
-  for (const g of tests) for (const k of g.keys) after.set(k, testState(testStatus(g.result, g.integrationFailing)));
+  for (const p of columns.policies) after.set(artifactKey('policy', p.id), policyState(p.isRelevant, p.status));
+  for (const e of columns.evidence) after.set(artifactKey('evidence', e.id), evidenceState(e.isRelevant, e.status));
+  for (const t of columns.tests) after.set(artifactKey('test', t.id), testState(testStatus(t.result, t.integrationFailing)));
   const before = new Map(after);
-  before.set(links.key(key), change.before);
+  before.set(artifactKey(change.type, change.id), change.before);
 
-  // Every control that counts toward those frameworks' progress (in scope and mapped to one).
-  const nodes: ControlNode[] = [];
-  for (const [id, frameworkIds] of links.controlFrameworks) {
-    if (![...frameworkIds].some((f) => frameworks.has(f))) continue;
-    nodes.push({
-      id,
-      scope: outOfScope.has(id) ? 'out_of_scope' : 'in_scope',
-      frameworkIds,
-      artifactKeys: links.controlArtifacts.get(id) ?? [],
-    });
-  }
-  for (const c of controls) c.scope = outOfScope.has(c.id) ? 'out_of_scope' : 'in_scope';
-
-  const graphBefore: ComplianceGraph = { artifacts: before, artifactFrameworks };
-  const graphAfter: ComplianceGraph = { artifacts: after, artifactFrameworks };
   const events: NewEvent[] = [];
   const at = change.occurredAt;
-  for (const control of controls.sort((a, b) => (a.id < b.id ? -1 : 1))) {
+  const noFrameworks = new Map<ArtifactKey, Set<string>>();
+  for (const control of reach.controlIds.map((id) => nodes.get(id)!).sort(byId)) {
     // The control's status as GET /v1/controls/{controlId} computes it: over all its artifacts.
-    const was = controlCompliance(control, { artifacts: before, artifactFrameworks: new Map() }).status;
-    const is = controlCompliance(control, { artifacts: after, artifactFrameworks: new Map() }).status;
+    const was = controlCompliance(control, { artifacts: before, artifactFrameworks: noFrameworks }).status;
+    const is = controlCompliance(control, { artifacts: after, artifactFrameworks: noFrameworks }).status;
     if (was !== is) {
       events.push({
         type: 'control.status_changed',
@@ -113,10 +112,10 @@ export async function complianceChanges(trx: Kysely<Database>, organizationId: s
       });
     }
   }
-  const ids = [...frameworks].sort();
-  const progressBefore = frameworksProgress(ids, nodes, graphBefore);
-  const progressAfter = frameworksProgress(ids, nodes, graphAfter);
-  for (const id of ids) {
+  const frameworkIds = [...frameworks].sort();
+  const progressBefore = frameworksProgress(frameworkIds, nodes.values(), { artifacts: before, artifactFrameworks });
+  const progressAfter = frameworksProgress(frameworkIds, nodes.values(), { artifacts: after, artifactFrameworks });
+  for (const id of frameworkIds) {
     const was = progressBefore.get(id)!;
     const is = progressAfter.get(id)!;
     if (JSON.stringify(was) !== JSON.stringify(is)) {

@@ -67,7 +67,7 @@ export const EventData = {
   'evidence.attachments_added': Type.Object(
     {
       attachments: Type.Array(Attachment, {
-        description: 'The files of the upload, each as GET /v1/evidence/{evidenceId}?expand=attachments shows it.',
+        description: 'The files of the upload, each as GET /v1/evidence/{evidenceId}?fields=attachments shows it.',
       }),
     },
     { description: 'Files were uploaded to an evidence record.' },

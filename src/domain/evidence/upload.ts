@@ -188,7 +188,7 @@ const digestOnly: Sink = async (index, source, maxBytes) => {
   return { key: String(index), size: meter.bytesSeen, sha256: meter.digest() };
 };
 
-/** One file of an upload as GET /v1/evidence/{evidenceId}?expand=attachments shows it: the data of evidence.attachments_added. */
+/** One file of an upload as GET /v1/evidence/{evidenceId}?fields=attachments shows it: the data of evidence.attachments_added. */
 function attachmentOf(
   displayName: string,
   type: string,

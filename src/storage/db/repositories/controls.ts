@@ -570,14 +570,3 @@ export async function loadPeopleByIds(db: Q, organizationId: string, personIds: 
     .execute();
   return new Map(rows.map((r) => [r.id, { name: r.name, email: r.email }]));
 }
-
-/** IDs of the organization's controls that are out of scope (the rule counts them nowhere). */
-export async function listOutOfScopeControlIds(db: Q, organizationId: string): Promise<Set<string>> {
-  const rows = await db
-    .selectFrom('controls')
-    .select('id')
-    .where('organization_id', '=', organizationId)
-    .where('scope', '=', 'out_of_scope')
-    .execute();
-  return new Set(rows.map((r) => r.id));
-}
