@@ -1333,7 +1333,7 @@ export interface ListEventsResponse {
     resourceId: string;
     /** Files were uploaded to an evidence record. */
     data: {
-      /** The files of the upload, each as GET /v1/evidence/{evidenceId}?expand=attachments shows it. */
+      /** The files of the upload, each as GET /v1/evidence/{evidenceId}?fields=attachments shows it. */
       attachments: Array<{
         displayName: string;
         /** File-type family (word, excel, image…), or `link` for an external link. */
