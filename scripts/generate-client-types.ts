@@ -13,6 +13,8 @@ import type { TSchema } from 'typebox';
 import { CONTROL_STATUSES } from '../src/domain/controls/schema.ts';
 import { CONTROL_EXPANSIONS } from '../src/domain/controls/get.ts';
 import { CONTROL_OPTIONAL_FIELDS } from '../src/domain/controls/list.ts';
+import { FEED_EVENT_TYPES } from '../src/domain/events/schema.ts';
+import { DEFAULT_EVENTS_PAGE_SIZE, MAX_EVENTS_PAGE_SIZE } from '../src/domain/events/list.ts';
 import { EVIDENCE_EXPANSIONS } from '../src/domain/evidence/get.ts';
 import { EVIDENCE_OPTIONAL_FIELDS } from '../src/domain/evidence/list.ts';
 import { MAX_FILES, MAX_TOTAL_BYTES } from '../src/domain/evidence/upload.ts';
@@ -68,6 +70,7 @@ export function renderCliVocabulary(): string {
     ['SOURCE', VULNERABILITY_SOURCES],
     ['FIX_AVAILABLE', FIX_AVAILABLE],
     ['PAGE_SIZES', PAGE_SIZES],
+    ['EVENT_TYPE', FEED_EVENT_TYPES],
   ];
   const listFields: [string, readonly string[]][] = [
     ['frameworks', FRAMEWORK_OPTIONAL_FIELDS],
@@ -103,7 +106,9 @@ export function renderCliVocabulary(): string {
     `export const GET_FIELDS = {\n${entries(getFields)}} as const;\n` +
     "\n/** The spec's limits on one upload, checked before any byte is sent. */\n" +
     `export const UPLOAD_LIMITS = { files: ${MAX_FILES}, totalBytes: ${MAX_TOTAL_BYTES} } as const;\n` +
-    `\nexport const IDEMPOTENCY_KEY = ${IDEMPOTENCY_KEY_PATTERN.toString()};\n`
+    `\nexport const IDEMPOTENCY_KEY = ${IDEMPOTENCY_KEY_PATTERN.toString()};\n` +
+    "\n/** The events feed's page sizes (GET /v1/events `count`). */\n" +
+    `export const EVENT_PAGE_SIZE = { default: ${DEFAULT_EVENTS_PAGE_SIZE}, max: ${MAX_EVENTS_PAGE_SIZE} } as const;\n`
   );
 }
 

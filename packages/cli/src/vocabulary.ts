@@ -15,6 +15,7 @@ export const SEVERITY = ['critical', 'high', 'medium', 'low'] as const;
 export const SOURCE = ['aws', 'github', 'snyk', 'sonarcloud', 'qualys', 'defender', 'sentinelOne', 'aikido', 'tenable', 'import', 'api'] as const;
 export const FIX_AVAILABLE = ['yes', 'no'] as const;
 export const PAGE_SIZES = [50, 100] as const;
+export const EVENT_TYPE = ['vulnerability.created', 'vulnerability.updated', 'evidence.attachments_added', 'evidence.status_changed', 'control.status_changed', 'framework.progress_changed'] as const;
 
 /** Optional fields of each list (`fields` on the list endpoints). */
 export const LIST_FIELDS = {
@@ -67,3 +68,6 @@ export const GET_FIELDS = {
 export const UPLOAD_LIMITS = { files: 5, totalBytes: 104857600 } as const;
 
 export const IDEMPOTENCY_KEY = /^[A-Za-z0-9._~-]{1,128}$/;
+
+/** The events feed's page sizes (GET /v1/events `count`). */
+export const EVENT_PAGE_SIZE = { default: 100, max: 500 } as const;

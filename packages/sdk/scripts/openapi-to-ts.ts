@@ -49,6 +49,8 @@ interface Operation {
 export interface OpenApiDocument {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
+  /** OpenAPI 3.1: the requests the service sends (webhook deliveries), by name */
+  webhooks?: Record<string, Record<string, Operation>>;
   components?: { schemas?: Record<string, JsonSchema> };
 }
 
@@ -69,6 +71,7 @@ export const OPERATIONS: Record<string, string> = {
   'GET /v1/vulnerabilities/{vulnerabilityId}': 'getVulnerability',
   'POST /v1/vulnerabilities': 'createVulnerability',
   'PATCH /v1/vulnerabilities/{vulnerabilityId}': 'updateVulnerability',
+  'GET /v1/events': 'listEvents',
 };
 
 /**
@@ -128,6 +131,8 @@ export function renderApiModule(doc: OpenApiDocument): string {
     if (!seen.has(key)) throw new Error(`${key} is in OPERATIONS but the server no longer serves it`);
   }
   checkAliases(doc);
+
+  out.push(...renderWebhookPayload(doc, components));
 
   out.push('/** Method, path and the wire form of each query parameter, per operation. */');
   out.push('export const operations = {', ...table, '} as const;', '');
@@ -210,6 +215,28 @@ function renderOperation(key: string, name: string, path: string, method: string
     `  ${name}: { params: ${has(pathParams.length > 0, 'Params')}; query: ${has(query.length > 0, 'Query')}; ` +
     `body: ${has(body === 'json', 'Body')}; response: ${type}Response };`;
   return { types, entry, typeEntry };
+}
+
+/**
+ * `WebhookPayload`: the bodies of the webhook requests the document declares (OpenAPI 3.1
+ * `webhooks`, one entry per event type), as a union told apart by `type`. A document that declares
+ * none gets the feed's event: webhooks send the same wire object (issue 15).
+ */
+function renderWebhookPayload(doc: OpenApiDocument, components: Record<string, JsonSchema>): string[] {
+  const bodies: JsonSchema[] = [];
+  for (const [name, item] of Object.entries(doc.webhooks ?? {})) {
+    const schema = item.post?.requestBody?.content['application/json']?.schema;
+    if (!schema) throw new Error(`webhook ${name}: no application/json request body schema`);
+    bodies.push(schema);
+  }
+  if (bodies.length === 0) {
+    return [
+      "/** A webhook request's body: the document declares no webhooks, so the feed's event (the same wire object). */",
+      "export type WebhookPayload = ListEventsResponse['data'][number];",
+      '',
+    ];
+  }
+  return declare('WebhookPayload', { anyOf: bodies, description: "A webhook request's body, one shape per event type." }, components);
 }
 
 function queryKind(key: string, p: Parameter): QueryKind {

@@ -3,6 +3,7 @@
 import { REGION_BASE_URLS, isRegion, type Region } from './regions.ts';
 import { Auth, tokenRequester } from './resources/auth.ts';
 import { Controls } from './resources/controls.ts';
+import { Events } from './resources/events.ts';
 import { Evidence } from './resources/evidence.ts';
 import { Frameworks } from './resources/frameworks.ts';
 import type { ClientContext, WithResponse } from './resources/operation.ts';
@@ -14,6 +15,7 @@ import { debugHooks, safeHooks, type Hooks } from './transport/hooks.ts';
 import { RequestSender, type FetchLike } from './transport/request-sender.ts';
 import { TokenCache, type TokenStore, type TokenStoreErrorHandler } from './transport/token-cache.ts';
 import { userAgent } from './transport/user-agent.ts';
+import { webhooks } from './webhooks/index.ts';
 
 export interface ClientOptions extends Hooks {
   /** the credential's client ID (`cds_id_…`) */
@@ -73,6 +75,8 @@ export const DEFAULTS = {
 } as const;
 
 export class ComplianceClient {
+  /** webhook verification, without a client: `ComplianceClient.webhooks.verify(body, headers, secret)` */
+  static readonly webhooks = webhooks;
   readonly baseUrl: string;
   readonly auth: Auth;
   readonly frameworks: Frameworks;
@@ -81,6 +85,10 @@ export class ComplianceClient {
   readonly evidence: Evidence;
   readonly tests: Tests;
   readonly vulnerabilities: Vulnerabilities;
+  /** the change events feed (GET /v1/events): pages, walks and a follower that polls */
+  readonly events: Events;
+  /** webhook verification (the same as the `webhooks` export; needs no credentials) */
+  readonly webhooks = webhooks;
   readonly #ctx: ClientContext;
 
   constructor(options: ClientOptions) {
@@ -141,6 +149,7 @@ export class ComplianceClient {
     this.evidence = new Evidence(ctx);
     this.tests = new Tests(ctx);
     this.vulnerabilities = new Vulnerabilities(ctx);
+    this.events = new Events(ctx);
   }
 
   /**

@@ -138,6 +138,36 @@ export class PaginationError extends ComplianceError {
   override name = 'PaginationError';
 }
 
+/** What a webhook verification found wrong (`WebhookVerificationError.reason`). */
+export type WebhookVerificationFailure =
+  /** webhook-id, webhook-timestamp or webhook-signature is absent */
+  | 'missing_header'
+  /** a header is there but unreadable: a timestamp that is not whole seconds, no `v1,` signature, a repeated id */
+  | 'invalid_header'
+  /** webhook-timestamp is older than the tolerance allows: a replay, or the receiver's clock is off */
+  | 'timestamp_too_old'
+  /** webhook-timestamp is further in the future than the tolerance allows: a clock is off */
+  | 'timestamp_too_new'
+  /** no signature matches any secret given: a wrong secret, or a body that changed after signing */
+  | 'no_matching_signature'
+  /** the signature matches but the body is not a JSON event */
+  | 'invalid_payload';
+
+/**
+ * A webhook request that must not be trusted (webhooks.verify). Answer it with a 4xx and do not
+ * act on it; `reason` says what failed and `header` which header, when one is to blame.
+ */
+export class WebhookVerificationError extends ComplianceError {
+  override name = 'WebhookVerificationError';
+  readonly reason: WebhookVerificationFailure;
+  readonly header: string | undefined;
+  constructor(reason: WebhookVerificationFailure, message: string, header?: string) {
+    super(message);
+    this.reason = reason;
+    this.header = header;
+  }
+}
+
 const byStatus: Record<number, typeof ComplianceApiError> = {
   400: ValidationError,
   401: AuthenticationError,

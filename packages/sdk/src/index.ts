@@ -16,6 +16,8 @@ export {
   TimeoutError,
   TotalCountMismatchError,
   PaginationError,
+  WebhookVerificationError,
+  type WebhookVerificationFailure,
   type ApiErrorCode,
   type ErrorDetail,
 } from './errors.ts';
@@ -28,6 +30,10 @@ export { SDK_VERSION } from './version.ts';
 export type { StoredToken, TokenStore, TokenStoreOperation, TokenStoreErrorHandler } from './transport/token-cache.ts';
 export type { UploadAttachmentsInput } from './resources/evidence.ts';
 export type { UploadFile, ByteStream } from './uploads/sources.ts';
+export { EventFollower, EventWalk, type EventFeedPage, type EventListQuery, type FollowOptions } from './resources/events.ts';
+export { webhooks, type Webhooks } from './webhooks/index.ts';
+export type { VerifyWebhookOptions, WebhookBody, WebhookSecret } from './webhooks/verify.ts';
+export type { WebhookHeaders } from './webhooks/headers.ts';
 export type { VulnerabilityListQuery, VulnerabilityPage } from './resources/vulnerabilities.ts';
 export type * from './types.ts';
 export type * from './generated/api.ts';

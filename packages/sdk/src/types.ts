@@ -11,8 +11,10 @@ import type {
   ListFrameworksResponse,
   ListPoliciesResponse,
   ListTestsResponse,
+  ListEventsResponse,
   ListVulnerabilitiesResponse,
   UploadEvidenceAttachmentsResponse,
+  WebhookPayload,
 } from './generated/api.ts';
 
 export type Framework = ListFrameworksResponse['data'][number];
@@ -31,3 +33,8 @@ export type VulnerabilitySummary = ListVulnerabilitiesResponse['data'][number];
 export type Vulnerability = GetVulnerabilityResponse['data'];
 export type UploadResult = UploadEvidenceAttachmentsResponse['data'];
 export type ErrorResponseBody = ErrorBody;
+/** a change event of the feed (GET /v1/events); narrow on `type` for its `data` */
+export type ChangeEvent = ListEventsResponse['data'][number];
+export type ChangeEventType = ChangeEvent['type'];
+/** a webhook request's body, as webhooks.verify returns it; narrow on `type` for its `data` */
+export type WebhookEvent = WebhookPayload;

@@ -50,3 +50,24 @@ test('query parameters get the wire form the server reads', () => {
     ['createVulnerability', 'updateVulnerability', 'uploadEvidenceAttachments'],
   );
 });
+
+test('WebhookPayload: the bodies the document declares under `webhooks`, else the feed event', async () => {
+  const doc = await loadServerOpenApi();
+  assert.match(renderApiModule(doc), /export type WebhookPayload = ListEventsResponse\['data'\]\[number\];/);
+  const declared = structuredClone(doc);
+  const body = (type: string) => ({
+    requestBody: {
+      content: {
+        'application/json': {
+          schema: { type: 'object', required: ['type', 'data'], properties: { type: { const: type }, data: { type: 'object' } } },
+        },
+      },
+    },
+    responses: { '200': { description: 'received' } },
+  });
+  declared.webhooks = { 'webhook.test': { post: body('webhook.test') }, 'credential.revoked': { post: body('credential.revoked') } };
+  const rendered = renderApiModule(declared);
+  assert.match(rendered, /export type WebhookPayload = \{\n\s+type: "webhook\.test";[\s\S]*\} \| \{\n\s+type: "credential\.revoked";/);
+  declared.webhooks = { broken: { post: { responses: {} } } };
+  assert.throws(() => renderApiModule(declared), /webhook broken: no application\/json request body schema/);
+});

@@ -4,6 +4,7 @@ import type { Command } from './command.ts';
 import { completionCommand } from './completion.ts';
 import { configureCommand } from './configure.ts';
 import { controlCommands } from './controls.ts';
+import { eventCommands } from './events.ts';
 import { evidenceCommands } from './evidence.ts';
 import { exportCommand } from './export.ts';
 import { frameworkCommands } from './frameworks.ts';
@@ -19,6 +20,7 @@ export const COMMANDS: Command[] = [
   ...evidenceCommands,
   ...testCommands,
   ...vulnerabilityCommands,
+  ...eventCommands,
   exportCommand,
   apiCommand,
   configureCommand,

@@ -5,6 +5,8 @@ import { formatValue, truncate } from './table.ts';
 
 export const RESOURCES = ['frameworks', 'controls', 'policies', 'evidence', 'tests', 'vulnerabilities'] as const;
 export type Resource = (typeof RESOURCES)[number];
+/** What a table can list: the resources, and the change events (not a resource: never exported). */
+export type Listing = Resource | 'events';
 
 type Row = Record<string, any>;
 
@@ -42,7 +44,28 @@ const primaryAssignee: Column = {
   },
 };
 
-export const COLUMNS: Record<Resource, Column[]> = {
+/** An event's change in a few words: what a person scanning the feed wants to see (the JSON formats carry all of it). */
+export function eventChange(e: Row): string {
+  const d = e.data ?? {};
+  switch (e.type) {
+    case 'vulnerability.created':
+      return [d.vulnerability?.severity, d.vulnerability?.status, d.vulnerability?.title].filter(Boolean).join(' · ') || '-';
+    case 'vulnerability.updated':
+      return Object.keys(d.changes ?? {}).join(', ') || '-';
+    case 'evidence.attachments_added': {
+      const files: unknown[] = d.attachments ?? [];
+      return `${files.length} ${files.length === 1 ? 'file' : 'files'}`;
+    }
+    case 'framework.progress_changed': {
+      const pct = (p: Row | undefined) => (typeof p?.controls?.percentage === 'number' ? `${p.controls.percentage}%` : '?');
+      return `controls ${pct(d.before)} → ${pct(d.after)}`;
+    }
+    default:
+      return typeof d.before === 'string' && typeof d.after === 'string' ? `${d.before} → ${d.after}` : '-';
+  }
+}
+
+export const COLUMNS: Record<Listing, Column[]> = {
   frameworks: [
     field('frameworkId', 'FRAMEWORK ID'),
     field('frameworkName', 'NAME', 40),
@@ -97,10 +120,17 @@ export const COLUMNS: Record<Resource, Column[]> = {
     field('title', 'TITLE', 50),
     primaryAssignee,
   ],
+  events: [
+    field('occurredAt', 'OCCURRED AT'),
+    field('type', 'TYPE'),
+    field('resourceId', 'RESOURCE ID'),
+    field('eventId', 'EVENT ID'),
+    { header: 'CHANGE', shrinkable: true, cell: (r) => truncate(eventChange(r), 60) },
+  ],
 };
 
 /** The resource's columns, then one per optional field asked for with --fields. */
-export function columnsFor(resource: Resource, extraFields: string[] = []): Column[] {
+export function columnsFor(resource: Listing, extraFields: string[] = []): Column[] {
   const base = COLUMNS[resource];
   return [...base, ...extraFields.map((f) => field(f, f, 40))];
 }

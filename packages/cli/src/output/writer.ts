@@ -5,7 +5,7 @@ import type { Io } from '../io.ts';
 import type { Format } from './format.ts';
 import { jsonArrayWriter, jsonDocument } from './json.ts';
 import { ndjsonLine } from './ndjson.ts';
-import { columnsFor, type Resource } from './columns.ts';
+import { columnsFor, type Listing } from './columns.ts';
 import { renderRecord, renderTable } from './table.ts';
 
 export interface ListWriter {
@@ -13,7 +13,7 @@ export interface ListWriter {
   end(): Promise<void>;
 }
 
-export function listWriter(io: Io, format: Format, resource: Resource, extraFields?: string[]): ListWriter {
+export function listWriter(io: Io, format: Format, resource: Listing, extraFields?: string[]): ListWriter {
   if (format === 'ndjson') {
     return { write: (r) => io.out(ndjsonLine(r)), end: async () => {} };
   }
@@ -40,7 +40,7 @@ export function listWriter(io: Io, format: Format, resource: Resource, extraFiel
   };
 }
 
-export async function writeList(io: Io, format: Format, resource: Resource, records: unknown[], extraFields?: string[]): Promise<void> {
+export async function writeList(io: Io, format: Format, resource: Listing, records: unknown[], extraFields?: string[]): Promise<void> {
   const writer = listWriter(io, format, resource, extraFields);
   for (const record of records) await writer.write(record);
   await writer.end();

@@ -29,6 +29,8 @@ export interface RunOptions {
   input?: string;
   /** called with each chunk of stderr, e.g. to send a signal at the right moment */
   onStderr?: (text: string, child: ReturnType<typeof spawn>) => void;
+  /** called with all of stdout so far after each chunk, e.g. to act once a line has been printed */
+  onStdout?: (text: string, child: ReturnType<typeof spawn>) => void;
   timeoutMs?: number;
 }
 
@@ -50,7 +52,10 @@ export function runCli(args: string[], options: RunOptions): Promise<CliResult> 
   const child = spawn(process.execPath, [CLI_ENTRY, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+    options.onStdout?.(stdout, child);
+  });
   child.stderr.setEncoding('utf8').on('data', (d: string) => {
     stderr += d;
     options.onStderr?.(stderr, child);
