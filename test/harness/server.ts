@@ -43,6 +43,8 @@ export interface StartOptions {
   testStore?: TestStore;
   /** the app's result cache (default: its own); a NoResultCache computes every answer afresh */
   cache?: ResultCache;
+  /** false: every request through Fastify, none answered before routing (src/http/warm-reads.ts) */
+  warmReads?: boolean;
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
@@ -60,6 +62,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     logger: false,
     metrics,
     cache: options.cache,
+    warmReads: options.warmReads,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const ops = await buildOpsApp({ db: database.db, store: testStore.store, metrics });
