@@ -37,7 +37,8 @@ export function sendEnvelope(
     answers.keep(result, request.id, (placeholderId) =>
       String(reply.serialize({ data, meta: { requestId: placeholderId, ...extraMeta } })),
     );
-  warm?.hold(request, reply, result);
+  // Held for the next requests only while its bytes are (an answer larger than the budget is not).
+  if (warm && answers.has(result)) warm.hold(request, reply, result);
   return sendParts(reply, parts);
 }
 
