@@ -133,6 +133,8 @@ export class WarmReads {
     if (this.closed || request.method !== 'GET' || !actor || !url || url.length > MAX_URL_LENGTH) return;
     const headers: Held['headers'] = [];
     for (const [name, value] of Object.entries(reply.getHeaders())) {
+      // sendEnvelope sets these itself, in place of any set before (not the case on any route now)
+      if (name === 'content-type' || name === 'content-length') return;
       const dynamic = DYNAMIC[name];
       if (dynamic) headers.push([name, dynamic]);
       else if (typeof value === 'string') headers.push([name, { fixed: value }]);
@@ -193,19 +195,33 @@ export class WarmReads {
 
     const startedAt = performance.now();
     const authenticated = this.options.authenticate(token);
-    authenticated.then(
-      (outcome) => {
-        if (!this.answer(req, res, url, outcome, startedAt)) {
+    authenticated
+      .then(
+        (outcome) => {
+          let answered = false;
+          try {
+            answered = this.answer(req, res, url, outcome, startedAt);
+          } catch (err) {
+            // Not expected; a failure here must neither crash the process nor leave the request hanging.
+            this.options.log.error({ err }, 'warm read failed; answered by Fastify');
+            if (res.headersSent) return void res.destroy();
+          }
+          if (!answered) {
+            handOverAuthentication(req, authenticated);
+            fastify(req, res);
+          }
+        },
+        () => {
+          // A refused token: the hook answers it (and counts it against the client's address).
           handOverAuthentication(req, authenticated);
           fastify(req, res);
-        }
-      },
-      () => {
-        // A refused token: the hook answers it (and counts it against the client's address).
-        handOverAuthentication(req, authenticated);
-        fastify(req, res);
-      },
-    );
+        },
+      )
+      .catch((err: unknown) => {
+        // Fastify's own listener threw: as Node would with a throwing listener, but without the crash.
+        this.options.log.error({ err }, 'request failed before routing');
+        res.destroy();
+      });
   }
 
   /** Writes the held answer of `url` for this actor; false when there is none to give. */
@@ -245,11 +261,11 @@ export class WarmReads {
     let length = 0;
     for (const part of parts) length += part.length;
     raw.push('content-type', 'application/json; charset=utf-8', 'content-length', String(length));
-    this.options.usage.count(actor.credentialId, actor.organizationId, false);
     res.writeHead(200, raw);
     res.cork();
     for (const part of parts) res.write(part);
     res.end();
+    this.options.usage.count(actor.credentialId, actor.organizationId, false);
     this.options.metrics.warmReads.inc();
 
     const elapsedMs = performance.now() - startedAt;
