@@ -1,6 +1,7 @@
 // buildApp(config, deps) → a ready-to-listen Fastify instance. No side effects at import; tests
 // build apps with their own config and dependencies.
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import http from 'node:http';
+import Fastify, { LogController, type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Config } from './config.ts';
 import { systemContext } from './system-context.ts';
@@ -14,7 +15,8 @@ import { validatorCompiler } from './http/validation.ts';
 import { answerClientError, registerErrorHandler, sendFrameworkError } from './http/plugins/error-handler.ts';
 import { registerResponseHeaders } from './http/plugins/response-headers.ts';
 import { newRequestId } from './http/request-id.ts';
-import { registerAuth } from './http/plugins/auth.ts';
+import { registerAuth, tokenAuthenticator } from './http/plugins/auth.ts';
+import { WarmReads } from './http/warm-reads.ts';
 import { trustProxyOption } from './http/trust-proxy.ts';
 import { registerConsoleSession } from './http/plugins/console-session.ts';
 import { UsageRecorder } from './domain/console/usage-recorder.ts';
@@ -64,10 +66,16 @@ export interface AppDeps {
    * loopback), and a listener of finished attempts. The worker runs when WEBHOOK_DELIVERY is on.
    */
   webhookDelivery?: Pick<DeliveryContext, 'lookupHost'> & Pick<WorkerOptions, 'onAttempt'>;
+  /** false: every request goes through Fastify (tests compare with it); default: warm reads are answered before routing */
+  warmReads?: boolean;
 }
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+  // Set once the app's parts exist; until then (and with warmReads: false) Fastify answers everything.
+  let warm: WarmReads | undefined;
   const app = Fastify({
+    serverFactory: (fastify, options) =>
+      createServer(options as FastifyHttpOptions<http.Server>, (req, res) => (warm ? warm.handle(req, res, fastify) : fastify(req, res))),
     logger: deps.logger === false ? false : loggerOptions(config.logLevel, deps.logFormat),
     genReqId: newRequestId,
     requestIdHeader: false, // never trust a client-chosen ID: the spec promises a unique one
@@ -136,7 +144,23 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (json.$id as string) || `def-${i}` },
   });
 
-  registerRoutes(app, { config, system, metrics, usage, answers });
+  if (deps.warmReads !== false) {
+    warm = new WarmReads({
+      authenticate: tokenAuthenticator(config, system),
+      answers,
+      metrics,
+      usage,
+      log: app.log,
+      clientAddressIsPeer: !config.trustProxy,
+    });
+    // Closing, Fastify answers with Connection: close; nothing is answered before it from then on.
+    const closing = warm;
+    app.addHook('preClose', (done) => {
+      closing.close();
+      done();
+    });
+  }
+  registerRoutes(app, { config, system, metrics, usage, answers, warm });
   app.get('/openapi.json', { schema: { hide: true } }, async () =>
     servedDocument(app.swagger(), config.publicBaseUrl ?? listeningBaseUrl(app.server.address(), config)),
   );
@@ -182,6 +206,19 @@ function startDeliveryWorker(app: FastifyInstance, config: Config, deps: AppDeps
     await announcements.close();
     await (stopped ?? worker.stop(0));
   });
+}
+
+/**
+ * The HTTP server Fastify would make from its options (keep-alive, request and connection
+ * time-outs, Node's options), with `listener` in front of Fastify's own.
+ */
+function createServer(options: FastifyHttpOptions<http.Server>, listener: http.RequestListener): http.Server {
+  const server = http.createServer(options.http ?? {}, listener);
+  server.keepAliveTimeout = options.keepAliveTimeout ?? 72_000;
+  server.requestTimeout = options.requestTimeout ?? 0;
+  server.setTimeout(options.connectionTimeout ?? 0);
+  if (options.maxRequestsPerSocket) server.maxRequestsPerSocket = options.maxRequestsPerSocket;
+  return server;
 }
 
 /**

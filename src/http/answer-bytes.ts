@@ -44,6 +44,11 @@ export class AnswerBytes {
     return this.recency.size;
   }
 
+  /** Whether the answer to `result` is held (kept within the budget). */
+  has(result: object): boolean {
+    return this.byResult.has(result);
+  }
+
   /** The answer to `result` with `requestId` spliced in, or undefined when not held. */
   answer(result: object, requestId: string): Buffer[] | undefined {
     const entry = this.byResult.get(result);

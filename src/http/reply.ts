@@ -2,6 +2,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ResultCache } from '../domain/result-cache.ts';
 import type { AnswerBytes } from './answer-bytes.ts';
+import type { WarmReads } from './warm-reads.ts';
 
 /** The success envelope: `{ data, meta: { requestId, …extra } }`. */
 export function envelope<T>(request: FastifyRequest, data: T, extraMeta: Record<string, unknown> = {}) {
@@ -12,6 +13,8 @@ export function envelope<T>(request: FastifyRequest, data: T, extraMeta: Record<
 export interface Answering {
   cache: ResultCache;
   answers: AnswerBytes;
+  /** where the URL of an answer given from kept bytes is held for the next requests (warm-reads.ts) */
+  warm?: WarmReads;
 }
 
 /**
@@ -23,7 +26,7 @@ export interface Answering {
 export function sendEnvelope(
   request: FastifyRequest,
   reply: FastifyReply,
-  { cache, answers }: Answering,
+  { cache, answers, warm }: Answering,
   result: object,
   data: unknown,
   extraMeta: Record<string, unknown> = {},
@@ -34,6 +37,8 @@ export function sendEnvelope(
     answers.keep(result, request.id, (placeholderId) =>
       String(reply.serialize({ data, meta: { requestId: placeholderId, ...extraMeta } })),
     );
+  // Held for the next requests only while its bytes are (an answer larger than the budget is not).
+  if (warm && answers.has(result)) warm.hold(request, reply, result);
   return sendParts(reply, parts);
 }
 

@@ -47,6 +47,8 @@ export interface StartOptions {
   lookupHost?: (host: string) => Promise<string[]>;
   /** the webhook worker's name resolution and attempt listener (app.ts, AppDeps.webhookDelivery) */
   webhookDelivery?: AppDeps['webhookDelivery'];
+  /** false: every request through Fastify, none answered before routing (src/http/warm-reads.ts) */
+  warmReads?: boolean;
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
@@ -66,6 +68,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     cache: options.cache,
     lookupHost: options.lookupHost,
     webhookDelivery: options.webhookDelivery,
+    warmReads: options.warmReads,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const ops = await buildOpsApp({ db: database.db, store: testStore.store, metrics });

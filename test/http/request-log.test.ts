@@ -98,6 +98,38 @@ describe('request logging (server process, LOG_LEVEL=info)', () => {
     assert.equal(plain.query, undefined);
   });
 
+  test('a warm read answered before routing is logged as Fastify logs it: both lines, the same fields', async () => {
+    assert.ok(server.opsUrl, 'the test server has an operations listener');
+    const early = async () => {
+      const text = await (await fetch(`${server.opsUrl}/metrics`)).text();
+      return Number(/^cds_warm_reads_total (\S+)$/m.exec(text)?.[1] ?? 0);
+    };
+    const get = () => fetch(`${server.url}/v1/frameworks?fields=addedOn`, { headers: { authorization: `Bearer ${token}` } });
+    const first = await linesOf(await get()); // Fastify's answer: the URL is held from now on
+    const before = await early();
+    const second = await linesOf(await get());
+    assert.equal((await early()) - before, 1, 'the second was answered before routing');
+    const shape = (lines: any[]) =>
+      lines
+        .map((line) => ({ ...line, time: typeof line.time, requestId: typeof line.requestId }))
+        .map(({ level, msg, req, res, responseTime, ...rest }) => ({
+          rest,
+          level,
+          msg,
+          req: req && { ...req, remotePort: typeof req.remotePort },
+          res,
+          responseTime: typeof responseTime,
+        }));
+    assert.deepEqual(shape(second), shape(first));
+    assert.deepEqual(
+      second.map((l) => l.msg),
+      ['incoming request', 'request completed'],
+    );
+    assert.equal(incoming(second).url, '/v1/frameworks');
+    assert.equal(incoming(second).query, 'fields=addedOn');
+    assert.equal(second.find((l) => l.msg === 'request completed').res.statusCode, 200);
+  });
+
   test('long paths, names, values and many parameters are clipped', async () => {
     const many = Array.from({ length: 50 }, (_, i) => `p${i}=${i}`).join('&');
     const req = incoming(await linesOf(await fetch(`${server.url}/${'x'.repeat(2000)}?${'n'.repeat(500)}=1&${many}`)));

@@ -133,11 +133,19 @@ export async function actorOfGrant(ctx: BaseContext, grant: TokenGrant | undefin
     // A grant kept in memory remembers the touch, so the next requests of the minute do not write.
     grant.lastUsedAt = now;
   }
+  let sets = grantSets.get(grant);
+  if (!sets) {
+    sets = { scopes: new Set(grant.scopes.split(' ')), plan: new Set(grant.plan.split(',')) };
+    grantSets.set(grant, sets);
+  }
   return {
     organizationId: grant.organizationId,
     credentialId: grant.credentialId,
-    scopes: new Set(grant.scopes.split(' ')),
-    plan: new Set(grant.plan.split(',')),
+    scopes: sets.scopes,
+    plan: sets.plan,
     dataVersions: grant.dataVersions,
   };
 }
+
+/** The scopes and plan of a grant kept in memory, parsed once rather than on each of its requests. */
+const grantSets = new WeakMap<TokenGrant, { scopes: ReadonlySet<string>; plan: ReadonlySet<string> }>();

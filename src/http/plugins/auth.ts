@@ -8,6 +8,7 @@
 // a valid token is never refused because of its address's failures. The token lookup is one
 // indexed read of a hash, so looking up before refusing costs little and keeps valid tokens
 // working behind a shared address.
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config, RateLimitSettings } from '../../config.ts';
 import type { Actor } from '../../domain/auth/scopes.ts';
@@ -34,10 +35,16 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match[1];
 }
 
+/** The values of X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset. */
+export function rateLimitHeaderValues(limit: RateLimitSettings, window: WindowCount): [string, string, string] {
+  return [String(limit.max), String(Math.max(0, limit.max - window.count)), String(Math.ceil(window.resetAtMs / 1000))];
+}
+
 export function setRateLimitHeaders(reply: FastifyReply, limit: RateLimitSettings, window: WindowCount) {
-  reply.header('X-RateLimit-Limit', String(limit.max));
-  reply.header('X-RateLimit-Remaining', String(Math.max(0, limit.max - window.count)));
-  reply.header('X-RateLimit-Reset', String(Math.ceil(window.resetAtMs / 1000)));
+  const [max, remaining, reset] = rateLimitHeaderValues(limit, window);
+  reply.header('X-RateLimit-Limit', max);
+  reply.header('X-RateLimit-Remaining', remaining);
+  reply.header('X-RateLimit-Reset', reset);
 }
 
 /** The authentication failures that count against the client address. */
@@ -62,12 +69,46 @@ export interface AuthOptions {
   usage?: UsageRecorder;
 }
 
-export function registerAuth(app: FastifyInstance, { config, system, onRejected, usage }: AuthOptions) {
+/** An authenticated request's actor and its count against the credential's rate limit. */
+export interface Authenticated {
+  actor: Actor;
+  state: LimitState;
+}
+
+/**
+ * Authenticates a bearer token and counts the request against its credential's limit, as every
+ * /v1 request is: the grant from memory where it can be proved current, and with Redis in the
+ * same round trip that reads the markers. Rejects with the ServiceError of a failed token (not
+ * yet counted against the client's address: the onRequest hook does that).
+ */
+export function tokenAuthenticator(config: Config, system: SystemContext): (token: string | undefined) => Promise<Authenticated> {
   const store = system.limiter;
   const limits = config.rateLimits;
   // With Redis, grants are kept in memory and checked against markers read with the request's count.
   const { grants, markers } = system;
   const marked = grants && markers && store.hitAndRead ? { ...system, grants, markers } : undefined;
+  if (marked) return (token) => authenticateWithMarkers({ ctx: marked, input: { token, limit: limits.api } });
+  return async (token) => {
+    const actor = await authenticate({ ctx: system, input: { token } });
+    return { actor, state: await hitLimit(store, 'api', actor.credentialId, limits.api, system.now()) };
+  };
+}
+
+/**
+ * Where src/http/warm-reads.ts leaves the authentication it already started for a request it
+ * hands to Fastify: the hook takes it instead of authenticating (and counting) a second time.
+ */
+const STARTED = Symbol('authentication started before routing');
+type StartedRequest = IncomingMessage & { [STARTED]?: Promise<Authenticated> };
+
+export function handOverAuthentication(raw: IncomingMessage, started: Promise<Authenticated>) {
+  (raw as StartedRequest)[STARTED] = started;
+}
+
+export function registerAuth(app: FastifyInstance, { config, system, onRejected, usage }: AuthOptions) {
+  const store = system.limiter;
+  const limits = config.rateLimits;
+  const authenticateToken = tokenAuthenticator(config, system);
 
   const refuse = (state: LimitState, limiter: string): never => {
     onRejected(limiter);
@@ -79,16 +120,14 @@ export function registerAuth(app: FastifyInstance, { config, system, onRejected,
     // is authenticated too; the raw URL for unknown routes.
     const path = request.routeOptions.url ?? request.url;
     if (!(path.startsWith('/v1/') || path === '/v1' || path.startsWith('/v1?'))) return;
+    const started = (request.raw as StartedRequest)[STARTED];
     if (authorizationHeaderCount(request) > 1) {
       throw validationFailed([{ field: 'Authorization', message: 'must be sent once, not repeated' }]);
     }
 
-    let actor: Actor;
-    let state: LimitState | undefined;
-    const token = bearerToken(request.headers.authorization);
+    let authenticated: Authenticated;
     try {
-      if (marked) ({ actor, state } = await authenticateWithMarkers({ ctx: marked, input: { token, limit: limits.api } }));
-      else actor = await authenticate({ ctx: system, input: { token } });
+      authenticated = await (started ?? authenticateToken(bearerToken(request.headers.authorization)));
     } catch (err) {
       if (err instanceof ServiceError && FAILED_AUTHENTICATION.has(err.code)) {
         const state = await hitLimit(store, 'unauth', request.ip, limits.unauthenticated, system.now());
@@ -97,8 +136,8 @@ export function registerAuth(app: FastifyInstance, { config, system, onRejected,
       }
       throw err;
     }
+    const { actor, state } = authenticated;
     request.actor = actor;
-    state ??= await hitLimit(store, 'api', actor.credentialId, limits.api, system.now());
     setRateLimitHeaders(reply, state.limit, state.window);
     usage?.count(actor.credentialId, actor.organizationId, state.exceeded);
     if (state.exceeded) refuse(state, 'api');

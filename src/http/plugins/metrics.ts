@@ -10,6 +10,7 @@ export interface Metrics {
   rateLimitRejections: Counter<'limiter'>;
   dependencyErrors: Counter<'dependency'>;
   answerCacheBytes: Gauge;
+  warmReads: Counter;
 }
 
 export function createMetrics(): Metrics {
@@ -45,6 +46,11 @@ export function createMetrics(): Metrics {
     answerCacheBytes: new Gauge({
       name: 'cds_answer_cache_bytes',
       help: 'Bytes of serialized cached answers held (at most RESULT_CACHE_MAX_BYTES)',
+      registers: [registry],
+    }),
+    warmReads: new Counter({
+      name: 'cds_warm_reads_total',
+      help: 'Requests answered from held answer bytes before routing (also counted in cds_http_requests_total)',
       registers: [registry],
     }),
   };

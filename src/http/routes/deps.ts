@@ -5,6 +5,7 @@ import type { SystemContext } from '../../domain/context.ts';
 import type { Metrics } from '../plugins/metrics.ts';
 import type { UsageRecorder } from '../../domain/console/usage-recorder.ts';
 import type { AnswerBytes } from '../answer-bytes.ts';
+import type { WarmReads } from '../warm-reads.ts';
 
 export interface RouteDeps {
   config: Config;
@@ -14,4 +15,6 @@ export interface RouteDeps {
   usage: UsageRecorder;
   /** the serialized bytes of cached answers (src/http/reply.ts sendEnvelope) */
   answers: AnswerBytes;
+  /** warm reads answered before routing (src/http/warm-reads.ts); absent: every request goes through Fastify */
+  warm?: WarmReads;
 }

@@ -18,8 +18,20 @@ export interface LimitState {
 
 /** `scope` is a constant of the code; `subject` comes from the request and is hashed. */
 export function limiterKey(scope: string, subject: string): string {
-  return `${scope}:${createHash('sha256').update(subject, 'utf8').digest('base64url')}`;
+  if (scope !== 'api') return `${scope}:${createHash('sha256').update(subject, 'utf8').digest('base64url')}`;
+  // Every /v1 request counts against its credential: the keys of the credentials seen lately are
+  // kept (credential IDs are the service's own short IDs; the oldest are dropped past the bound).
+  let key = credentialKeys.get(subject);
+  if (key === undefined) {
+    key = `${scope}:${createHash('sha256').update(subject, 'utf8').digest('base64url')}`;
+    if (credentialKeys.size >= MAX_CREDENTIAL_KEYS) credentialKeys.delete(credentialKeys.keys().next().value as string);
+    credentialKeys.set(subject, key);
+  }
+  return key;
 }
+
+const MAX_CREDENTIAL_KEYS = 10_000;
+const credentialKeys = new Map<string, string>();
 
 /** Counts one request of `subject` against `limit`. */
 export async function hitLimit(

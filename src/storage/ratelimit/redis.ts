@@ -78,6 +78,7 @@ export class RedisRateLimitStore implements RateLimitStore, MarkerBoard {
       // Fail at once while Redis is unreachable (503) rather than queueing requests behind it;
       // the client keeps reconnecting in the background, so the service recovers by itself.
       enableOfflineQueue: false,
+      enableAutoPipelining: true,
       maxRetriesPerRequest: 1,
       connectTimeout: 2000,
       commandTimeout: 2000,

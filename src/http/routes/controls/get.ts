@@ -13,7 +13,7 @@ import { ControlDetail } from './schemas.ts';
 const Params = idParams('controlId', 'A control ID of the caller’s organization.');
 const Query = expansionsQuery(CONTROL_EXPANSIONS);
 
-export default function getControlRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
+export default function getControlRoute(app: FastifyInstance, { system, answers, warm }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/controls/:controlId',
     {
@@ -38,7 +38,7 @@ export default function getControlRoute(app: FastifyInstance, { system, answers 
         ctx: requestContext(system, request),
         input: { controlId: request.params.controlId, fields: parseList<ControlExpansion>(request.query.fields) },
       });
-      return sendEnvelope(request, reply, { cache: system.cache, answers }, data, data);
+      return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
     },
   );
 }

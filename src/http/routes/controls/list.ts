@@ -39,7 +39,7 @@ const Query = Type.Object(
   { additionalProperties: false },
 );
 
-export default function listControlsRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
+export default function listControlsRoute(app: FastifyInstance, { system, answers, warm }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/controls',
     {
@@ -69,7 +69,7 @@ export default function listControlsRoute(app: FastifyInstance, { system, answer
           fields: parseList<ControlOptionalField>(query.fields),
         },
       });
-      return sendEnvelope(request, reply, { cache: system.cache, answers }, data, data);
+      return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
     },
   );
 }

@@ -14,7 +14,7 @@ import { EvidenceDetail } from './schemas.ts';
 const Params = idParams('evidenceId', 'An evidence ID of the caller’s organization.');
 const Query = expansionsQuery(EVIDENCE_EXPANSIONS);
 
-export default function getEvidenceRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
+export default function getEvidenceRoute(app: FastifyInstance, { system, answers, warm }: RouteDeps) {
   for (const base of EVIDENCE_PATHS) {
     app.withTypeProvider<TypeBoxTypeProvider>().get(
       `${base}/:evidenceId`,
@@ -41,7 +41,7 @@ export default function getEvidenceRoute(app: FastifyInstance, { system, answers
           ctx: requestContext(system, request),
           input: { evidenceId: request.params.evidenceId, fields: parseList<EvidenceExpansion>(request.query.fields) },
         });
-        return sendEnvelope(request, reply, { cache: system.cache, answers }, data, data);
+        return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
       },
     );
   }

@@ -16,7 +16,7 @@ const Query = artifactListQuery('evidence records', EVIDENCE_STATUSES, EVIDENCE_
 /** The singular path of the spec and the plural alias its overview lists. */
 export const EVIDENCE_PATHS = ['/v1/evidence', '/v1/evidences'] as const;
 
-export default function listEvidenceRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
+export default function listEvidenceRoute(app: FastifyInstance, { system, answers, warm }: RouteDeps) {
   for (const path of EVIDENCE_PATHS) {
     app.withTypeProvider<TypeBoxTypeProvider>().get(
       path,
@@ -37,7 +37,7 @@ export default function listEvidenceRoute(app: FastifyInstance, { system, answer
           ctx: requestContext(system, request),
           input: parseArtifactListQuery<EvidenceStatus, EvidenceOptionalField>(request.query),
         });
-        return sendEnvelope(request, reply, { cache: system.cache, answers }, data, data);
+        return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
       },
     );
   }

@@ -18,7 +18,7 @@ const Query = Type.Object(
   { additionalProperties: false },
 );
 
-export default function listFrameworksRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
+export default function listFrameworksRoute(app: FastifyInstance, { system, answers, warm }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/frameworks',
     {
@@ -39,7 +39,7 @@ export default function listFrameworksRoute(app: FastifyInstance, { system, answ
         ctx: requestContext(system, request),
         input: { entityIds: parseList(query.entityIds), fields: parseList<FrameworkOptionalField>(query.fields) },
       });
-      return sendEnvelope(request, reply, { cache: system.cache, answers }, data, data);
+      return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
     },
   );
 }

@@ -13,7 +13,7 @@ import { PolicyDetail } from './schemas.ts';
 const Params = idParams('policyId', 'A policy ID of the caller’s organization.');
 const Query = expansionsQuery(POLICY_EXPANSIONS);
 
-export default function getPolicyRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
+export default function getPolicyRoute(app: FastifyInstance, { system, answers, warm }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/policies/:policyId',
     {
@@ -38,7 +38,7 @@ export default function getPolicyRoute(app: FastifyInstance, { system, answers }
         ctx: requestContext(system, request),
         input: { policyId: request.params.policyId, fields: parseList<PolicyExpansion>(request.query.fields) },
       });
-      return sendEnvelope(request, reply, { cache: system.cache, answers }, data, data);
+      return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
     },
   );
 }

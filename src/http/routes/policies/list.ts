@@ -13,7 +13,7 @@ import { Policy } from './schemas.ts';
 
 const Query = artifactListQuery('policies', POLICY_STATUSES, POLICY_OPTIONAL_FIELDS);
 
-export default function listPoliciesRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
+export default function listPoliciesRoute(app: FastifyInstance, { system, answers, warm }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/policies',
     {
@@ -33,7 +33,7 @@ export default function listPoliciesRoute(app: FastifyInstance, { system, answer
         ctx: requestContext(system, request),
         input: parseArtifactListQuery<PolicyStatus, PolicyOptionalField>(request.query),
       });
-      return sendEnvelope(request, reply, { cache: system.cache, answers }, data, data);
+      return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
     },
   );
 }

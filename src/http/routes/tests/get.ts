@@ -24,7 +24,7 @@ const Query = expansionsQuery(TEST_EXPANSIONS, {
   ),
 });
 
-export default function getTestRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
+export default function getTestRoute(app: FastifyInstance, { system, answers, warm }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/tests/:testId',
     {
@@ -48,7 +48,7 @@ export default function getTestRoute(app: FastifyInstance, { system, answers }: 
           fields: parseList<TestExpansion>(request.query.fields),
         },
       });
-      return sendEnvelope(request, reply, { cache: system.cache, answers }, data, data);
+      return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
     },
   );
 }

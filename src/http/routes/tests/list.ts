@@ -25,7 +25,7 @@ const Query = Type.Object(
   { additionalProperties: false },
 );
 
-export default function listTestsRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
+export default function listTestsRoute(app: FastifyInstance, { system, answers, warm }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/tests',
     {
@@ -51,7 +51,7 @@ export default function listTestsRoute(app: FastifyInstance, { system, answers }
           fields: parseList<TestListField>(query.fields),
         },
       });
-      return sendEnvelope(request, reply, { cache: system.cache, answers }, data, data);
+      return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
     },
   );
 }

@@ -19,7 +19,7 @@ const Query = expansionsQuery(VULNERABILITY_EXPANSIONS, {
   ),
 });
 
-export default function getVulnerabilityRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
+export default function getVulnerabilityRoute(app: FastifyInstance, { system, answers, warm }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/vulnerabilities/:vulnerabilityId',
     {
@@ -47,7 +47,7 @@ export default function getVulnerabilityRoute(app: FastifyInstance, { system, an
           fields: parseList<VulnerabilityExpansion>(request.query.fields),
         },
       });
-      return sendEnvelope(request, reply, { cache: system.cache, answers }, data, data);
+      return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
     },
   );
 }

@@ -50,7 +50,7 @@ const PageMeta = Type.Object({
   totalCount: Type.Integer({ description: 'Findings matching the filters, across all pages.' }),
 });
 
-export default function listVulnerabilitiesRoute(app: FastifyInstance, { system, answers }: RouteDeps) {
+export default function listVulnerabilitiesRoute(app: FastifyInstance, { system, answers, warm }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/vulnerabilities',
     {
@@ -86,7 +86,7 @@ export default function listVulnerabilitiesRoute(app: FastifyInstance, { system,
         },
       });
       const meta = { nextCursor: page.nextCursor, totalCount: page.totalCount };
-      return sendEnvelope(request, reply, { cache: system.cache, answers }, page, page.data, meta);
+      return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, page, page.data, meta);
     },
   );
 }
