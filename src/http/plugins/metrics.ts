@@ -10,6 +10,7 @@ export interface Metrics {
   rateLimitRejections: Counter<'limiter'>;
   dependencyErrors: Counter<'dependency'>;
   answerCacheBytes: Gauge;
+  resultCacheBytes: Gauge;
 }
 
 export function createMetrics(): Metrics {
@@ -45,6 +46,11 @@ export function createMetrics(): Metrics {
     answerCacheBytes: new Gauge({
       name: 'cds_answer_cache_bytes',
       help: 'Bytes of serialized cached answers held (at most RESULT_CACHE_MAX_BYTES)',
+      registers: [registry],
+    }),
+    resultCacheBytes: new Gauge({
+      name: 'cds_result_cache_bytes',
+      help: 'Estimated bytes of cached results held (at most RESULT_CACHE_MAX_OBJECT_BYTES)',
       registers: [registry],
     }),
   };
