@@ -2,17 +2,21 @@
 // 1,000 organizations, each with its own credential, read every list? The service is src/main.ts
 // in its own process, on a SQLite file holding `--organizations` organizations of demo data at
 // `--scale` each; every organization takes a token and reads every list (each answer computed,
-// its result and its bytes kept by the caches), then the whole round is repeated. The process's
-// resident memory (VmRSS, and its peak VmHWM, from /proc) is read before the first organization
-// (after one organization warmed the code paths: the process baseline) and every 50 organizations,
-// beside what the caches say they hold (cds_result_cache_bytes, cds_answer_cache_bytes).
+// its result and its bytes kept by the caches), and the whole round is repeated. It runs twice on
+// the same data: first with both caches off (RESULT_CACHE_MAX_OBJECT_BYTES=0,
+// RESULT_CACHE_MAX_BYTES=0), whose peak is the process's baseline under that traffic (code,
+// connections, the garbage the answers leave between collections); then with the bounds given.
+// The process's resident memory (VmRSS, and its peak VmHWM, from /proc) is reported every 250
+// organizations beside what the caches say they hold (cds_result_cache_bytes,
+// cds_answer_cache_bytes) and the V8 heap in use; the last line compares the peaks.
 //
 //   node bench/memory.ts [--organizations 1000] [--scale 0.2] [--rounds 2]
 //                        [--object-bytes 67108864] [--answer-bytes 67108864] [--service DIR]
 //
 // --object-bytes and --answer-bytes set RESULT_CACHE_MAX_OBJECT_BYTES and RESULT_CACHE_MAX_BYTES;
-// --service runs src/main.ts of another checkout (main's, to compare) on the same data: its
-// migrations must be the same as or a prefix of this checkout's.
+// --service runs src/main.ts of another checkout on the same data, which this checkout migrates:
+// that checkout must know every migration this one has. To compare with an older checkout, run
+// that checkout's copy of this file instead.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,24 +83,7 @@ log(`${organizations} organizations at demo scale ${scale} loaded in ${((perform
 // ---- the service ----
 const port = await freePort();
 const opsPort = await freePort();
-const service = await startChild(
-  [serviceMain],
-  {
-    SQLITE_PATH: sqlitePath,
-    BLOB_DIR: path.join(dir, 'blobs'),
-    DATA_DIR: dir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    OPS_PORT: String(opsPort),
-    RATE_LIMIT_MAX: String(1e9),
-    LOG_LEVEL: 'warn',
-    RESULT_CACHE_MAX_OBJECT_BYTES: String(objectBytes),
-    RESULT_CACHE_MAX_BYTES: String(answerBytes),
-  },
-  port,
-);
-const pid = service.child.pid!;
-
+let pid = 0;
 /** VmRSS and VmHWM (peak) of the service, in bytes. */
 function rss(): { now: number; peak: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -111,10 +98,10 @@ async function gauge(name: string): Promise<number> {
   return line ? Number(line.split(' ')[1]) : Number.NaN;
 }
 
-async function readAll(token: string): Promise<number> {
+async function readAll(url: string, token: string): Promise<number> {
   let bytes = 0;
   for (const list of LISTS) {
-    const res = await fetch(`${service.url}${list}`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${url}${list}`, { headers: { authorization: `Bearer ${token}` } });
     const body = await res.arrayBuffer();
     if (res.status !== 200) throw new Error(`${list}: ${res.status} ${Buffer.from(body).toString()}`);
     bytes += body.byteLength;
@@ -122,43 +109,68 @@ async function readAll(token: string): Promise<number> {
   return bytes;
 }
 
-try {
-  const tokens: string[] = [];
-  for (const c of credentials) tokens.push(await fetchToken(service.url, c));
-  // the baseline: the process after one organization's reads compiled the code paths
-  await readAll(tokens[0]);
-  await readAll(tokens[0]);
-  const baseline = rss().now;
-  const baselineHeap = await gauge('nodejs_heap_size_used_bytes');
-  console.log(
-    `Memory: ${organizations} organizations (demo scale ${scale}), each with its own token, reading ${LISTS.length} lists, ${rounds} rounds; ` +
-      `RESULT_CACHE_MAX_OBJECT_BYTES ${mib(objectBytes)}, RESULT_CACHE_MAX_BYTES ${mib(answerBytes)}; service ${path.relative(process.cwd(), serviceMain) || serviceMain}`,
+async function measure(objects: number, answers: number): Promise<{ idle: number; peak: number }> {
+  const service = await startChild(
+    [serviceMain],
+    {
+      SQLITE_PATH: sqlitePath,
+      BLOB_DIR: path.join(dir, 'blobs'),
+      DATA_DIR: dir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      OPS_PORT: String(opsPort),
+      RATE_LIMIT_MAX: String(1e9),
+      LOG_LEVEL: 'warn',
+      RESULT_CACHE_MAX_OBJECT_BYTES: String(objects),
+      RESULT_CACHE_MAX_BYTES: String(answers),
+    },
+    port,
   );
-  console.log(`  baseline RSS ${mib(baseline)}, V8 heap used ${mib(baselineHeap)}`);
-  let answered = 0;
-  for (let round = 1; round <= rounds; round++) {
-    for (const [i, token] of tokens.entries()) {
-      answered += await readAll(token);
-      if ((i + 1) % 250 === 0 || i === tokens.length - 1) {
-        const { now, peak } = rss();
-        const objects = await gauge('cds_result_cache_bytes');
-        const answers = await gauge('cds_answer_cache_bytes');
-        const heap = await gauge('nodejs_heap_size_used_bytes');
-        const external = await gauge('nodejs_external_memory_bytes');
-        console.log(
-          `  round ${round}, ${String(i + 1).padStart(5)} organizations: RSS ${mib(now).padStart(10)} (peak ${mib(peak)}, ${mib(peak - baseline)} over the baseline)   ` +
-            `results held ${Number.isNaN(objects) ? 'n/a' : mib(objects)}, answers held ${mib(answers)}; V8 heap used ${mib(heap)}, external ${mib(external)}`,
-        );
+  pid = service.child.pid!;
+  try {
+    const url = `http://127.0.0.1:${port}`;
+    const tokens: string[] = [];
+    for (const c of credentials) tokens.push(await fetchToken(url, c));
+    // idle: the process after one organization's reads compiled the code paths
+    await readAll(url, tokens[0]);
+    await readAll(url, tokens[0]);
+    const idle = rss().now;
+    console.log(
+      `  RESULT_CACHE_MAX_OBJECT_BYTES ${mib(objects)}, RESULT_CACHE_MAX_BYTES ${mib(answers)}: idle RSS ${mib(idle)}, V8 heap used ${mib(await gauge('nodejs_heap_size_used_bytes'))}`,
+    );
+    for (let round = 1; round <= rounds; round++) {
+      for (const [i, token] of tokens.entries()) {
+        await readAll(url, token);
+        if ((i + 1) % 250 === 0 || i === tokens.length - 1) {
+          const { now, peak } = rss();
+          const held = await gauge('cds_result_cache_bytes');
+          const kept = await gauge('cds_answer_cache_bytes');
+          const heap = await gauge('nodejs_heap_size_used_bytes');
+          const external = await gauge('nodejs_external_memory_bytes');
+          console.log(
+            `    round ${round}, ${String(i + 1).padStart(4)} organizations: RSS ${mib(now).padStart(10)} (peak ${mib(peak)})   ` +
+              `results held ${Number.isNaN(held) ? 'n/a' : mib(held)}, answers held ${mib(kept)}; V8 heap used ${mib(heap)}, external ${mib(external)}`,
+          );
+        }
       }
     }
+    return { idle, peak: rss().peak };
+  } finally {
+    await service.stop();
   }
-  const { peak } = rss();
-  const bound = baseline + objectBytes + answerBytes;
+}
+
+try {
   console.log(
-    `  answered ${mib(answered)} in all; peak RSS ${mib(peak)} = baseline + ${mib(peak - baseline)}; ` +
-      `baseline + both bounds = ${mib(bound)}: ${peak <= bound ? 'within' : 'OVER'}`,
+    `Memory: ${organizations} organizations (demo scale ${scale}), each with its own token, reading ${LISTS.length} lists, ${rounds} rounds; service ${path.relative(process.cwd(), serviceMain) || serviceMain}`,
+  );
+  const off = await measure(0, 0);
+  const on = await measure(objectBytes, answerBytes);
+  const bounds = objectBytes + answerBytes;
+  console.log(
+    `  peak RSS with the caches off ${mib(off.peak)} (the baseline), with them on ${mib(on.peak)}: ${mib(on.peak - off.peak)} more, ` +
+      `for bounds of ${mib(bounds)} (${on.peak - off.peak <= bounds ? 'within' : 'OVER'}); over the idle process: ${mib(on.peak - on.idle)}`,
   );
 } finally {
-  await service.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 }
