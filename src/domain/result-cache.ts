@@ -102,17 +102,11 @@ export class ResultCache {
     pending.then(
       (value) => {
         if (this.entries.get(key.text) !== entry) return; // dropped while computing
-        const bytes = estimateBytes(value);
-        if (entry.bytes + bytes > this.maxBytes) {
-          // larger than the whole budget: answered, not kept (nor shared, so not kept as bytes)
-          this.remove(key.text);
-          this.onChange(this.held);
-          return;
-        }
-        entry.bytes += bytes;
-        this.held += bytes;
         if (value !== null && typeof value === 'object') this.handedOut.add(value);
-        this.evictOver(entry);
+        // Estimated once the answers waiting for it are written (a megabyte of controls takes a
+        // millisecond to walk, which a cold answer need not wait for); until then the entry counts
+        // its overhead only.
+        setImmediate(() => this.account(entry, value));
       },
       // A failed computation is not kept: the next request tries again.
       () => {
@@ -122,6 +116,23 @@ export class ResultCache {
     );
     this.evictOver(entry);
     return pending;
+  }
+
+  /** Adds the estimate of `value` to its entry, or drops the entry when it alone would exceed the bound. */
+  private account(entry: Entry, value: unknown) {
+    if (this.entries.get(entry.key.text) !== entry) return; // dropped meanwhile
+    const bytes = estimateBytes(value);
+    if (entry.bytes + bytes > this.maxBytes) {
+      // larger than the whole budget: answered, not kept, and no longer shared (so its answer
+      // bytes are not found for later requests either)
+      this.remove(entry.key.text);
+      if (value !== null && typeof value === 'object') this.handedOut.delete(value);
+      this.onChange(this.held);
+      return;
+    }
+    entry.bytes += bytes;
+    this.held += bytes;
+    this.evictOver(entry);
   }
 
   /** Drops the least recently used entries, never `keep`, until the bytes held are within the bound. */

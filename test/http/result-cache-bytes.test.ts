@@ -54,9 +54,12 @@ describe('the result cache is bounded by the heap its entries keep', { concurren
     // the first organization's reads compile the code paths and fill the statement caches
     await readAll(tokens[0]);
     await readAll(tokens[0]);
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+    await settle();
     const estimatedBefore = cache.bytesHeld;
     const before = heapUsed();
     await readAll(tokens[1]);
+    await settle();
     const kept = heapUsed() - before;
     const estimated = cache.bytesHeld - estimatedBefore;
     assert.ok(kept > 100_000, `the second organization's lists keep heap (${kept} bytes)`);

@@ -46,6 +46,9 @@ test('concurrent misses share one computation; failures are not kept', async () 
   assert.equal(cache.size, 2, 'the failure left no entry');
 });
 
+/** Results are estimated once the answers waiting for them are written: after the current I/O. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
 /** A result of about `n` estimated bytes: one string of `n` Latin-1 characters. */
 const sized = (n: number, tag = 'x') => ({ text: tag.repeat(n) });
 
@@ -54,7 +57,10 @@ test('the bytes held stay within the bound: the least recently used entries go f
   const key = (id: string) => orgResultKey('org', at(1), 'policies.get', { id });
   const reported: number[] = [];
   cache.reportBytesTo((held) => reported.push(held));
-  for (let i = 0; i < 10; i++) await cache.getOrCompute(key(`k${i}`), async () => sized(10_000));
+  for (let i = 0; i < 10; i++) {
+    await cache.getOrCompute(key(`k${i}`), async () => sized(10_000));
+    await settle();
+  }
   assert.ok(cache.bytesHeld <= cache.maxBytes, `${cache.bytesHeld} bytes held`);
   assert.ok(cache.bytesHeld > cache.maxBytes - 12_000, `the budget is used (${cache.bytesHeld} bytes)`);
   assert.ok(Math.max(...reported) <= cache.maxBytes, 'never more than the bound, at any step');
@@ -80,6 +86,7 @@ test('a result larger than the whole budget is answered, not kept nor shared', a
   const key = (id: string) => orgResultKey('org', at(1), 'policies.get', { id });
   const small = await cache.getOrCompute(key('small'), async () => sized(100));
   const big = await cache.getOrCompute(key('big'), async () => sized(20_000));
+  await settle();
   assert.equal(big.text.length, 20_000, 'the caller gets its answer');
   assert.equal(cache.shares(big), false, 'not shared: its answer bytes are not kept either');
   assert.equal(cache.shares(small), true);
@@ -105,6 +112,7 @@ test('entries of many organizations: the estimate follows every entry in and out
   for (let i = 0; i < 1000; i++) {
     const versions = at(1 + (i % 3));
     await cache.getOrCompute(orgResultKey(`org${i % 200}`, versions, 'policies.list', {}), async () => sized(500 + (i % 7) * 300, `${i}`));
+    await settle();
     assert.ok(cache.bytesHeld <= cache.maxBytes, `step ${i}: ${cache.bytesHeld} bytes held`);
   }
   cache.clear();
