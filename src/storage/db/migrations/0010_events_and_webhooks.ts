@@ -91,11 +91,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('webhook_deliveries_due_idx').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
-  await db.schema
-    .createIndex('webhook_deliveries_endpoint_idx')
-    .on('webhook_deliveries')
-    .columns(['endpoint_id', 'created_at'])
-    .execute();
+  await db.schema.createIndex('webhook_deliveries_endpoint_idx').on('webhook_deliveries').columns(['endpoint_id', 'created_at']).execute();
 
   await db.schema
     .createTable('webhook_delivery_attempts')
