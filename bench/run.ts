@@ -1,7 +1,7 @@
 // npm run bench: the benchmarks, each in its own process, one after another.
 //
 //   npm run bench                                  reads (both engines) and uploads
-//   npm run bench -- --only reads|uploads|controls|vulnerabilities|vulnerability-pages|statements|frameworks|outbox[,...]
+//   npm run bench -- --only reads|uploads|controls|vulnerabilities|vulnerability-pages|statements|frameworks|outbox|webhook-latency|memory[,...]
 //   npm run bench -- --only reads -- --seconds 5   arguments after a second -- go to each script
 //
 // reads: bench/reads.ts, every list endpoint, a get-one and /healthz against a raw node:http server
@@ -23,6 +23,7 @@ const SCRIPTS = {
   frameworks: 'bench/frameworks.ts',
   outbox: 'bench/outbox.ts',
   'webhook-latency': 'bench/webhook-latency.ts',
+  memory: 'bench/memory.ts',
 } as const;
 type Name = keyof typeof SCRIPTS;
 const DEFAULT: Name[] = ['reads', 'uploads'];

@@ -1,4 +1,4 @@
-// How many SQL statements the policy and evidence read verbs run, on the demo organization at
+// How many SQL statements the policy, evidence and vulnerability read verbs run, on the demo organization at
 // several scales. The verbs get a Kysely opened with a `log` callback that counts every statement;
 // no result cache, so every call computes. The count must not grow with the number of rows.
 //
@@ -23,6 +23,7 @@ import { getEvidence } from '../src/domain/evidence/get.ts';
 import { EVIDENCE_OPTIONAL_FIELDS, listEvidence } from '../src/domain/evidence/list.ts';
 import { getPolicy } from '../src/domain/policies/get.ts';
 import { listPolicies, POLICY_OPTIONAL_FIELDS } from '../src/domain/policies/list.ts';
+import { listVulnerabilities } from '../src/domain/vulnerabilities/list.ts';
 import { openDb, type Db } from '../src/storage/db/connect.ts';
 import { migrateToLatest } from '../src/storage/db/migrate.ts';
 import type { Database } from '../src/storage/db/schema.ts';
@@ -81,6 +82,7 @@ for (const scale of scales) {
   };
   const [firstPolicy] = await listPolicies({ ctx, input: {} });
   const [firstEvidence] = await listEvidence({ ctx, input: { status: ['uploaded'] } });
+  await listVulnerabilities({ ctx, input: {} }); // reads the cursor key once
   const calls: Array<[string, () => Promise<unknown>]> = [
     ['GET /v1/policies', () => listPolicies({ ctx, input: {} })],
     ['GET /v1/policies?fields=<all 14>', () => listPolicies({ ctx, input: { fields: [...POLICY_OPTIONAL_FIELDS] } })],
@@ -100,10 +102,20 @@ for (const scale of scales) {
       () =>
         getEvidence({ ctx, input: { evidenceId: firstEvidence.evidenceId, fields: ['mappedTests', 'gaps', 'attachments', 'tickets'] } }),
     ],
+    // without a result cache the per-cell counts and custom field definitions are read on each call too
+    ['GET /v1/vulnerabilities?count=100', () => listVulnerabilities({ ctx, input: { count: 100 } })],
+    [
+      'GET /v1/vulnerabilities?count=100&fields=<all 3>',
+      () => listVulnerabilities({ ctx, input: { count: 100, fields: ['cvssScore', 'resourcesCount', 'firstSeen'] } }),
+    ],
   ];
   for (const [name, run] of calls) {
     const m = await measure(run);
-    const rows = Array.isArray(m.result) ? m.result.length : 1;
+    const rows = Array.isArray(m.result)
+      ? m.result.length
+      : Array.isArray((m.result as { data?: unknown }).data)
+        ? (m.result as { data: unknown[] }).data.length
+        : 1;
     console.log(
       `${String(scale).padStart(5)}  ${name.padEnd(48)} ${String(rows).padStart(5)}  ${String(m.statements).padStart(10)}  ${m.ms.toFixed(1).padStart(6)}`,
     );

@@ -113,6 +113,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   const metrics = deps.metrics ?? createMetrics();
   const answers = new AnswerBytes(config.resultCacheMaxBytes, (held) => metrics.answerCacheBytes.set(held));
+  system.cache.reportBytesTo((held) => metrics.resultCacheBytes.set(held));
   const usage = new UsageRecorder(deps.db, system.now);
   const usageTimer = setInterval(() => void usage.flush(), config.usageFlushIntervalMs);
   usageTimer.unref();

@@ -2,6 +2,7 @@
 // environment and passed down; no module reads process.env at import time.
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES } from './domain/result-cache.ts';
 
 export const REGIONS = ['in', 'us', 'eu', 'au'] as const;
 
@@ -117,6 +118,11 @@ export interface Config {
   maxActiveCredentialsPerOrg: number;
   /** bytes of serialized cached answers a node keeps (RESULT_CACHE_MAX_BYTES); least recently used go first */
   resultCacheMaxBytes: number;
+  /**
+   * estimated bytes of cached results (the objects answers are made from) a node keeps
+   * (RESULT_CACHE_MAX_OBJECT_BYTES); least recently used go first
+   */
+  resultCacheMaxObjectBytes: number;
   /** change events (docs/decisions.md, "Change events and webhooks") */
   events: {
     /** how long events are kept (EVENT_RETENTION_DAYS, default 30); older ones are removed by the cleanup */
@@ -324,6 +330,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     usageFlushIntervalMs: int(env, 'USAGE_FLUSH_INTERVAL_MS', 10_000, 100),
     maxActiveCredentialsPerOrg: int(env, 'MAX_ACTIVE_CREDENTIALS_PER_ORG', DEFAULT_MAX_ACTIVE_CREDENTIALS, 1),
     resultCacheMaxBytes: int(env, 'RESULT_CACHE_MAX_BYTES', 64 * 1024 * 1024, 0),
+    resultCacheMaxObjectBytes: int(env, 'RESULT_CACHE_MAX_OBJECT_BYTES', DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES, 0),
     events: { retentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1) },
     webhooks: {
       allowPrivateAddresses: bool(env, 'WEBHOOKS_ALLOW_PRIVATE_ADDRESSES', false),

@@ -34,7 +34,7 @@ export function systemContext(
     grants: parts.db.changeStamp || markers ? new GrantCache() : undefined,
     region: config.region,
     now: parts.now ?? Date.now,
-    cache: parts.cache ?? new ResultCache(),
+    cache: parts.cache ?? new ResultCache(config.resultCacheMaxObjectBytes),
     blobs: parts.blobs,
     limiter: parts.limiter,
     cursorSecret: config.cursorSecret,

@@ -60,6 +60,8 @@ export const READS = {
   'vulnerabilities.list': ['controls', 'vulnerabilities'],
   // the per-cell counts of vulnerability_counts: findings' own columns only
   'vulnerabilities.cells': ['vulnerabilities'],
+  /** the custom field definitions of findings (the list's customFields) */
+  'vulnerabilities.customFields': ['controls'],
   'vulnerabilities.get': ['controls', 'vulnerabilities'],
 } as const satisfies Record<string, readonly DataKind[]>;
 export type CachedVerb = keyof typeof READS;

@@ -3,7 +3,22 @@
 // (data-versions.ts). A write bumps the versions of the kinds it changes (in the database, so on
 // every node), which makes the entries that read those kinds unreachable; the others stay warm.
 // Concurrent misses for one key share a single computation.
+//
+// The entries are bounded by an estimate of the bytes they keep alive (estimate-bytes.ts), not by
+// their number: one organization's controls snapshot can be a thousand times another's frameworks
+// list. Each result is estimated once, when its computation ends; the least recently used entries
+// are dropped first, and a result larger than the whole budget is answered but not kept.
 import { READS, type CachedVerb, type DataKind, type DataVersions } from './data-versions.ts';
+import { estimateBytes } from './estimate-bytes.ts';
+
+/** RESULT_CACHE_MAX_OBJECT_BYTES' default: 64 MiB of estimated heap. */
+export const DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * What an entry costs besides its result: the key string, the entry, its place in the maps and
+ * sets that index it (by key, and per organization and kind), generously.
+ */
+const ENTRY_OVERHEAD = 512;
 
 /** What identifies a cached result: made by orgResultKey. */
 export interface ResultKey {
@@ -18,22 +33,38 @@ export interface ResultKey {
 interface Entry {
   value: Promise<unknown>;
   key: ResultKey;
+  /** estimated bytes kept alive: the overhead and key while computing, plus the result once known */
+  bytes: number;
 }
 
 export class ResultCache {
   private readonly entries = new Map<string, Entry>();
-  private readonly maxEntries: number;
+  readonly maxBytes: number;
+  private held = 0;
   /** per organization and kind: the newest version seen and the keys cached for it */
   private readonly orgs = new Map<string, Map<DataKind, { version: number; keys: Set<string> }>>();
   /** every result handed out from an entry: the same object answers every request of its key */
   private readonly handedOut = new WeakSet<object>();
 
-  constructor(maxEntries = 200) {
-    this.maxEntries = maxEntries;
+  private onChange: (bytesHeld: number) => void = () => {};
+
+  constructor(maxBytes = DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES) {
+    this.maxBytes = maxBytes;
+  }
+
+  /** `listener` hears the estimated bytes held after each change (the operations listener's gauge). */
+  reportBytesTo(listener: (bytesHeld: number) => void) {
+    this.onChange = listener;
+    listener(this.held);
   }
 
   get size() {
     return this.entries.size;
+  }
+
+  /** Estimated bytes the kept entries hold (never more than maxBytes). */
+  get bytesHeld() {
+    return this.held;
   }
 
   /**
@@ -49,6 +80,8 @@ export class ResultCache {
       this.entries.set(key.text, hit);
       return hit.value as Promise<T>;
     }
+    const overhead = ENTRY_OVERHEAD + 2 * key.text.length;
+    if (overhead > this.maxBytes) return compute(); // a budget too small for any entry keeps none
     const known = this.orgs.get(key.organizationId) ?? new Map<DataKind, { version: number; keys: Set<string> }>();
     for (let i = 0; i < key.kinds.length; i++) {
       const seen = known.get(key.kinds[i]);
@@ -62,20 +95,53 @@ export class ResultCache {
     }
     this.orgs.set(key.organizationId, known);
     const pending = compute();
+    const entry: Entry = { value: pending, key, bytes: overhead };
+    this.entries.set(key.text, entry);
+    this.held += entry.bytes;
+    for (const kind of key.kinds) known.get(kind)!.keys.add(key.text);
     pending.then(
       (value) => {
+        if (this.entries.get(key.text) !== entry) return; // dropped while computing
         if (value !== null && typeof value === 'object') this.handedOut.add(value);
+        // Estimated once the answers waiting for it are written (a megabyte of controls takes a
+        // millisecond to walk, which a cold answer need not wait for); until then the entry counts
+        // its overhead only.
+        setImmediate(() => this.account(entry, value));
       },
-      () => {},
+      // A failed computation is not kept: the next request tries again.
+      () => {
+        if (this.entries.get(key.text) === entry) this.remove(key.text);
+        this.onChange(this.held);
+      },
     );
-    this.entries.set(key.text, { value: pending, key });
-    for (const kind of key.kinds) known.get(kind)!.keys.add(key.text);
-    // A failed computation is not kept: the next request tries again.
-    pending.catch(() => {
-      if (this.entries.get(key.text)?.value === pending) this.remove(key.text);
-    });
-    while (this.entries.size > this.maxEntries) this.remove(this.entries.keys().next().value as string);
+    this.evictOver(entry);
     return pending;
+  }
+
+  /** Adds the estimate of `value` to its entry, or drops the entry when it alone would exceed the bound. */
+  private account(entry: Entry, value: unknown) {
+    if (this.entries.get(entry.key.text) !== entry) return; // dropped meanwhile
+    const bytes = estimateBytes(value);
+    if (entry.bytes + bytes > this.maxBytes) {
+      // larger than the whole budget: answered, not kept, and no longer shared (so its answer
+      // bytes are not found for later requests either)
+      this.remove(entry.key.text);
+      if (value !== null && typeof value === 'object') this.handedOut.delete(value);
+      this.onChange(this.held);
+      return;
+    }
+    entry.bytes += bytes;
+    this.held += bytes;
+    this.evictOver(entry);
+  }
+
+  /** Drops the least recently used entries, never `keep`, until the bytes held are within the bound. */
+  private evictOver(keep: Entry) {
+    for (const [text, entry] of this.entries) {
+      if (this.held <= this.maxBytes) break;
+      if (entry !== keep) this.remove(text);
+    }
+    this.onChange(this.held);
   }
 
   /**
@@ -90,6 +156,7 @@ export class ResultCache {
     const entry = this.entries.get(text);
     if (!entry) return;
     this.entries.delete(text);
+    this.held -= entry.bytes;
     const known = this.orgs.get(entry.key.organizationId);
     if (!known) return;
     for (const kind of entry.key.kinds) known.get(kind)?.keys.delete(text);
@@ -99,6 +166,8 @@ export class ResultCache {
   clear() {
     this.entries.clear();
     this.orgs.clear();
+    this.held = 0;
+    this.onChange(this.held);
   }
 }
 

@@ -30,8 +30,8 @@ test('a key holds the versions of the kinds its verb reads, and only those', () 
   assert.notEqual(key(INITIAL_DATA_VERSIONS), key(at(0, { controls: 1 })));
 });
 
-test('concurrent misses share one computation; failures are not kept; the oldest entry is evicted', async () => {
-  const cache = new ResultCache(2);
+test('concurrent misses share one computation; failures are not kept', async () => {
+  const cache = new ResultCache();
   const key = (id: string) => orgResultKey('org', at(1), 'policies.get', { id });
   let calls = 0;
   const compute = async () => {
@@ -43,18 +43,84 @@ test('concurrent misses share one computation; failures are not kept; the oldest
   assert.equal(a, b);
   await assert.rejects(cache.getOrCompute(key('bad'), async () => Promise.reject(new Error('boom'))));
   assert.equal(await cache.getOrCompute(key('bad'), async () => 7), 7);
-  await cache.getOrCompute(key('third'), async () => 3);
-  assert.equal(cache.size, 2);
+  assert.equal(cache.size, 2, 'the failure left no entry');
+});
+
+/** Results are estimated once the answers waiting for them are written: after the current I/O. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A result of about `n` estimated bytes: one string of `n` Latin-1 characters. */
+const sized = (n: number, tag = 'x') => ({ text: tag.repeat(n) });
+
+test('the bytes held stay within the bound: the least recently used entries go first', async () => {
+  const cache = new ResultCache(64 * 1024);
+  const key = (id: string) => orgResultKey('org', at(1), 'policies.get', { id });
+  const reported: number[] = [];
+  cache.reportBytesTo((held) => reported.push(held));
+  for (let i = 0; i < 10; i++) {
+    await cache.getOrCompute(key(`k${i}`), async () => sized(10_000));
+    await settle();
+  }
+  assert.ok(cache.bytesHeld <= cache.maxBytes, `${cache.bytesHeld} bytes held`);
+  assert.ok(cache.bytesHeld > cache.maxBytes - 12_000, `the budget is used (${cache.bytesHeld} bytes)`);
+  assert.ok(Math.max(...reported) <= cache.maxBytes, 'never more than the bound, at any step');
+  assert.equal(reported.at(-1), cache.bytesHeld);
+  const kept = cache.size;
+  assert.ok(kept >= 5 && kept < 10, `${kept} entries of ~10 KB in 64 KiB`);
+  // the newest are kept, the oldest recomputed
   let recomputed = false;
-  await cache.getOrCompute(key('k'), async () => {
+  await cache.getOrCompute(key('k9'), async () => {
     recomputed = true;
-    return 0;
+    return sized(1);
   });
-  assert.equal(recomputed, true, 'the least recently used key was evicted');
+  assert.equal(recomputed, false, 'the most recent entry is kept');
+  await cache.getOrCompute(key('k0'), async () => {
+    recomputed = true;
+    return sized(1);
+  });
+  assert.equal(recomputed, true, 'the least recently used entry was dropped');
+});
+
+test('a result larger than the whole budget is answered, not kept nor shared', async () => {
+  const cache = new ResultCache(16 * 1024);
+  const key = (id: string) => orgResultKey('org', at(1), 'policies.get', { id });
+  const small = await cache.getOrCompute(key('small'), async () => sized(100));
+  const big = await cache.getOrCompute(key('big'), async () => sized(20_000));
+  await settle();
+  assert.equal(big.text.length, 20_000, 'the caller gets its answer');
+  assert.equal(cache.shares(big), false, 'not shared: its answer bytes are not kept either');
+  assert.equal(cache.shares(small), true);
+  assert.ok(cache.bytesHeld <= cache.maxBytes);
+  let calls = 0;
+  await cache.getOrCompute(key('big'), async () => {
+    calls++;
+    return sized(20_000);
+  });
+  assert.equal(calls, 1, 'asked again, it is computed again');
+  assert.equal(await cache.getOrCompute(key('small'), async () => sized(1)), small, 'the small one stayed');
+});
+
+test('a budget of 0 keeps nothing, and remembers no organization', async () => {
+  const cache = new ResultCache(0);
+  for (let i = 0; i < 100; i++) await cache.getOrCompute(orgResultKey(`org${i}`, at(1), 'policies.list', {}), async () => sized(10));
+  assert.equal(cache.size, 0);
+  assert.equal(cache.bytesHeld, 0);
+});
+
+test('entries of many organizations: the estimate follows every entry in and out', async () => {
+  const cache = new ResultCache(256 * 1024);
+  for (let i = 0; i < 1000; i++) {
+    const versions = at(1 + (i % 3));
+    await cache.getOrCompute(orgResultKey(`org${i % 200}`, versions, 'policies.list', {}), async () => sized(500 + (i % 7) * 300, `${i}`));
+    await settle();
+    assert.ok(cache.bytesHeld <= cache.maxBytes, `step ${i}: ${cache.bytesHeld} bytes held`);
+  }
+  cache.clear();
+  assert.equal(cache.bytesHeld, 0, 'what is added and taken away balances');
 });
 
 test("an organization's entries of older data versions are dropped when a newer version is seen", async () => {
-  const cache = new ResultCache(100);
+  const cache = new ResultCache();
   await cache.getOrCompute(orgResultKey('a', at(1), 'policies.list', {}), async () => 'a1');
   await cache.getOrCompute(orgResultKey('a', at(1), 'policies.get', { id: 'x' }), async () => 'a1x');
   await cache.getOrCompute(orgResultKey('b', at(1), 'policies.list', {}), async () => 'b1');
@@ -68,7 +134,7 @@ test("an organization's entries of older data versions are dropped when a newer 
 });
 
 test('a newer version of one kind drops only the entries that read that kind', async () => {
-  const cache = new ResultCache(100);
+  const cache = new ResultCache();
   const before = at(1);
   await cache.getOrCompute(orgResultKey('a', before, 'controls.list', {}), async () => 'controls');
   await cache.getOrCompute(orgResultKey('a', before, 'vulnerabilities.list', {}), async () => 'vulns');

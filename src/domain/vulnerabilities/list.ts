@@ -9,15 +9,8 @@ import { authorize } from '../auth/scopes.ts';
 import { cursorKey, openCursor, signCursor } from '../cursor.ts';
 import { validationFailed } from '../errors.ts';
 import { cachedResult } from '../result-cache.ts';
-import { loadSubjectPeople } from '../../storage/db/repositories/links.ts';
 import { countMatching, listVulnerabilityPage, loadVulnerabilityCells } from '../../storage/db/repositories/vulnerability-pages.ts';
-import {
-  countAffectedResources,
-  listCustomFieldDefinitions,
-  loadCustomFieldValues,
-  type PagePosition,
-  type VulnerabilityFilter,
-} from '../../storage/db/repositories/vulnerabilities.ts';
+import { listCustomFieldDefinitions, type PagePosition, type VulnerabilityFilter } from '../../storage/db/repositories/vulnerabilities.ts';
 import { baseFields, DEFAULT_PAGE_SIZE, mergeCustomFields, type VulnerabilityListField } from './shape.ts';
 import type { VulnerabilitySummary } from './schema.ts';
 
@@ -93,22 +86,17 @@ async function compute(ctx: Context, input: ListVulnerabilitiesInput): Promise<V
   const [cells, definitions] = await Promise.all([
     // the same for every filter and position: a page not seen before still finds them cached
     cachedResult(ctx, 'vulnerabilities.cells', {}, () => loadVulnerabilityCells(db, org)),
-    listCustomFieldDefinitions(db, org, 'vulnerability'),
+    cachedResult(ctx, 'vulnerabilities.customFields', {}, () => listCustomFieldDefinitions(db, org, 'vulnerability')),
   ]);
-  const rows = await listVulnerabilityPage(db, org, filter, after, size + 1, cells);
+  // each row comes with its assignees, custom field values and, when shown, resources' count
+  const rows = await listVulnerabilityPage(db, org, filter, after, size + 1, cells, fields.has('resourcesCount'));
   const totalCount = countMatching(cells, filter);
   const page = rows.slice(0, size);
-  const ids = page.map((r) => r.id);
-  const [assignees, values, resourceCounts] = await Promise.all([
-    loadSubjectPeople(db, org, 'vulnerability', 'assignee', ids),
-    loadCustomFieldValues(db, org, ids),
-    fields.has('resourcesCount') ? countAffectedResources(db, org, ids) : Promise.resolve(new Map<string, number>()),
-  ]);
 
   const data = page.map((row) => {
-    const item: VulnerabilitySummary = baseFields(row, assignees.get(row.id), mergeCustomFields(definitions, values.get(row.id)));
+    const item: VulnerabilitySummary = baseFields(row, row.assignees, mergeCustomFields(definitions, row.fieldValues));
     if (fields.has('cvssScore') && row.cvssScore !== null) item.cvssScore = row.cvssScore;
-    if (fields.has('resourcesCount')) item.resourcesCount = resourceCounts.get(row.id) ?? 0;
+    if (fields.has('resourcesCount')) item.resourcesCount = row.resourcesCount ?? 0;
     if (fields.has('firstSeen')) item.firstSeen = row.firstSeen;
     return item;
   });

@@ -11,6 +11,7 @@ export interface Metrics {
   dependencyErrors: Counter<'dependency'>;
   answerCacheBytes: Gauge;
   warmReads: Counter;
+  resultCacheBytes: Gauge;
 }
 
 export function createMetrics(): Metrics {
@@ -51,6 +52,11 @@ export function createMetrics(): Metrics {
     warmReads: new Counter({
       name: 'cds_warm_reads_total',
       help: 'Requests answered from held answer bytes before routing (also counted in cds_http_requests_total)',
+      registers: [registry],
+    }),
+    resultCacheBytes: new Gauge({
+      name: 'cds_result_cache_bytes',
+      help: 'Estimated bytes of cached results held (at most RESULT_CACHE_MAX_OBJECT_BYTES)',
       registers: [registry],
     }),
   };

@@ -12,6 +12,7 @@ import * as m0007 from './migrations/0007_data_versions.ts';
 import * as m0008 from './migrations/0008_vulnerability_counts.ts';
 import * as m0009 from './migrations/0009_claim_liveness.ts';
 import * as m0010 from './migrations/0010_events_and_webhooks.ts';
+import * as m0011 from './migrations/0011_vulnerability_pages_children.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '0008_vulnerability_counts': m0008,
   '0009_claim_liveness': m0009,
   '0010_events_and_webhooks': m0010,
+  '0011_vulnerability_pages_children': m0011,
 };
 
 /**

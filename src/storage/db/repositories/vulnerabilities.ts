@@ -89,19 +89,6 @@ export async function findVulnerability(
   return row && toVulnerability(row);
 }
 
-/** How many affected resources each of the given findings has (any status); absent means 0. */
-export async function countAffectedResources(db: Q, organizationId: string, vulnerabilityIds: string[]): Promise<Map<string, number>> {
-  if (vulnerabilityIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('vulnerability_resources')
-    .select((eb) => ['vulnerability_id', eb.fn.countAll<number>().as('n')])
-    .where('organization_id', '=', organizationId)
-    .where('vulnerability_id', 'in', vulnerabilityIds)
-    .groupBy('vulnerability_id')
-    .execute();
-  return new Map(rows.map((r) => [r.vulnerability_id, Number(r.n)]));
-}
-
 export interface AffectedResourceRow {
   name: string;
   type: string;
