@@ -4,12 +4,12 @@
 // live outside the JavaScript heap. An upload's chunks die young (each is hashed, written to the
 // blob store and dropped), and a young-generation collection (a scavenge, about a millisecond
 // here) frees the dead ones. But V8 schedules scavenges by what the JavaScript heap allocates, and
-// an upload allocates little there per chunk: with the service's new space (grown to 32 MiB by
-// start-up and by reads), tens of MiB of dead chunks piled up between two scavenges, and each time
-// the bytes held outside the heap had grown by 64 MiB V8 marked and compacted the whole heap
-// instead, three to four times per 100 MiB uploaded: most of an upload's CPU (docs/decisions.md,
-// "Performance: uploads (issue 13, continued)"). A scavenge every 16 MiB of body keeps the dead
-// chunks well under that trigger, so they are freed by young collections and no full one is due.
+// an upload allocates little there per chunk: with the service's new space grown to its maximum
+// (by start-up and by reads), tens of MiB of dead chunks piled up between two scavenges, until
+// V8's trigger on memory outside the heap marked and compacted the whole heap, the start of three
+// to four full collections per 100 MiB uploaded: most of an upload's CPU. A scavenge every 16 MiB
+// of body keeps the dead chunks well under that trigger. (Full collections V8 starts for other
+// reasons are not prevented: docs/decisions.md, "Performance: uploads (issue 13, continued)".)
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
