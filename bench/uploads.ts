@@ -3,7 +3,11 @@
 // body, both servers in their own child process), and the service's peak memory (VmHWM, a fresh
 // process per size) after a 10 MB and after a 100 MB upload, which must not grow with the size.
 //
-//   node bench/uploads.ts [--rounds N]
+//   node bench/uploads.ts [--rounds N] [--service DIR]...
+//
+// --service runs another checkout's service (its src/main.ts) on the same data; given more than
+// once, each service takes its turn in every round beside the same raw server, so two versions are
+// compared side by side in one run (e.g. `--service . --service ../main`).
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -14,8 +18,17 @@ import { migrateToLatest } from '../src/storage/db/migrate.ts';
 import { createDemoOrganization } from '../src/demo/create-demo-organization.ts';
 import { ROOT, startChild } from './lib/child.ts';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } });
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '5' }, service: { type: 'string', multiple: true } },
+});
 const rounds = Number(values.rounds);
+const serviceMains = (values.service?.length ? values.service : [ROOT]).map((dir) => path.join(path.resolve(dir), 'src/main.ts'));
+/** A service's checkout, relative to the working directory when it is inside it. */
+const shown = (main: string) => {
+  const dir = path.dirname(path.dirname(main));
+  const relative = path.relative(process.cwd(), dir);
+  return relative.startsWith('..') ? dir : relative || '.';
+};
 const MiB = 1024 * 1024;
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-bench-uploads-'));
@@ -26,17 +39,22 @@ const demo = await createDemoOrganization({ db, region: 'us', now: Date.now }, {
 const evidence = await db.kysely.selectFrom('evidence').select('id').orderBy('id').limit(1).executeTakeFirstOrThrow();
 await db.close();
 
-const serviceEnv = {
-  SQLITE_PATH: sqlitePath,
-  BLOB_DIR: path.join(dir, 'blobs'),
-  PORT: '0',
-  HOST: '127.0.0.1',
-  DEMO_ON_EMPTY: 'false',
-  OPS_PORT: 'off', // the operations listener is not measured (and its port may be taken)
-  RATE_LIMIT_MAX: String(1e9),
-  LOG_LEVEL: 'info',
-};
-const startService = () => startChild([path.join(ROOT, 'src/main.ts')], serviceEnv);
+/** The environment of service `index`: each service its own copy of the database and its own blob directory. */
+function serviceEnv(index: number): Record<string, string> {
+  const own = path.join(dir, `service-${index}.sqlite`);
+  if (!fs.existsSync(own)) fs.copyFileSync(sqlitePath, own);
+  return {
+    SQLITE_PATH: own,
+    BLOB_DIR: path.join(dir, `blobs-${index}`),
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DEMO_ON_EMPTY: 'false',
+    OPS_PORT: 'off', // the operations listener is not measured (and its port may be taken)
+    RATE_LIMIT_MAX: String(1e9),
+    LOG_LEVEL: 'info',
+  };
+}
+const startService = (index: number) => startChild([serviceMains[index]], serviceEnv(index));
 
 async function tokenFrom(port: number): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
@@ -113,100 +131,120 @@ const FILES = 5;
 const FILE_BYTES = 20 * MiB; // 5 × 20 MiB = the 100 MB limit
 const totalMiB = (FILES * FILE_BYTES) / MiB;
 
-// ---- Throughput: alternate service and baseline, one upload each per round ----
-const service = await startService();
+// ---- Throughput: alternate the services and the baseline, one upload each per round ----
 const raw = await startChild([path.join(ROOT, 'bench/lib/raw-upload-server.ts'), fs.mkdtempSync(path.join(dir, 'raw-'))], {});
-const token = await tokenFrom(service.port);
-const auth = { authorization: `Bearer ${token}` };
-const serviceTimes: number[] = [];
+const services = await Promise.all(serviceMains.map((_, i) => startService(i)));
+const tokens = await Promise.all(services.map((s) => tokenFrom(s.port)));
+const serviceTimes: number[][] = services.map(() => []);
+const serviceCpu: number[][] = services.map(() => []);
 const rawTimes: number[] = [];
-const serviceCpu: number[] = [];
 const rawCpu: number[] = [];
 for (let round = 0; round <= rounds; round++) {
-  const serviceCpuBefore = cpuSeconds(service.child.pid!);
-  const s = await upload(
-    service.port,
-    `/v1/evidence/${evidence.id}/attachments`,
-    { ...auth, 'idempotency-key': `bench-${round}-${Date.now()}` },
-    FILES,
-    FILE_BYTES,
-  );
-  if (s.status !== 201) throw new Error(`upload failed: ${s.status} ${s.body}`);
-  const serviceCpuUsed = cpuSeconds(service.child.pid!) - serviceCpuBefore;
+  for (const [i, service] of services.entries()) {
+    const cpuBefore = cpuSeconds(service.child.pid!);
+    const s = await upload(
+      service.port,
+      `/v1/evidence/${evidence.id}/attachments`,
+      { authorization: `Bearer ${tokens[i]}`, 'idempotency-key': `bench-${round}-${Date.now()}` },
+      FILES,
+      FILE_BYTES,
+    );
+    if (s.status !== 201) throw new Error(`upload failed: ${s.status} ${s.body}`);
+    if (round === 0) continue; // warm-up
+    serviceTimes[i].push(s.seconds);
+    serviceCpu[i].push(cpuSeconds(service.child.pid!) - cpuBefore);
+  }
   const rawCpuBefore = cpuSeconds(raw.child.pid!);
   const r = await upload(raw.port, '/upload', {}, FILES, FILE_BYTES);
   if (r.status !== 201) throw new Error(`baseline failed: ${r.status}`);
   if (round === 0) continue; // warm-up
-  serviceTimes.push(s.seconds);
   rawTimes.push(r.seconds);
-  serviceCpu.push(serviceCpuUsed);
   rawCpu.push(cpuSeconds(raw.child.pid!) - rawCpuBefore);
 }
-service.child.kill();
+for (const service of services) service.child.kill();
 raw.child.kill();
-const serviceRate = totalMiB / median(serviceTimes);
 const rawRate = totalMiB / median(rawTimes);
 
-// ---- Peak memory: a fresh process per upload size, the service and the baseline alike ----
+// ---- Peak memory: a fresh process per upload size, each service and the baseline alike ----
 const SIZES = [
   ['10 MB (1 × 10 MiB)', 1, 10 * MiB],
   ['50 MB (5 × 10 MiB)', 5, 10 * MiB],
   ['100 MB (5 × 20 MiB)', 5, 20 * MiB],
 ] as const;
-const peaks: Array<{ label: string; idleMiB: number; peakMiB: number; again: number[]; rawIdleMiB: number; rawPeakMiB: number }> = [];
+interface Peak {
+  label: string;
+  idleMiB: number;
+  peakMiB: number;
+  again: number[];
+}
+const peaks: Peak[][] = services.map(() => []);
+const rawPeaks: Array<{ idleMiB: number; peakMiB: number }> = [];
 for (const [label, files, bytes] of SIZES) {
-  const node = await startService();
-  const t = await tokenFrom(node.port);
-  const idleMiB = peakRssMiB(node.child.pid!);
-  const res = await upload(
-    node.port,
-    `/v1/evidence/${evidence.id}/attachments`,
-    { authorization: `Bearer ${t}`, 'idempotency-key': `mem-${files}-${bytes}` },
-    files,
-    bytes,
-  );
-  if (res.status !== 201) throw new Error(`upload failed: ${res.status} ${res.body}`);
-  const peakMiB = peakRssMiB(node.child.pid!);
-  // Two more uploads of the same size in the same process: a peak that stays put shows the
-  // memory is reused garbage of the stream buffers, not held per byte uploaded.
-  const again: number[] = [];
-  for (let i = 1; i <= 2; i++) {
-    await upload(
+  for (const i of services.keys()) {
+    const node = await startService(i);
+    const t = await tokenFrom(node.port);
+    const idleMiB = peakRssMiB(node.child.pid!);
+    const res = await upload(
       node.port,
       `/v1/evidence/${evidence.id}/attachments`,
-      { authorization: `Bearer ${t}`, 'idempotency-key': `mem-${files}-${bytes}-${i}` },
+      { authorization: `Bearer ${t}`, 'idempotency-key': `mem-${files}-${bytes}` },
       files,
       bytes,
     );
-    again.push(peakRssMiB(node.child.pid!));
+    if (res.status !== 201) throw new Error(`upload failed: ${res.status} ${res.body}`);
+    const peakMiB = peakRssMiB(node.child.pid!);
+    // Two more uploads of the same size in the same process: a peak that stays put shows the
+    // memory is reused garbage of the stream buffers, not held per byte uploaded.
+    const again: number[] = [];
+    for (let n = 1; n <= 2; n++) {
+      await upload(
+        node.port,
+        `/v1/evidence/${evidence.id}/attachments`,
+        { authorization: `Bearer ${t}`, 'idempotency-key': `mem-${files}-${bytes}-${n}` },
+        files,
+        bytes,
+      );
+      again.push(peakRssMiB(node.child.pid!));
+    }
+    node.child.kill();
+    peaks[i].push({ label, idleMiB, peakMiB, again });
   }
-  node.child.kill();
   const base = await startChild([path.join(ROOT, 'bench/lib/raw-upload-server.ts'), fs.mkdtempSync(path.join(dir, 'raw-'))], {});
   const rawIdleMiB = peakRssMiB(base.child.pid!);
   await upload(base.port, '/upload', {}, files, bytes);
-  peaks.push({ label, idleMiB, peakMiB, again, rawIdleMiB, rawPeakMiB: peakRssMiB(base.child.pid!) });
+  rawPeaks.push({ idleMiB: rawIdleMiB, peakMiB: peakRssMiB(base.child.pid!) });
   base.child.kill();
 }
 
 console.log(`Upload of ${totalMiB} MiB in ${FILES} files, median of ${rounds} rounds (SQLite, local-disk blob store)`);
-console.log(`  service   ${serviceRate.toFixed(0).padStart(5)} MiB/s  (${median(serviceTimes).toFixed(3)} s)`);
-console.log(`  raw http  ${rawRate.toFixed(0).padStart(5)} MiB/s  (${median(rawTimes).toFixed(3)} s)`);
-console.log(`  ratio service/raw throughput: ${(serviceRate / rawRate).toFixed(2)}`);
 console.log(
-  `  CPU per upload: service ${median(serviceCpu).toFixed(2)} s, raw ${median(rawCpu).toFixed(2)} s; ratio raw/service ${(median(rawCpu) / median(serviceCpu)).toFixed(2)} (steadier than times on a shared machine)`,
+  `  raw http  ${rawRate.toFixed(0).padStart(5)} MiB/s  (${median(rawTimes).toFixed(3)} s), CPU per upload ${median(rawCpu).toFixed(2)} s`,
 );
-console.log('Peak RSS (VmHWM) before and after one upload, fresh process per size: service | raw baseline');
-for (const p of peaks) {
+for (const [i, main] of serviceMains.entries()) {
+  const rate = totalMiB / median(serviceTimes[i]);
+  console.log(`  service ${shown(main)}`);
   console.log(
-    `  ${p.label.padEnd(22)} service ${p.idleMiB.toFixed(1)} → ${p.peakMiB.toFixed(1)} MiB (+${(p.peakMiB - p.idleMiB).toFixed(1)})` +
-      `  | raw ${p.rawIdleMiB.toFixed(1)} → ${p.rawPeakMiB.toFixed(1)} MiB (+${(p.rawPeakMiB - p.rawIdleMiB).toFixed(1)})` +
-      `; service after 2nd/3rd upload ${p.again.map((m) => m.toFixed(1)).join(' / ')} MiB`,
+    `    ${rate.toFixed(0).padStart(5)} MiB/s  (${median(serviceTimes[i]).toFixed(3)} s); ratio service/raw throughput: ${(rate / rawRate).toFixed(2)}`,
+  );
+  console.log(
+    `    CPU per upload ${median(serviceCpu[i]).toFixed(2)} s; ratio raw/service ${(median(rawCpu) / median(serviceCpu[i])).toFixed(2)} (steadier than times on a shared machine)`,
   );
 }
-const first = peaks[0];
-const last = peaks[peaks.length - 1];
+console.log('Peak RSS (VmHWM) before and after one upload, fresh process per size');
+for (const [s, label] of SIZES.map(([l]) => l).entries()) {
+  const r = rawPeaks[s];
+  console.log(`  ${label.padEnd(22)} raw ${r.idleMiB.toFixed(1)} → ${r.peakMiB.toFixed(1)} MiB (+${(r.peakMiB - r.idleMiB).toFixed(1)})`);
+  for (const [i, main] of serviceMains.entries()) {
+    const p = peaks[i][s];
+    console.log(
+      `  ${''.padEnd(22)} ${shown(main)}: ${p.idleMiB.toFixed(1)} → ${p.peakMiB.toFixed(1)} MiB (+${(p.peakMiB - p.idleMiB).toFixed(1)})` +
+        `; after 2nd/3rd upload ${p.again.map((m) => m.toFixed(1)).join(' / ')} MiB`,
+    );
+  }
+}
+const ratioOf = (xs: Array<{ peakMiB: number }>) => (xs[xs.length - 1].peakMiB / xs[0].peakMiB).toFixed(2);
 console.log(
-  `  ratio service peak(100 MB) / peak(10 MB): ${(last.peakMiB / first.peakMiB).toFixed(2)}; raw: ${(last.rawPeakMiB / first.rawPeakMiB).toFixed(2)}`,
+  `  ratio peak(100 MB) / peak(10 MB): raw ${ratioOf(rawPeaks)}; ${serviceMains.map((m, i) => `${shown(m)} ${ratioOf(peaks[i])}`).join('; ')}`,
 );
 fs.rmSync(dir, { recursive: true, force: true });
 process.exit(0);

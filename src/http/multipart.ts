@@ -7,6 +7,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 import busboy from 'busboy';
 import { validationFailed, type ServiceError } from '../domain/errors.ts';
 import type { UploadPart } from '../domain/evidence/upload.ts';
+import { noteBodyBytes } from './body-scavenges.ts';
 
 export interface MultipartLimits {
   files: number;
@@ -138,6 +139,8 @@ class DelimiterCounter extends Transform {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    // Every chunk of the body passes here once: its bytes pace the collections that free them.
+    noteBodyBytes(chunk.length);
     const d = this.delimiter;
     // Delimiters crossing from the previous chunk into this one: a small seam, never a copy of the chunk.
     const seam = Buffer.concat([this.tail, chunk.subarray(0, d.length - 1)]);

@@ -1,0 +1,48 @@
+// Young-generation collections paced by the request body bytes uploads receive.
+//
+// Node's HTTP parser hands every chunk of a request body over in a Buffer of its own, whose bytes
+// live outside the JavaScript heap. An upload's chunks die young (each is hashed, written to the
+// blob store and dropped), and a young-generation collection (a scavenge, about a millisecond
+// here) frees the dead ones. But V8 schedules scavenges by what the JavaScript heap allocates, and
+// an upload allocates little there per chunk: with the service's new space grown to its maximum
+// (by start-up and by reads), tens of MiB of dead chunks piled up between two scavenges, until
+// V8's trigger on memory outside the heap marked and compacted the whole heap, the start of three
+// to four full collections per 100 MiB uploaded: most of an upload's CPU. A scavenge every 16 MiB
+// of body keeps the dead chunks well under that trigger. (Full collections V8 starts for other
+// reasons are not prevented: docs/decisions.md, "Performance: uploads (issue 13, continued)".)
+import v8 from 'node:v8';
+import vm from 'node:vm';
+
+/** Body bytes received (by all the uploads of the process together) between two scavenges. */
+export const BODY_BYTES_PER_SCAVENGE = 16 * 1024 * 1024;
+
+type Collect = (options: { type: 'minor' | 'major'; execution?: 'sync' | 'async' }) => void;
+
+/**
+ * V8's collector, without exposing `gc` to the process's own code: the flag is on only while one
+ * new context is made, whose `gc` is kept here. Undefined if the runtime refuses; uploads then
+ * run as they would without this module.
+ */
+function collector(): Collect | undefined {
+  try {
+    v8.setFlagsFromString('--expose-gc');
+    return vm.runInNewContext('gc') as Collect;
+  } catch {
+    return undefined;
+  } finally {
+    v8.setFlagsFromString('--no-expose-gc');
+  }
+}
+
+/** Made on the first use, so a process that never receives an upload never makes the context. */
+let collect: Collect | undefined | null = null;
+let sinceLast = 0;
+
+/** Counts body bytes as an upload's parser receives them; every BODY_BYTES_PER_SCAVENGE, one scavenge. */
+export function noteBodyBytes(bytes: number): void {
+  sinceLast += bytes;
+  if (sinceLast < BODY_BYTES_PER_SCAVENGE) return;
+  sinceLast = 0;
+  if (collect === null) collect = collector();
+  collect?.({ type: 'minor' });
+}
