@@ -282,7 +282,71 @@ export interface paths {
   };
 }
 
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  "vulnerability.created": {
+    /**
+     * A vulnerability finding was created.
+     * @description A vulnerability finding was created. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["vulnerabilityCreatedWebhook"];
+  };
+  "vulnerability.updated": {
+    /**
+     * A vulnerability finding was updated.
+     * @description A vulnerability finding was updated. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["vulnerabilityUpdatedWebhook"];
+  };
+  "evidence.attachments_added": {
+    /**
+     * Attachments were uploaded to an evidence record.
+     * @description Attachments were uploaded to an evidence record. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["evidenceAttachmentsAddedWebhook"];
+  };
+  "evidence.status_changed": {
+    /**
+     * An evidence record’s status changed.
+     * @description An evidence record’s status changed. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["evidenceStatusChangedWebhook"];
+  };
+  "control.status_changed": {
+    /**
+     * Computed: a control’s compliance status flipped.
+     * @description Computed: a control’s compliance status flipped. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["controlStatusChangedWebhook"];
+  };
+  "framework.progress_changed": {
+    /**
+     * Computed: a framework’s complianceProgress changed.
+     * @description Computed: a framework’s complianceProgress changed. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["frameworkProgressChangedWebhook"];
+  };
+  "credential.created": {
+    /**
+     * An API credential was created (webhooks only, not in the feed).
+     * @description An API credential was created (webhooks only, not in the feed). Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["credentialCreatedWebhook"];
+  };
+  "credential.revoked": {
+    /**
+     * An API credential was revoked (webhooks only, not in the feed).
+     * @description An API credential was revoked (webhooks only, not in the feed). Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["credentialRevokedWebhook"];
+  };
+  "webhook.test": {
+    /**
+     * A test event, sent from the console ("Send test event") to one endpoint whatever its event types.
+     * @description A test event, sent from the console ("Send test event") to one endpoint whatever its event types. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["webhookTestWebhook"];
+  };
+}
 
 export interface components {
   schemas: {
@@ -5704,6 +5768,560 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["ErrorBody"];
         };
+      };
+    };
+  };
+  /**
+   * A vulnerability finding was created.
+   * @description A vulnerability finding was created. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  vulnerabilityCreatedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "vulnerability.created";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "vulnerability";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description The finding created, exactly as GET /v1/vulnerabilities/{vulnerabilityId} answers it (default fields). */
+          data: {
+            vulnerability: {
+              /** @description Already URL-encoded: the source, `%23`, then the finding key (for example `api%23VUL-0001`). Use it in paths as is. */
+              vulnerabilityId: string;
+              title: string;
+              /** @enum {unknown} */
+              status: "open" | "closed" | "acknowledged" | "ignored" | "risk";
+              /** @enum {unknown} */
+              severity: "critical" | "high" | "medium" | "low";
+              /** @enum {unknown} */
+              source: "aws" | "github" | "snyk" | "sonarcloud" | "qualys" | "defender" | "sentinelOne" | "aikido" | "tenable" | "import" | "api";
+              assignees: {
+                  name: string;
+                  email: string;
+                  isPrimary: boolean;
+                }[];
+              /** @description `""` when the finding has no CVE. */
+              cveId: string;
+              /** @description Every custom field defined for findings, in order, with this finding’s value. */
+              customFields: {
+                  customFieldId: string;
+                  title: string;
+                  /** @description `text_box` or `dropdown`. */
+                  fieldType: string;
+                  /** @description The choices of a dropdown; empty for a text box. */
+                  options: string[];
+                  /** @description The value stored on the finding; `""` when none is stored. */
+                  fieldValue: string;
+                }[];
+              description?: string;
+              /** @description Unix epoch milliseconds. */
+              firstSeen: number;
+              /** @description Unix epoch milliseconds. */
+              lastScannedOn?: number;
+              cvssScore?: number;
+              /** @description Days allowed to fix the finding. */
+              sla?: number;
+              reportLink?: string;
+              remediation?: string;
+              stepsToReproduce?: string;
+              addedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              addedOn: number;
+              lastModifiedBy?: {
+                name: string;
+                email: string;
+              };
+              modifiedOn: number | null;
+              /** @description Only with fields=affectedResources; filtered by resourceStatus. */
+              affectedResources?: ({
+                  name: string;
+                  type: string;
+                  tags: string[];
+                  /** @description Unix epoch milliseconds. */
+                  firstSeen: number;
+                  /** @enum {unknown} */
+                  status: "open" | "closed" | "acknowledged" | "ignored" | "risk";
+                })[];
+              tickets?: {
+                  id: string;
+                  url: string;
+                  source: string;
+                }[];
+              mappedRisks?: {
+                  riskId: string;
+                  riskName: string;
+                }[];
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A vulnerability finding was updated.
+   * @description A vulnerability finding was updated. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  vulnerabilityUpdatedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "vulnerability.updated";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "vulnerability";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description A finding changed; an update that changes nothing records no event. */
+          data: {
+            /** @description Only the fields that changed, named as in GET /v1/vulnerabilities/{vulnerabilityId} (for example `status`, `assignees`, `modifiedOn`), each with its value before and after. */
+            changes: Record<string, never>;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * Attachments were uploaded to an evidence record.
+   * @description Attachments were uploaded to an evidence record. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  evidenceAttachmentsAddedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "evidence.attachments_added";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "evidence";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description Files were uploaded to an evidence record. */
+          data: {
+            /** @description The files of the upload, each as GET /v1/evidence/{evidenceId}?fields=attachments shows it. */
+            attachments: {
+                displayName: string;
+                /** @description File-type family (word, excel, image…), or `link` for an external link. */
+                type: string;
+                /** @description Only for an external link a user added; never for a file the service hosts. */
+                url?: string;
+                note?: string;
+                addedBy?: {
+                  name: string;
+                  email: string;
+                };
+                /** @description Unix epoch milliseconds. */
+                addedOn: number;
+                updatedBy?: {
+                  name: string;
+                  email: string;
+                };
+                /** @description Unix epoch milliseconds. */
+                updatedOn?: number;
+                /** @description Unix epoch milliseconds. */
+                evidenceDate: number;
+                /** @description Whether now lies within [periodStart, periodEnd]; false when there is no period. */
+                isCurrentPeriod: boolean;
+                /** @description Unix epoch milliseconds. */
+                periodStart?: number;
+                /** @description Unix epoch milliseconds. */
+                periodEnd?: number;
+              }[];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * An evidence record’s status changed.
+   * @description An evidence record’s status changed. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  evidenceStatusChangedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "evidence.status_changed";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "evidence";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description An evidence record’s status changed (an upload makes it `uploaded`, or `pending_approval` when it has approvers). */
+          data: {
+            /** @enum {unknown} */
+            before: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+            /** @enum {unknown} */
+            after: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * Computed: a control’s compliance status flipped.
+   * @description Computed: a control’s compliance status flipped. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  controlStatusChangedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "control.status_changed";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "control";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description Computed: a write flipped the control’s compliance status (as GET /v1/controls/{controlId} computes it). */
+          data: {
+            /** @enum {unknown} */
+            before: "compliant" | "non_compliant" | "not_applicable";
+            /** @enum {unknown} */
+            after: "compliant" | "non_compliant" | "not_applicable";
+            /** @description The change that caused this one, recorded in the same write. */
+            cause: {
+              /** @description The type of the event whose write flipped the status (for example `evidence.status_changed`). */
+              type: string;
+              /** @description The resourceId of that event. */
+              resourceId: string;
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * Computed: a framework’s complianceProgress changed.
+   * @description Computed: a framework’s complianceProgress changed. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  frameworkProgressChangedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "framework.progress_changed";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "framework";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description Computed: a write changed the framework’s complianceProgress (as GET /v1/frameworks shows it). */
+          data: {
+            before: {
+              controls: {
+                compliant: number;
+                total: number;
+                percentage: number;
+              };
+              policies: {
+                published: number;
+                total: number;
+                percentage: number;
+              };
+              evidence: {
+                uploaded: number;
+                total: number;
+                percentage: number;
+              };
+              tests: {
+                passing: number;
+                total: number;
+                percentage: number;
+              };
+            };
+            after: {
+              controls: {
+                compliant: number;
+                total: number;
+                percentage: number;
+              };
+              policies: {
+                published: number;
+                total: number;
+                percentage: number;
+              };
+              evidence: {
+                uploaded: number;
+                total: number;
+                percentage: number;
+              };
+              tests: {
+                passing: number;
+                total: number;
+                percentage: number;
+              };
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * An API credential was created (webhooks only, not in the feed).
+   * @description An API credential was created (webhooks only, not in the feed). Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  credentialCreatedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "credential.created";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "credential";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description An API credential was created (console, `cds` or the demo loader); never its secret. Webhooks only. */
+          data: {
+            credential: {
+              id: string;
+              name: string;
+              clientId: string;
+              /** @enum {unknown} */
+              accessLevel: "read_only" | "read_write";
+              /** @enum {unknown} */
+              status: "active" | "revoked";
+              createdAt: number;
+              lastUsedAt: number | null;
+              revokedAt: number | null;
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * An API credential was revoked (webhooks only, not in the feed).
+   * @description An API credential was revoked (webhooks only, not in the feed). Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  credentialRevokedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "credential.revoked";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "credential";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description An API credential was revoked; never its secret. Webhooks only. */
+          data: {
+            credential: {
+              id: string;
+              name: string;
+              clientId: string;
+              /** @enum {unknown} */
+              accessLevel: "read_only" | "read_write";
+              /** @enum {unknown} */
+              status: "active" | "revoked";
+              createdAt: number;
+              lastUsedAt: number | null;
+              revokedAt: number | null;
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A test event, sent from the console ("Send test event") to one endpoint whatever its event types.
+   * @description A test event, sent from the console ("Send test event") to one endpoint whatever its event types. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  webhookTestWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "webhook.test";
+          /** @description When the test was asked for: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "webhook_endpoint";
+          /** @description The endpoint the test was sent to. */
+          resourceId: string;
+          data: {
+            /** @description The endpoint the test was sent to. */
+            endpointId: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
       };
     };
   };

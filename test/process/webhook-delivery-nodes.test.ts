@@ -3,6 +3,8 @@
 // - 1,000 events enqueued from outside the nodes (as writes on any node would) all arrive; the
 //   duplicates that at-least-once allows are counted and reported (none are expected: a claim is
 //   leased with FOR UPDATE SKIP LOCKED);
+// - 1,000 real writes spread over both nodes: every event the outbox recorded arrives, with its
+//   own eventId as webhook-id;
 // - a node SIGKILLed between claiming a delivery and finishing it (the receiver holds the request
 //   open): the other node sends it again once the dead node's heartbeat is stale (the claim
 //   liveness window, a few seconds), well before the 30 s lease would end.
@@ -14,6 +16,8 @@ import { createOrganization } from '../../src/domain/organizations/create.ts';
 import type { BaseContext } from '../../src/domain/context.ts';
 import { enqueueEvents, eventually, insertEndpointFixture, startReceiver, testEvent, type Receiver } from '../harness/webhooks.ts';
 import { countDeliveriesByStatus } from '../../src/storage/db/repositories/webhook-deliveries.ts';
+import { api, getToken, insertCredentialFixture } from '../harness/server.ts';
+import { minimal, writeHeaders } from '../harness/vulnerability-writes.ts';
 
 const EVENTS = 1000;
 
@@ -29,7 +33,7 @@ for (const dialect of dialects) {
       const node = await startServerProcess({
         database,
         store: createTestStore('memory'),
-        env: { WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true', ...env },
+        env: { WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true', RATE_LIMIT_MAX: '100000', ...env },
       });
       nodes.push(node);
       return node;
@@ -88,6 +92,47 @@ for (const dialect of dialects) {
         .executeTakeFirstOrThrow();
       assert.equal(Number(attempts.n), EVENTS, 'one attempt recorded per delivery');
       assert.ok(endpointId);
+    });
+
+    it(`${EVENTS} writes over HTTP on both nodes: every recorded event is delivered, duplicates counted`, async (t) => {
+      const receiver = await startReceiver(200);
+      receivers.push(receiver);
+      const organizationId = (await createOrganization({ ctx, input: { name: 'Writes' } })).id;
+      await insertEndpointFixture(ctx, { organizationId, url: receiver.url });
+      const credential = await insertCredentialFixture({ ctx, input: { organizationId, accessLevel: 'read_write' } });
+      const tokens = await Promise.all(nodes.map((n) => getToken(n.url, credential)));
+      const started = Date.now();
+      let next = 0;
+      // eight writers, each alternating between the two nodes
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, w) => {
+          for (let i = next++; i < EVENTS; i = next++) {
+            const node = (i + w) % nodes.length;
+            const res = await api(nodes[node].url, '/v1/vulnerabilities', tokens[node], {
+              method: 'POST',
+              headers: writeHeaders(`many-${i}`),
+              body: JSON.stringify(minimal(`VUL-${i}`)),
+            });
+            assert.equal(res.status, 201, JSON.stringify(res.body));
+          }
+        }),
+      );
+      const recorded = await database.db.kysely.selectFrom('events').select('id').where('organization_id', '=', organizationId).execute();
+      assert.equal(recorded.length, EVENTS, 'one event per write');
+      await receiver.waitFor(EVENTS, 120_000);
+      const perId = new Map<string, number>();
+      for (const r of receiver.requests) perId.set(r.headers['webhook-id'], (perId.get(r.headers['webhook-id']) ?? 0) + 1);
+      const duplicates = receiver.requests.length - perId.size;
+      t.diagnostic(
+        `${EVENTS} writes on 2 nodes: ${receiver.requests.length} requests, ${duplicates} duplicates, ${Date.now() - started} ms`,
+      );
+      assert.deepEqual(
+        recorded.filter((e) => !perId.has(e.id)).map((e) => e.id),
+        [],
+        'every recorded event arrived',
+      );
+      assert.equal(perId.size, EVENTS, 'nothing but the recorded events arrived');
+      assert.equal(duplicates, 0, `${duplicates} duplicates`);
     });
 
     it('a node killed between claim and delivery: the other node delivers once the dead node is stale, before the lease ends', async (t) => {

@@ -53,7 +53,14 @@ test('query parameters get the wire form the server reads', () => {
 
 test('WebhookPayload: the bodies the document declares under `webhooks`, else the feed event', async () => {
   const doc = await loadServerOpenApi();
-  assert.match(renderApiModule(doc), /export type WebhookPayload = ListEventsResponse\['data'\]\[number\];/);
+  // the server declares every event type and the test event, credential events included
+  const served = renderApiModule(doc);
+  for (const type of ['vulnerability.created', 'credential.revoked', 'webhook.test']) {
+    assert.match(served.slice(served.indexOf('export type WebhookPayload')), new RegExp(`type: "${type.replace('.', '\\.')}";`));
+  }
+  const undeclared = structuredClone(doc);
+  delete undeclared.webhooks;
+  assert.match(renderApiModule(undeclared), /export type WebhookPayload = ListEventsResponse\['data'\]\[number\];/);
   const declared = structuredClone(doc);
   const body = (type: string) => ({
     requestBody: {

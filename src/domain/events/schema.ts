@@ -171,3 +171,15 @@ export const FeedEvent = Type.Union(
 export type EventDataOf<T extends EventType> = Static<(typeof EventData)[T]>;
 export type Event = Static<typeof Event>;
 export type FeedEvent = Static<typeof FeedEvent>;
+
+/** Each type's event schema, in catalog order: the OpenAPI document's `webhooks` (src/http/openapi/webhooks.ts). */
+export const EVENT_SCHEMAS: Record<EventType, TSchema> = {
+  'vulnerability.created': VulnerabilityCreatedEvent,
+  'vulnerability.updated': VulnerabilityUpdatedEvent,
+  'evidence.attachments_added': EvidenceAttachmentsAddedEvent,
+  'evidence.status_changed': EvidenceStatusChangedEvent,
+  'control.status_changed': ControlStatusChangedEvent,
+  'framework.progress_changed': FrameworkProgressChangedEvent,
+  'credential.created': CredentialCreatedEvent,
+  'credential.revoked': CredentialRevokedEvent,
+};

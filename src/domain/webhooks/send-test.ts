@@ -6,8 +6,7 @@ import { findEndpoint } from '../../storage/db/repositories/webhook-endpoints.ts
 import { newEventId } from '../events/event-id.ts';
 import type { WebhookDelivery } from './delivery-schema.ts';
 import { addDelivery } from './add-delivery.ts';
-
-export const TEST_EVENT_TYPE = 'webhook.test';
+import { TEST_EVENT_TYPE, type WebhookTestEvent } from './test-event.ts';
 
 export async function sendTestEvent({ ctx, input }: { ctx: AdminContext; input: { endpointId: string } }): Promise<WebhookDelivery> {
   const organizationId = ctx.actor.organizationId;
@@ -18,13 +17,14 @@ export async function sendTestEvent({ ctx, input }: { ctx: AdminContext; input: 
   }
   const now = ctx.now();
   const eventId = newEventId(now);
-  const payload = JSON.stringify({
+  const event: WebhookTestEvent = {
     eventId,
     type: TEST_EVENT_TYPE,
     occurredAt: now,
     resourceType: 'webhook_endpoint',
     resourceId: endpoint.id,
     data: { endpointId: endpoint.id },
-  });
+  };
+  const payload = JSON.stringify(event);
   return await addDelivery(ctx.db, { organizationId, endpointId: endpoint.id, eventId, eventType: TEST_EVENT_TYPE, payload, now });
 }

@@ -4,6 +4,7 @@
 // reusable components and where each is sent, and `servers` with the deployment's address.
 import type { FastifyDynamicSwaggerOptions, SwaggerTransformObject } from '@fastify/swagger';
 import { RESOURCES } from '../../domain/auth/scopes.ts';
+import { webhookItems } from './webhooks.ts';
 
 type OpenApiOptions = NonNullable<FastifyDynamicSwaggerOptions['openapi']>;
 // biome-ignore lint/suspicious/noExplicitAny: the document is plain JSON walked by path
@@ -183,6 +184,7 @@ export const decorateDocument: SwaggerTransformObject = (input) => {
       }
     }
   }
+  openapiObject.webhooks = webhookItems();
   return openapiObject;
 };
 

@@ -1488,8 +1488,289 @@ export interface UploadEvidenceAttachmentsResponse {
   };
 }
 
-/** A webhook request's body: the document declares no webhooks, so the feed's event (the same wire object). */
-export type WebhookPayload = ListEventsResponse['data'][number];
+/** A webhook request's body, one shape per event type. */
+export type WebhookPayload = {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "vulnerability.created";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "vulnerability";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** The finding created, exactly as GET /v1/vulnerabilities/{vulnerabilityId} answers it (default fields). */
+  data: {
+    vulnerability: {
+      /** Already URL-encoded: the source, `%23`, then the finding key (for example `api%23VUL-0001`). Use it in paths as is. */
+      vulnerabilityId: string;
+      title: string;
+      status: "open" | "closed" | "acknowledged" | "ignored" | "risk";
+      severity: "critical" | "high" | "medium" | "low";
+      source: "aws" | "github" | "snyk" | "sonarcloud" | "qualys" | "defender" | "sentinelOne" | "aikido" | "tenable" | "import" | "api";
+      assignees: Array<{
+        name: string;
+        email: string;
+        isPrimary: boolean;
+      }>;
+      /** `""` when the finding has no CVE. */
+      cveId: string;
+      /** Every custom field defined for findings, in order, with this finding’s value. */
+      customFields: Array<{
+        customFieldId: string;
+        title: string;
+        /** `text_box` or `dropdown`. */
+        fieldType: string;
+        /** The choices of a dropdown; empty for a text box. */
+        options: Array<string>;
+        /** The value stored on the finding; `""` when none is stored. */
+        fieldValue: string;
+      }>;
+      description?: string;
+      /** Unix epoch milliseconds. */
+      firstSeen: number;
+      /** Unix epoch milliseconds. */
+      lastScannedOn?: number;
+      cvssScore?: number;
+      /** Days allowed to fix the finding. */
+      sla?: number;
+      reportLink?: string;
+      remediation?: string;
+      stepsToReproduce?: string;
+      addedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      addedOn: number;
+      lastModifiedBy?: {
+        name: string;
+        email: string;
+      };
+      modifiedOn: number | null;
+      /** Only with fields=affectedResources; filtered by resourceStatus. */
+      affectedResources?: Array<{
+        name: string;
+        type: string;
+        tags: Array<string>;
+        /** Unix epoch milliseconds. */
+        firstSeen: number;
+        status: "open" | "closed" | "acknowledged" | "ignored" | "risk";
+      }>;
+      tickets?: Array<{
+        id: string;
+        url: string;
+        source: string;
+      }>;
+      mappedRisks?: Array<{
+        riskId: string;
+        riskName: string;
+      }>;
+    };
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "vulnerability.updated";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "vulnerability";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** A finding changed; an update that changes nothing records no event. */
+  data: {
+    /** Only the fields that changed, named as in GET /v1/vulnerabilities/{vulnerabilityId} (for example `status`, `assignees`, `modifiedOn`), each with its value before and after. */
+    changes: Record<string, unknown>;
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "evidence.attachments_added";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "evidence";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** Files were uploaded to an evidence record. */
+  data: {
+    /** The files of the upload, each as GET /v1/evidence/{evidenceId}?fields=attachments shows it. */
+    attachments: Array<{
+      displayName: string;
+      /** File-type family (word, excel, image…), or `link` for an external link. */
+      type: string;
+      /** Only for an external link a user added; never for a file the service hosts. */
+      url?: string;
+      note?: string;
+      addedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      addedOn: number;
+      updatedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      updatedOn?: number;
+      /** Unix epoch milliseconds. */
+      evidenceDate: number;
+      /** Whether now lies within [periodStart, periodEnd]; false when there is no period. */
+      isCurrentPeriod: boolean;
+      /** Unix epoch milliseconds. */
+      periodStart?: number;
+      /** Unix epoch milliseconds. */
+      periodEnd?: number;
+    }>;
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "evidence.status_changed";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "evidence";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** An evidence record’s status changed (an upload makes it `uploaded`, or `pending_approval` when it has approvers). */
+  data: {
+    before: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+    after: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "control.status_changed";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "control";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** Computed: a write flipped the control’s compliance status (as GET /v1/controls/{controlId} computes it). */
+  data: {
+    before: "compliant" | "non_compliant" | "not_applicable";
+    after: "compliant" | "non_compliant" | "not_applicable";
+    /** The change that caused this one, recorded in the same write. */
+    cause: {
+      /** The type of the event whose write flipped the status (for example `evidence.status_changed`). */
+      type: string;
+      /** The resourceId of that event. */
+      resourceId: string;
+    };
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "framework.progress_changed";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "framework";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** Computed: a write changed the framework’s complianceProgress (as GET /v1/frameworks shows it). */
+  data: {
+    before: {
+      controls: {
+        compliant: number;
+        total: number;
+        percentage: number;
+      };
+      policies: {
+        published: number;
+        total: number;
+        percentage: number;
+      };
+      evidence: {
+        uploaded: number;
+        total: number;
+        percentage: number;
+      };
+      tests: {
+        passing: number;
+        total: number;
+        percentage: number;
+      };
+    };
+    after: {
+      controls: {
+        compliant: number;
+        total: number;
+        percentage: number;
+      };
+      policies: {
+        published: number;
+        total: number;
+        percentage: number;
+      };
+      evidence: {
+        uploaded: number;
+        total: number;
+        percentage: number;
+      };
+      tests: {
+        passing: number;
+        total: number;
+        percentage: number;
+      };
+    };
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "credential.created";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "credential";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** An API credential was created (console, `cds` or the demo loader); never its secret. Webhooks only. */
+  data: {
+    credential: {
+      id: string;
+      name: string;
+      clientId: string;
+      accessLevel: "read_only" | "read_write";
+      status: "active" | "revoked";
+      createdAt: number;
+      lastUsedAt: number | null;
+      revokedAt: number | null;
+    };
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "credential.revoked";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "credential";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** An API credential was revoked; never its secret. Webhooks only. */
+  data: {
+    credential: {
+      id: string;
+      name: string;
+      clientId: string;
+      accessLevel: "read_only" | "read_write";
+      status: "active" | "revoked";
+      createdAt: number;
+      lastUsedAt: number | null;
+      revokedAt: number | null;
+    };
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "webhook.test";
+  /** When the test was asked for: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "webhook_endpoint";
+  /** The endpoint the test was sent to. */
+  resourceId: string;
+  data: {
+    /** The endpoint the test was sent to. */
+    endpointId: string;
+  };
+};
 
 /** Method, path and the wire form of each query parameter, per operation. */
 export const operations = {
