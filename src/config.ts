@@ -123,7 +123,7 @@ export interface Config {
    * (RESULT_CACHE_MAX_OBJECT_BYTES); least recently used go first
    */
   resultCacheMaxObjectBytes: number;
-  /** change events (docs/decisions.md, "Change events and webhooks") */
+  /** change events (docs/decisions.md, "Change events and webhooks: how the parts fit") */
   events: {
     /** how long events are kept (EVENT_RETENTION_DAYS, default 30); older ones are removed by the cleanup */
     retentionDays: number;
