@@ -36,11 +36,14 @@ describe('API reference in Chromium', { skip }, () => {
     await server?.close();
   });
 
-  test('GET /docs lists every operation of the served OpenAPI document, with nothing fetched from elsewhere', async () => {
+  test('GET /docs lists every operation and webhook of the served OpenAPI document, with nothing fetched from elsewhere', async () => {
     const document: any = await (await fetch(`${server.url}/openapi.json`)).json();
     const expected: string[] = [];
     for (const [path, item] of Object.entries<Record<string, { summary?: string }>>(document.paths))
       for (const method of METHODS) if (item[method]) expected.push(`${method.toUpperCase()} ${item[method].summary ?? path}`);
+    // the webhooks (issue 15) are listed too, each as the request a receiver gets
+    for (const [name, item] of Object.entries<Record<string, { summary?: string }>>(document.webhooks ?? {}))
+      for (const method of METHODS) if (item[method]) expected.push(`${method.toUpperCase()} ${item[method].summary ?? name}`);
     assert.ok(expected.length >= 20, `the document lists the service's operations: ${expected.length}`);
 
     const response = await page.goto(`${server.url}/docs`);
