@@ -111,7 +111,7 @@ for (const dialect of dialects) {
             const res = await api(nodes[node].url, '/v1/vulnerabilities', tokens[node], {
               method: 'POST',
               headers: writeHeaders(`many-${i}`),
-              body: JSON.stringify(minimal(`VUL-${i}`)),
+              body: JSON.stringify(minimal(`VUL-${1000 + i}`)),
             });
             assert.equal(res.status, 201, JSON.stringify(res.body));
           }
