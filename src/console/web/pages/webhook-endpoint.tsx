@@ -171,12 +171,8 @@ export function WebhookEndpointPage({ endpointId }: { endpointId: string }) {
           setConfirmRotate(null);
           setRotated(result);
         }}
-      >
-        <p>
-          A new secret is made and shown once. The current secret keeps signing beside it for an overlap period, then stops; update the
-          receiver before then.
-        </p>
-      </ConfirmDialog>
+        description="A new secret is made and shown once. The current secret keeps signing beside it for an overlap period, then stops; update the receiver before then."
+      />
       <ConfirmDialog
         open={confirmDelete}
         title="Delete this endpoint?"
@@ -188,11 +184,12 @@ export function WebhookEndpointPage({ endpointId }: { endpointId: string }) {
           setConfirmDelete(null);
           navigate(PATHS.webhooks);
         }}
-      >
-        <p>
-          Deleting <code>{current.url}</code> cannot be undone. Deliveries still waiting to be sent to it are dropped.
-        </p>
-      </ConfirmDialog>
+        description={
+          <>
+            Deleting <code>{current.url}</code> cannot be undone. Deliveries still waiting to be sent to it are dropped.
+          </>
+        }
+      />
     </>
   );
 }
