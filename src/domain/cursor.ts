@@ -5,32 +5,18 @@
 // check and is refused; nothing in it is trusted before that check.
 //
 // The key: CURSOR_SECRET when configured; otherwise a random 256-bit key generated once and kept
-// in the database (`service_secrets`), so every node on the same database signs and accepts the
-// same cursors and a restart does not invalidate them.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+// in the database (`service_secrets`, domain/service-key.ts), so every node on the same database
+// signs and accepts the same cursors and a restart does not invalidate them.
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../storage/db/connect.ts';
-import { findOrInsertServiceSecret } from '../storage/db/repositories/service-secrets.ts';
+import { serviceKey } from './service-key.ts';
 
 const VERSION = 'c1';
 const SECRET_NAME = 'cursor_hmac_key';
 
-const stored = new WeakMap<Db, Promise<Buffer>>();
-
 /** The signing key: the configured secret, or the one kept in the database (read once per process). */
 export function cursorKey(db: Db, configured: string | undefined, now: () => number = Date.now): Promise<Buffer> {
-  if (configured) return Promise.resolve(Buffer.from(configured, 'utf8'));
-  let key = stored.get(db);
-  if (!key) {
-    key = findOrInsertServiceSecret(db.kysely, SECRET_NAME, () => randomBytes(32).toString('base64url'), now()).then((value) =>
-      Buffer.from(value, 'base64url'),
-    );
-    stored.set(db, key);
-    // a failed read (database down) is retried by the next request
-    key.catch(() => {
-      if (stored.get(db) === key) stored.delete(db);
-    });
-  }
-  return key;
+  return serviceKey(db, SECRET_NAME, configured ? Buffer.from(configured, 'utf8') : undefined, now);
 }
 
 function mac(key: Buffer, binding: string, payload: string): Buffer {

@@ -264,6 +264,47 @@ describe('developer console in Chromium', { skip }, () => {
     assert.ok(text.includes('127.0.0.1'));
   });
 
+  test('a credential created while another one’s secret is shown takes the panel; "Copied" was about the old secret', async () => {
+    await page.goto(`${server.url}/console/credentials`);
+    await heading('Credentials').waitFor();
+    await page.getByLabel('Name').fill('E2E First of two');
+    await page.getByRole('button', { name: 'Create credential' }).click();
+    const panel = page.getByRole('region', { name: 'New credential created' });
+    await panel.waitFor();
+    const first = (await page.getByTestId('new-client-secret').innerText()).trim();
+    await page.getByRole('button', { name: 'Copy secret' }).click();
+    await panel.getByText('Copied', { exact: true }).waitFor();
+
+    await page.getByLabel('Name').fill('E2E Second of two');
+    await page.getByRole('button', { name: 'Create credential' }).click();
+    await page.getByTestId('new-client-secret').filter({ hasNotText: first }).waitFor();
+    const second = (await page.getByTestId('new-client-secret').innerText()).trim();
+    assert.match(second, /^cds_secret_/);
+    assert.match(await panel.innerText(), /E2E Second of two/);
+    // The status clears in an effect after the new secret renders: wait for it (a few seconds at most).
+    await page
+      .waitForFunction("document.querySelector('.copy-status')?.textContent === ''", undefined, { timeout: 5000 })
+      .catch(async () => assert.fail(`the copy status is cleared; it says: ${await panel.getByRole('status').innerText()}`));
+    assert.equal(await focusedText(), 'New credential created', 'the new secret has the attention');
+    await page.getByRole('button', { name: 'Done' }).click();
+    assert.equal(await page.getByTestId('new-client-secret').count(), 0);
+  });
+
+  test('after a revocation the dialog closes and focus lands on the credentials table', async () => {
+    await page.getByRole('button', { name: 'Revoke E2E First of two' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Revoke credential?' });
+    await dialog.waitFor();
+    assert.match(await dialog.innerText(), /Revoking E2E First of two \(client ID cds_id_\w+\) cannot be undone/);
+    await dialog.getByRole('button', { name: 'Revoke credential' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByRole('row').filter({ hasText: 'E2E First of two' }).getByText('Revoked', { exact: true }).waitFor();
+    await page
+      .waitForFunction("document.activeElement?.tagName === 'CAPTION'", undefined, { timeout: 5000 })
+      .catch(async () =>
+        assert.fail(`focus is on the table's caption; focused: ${await page.evaluate('document.activeElement?.outerHTML')}`),
+      );
+  });
+
   test('signing out ends the session', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await heading('Sign in').waitFor();

@@ -18,9 +18,9 @@ import type {
 
 const BASE = '/console/api';
 
-/** A page of the audit log as the console reads it: the entries (`data`) and `meta.nextCursor`. */
-export interface AuditPage {
-  entries: AuditEntry[];
+/** A page of a cursor-paged list as the console reads it: the items (`data`) and `meta.nextCursor`. */
+export interface Page<T> {
+  items: T[];
   nextCursor: string | null;
 }
 
@@ -197,20 +197,14 @@ export async function getOverview(): Promise<Overview> {
   return (await request<Overview>('GET', '/overview')).data;
 }
 
-export async function getAuditLog(cursor: string | null, limit = 50): Promise<AuditPage> {
+export async function getAuditLog(cursor: string | null, limit = 50): Promise<Page<AuditEntry>> {
   const query = new URLSearchParams({ limit: String(limit) });
   if (cursor !== null) query.set('cursor', cursor);
   const result = await request<AuditEntry[]>('GET', `/audit-log?${query.toString()}`);
-  return { entries: result.data, nextCursor: result.meta.nextCursor ?? null };
+  return { items: result.data, nextCursor: result.meta.nextCursor ?? null };
 }
 
 // ---- Webhooks ----
-
-/** A page of an endpoint's deliveries, newest first, and the cursor of the next page. */
-export interface DeliveriesPage {
-  deliveries: WebhookDelivery[];
-  nextCursor: string | null;
-}
 
 const endpointPath = (endpointId: string) => `/webhook-endpoints/${encodeURIComponent(endpointId)}`;
 
@@ -245,11 +239,12 @@ export async function rotateWebhookSecret(endpointId: string): Promise<RotatedSe
   return (await request<RotatedSecret>('POST', `${endpointPath(endpointId)}/rotate-secret`, { body: {} })).data;
 }
 
-export async function listWebhookDeliveries(endpointId: string, cursor: string | null, count = 25): Promise<DeliveriesPage> {
+/** A page of the endpoint's deliveries, newest first, and the cursor of the next page. */
+export async function listWebhookDeliveries(endpointId: string, cursor: string | null, count = 25): Promise<Page<WebhookDelivery>> {
   const query = new URLSearchParams({ count: String(count) });
   if (cursor !== null) query.set('cursor', cursor);
   const result = await request<WebhookDelivery[]>('GET', `${endpointPath(endpointId)}/deliveries?${query.toString()}`);
-  return { deliveries: result.data, nextCursor: result.meta.nextCursor ?? null };
+  return { items: result.data, nextCursor: result.meta.nextCursor ?? null };
 }
 
 /** Sends a `webhook.test` event to the endpoint (a new delivery). */

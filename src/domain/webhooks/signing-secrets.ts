@@ -6,12 +6,12 @@
 //
 // The key: WEBHOOK_SECRETS_KEY when configured (stretched to 256 bits with SHA-256), otherwise a
 // random 256-bit key generated once and kept in the database (`service_secrets`), as the cursor
-// key is (domain/cursor.ts), so every node on the same database reads the same secrets.
+// key is (domain/service-key.ts serves both), so every node on the same database reads the same secrets.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { BaseContext } from '../context.ts';
 import type { Db } from '../../storage/db/connect.ts';
-import { findOrInsertServiceSecret } from '../../storage/db/repositories/service-secrets.ts';
 import { findLiveSecrets } from '../../storage/db/repositories/webhook-endpoints.ts';
+import { serviceKey } from '../service-key.ts';
 
 const SECRET_NAME = 'webhook_secrets_key';
 const VERSION = 'v1';
@@ -23,23 +23,10 @@ export function generateSigningSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-const stored = new WeakMap<Db, Promise<Buffer>>();
-
 /** The encryption key: derived from the configured one, or the one kept in the database (read once per process). */
 export function signingSecretsKey(db: Db, configured: string | undefined, now: () => number = Date.now): Promise<Buffer> {
-  if (configured) return Promise.resolve(createHash('sha256').update(`webhook-secrets\n${configured}`).digest());
-  let key = stored.get(db);
-  if (!key) {
-    key = findOrInsertServiceSecret(db.kysely, SECRET_NAME, () => randomBytes(32).toString('base64url'), now()).then((value) =>
-      Buffer.from(value, 'base64url'),
-    );
-    stored.set(db, key);
-    // a failed read (database down) is retried by the next call
-    key.catch(() => {
-      if (stored.get(db) === key) stored.delete(db);
-    });
-  }
-  return key;
+  const derived = configured ? createHash('sha256').update(`webhook-secrets\n${configured}`).digest() : undefined;
+  return serviceKey(db, SECRET_NAME, derived, now);
 }
 
 /** The key for `ctx`: an explicit webhookSecretsKey, else config.webhooks.secretsKey, else the stored one. */

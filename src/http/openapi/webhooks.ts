@@ -3,7 +3,7 @@
 // events feed serves (src/domain/events/schema.ts), so the API reference, the SDK's WebhookPayload
 // type (packages/sdk/scripts/openapi-to-ts.ts) and the server cannot disagree.
 import type { TSchema } from 'typebox';
-import { EVENT_SCHEMAS, EVENT_TYPES } from '../../domain/events/schema.ts';
+import { Event } from '../../domain/events/schema.ts';
 import { TEST_EVENT_TYPE, WebhookTestEvent } from '../../domain/webhooks/test-event.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document is untyped JSON here
@@ -68,7 +68,8 @@ function webhook(type: string, schema: TSchema): Json {
 /** The document's `webhooks`: every event type, in catalog order, then `webhook.test`. */
 export function webhookItems(): Json {
   const items: Json = {};
-  for (const type of EVENT_TYPES) items[type] = webhook(type, EVENT_SCHEMAS[type]);
+  // Event's members are in catalog order (src/domain/events/schema.ts)
+  for (const schema of Event.anyOf) items[schema.properties.type.const] = webhook(schema.properties.type.const, schema);
   items[TEST_EVENT_TYPE] = webhook(TEST_EVENT_TYPE, WebhookTestEvent);
   return items;
 }

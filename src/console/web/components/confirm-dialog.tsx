@@ -4,26 +4,36 @@ import { type ApiError, toApiError } from '../api.ts';
 import { FormError } from './status.tsx';
 
 /**
- * Asks before an action that cannot be undone (deleting a webhook endpoint, rotating its secret).
- * A native modal <dialog>, as the revoke dialog: showModal() gives the focus trap, the inert
- * background and Escape-to-cancel. `open` is a new object per request, so asking again is a change.
+ * Asks before an action that cannot be undone (revoking a credential, deleting a webhook endpoint,
+ * rotating its secret). A native modal <dialog>: showModal() gives the focus trap, the inert
+ * background and Escape-to-cancel without any script of our own. `open` is a new object per request,
+ * so asking again is a change of state: Preact skips a render whose hook state ends up equal to what
+ * it last rendered, and a quick close-and-reopen would otherwise be lost.
  */
-export function ConfirmDialog({
+export function ConfirmDialog<T>({
   open,
   title,
-  children,
+  description,
   confirmLabel,
   danger,
   onConfirm,
+  onConfirmed,
   onClose,
 }: {
+  /** The open request, or null when the dialog is closed. */
   open: object | null;
   title: string;
-  children: ComponentChildren;
+  /** the paragraph that says what the action does; the dialog's accessible description */
+  description: ComponentChildren;
   confirmLabel: string;
   danger?: boolean;
   /** calls the API; the dialog closes when it succeeds and shows the error when it fails */
-  onConfirm: () => Promise<void>;
+  onConfirm: () => Promise<T>;
+  /**
+   * Called with onConfirm's result once the dialog has closed: closing a modal dialog moves focus
+   * back to where it was, so focus moved before that would not stay, and the page behind is inert.
+   */
+  onConfirmed?: (result: T) => void;
   onClose: () => void;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
@@ -56,8 +66,9 @@ export function ConfirmDialog({
     setBusy(true);
     setError(null);
     try {
-      await onConfirm();
+      const result = await onConfirm();
       dialog.current?.close();
+      onConfirmed?.(result);
     } catch (caught) {
       setError(toApiError(caught));
     } finally {
@@ -66,9 +77,17 @@ export function ConfirmDialog({
   }
 
   return (
-    <dialog ref={dialog} class="dialog" aria-labelledby={headingId} aria-describedby={descriptionId} onCancel={onClose}>
+    <dialog
+      ref={dialog}
+      class="dialog"
+      aria-labelledby={headingId}
+      aria-describedby={descriptionId}
+      // Escape. The "close" event is not used: it arrives a task later, and by then the
+      // admin may already have asked to open the dialog again.
+      onCancel={onClose}
+    >
       <h2 id={headingId}>{title}</h2>
-      <div id={descriptionId}>{children}</div>
+      <p id={descriptionId}>{description}</p>
       <FormError error={error} />
       <div class="dialog-actions">
         <button type="button" class="button-secondary" ref={cancel} onClick={dismiss}>

@@ -1,48 +1,18 @@
 import type { Ref } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { type ApiError, getAuditLog, toApiError } from '../api.ts';
+import { useRef } from 'preact/hooks';
+import { getAuditLog } from '../api.ts';
 import { DateTime } from '../components/date-time.tsx';
 import { PageHeading } from '../components/page-heading.tsx';
 import { LoadError, Loading } from '../components/status.tsx';
 import { actionLabel, actorTypeLabel, shortenUserAgent, targetTypeLabel } from '../format.ts';
 import type { AuditEntry } from '../types.ts';
-
-interface AuditState {
-  entries: AuditEntry[] | undefined;
-  nextCursor: string | null;
-  loading: boolean;
-  error: ApiError | undefined;
-}
+import { usePages } from '../use-pages.tsx';
 
 export function AuditLogPage() {
-  const [state, setState] = useState<AuditState>({ entries: undefined, nextCursor: null, loading: true, error: undefined });
-  const mounted = useRef(true);
+  const state = usePages(getAuditLog);
+  const { load } = state;
   const caption = useRef<HTMLTableCaptionElement>(null);
   const loadMoreButton = useRef<HTMLButtonElement>(null);
-
-  const load = useCallback(async (cursor: string | null) => {
-    setState((previous) => ({ ...previous, loading: true, error: undefined }));
-    try {
-      const page = await getAuditLog(cursor);
-      if (!mounted.current) return;
-      setState((previous) => ({
-        entries: cursor === null ? page.entries : [...(previous.entries ?? []), ...page.entries],
-        nextCursor: page.nextCursor,
-        loading: false,
-        error: undefined,
-      }));
-    } catch (error) {
-      if (mounted.current) setState((previous) => ({ ...previous, loading: false, error: toApiError(error) }));
-    }
-  }, []);
-
-  useEffect(() => {
-    mounted.current = true;
-    void load(null);
-    return () => {
-      mounted.current = false;
-    };
-  }, [load]);
 
   async function loadMore() {
     if (state.loading || state.nextCursor === null) return;
@@ -51,7 +21,7 @@ export function AuditLogPage() {
     if (loadMoreButton.current === null || !loadMoreButton.current.isConnected) caption.current?.focus();
   }
 
-  const { entries } = state;
+  const entries = state.items;
   return (
     <>
       <PageHeading title="Audit log" />

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useCallback, useId, useRef, useState } from 'preact/hooks';
 import {
   type ApiError,
   deleteWebhookEndpoint,
@@ -22,6 +22,7 @@ import { eventTypesLabel, formatDateTime } from '../format.ts';
 import { Link, navigate, PATHS } from '../router.tsx';
 import type { EndpointEventType, RotatedSecret, WebhookDelivery } from '../types.ts';
 import { useLoad } from '../use-load.tsx';
+import { usePages } from '../use-pages.tsx';
 
 /** One webhook endpoint: its settings, the actions on it, and its deliveries. */
 export function WebhookEndpointPage({ endpointId }: { endpointId: string }) {
@@ -171,12 +172,8 @@ export function WebhookEndpointPage({ endpointId }: { endpointId: string }) {
           setConfirmRotate(null);
           setRotated(result);
         }}
-      >
-        <p>
-          A new secret is made and shown once. The current secret keeps signing beside it for an overlap period, then stops; update the
-          receiver before then.
-        </p>
-      </ConfirmDialog>
+        description="A new secret is made and shown once. The current secret keeps signing beside it for an overlap period, then stops; update the receiver before then."
+      />
       <ConfirmDialog
         open={confirmDelete}
         title="Delete this endpoint?"
@@ -188,59 +185,27 @@ export function WebhookEndpointPage({ endpointId }: { endpointId: string }) {
           setConfirmDelete(null);
           navigate(PATHS.webhooks);
         }}
-      >
-        <p>
-          Deleting <code>{current.url}</code> cannot be undone. Deliveries still waiting to be sent to it are dropped.
-        </p>
-      </ConfirmDialog>
+        description={
+          <>
+            Deleting <code>{current.url}</code> cannot be undone. Deliveries still waiting to be sent to it are dropped.
+          </>
+        }
+      />
     </>
   );
 }
 
-interface DeliveriesState {
-  deliveries: WebhookDelivery[] | undefined;
-  nextCursor: string | null;
-  loading: boolean;
-  error: ApiError | undefined;
-}
-
 /** The endpoint's deliveries, with Send test event and, per delivery, Redeliver. */
 function DeliveriesSection({ endpointId }: { endpointId: string }) {
-  const [state, setState] = useState<DeliveriesState>({ deliveries: undefined, nextCursor: null, loading: true, error: undefined });
+  const loadPage = useCallback((cursor: string | null) => listWebhookDeliveries(endpointId, cursor), [endpointId]);
+  const state = usePages(loadPage);
+  const { load } = state;
   const [notice, setNotice] = useState('');
   const [actionError, setActionError] = useState<ApiError | null>(null);
   const [testing, setTesting] = useState(false);
   const [redelivering, setRedelivering] = useState<string | null>(null);
-  const mounted = useRef(true);
   const caption = useRef<HTMLTableCaptionElement>(null);
   const headingId = useId();
-
-  const load = useCallback(
-    async (cursor: string | null) => {
-      setState((previous) => ({ ...previous, loading: true, error: undefined }));
-      try {
-        const page = await listWebhookDeliveries(endpointId, cursor);
-        if (!mounted.current) return;
-        setState((previous) => ({
-          deliveries: cursor === null ? page.deliveries : [...(previous.deliveries ?? []), ...page.deliveries],
-          nextCursor: page.nextCursor,
-          loading: false,
-          error: undefined,
-        }));
-      } catch (error) {
-        if (mounted.current) setState((previous) => ({ ...previous, loading: false, error: toApiError(error) }));
-      }
-    },
-    [endpointId],
-  );
-
-  useEffect(() => {
-    mounted.current = true;
-    void load(null);
-    return () => {
-      mounted.current = false;
-    };
-  }, [load]);
 
   async function sendTest() {
     if (testing) return;
@@ -274,7 +239,7 @@ function DeliveriesSection({ endpointId }: { endpointId: string }) {
     }
   }
 
-  const { deliveries } = state;
+  const deliveries = state.items;
   return (
     <section class="section" aria-labelledby={headingId}>
       <h2 id={headingId}>Deliveries</h2>

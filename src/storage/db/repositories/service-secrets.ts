@@ -1,6 +1,6 @@
 // The service's generated secrets (table service_secrets, migration 0002): the cursor signing key
-// lives there when CURSOR_SECRET is not configured (see domain/cursor.ts). Not organization data,
-// so the table is not in schema.ts's Database.
+// and the webhook secrets' encryption key live there when they are not configured (see
+// domain/service-key.ts). Not organization data, so the table is not in schema.ts's Database.
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 
