@@ -294,7 +294,7 @@ describe('developer console in Chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Revoke E2E First of two' }).click();
     const dialog = page.getByRole('dialog', { name: 'Revoke credential?' });
     await dialog.waitFor();
-    assert.match(await dialog.innerText(), /Revoking E2E First of two \(client ID cds_id_\w+\) cannot be undone/);
+    assert.match(await dialog.innerText(), /Revoking E2E First of two \(client ID cds_id_[\w-]+\) cannot be undone/);
     await dialog.getByRole('button', { name: 'Revoke credential' }).click();
     await dialog.waitFor({ state: 'hidden' });
     await page.getByRole('row').filter({ hasText: 'E2E First of two' }).getByText('Revoked', { exact: true }).waitFor();

@@ -87,11 +87,11 @@ export async function sendWebhook(input: SendInput): Promise<SendResult> {
       return `the receiver answered ${code}`;
     };
     const body = () => Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8');
-    const finish = (error: string | null, responseBody: string | null, sent: boolean) => {
+    const finish = (error: string | null, responseBody: string | null, sent: boolean, atLeastMs = 0) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      done({ statusCode, latencyMs: elapsed(), error, responseBody, sent });
+      done({ statusCode, latencyMs: Math.max(elapsed(), atLeastMs), error, responseBody, sent });
     };
     const transport = url.protocol === 'https:' ? https : http;
     const request = transport.request(url, {
@@ -106,7 +106,9 @@ export async function sendWebhook(input: SendInput): Promise<SendResult> {
       request.destroy();
       // an answer whose status arrived in time is judged by it, however slow its body
       if (statusCode !== null) finish(outcome(), body(), true);
-      else finish(`no answer within ${input.timeoutMs} ms`, null, sent);
+      // The timer runs on the event loop's clock, which can fire a fraction of a millisecond before
+      // performance.now() says the whole time-out passed: an attempt cut by it lasted the time-out.
+      else finish(`no answer within ${input.timeoutMs} ms`, null, sent, input.timeoutMs);
     }, input.timeoutMs);
     request.on('error', (err: NodeJS.ErrnoException) => {
       if (err instanceof AddressRefused) return finish(err.message, null, false);
