@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createAdminFor, createOrgWithCredential, startServer, type TestServer } from '../harness/server.ts';
+import { createConsoleAdmin, createOrgWithCredential, startServer, type TestServer } from '../harness/server.ts';
 import { CHROMIUM, launchChromium } from '../harness/browser.ts';
 
 const EMAIL = 'admin@face.example';
@@ -21,11 +21,7 @@ describe('console forms, times, charts and phones in Chromium', { skip }, () => 
   before(async () => {
     server = await startServer();
     const org = await createOrgWithCredential(server.system, { name: 'Face Org' });
-    await createAdminFor({
-      ctx: server.system,
-      input: { organizationId: org.organizationId, email: EMAIL, password: PASSWORD },
-      actor: { type: 'cli', id: null, label: 'e2e setup', ip: null, userAgent: null },
-    });
+    await createConsoleAdmin(server.system, { organizationId: org.organizationId, email: EMAIL, password: PASSWORD });
     browser = await launchChromium();
   });
   after(async () => {

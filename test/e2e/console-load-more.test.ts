@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
-import { createAdminFor, createOrgWithCredential, startServer, type TestServer } from '../harness/server.ts';
+import { createConsoleAdmin, createOrgWithCredential, startServer, type TestServer } from '../harness/server.ts';
 import { CHROMIUM, launchChromium } from '../harness/browser.ts';
 import { enqueueEvents, insertEndpointFixture, testEvent } from '../harness/webhooks.ts';
 import { insertAuditEntry } from '../../src/storage/db/repositories/audit-log.ts';
@@ -27,11 +27,7 @@ describe('console "Load more" in Chromium', { skip }, () => {
     // No delivery worker: the deliveries stay pending, to be listed, not sent.
     server = await startServer({ env: { WEBHOOK_DELIVERY: 'off' } });
     const { organizationId } = await createOrgWithCredential(server.system, { name: 'Load More Org' });
-    await createAdminFor({
-      ctx: server.system,
-      input: { organizationId, email: EMAIL, password: PASSWORD },
-      actor: { type: 'cli', id: null, label: 'e2e setup', ip: null, userAgent: null },
-    });
+    await createConsoleAdmin(server.system, { organizationId, email: EMAIL, password: PASSWORD });
     // 60 older entries than the setup's and the sign-in's: two pages of the audit log
     const start = Date.now() - 3_600_000;
     for (let i = 0; i < 60; i++) {

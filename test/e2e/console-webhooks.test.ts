@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { api, createAdminFor, createOrgWithCredential, startServer, type TestServer } from '../harness/server.ts';
-import { CHROMIUM, launchChromium } from '../harness/browser.ts';
+import { api, createConsoleAdmin, createOrgWithCredential, startServer, type TestServer } from '../harness/server.ts';
+import { CHROMIUM, launchChromium, newClipboardPage } from '../harness/browser.ts';
 import { liveSigningSecrets } from '../../src/domain/webhooks/signing-secrets.ts';
 
 const EMAIL = 'admin@webhooks.example';
@@ -32,15 +32,9 @@ describe('console webhooks in Chromium', { skip }, () => {
     // off it; the deliveries table is filled and read, not sent.
     server = await startServer({ env: { WEBHOOK_DELIVERY: 'off' } });
     organizationId = (await createOrgWithCredential(server.system, { name: 'Webhooks Org' })).organizationId;
-    await createAdminFor({
-      ctx: server.system,
-      input: { organizationId, email: EMAIL, password: PASSWORD },
-      actor: { type: 'cli', id: null, label: 'e2e setup', ip: null, userAgent: null },
-    });
+    await createConsoleAdmin(server.system, { organizationId, email: EMAIL, password: PASSWORD });
     browser = await launchChromium();
-    context = await browser.newContext();
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
-    page = await context.newPage();
+    ({ context, page } = await newClipboardPage(browser, server.url));
   });
   after(async () => {
     await browser?.close();

@@ -6,10 +6,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import {
   api,
-  createAdminFor,
+  createConsoleAdmin,
   createOrgWithCredential,
   getToken,
   insertCredentialFixture,
@@ -19,7 +19,7 @@ import {
 import { loadDemoData } from '../../src/demo/generate.ts';
 import { bumpDataVersions } from '../../src/storage/db/repositories/organizations.ts';
 import { DATA_KINDS } from '../../src/domain/data-versions.ts';
-import { CHROMIUM, launchChromium } from '../harness/browser.ts';
+import { CHROMIUM, launchChromium, newClipboardPage } from '../harness/browser.ts';
 
 const EMAIL = 'admin@e2e.example';
 const PASSWORD = 'e2e password for the console';
@@ -30,7 +30,6 @@ const skip = fs.existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (ap
 describe('developer console in Chromium', { skip }, () => {
   let server: TestServer;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let organizationId: string;
 
@@ -40,15 +39,9 @@ describe('developer console in Chromium', { skip }, () => {
     organizationId = org.organizationId;
     await loadDemoData(server.database.db, organizationId, { scale: 1 });
     await bumpDataVersions(server.database.db.kysely, organizationId, DATA_KINDS);
-    await createAdminFor({
-      ctx: server.system,
-      input: { organizationId, email: EMAIL, password: PASSWORD },
-      actor: { type: 'cli', id: null, label: 'e2e setup', ip: null, userAgent: null },
-    });
+    await createConsoleAdmin(server.system, { organizationId, email: EMAIL, password: PASSWORD });
     browser = await launchChromium();
-    context = await browser.newContext();
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
-    page = await context.newPage();
+    ({ page } = await newClipboardPage(browser, server.url));
   });
   after(async () => {
     await browser?.close();

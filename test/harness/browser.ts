@@ -1,7 +1,7 @@
 // Headless Chromium for end-to-end tests: Debian's package, driven by playwright-core (which
 // never downloads a browser of its own). The flags keep it from reaching for the network, which
 // this machine's closed network refuses.
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -19,4 +19,11 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/** A page of a new context allowed to use the clipboard on `origin` (the copy buttons of secrets). */
+export async function newClipboardPage(browser: Browser, origin: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext();
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  return { context, page: await context.newPage() };
 }

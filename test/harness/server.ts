@@ -135,6 +135,14 @@ export async function insertCredentialFixture({
   return { ...credentialView(record), clientSecret };
 }
 
+/** The console administrator the browser tests sign in as, created by an operator as test set-up. */
+export function createConsoleAdmin(
+  system: BaseContext,
+  input: { organizationId: string; email: string; password: string },
+): Promise<AdminView> {
+  return createAdminFor({ ctx: system, input, actor: { type: 'cli', id: null, label: 'e2e setup', ip: null, userAgent: null } });
+}
+
 /** createAdmin for `organizationId`, acting as `actor` (an operator, as `cds admin create` does). */
 export function createAdminFor({
   ctx,
