@@ -24,7 +24,8 @@ import type { UsageRecorder } from '../domain/console/usage-recorder.ts';
 import type { Actor } from '../domain/auth/scopes.ts';
 import type { AnswerBytes } from './answer-bytes.ts';
 import type { Metrics } from './plugins/metrics.ts';
-import { bearerToken, handOverAuthentication, rateLimitHeaderValues, type Authenticated } from './plugins/auth.ts';
+import { bearerToken, handOverAuthentication, rateLimitHeaderValues, type Authenticated, type TokenAuthenticator } from './plugins/auth.ts';
+import { EndOfTurn } from './end-of-turn.ts';
 import { newRequestId } from './request-id.ts';
 
 /** A URL longer than this is never held (it still gets its answer from Fastify). */
@@ -56,7 +57,7 @@ interface Held {
 
 export interface WarmReadsOptions {
   /** authenticates and counts a request (tokenAuthenticator of src/http/plugins/auth.ts) */
-  authenticate: (token: string | undefined) => Promise<Authenticated>;
+  authenticate: TokenAuthenticator;
   answers: AnswerBytes;
   metrics: Metrics;
   usage: UsageRecorder;
@@ -106,10 +107,13 @@ export class WarmReads {
   private readonly options: WarmReadsOptions;
   private readonly maxHeld: number;
   private closed = false;
+  /** where answers wait to be written together, at the end of the turn (end-of-turn.ts says why) */
+  private readonly endOfTurn: EndOfTurn;
 
   constructor(options: WarmReadsOptions) {
     this.options = options;
     this.maxHeld = options.maxHeld ?? 10_000;
+    this.endOfTurn = new EndOfTurn((err) => options.log.error({ err }, 'writing a warm read failed'));
   }
 
   get size(): number {
@@ -194,37 +198,60 @@ export class WarmReads {
     if (!this.options.clientAddressIsPeer && logsRequests(this.options.log)) return fastify(req, res);
 
     const startedAt = performance.now();
+    // From memory where it can be, answered in this very call as a bare server would; else after
+    // the wait, in the same way.
+    const known = this.options.authenticate.fromMemory(token);
+    if (known) {
+      try {
+        this.answerOrHandOver(req, res, url, known, Promise.resolve(known), startedAt, fastify);
+      } catch (err) {
+        this.failedBeforeRouting(res, err);
+      }
+      return;
+    }
     const authenticated = this.options.authenticate(token);
     authenticated
       .then(
-        (outcome) => {
-          let answered = false;
-          try {
-            answered = this.answer(req, res, url, outcome, startedAt);
-          } catch (err) {
-            // Not expected; a failure here must neither crash the process nor leave the request hanging.
-            this.options.log.error({ err }, 'warm read failed; answered by Fastify');
-            if (res.headersSent) return void res.destroy();
-          }
-          if (!answered) {
-            handOverAuthentication(req, authenticated);
-            fastify(req, res);
-          }
-        },
+        (outcome) => this.answerOrHandOver(req, res, url, outcome, authenticated, startedAt, fastify),
         () => {
           // A refused token: the hook answers it (and counts it against the client's address).
           handOverAuthentication(req, authenticated);
           fastify(req, res);
         },
       )
-      .catch((err: unknown) => {
-        // Fastify's own listener threw: as Node would with a throwing listener, but without the crash.
-        this.options.log.error({ err }, 'request failed before routing');
-        res.destroy();
-      });
+      .catch((err: unknown) => this.failedBeforeRouting(res, err));
   }
 
-  /** Writes the held answer of `url` for this actor; false when there is none to give. */
+  /** Fastify's own listener threw: as Node would with a throwing listener, but without the crash. */
+  private failedBeforeRouting(res: ServerResponse, err: unknown) {
+    this.options.log.error({ err }, 'request failed before routing');
+    res.destroy();
+  }
+
+  private answerOrHandOver(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    outcome: Authenticated,
+    authenticated: Promise<Authenticated>,
+    startedAt: number,
+    fastify: Handler,
+  ) {
+    let answered = false;
+    try {
+      answered = this.answer(req, res, url, outcome, startedAt);
+    } catch (err) {
+      // Not expected; a failure here must neither crash the process nor leave the request hanging.
+      this.options.log.error({ err }, 'warm read failed; answered by Fastify');
+      if (res.headersSent) return void res.destroy();
+    }
+    if (!answered) {
+      handOverAuthentication(req, authenticated);
+      fastify(req, res);
+    }
+  }
+
+  /** Answers with the held answer of `url` for this actor (written at the end of the turn); false when there is none to give. */
   private answer(req: IncomingMessage, res: ServerResponse, url: string, { actor, state }: Authenticated, startedAt: number): boolean {
     if (this.closed || state.exceeded) return false;
     const held = this.byUrl.get(url)?.get(actor.organizationId);
@@ -261,17 +288,24 @@ export class WarmReads {
     let length = 0;
     for (const part of parts) length += part.length;
     raw.push('content-type', 'application/json; charset=utf-8', 'content-length', String(length));
-    res.writeHead(200, raw);
-    res.cork();
-    for (const part of parts) res.write(part);
-    res.end();
     this.options.usage.count(actor.credentialId, actor.organizationId, false);
     this.options.metrics.warmReads.inc();
-
-    const elapsedMs = performance.now() - startedAt;
-    this.options.metrics.requests.inc(held.requestLabels);
-    this.options.metrics.duration.observe(held.durationLabels, elapsedMs / 1000);
-    log?.info({ res: { statusCode: 200 }, responseTime: elapsedMs }, 'request completed');
+    this.endOfTurn.add(() => {
+      try {
+        res.writeHead(200, raw);
+        res.cork();
+        for (const part of parts) res.write(part);
+        res.end();
+      } catch (err) {
+        // Not expected; the request must not hang. (A closed connection is not an error here: Node drops the bytes.)
+        this.options.log.error({ err }, 'writing a warm read failed');
+        return void res.destroy();
+      }
+      const elapsedMs = performance.now() - startedAt;
+      this.options.metrics.requests.inc(held.requestLabels);
+      this.options.metrics.duration.observe(held.durationLabels, elapsedMs / 1000);
+      log?.info({ res: { statusCode: 200 }, responseTime: elapsedMs }, 'request completed');
+    });
     return true;
   }
 

@@ -279,6 +279,32 @@ for (const { dialect, store } of deployments) {
       assert.equal(JSON.parse(answer.body).error.code, 'plan_restricted');
     });
 
+    it('a burst of warm reads on many connections at once: each its own answer, request ID and count', async () => {
+      const { token: t } = await token();
+      const path = '/v1/frameworks';
+      const first = await rawGet(warm.url, path, bearer(t));
+      assert.match(first.statusLine, / 200 /);
+      const before = await warmReads(warm);
+      const burst = 30;
+      const answers = await Promise.all(Array.from({ length: burst }, () => rawGet(warm.url, path, bearer(t))));
+      assert.equal((await warmReads(warm)) - before, burst, 'all answered before routing');
+      const ids = new Set<string>();
+      for (const answer of answers) {
+        assert.match(answer.statusLine, / 200 /);
+        const id = header(answer, 'x-request-id')!;
+        ids.add(id);
+        assert.equal(answer.body.replace(id, 'req_ID'), first.body.replace(header(first, 'x-request-id')!, 'req_ID'));
+      }
+      assert.equal(ids.size, burst, 'every answer has its own request ID');
+      const remaining = answers.map((a) => Number(header(a, 'x-ratelimit-remaining'))).sort((x, y) => x - y);
+      const left = Number(header(first, 'x-ratelimit-remaining'));
+      assert.deepEqual(
+        remaining,
+        Array.from({ length: burst }, (_, i) => left - burst + i),
+        'each request counted once',
+      );
+    });
+
     it('the rate limit counts every answer once and refuses the one over it (429) as Fastify does', async () => {
       const { token: t, credentialId } = await token();
       // a URL not held yet: its first answer is Fastify's

@@ -108,10 +108,40 @@ export async function authenticate({
   return actorOfGrant(ctx, grant);
 }
 
+/**
+ * authenticate() when memory alone can answer, with nothing to wait for: the token's grant is
+ * kept and proved current by the change stamp (SQLite), it admits the token, and the credential
+ * was touched within the minute. Otherwise undefined, and authenticate() gives the answer
+ * (refusals included), so both always agree.
+ */
+export function authenticateFromMemory(ctx: BaseContext & { grants?: GrantCache }, token: string): Actor | undefined {
+  const stamp = ctx.grants ? ctx.db.changeStamp?.() : undefined;
+  if (stamp === undefined) return undefined;
+  const cached = ctx.grants?.get(hashSecret(token));
+  if (!cached || cached.proof !== stamp) return undefined;
+  return admits(ctx, cached.grant) === undefined && !needsTouch(ctx, cached.grant) ? actorOf(cached.grant) : undefined;
+}
+
 /** The grant of a token, by the token's hash, from the database. */
 export function readGrant(ctx: BaseContext, tokenHash: string): Promise<TokenGrant | undefined> {
   return findGrantByTokenHash(ctx.db.kysely, tokenHash);
 }
+
+/** Why a grant does not admit its token (unknown, another region's, revoked, expired, stale), or undefined when it does. */
+function admits(ctx: BaseContext, grant: TokenGrant | undefined): ServiceError | undefined {
+  if (!grant || grant.tokenRegion !== ctx.region) return unauthorized();
+  if (grant.revokedAt !== null) {
+    return new ServiceError('token_revoked', 'The credential that issued this token was revoked.');
+  }
+  if (grant.expiresAt <= ctx.now()) return new ServiceError('token_stale', 'The token has expired; request a new one.');
+  if (grant.tokenAccessLevel !== grant.credentialAccessLevel || grant.accessLevelChangedAt > grant.issuedAt) {
+    return new ServiceError('token_stale', "The credential's access changed; request a new token.");
+  }
+  return undefined;
+}
+
+/** A credential's use is recorded at most once a minute. */
+const needsTouch = (ctx: BaseContext, grant: TokenGrant) => grant.lastUsedAt === null || grant.lastUsedAt < ctx.now() - 60_000;
 
 /**
  * The actor a token's grant speaks for, or the error that refuses it: unknown, another region's,
@@ -119,20 +149,19 @@ export function readGrant(ctx: BaseContext, tokenHash: string): Promise<TokenGra
  * use at most once a minute.
  */
 export async function actorOfGrant(ctx: BaseContext, grant: TokenGrant | undefined): Promise<Actor> {
-  if (!grant || grant.tokenRegion !== ctx.region) throw unauthorized();
-  if (grant.revokedAt !== null) {
-    throw new ServiceError('token_revoked', 'The credential that issued this token was revoked.');
-  }
-  const now = ctx.now();
-  if (grant.expiresAt <= now) throw new ServiceError('token_stale', 'The token has expired; request a new one.');
-  if (grant.tokenAccessLevel !== grant.credentialAccessLevel || grant.accessLevelChangedAt > grant.issuedAt) {
-    throw new ServiceError('token_stale', "The credential's access changed; request a new token.");
-  }
-  if (grant.lastUsedAt === null || grant.lastUsedAt < now - 60_000) {
-    await touchCredential(ctx.db.kysely, grant.credentialId, now);
+  const refusal = admits(ctx, grant);
+  if (refusal) throw refusal;
+  const admitted = grant as TokenGrant;
+  if (needsTouch(ctx, admitted)) {
+    const now = ctx.now();
+    await touchCredential(ctx.db.kysely, admitted.credentialId, now);
     // A grant kept in memory remembers the touch, so the next requests of the minute do not write.
-    grant.lastUsedAt = now;
+    admitted.lastUsedAt = now;
   }
+  return actorOf(admitted);
+}
+
+function actorOf(grant: TokenGrant): Actor {
   let sets = grantSets.get(grant);
   if (!sets) {
     sets = { scopes: new Set(grant.scopes.split(' ')), plan: new Set(grant.plan.split(',')) };

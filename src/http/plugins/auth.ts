@@ -13,12 +13,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config, RateLimitSettings } from '../../config.ts';
 import type { Actor } from '../../domain/auth/scopes.ts';
 import { isIssuedAccessToken } from '../../domain/auth/secrets.ts';
-import { authenticate } from '../../domain/auth/tokens.ts';
+import { authenticate, authenticateFromMemory } from '../../domain/auth/tokens.ts';
 import { authenticateWithMarkers } from '../../domain/auth/authenticate-with-markers.ts';
 import type { Context, SystemContext } from '../../domain/context.ts';
 import { ServiceError, validationFailed } from '../../domain/errors.ts';
 import type { WindowCount } from '../../storage/ratelimit/store.ts';
-import { hitLimit, rateLimitExceeded, type LimitState } from '../../storage/ratelimit/limiter.ts';
+import { hitLimit, hitLimitNow, rateLimitExceeded, type LimitState } from '../../storage/ratelimit/limiter.ts';
 import type { UsageRecorder } from '../../domain/console/usage-recorder.ts';
 
 declare module 'fastify' {
@@ -75,23 +75,48 @@ export interface Authenticated {
   state: LimitState;
 }
 
-/**
- * Authenticates a bearer token and counts the request against its credential's limit, as every
- * /v1 request is: the grant from memory where it can be proved current, and with Redis in the
- * same round trip that reads the markers. Rejects with the ServiceError of a failed token (not
- * yet counted against the client's address: the onRequest hook does that).
- */
-export function tokenAuthenticator(config: Config, system: SystemContext): (token: string | undefined) => Promise<Authenticated> {
+export interface TokenAuthenticator {
+  /**
+   * Authenticates a bearer token and counts the request against its credential's limit, as every
+   * /v1 request is: the grant from memory where it can be proved current, and with Redis in the
+   * same round trip that reads the markers. Rejects with the ServiceError of a failed token (not
+   * yet counted against the client's address: the onRequest hook does that).
+   */
+  (token: string | undefined): Promise<Authenticated>;
+  /**
+   * The same outcome without waiting, when memory alone gives it (SQLite's kept grants and the
+   * in-process limiter); undefined otherwise, and then nothing was counted. Waiting for a promise
+   * costs more than the rest of a warm read's checks.
+   */
+  fromMemory(token: string): Authenticated | undefined;
+}
+
+/** The authenticator of a deployment: with Redis markers, or from SQLite's kept grants and the in-process limiter. */
+export function tokenAuthenticator(config: Config, system: SystemContext): TokenAuthenticator {
   const store = system.limiter;
   const limits = config.rateLimits;
   // With Redis, grants are kept in memory and checked against markers read with the request's count.
   const { grants, markers } = system;
   const marked = grants && markers && store.hitAndRead ? { ...system, grants, markers } : undefined;
-  if (marked) return (token) => authenticateWithMarkers({ ctx: marked, input: { token, limit: limits.api } });
-  return async (token) => {
-    const actor = await authenticate({ ctx: system, input: { token } });
-    return { actor, state: await hitLimit(store, 'api', actor.credentialId, limits.api, system.now()) };
-  };
+  if (marked) {
+    return Object.assign((token: string | undefined) => authenticateWithMarkers({ ctx: marked, input: { token, limit: limits.api } }), {
+      fromMemory: () => undefined,
+    });
+  }
+  return Object.assign(
+    async (token: string | undefined) => {
+      const actor = await authenticate({ ctx: system, input: { token } });
+      return { actor, state: await hitLimit(store, 'api', actor.credentialId, limits.api, system.now()) };
+    },
+    {
+      fromMemory: (token: string) => {
+        if (!store.hitNow) return undefined;
+        const actor = authenticateFromMemory(system, token);
+        if (!actor) return undefined;
+        return { actor, state: hitLimitNow(store, 'api', actor.credentialId, limits.api, system.now()) as LimitState };
+      },
+    },
+  );
 }
 
 /**
@@ -127,7 +152,8 @@ export function registerAuth(app: FastifyInstance, { config, system, onRejected,
 
     let authenticated: Authenticated;
     try {
-      authenticated = await (started ?? authenticateToken(bearerToken(request.headers.authorization)));
+      const token = started ? undefined : bearerToken(request.headers.authorization);
+      authenticated = (token && authenticateToken.fromMemory(token)) || (await (started ?? authenticateToken(token)));
     } catch (err) {
       if (err instanceof ServiceError && FAILED_AUTHENTICATION.has(err.code)) {
         const state = await hitLimit(store, 'unauth', request.ip, limits.unauthenticated, system.now());

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
-import { nodeSqliteDialect, openSqlite } from './sqlite-driver.ts';
+import { changeStamp } from './sqlite-change-stamp.ts';
+import { nodeSqliteDialect, openSqlite, WriteCounter } from './sqlite-driver.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -15,9 +16,10 @@ export interface Db {
   /** a cheap round trip, used by /readyz */
   ping(): Promise<void>;
   /**
-   * SQLite only: a value that changes whenever anything was committed to the database since it was
-   * last read, by this process or another (`cds` on the same file). Reading it costs no I/O, so a
-   * node can trust state it read earlier for as long as it is unchanged (src/domain/auth/grant-cache.ts).
+   * SQLite only: a value that changes whenever anything was written to the database since it was
+   * last read, by this process or another (`cds` on the same file; seen from the next turn of the
+   * event loop, see sqlite-change-stamp.ts). Reading it costs no I/O, so a node can trust state it
+   * read earlier for as long as it is unchanged (src/domain/auth/grant-cache.ts).
    */
   changeStamp?: () => string;
   close(): Promise<void>;
@@ -69,15 +71,12 @@ export function openDb(options: DbOptions): Db {
   const file = options.sqlitePath ?? ':memory:';
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = openSqlite(file);
-  const kysely = new Kysely<Database>({ dialect: nodeSqliteDialect(sqlite) });
-  // PRAGMA data_version changes when another connection commits; total_changes() counts this
-  // connection's own row changes. Together they see every write.
-  const otherCommits = sqlite.prepare('PRAGMA data_version');
-  const ownChanges = sqlite.prepare('SELECT total_changes() AS n');
+  const writes = new WriteCounter();
+  const kysely = new Kysely<Database>({ dialect: nodeSqliteDialect(sqlite, writes) });
   return {
     kysely,
     dialect: 'sqlite',
-    changeStamp: () => `${(otherCommits.get() as { data_version: number }).data_version}:${(ownChanges.get() as { n: number }).n}`,
+    changeStamp: changeStamp(sqlite, writes),
     ping: async () => {
       await sql`select 1`.execute(kysely);
     },

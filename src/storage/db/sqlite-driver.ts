@@ -15,21 +15,39 @@ function bind(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
   });
 }
 
+/**
+ * Counts the statements run on one connection that can change the database, so that a cache can
+ * tell "nothing written here since" by comparing one number (connect.ts, Db.changeStamp): asking
+ * SQLite (total_changes()) on every request cost more than the rest of a warm read's bookkeeping.
+ * Every statement that is not a plain SELECT counts (INSERT, UPDATE, DELETE with or without
+ * RETURNING, WITH, BEGIN, COMMIT…): counting too many only costs a cache an extra read.
+ */
+export class WriteCounter {
+  count = 0;
+}
+
+const PLAIN_READ = /^\s*select\b/i;
+
 class Statement implements SqliteStatement {
   readonly reader: boolean;
   private readonly stmt: StatementSync;
-  constructor(stmt: StatementSync) {
+  private readonly writes: WriteCounter | undefined;
+  constructor(stmt: StatementSync, sql: string, writes: WriteCounter) {
     this.stmt = stmt;
     this.reader = stmt.columns().length > 0;
+    this.writes = PLAIN_READ.test(sql) ? undefined : writes;
   }
   all(parameters: ReadonlyArray<unknown>): unknown[] {
+    if (this.writes) this.writes.count++;
     return this.stmt.all(...bind(parameters));
   }
   run(parameters: ReadonlyArray<unknown>) {
+    if (this.writes) this.writes.count++;
     const result = this.stmt.run(...bind(parameters));
     return { changes: result.changes, lastInsertRowid: result.lastInsertRowid };
   }
   iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
+    if (this.writes) this.writes.count++;
     return this.stmt.iterate(...bind(parameters)) as IterableIterator<unknown>;
   }
 }
@@ -48,7 +66,7 @@ export function openSqlite(file: string): DatabaseSync {
 /** How many prepared statements to keep: the service issues a few hundred distinct queries. */
 const STATEMENT_CACHE_SIZE = 500;
 
-export function nodeSqliteDialect(db: DatabaseSync): SqliteDialect {
+export function nodeSqliteDialect(db: DatabaseSync, writes: WriteCounter = new WriteCounter()): SqliteDialect {
   // Preparing a statement cost more than running it on the hot paths (about a tenth of a cached
   // GET /v1/frameworks), so prepared statements are reused by SQL text, least recently used
   // dropped first. Kysely runs statements one at a time on this single connection, so reuse is safe.
@@ -58,7 +76,7 @@ export function nodeSqliteDialect(db: DatabaseSync): SqliteDialect {
     if (statement) {
       statements.delete(sql);
     } else {
-      statement = new Statement(db.prepare(sql));
+      statement = new Statement(db.prepare(sql), sql, writes);
       if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
     }
     statements.set(sql, statement);

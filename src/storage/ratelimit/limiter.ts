@@ -41,8 +41,26 @@ export async function hitLimit(
   limit: RateLimitSettings,
   nowMs: number,
 ): Promise<LimitState> {
-  const window = await store.hit(limiterKey(scope, subject), limit.windowSec);
-  return { limit, window, exceeded: window.count > limit.max, retryAfterSec: retryAfterSec(window, nowMs) };
+  return counted(limit, await store.hit(limiterKey(scope, subject), limit.windowSec), nowMs);
+}
+
+/** The state of a request just counted in `window`. */
+const counted = (limit: RateLimitSettings, window: WindowCount, nowMs: number): LimitState => ({
+  limit,
+  window,
+  exceeded: window.count > limit.max,
+  retryAfterSec: retryAfterSec(window, nowMs),
+});
+
+/** hitLimit without waiting, for stores held in this process; undefined for the others. */
+export function hitLimitNow(
+  store: RateLimitStore,
+  scope: string,
+  subject: string,
+  limit: RateLimitSettings,
+  nowMs: number,
+): LimitState | undefined {
+  return store.hitNow ? counted(limit, store.hitNow(limiterKey(scope, subject), limit.windowSec), nowMs) : undefined;
 }
 
 /**
@@ -59,11 +77,7 @@ export async function hitLimitAndRead(
 ): Promise<{ state: LimitState; markers: (string | null)[] }> {
   if (!store.hitAndRead) throw new Error(`the ${store.kind} rate-limit store holds no markers`);
   const read = await store.hitAndRead(limiterKey(scope, subject), limit.windowSec, markers);
-  const { window } = read;
-  return {
-    state: { limit, window, exceeded: window.count > limit.max, retryAfterSec: retryAfterSec(window, nowMs) },
-    markers: read.markers,
-  };
+  return { state: counted(limit, read.window, nowMs), markers: read.markers };
 }
 
 /** Whether `subject` has used up `limit`, without counting. */

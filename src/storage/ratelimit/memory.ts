@@ -29,6 +29,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 
   async hit(key: string, windowSec: number): Promise<WindowCount> {
+    return this.hitNow(key, windowSec);
+  }
+
+  hitNow(key: string, windowSec: number): WindowCount {
     const entry = this.current(key, windowSec);
     entry.count += 1;
     return { count: entry.count, resetAtMs: entry.end };

@@ -2,26 +2,8 @@
 // one script, so nodes with skewed clocks still agree on which window a request falls in.
 import { Redis } from 'ioredis';
 import { DependencyUnavailableError } from '../../domain/errors.ts';
+import { HIT_MANY, HitBatcher, type HitReply } from './redis-hits.ts';
 import type { Backoff, BackoffClaim, MarkerBoard, RateLimitStore, WindowCount } from './store.ts';
-
-// KEYS[1] the counter; KEYS[2..] markers to read back (HIT_AND_READ only).
-const HIT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local windowMs = tonumber(ARGV[1])
-local start = now - (now % windowMs)
-local key = KEYS[1] .. ':' .. ARGV[1] .. ':' .. start
-local count
-if ARGV[2] == '1' then
-  count = redis.call('INCR', key)
-  if count == 1 then redis.call('PEXPIRE', key, windowMs + 5000) end
-else
-  count = tonumber(redis.call('GET', key) or '0')
-end
-local out = {count, start + windowMs}
-for i = 2, #KEYS do out[i + 1] = redis.call('GET', KEYS[i]) end
-return out
-`;
 
 // Raises each marker KEYS[i] to ARGV[i + 1] unless it already holds as much; ARGV[1] is the TTL in ms.
 const RAISE = `
@@ -34,9 +16,8 @@ end
 return 1
 `;
 
-type ScriptReply = [number, number, ...(string | null)[]];
 interface Scripts {
-  cdsHit(numKeys: number, ...args: string[]): Promise<ScriptReply>;
+  cdsHitMany(numKeys: number, ...args: string[]): Promise<(string | number | null)[]>;
   cdsRaise(numKeys: number, ...args: string[]): Promise<number>;
 }
 
@@ -70,6 +51,8 @@ return {1, 0}
 export class RedisRateLimitStore implements RateLimitStore, MarkerBoard {
   readonly kind = 'redis' as const;
   private readonly redis: Redis & Scripts;
+  /** every count goes through here: one script call per turn (redis-hits.ts) */
+  private readonly hits: HitBatcher;
   /** Settles once the first connection is up (or its time-out passes); see run(). */
   private readonly firstConnection: Promise<void>;
 
@@ -86,7 +69,8 @@ export class RedisRateLimitStore implements RateLimitStore, MarkerBoard {
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     }) as Redis & Scripts;
     // Scripts are sent by their SHA (EVALSHA), not their text, on every call after the first.
-    this.redis.defineCommand('cdsHit', { lua: HIT });
+    this.redis.defineCommand('cdsHitMany', { lua: HIT_MANY });
+    this.hits = new HitBatcher((numKeys, args) => this.redis.cdsHitMany(numKeys, ...args));
     this.redis.defineCommand('cdsRaise', { lua: RAISE });
     this.redis.on('error', (err) => options.onError?.(err));
     // Without an offline queue, commands sent before the first connection is ready fail, so a node
@@ -104,10 +88,10 @@ export class RedisRateLimitStore implements RateLimitStore, MarkerBoard {
     });
   }
 
-  private async run(key: string, windowSec: number, count: boolean, markers: readonly string[] = []): Promise<ScriptReply> {
+  private async run(key: string, windowSec: number, count: boolean, markers: readonly string[] = []): Promise<HitReply> {
     await this.firstConnection;
     try {
-      return await this.redis.cdsHit(1 + markers.length, key, ...markers, String(windowSec * 1000), count ? '1' : '0');
+      return await this.hits.hit({ key, windowSec, count, markers });
     } catch (err) {
       throw new DependencyUnavailableError('redis', describe(err), { cause: err });
     }

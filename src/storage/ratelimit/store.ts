@@ -12,6 +12,8 @@ export interface RateLimitStore extends BackoffStore {
   readonly kind: 'memory' | 'redis';
   /** Counts one request against `key` in the current window of `windowSec` seconds. */
   hit(key: string, windowSec: number): Promise<WindowCount>;
+  /** hit() without waiting, where the store is in this process (memory); absent where it is not. */
+  hitNow?(key: string, windowSec: number): WindowCount;
   /** The current window's count for `key` without counting. */
   peek(key: string, windowSec: number): Promise<WindowCount>;
   ping(): Promise<void>;
