@@ -8,7 +8,8 @@
 // connections, the garbage the answers leave between collections); then with the bounds given.
 // The process's resident memory (VmRSS, and its peak VmHWM, from /proc) is reported every 250
 // organizations beside what the caches say they hold (cds_result_cache_bytes,
-// cds_answer_cache_bytes) and the V8 heap in use; the last line compares the peaks.
+// cds_answer_cache_bytes) and the V8 heap in use, then the service's CPU over the rounds (what
+// keeping and dropping entries costs); the last line compares the peaks.
 //
 //   node bench/memory.ts [--organizations 1000] [--scale 0.2] [--rounds 2]
 //                        [--object-bytes 67108864] [--answer-bytes 67108864] [--service DIR]
@@ -31,6 +32,7 @@ import { DATA_KINDS } from '../src/domain/data-versions.ts';
 import { operatorActor } from '../src/operator-actor.ts';
 import { fetchToken } from './lib/bench-database.ts';
 import { freePort, ROOT, startChild } from './lib/child.ts';
+import { cpuSeconds } from './lib/cpu.ts';
 
 const { values } = parseArgs({
   options: {
@@ -109,7 +111,7 @@ async function readAll(url: string, token: string): Promise<number> {
   return bytes;
 }
 
-async function measure(objects: number, answers: number): Promise<{ idle: number; peak: number }> {
+async function measure(objects: number, answers: number): Promise<{ idle: number; peak: number; cpu: number }> {
   const service = await startChild(
     [serviceMain],
     {
@@ -135,6 +137,7 @@ async function measure(objects: number, answers: number): Promise<{ idle: number
     await readAll(url, tokens[0]);
     await readAll(url, tokens[0]);
     const idle = rss().now;
+    const cpuBefore = cpuSeconds(pid);
     console.log(
       `  RESULT_CACHE_MAX_OBJECT_BYTES ${mib(objects)}, RESULT_CACHE_MAX_BYTES ${mib(answers)}: idle RSS ${mib(idle)}, V8 heap used ${mib(await gauge('nodejs_heap_size_used_bytes'))}`,
     );
@@ -154,7 +157,11 @@ async function measure(objects: number, answers: number): Promise<{ idle: number
         }
       }
     }
-    return { idle, peak: rss().peak };
+    const cpu = cpuSeconds(pid) - cpuBefore;
+    console.log(
+      `    the service's CPU over the rounds: ${cpu.toFixed(1)} s (${((cpu * 1000) / (rounds * tokens.length * LISTS.length)).toFixed(2)} ms per request)`,
+    );
+    return { idle, peak: rss().peak, cpu };
   } finally {
     await service.stop();
   }

@@ -9,6 +9,7 @@
 // list. Each result is estimated once, when its computation ends; the least recently used entries
 // are dropped first, and a result larger than the whole budget is answered but not kept.
 import { READS, type CachedVerb, type DataKind, type DataVersions } from './data-versions.ts';
+import { cacheCollections } from '../cache-collections.ts';
 import { estimateBytes } from './estimate-bytes.ts';
 
 /** RESULT_CACHE_MAX_OBJECT_BYTES' default: 64 MiB of estimated heap. */
@@ -157,6 +158,7 @@ export class ResultCache {
     if (!entry) return;
     this.entries.delete(text);
     this.held -= entry.bytes;
+    cacheCollections.note(entry.bytes);
     const known = this.orgs.get(entry.key.organizationId);
     if (!known) return;
     for (const kind of entry.key.kinds) known.get(kind)?.keys.delete(text);
@@ -164,6 +166,7 @@ export class ResultCache {
   }
 
   clear() {
+    cacheCollections.note(this.held);
     this.entries.clear();
     this.orgs.clear();
     this.held = 0;

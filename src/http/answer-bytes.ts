@@ -10,6 +10,7 @@
 // result alive that the result cache has let go), and held in least-recently-used order within a
 // budget of bytes (RESULT_CACHE_MAX_BYTES): the least recently used are dropped first.
 import { randomBytes } from 'node:crypto';
+import { cacheCollections } from '../cache-collections.ts';
 
 interface Entry {
   result: WeakRef<object>;
@@ -88,6 +89,7 @@ export class AnswerBytes {
   private drop(entry: Entry) {
     this.recency.delete(entry);
     this.held -= entry.bytes;
+    cacheCollections.note(entry.bytes);
     const result = entry.result.deref();
     if (result && this.byResult.get(result) === entry) this.byResult.delete(result);
   }

@@ -10,39 +10,14 @@
 // to four full collections per 100 MiB uploaded: most of an upload's CPU. A scavenge every 16 MiB
 // of body keeps the dead chunks well under that trigger. (Full collections V8 starts for other
 // reasons are not prevented: docs/decisions.md, "Performance: uploads (issue 13, continued)".)
-import v8 from 'node:v8';
-import vm from 'node:vm';
+import { CollectionPacer } from '../collector.ts';
 
 /** Body bytes received (by all the uploads of the process together) between two scavenges. */
 export const BODY_BYTES_PER_SCAVENGE = 16 * 1024 * 1024;
 
-type Collect = (options: { type: 'minor' | 'major'; execution?: 'sync' | 'async' }) => void;
-
-/**
- * V8's collector, without exposing `gc` to the process's own code: the flag is on only while one
- * new context is made, whose `gc` is kept here. Undefined if the runtime refuses; uploads then
- * run as they would without this module.
- */
-function collector(): Collect | undefined {
-  try {
-    v8.setFlagsFromString('--expose-gc');
-    return vm.runInNewContext('gc') as Collect;
-  } catch {
-    return undefined;
-  } finally {
-    v8.setFlagsFromString('--no-expose-gc');
-  }
-}
-
-/** Made on the first use, so a process that never receives an upload never makes the context. */
-let collect: Collect | undefined | null = null;
-let sinceLast = 0;
+const scavenges = new CollectionPacer('minor', BODY_BYTES_PER_SCAVENGE);
 
 /** Counts body bytes as an upload's parser receives them; every BODY_BYTES_PER_SCAVENGE, one scavenge. */
 export function noteBodyBytes(bytes: number): void {
-  sinceLast += bytes;
-  if (sinceLast < BODY_BYTES_PER_SCAVENGE) return;
-  sinceLast = 0;
-  if (collect === null) collect = collector();
-  collect?.({ type: 'minor' });
+  scavenges.note(bytes);
 }
