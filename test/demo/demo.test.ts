@@ -88,9 +88,13 @@ async function rows(db: Db, text: string, ...params: unknown[]): Promise<Rows> {
  * Plain objects with booleans as 0/1, sorted by their JSON text (not by SQL: PostgreSQL's
  * collation orders `_` and `-` differently from SQLite), so rows compare across engines.
  */
+/** a column's value as compared across engines: booleans as 0/1, JSON kept by triggers (`*_json`) by value, not spelling */
+const comparable = (column: string, value: unknown) =>
+  typeof value === 'boolean' ? Number(value) : column.endsWith('_json') && typeof value === 'string' ? JSON.parse(value) : value;
+
 function normalize(list: Rows): Rows {
   return list
-    .map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'boolean' ? Number(v) : v])))
+    .map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, comparable(k, v)])))
     .map((row) => [JSON.stringify(row), row] as const)
     .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
     .map(([, row]) => row);

@@ -13,6 +13,7 @@ import * as m0008 from './migrations/0008_vulnerability_counts.ts';
 import * as m0009 from './migrations/0009_claim_liveness.ts';
 import * as m0010 from './migrations/0010_events_and_webhooks.ts';
 import * as m0011 from './migrations/0011_vulnerability_pages_children.ts';
+import * as m0012 from './migrations/0012_vulnerability_list_columns.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0009_claim_liveness': m0009,
   '0010_events_and_webhooks': m0010,
   '0011_vulnerability_pages_children': m0011,
+  '0012_vulnerability_list_columns': m0012,
 };
 
 /**

@@ -346,6 +346,10 @@ export interface VulnerabilitiesTable {
   added_on: Ms;
   last_modified_by: string | null;
   modified_on: Ms | null;
+  /** What a list page shows of the finding's children, kept by triggers only (migration 0012). */
+  assignees_json: ColumnType<string | null, never, never>;
+  custom_values_json: ColumnType<string | null, never, never>;
+  resources_count: ColumnType<number | string, never, never>;
 }
 
 export interface VulnerabilityResourcesTable {

@@ -1,6 +1,6 @@
 // Vulnerability findings: one finding by its public ID, affected resources and custom fields, and
 // the types the list shares with ./vulnerability-pages.ts (pages and totalCount).
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../schema.ts';
 
 type Q = Kysely<Database>;
@@ -49,7 +49,7 @@ export type VulnerabilityListRow = Pick<
   'id' | 'source' | 'findingKey' | 'title' | 'status' | 'severity' | 'cveId' | 'cvssScore' | 'firstSeen'
 >;
 
-const toVulnerability = (r: Database['vulnerabilities']): VulnerabilityRow => ({
+const toVulnerability = (r: Selectable<Database['vulnerabilities']>): VulnerabilityRow => ({
   id: r.id,
   source: r.source,
   findingKey: r.finding_key,
