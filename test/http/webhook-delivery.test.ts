@@ -270,10 +270,17 @@ for (const dialect of dialects) {
       assert.equal(audit[0].actor_type, 'system');
       assert.equal(audit[0].organization_id, organizationId);
 
-      const seen = r.requests.length;
-      await enqueueEvents(server.database.db, organizationId, [testEvent()], Date.now() + offset);
+      // an attempt already in flight when the endpoint was disabled may still arrive (it was sent
+      // before the disable committed); what must not arrive is an event written after it
+      const late = testEvent();
+      await enqueueEvents(server.database.db, organizationId, [late], Date.now() + offset);
       await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.equal(r.requests.length, seen, 'a disabled endpoint receives nothing more');
+      assert.deepEqual(
+        r.requests.filter((request) => request.headers['webhook-id'] === late.eventId),
+        [],
+        'a disabled endpoint receives nothing more',
+      );
+      assert.equal((await deliveryOf(endpointId)).length, 2, 'no delivery is made for a disabled endpoint');
     });
   });
 
