@@ -7,10 +7,8 @@ import type { ServerInstance } from './domain/instances/server-instance.ts';
 import { ResultCache } from './domain/result-cache.ts';
 import type { Db } from './storage/db/connect.ts';
 import type { BlobStore } from './storage/blobs/store.ts';
-import type { MarkerBoard, RateLimitStore } from './storage/ratelimit/store.ts';
+import { isMarkerBoard, type RateLimitStore } from './storage/ratelimit/store.ts';
 import { GrantCache } from './domain/auth/grant-cache.ts';
-
-const isMarkerBoard = (store: RateLimitStore): store is RateLimitStore & MarkerBoard => 'raiseMarkers' in store;
 
 export function systemContext(
   config: Config,

@@ -1,17 +1,22 @@
 // The service in this process on a prepared database, for the benches that measure it one request
-// at a time: rate limit out of the way, logs off, and a Read Only token of `organizationId`.
+// at a time: rate limit out of the way, logs off, and a Read Only token of `organizationId`. With
+// REDIS_URL in `env` the rate limits (and what the grant cache trusts on PostgreSQL) are in Redis,
+// as a deployment on PostgreSQL runs; otherwise in memory.
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createCredential } from '../../src/domain/auth/create-credential.ts';
 import type { BaseContext } from '../../src/domain/context.ts';
 import type { Db } from '../../src/storage/db/connect.ts';
-import { MemoryRateLimitStore } from '../../src/storage/ratelimit/memory.ts';
+import { openRateLimitStore } from '../../src/storage/ratelimit/open.ts';
+import type { RateLimitStore } from '../../src/storage/ratelimit/store.ts';
 
 export interface BenchService {
   app: FastifyInstance;
   port: number;
   token: string;
+  /** the rate-limit store: Redis (and its markers) when REDIS_URL was given */
+  store: RateLimitStore;
   close(): Promise<void>;
 }
 
@@ -22,7 +27,7 @@ export async function startBenchService(options: {
   system: BaseContext;
 }): Promise<BenchService> {
   const config = loadConfig({ ...options.env, RATE_LIMIT_MAX: String(1e9), LOG_LEVEL: 'silent' });
-  const store = new MemoryRateLimitStore();
+  const store = openRateLimitStore(config);
   const app = await buildApp(config, { db: options.db, rateLimitStore: store, logger: false });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as { port: number }).port;
@@ -43,6 +48,7 @@ export async function startBenchService(options: {
     app,
     port,
     token,
+    store,
     close: async () => {
       await app.close();
       await store.close();

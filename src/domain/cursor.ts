@@ -7,7 +7,7 @@
 // The key: CURSOR_SECRET when configured; otherwise a random 256-bit key generated once and kept
 // in the database (`service_secrets`, domain/service-key.ts), so every node on the same database
 // signs and accepts the same cursors and a restart does not invalidate them.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../storage/db/connect.ts';
 import { serviceKey } from './service-key.ts';
 
@@ -16,11 +16,27 @@ const SECRET_NAME = 'cursor_hmac_key';
 
 /** The signing key: the configured secret, or the one kept in the database (read once per process). */
 export function cursorKey(db: Db, configured: string | undefined, now: () => number = Date.now): Promise<Buffer> {
-  return serviceKey(db, SECRET_NAME, configured ? Buffer.from(configured, 'utf8') : undefined, now);
+  return serviceKey(db, SECRET_NAME, configured ? configuredKey(configured) : undefined, now);
 }
 
+/** The configured secret's bytes, the same Buffer on every call (so its KeyObject below is made once). */
+const configuredKeys = new Map<string, Buffer>();
+function configuredKey(secret: string): Buffer {
+  let key = configuredKeys.get(secret);
+  if (!key) {
+    if (configuredKeys.size >= 8) configuredKeys.clear(); // one per deployment; tests configure a few
+    configuredKeys.set(secret, (key = Buffer.from(secret, 'utf8')));
+  }
+  return key;
+}
+
+/** The key as a KeyObject, made once per key: an HMAC keyed by a Buffer costs four times as much (the key is imported on every call). */
+const keyObjects = new WeakMap<Buffer, KeyObject>();
+
 function mac(key: Buffer, binding: string, payload: string): Buffer {
-  return createHmac('sha256', key).update(`${VERSION}\n${binding}\n${payload}`).digest();
+  let keyObject = keyObjects.get(key);
+  if (!keyObject) keyObjects.set(key, (keyObject = createSecretKey(key)));
+  return createHmac('sha256', keyObject).update(`${VERSION}\n${binding}\n${payload}`).digest();
 }
 
 /** Signs a page position for `binding`. */

@@ -8,6 +8,14 @@
 // their number: one organization's controls snapshot can be a thousand times another's frameworks
 // list. Each result is estimated once, when its computation ends; the least recently used entries
 // are dropped first, and a result larger than the whole budget is answered but not kept.
+//
+// Some results are kept only when asked for a second time ('on-repeat'): a vulnerability page deep
+// in the list, which a client paging through once never asks for again. Keeping each such page
+// cost more than half as much again as computing it (estimating its bytes, serializing it for the
+// kept answer, and collecting it later), and filled the budget with pages nobody would ask for
+// while pushing out answers that are asked for. A key asked once is remembered only as a 32-bit
+// hash in a table of fixed size (ASKED_SLOTS), so a one-off page holds no memory of its own; two
+// keys that share a slot only make one of them kept a request earlier or later.
 import { READS, type CachedVerb, type DataKind, type DataVersions } from './data-versions.ts';
 import { cacheCollections } from '../cache-collections.ts';
 import { estimateBytes } from './estimate-bytes.ts';
@@ -20,6 +28,19 @@ export const DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES = 64 * 1024 * 1024;
  * sets that index it (by key, and per organization and kind), generously.
  */
 const ENTRY_OVERHEAD = 512;
+
+/** Slots of the table of keys asked once (4 bytes each: 256 KiB), a power of two. */
+const ASKED_SLOTS = 1 << 16;
+
+/** When a computed result is kept: at once, or when its key is asked for a second time. */
+export type Keeping = 'always' | 'on-repeat';
+
+/** FNV-1a of a string's UTF-16 code units: the key's hash in the table of keys asked once (never 0, the empty slot). */
+function hashOf(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0 || 1;
+}
 
 /** What identifies a cached result: made by orgResultKey. */
 export interface ResultKey {
@@ -48,6 +69,10 @@ export class ResultCache {
   private readonly handedOut = new WeakSet<object>();
 
   private onChange: (bytesHeld: number) => void = () => {};
+  /** hashes of keys asked once and not kept, by slot (0: empty) */
+  private readonly asked = new Uint32Array(ASKED_SLOTS);
+  /** computations of keys asked once, shared by requests that ask at the same time, until they end */
+  private readonly unkept = new Map<string, Promise<unknown>>();
 
   constructor(maxBytes = DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES) {
     this.maxBytes = maxBytes;
@@ -73,7 +98,7 @@ export class ResultCache {
    * as soon as a newer version of that kind is seen: a busy writer does not fill memory with dead
    * answers, and entries that do not read the kind written are kept.
    */
-  async getOrCompute<T>(key: ResultKey, compute: () => Promise<T>): Promise<T> {
+  async getOrCompute<T>(key: ResultKey, compute: () => Promise<T>, keeping: Keeping = 'always'): Promise<T> {
     const hit = this.entries.get(key.text);
     if (hit) {
       // Refresh recency: Map keeps insertion order, so re-inserting moves the key to the end.
@@ -83,6 +108,11 @@ export class ResultCache {
     }
     const overhead = ENTRY_OVERHEAD + 2 * key.text.length;
     if (overhead > this.maxBytes) return compute(); // a budget too small for any entry keeps none
+    if (keeping === 'on-repeat') {
+      const running = this.unkept.get(key.text);
+      if (running) return running as Promise<T>;
+      if (!this.askedBefore(key.text)) return this.computeUnkept(key.text, compute);
+    }
     const known = this.orgs.get(key.organizationId) ?? new Map<DataKind, { version: number; keys: Set<string> }>();
     for (let i = 0; i < key.kinds.length; i++) {
       const seen = known.get(key.kinds[i]);
@@ -116,6 +146,27 @@ export class ResultCache {
       },
     );
     this.evictOver(entry);
+    return pending;
+  }
+
+  /** Whether `text` was asked for before (and is now due to be kept); remembers it otherwise. */
+  private askedBefore(text: string): boolean {
+    const h = hashOf(text);
+    const slot = h & (ASKED_SLOTS - 1);
+    if (this.asked[slot] === h) {
+      this.asked[slot] = 0;
+      return true;
+    }
+    this.asked[slot] = h;
+    return false;
+  }
+
+  /** A computation not kept, shared only while it runs. */
+  private computeUnkept<T>(text: string, compute: () => Promise<T>): Promise<T> {
+    const pending = compute();
+    this.unkept.set(text, pending);
+    const done = () => this.unkept.delete(text);
+    pending.then(done, done);
     return pending;
   }
 
@@ -176,7 +227,7 @@ export class ResultCache {
 
 /** A cache that keeps nothing: every call computes (tests and benchmarks that must see each write). */
 export class NoResultCache extends ResultCache {
-  override async getOrCompute<T>(_key: ResultKey, compute: () => Promise<T>): Promise<T> {
+  override async getOrCompute<T>(_key: ResultKey, compute: () => Promise<T>, _keeping?: Keeping): Promise<T> {
     return compute();
   }
 }
@@ -221,6 +272,12 @@ interface CachingContext {
  * The result of `compute`, shared by every request of the organization with the same (canonical)
  * input and the same versions of the kinds of data `verb` reads.
  */
-export function cachedResult<T>(ctx: CachingContext, verb: CachedVerb, input: object, compute: () => Promise<T>): Promise<T> {
-  return ctx.cache.getOrCompute(orgResultKey(ctx.actor.organizationId, ctx.actor.dataVersions, verb, input), compute);
+export function cachedResult<T>(
+  ctx: CachingContext,
+  verb: CachedVerb,
+  input: object,
+  compute: () => Promise<T>,
+  keeping: Keeping = 'always',
+): Promise<T> {
+  return ctx.cache.getOrCompute(orgResultKey(ctx.actor.organizationId, ctx.actor.dataVersions, verb, input), compute, keeping);
 }

@@ -46,6 +46,44 @@ test('concurrent misses share one computation; failures are not kept', async () 
   assert.equal(cache.size, 2, 'the failure left no entry');
 });
 
+test('a result kept on repeat holds nothing when asked once; the second ask keeps it; concurrent first asks share', async () => {
+  const cache = new ResultCache();
+  const key = (cursor: string) => orgResultKey('org', at(1), 'vulnerabilities.list', { nextCursor: cursor });
+  let calls = 0;
+  const compute = async () => {
+    calls++;
+    return new Promise<{ n: number }>((r) => setTimeout(() => r({ n: calls }), 5));
+  };
+  const first = await cache.getOrCompute(key('deep'), compute, 'on-repeat');
+  await settle();
+  assert.equal(calls, 1);
+  assert.equal(cache.size, 0, 'a page asked once is not kept');
+  assert.equal(cache.bytesHeld, 0);
+  assert.equal(cache.shares(first), false, 'nor its answer bytes');
+
+  const second = await cache.getOrCompute(key('deep'), compute, 'on-repeat');
+  await settle();
+  assert.equal(calls, 2, 'asked again: computed, and kept from now on');
+  assert.equal(cache.size, 1);
+  assert.ok(cache.shares(second));
+  assert.equal(await cache.getOrCompute(key('deep'), compute, 'on-repeat'), second);
+  assert.equal(calls, 2);
+
+  const [a, b] = await Promise.all([
+    cache.getOrCompute(key('other'), compute, 'on-repeat'),
+    cache.getOrCompute(key('other'), compute, 'on-repeat'),
+  ]);
+  assert.equal(calls, 3, 'two requests at once for a page not asked before share one computation');
+  assert.equal(a, b);
+  await assert.rejects(cache.getOrCompute(key('bad'), async () => Promise.reject(new Error('boom')), 'on-repeat'));
+  assert.equal(await cache.getOrCompute(key('bad'), async () => ({ n: 7 }), 'on-repeat').then((r) => r.n), 7);
+
+  const none = new ResultCache(0);
+  await none.getOrCompute(key('deep'), compute, 'on-repeat');
+  await none.getOrCompute(key('deep'), compute, 'on-repeat');
+  assert.equal(none.size, 0, 'a budget of 0 keeps nothing either way');
+});
+
 /** Results are estimated once the answers waiting for them are written: after the current I/O. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -69,8 +69,15 @@ function positionOf(raw: unknown[] | undefined): PagePosition {
 
 export async function listVulnerabilities({ ctx, input }: { ctx: Context; input: ListVulnerabilitiesInput }): Promise<VulnerabilityPage> {
   authorize(ctx.actor, 'vulnerability', 'read');
-  // The cursor is part of the input: each page is its own entry.
-  return cachedResult(ctx, 'vulnerabilities.list', input, () => compute(ctx, input));
+  // The cursor is part of the input: each page is its own entry. A first page is kept at once (a
+  // dashboard asks for it again and again); a page further on only once it is asked for again.
+  return cachedResult(
+    ctx,
+    'vulnerabilities.list',
+    input,
+    () => compute(ctx, input),
+    input.nextCursor === undefined ? 'always' : 'on-repeat',
+  );
 }
 
 async function compute(ctx: Context, input: ListVulnerabilitiesInput): Promise<VulnerabilityPage> {

@@ -35,6 +35,9 @@ export interface MarkerBoard {
   raiseMarkers(entries: ReadonlyArray<readonly [key: string, value: number]>, ttlMs: number): Promise<void>;
 }
 
+/** Whether a store also keeps markers (Redis does; the in-memory store, one process's, needs none). */
+export const isMarkerBoard = (store: RateLimitStore): store is RateLimitStore & MarkerBoard => 'raiseMarkers' in store;
+
 export function windowStart(nowMs: number, windowSec: number): number {
   const windowMs = windowSec * 1000;
   return nowMs - (nowMs % windowMs);
