@@ -19,6 +19,7 @@ import type { AdminView } from '../../src/domain/console/admin-view.ts';
 import type { AuditActor } from '../../src/domain/console/audit.ts';
 import type { DialectName } from '../../src/storage/db/connect.ts';
 import { createTestDatabase, createTestStore, type TestDatabase, type TestStore } from './engines.ts';
+import { migrateToLatest } from '../../src/storage/db/migrate.ts';
 
 export interface TestServer {
   url: string;
@@ -186,4 +187,15 @@ export async function api(url: string, path: string, token?: string, init: Reque
     body = text;
   }
   return { status: res.status, headers: res.headers, body };
+}
+
+/**
+ * Upgrade tests: `database`, filled at an earlier migration, migrated to the latest and served,
+ * with a read-write token of `organizationId` and the rate limit out of the way.
+ */
+export async function upgradeAndServe(database: TestDatabase, organizationId: string): Promise<{ server: TestServer; token: string }> {
+  await migrateToLatest(database.db);
+  const server = await startServer({ database, env: { RATE_LIMIT_MAX: '100000' } });
+  const token = await getToken(server.url, await addCredential(server.system, organizationId, 'read_write'));
+  return { server, token };
 }
