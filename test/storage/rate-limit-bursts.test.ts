@@ -1,9 +1,11 @@
 // Counts made in one turn of the event loop, as a burst of concurrent requests makes them: each is
 // counted once, in its own window, with its own markers, and two nodes sharing a store still count
 // exactly. With Redis the counts of a turn travel together in one script call of at most 256
-// (src/storage/ratelimit/redis-hits.ts), so a burst larger than that spans several calls.
+// (src/storage/ratelimit/redis-hits.ts), so a burst larger than that spans several calls, and
+// consecutive hits of one counter with the same markers are counted together (INCRBY n).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { Redis } from 'ioredis';
 import { createTestStore, stores } from '../harness/engines.ts';
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
@@ -72,6 +74,50 @@ for (const kind of stores) {
               range(counts.length),
             );
         } finally {
+          await store.close();
+        }
+      });
+
+      it("one client's burst is counted in one step: INCRBY once, its markers read once; a peek between hits keeps them apart", async () => {
+        const { store, prefix } = createTestStore(kind);
+        const board = store as typeof store & { raiseMarkers(e: Array<[string, number]>, ttl: number): Promise<void> };
+        // Redis's MONITOR shows every command, those a script runs included, with its arguments.
+        const client = new Redis(process.env.TEST_REDIS_URL!);
+        const monitor = await client.monitor();
+        const commands: string[][] = [];
+        monitor.on('monitor', (_time: string, args: string[]) => {
+          if (args.some((arg) => arg.startsWith(prefix))) commands.push(args);
+        });
+        try {
+          await board.raiseMarkers([['marker:a', 7]], 60_000);
+          await new Promise((resolve) => setTimeout(resolve, 200)); // the monitor's feed lags a little
+          commands.length = 0; // the raise's own reads
+          const markers = ['marker:a', 'marker:b'];
+          const burst = range(100).map(() => store.hitAndRead!('api:burst', 60, markers));
+          const peek = store.peek('api:burst', 60);
+          const after = store.hitAndRead!('api:burst', 60, markers);
+          const reads = await Promise.all(burst);
+          assert.deepEqual(
+            reads.map((r) => r.window.count),
+            range(100),
+            'each hit of the burst has the count it would have had alone, in order',
+          );
+          for (const read of reads) assert.deepEqual(read.markers, ['7', null]);
+          assert.equal((await peek).count, 100, 'the peek sees the whole burst and counts nothing');
+          assert.equal((await after).window.count, 101);
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          const named = (name: string) => commands.filter((args) => args[0].toLowerCase() === name);
+          const counting = [...named('incr'), ...named('incrby')].filter((args) => args[1].includes(':api:burst:'));
+          assert.deepEqual(
+            counting.map((args) => args.slice(2)),
+            [['100'], ['1']],
+            `commands counting the burst's key: ${counting.map((args) => args.join(' ')).join('; ')}`,
+          );
+          const markerReads = named('get').filter((args) => args[1].includes(':marker:'));
+          assert.equal(markerReads.length, 4, 'each marker read once per item: the burst, then the hit after the peek');
+        } finally {
+          monitor.disconnect();
+          client.disconnect();
           await store.close();
         }
       });
