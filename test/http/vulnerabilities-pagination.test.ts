@@ -121,6 +121,33 @@ for (const dialect of dialects) {
         wantFix.map((e) => e.id),
       );
       assert.equal(byFix.totalCount, wantFix.length);
+
+      // Several values in every filtered column: whichever ranges the page reads, some filter is
+      // checked inside them with more than one value (on PostgreSQL, the page that reads its keys
+      // first and its rows after; the walks above read their rows with the keys).
+      const mixed = await walk(server, token, 'status=open,closed,risk&severity=low,high,medium,critical&source=aws,snyk,api,github', 50);
+      const wantMixed = expected.filter(
+        (e) =>
+          ['open', 'closed', 'risk'].includes(e.status) &&
+          ['low', 'high', 'medium', 'critical'].includes(e.severity) &&
+          ['aws', 'snyk', 'api', 'github'].includes(e.source),
+      );
+      assert.ok(wantMixed.length > 50, 'more than one page');
+      assert.deepEqual(
+        mixed.items.map((v) => v.vulnerabilityId),
+        wantMixed.map((e) => e.id),
+      );
+      assert.equal(mixed.totalCount, wantMixed.length);
+
+      // One value in each filtered column: on PostgreSQL, the ranges read the rows with the keys.
+      const single = await walk(server, token, 'fixAvailable=yes&fields=firstSeen', 50);
+      const wantSingle = expected.filter((e) => e.fix === 'yes');
+      assert.ok(wantSingle.length > 50, 'more than one page');
+      assert.deepEqual(
+        single.items.map((v) => v.vulnerabilityId),
+        wantSingle.map((e) => e.id),
+      );
+      assert.equal(single.totalCount, wantSingle.length);
     });
 
     test('the last page has nextCursor null, also when the total is a multiple of the page size', async () => {
