@@ -123,8 +123,8 @@ for (const dialect of dialects) {
       assert.equal(byFix.totalCount, wantFix.length);
 
       // Several values in every filtered column: whichever ranges the page reads, some filter is
-      // checked inside them with more than one value (on PostgreSQL, the page that reads its keys
-      // first and its rows after; the walks above read their rows with the keys).
+      // checked inside them with more than one value (on PostgreSQL, the page reads its keys first
+      // and its rows after, as in the walks above).
       const mixed = await walk(server, token, 'status=open,closed,risk&severity=low,high,medium,critical&source=aws,snyk,api,github', 50);
       const wantMixed = expected.filter(
         (e) =>
