@@ -10,6 +10,7 @@ import { openDb, type Db } from '../../src/storage/db/connect.ts';
 import { migrateToLatest } from '../../src/storage/db/migrate.ts';
 import { BIND_PARAMETER_LIMITS, bulkInsert, rowsPerStatement } from '../../src/storage/db/bulk-insert.ts';
 import { loadDemoData, planFor, type DemoSummary } from '../../src/demo/generate.ts';
+import { orgTag } from '../../src/demo/random.ts';
 import {
   EVIDENCE_STATUSES,
   FUNCTION_GROUPINGS,
@@ -121,7 +122,7 @@ async function projection(db: Db, org: string) {
     tests: normalize(
       (await q(`select id, kind, name, result, integration_failing from tests where organization_id = ?`)).map((r) => ({
         ...r,
-        id: String(r.id).replace(/_[0-9a-f]{6}$/, ''),
+        id: String(r.id).replace(/_[0-9a-f]{12}$/, ''),
       })),
     ),
     vulnerabilities: await q(
@@ -201,6 +202,47 @@ test("rowsPerStatement stays under both engines' bind-parameter limits", () => {
   assert.equal(rowsPerStatement('postgres', 21), 5000);
   assert.throws(() => rowsPerStatement('sqlite', 3, { form: 'arrays' }));
 });
+
+/**
+ * Two organization IDs whose demo tags agree in their first six hex digits (all the tag was once:
+ * 24 bits, so a thousand demo organizations had a 3% chance of two alike). Found by counting up,
+ * so the pair is the same on every run.
+ */
+function idsWithLikeTags(): [string, string] {
+  const seen = new Map<string, string>();
+  for (let i = 0; ; i++) {
+    const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+    const head = orgTag(id).slice(0, 6);
+    const other = seen.get(head);
+    if (other) return [other, id];
+    seen.set(head, id);
+  }
+}
+
+for (const engine of engines) {
+  test(`demo data for organizations whose IDs hash alike on ${engine.name}: each gets its own test IDs`, async () => {
+    const { db, cleanup } = await engine.open();
+    try {
+      await migrateToLatest(db);
+      const [first, second] = idsWithLikeTags();
+      await addOrg(db, first);
+      await addOrg(db, second);
+      // tests.id is a key of the whole table, not per organization: a second organization's demo
+      // tests must not take the first one's IDs
+      await loadDemoData(db, first, { seed: 1, scale: 0.2 });
+      await loadDemoData(db, second, { seed: 2, scale: 0.2 });
+      const ids = async (org: string) => (await rows(db, 'select id from tests where organization_id = ?', org)).map((r) => r.id);
+      const [a, b] = [await ids(first), await ids(second)];
+      assert.ok(a.length > 0 && b.length > 0);
+      assert.deepEqual(
+        a.filter((id) => b.includes(id)),
+        [],
+      );
+    } finally {
+      await cleanup();
+    }
+  });
+}
 
 for (const engine of engines) {
   test(`demo data on ${engine.name}`, async (t) => {
@@ -433,7 +475,7 @@ for (const engine of engines) {
             assert.match(String(id), uuid, table);
         }
         const testIds = [...(await values(db, `select id from tests where organization_id = ?`, org))].map(String);
-        for (const id of testIds) assert.match(id, /^test_[a-z0-9_]+_[0-9a-f]{6}$/);
+        for (const id of testIds) assert.match(id, /^test_[a-z0-9_]+_[0-9a-f]{12}$/);
         assert.ok(testIds.some((id) => id.startsWith('test_mfa_enforced_on_idp_')));
         const vulns = await rows(db, `select finding_key, cve_id, first_seen from vulnerabilities where organization_id = ?`, org);
         for (const v of vulns) {
