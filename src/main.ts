@@ -3,7 +3,7 @@
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDb } from './storage/db/connect.ts';
-import { migrateToLatest } from './storage/db/migrate.ts';
+import { migrateToLatest, NewerDatabaseError } from './storage/db/migrate.ts';
 import { openRateLimitStore } from './storage/ratelimit/open.ts';
 import type { RateLimitStore } from './storage/ratelimit/store.ts';
 import { countOrganizations } from './storage/db/repositories/organizations.ts';
@@ -44,7 +44,13 @@ async function main() {
     sqlitePath: config.sqlitePath,
     onPoolError: (err) => throttled('database connection error', err),
   });
-  await migrateToLatest(db);
+  try {
+    await migrateToLatest(db);
+  } catch (err) {
+    if (!(err instanceof NewerDatabaseError)) throw err;
+    process.stderr.write(`${err.message}\n`, () => process.exit(1));
+    return;
+  }
   // This process's heartbeat: the claims it takes live as long as it does (server-instance.ts).
   const instance = new InstanceHeartbeat({
     db,

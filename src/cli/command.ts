@@ -1,6 +1,7 @@
 // The shape of a `cds` command: its words, its argument and flags, and what it does. The table
 // (commands/index.ts) lists them; the parser (parse-options.ts) and the help (help.ts) read the
 // same declarations, so the usage cannot drift from what is accepted.
+import type { Config } from '../config.ts';
 import type { CliContext } from './context.ts';
 import type { CliIo } from './io.ts';
 
@@ -29,7 +30,12 @@ export interface Command {
   options: Record<string, OptionSpec>;
   /** more help, after the options */
   notes?: string;
-  run(ctx: CliContext, input: { values: OptionValues; argument?: string }, io: CliIo): Promise<void>;
+  /** the command, on the database migrated to the latest version (unless `migrate` is false) */
+  run?(ctx: CliContext, input: { values: OptionValues; argument?: string }, io: CliIo): Promise<void>;
+  /** false: `run` gets the database as it is, not migrated first (`migrate status` shows what is pending) */
+  migrate?: false;
+  /** instead of `run`: a command that opens the data files itself (`backup`, `restore`), with the configuration only */
+  runOnFiles?(config: Config, input: { values: OptionValues; argument?: string }, io: CliIo): Promise<void>;
 }
 
 export function commandName(command: Pick<Command, 'group' | 'action'>): string {

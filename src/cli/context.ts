@@ -11,8 +11,12 @@ export interface CliContext {
   config: Config;
 }
 
-/** Opens the database, runs `use`, and closes the database whatever happens. */
-export async function withCliContext<T>(env: NodeJS.ProcessEnv, use: (ctx: CliContext) => Promise<T>): Promise<T> {
+/** Opens the database (migrated to the latest version unless `migrate` is false), runs `use`, and closes the database whatever happens. */
+export async function withCliContext<T>(
+  env: NodeJS.ProcessEnv,
+  use: (ctx: CliContext) => Promise<T>,
+  options: { migrate: boolean } = { migrate: true },
+): Promise<T> {
   const config = loadConfig(env);
   const db = openDb({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath });
   // With PostgreSQL and Redis, a revocation, an access or a plan change is announced to the
@@ -20,7 +24,7 @@ export async function withCliContext<T>(env: NodeJS.ProcessEnv, use: (ctx: CliCo
   const markers =
     config.databaseUrl && config.redisUrl ? new RedisRateLimitStore(config.redisUrl, { keyPrefix: config.redisKeyPrefix }) : undefined;
   try {
-    await migrateToLatest(db);
+    if (options.migrate) await migrateToLatest(db);
     const system: BaseContext = {
       db,
       region: config.region,

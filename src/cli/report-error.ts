@@ -1,6 +1,8 @@
 // Turns whatever ended a command into a message on stderr and an exit code (exit-codes.ts).
 import { ConfigError } from '../config.ts';
 import { ServiceError } from '../domain/errors.ts';
+import { BackupError } from '../storage/backup/backup-error.ts';
+import { NewerDatabaseError } from '../storage/db/migrate.ts';
 import { EXIT } from './exit-codes.ts';
 import type { CliIo } from './io.ts';
 import { UsageError } from './usage-error.ts';
@@ -13,6 +15,11 @@ export function reportError(err: unknown, io: CliIo): number {
   if (err instanceof ConfigError) {
     io.err(`Configuration error: ${err.message}`);
     return EXIT.configuration;
+  }
+  // refusals that say what to do in their own words: no stack
+  if (err instanceof NewerDatabaseError || err instanceof BackupError) {
+    io.err(err.message);
+    return EXIT.failure;
   }
   if (err instanceof ServiceError) {
     // one line per detail, the field first: "  password must be at least 12 characters"

@@ -4,6 +4,7 @@
 // a UsageError carrying the help of the level it was made at; main.ts reports it.
 import type { Command } from './command.ts';
 import { GROUPS, groupCommands } from './commands/index.ts';
+import { loadConfig } from '../config.ts';
 import { withCliContext } from './context.ts';
 import { EXIT } from './exit-codes.ts';
 import { commandHelp, groupHelp, mainHelp } from './help.ts';
@@ -33,8 +34,10 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Pr
     }
     throw new UsageError(`${group} needs a command: ${commands.map((c) => c.action).join(', ')}.`, groupHelp(group));
   }
-  const command = hasActions ? commandOf(group, rest[0]) : commands[0];
-  const args = hasActions ? rest.slice(1) : rest;
+  // a one-word command may have actions too (`migrate`, `migrate status`)
+  const action = hasActions ? rest[0] : commands.find((c) => c.action !== undefined && c.action === rest[0])?.action;
+  const command = action !== undefined ? commandOf(group, action) : commands[0];
+  const args = action !== undefined ? rest.slice(1) : rest;
   if (args.some(isHelp)) {
     io.out(commandHelp(command));
     return EXIT.ok;
@@ -46,14 +49,15 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Pr
     if (err instanceof UsageError) err.usage ??= commandHelp(command);
     throw err;
   }
-  await withCliContext(env, (ctx) => command.run(ctx, input, io));
+  if (command.runOnFiles) await command.runOnFiles(loadConfig(env), input, io);
+  else await withCliContext(env, (ctx) => command.run!(ctx, input, io), { migrate: command.migrate ?? true });
   return EXIT.ok;
 }
 
 function helpFor([group, action]: string[]): string {
   if (group === undefined) return mainHelp();
   const commands = commandsOf(group);
-  if (commands[0].action === undefined) return commandHelp(commands[0]);
+  if (commands[0].action === undefined) return commandHelp(commands.find((c) => action !== undefined && c.action === action) ?? commands[0]);
   return action === undefined ? groupHelp(group) : commandHelp(commandOf(group, action));
 }
 

@@ -1,12 +1,13 @@
 // Every `cds` command, in the order the help lists them.
 import type { Command } from '../command.ts';
 import { adminCommands } from './admin.ts';
+import { backupCommand, restoreCommand } from './backup.ts';
 import { credentialCommands } from './credential.ts';
 import { demoCommand } from './demo.ts';
-import { migrateCommand } from './migrate.ts';
+import { migrateCommand, migrateStatusCommand } from './migrate.ts';
 import { orgCommands } from './org.ts';
 
-export const COMMANDS: Command[] = [migrateCommand, ...orgCommands, ...credentialCommands, ...adminCommands, demoCommand];
+export const COMMANDS: Command[] = [migrateCommand, migrateStatusCommand, ...orgCommands, ...credentialCommands, ...adminCommands, demoCommand, backupCommand, restoreCommand];
 
 export const GROUPS = [...new Set(COMMANDS.map((c) => c.group))];
 

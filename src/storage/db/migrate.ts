@@ -14,6 +14,9 @@ import * as m0009 from './migrations/0009_claim_liveness.ts';
 import * as m0010 from './migrations/0010_events_and_webhooks.ts';
 import * as m0011 from './migrations/0011_vulnerability_pages_children.ts';
 import * as m0012 from './migrations/0012_vulnerability_list_columns.ts';
+import * as m0014 from './migrations/0014_service_versions.ts';
+import { SERVICE_VERSION } from '../../version.ts';
+import { listAppliedMigrations, newestServiceVersion, recordServiceVersion } from './repositories/schema-migrations.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -28,7 +31,46 @@ const migrations: Record<string, Migration> = {
   '0010_events_and_webhooks': m0010,
   '0011_vulnerability_pages_children': m0011,
   '0012_vulnerability_list_columns': m0012,
+  '0014_service_versions': m0014,
 };
+
+/** The migrations this build knows, oldest first (upgrade tests walk them all). */
+export const MIGRATION_NAMES = Object.keys(migrations).sort();
+export type MigrationName = keyof typeof migrations & string;
+
+/** A database migrated by a newer version of the service: this build must not touch it. */
+export class NewerDatabaseError extends Error {}
+
+export interface MigrationStatus {
+  name: string;
+  /** ISO 8601 time it was applied; undefined while pending */
+  appliedAt: string | undefined;
+}
+
+/** Every migration this build knows, applied or pending, oldest first. */
+export async function migrationStatus(db: Db): Promise<MigrationStatus[]> {
+  const applied = await refuseNewerDatabase(db);
+  return MIGRATION_NAMES.map((name) => ({ name, appliedAt: applied.get(name) }));
+}
+
+/**
+ * The applied migrations, after checking that this build knows each one. A database a newer
+ * version migrated may hold tables and meanings this build would misread or damage, so it stops
+ * here, naming the unknown migration and the version that applied it.
+ */
+async function refuseNewerDatabase(db: Db): Promise<Map<string, string>> {
+  const applied = await listAppliedMigrations(db.kysely);
+  const unknown = applied.filter((m) => !(m.name in migrations)).map((m) => m.name);
+  if (unknown.length > 0) {
+    const newer = await newestServiceVersion(db.kysely);
+    const run = newer && newer.version !== SERVICE_VERSION ? `version ${newer.version} or later` : 'the newer version that migrated it';
+    throw new NewerDatabaseError(
+      `The database was migrated by a newer version of the service: it has migration ${unknown.join(', ')}, which this version ` +
+        `(${SERVICE_VERSION}) does not know. Run ${run}, or restore a backup taken before that upgrade (docs/operations.md, "Upgrades").`,
+    );
+  }
+  return new Map(applied.map((m) => [m.name, m.appliedAt]));
+}
 
 /**
  * The migrator of `db`. Kysely looks for its bookkeeping tables in every schema unless told
@@ -48,13 +90,15 @@ export async function migratorFor(db: Db): Promise<Migrator> {
 }
 
 export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
+  await refuseNewerDatabase(db);
   const result = await (await migratorFor(db)).migrateToLatest();
   if (result.error) throw result.error;
+  await recordServiceVersion(db.kysely, SERVICE_VERSION, MIGRATION_NAMES[MIGRATION_NAMES.length - 1], Date.now());
   return result;
 }
 
 /** Migrates up to and including `name` (upgrade tests: data written under an older schema). */
-export async function migrateTo(db: Db, name: keyof typeof migrations & string): Promise<MigrationResultSet> {
+export async function migrateTo(db: Db, name: MigrationName): Promise<MigrationResultSet> {
   const result = await (await migratorFor(db)).migrateTo(name);
   if (result.error) throw result.error;
   return result;

@@ -1,0 +1,156 @@
+// `cds restore ARCHIVE`: an archive of `cds backup` back into the configured data folder
+// (docs/operations.md, "Backup and restore"). Nothing in place is touched until the whole archive
+// has been read and checked: the database and every blob are written under temporary names beside
+// their destinations, each compared with the size and SHA-256 its manifest names, the database
+// checked by SQLite itself; only then are they moved into place. A data folder that already holds
+// a deployment is refused unless `force` is set, and then replaced as a whole.
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import type { Config } from '../../config.ts';
+import { openDb } from '../db/connect.ts';
+import { MIGRATION_NAMES } from '../db/migrate.ts';
+import { sqliteQuickCheck } from '../db/repositories/schema-migrations.ts';
+import { BackupError } from './backup-error.ts';
+import { BLOB_ENTRY_PREFIX, DATABASE_ENTRY, MANIFEST_ENTRY, MAX_MANIFEST_BYTES, parseManifest, type ArchivedFile, type Manifest } from './manifest.ts';
+import { readTar, TarFormatError, type TarEntry } from './tar.ts';
+import { assertEmbedded, exists } from './write-backup.ts';
+
+export interface RestoreSummary {
+  createdAt: string;
+  serviceVersion: string;
+  latestMigration: string | undefined;
+  blobs: number;
+  replaced: boolean;
+}
+
+/** The files of the embedded database: the file itself and SQLite's companions. */
+const databaseFiles = (file: string) => [file, `${file}-wal`, `${file}-shm`, `${file}-journal`];
+
+export async function restoreBackup(config: Config, archive: string, options: { force: boolean }): Promise<RestoreSummary> {
+  assertEmbedded(config, 'restore');
+  const source = path.resolve(archive);
+  if (!(await exists(source))) throw new BackupError(`No archive at ${source}.`);
+  const occupied = await deploymentPresent(config);
+  if (occupied && !options.force) {
+    throw new BackupError(
+      `${occupied} already holds a deployment. Restore into an empty data folder (DATA_DIR), or stop every server using it and pass --force to replace it.`,
+    );
+  }
+
+  const stagedDb = `${config.sqlitePath}.restoring`;
+  const stagedBlobs = `${config.blobDir}.restoring`;
+  const cleanup = async () => {
+    for (const file of databaseFiles(stagedDb)) await fs.rm(file, { force: true });
+    await fs.rm(stagedBlobs, { recursive: true, force: true });
+  };
+  await cleanup(); // leftovers of an interrupted restore
+  let manifest: Manifest;
+  try {
+    await fs.mkdir(path.dirname(config.sqlitePath), { recursive: true, mode: 0o700 });
+    await fs.mkdir(stagedBlobs, { recursive: true, mode: 0o700 });
+    manifest = await unpack(source, stagedDb, stagedBlobs);
+    const db = openDb({ sqlitePath: stagedDb });
+    try {
+      const check = await sqliteQuickCheck(db.kysely);
+      if (check !== 'ok') throw new BackupError(`The archived database fails SQLite's check (${check}); the archive is damaged.`);
+    } finally {
+      await db.close();
+    }
+    // put in place: the old deployment (with --force) goes as a whole, then the restored one moves in
+    for (const file of databaseFiles(config.sqlitePath)) await fs.rm(file, { force: true });
+    await fs.rm(config.blobDir, { recursive: true, force: true });
+    await fs.rename(stagedBlobs, config.blobDir);
+    await fs.rename(stagedDb, config.sqlitePath);
+  } finally {
+    await cleanup();
+  }
+  return {
+    createdAt: manifest.createdAt,
+    serviceVersion: manifest.serviceVersion,
+    latestMigration: manifest.migrations.at(-1),
+    blobs: manifest.blobs.length,
+    replaced: occupied !== undefined,
+  };
+}
+
+/** What of a deployment is already there: the database file, or a blob folder with blobs in it. */
+async function deploymentPresent(config: Config): Promise<string | undefined> {
+  if (await exists(config.sqlitePath)) return config.sqlitePath;
+  const entries = await fs.readdir(config.blobDir).catch(() => [] as string[]);
+  return entries.some((name) => !name.startsWith('.')) ? config.blobDir : undefined;
+}
+
+/** Reads the archive into the staged files, checking each; returns its manifest. */
+async function unpack(source: string, stagedDb: string, stagedBlobs: string): Promise<Manifest> {
+  const gunzip = createReadStream(source).pipe(createGunzip());
+  // a read error or a damaged gzip stream surfaces here as the iterator's error
+  try {
+    const entries = readTar(gunzip as AsyncIterable<Buffer>);
+    const first = await entries.next();
+    if (first.done || first.value.name !== MANIFEST_ENTRY) throw new BackupError(`Not a backup archive of this service (its first file is not ${MANIFEST_ENTRY}).`);
+    if (first.value.size > MAX_MANIFEST_BYTES) throw new BackupError('The archive\'s manifest is larger than any this service writes; refusing it.');
+    const manifest = parseManifest((await collect(first.value)).toString('utf8'));
+    const unknown = manifest.migrations.filter((m) => !MIGRATION_NAMES.includes(m));
+    if (unknown.length > 0) {
+      throw new BackupError(
+        `The archive was made by version ${manifest.serviceVersion}, whose database has migration ${unknown.join(', ')} that this version does not know; restore it with version ${manifest.serviceVersion} or later.`,
+      );
+    }
+    const expected = new Map<string, ArchivedFile>(manifest.blobs.map((b) => [`${BLOB_ENTRY_PREFIX}${b.key}`, b]));
+    let sawDatabase = false;
+    for await (const entry of entries) {
+      if (entry.name === DATABASE_ENTRY && !sawDatabase) {
+        sawDatabase = true;
+        await writeChecked(entry, stagedDb, manifest.database);
+        continue;
+      }
+      const blob = expected.get(entry.name);
+      if (!blob) throw new BackupError(`The archive holds ${entry.name}, which its manifest does not list (or lists once); the archive is damaged.`);
+      expected.delete(entry.name);
+      const file = path.join(stagedBlobs, ...entry.name.slice(BLOB_ENTRY_PREFIX.length).split('/'));
+      await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      await writeChecked(entry, file, blob);
+    }
+    if (!sawDatabase) throw new BackupError('The archive holds no database; it is damaged or incomplete.');
+    if (expected.size > 0) {
+      throw new BackupError(`The archive lacks ${expected.size} blob(s) its manifest lists (first: ${[...expected.keys()][0]}); it is incomplete.`);
+    }
+    return manifest;
+  } catch (err) {
+    if (err instanceof TarFormatError) throw new BackupError(`The archive is damaged or not a backup: ${err.message}.`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR') throw new BackupError('The archive is damaged or not a backup (not a complete gzip stream).');
+    throw err;
+  } finally {
+    gunzip.destroy();
+  }
+}
+
+async function collect(entry: TarEntry): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of entry.body) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+/** Writes an entry's bytes to `file` (owner-only, flushed to disk), refusing them unless they match the manifest. */
+async function writeChecked(entry: TarEntry, file: string, expected: ArchivedFile): Promise<void> {
+  if (entry.size !== expected.size) throw new BackupError(`${entry.name} in the archive is not the size its manifest names; the archive is damaged.`);
+  const hash = createHash('sha256');
+  await pipeline(
+    entry.body,
+    async function* (chunks: AsyncIterable<Buffer>) {
+      for await (const chunk of chunks) {
+        hash.update(chunk);
+        yield chunk;
+      }
+    },
+    createWriteStream(file, { flags: 'wx', mode: 0o600, flush: true }),
+  );
+  if (hash.digest('hex') !== expected.sha256) {
+    throw new BackupError(`${entry.name} in the archive does not match the SHA-256 its manifest names; the archive is damaged or was altered.`);
+  }
+}
