@@ -2,4 +2,5 @@
 // the database by every migration run (storage/db/migrate.ts).
 import fs from 'node:fs';
 
-export const SERVICE_VERSION = (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const SERVICE_VERSION = (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;

@@ -57,7 +57,8 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Pr
 function helpFor([group, action]: string[]): string {
   if (group === undefined) return mainHelp();
   const commands = commandsOf(group);
-  if (commands[0].action === undefined) return commandHelp(commands.find((c) => action !== undefined && c.action === action) ?? commands[0]);
+  if (commands[0].action === undefined)
+    return commandHelp(commands.find((c) => action !== undefined && c.action === action) ?? commands[0]);
   return action === undefined ? groupHelp(group) : commandHelp(commandOf(group, action));
 }
 

@@ -7,7 +7,16 @@ import { demoCommand } from './demo.ts';
 import { migrateCommand, migrateStatusCommand } from './migrate.ts';
 import { orgCommands } from './org.ts';
 
-export const COMMANDS: Command[] = [migrateCommand, migrateStatusCommand, ...orgCommands, ...credentialCommands, ...adminCommands, demoCommand, backupCommand, restoreCommand];
+export const COMMANDS: Command[] = [
+  migrateCommand,
+  migrateStatusCommand,
+  ...orgCommands,
+  ...credentialCommands,
+  ...adminCommands,
+  demoCommand,
+  backupCommand,
+  restoreCommand,
+];
 
 export const GROUPS = [...new Set(COMMANDS.map((c) => c.group))];
 

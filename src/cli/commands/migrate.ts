@@ -26,10 +26,25 @@ export const migrateStatusCommand: Command = {
     const status = await migrationStatus(ctx.system.db);
     const pending = status.filter((m) => m.appliedAt === undefined).length;
     if (values.json) {
-      io.out(JSON.stringify({ version: SERVICE_VERSION, pending, migrations: status.map((m) => ({ name: m.name, appliedAt: m.appliedAt ?? null })) }, null, 2));
+      io.out(
+        JSON.stringify(
+          { version: SERVICE_VERSION, pending, migrations: status.map((m) => ({ name: m.name, appliedAt: m.appliedAt ?? null })) },
+          null,
+          2,
+        ),
+      );
       return;
     }
-    io.out(table(['MIGRATION', 'APPLIED AT'], status.map((m) => [m.name, m.appliedAt ?? 'pending'])));
-    io.out(pending === 0 ? `\nThe database is at the latest migration (version ${SERVICE_VERSION}).` : `\n${pending} pending: "cds migrate" applies them.`);
+    io.out(
+      table(
+        ['MIGRATION', 'APPLIED AT'],
+        status.map((m) => [m.name, m.appliedAt ?? 'pending']),
+      ),
+    );
+    io.out(
+      pending === 0
+        ? `\nThe database is at the latest migration (version ${SERVICE_VERSION}).`
+        : `\n${pending} pending: "cds migrate" applies them.`,
+    );
   },
 };

@@ -46,7 +46,8 @@ export function parseManifest(text: string): Manifest {
   } catch {
     throw new BackupError('Not a backup archive of this service: its manifest is not JSON.');
   }
-  if (value?.format !== 'cds-backup') throw new BackupError('Not a backup archive of this service (manifest.json has no "format": "cds-backup").');
+  if (value?.format !== 'cds-backup')
+    throw new BackupError('Not a backup archive of this service (manifest.json has no "format": "cds-backup").');
   if (value.formatVersion !== 1) {
     throw new BackupError(
       `The archive has format version ${String(value.formatVersion)}, which this version of the service cannot read; restore it with the version that wrote it (${String(value.serviceVersion)}) or later.`,
@@ -60,7 +61,7 @@ export function parseManifest(text: string): Manifest {
     isFile(value.database) &&
     Array.isArray(value.blobs) &&
     value.blobs.every((b) => isFile(b) && typeof b.key === 'string');
-  if (!valid) throw new BackupError('The archive\'s manifest is damaged: a field is missing or has the wrong type.');
+  if (!valid) throw new BackupError("The archive's manifest is damaged: a field is missing or has the wrong type.");
   const keys = new Set<string>();
   for (const blob of value.blobs!) {
     try {

@@ -15,7 +15,15 @@ import { openDb } from '../db/connect.ts';
 import { MIGRATION_NAMES } from '../db/migrate.ts';
 import { sqliteQuickCheck } from '../db/repositories/schema-migrations.ts';
 import { BackupError } from './backup-error.ts';
-import { BLOB_ENTRY_PREFIX, DATABASE_ENTRY, MANIFEST_ENTRY, MAX_MANIFEST_BYTES, parseManifest, type ArchivedFile, type Manifest } from './manifest.ts';
+import {
+  BLOB_ENTRY_PREFIX,
+  DATABASE_ENTRY,
+  MANIFEST_ENTRY,
+  MAX_MANIFEST_BYTES,
+  parseManifest,
+  type ArchivedFile,
+  type Manifest,
+} from './manifest.ts';
 import { readTar, TarFormatError, type TarEntry } from './tar.ts';
 import { assertEmbedded, exists } from './write-backup.ts';
 
@@ -91,8 +99,10 @@ async function unpack(source: string, stagedDb: string, stagedBlobs: string): Pr
   try {
     const entries = readTar(gunzip as AsyncIterable<Buffer>);
     const first = await entries.next();
-    if (first.done || first.value.name !== MANIFEST_ENTRY) throw new BackupError(`Not a backup archive of this service (its first file is not ${MANIFEST_ENTRY}).`);
-    if (first.value.size > MAX_MANIFEST_BYTES) throw new BackupError('The archive\'s manifest is larger than any this service writes; refusing it.');
+    if (first.done || first.value.name !== MANIFEST_ENTRY)
+      throw new BackupError(`Not a backup archive of this service (its first file is not ${MANIFEST_ENTRY}).`);
+    if (first.value.size > MAX_MANIFEST_BYTES)
+      throw new BackupError("The archive's manifest is larger than any this service writes; refusing it.");
     const manifest = parseManifest((await collect(first.value)).toString('utf8'));
     const unknown = manifest.migrations.filter((m) => !MIGRATION_NAMES.includes(m));
     if (unknown.length > 0) {
@@ -109,7 +119,8 @@ async function unpack(source: string, stagedDb: string, stagedBlobs: string): Pr
         continue;
       }
       const blob = expected.get(entry.name);
-      if (!blob) throw new BackupError(`The archive holds ${entry.name}, which its manifest does not list (or lists once); the archive is damaged.`);
+      if (!blob)
+        throw new BackupError(`The archive holds ${entry.name}, which its manifest does not list (or lists once); the archive is damaged.`);
       expected.delete(entry.name);
       const file = path.join(stagedBlobs, ...entry.name.slice(BLOB_ENTRY_PREFIX.length).split('/'));
       await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
@@ -117,13 +128,16 @@ async function unpack(source: string, stagedDb: string, stagedBlobs: string): Pr
     }
     if (!sawDatabase) throw new BackupError('The archive holds no database; it is damaged or incomplete.');
     if (expected.size > 0) {
-      throw new BackupError(`The archive lacks ${expected.size} blob(s) its manifest lists (first: ${[...expected.keys()][0]}); it is incomplete.`);
+      throw new BackupError(
+        `The archive lacks ${expected.size} blob(s) its manifest lists (first: ${[...expected.keys()][0]}); it is incomplete.`,
+      );
     }
     return manifest;
   } catch (err) {
     if (err instanceof TarFormatError) throw new BackupError(`The archive is damaged or not a backup: ${err.message}.`);
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR') throw new BackupError('The archive is damaged or not a backup (not a complete gzip stream).');
+    if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR')
+      throw new BackupError('The archive is damaged or not a backup (not a complete gzip stream).');
     throw err;
   } finally {
     gunzip.destroy();
@@ -138,7 +152,8 @@ async function collect(entry: TarEntry): Promise<Buffer> {
 
 /** Writes an entry's bytes to `file` (owner-only, flushed to disk), refusing them unless they match the manifest. */
 async function writeChecked(entry: TarEntry, file: string, expected: ArchivedFile): Promise<void> {
-  if (entry.size !== expected.size) throw new BackupError(`${entry.name} in the archive is not the size its manifest names; the archive is damaged.`);
+  if (entry.size !== expected.size)
+    throw new BackupError(`${entry.name} in the archive is not the size its manifest names; the archive is damaged.`);
   const hash = createHash('sha256');
   await pipeline(
     entry.body,
@@ -151,6 +166,8 @@ async function writeChecked(entry: TarEntry, file: string, expected: ArchivedFil
     createWriteStream(file, { flags: 'wx', mode: 0o600, flush: true }),
   );
   if (hash.digest('hex') !== expected.sha256) {
-    throw new BackupError(`${entry.name} in the archive does not match the SHA-256 its manifest names; the archive is damaged or was altered.`);
+    throw new BackupError(
+      `${entry.name} in the archive does not match the SHA-256 its manifest names; the archive is damaged or was altered.`,
+    );
   }
 }

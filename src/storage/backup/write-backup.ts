@@ -49,7 +49,8 @@ export function assertEmbedded(config: Config, what: 'backup' | 'restore'): void
 export async function writeBackup(config: Config, archive: string, now: () => number = Date.now): Promise<BackupSummary> {
   assertEmbedded(config, 'backup');
   const target = path.resolve(archive);
-  if (!(await exists(config.sqlitePath))) throw new BackupError(`No database at ${config.sqlitePath} (SQLITE_PATH / DATA_DIR): nothing to back up.`);
+  if (!(await exists(config.sqlitePath)))
+    throw new BackupError(`No database at ${config.sqlitePath} (SQLITE_PATH / DATA_DIR): nothing to back up.`);
   if (await exists(target)) throw new BackupError(`${target} already exists; choose a new name for the archive.`);
   await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
   // next to the archive, so the finished file is linked into place on the same filesystem
@@ -87,7 +88,8 @@ export async function writeBackup(config: Config, archive: string, now: () => nu
     try {
       await fs.link(partial, target);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new BackupError(`${target} already exists; choose a new name for the archive.`);
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+        throw new BackupError(`${target} already exists; choose a new name for the archive.`);
       throw err;
     }
     return {
@@ -109,7 +111,11 @@ async function* archiveEntries(manifest: Manifest, snapshot: string, blobDir: st
   yield* entry(DATABASE_ENTRY, manifest.database.size, checked(DATABASE_ENTRY, snapshot, manifest.database));
   for (const blob of manifest.blobs) {
     assertBlobKey(blob.key);
-    yield* entry(`${BLOB_ENTRY_PREFIX}${blob.key}`, blob.size, checked(`blob ${blob.key}`, path.join(blobDir, ...blob.key.split('/')), blob));
+    yield* entry(
+      `${BLOB_ENTRY_PREFIX}${blob.key}`,
+      blob.size,
+      checked(`blob ${blob.key}`, path.join(blobDir, ...blob.key.split('/')), blob),
+    );
   }
   yield END_OF_ARCHIVE;
 }
