@@ -35,7 +35,9 @@ describe('cds migrate status and newer databases', { concurrency: dialects.lengt
             status.migrations.map((m: { name: string }) => m.name),
             MIGRATION_NAMES,
           );
-          status.migrations.slice(0, oldCount).forEach((m: { appliedAt: string }) => assert.ok(!Number.isNaN(Date.parse(m.appliedAt)), m.appliedAt));
+          status.migrations
+            .slice(0, oldCount)
+            .forEach((m: { appliedAt: string }) => assert.ok(!Number.isNaN(Date.parse(m.appliedAt)), m.appliedAt));
           assert.deepEqual(
             status.migrations.slice(oldCount).map((m: { appliedAt: unknown }) => m.appliedAt),
             MIGRATION_NAMES.slice(oldCount).map(() => null),
@@ -60,7 +62,9 @@ describe('cds migrate status and newer databases', { concurrency: dialects.lengt
       });
 
       it('a database with a migration this build does not know is refused by cds and by the server, naming the version to run', async () => {
-        await sql`insert into kysely_migration (name, timestamp) values (${FUTURE}, ${new Date().toISOString()})`.execute(database.db.kysely);
+        await sql`insert into kysely_migration (name, timestamp) values (${FUTURE}, ${new Date().toISOString()})`.execute(
+          database.db.kysely,
+        );
         await sql`insert into service_versions (version, latest_migration, migrated_at) values ('9.9.9', ${FUTURE}, ${Date.now()})`.execute(
           database.db.kysely,
         );
