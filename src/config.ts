@@ -274,6 +274,23 @@ function trustProxy(env: NodeJS.ProcessEnv): false | number | string[] {
   return entries;
 }
 
+/** OPS_PORT's default is this far above PORT: 9090 for the default 3000, so a default install is unchanged. */
+export const OPS_PORT_OFFSET = 6090;
+
+/**
+ * OPS_PORT: `off`, a port, or (unset) PORT + 6090, so that two nodes on one machine given
+ * different PORTs get different operations ports too; PORT=0 (any free port) gives 0 as well.
+ */
+function opsPort(env: NodeJS.ProcessEnv, port: number): number | undefined {
+  if (env.OPS_PORT?.toLowerCase() === 'off') return undefined;
+  if (env.OPS_PORT !== undefined && env.OPS_PORT !== '') return int(env, 'OPS_PORT', 0);
+  if (port === 0) return 0;
+  const derived = port + OPS_PORT_OFFSET;
+  if (derived > 65535)
+    throw new ConfigError(`PORT ${port} leaves no default operations port (PORT + ${OPS_PORT_OFFSET}); set OPS_PORT (or OPS_PORT=off)`);
+  return derived;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const region = (env.REGION ?? 'us').toLowerCase();
   if (!(REGIONS as readonly string[]).includes(region)) {
@@ -284,7 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     host: env.HOST ?? '127.0.0.1',
     port: int(env, 'PORT', 3000),
-    ops: { host: env.OPS_HOST || '127.0.0.1', port: env.OPS_PORT?.toLowerCase() === 'off' ? undefined : int(env, 'OPS_PORT', 9090) },
+    ops: { host: env.OPS_HOST || '127.0.0.1', port: opsPort(env, int(env, 'PORT', 3000)) },
     region: region as Region,
     publicBaseUrl: publicBaseUrl(env),
     databaseUrl,

@@ -20,6 +20,7 @@ import { buildOpsApp } from './http/ops-server.ts';
 import { resolveLogFormat } from './logger.ts';
 import { listenErrorMessage } from './listen-error.ts';
 import { formatStartBanner, startLogEntry } from './start-banner.ts';
+import { startWarnings } from './start-warnings.ts';
 
 /** How long releasing the claims of unfinished requests may add to an expired grace period. */
 const RELEASE_ON_EXIT_MS = 2000;
@@ -175,6 +176,7 @@ async function main() {
       : undefined;
   if (demo) process.stdout.write(formatDemoCredentials(demo, baseUrl));
   const facts = { baseUrl, organizations: organizations + (demo ? 1 : 0), demoPrinted: demo !== undefined };
+  for (const warning of startWarnings(config)) app.log.warn(warning);
   if (logFormat === 'pretty') process.stdout.write(formatStartBanner(facts));
   else {
     const entry = startLogEntry(facts);

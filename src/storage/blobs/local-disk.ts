@@ -23,6 +23,9 @@ import {
 } from './store.ts';
 
 const TMP = '.tmp';
+// Uploaded files are readable by the service's user only (docs/operations.md, "File permissions").
+const PRIVATE_DIR = 0o700;
+const PRIVATE_FILE = 0o600;
 
 export class LocalDiskBlobStore implements BlobStore {
   readonly kind = 'local' as const;
@@ -44,7 +47,7 @@ export class LocalDiskBlobStore implements BlobStore {
   }
 
   private prepare(): Promise<void> {
-    this.ready ??= fs.mkdir(this.tmpDir, { recursive: true }).then(
+    this.ready ??= fs.mkdir(this.tmpDir, { recursive: true, mode: PRIVATE_DIR }).then(
       () => undefined,
       (err) => {
         this.ready = undefined;
@@ -69,7 +72,7 @@ export class LocalDiskBlobStore implements BlobStore {
     try {
       await this.prepare();
       // `flush` fsyncs the file before it is closed, so the rename below publishes durable bytes.
-      await pipeline(source, meter, createWriteStream(tmp, { flags: 'wx', flush: true }));
+      await pipeline(source, meter, createWriteStream(tmp, { flags: 'wx', flush: true, mode: PRIVATE_FILE }));
       await this.publish(tmp, file);
     } catch (err) {
       source.destroy(); // pipeline already did, unless the failure came before it started
@@ -85,7 +88,7 @@ export class LocalDiskBlobStore implements BlobStore {
     const dir = path.dirname(file);
     // A concurrent delete may remove the (then empty) directory between mkdir and rename: retry once.
     for (let attempt = 0; ; attempt++) {
-      await fs.mkdir(dir, { recursive: true });
+      await fs.mkdir(dir, { recursive: true, mode: PRIVATE_DIR });
       try {
         await fs.rename(tmp, file);
         break;

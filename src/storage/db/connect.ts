@@ -69,7 +69,12 @@ export function openDb(options: DbOptions): Db {
     };
   }
   const file = options.sqlitePath ?? ':memory:';
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    // Private from the start (docs/operations.md, "File permissions"): SQLite gives its -wal and
+    // -shm files the database file's mode, so creating the file 0600 covers all three.
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.closeSync(fs.openSync(file, 'a', 0o600));
+  }
   const sqlite = openSqlite(file);
   const writes = new WriteCounter();
   const kysely = new Kysely<Database>({ dialect: nodeSqliteDialect(sqlite, writes) });
