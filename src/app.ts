@@ -21,7 +21,8 @@ import { trustProxyOption } from './http/trust-proxy.ts';
 import { registerConsoleSession } from './http/plugins/console-session.ts';
 import { UsageRecorder } from './domain/console/usage-recorder.ts';
 import { registerNulGuard } from './http/plugins/nul-guard.ts';
-import { createMetrics, registerMetrics, type Metrics } from './http/plugins/metrics.ts';
+import { createMetrics, OUTBOX_COUNT_CAP, registerMetrics, WEBHOOK_SCHEDULER, type Metrics } from './http/plugins/metrics.ts';
+import { webhookBacklog } from './storage/db/repositories/webhook-backlog.ts';
 import { ErrorBody, OAuthErrorBody } from './http/schemas/common.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import { AnswerBytes } from './http/answer-bytes.ts';
@@ -123,7 +124,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await usage.flush();
   });
 
-  if (config.webhooks.deliveryEnabled) startDeliveryWorker(app, config, deps, system);
+  if (config.webhooks.deliveryEnabled) startDeliveryWorker(app, config, deps, system, metrics);
+  metrics.watchWebhookOutbox(() => webhookBacklog(deps.db.kysely, system.now(), OUTBOX_COUNT_CAP), system.now);
 
   registerResponseHeaders(app);
   registerMetrics(app, metrics);
@@ -173,7 +175,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
  * soon as the app begins to close, and the close waits for its attempts in flight for most of
  * the shutdown grace, then gives their leases back (src/main.ts exits at the end of the grace).
  */
-function startDeliveryWorker(app: FastifyInstance, config: Config, deps: AppDeps, system: SystemContext) {
+function startDeliveryWorker(app: FastifyInstance, config: Config, deps: AppDeps, system: SystemContext, metrics: Metrics) {
   const options = deps.webhookDelivery;
   const worker = new DeliveryWorker({
     ctx: {
@@ -185,7 +187,11 @@ function startDeliveryWorker(app: FastifyInstance, config: Config, deps: AppDeps
       lookupHost: options?.lookupHost ?? deps.lookupHost,
     },
     instance: deps.instance,
-    onAttempt: options?.onAttempt,
+    onAttempt: (delivery, result, startedAt) => {
+      metrics.webhookDeliveries.inc({ outcome: result });
+      metrics.schedulerLag.observe({ scheduler: WEBHOOK_SCHEDULER }, Math.max(0, startedAt - delivery.next_attempt_at) / 1000);
+      options?.onAttempt?.(delivery, result, startedAt);
+    },
     onError: (err) => app.log.warn({ err: { message: err.message } }, 'webhook delivery: database error; will retry'),
   });
   // commits of every node (and of cds) that enqueued deliveries wake this worker (PostgreSQL)

@@ -35,9 +35,7 @@ describe('cds migrate status and newer databases', { concurrency: dialects.lengt
             status.migrations.map((m: { name: string }) => m.name),
             MIGRATION_NAMES,
           );
-          status.migrations
-            .slice(0, oldCount)
-            .forEach((m: { appliedAt: string }) => assert.ok(!Number.isNaN(Date.parse(m.appliedAt)), m.appliedAt));
+          for (const m of status.migrations.slice(0, oldCount)) assert.ok(!Number.isNaN(Date.parse(m.appliedAt)), m.appliedAt);
           assert.deepEqual(
             status.migrations.slice(oldCount).map((m: { appliedAt: unknown }) => m.appliedAt),
             MIGRATION_NAMES.slice(oldCount).map(() => null),

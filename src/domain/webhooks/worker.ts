@@ -28,8 +28,8 @@ export interface WorkerOptions {
   instance?: ServerInstance;
   /** a claim or an outcome the database refused; reported, then tried again at the next poll */
   onError?: (err: Error) => void;
-  /** each finished attempt (tests and benchmarks watch them) */
-  onAttempt?: (delivery: DeliveryRow, result: AttemptResult) => void;
+  /** each finished attempt, with the time it started (metrics: outcomes and lag; tests and benchmarks watch them) */
+  onAttempt?: (delivery: DeliveryRow, result: AttemptResult, startedAt: number) => void;
 }
 
 export class DeliveryWorker {
@@ -120,8 +120,9 @@ export class DeliveryWorker {
   }
 
   private run(row: DeliveryRow): void {
+    const startedAt = this.ctx.now();
     const work = attemptDelivery(this.ctx, row, this.owner)
-      .then((result) => this.onAttempt?.(row, result))
+      .then((result) => this.onAttempt?.(row, result, startedAt))
       .catch((err) => this.onError(err as Error))
       .finally(() => {
         this.inFlight.delete(row.id);

@@ -1,5 +1,7 @@
-// Prometheus metrics: requests by route and status, latency histograms, rate-limit rejections.
-// One registry per app instance, so tests that start several apps do not share counters.
+// Prometheus metrics: requests by route and status, latency histograms, rate-limit rejections,
+// and the work done in the background (webhook deliveries by outcome, the outbox backlog,
+// scheduler lag). One registry per app instance, so tests that start several apps do not share
+// counters. docs/operations.md lists them; deploy/prometheus/alerts.yaml alerts on them.
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -12,12 +14,35 @@ export interface Metrics {
   answerCacheBytes: Gauge;
   warmReads: Counter;
   resultCacheBytes: Gauge;
+  /** finished webhook delivery attempts by outcome (domain/webhooks/deliver.ts, AttemptResult) */
+  webhookDeliveries: Counter<'outcome'>;
+  /** how late due work was started, by scheduler (`webhook_delivery`; later schedulers add theirs) */
+  schedulerLag: Histogram<'scheduler'>;
+  webhookOutboxPending: Gauge;
+  webhookOutboxOldestDue: Gauge;
+  /**
+   * Fills the outbox gauges at scrape time from `read` (one indexed query,
+   * repositories/webhook-backlog.ts), reusing an answer younger than a second so that several
+   * scrapers cost one query. A failed read keeps the previous values: the scrape still answers,
+   * and /readyz reports the database.
+   */
+  watchWebhookOutbox(read: () => Promise<{ pending: number; oldestDueAt: number | null }>, now: () => number): void;
 }
+
+/** The scheduler label of the webhook delivery worker in cds_scheduler_lag_seconds. */
+export const WEBHOOK_SCHEDULER = 'webhook_delivery';
+/** the outbox count stops here: enough to alert on, cheap to count */
+export const OUTBOX_COUNT_CAP = 100_000;
+/** scrapes within this long of the last outbox query reuse its answer */
+const OUTBOX_CACHE_MS = 1000;
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  return {
+  let refreshOutbox: (() => Promise<void>) | undefined;
+  // prom-client awaits a gauge's collect() when the registry is read
+  const collect = () => refreshOutbox?.();
+  const metrics: Metrics = {
     registry,
     requests: new Counter({
       name: 'cds_http_requests_total',
@@ -59,7 +84,49 @@ export function createMetrics(): Metrics {
       help: 'Estimated bytes of cached results held (at most RESULT_CACHE_MAX_OBJECT_BYTES)',
       registers: [registry],
     }),
+    webhookDeliveries: new Counter({
+      name: 'cds_webhook_deliveries_total',
+      help: 'Webhook delivery attempts this node finished, by outcome (succeeded, retrying, failed = given up, lease_lost)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    schedulerLag: new Histogram({
+      name: 'cds_scheduler_lag_seconds',
+      help: 'How long after it was due this node started a piece of scheduled work, by scheduler',
+      labelNames: ['scheduler'],
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers: [registry],
+    }),
+    webhookOutboxPending: new Gauge({
+      name: 'cds_webhook_outbox_pending',
+      help: `Webhook deliveries waiting to be sent or retried, in the whole database (counted up to ${OUTBOX_COUNT_CAP})`,
+      registers: [registry],
+      collect,
+    }),
+    webhookOutboxOldestDue: new Gauge({
+      name: 'cds_webhook_outbox_oldest_due_seconds',
+      help: 'How long the oldest due webhook delivery no worker holds has been waiting (0 when none is due)',
+      registers: [registry],
+      collect,
+    }),
+    watchWebhookOutbox(read, now) {
+      let last: { at: number; done: Promise<void> } | undefined;
+      refreshOutbox = () => {
+        const at = now();
+        if (last && at - last.at < OUTBOX_CACHE_MS) return last.done;
+        const done = read().then(
+          (backlog) => {
+            metrics.webhookOutboxPending.set(backlog.pending);
+            metrics.webhookOutboxOldestDue.set(backlog.oldestDueAt === null ? 0 : Math.max(0, now() - backlog.oldestDueAt) / 1000);
+          },
+          () => {},
+        );
+        last = { at, done };
+        return done;
+      };
+    },
   };
+  return metrics;
 }
 
 export function registerMetrics(app: FastifyInstance, metrics: Metrics) {

@@ -29,15 +29,14 @@ export async function listAppliedMigrations(db: Kysely<Database>): Promise<Appli
     const rows = await k.selectFrom(DEFAULT_MIGRATION_TABLE).select(['name', 'timestamp']).orderBy('name').execute();
     return rows.map((r) => ({ name: r.name, appliedAt: r.timestamp }));
   } catch (err) {
-    if (await tableExists(db, DEFAULT_MIGRATION_TABLE)) throw err;
-    return [];
+    if (missingTable(err)) return [];
+    throw err;
   }
 }
 
-async function tableExists(db: Kysely<Database>, name: string): Promise<boolean> {
-  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
-  return tables.some((t) => t.name === name);
-}
+/** PostgreSQL's undefined_table, SQLite's "no such table" (asking the catalog would see other schemas' tables). */
+const missingTable = (err: unknown) =>
+  (err as { code?: unknown }).code === '42P01' || /no such table/.test(String((err as Error)?.message));
 
 /** Records that `version` migrated the database up to `latestMigration`. */
 export async function recordServiceVersion(db: Kysely<Database>, version: string, latestMigration: string, now: number): Promise<void> {
@@ -60,8 +59,9 @@ export async function newestServiceVersion(db: Kysely<Database>): Promise<{ vers
       .orderBy('migrated_at', 'desc')
       .executeTakeFirst();
     return row && { version: row.version, latestMigration: row.latest_migration };
-  } catch {
-    return undefined;
+  } catch (err) {
+    if (missingTable(err)) return undefined;
+    throw err;
   }
 }
 
