@@ -10,6 +10,7 @@ export const migrateCommand: Command = {
   group: 'migrate',
   summary: 'apply database migrations',
   options: {},
+  notes: '"cds migrate status" lists the applied and pending migrations without applying any.',
   async run(_ctx, _input, io) {
     io.out('Database is at the latest migration.');
   },
