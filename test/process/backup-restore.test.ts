@@ -159,6 +159,16 @@ describe('cds backup while the server writes, cds restore elsewhere (SQLite)', (
     assert.match(refused.stderr, /already holds a deployment.*--force/);
     assert.equal(sha256(fs.readFileSync(database)), before, 'the deployment in place is untouched');
 
+    // not while a server is using it, even with --force
+    const inode = fs.statSync(database).ino;
+    restored = await startServerProcess({ env: envOf(dataB()) });
+    const running = await runCli(['restore', archive(), '--force'], envOf(dataB()));
+    assert.equal(running.code, 1);
+    assert.match(running.stderr, /A server is running on .*stop every server/);
+    assert.equal(fs.statSync(database).ino, inode, 'the database in use was not replaced');
+    await restored.stop();
+    restored = undefined;
+
     const forced = await runCli(['restore', archive(), '--force'], envOf(dataB()));
     assert.equal(forced.code, 0, forced.stderr);
     assert.match(forced.stdout, /replacing the deployment/);

@@ -14,6 +14,7 @@ import type { Config } from '../../config.ts';
 import { openDb } from '../db/connect.ts';
 import { MIGRATION_NAMES } from '../db/migrate.ts';
 import { sqliteQuickCheck } from '../db/repositories/schema-migrations.ts';
+import { countLiveInstances } from '../db/repositories/server-instances.ts';
 import { BackupError } from './backup-error.ts';
 import {
   BLOB_ENTRY_PREFIX,
@@ -46,6 +47,11 @@ export async function restoreBackup(config: Config, archive: string, options: { 
   if (occupied && !options.force) {
     throw new BackupError(
       `${occupied} already holds a deployment. Restore into an empty data folder (DATA_DIR), or stop every server using it and pass --force to replace it.`,
+    );
+  }
+  if (occupied && (await serversRunning(config)) > 0) {
+    throw new BackupError(
+      `A server is running on ${config.sqlitePath} (its heartbeat is recent): stop every server using this data folder before replacing it.`,
     );
   }
 
@@ -83,6 +89,19 @@ export async function restoreBackup(config: Config, archive: string, options: { 
     blobs: manifest.blobs.length,
     replaced: occupied !== undefined,
   };
+}
+
+/** Server processes whose heartbeat in the database in place is within the liveness window. */
+async function serversRunning(config: Config): Promise<number> {
+  if (!(await exists(config.sqlitePath))) return 0;
+  const db = openDb({ sqlitePath: config.sqlitePath });
+  try {
+    return await countLiveInstances(db.kysely, Date.now() - config.claimLivenessMs);
+  } catch {
+    return 0; // a database from before migration 0009 has no heartbeats; a damaged one is being replaced
+  } finally {
+    await db.close();
+  }
 }
 
 /** What of a deployment is already there: the database file, or a blob folder with blobs in it. */

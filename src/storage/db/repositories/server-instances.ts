@@ -49,3 +49,13 @@ export function instanceAlive(
 ) {
   return sql<boolean>`exists (select 1 from server_instances where server_instances.id = ${sql.ref(column)} and server_instances.heartbeat_at >= ${aliveSince})`;
 }
+
+/** How many server processes have beaten at or after `aliveSince` (`cds restore --force` refuses to replace a database in use). */
+export async function countLiveInstances(db: Q, aliveSince: number): Promise<number> {
+  const row = await db
+    .selectFrom('server_instances')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('heartbeat_at', '>=', aliveSince)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
