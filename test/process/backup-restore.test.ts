@@ -199,6 +199,20 @@ describe('cds backup while the server writes, cds restore elsewhere (SQLite)', (
     }
   });
 
+  it('fails, writing nothing, when a blob the database refers to is damaged or missing', async () => {
+    const uploads = (fs.readdirSync(path.join(dataA(), 'blobs'), { recursive: true }) as string[])
+      .map((entry) => path.join(dataA(), 'blobs', entry))
+      .filter((file) => file.includes(`${path.sep}uploads${path.sep}`) && fs.statSync(file).isFile());
+    assert.ok(uploads.length >= 2);
+    fs.appendFileSync(uploads[0], 'tampered');
+    fs.rmSync(uploads[1]);
+    const target = path.join(root, 'damaged', 'cds.tar.gz');
+    const res = await runCli(['backup', target], envOf(dataA()));
+    assert.equal(res.code, 1, res.stdout);
+    assert.match(res.stderr, /is not the file recorded at upload|is missing: the blob folder is damaged/);
+    assert.deepEqual(fs.readdirSync(path.dirname(target)), [], 'no archive and no temporary file');
+  });
+
   it('never replaces an existing file with a backup', async () => {
     const before = sha256(fs.readFileSync(archive()));
     const res = await runCli(['backup', archive()], envOf(dataB()));

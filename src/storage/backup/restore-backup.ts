@@ -113,8 +113,11 @@ async function deploymentPresent(config: Config): Promise<string | undefined> {
 
 /** Reads the archive into the staged files, checking each; returns its manifest. */
 async function unpack(source: string, stagedDb: string, stagedBlobs: string): Promise<Manifest> {
-  const gunzip = createReadStream(source).pipe(createGunzip());
-  // a read error or a damaged gzip stream surfaces here as the iterator's error
+  const file = createReadStream(source);
+  const gunzip = createGunzip();
+  // a read error or a damaged gzip stream surfaces as the iterator's error (pipe() alone would not pass the first on)
+  file.on('error', (err) => gunzip.destroy(err));
+  file.pipe(gunzip);
   try {
     const entries = readTar(gunzip as AsyncIterable<Buffer>);
     const first = await entries.next();
@@ -159,6 +162,7 @@ async function unpack(source: string, stagedDb: string, stagedBlobs: string): Pr
       throw new BackupError('The archive is damaged or not a backup (not a complete gzip stream).');
     throw err;
   } finally {
+    file.destroy();
     gunzip.destroy();
   }
 }
