@@ -14,6 +14,7 @@ import * as m0009 from './migrations/0009_claim_liveness.ts';
 import * as m0010 from './migrations/0010_events_and_webhooks.ts';
 import * as m0011 from './migrations/0011_vulnerability_pages_children.ts';
 import * as m0012 from './migrations/0012_vulnerability_list_columns.ts';
+import * as m0013 from './migrations/0013_webhook_deliveries_by_event.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '0010_events_and_webhooks': m0010,
   '0011_vulnerability_pages_children': m0011,
   '0012_vulnerability_list_columns': m0012,
+  '0013_webhook_deliveries_by_event': m0013,
 };
 
 /**
