@@ -98,7 +98,8 @@ export interface Config {
   /**
    * How long a server process may go without a heartbeat before the writes it holds (claims on
    * Idempotency-Keys, uploads in flight) count as abandoned (CLAIM_LIVENESS_MS, default 3 s); it
-   * renews its heartbeat three times per window. See docs/decisions.md, "Claim liveness".
+   * renews its heartbeat three times per window. See
+   * docs/decisions/writes-and-uploads.md, "Abandoned claims (claim liveness)".
    */
   claimLivenessMs: number;
   /** how often a node removes expired idempotency records and orphaned upload blobs */
@@ -123,7 +124,7 @@ export interface Config {
    * (RESULT_CACHE_MAX_OBJECT_BYTES); least recently used go first
    */
   resultCacheMaxObjectBytes: number;
-  /** change events (docs/decisions.md, "Change events and webhooks: how the parts fit") */
+  /** change events (docs/decisions/events-and-webhooks.md, "How the parts fit") */
   events: {
     /** how long events are kept (EVENT_RETENTION_DAYS, default 30); older ones are removed by the cleanup */
     retentionDays: number;

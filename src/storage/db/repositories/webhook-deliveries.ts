@@ -1,5 +1,5 @@
-// Webhook deliveries and their attempts (migration 0010; docs/decisions.md, "Webhooks: delivery
-// across nodes"): the fan-out at write time, the leased claim of due rows by the workers of every
+// Webhook deliveries and their attempts (migration 0010; docs/decisions/events-and-webhooks.md,
+// "Webhook delivery across nodes"): the fan-out at write time, the leased claim of due rows by the workers of every
 // node, the outcome of each attempt, and what the console lists. The endpoint columns the
 // delivery owns (its failing run, disabling it) are written here too; the rest of the endpoint is
 // repositories/webhook-endpoints.ts's.
