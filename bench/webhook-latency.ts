@@ -5,8 +5,9 @@
 //   on a node    the console's send-test route on one of the nodes (round robin): the node's own
 //                worker is nudged in-process (src/domain/webhooks/nudge.ts) and every node hears
 //                the commit's NOTIFY (src/storage/db/delivery-announcements.ts);
-//   elsewhere    enqueueDeliveries in a transaction of this process (as `cds` would): only the
-//                NOTIFY at its commit wakes the nodes;
+//   elsewhere    a delivery inserted with its announcement in a transaction of this process (as a
+//                write's fan-out does, src/domain/webhooks/enqueue.ts): only the NOTIFY at its
+//                commit wakes the nodes;
 //   poll only    the same rows inserted without the NOTIFY: the nodes find them at their next poll
 //                (WEBHOOK_POLL_MS), which is what delivery latency would be without announcements.
 // Deliveries are sent one at a time, each after the previous arrived plus a random pause of up to
@@ -25,10 +26,9 @@ import { openDb } from '../src/storage/db/connect.ts';
 import { migrateToLatest } from '../src/storage/db/migrate.ts';
 import { createOrganization } from '../src/domain/organizations/create.ts';
 import { createAdmin } from '../src/domain/console/create-admin.ts';
-import { enqueueDeliveries } from '../src/domain/webhooks/enqueue.ts';
 import { contextSecretsKey, encryptSigningSecret, generateSigningSecret } from '../src/domain/webhooks/signing-secrets.ts';
 import { insertEndpoint, insertSecret } from '../src/storage/db/repositories/webhook-endpoints.ts';
-import { insertDeliveries } from '../src/storage/db/repositories/webhook-deliveries.ts';
+import { announceDeliveries, insertDeliveries } from '../src/storage/db/repositories/webhook-deliveries.ts';
 import { newDeliveryId } from '../src/domain/webhooks/delivery-id.ts';
 import { freePort, ROOT, startChild, type Child } from './lib/child.ts';
 import { formatTable } from './lib/table.ts';
@@ -166,16 +166,15 @@ async function measure(nodes: Child[], way: Way, count = COUNT): Promise<number[
       const eventId = `evt_${randomBytes(13).toString('hex').slice(0, 26).toUpperCase()}`;
       const payload = JSON.stringify({ eventId, type: 'webhook.test', occurredAt: Date.now(), data: {} });
       const start = Date.now();
+      const row = { organization_id: organizationId, endpoint_id: endpointId, event_id: eventId, event_type: 'webhook.test', payload };
+      const rows = [{ ...row, id: newDeliveryId(start), status: 'pending' as const, next_attempt_at: start, created_at: start }];
+      // elsewhere: committed with the NOTIFY that recordEvents' fan-out sends; poll only: without it
       if (way === 'elsewhere') {
-        await db.kysely
-          .transaction()
-          .execute((trx) => enqueueDeliveries(trx, organizationId, [{ eventId, type: 'webhook.test', payload }], start));
-      } else {
-        const row = { organization_id: organizationId, endpoint_id: endpointId, event_id: eventId, event_type: 'webhook.test', payload };
-        await insertDeliveries(db.kysely, [
-          { ...row, id: newDeliveryId(start), status: 'pending', next_attempt_at: start, created_at: start },
-        ]);
-      }
+        await db.kysely.transaction().execute(async (trx) => {
+          await insertDeliveries(trx, rows);
+          await announceDeliveries(trx);
+        });
+      } else await insertDeliveries(db.kysely, rows);
       latencies.push(await latencyOf(eventId, start));
     }
   }

@@ -1,12 +1,13 @@
-// The SDK quickstart (README.md): run with CDS_CLIENT_ID / CDS_CLIENT_SECRET set to the Read & Write
-// demo credential that `npm start` printed, and CDS_BASE_URL when the service is not on
-// http://127.0.0.1:3000. Running it twice replays the write instead of doing it again.
+// The SDK quickstart (docs/getting-started.md): run with COMPLIANCE_CLIENT_ID / COMPLIANCE_CLIENT_SECRET
+// set to a Read & Write credential (the demo's, printed by `npm start`), and COMPLIANCE_BASE_URL when
+// the service is not on http://127.0.0.1:3000: the variables the `compliance` command reads too.
+// Running it twice replays the write instead of doing it again.
 import { ComplianceApiError, ComplianceClient, ComplianceError, ConnectionError } from '@compliance-data/sdk';
 
 const client = new ComplianceClient({
-  baseUrl: process.env.CDS_BASE_URL ?? 'http://127.0.0.1:3000',
-  clientId: process.env.CDS_CLIENT_ID,
-  clientSecret: process.env.CDS_CLIENT_SECRET,
+  baseUrl: process.env.COMPLIANCE_BASE_URL ?? 'http://127.0.0.1:3000',
+  clientId: process.env.COMPLIANCE_CLIENT_ID,
+  clientSecret: process.env.COMPLIANCE_CLIENT_SECRET,
   maxRetries: 1, // a quickstart should fail fast; the default is 3
 });
 
@@ -30,7 +31,7 @@ try {
   console.log(created.data.vulnerabilityId, 'replayed:', created.response.idempotentReplayed);
 } catch (err) {
   // One line a person can act on, instead of a stack trace.
-  if (err instanceof ConnectionError) console.error(`${err.message}: is the service running? (CDS_BASE_URL sets the address)`);
+  if (err instanceof ConnectionError) console.error(`${err.message}: is the service running? (COMPLIANCE_BASE_URL sets the address)`);
   else if (err instanceof ComplianceApiError) console.error(`${err.status} ${err.code}: ${err.message}`, err.details, err.requestId ?? '');
   else if (err instanceof ComplianceError) console.error(err.message);
   else throw err;

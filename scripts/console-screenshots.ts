@@ -2,7 +2,7 @@
 // organization on a temporary SQLite file, some real /v1 traffic (a few requests past the rate
 // limit), then every page in headless Chromium. The usage chart also gets sample counts for the
 // previous hours, written through the usage repository, because real traffic can only fill the
-// current hour; the screenshot's caption in the README says so.
+// current hour; the screenshot's caption in docs/console.md says so.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -98,7 +98,8 @@ export interface Config {
   /**
    * How long a server process may go without a heartbeat before the writes it holds (claims on
    * Idempotency-Keys, uploads in flight) count as abandoned (CLAIM_LIVENESS_MS, default 3 s); it
-   * renews its heartbeat three times per window. See docs/decisions.md, "Claim liveness".
+   * renews its heartbeat three times per window. See
+   * docs/decisions/writes-and-uploads.md, "Abandoned claims (claim liveness)".
    */
   claimLivenessMs: number;
   /** how often a node removes expired idempotency records and orphaned upload blobs */
@@ -123,7 +124,7 @@ export interface Config {
    * (RESULT_CACHE_MAX_OBJECT_BYTES); least recently used go first
    */
   resultCacheMaxObjectBytes: number;
-  /** change events (docs/decisions.md, "Change events and webhooks: how the parts fit") */
+  /** change events (docs/decisions/events-and-webhooks.md, "How the parts fit") */
   events: {
     /** how long events are kept (EVENT_RETENTION_DAYS, default 30); older ones are removed by the cleanup */
     retentionDays: number;
@@ -153,6 +154,16 @@ export interface Config {
     timeoutMs: number;
     /** how long an endpoint may fail before it is disabled and its deliveries given up (WEBHOOK_GIVE_UP_SEC, default 3 days) */
     giveUpSec: number;
+    /**
+     * Deliveries one organization may have in flight at once, across all nodes
+     * (WEBHOOK_ORG_CONCURRENCY, default 4): one tenant's slow or silent receivers cannot hold every
+     * slot (docs/security.md).
+     */
+    orgConcurrency: number;
+    /** deliveries one endpoint may have in flight at once, across all nodes (WEBHOOK_ENDPOINT_CONCURRENCY, default 2) */
+    endpointConcurrency: number;
+    /** test events and redeliveries an organization may send per minute (WEBHOOK_MANUAL_SENDS_PER_MIN, default 30) */
+    manualSends: RateLimitSettings;
   };
 }
 
@@ -359,6 +370,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       leaseMs: int(env, 'WEBHOOK_LEASE_MS', 30_000, 1000),
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),
       giveUpSec: int(env, 'WEBHOOK_GIVE_UP_SEC', 3 * 24 * 3600, 1),
+      orgConcurrency: int(env, 'WEBHOOK_ORG_CONCURRENCY', 4, 1),
+      endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 2, 1),
+      manualSends: { max: int(env, 'WEBHOOK_MANUAL_SENDS_PER_MIN', 30, 1), windowSec: 60 },
     },
   };
 }

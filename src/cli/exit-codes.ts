@@ -1,5 +1,5 @@
 // Exit codes of `cds`, so scripts can tell a mistake in the command line from a missing record or
-// a broken configuration. Listed in `cds --help` and README.md.
+// a broken configuration. Listed in `cds --help` and docs/cli.md.
 export const EXIT = {
   ok: 0,
   failure: 1,

@@ -9,7 +9,7 @@
 // V8's trigger on memory outside the heap marked and compacted the whole heap, the start of three
 // to four full collections per 100 MiB uploaded: most of an upload's CPU. A scavenge every 16 MiB
 // of body keeps the dead chunks well under that trigger. (Full collections V8 starts for other
-// reasons are not prevented: docs/decisions.md, "Performance: uploads (issue 13, continued)".)
+// reasons are not prevented: docs/decisions/performance.md, "Uploads: where the garbage came from".)
 import { CollectionPacer } from '../collector.ts';
 
 /** Body bytes received (by all the uploads of the process together) between two scavenges. */

@@ -54,7 +54,7 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
 /**
  * The write's key (checked by writeGuards), and the subject the previous version's fingerprints
  * hashed for a target: the method and `legacyPath(target)`, the canonical path it used. Records
- * stored before the upgrade then still replay (docs/decisions.md, "Fingerprint").
+ * stored before the upgrade then still replay (docs/decisions/writes-and-uploads.md, "Fingerprint").
  */
 export function idempotencyOf(request: FastifyRequest, legacyPath: (target: string) => string): IdempotencyInput {
   return { key: request.idempotencyKey!, legacySubject: (target) => fingerprintSubject(request.method, legacyPath(target)) };

@@ -100,3 +100,34 @@ export async function failCompletionOfBoomKeys(database: TestDatabase): Promise<
     await sql.raw('DROP TRIGGER events_test_fail').execute(k);
   };
 }
+
+/**
+ * Evidence records of the organization that an upload makes complete and that are linked to a
+ * control (relevant, not yet uploaded, without approvers), by ID: uploads to them flip controls.
+ */
+export async function completableEvidence(database: Pick<TestDatabase, 'db'>, organizationId: string, limit: number): Promise<string[]> {
+  const rows = await database.db.kysely
+    .selectFrom('evidence as e')
+    .innerJoin('control_artifacts as ca', (j) => j.onRef('ca.artifact_id', '=', 'e.id').on('ca.artifact_type', '=', 'evidence'))
+    .select('e.id')
+    .distinct()
+    .where('e.organization_id', '=', organizationId)
+    .where('e.is_relevant', '=', true)
+    .where('e.status', '!=', 'uploaded')
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('subject_people as sp')
+            .select('sp.subject_id')
+            .whereRef('sp.subject_id', '=', 'e.id')
+            .where('sp.subject_type', '=', 'evidence')
+            .where('sp.role', '=', 'approver'),
+        ),
+      ),
+    )
+    .orderBy('e.id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}

@@ -10,6 +10,7 @@ import { contextSecretsKey, encryptSigningSecret, generateSigningSecret } from '
 import { enqueueDeliveries, type EnqueuedEvent } from '../../src/domain/webhooks/enqueue.ts';
 import { expireSecrets, insertEndpoint, insertSecret } from '../../src/storage/db/repositories/webhook-endpoints.ts';
 import type { Db } from '../../src/storage/db/connect.ts';
+import { insertEvents, takeEventNumbers } from '../../src/storage/db/repositories/events.ts';
 
 export interface EndpointFixture {
   endpointId: string;
@@ -60,8 +61,12 @@ export async function addSecretFixture(
   return secret;
 }
 
-/** A wire event as the events engineer's recordEvents makes it (its payload is the request body). */
-export function testEvent(type = 'vulnerability.updated', data: Record<string, unknown> = { changes: {} }): EnqueuedEvent {
+/** A wire event as recordEvents makes it: its payload is the request body a delivery sends. */
+export interface WireEvent extends EnqueuedEvent {
+  payload: string;
+}
+
+export function testEvent(type = 'vulnerability.updated', data: Record<string, unknown> = { changes: {} }): WireEvent {
   const eventId = `evt_${randomUUID().replaceAll('-', '').slice(0, 26).toUpperCase()}`;
   const payload = JSON.stringify({
     eventId,
@@ -74,9 +79,29 @@ export function testEvent(type = 'vulnerability.updated', data: Record<string, u
   return { eventId, type, payload };
 }
 
-/** Enqueues `events` in a transaction of their own, as a write's recordEvents would. */
-export async function enqueueEvents(db: Db, organizationId: string, events: EnqueuedEvent[], now = Date.now()): Promise<void> {
-  await db.kysely.transaction().execute((trx) => enqueueDeliveries(trx, organizationId, events, now));
+/**
+ * Stores `events` and enqueues their deliveries in a transaction of their own, as a write's
+ * recordEvents would: a delivery's body is read from its stored event when it is sent.
+ */
+export async function enqueueEvents(db: Db, organizationId: string, events: WireEvent[], now = Date.now()): Promise<void> {
+  await db.kysely.transaction().execute(async (trx) => {
+    const last = await takeEventNumbers(trx, organizationId, events.length);
+    const rows = events.map((e, i) => {
+      const wire = JSON.parse(e.payload) as { resourceType: string; resourceId: string; occurredAt: number; data: unknown };
+      const { resourceType, resourceId, occurredAt } = wire;
+      return {
+        seq: last - events.length + 1 + i,
+        id: e.eventId,
+        type: e.type,
+        resourceType,
+        resourceId,
+        occurredAt,
+        data: JSON.stringify(wire.data),
+      };
+    });
+    await insertEvents(trx, organizationId, rows);
+    await enqueueDeliveries(trx, organizationId, events, now);
+  });
 }
 
 export interface ReceivedRequest {

@@ -1,7 +1,7 @@
 // A property test of GET /v1/controls on every database engine: for random small organizations
 // (controls, policies, evidence, automated and cloud tests, their mappings to controls and
 // requirements, people, entities) and random filter combinations, every answer equals what an
-// oracle written here from docs/decisions.md and the spec expects: the same controls, in the same order,
+// oracle written here from docs/decisions/resources.md and the spec expects: the same controls, in the same order,
 // with the same fields, statuses and percentages. A filter without frameworkIds must give the
 // unfiltered list filtered by its rule; with frameworkIds, statuses are recomputed over those
 // frameworks. Framework progress must agree with the list filtered by each framework.
@@ -159,7 +159,7 @@ function toSpec(world: WorldShape): Written {
   };
 }
 
-// ---- The oracle: docs/decisions.md "The compliance rule" and the spec's filters ----
+// ---- The oracle: docs/decisions/resources.md "The compliance rule" and the spec's filters ----
 
 interface Query {
   status?: string[];

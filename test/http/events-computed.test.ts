@@ -8,7 +8,7 @@ import { dialects } from '../harness/engines.ts';
 import { api, getToken, type TestServer } from '../harness/server.ts';
 import { assertNoUncaughtException, startLocalDiskUploads, stopLocalDiskUploads } from '../harness/uploads.ts';
 import { newKey } from '../harness/vulnerability-writes.ts';
-import { eventCounter, storedEvents } from '../harness/events.ts';
+import { completableEvidence, eventCounter, storedEvents } from '../harness/events.ts';
 import { createDemoOrganization } from '../../src/demo/create-demo-organization.ts';
 
 for (const dialect of dialects) {
@@ -27,31 +27,8 @@ for (const dialect of dialects) {
       const demo = await createDemoOrganization(server.system, { scale: 1, name: 'Computed events demo' });
       const org = demo.organization.id;
       const token = await getToken(server.url, demo.readWrite);
-      const db = server.database.db.kysely;
       // Relevant records linked to a control, not yet uploaded, without approvers (an upload makes them complete).
-      const candidates = await db
-        .selectFrom('evidence as e')
-        .innerJoin('control_artifacts as ca', (j) => j.onRef('ca.artifact_id', '=', 'e.id').on('ca.artifact_type', '=', 'evidence'))
-        .select('e.id')
-        .distinct()
-        .where('e.organization_id', '=', org)
-        .where('e.is_relevant', '=', true)
-        .where('e.status', '!=', 'uploaded')
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('subject_people as sp')
-                .select('sp.subject_id')
-                .whereRef('sp.subject_id', '=', 'e.id')
-                .where('sp.subject_type', '=', 'evidence')
-                .where('sp.role', '=', 'approver'),
-            ),
-          ),
-        )
-        .orderBy('e.id')
-        .limit(6)
-        .execute();
+      const candidates = (await completableEvidence(server.database, org, 6)).map((id) => ({ id }));
       assert.ok(candidates.length >= 3, `the demo has records to flip (${candidates.length})`);
 
       const state = async () => {

@@ -2,7 +2,7 @@
 // takes two uploads of 100 MiB while its /metrics (the operations listener) counts the garbage
 // collections by kind. The body's chunks are Buffers Node allocates outside the JavaScript heap;
 // left to V8 they pile up until it marks the whole heap, three to four times per 100 MiB, which
-// was most of an upload's CPU (docs/decisions.md, "Performance: uploads (issue 13, continued)").
+// was most of an upload's CPU (docs/decisions/performance.md, "Uploads: where the garbage came from").
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

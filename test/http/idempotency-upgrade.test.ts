@@ -1,5 +1,5 @@
 // Idempotency records across the upgrade that made them store what a write did instead of how it
-// was answered (migration 0006, docs/decisions.md "Fingerprint" and "Replays"), on every database
+// was answered (migration 0006, docs/decisions/writes-and-uploads.md "Fingerprint" and "Replays"), on every database
 // engine: a record stored by the previous version (status code, headers, a fingerprint over the
 // method and path) still replays the same answer, and still refuses a changed request; records
 // stored now hold the outcome and nothing of HTTP.

@@ -25,7 +25,9 @@ import { enqueueEvents, insertEndpointFixture, testEvent } from '../harness/webh
 const API_LIMIT = 40;
 const TOKEN_LIMIT = 5;
 const SIGN_IN_LIMIT = 3;
+const MANUAL_SENDS_LIMIT = 3;
 const env = {
+  WEBHOOK_MANUAL_SENDS_PER_MIN: String(MANUAL_SENDS_LIMIT),
   RATE_LIMIT_MAX: String(API_LIMIT),
   TOKEN_RATE_LIMIT_MAX: String(TOKEN_LIMIT),
   UNAUTHENTICATED_RATE_LIMIT_MAX: '1000',
@@ -248,6 +250,12 @@ for (const dialect of dialects) {
         });
         for (let i = 0; i < SIGN_IN_LIMIT; i++) assert.equal((await signInAs('slow@example.com', 'wrong password')).status, 401);
         return signInAs('slow@example.com', 'wrong password');
+      }
+      if (o.path.startsWith('/console/api/webhook-')) {
+        // test events and redeliveries share the organization's budget (WEBHOOK_MANUAL_SENDS_PER_MIN)
+        let answer = await send(o, { session });
+        for (let i = 0; i < MANUAL_SENDS_LIMIT && answer.status !== 429; i++) answer = await send(o, { session });
+        return answer;
       }
       assert.ok(o.path.startsWith('/v1/'), `${o.label}: no way to get its 429 in the suite`);
       if (!exhausted.token) {

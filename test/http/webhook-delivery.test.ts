@@ -1,5 +1,5 @@
 // Webhook delivery by the app's worker, on every database engine, to real loopback receivers
-// (issue 15; docs/decisions.md, "Webhooks: delivery across nodes"): Standard Webhooks signatures
+// (issue 15; docs/decisions/events-and-webhooks.md, "Webhook delivery across nodes"): Standard Webhooks signatures
 // that the `standardwebhooks` package verifies (two during a rotation's overlap), a tampered body
 // refused; failures, time-outs and 500-then-200 retried on the documented schedule (the app's clock
 // is the test's, moved forward instead of waiting); redirects not followed; only 1 KB of an answer

@@ -255,7 +255,7 @@ export interface paths {
   "/console/api/webhook-deliveries/{deliveryId}/redeliver": {
     /**
      * Redeliver a webhook
-     * @description Queues a new delivery of the same event (same eventId and body, hence the same webhook-id header) to the same endpoint; it is sent within moments.
+     * @description Queues a new delivery of the same event (same eventId and body, hence the same webhook-id header) to the same endpoint; it is sent within moments. The event must still be kept (EVENT_RETENTION_DAYS) and within the organization's plan.
      */
     post: operations["redeliverConsoleWebhook"];
   };
@@ -3544,8 +3544,8 @@ export interface operations {
                   before: "compliant" | "non_compliant" | "not_applicable";
                   /** @enum {unknown} */
                   after: "compliant" | "non_compliant" | "not_applicable";
-                  /** @description The change that caused this one, recorded in the same write. */
-                  cause: {
+                  /** @description The change that caused this one, recorded in the same write. Absent when the organization's plan does not include the cause's resource (for example evidence), so the event never names a record the plan hides. */
+                  cause?: {
                     /** @description The type of the event whose write flipped the status (for example `evidence.status_changed`). */
                     type: string;
                     /** @description The resourceId of that event. */
@@ -4657,7 +4657,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site */
+      /** @description forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site; plan_restricted: eventTypes names a type of a resource the organization's plan excludes */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4945,7 +4945,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site */
+      /** @description forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site; plan_restricted: eventTypes names a type of a resource the organization's plan excludes */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5277,7 +5277,7 @@ export interface operations {
   };
   /**
    * Redeliver a webhook
-   * @description Queues a new delivery of the same event (same eventId and body, hence the same webhook-id header) to the same endpoint; it is sent within moments.
+   * @description Queues a new delivery of the same event (same eventId and body, hence the same webhook-id header) to the same endpoint; it is sent within moments. The event must still be kept (EVENT_RETENTION_DAYS) and within the organization's plan.
    */
   redeliverConsoleWebhook: {
     parameters: {
@@ -5325,7 +5325,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed: the endpoint of the delivery is disabled (enable it first) */
+      /** @description validation_failed: the endpoint of the delivery is disabled (enable it first), or its event is past its retention */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5343,7 +5343,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site */
+      /** @description forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site; plan_restricted: the organization's plan no longer includes the event's resource */
       403: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5356,6 +5356,16 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded: too many test events and redeliveries this minute (WEBHOOK_MANUAL_SENDS_PER_MIN); Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
           "application/json": components["schemas"]["ErrorBody"];
@@ -5462,6 +5472,16 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded: too many test events and redeliveries this minute (WEBHOOK_MANUAL_SENDS_PER_MIN); Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
           "application/json": components["schemas"]["ErrorBody"];
@@ -6074,8 +6094,8 @@ export interface operations {
             before: "compliant" | "non_compliant" | "not_applicable";
             /** @enum {unknown} */
             after: "compliant" | "non_compliant" | "not_applicable";
-            /** @description The change that caused this one, recorded in the same write. */
-            cause: {
+            /** @description The change that caused this one, recorded in the same write. Absent when the organization's plan does not include the cause's resource (for example evidence), so the event never names a record the plan hides. */
+            cause?: {
               /** @description The type of the event whose write flipped the status (for example `evidence.status_changed`). */
               type: string;
               /** @description The resourceId of that event. */

@@ -1,5 +1,5 @@
 // A claim on an Idempotency-Key lives only as long as the server process holding it (issue 16;
-// docs/decisions.md, "Claim liveness"), with the default lease settings, on every engine:
+// docs/decisions/writes-and-uploads.md, "Abandoned claims"), with the default lease settings, on every engine:
 // - a node SIGKILLed in the middle of an upload: the same upload with the same key is accepted by
 //   another node within 5 s, and the dead upload's partial blobs are removed within seconds;
 // - creates cut off by SIGKILL: after a restart each is accepted with its key (on SQLite on the

@@ -1,4 +1,4 @@
-// Real outages of a dependency (docs/decisions.md, "Requests and errors"): the path to PostgreSQL or Redis goes
+// Real outages of a dependency (docs/decisions/api-conventions.md, "Requests, errors…"): the path to PostgreSQL or Redis goes
 // through a loopback TCP proxy that the test cuts and restores. While it is down, requests
 // answer 503 upstream_unavailable naming the dependency, quickly; once it is back, the same
 // server answers 200 again without a restart.

@@ -15,6 +15,11 @@
 // 95 s into the soak, in another (a fresh-clone CI run) not before the end of the 20 s settle, and
 // the RSS check failed at +107 MiB with nothing leaked.
 //
+// A tenant that abuses webhooks (issue 28) runs beside them: twenty endpoints on receivers that
+// accept the connection and never answer, fed by its own writes (each event is twenty deliveries),
+// test-event and rotation floods through the console; the normal tenants' own endpoints must still
+// get every delivery within NORMAL_DELIVERY_MS, well under the time-out the silent ones hold.
+//
 // Each hostile kind connects from its own loopback address (127.0.0.x; Linux routes the whole
 // 127/8 to lo), so the failed-authentication block earned by one kind neither hides another
 // kind's input from the server nor touches the normal clients on 127.0.0.1.
@@ -28,7 +33,9 @@ import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createTestDatabase, createTestStore, type TestDatabase } from '../harness/engines.ts';
 import { startServerProcess, type ServerProcess } from '../harness/process.ts';
-import { addCredential, createOrgWithCredential, getToken, type Client } from '../harness/server.ts';
+import { addCredential, createAdminFor, createOrgWithCredential, getToken, type Client } from '../harness/server.ts';
+import { CONSOLE_PASSWORD } from '../harness/console-session.ts';
+import { insertEndpointFixture, startReceiver, type Receiver } from '../harness/webhooks.ts';
 import { artifactFixtures } from '../harness/fixtures-artifacts.ts';
 import { fixtures } from '../harness/fixtures.ts';
 
@@ -44,6 +51,12 @@ const CLIENT_TIMEOUT_MS = 20_000;
 const TRICKLE_GIVE_UP_MS = 45_000;
 /** how long after REQUEST_TIMEOUT_MS the server may take to cut a trickled upload */
 const CUT_SLACK_MS = 5000;
+/** how long a receiver has to answer; the abuser's silent receivers hold a delivery slot this long */
+const WEBHOOK_TIMEOUT_MS = 5000;
+/** the longest a normal tenant's delivery may take from its event to its receiver */
+const NORMAL_DELIVERY_MS = 2500;
+/** the abuser's endpoints: the most an organization may register */
+const SILENT_ENDPOINTS = 20;
 
 const HOSTILE_ADDRESS = {
   badToken: '127.0.0.2',
@@ -52,6 +65,7 @@ const HOSTILE_ADDRESS = {
   trickledUpload: '127.0.0.5',
   deepJson: '127.0.0.6',
   hugeHeader: '127.0.0.7',
+  webhookAbuse: '127.0.0.8',
 } as const;
 type HostileKind = keyof typeof HOSTILE_ADDRESS;
 /** SOAK_KINDS (comma-separated, e.g. `droppedUpload,hugeClientId`) runs only those hostile kinds */
@@ -267,6 +281,11 @@ describe('soak: hostile traffic beside normal clients', () => {
   const normal: Array<{ client: Client; token: string; evidenceId: string }> = [];
   /** the attackers' organization: its evidence, and one credential's token per hostile kind (so no kind is rate limited by another) */
   let hostile: { evidenceId: string; token: Record<HostileKind, string> };
+  /** receivers that accept the connection and never answer (the abuser's) and that answer at once (the normal tenants') */
+  let silentReceiver: Receiver;
+  let normalReceiver: Receiver;
+  /** the abuser's console session and endpoints */
+  let abuser: { cookie: string; csrf: string; endpointIds: string[] };
 
   before(async () => {
     database = await createTestDatabase('sqlite');
@@ -285,6 +304,17 @@ describe('soak: hostile traffic beside normal clients', () => {
     };
     const seeded = [await seed('Normal 1'), await seed('Normal 2'), await seed('Normal 3')];
     const attacker = await seed('Hostile');
+    silentReceiver = await startReceiver('hang');
+    normalReceiver = await startReceiver(204);
+    for (const [i, s] of seeded.entries()) {
+      await insertEndpointFixture(system, { organizationId: s.client.organizationId, url: `${normalReceiver.url}/normal-${i + 1}` });
+    }
+    const abuserEmail = 'abuser@hostile.example';
+    await createAdminFor({
+      ctx: system,
+      input: { organizationId: attacker.client.organizationId, email: abuserEmail, password: CONSOLE_PASSWORD },
+      actor: { type: 'cli', id: null, label: 'soak setup', ip: null, userAgent: null },
+    });
     server = await startServerProcess({
       database,
       store: createTestStore('memory'),
@@ -293,6 +323,8 @@ describe('soak: hostile traffic beside normal clients', () => {
         REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
         RATE_LIMIT_MAX: String(RATE_LIMIT_MAX),
         NODE_OPTIONS: '--inspect=127.0.0.1:0',
+        WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true',
+        WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS),
       },
     });
     for (const s of seeded) normal.push({ ...s, token: await getToken(server.url, s.client) });
@@ -301,14 +333,53 @@ describe('soak: hostile traffic beside normal clients', () => {
       token[kind] = await getToken(server.url, await addCredential(system, attacker.client.organizationId, 'read_write'));
     }
     hostile = { evidenceId: attacker.evidenceId, token };
+    abuser = await consoleSession(abuserEmail);
+    for (let i = 0; i < SILENT_ENDPOINTS; i++) {
+      const created = await consoleSend('/console/api/webhook-endpoints', { url: `${silentReceiver.url}/silent-${i}`, eventTypes: ['*'] });
+      assert.equal(created.status, 201, created.body);
+      abuser.endpointIds.push(JSON.parse(created.body).data.endpointId);
+    }
   });
+
+  /** Signs the abuser in from its own address: the session cookie and CSRF token. */
+  async function consoleSession(email: string): Promise<{ cookie: string; csrf: string; endpointIds: string[] }> {
+    const answer = await send(server.url, {
+      method: 'POST',
+      path: '/console/api/session',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: CONSOLE_PASSWORD }),
+      localAddress: HOSTILE_ADDRESS.webhookAbuse,
+    });
+    assert.equal(answer.status, 200, answer.body);
+    const cookie = String(answer.headers['set-cookie']?.[0] ?? '').split(';')[0];
+    return { cookie, csrf: JSON.parse(answer.body).data.csrfToken, endpointIds: [] };
+  }
+
+  /** A console POST as the abuser. */
+  function consoleSend(pathname: string, body?: unknown): Promise<Answer> {
+    return send(server.url, {
+      method: 'POST',
+      path: pathname,
+      headers: {
+        cookie: abuser.cookie,
+        'x-csrf-token': abuser.csrf,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      localAddress: HOSTILE_ADDRESS.webhookAbuse,
+    });
+  }
 
   after(async () => {
     await server?.kill();
+    await silentReceiver?.close();
+    await normalReceiver?.close();
     await database?.drop();
     if (blobDir) fs.rmSync(blobDir, { recursive: true, force: true });
   });
 
+  /** the abuser's last finding key number */
+  let fanOutSeq = 100_000;
   /** each normal client's last finding key number (keys are unique per organization) */
   const findingSeq = [0, 0, 0];
 
@@ -357,6 +428,51 @@ describe('soak: hostile traffic beside normal clients', () => {
         problem(`${kind}: ${r.method ?? 'GET'} ${r.path} failed: ${(err as Error).message}`, `after ${Date.now() - started} ms`);
       }
     });
+  }
+
+  /**
+   * The normal tenants' webhook deliveries of events that occurred since `since`: every one of
+   * their deliveries of the run arrived (waiting a few seconds for the last), each within
+   * NORMAL_DELIVERY_MS of its event. Deliveries and their arrivals are matched by the webhook-id.
+   */
+  async function normalDeliveries(since: number): Promise<{ summary: string; failures: string[] }> {
+    const failures: string[] = [];
+    const expected = async () =>
+      (
+        await database.db.kysely
+          .selectFrom('webhook_deliveries')
+          .select(['event_id', 'organization_id'])
+          .where(
+            'organization_id',
+            'in',
+            normal.map((n) => n.client.organizationId),
+          )
+          .where('created_at', '>=', since)
+          .execute()
+      ).map((d) => d.event_id);
+    const arrivedAt = () => new Map(normalReceiver.requests.map((r) => [r.headers['webhook-id'], r]));
+    const waitUntil = Date.now() + NORMAL_DELIVERY_MS * 2;
+    let ids = await expected();
+    while (ids.some((id) => !arrivedAt().has(id)) && Date.now() < waitUntil) {
+      await sleep(250);
+      ids = await expected();
+    }
+    const arrived = arrivedAt();
+    const latencies: number[] = [];
+    for (const id of ids) {
+      const request = arrived.get(id);
+      if (!request) continue;
+      latencies.push(request.at - (JSON.parse(request.body) as { occurredAt: number }).occurredAt);
+    }
+    latencies.sort((a, b) => a - b);
+    const missing = ids.length - latencies.length;
+    const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+    const summary = `${latencies.length} of ${ids.length} arrived; p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${latencies.at(-1) ?? 0} ms`;
+    if (ids.length === 0) failures.push('the normal tenants made no delivery');
+    if (missing > 0) failures.push(`${missing} of the normal tenants' deliveries never arrived`);
+    const late = latencies.filter((ms) => ms > NORMAL_DELIVERY_MS).length;
+    if (late > 0) failures.push(`${late} normal deliveries took over ${NORMAL_DELIVERY_MS} ms (${summary})`);
+    return { summary, failures };
   }
 
   /** Every hostile kind, each a couple of concurrent loops, until the deadline. */
@@ -507,6 +623,48 @@ describe('soak: hostile traffic beside normal clients', () => {
         }
       }),
     );
+    // A tenant abusing webhooks: writes fanned out to its silent endpoints, and floods of test
+    // events and rotations through the console (their limits answer 429, with the documented body).
+    if (KINDS.has('webhookAbuse')) {
+      loops.push(
+        loop(deadline, 200, 5_000, async () => {
+          try {
+            const a = await send(server.url, {
+              method: 'POST',
+              path: '/v1/vulnerabilities',
+              headers: {
+                authorization: `Bearer ${hostile.token.webhookAbuse}`,
+                'content-type': 'application/json',
+                'idempotency-key': `soak-${randomUUID()}`,
+              },
+              body: JSON.stringify({ vulnerabilityId: `CVE-2026-${++fanOutSeq}`, title: 'Fan-out', severity: 'low', status: 'open' }),
+              localAddress: HOSTILE_ADDRESS.webhookAbuse,
+            });
+            hostileAnswer('webhook fan-out writes', a);
+          } catch (err) {
+            count('webhook fan-out writes', failure(err));
+          }
+        }),
+        loop(deadline, 20, 20_000, async (i) => {
+          try {
+            const endpointId = abuser.endpointIds[i % abuser.endpointIds.length];
+            hostileAnswer('webhook test flood', await consoleSend(`/console/api/webhook-endpoints/${endpointId}/test`));
+          } catch (err) {
+            count('webhook test flood', failure(err));
+          }
+        }),
+        loop(deadline, 50, 10_000, async () => {
+          try {
+            hostileAnswer(
+              'webhook rotation flood',
+              await consoleSend(`/console/api/webhook-endpoints/${abuser.endpointIds[0]}/rotate-secret`),
+            );
+          } catch (err) {
+            count('webhook rotation flood', failure(err));
+          }
+        }),
+      );
+    }
     return loops;
   }
 
@@ -549,6 +707,10 @@ describe('soak: hostile traffic beside normal clients', () => {
     clearInterval(sampler);
     agent.destroy();
     const ranMs = Date.now() - started;
+    // the normal tenants' deliveries of the run: each must have arrived, each within NORMAL_DELIVERY_MS
+    const delivered = await normalDeliveries(started);
+    // the silent receivers go: the abuser's retries then fail at once rather than hold sockets open
+    await silentReceiver.close();
 
     assert.equal(
       server.child.exitCode,
@@ -582,6 +744,7 @@ describe('soak: hostile traffic beside normal clients', () => {
       `RSS baseline ${baseline.rssKb} kB, peak ${peak.rssKb} kB, end ${end.rssKb} kB (tolerance +${RSS_TOLERANCE_KB} kB)`,
       `baseline: ${baselineHeap}; end of the run: ${peakHeap}; end: ${endHeap}`,
       `open fds baseline ${baseline.fds}, peak ${peak.fds}, end ${end.fds} (tolerance ±${FD_TOLERANCE})`,
+      `normal tenants' deliveries: ${delivered.summary}`,
       `trickled uploads cut after (ms): ${cutAfterMs.length ? `${Math.min(...cutAfterMs)}–${Math.max(...cutAfterMs)} (${cutAfterMs.length})` : 'none cut'}`,
       ...[...tallies].sort().map(([kind, tally]) => `${kind}: ${show(tally)}`),
     ];
@@ -591,6 +754,7 @@ describe('soak: hostile traffic beside normal clients', () => {
     // Every check, collected, so one run reports all that is wrong.
     const failures: string[] = [];
     if (health.status !== 200) failures.push(`GET /healthz after the soak answered ${health.status}`);
+    failures.push(...delivered.failures);
     if (server.child.exitCode !== null)
       failures.push(`the server process exited (code ${server.child.exitCode}, signal ${server.child.signalCode})`);
     for (const [kind, tally] of [...tallies].sort()) {

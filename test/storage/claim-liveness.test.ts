@@ -1,5 +1,5 @@
 // The liveness rules of claims and pending uploads, on every engine, at the repository level
-// (docs/decisions.md, "Claim liveness"): what a takeover and the upload clean-up may take, decided
+// (docs/decisions/writes-and-uploads.md, "Abandoned claims"): what a takeover and the upload clean-up may take, decided
 // by the database in one statement each.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

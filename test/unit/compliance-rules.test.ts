@@ -1,4 +1,4 @@
-// The compliance rule (docs/decisions.md), pinned by examples and by a property test against a
+// The compliance rule (docs/decisions/resources.md), pinned by examples and by a property test against a
 // straightforward reading of the rule written independently here.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -113,7 +113,7 @@ describe('framework progress', () => {
   });
 });
 
-// An independent reading of docs/decisions.md "The compliance rule" used as the oracle of the property test.
+// An independent reading of docs/decisions/resources.md "The compliance rule" used as the oracle of the property test.
 function oracleStatus(c: ControlNode, g: ComplianceGraph, fw?: Set<string>) {
   const counted = c.artifactKeys
     .filter((k) => g.artifacts.get(k)?.relevant)

@@ -8,6 +8,7 @@ import {
   encryptSigningSecret,
   generateSigningSecret,
   liveSigningSecrets,
+  MAX_SIGNING_SECRETS,
   signingSecretsKey,
 } from '../../src/domain/webhooks/signing-secrets.ts';
 import { expireSecrets, insertSecret } from '../../src/storage/db/repositories/webhook-endpoints.ts';
@@ -90,10 +91,12 @@ for (const dialect of dialects) {
         await expireSecrets(database.db.kysely, 'org-1', 'ep-1', 5000);
         await add('s2', older, 2000);
         assert.deepEqual(await liveSigningSecrets(ctx, 'ep-1', 2500), [older, oldest]);
-        // a second rotation before the first overlap ends: no older secret signs past the new overlap's end
+        // three left live (as a version without the cap on rotations left them): only the two newest
+        // sign, so a header never carries more than MAX_SIGNING_SECRETS signatures
         await expireSecrets(database.db.kysely, 'org-1', 'ep-1', 4000);
         await add('s3', current, 3000);
-        assert.deepEqual(await liveSigningSecrets(ctx, 'ep-1', 3500), [current, older, oldest]);
+        assert.equal(MAX_SIGNING_SECRETS, 2);
+        assert.deepEqual(await liveSigningSecrets(ctx, 'ep-1', 3500), [current, older]);
         assert.deepEqual(await liveSigningSecrets(ctx, 'ep-1', 4000), [current]);
         assert.deepEqual(await liveSigningSecrets(ctx, 'ep-2', 4000), []);
         // a ctx with another key cannot read them
@@ -104,3 +107,12 @@ for (const dialect of dialects) {
     });
   });
 }
+
+test("the longest webhook-signature header the service sends is within the SDK's bound", async () => {
+  const { MAX_SIGNATURE_HEADER } = await import('../../packages/sdk/src/webhooks/verify.ts');
+  const { webhookHeaders } = await import('../../src/domain/webhooks/sign.ts');
+  const secrets = Array.from({ length: MAX_SIGNING_SECRETS }, () => generateSigningSecret());
+  const header = webhookHeaders({ eventId: `evt_${'0'.repeat(26)}`, payload: '{}', secrets, at: Date.now() })['webhook-signature'];
+  assert.equal(header.split(' ').length, MAX_SIGNING_SECRETS);
+  assert.ok(header.length <= MAX_SIGNATURE_HEADER, `${header.length} characters, the SDK reads at most ${MAX_SIGNATURE_HEADER}`);
+});

@@ -161,10 +161,14 @@ client.frameworks.list().then((r) => console.log(JSON.stringify({ kind: typeof m
     assert.equal(JSON.parse(fs.readFileSync(path.join(sdkDir, 'dist/cjs/package.json'), 'utf8')).type, 'commonjs');
   });
 
-  it("the README's quickstart runs twice (the write replays), and without a service ends in one line, not a stack", async () => {
+  it("the getting-started page's SDK quickstart runs twice (the write replays), and without a service ends in one line, not a stack", async () => {
     const project = path.join(tmp, 'sdk-user');
     fs.copyFileSync(path.join(REPO, 'examples/quickstart.mjs'), path.join(project, 'quickstart.mjs'));
-    const env = { CDS_BASE_URL: s.server.url, CDS_CLIENT_ID: s.readWrite.clientId, CDS_CLIENT_SECRET: s.readWrite.clientSecret };
+    const env = {
+      COMPLIANCE_BASE_URL: s.server.url,
+      COMPLIANCE_CLIENT_ID: s.readWrite.clientId,
+      COMPLIANCE_CLIENT_SECRET: s.readWrite.clientSecret,
+    };
     const first = await run(process.execPath, ['quickstart.mjs'], { cwd: project, home, env });
     assert.equal(first.code, 0, explain(first));
     assert.match(first.stdout, /: controls \d+%\n/);
@@ -179,25 +183,25 @@ client.frameworks.list().then((r) => console.log(JSON.stringify({ kind: typeof m
     const down = await run(process.execPath, ['quickstart.mjs'], {
       cwd: project,
       home,
-      env: { ...env, CDS_BASE_URL: `http://127.0.0.1:${port}` },
+      env: { ...env, COMPLIANCE_BASE_URL: `http://127.0.0.1:${port}` },
     });
     assert.equal(down.code, 1, explain(down));
     assert.equal(down.stdout, '');
     assert.equal(
       down.stderr,
-      `cannot reach http://127.0.0.1:${port}: connection refused: is the service running? (CDS_BASE_URL sets the address)\n`,
+      `cannot reach http://127.0.0.1:${port}: connection refused: is the service running? (COMPLIANCE_BASE_URL sets the address)\n`,
     );
   });
 
   it('npx compliance in the repository: the result alone on stdout, paths from the caller’s directory', async () => {
-    // examples/finding.json is the README's example; run from examples/ with a relative path.
+    // examples/finding.json is the example of docs/getting-started.md and docs/cli.md; run from examples/ with a relative path.
     const env = { ...s.envFor(s.readWrite), COMPLIANCE_TOKEN_CACHE: '0' };
     const args = ['compliance', 'vulns', 'create', '--file', 'finding.json', '--idempotency-key', 'npx-example-9050', '-o', 'json'];
     const first = await run('npx', args, { cwd: path.join(REPO, 'examples'), home, env });
     assert.equal(first.code, 0, explain(first));
     const created = JSON.parse(first.stdout) as { vulnerabilityId: string };
     assert.equal(created.vulnerabilityId, 'api%23VUL-9050');
-    // Running the README's command again replays it (same key, same file).
+    // Running the page's command again replays it (same key, same file).
     const again = await run('npx', args, { cwd: path.join(REPO, 'examples'), home, env });
     assert.equal(again.code, 0, explain(again));
     assert.deepEqual(JSON.parse(again.stdout), created);

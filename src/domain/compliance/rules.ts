@@ -1,4 +1,4 @@
-// The compliance rule (docs/decisions.md, "The compliance rule") as pure functions over plain
+// The compliance rule (docs/decisions/resources.md, "The compliance rule") as pure functions over plain
 // data, so it can be unit- and property-tested without a database and shared by every endpoint
 // that reports compliance.
 import type { CONTROL_STATUSES } from '../controls/schema.ts';

@@ -1,6 +1,6 @@
 // The control list: the organization's controls with their computed status. With `frameworkIds`,
 // the list keeps the controls mapped to any of those frameworks and computes status and
-// percentage over those frameworks only (docs/decisions.md, "The compliance rule"); the
+// percentage over those frameworks only (docs/decisions/resources.md, "The compliance rule"); the
 // `status` filter applies to that recomputed status. The controls, their links and the rule's
 // inputs come from the data versions' snapshot (snapshot.ts); the other filters select IDs in
 // SQL (one statement); the answer is kept with the snapshot, by normalized input.

@@ -4,7 +4,9 @@
 // Scopes and plan: an event type is read with the read scope of its resource and needs the plan to
 // include that resource. Without `types` the feed gives every type the token may read (and none
 // when it may read none); naming a type it may not read answers 403 as the resource's own list
-// would. Credential events are for administrators (webhooks) and are never in the feed.
+// would. Credential events are for administrators (webhooks) and are never in the feed. An event
+// never names a record the plan hides: a computed control event's cause is left out when the plan
+// excludes the cause's resource (plan-bounds.ts), with the plan as it is at the read.
 //
 // The cursor is the event number to continue after, signed together with the organization and the
 // filters as asked (not the types the scopes allowed: a plan that changes keeps cursors valid). It
@@ -16,6 +18,7 @@ import { cursorKey, openCursor, signCursor } from '../cursor.ts';
 import { validationFailed } from '../errors.ts';
 import { lastEventNumber, listEventsAfter } from '../../storage/db/repositories/events.ts';
 import { FEED_EVENT_TYPES, resourceTypeOf, type FeedEvent, type FeedEventType } from './schema.ts';
+import { dataWithinPlan } from './plan-bounds.ts';
 
 export const DEFAULT_EVENTS_PAGE_SIZE = 100;
 export const MAX_EVENTS_PAGE_SIZE = 500;
@@ -90,7 +93,7 @@ export async function listEvents({ ctx, input }: { ctx: Context; input: ListEven
         occurredAt: row.occurredAt,
         resourceType: row.resourceType,
         resourceId: row.resourceId,
-        data: JSON.parse(row.data),
+        data: dataWithinPlan(actor.plan, row.type, JSON.parse(row.data)),
       }) as FeedEvent,
   );
   return { data, nextCursor: signCursor(key, binding, [position]), hasMore };

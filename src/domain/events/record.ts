@@ -15,6 +15,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 import { insertEvents, takeEventNumbers, type StoredEvent } from '../../storage/db/repositories/events.ts';
 import { newEventId } from './event-id.ts';
+import { eventPayload } from './payload.ts';
 import { enqueueDeliveries } from '../webhooks/enqueue.ts';
 import { resourceTypeOf, type EventDataOf, type EventType } from './schema.ts';
 
@@ -51,7 +52,7 @@ export async function recordEvents(trx: Kysely<Database>, organizationId: string
     const eventId = newEventId(event.occurredAt);
     const resourceType = resourceTypeOf(event.type);
     const data = JSON.stringify(event.data);
-    rows.push({
+    const row: StoredEvent = {
       seq: first + i,
       id: eventId,
       type: event.type,
@@ -59,10 +60,9 @@ export async function recordEvents(trx: Kysely<Database>, organizationId: string
       resourceId: event.resourceId,
       occurredAt: event.occurredAt,
       data,
-    });
-    // The wire object's fields in the documented order; `data` spliced in as already serialized.
-    const payload = `{"eventId":${JSON.stringify(eventId)},"type":${JSON.stringify(event.type)},"occurredAt":${event.occurredAt},"resourceType":${JSON.stringify(resourceType)},"resourceId":${JSON.stringify(event.resourceId)},"data":${data}}`;
-    recorded.push({ eventId, type: event.type, seq: first + i, payload });
+    };
+    rows.push(row);
+    recorded.push({ eventId, type: event.type, seq: first + i, payload: eventPayload(row) });
   });
   await insertEvents(trx, organizationId, rows);
   // The webhook deliveries of these events, in the same transaction: one exists if and only if its event does.

@@ -80,14 +80,19 @@ export const EventData = {
     {
       before: ControlStatus,
       after: ControlStatus,
-      cause: Type.Object(
-        {
-          type: Type.String({
-            description: 'The type of the event whose write flipped the status (for example `evidence.status_changed`).',
-          }),
-          resourceId: Type.String({ description: 'The resourceId of that event.' }),
-        },
-        { description: 'The change that caused this one, recorded in the same write.' },
+      cause: Type.Optional(
+        Type.Object(
+          {
+            type: Type.String({
+              description: 'The type of the event whose write flipped the status (for example `evidence.status_changed`).',
+            }),
+            resourceId: Type.String({ description: 'The resourceId of that event.' }),
+          },
+          {
+            description:
+              "The change that caused this one, recorded in the same write. Absent when the organization's plan does not include the cause's resource (for example evidence), so the event never names a record the plan hides.",
+          },
+        ),
       ),
     },
     { description: 'Computed: a write flipped the control’s compliance status (as GET /v1/controls/{controlId} computes it).' },

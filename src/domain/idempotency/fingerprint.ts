@@ -1,5 +1,5 @@
 // The request fingerprint an idempotency key is bound to: the operation, the resource it writes
-// and the canonical body (docs/decisions.md, "Fingerprint").
+// and the canonical body (docs/decisions/writes-and-uploads.md, "Fingerprint").
 // JSON bodies are canonical with sorted keys (so key order and whitespace never matter, while array
 // order does); multipart bodies are their ordered parts, each by name, filename and the SHA-256 of
 // its bytes, never the boundary, so a retry built with a new boundary matches.
@@ -32,7 +32,7 @@ export const fingerprintSubject = (operation: string, target: string) => `${oper
 /**
  * The subjects of a request's fingerprints: its own first (the one stored), then, when
  * `legacySubject` is given, the previous version's subject for the target (the caller builds it),
- * which records stored before an upgrade carry (docs/decisions.md, "Fingerprint").
+ * which records stored before an upgrade carry (docs/decisions/writes-and-uploads.md, "Fingerprint").
  */
 export function fingerprintSubjects(operation: string, target: string, legacySubject?: (target: string) => string): string[] {
   const subject = fingerprintSubject(operation, target);

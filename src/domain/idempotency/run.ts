@@ -1,4 +1,4 @@
-// Idempotent writes, as the spec's rules and docs/decisions.md describe them. A write first claims
+// Idempotent writes, as the spec's rules and docs/decisions/writes-and-uploads.md describe them. A write first claims
 // its key by inserting a row (the database decides, so this holds across nodes), then does its work
 // and stores its result in the same transaction as the work. Concurrent requests with the key
 // answer `idempotency_request_in_progress`; later ones get the stored result replayed, or

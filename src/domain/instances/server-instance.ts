@@ -1,4 +1,4 @@
-// The running server process as the database knows it (docs/decisions.md, "Claim liveness"): a
+// The running server process as the database knows it (docs/decisions/writes-and-uploads.md, "Abandoned claims"): a
 // random instance ID, written on every idempotency claim and pending upload this process takes,
 // and a heartbeat renewed three times per liveness window. When the process dies its heartbeat
 // stops, and within one window every node treats its claims and uploads as abandoned; when it

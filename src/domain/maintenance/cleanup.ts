@@ -3,7 +3,10 @@
 // died before recording them (also reaped more often on their own: reap-abandoned-uploads.ts), and
 // (local disk) temporary files of interrupted writes, ended console sessions, usage counts
 // older than the usage page shows (with a day's margin), and change events older than their
-// retention (EVENT_RETENTION_DAYS), removed in bounded batches so no statement holds locks long. Every node runs it; the work is idempotent,
+// retention (EVENT_RETENTION_DAYS) together with the webhook deliveries made that long ago and their
+// attempts (a delivery holds no copy of its event, but its attempts keep receivers' answers, and
+// nothing of an event may outlive it: issue 28), removed in bounded batches so no statement holds
+// locks long. Every node runs it; the work is idempotent,
 // so nodes running it at the same time only repeat deletions that are harmless.
 import type { Db } from '../../storage/db/connect.ts';
 import type { BlobStore } from '../../storage/blobs/store.ts';
@@ -15,6 +18,7 @@ import { deleteExpiredSessions } from '../../storage/db/repositories/admin-sessi
 import { deleteUsageBefore } from '../../storage/db/repositories/credential-usage.ts';
 import { USAGE_BUCKET_MS, USAGE_BUCKETS } from '../console/usage-recorder.ts';
 import { deleteEventsBefore } from '../../storage/db/repositories/events.ts';
+import { deleteDeliveriesBefore } from '../../storage/db/repositories/webhook-deliveries.ts';
 
 /** Events kept when the caller names no retention (Config.events.retentionDays defaults to the same). */
 export const DEFAULT_EVENT_RETENTION_DAYS = 30;
@@ -30,6 +34,7 @@ export interface CleanupResult {
   consoleSessions: number;
   usageRows: number;
   events: number;
+  webhookDeliveries: number;
 }
 
 /** What the clean-up works on: the database, the blob store and the clock (a subset of SystemContext). */
@@ -61,6 +66,7 @@ export async function runCleanup({ ctx, input }: { ctx: CleanupContext; input: C
     consoleSessions: 0,
     usageRows: 0,
     events: 0,
+    webhookDeliveries: 0,
   };
   result.idempotencyRecords = await deleteExpiredIdempotencyRecords(db.kysely, now());
   // Rows of instances silent for a whole lease: their claims are abandoned whether the row is there or not.
@@ -71,15 +77,17 @@ export async function runCleanup({ ctx, input }: { ctx: CleanupContext; input: C
   result.temporaryFiles = (await blobs.sweepTemporary?.(temporaryAgeMs)) ?? 0;
   result.consoleSessions = await deleteExpiredSessions(db.kysely, now(), sessionIdleMs ?? Number.MAX_SAFE_INTEGER);
   result.usageRows = await deleteUsageBefore(db.kysely, now() - (USAGE_BUCKETS + 24) * USAGE_BUCKET_MS);
-  result.events = await deleteOldEvents(db, now() - (input.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS) * 86_400_000);
+  const eventCutoff = now() - (input.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS) * 86_400_000;
+  result.events = await inBatches((limit) => deleteEventsBefore(db.kysely, eventCutoff, limit));
+  result.webhookDeliveries = await inBatches((limit) => deleteDeliveriesBefore(db.kysely, eventCutoff, limit));
   return result;
 }
 
-/** Removes events that occurred before `cutoff`, batch by batch, at most EVENT_DELETE_BATCHES_PER_RUN batches. */
-async function deleteOldEvents(db: Db, cutoff: number): Promise<number> {
+/** Runs a bounded deletion batch by batch, at most EVENT_DELETE_BATCHES_PER_RUN batches; answers the rows removed. */
+async function inBatches(deleteBatch: (limit: number) => Promise<number>): Promise<number> {
   let removed = 0;
   for (let i = 0; i < EVENT_DELETE_BATCHES_PER_RUN; i++) {
-    const n = await deleteEventsBefore(db.kysely, cutoff, EVENT_DELETE_BATCH);
+    const n = await deleteBatch(EVENT_DELETE_BATCH);
     removed += n;
     if (n < EVENT_DELETE_BATCH) break;
   }

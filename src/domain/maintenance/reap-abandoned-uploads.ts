@@ -1,7 +1,7 @@
 // The blobs of uploads whose process died mid-upload (or is stuck past the write lease), found
 // through the pending_uploads journal: an upload is abandoned as soon as the server instance
-// receiving it is gone (no heartbeat within the liveness window, docs/decisions.md "Claim
-// liveness"), so a dead node's partial files go within seconds. Each upload is taken first (one
+// receiving it is gone (no heartbeat within the liveness window, docs/decisions/writes-and-uploads.md
+// "Abandoned claims (claim liveness)"), so a dead node's partial files go within seconds. Each upload is taken first (one
 // conditional statement), which keeps a live upload from being recorded once its blobs are going;
 // then its blobs are deleted, and its journal row last, so an interrupted clean-up finds the row
 // again next time.

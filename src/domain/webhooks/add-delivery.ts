@@ -8,7 +8,7 @@ import { nudgeDeliveryWorkers } from './nudge.ts';
 
 export async function addDelivery(
   db: Db,
-  d: { organizationId: string; endpointId: string; eventId: string; eventType: string; payload: string; now: number },
+  d: { organizationId: string; endpointId: string; eventId: string; eventType: string; payload: string | null; now: number },
 ): Promise<WebhookDelivery> {
   const row = {
     id: newDeliveryId(d.now),

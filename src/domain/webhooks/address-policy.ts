@@ -1,5 +1,5 @@
-// Which addresses may receive webhooks (issue 15, docs/decisions.md "Webhooks: endpoints, secrets
-// and address safety"). A webhook is a request the service makes on an administrator's behalf to
+// Which addresses may receive webhooks (issue 15, docs/decisions/events-and-webhooks.md "Webhook endpoints,
+// secrets and address safety"). A webhook is a request the service makes on an administrator's behalf to
 // a URL the administrator chose: without a policy, an endpoint on 127.0.0.1, 10.x, or the cloud's
 // metadata address would turn the service into a proxy into its own network (SSRF). The policy is
 // applied twice: to the URL at registration (checkEndpointUrl, with the host resolved), and to the

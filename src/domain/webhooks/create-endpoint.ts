@@ -8,7 +8,7 @@ import { notFound, validationFailed } from '../errors.ts';
 import { recordAudit } from '../console/audit.ts';
 import * as endpoints from '../../storage/db/repositories/webhook-endpoints.ts';
 import { findOrganization, lockOrganization } from '../../storage/db/repositories/organizations.ts';
-import { checkEndpointFields } from './endpoint-input.ts';
+import { checkEndpointFields, checkTypesWithinPlan } from './endpoint-input.ts';
 import { endpointLabel, endpointView } from './endpoint-view.ts';
 import { MAX_ENDPOINTS_PER_ORG, type NewWebhookEndpoint } from './schema.ts';
 import { contextSecretsKey, encryptSigningSecret, generateSigningSecret } from './signing-secrets.ts';
@@ -24,6 +24,7 @@ export async function createEndpoint({
   if (issues.length > 0) throw validationFailed(issues);
   const org = await findOrganization(ctx.db.kysely, ctx.actor.organizationId);
   if (!org) throw notFound('Organization');
+  checkTypesWithinPlan(org.plan, fields.eventTypes);
   const key = await contextSecretsKey(ctx);
   const secret = generateSigningSecret();
   const now = ctx.now();

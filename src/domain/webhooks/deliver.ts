@@ -18,6 +18,7 @@ import { failPendingDeliveries, findEndpoint, type WebhookEndpointRecord } from 
 import { asDependencyError } from '../../storage/db/errors.ts';
 import { recordAudit, type AuditActor } from '../console/audit.ts';
 import { afterFailure } from './retry-schedule.ts';
+import { deliveryBody } from './delivery-body.ts';
 import { sendWebhook, type SendInput, type SendResult } from './send.ts';
 import { webhookHeaders } from './sign.ts';
 
@@ -44,8 +45,13 @@ export async function attemptDelivery(ctx: DeliveryContext, delivery: DeliveryRo
     await failDelivery(ctx.db.kysely, delivery.id, owner, endpoint ? 'the endpoint is disabled' : 'the endpoint was deleted');
     return 'failed';
   }
+  const body = await deliveryBody(ctx.db.kysely, delivery);
+  if ('refused' in body) {
+    await failDelivery(ctx.db.kysely, delivery.id, owner, body.refused);
+    return 'failed';
+  }
   const at = ctx.now();
-  const result = await send(ctx, delivery, endpoint.url, endpoint.id, at);
+  const result = await send(ctx, delivery, body.payload, endpoint.url, endpoint.id, at);
   try {
     return await recordOutcome(ctx, delivery, owner, endpoint, at, result);
   } catch (err) {
@@ -55,7 +61,14 @@ export async function attemptDelivery(ctx: DeliveryContext, delivery: DeliveryRo
 }
 
 /** Signs and sends one attempt; a secret that cannot be read is the attempt's failure, not a crash of the worker. */
-async function send(ctx: DeliveryContext, delivery: DeliveryRow, url: string, endpointId: string, at: number): Promise<SendResult> {
+async function send(
+  ctx: DeliveryContext,
+  delivery: DeliveryRow,
+  payload: string,
+  url: string,
+  endpointId: string,
+  at: number,
+): Promise<SendResult> {
   const notSent = (error: string): SendResult => ({ statusCode: null, latencyMs: 0, error, responseBody: null, sent: false });
   let secrets: string[];
   try {
@@ -70,8 +83,8 @@ async function send(ctx: DeliveryContext, delivery: DeliveryRow, url: string, en
   if (secrets.length === 0) return notSent('the endpoint has no live signing secret');
   return await sendWebhook({
     url,
-    body: delivery.payload,
-    headers: webhookHeaders({ eventId: delivery.event_id, payload: delivery.payload, secrets, at }),
+    body: payload,
+    headers: webhookHeaders({ eventId: delivery.event_id, payload, secrets, at }),
     timeoutMs: ctx.webhooks.timeoutMs,
     refuseAddress: ctx.refuseAddress,
     lookupHost: ctx.lookupHost,

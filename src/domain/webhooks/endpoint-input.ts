@@ -2,7 +2,8 @@
 // same words. The HTTP schemas bound sizes first; these are the rules (and what the CLI or a test
 // calling the verbs directly relies on).
 import type { BaseContext } from '../context.ts';
-import type { FieldIssue } from '../errors.ts';
+import { ServiceError, type FieldIssue } from '../errors.ts';
+import { excludedResources } from '../events/plan-bounds.ts';
 import { invisibleIssue, typedName } from '../text.ts';
 import { checkEndpointUrl } from './address-policy.ts';
 import { ALL_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from './event-types.ts';
@@ -51,4 +52,21 @@ export async function checkEndpointFields(
     }
   }
   return { fields, issues };
+}
+
+/**
+ * Refuses event types the organization's plan excludes (events/plan-bounds.ts), as the feed does
+ * for a type it names: a plan that excludes a resource excludes its events everywhere. "*" stays
+ * allowed and means every type the plan includes.
+ */
+export function checkTypesWithinPlan(plan: readonly string[], eventTypes: readonly string[] | undefined): void {
+  if (eventTypes === undefined) return;
+  const excluded = excludedResources(new Set(plan), eventTypes);
+  if (excluded.length === 0) return;
+  throw new ServiceError(
+    'plan_restricted',
+    `The organization's plan does not include ${excluded.join(', ')} data, so an endpoint cannot subscribe to ${eventTypes
+      .filter((t) => excluded.some((r) => t.startsWith(`${r}.`)))
+      .join(', ')}.`,
+  );
 }

@@ -3,17 +3,22 @@
 // endpoints are read in the transaction, never from a cache, so an endpoint created a moment ago
 // receives the next event. Every node's worker hears of the rows at commit on PostgreSQL (a NOTIFY,
 // storage/db/delivery-announcements.ts), this process's at once otherwise (nudge.ts).
+//
+// The organization's plan bounds the fan-out (events/plan-bounds.ts): an event of a resource the
+// plan excludes is delivered to no endpoint, "*" included. A delivery holds no copy of its event:
+// each attempt builds the body from the stored event (deliver.ts), so nothing outlives the event's
+// retention and a plan changed meanwhile is applied when the delivery is sent.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 import { announceDeliveries, insertDeliveries, listEnabledEndpoints } from '../../storage/db/repositories/webhook-deliveries.ts';
+import { findOrganizationState } from '../../storage/db/repositories/organizations.ts';
+import { planIncludesEvent } from '../events/plan-bounds.ts';
 import { newDeliveryId } from './delivery-id.ts';
 import { nudgeDeliveryWorkers } from './nudge.ts';
 
 export interface EnqueuedEvent {
   eventId: string;
   type: string;
-  /** the wire JSON text of the event: the request body */
-  payload: string;
 }
 
 /** Whether an endpoint subscribed to `types` (JSON array text; "*" is every type) receives `type`. */
@@ -39,10 +44,12 @@ export async function enqueueDeliveries(
   if (events.length === 0) return;
   const endpoints = await listEnabledEndpoints(trx, organizationId);
   if (endpoints.length === 0) return;
+  const plan = new Set((await findOrganizationState(trx, organizationId))?.plan ?? []);
+  const delivered = events.filter((event) => planIncludesEvent(plan, event.type));
   const rows = [];
   for (const endpoint of endpoints) {
     const types = parseTypes(endpoint.eventTypes);
-    for (const event of events) {
+    for (const event of delivered) {
       if (!subscribes(types, event.type)) continue;
       rows.push({
         id: newDeliveryId(now),
@@ -50,7 +57,7 @@ export async function enqueueDeliveries(
         endpoint_id: endpoint.id,
         event_id: event.eventId,
         event_type: event.type,
-        payload: event.payload,
+        payload: null,
         status: 'pending' as const,
         next_attempt_at: now,
         created_at: now,

@@ -1,4 +1,4 @@
-// When a failed delivery is tried again (docs/decisions.md, "Webhooks: delivery across nodes"):
+// When a failed delivery is tried again (docs/decisions/events-and-webhooks.md, "Webhook delivery across nodes"):
 // growing delays, each jittered by ±20 % so that the deliveries of an endpoint that failed together
 // do not come back together, then every 6 hours, until the endpoint has failed for
 // WEBHOOK_GIVE_UP_SEC (3 days by default); the last retry is moved to that moment, so the endpoint

@@ -1,7 +1,8 @@
 // Rotating an endpoint's signing secret. The new secret signs from now on; the previous one keeps
 // signing beside it (one webhook-signature entry each) until now + WEBHOOK_SECRET_OVERLAP_SEC, so
-// a receiver can switch to the new secret at its own pace without rejecting a delivery. The new
-// secret is returned once, here.
+// a receiver can switch to the new secret at its own pace without rejecting a delivery. Only the
+// previous one: a second rotation inside the overlap ends the first one's overlap, so a delivery
+// never carries more than MAX_SIGNING_SECRETS signatures. The new secret is returned once, here.
 import { randomUUID } from 'node:crypto';
 import type { AdminContext } from '../context.ts';
 import { notFound } from '../errors.ts';
@@ -23,8 +24,9 @@ export async function rotateSecret({ ctx, input }: { ctx: AdminContext; input: {
   const now = ctx.now();
   const previousSecretExpiresAt = now + (ctx.webhooks?.secretOverlapSec ?? DEFAULT_OVERLAP_SEC) * 1000;
   await ctx.db.kysely.transaction().execute(async (tx) => {
-    // secrets whose overlap is over can never sign again: dropped rather than kept encrypted forever
-    await endpoints.deleteExpiredSecrets(tx, organizationId, existing.id, now);
+    // at most two secrets sign together: a rotation inside the previous one's overlap ends that
+    // overlap (without a cap, each rotation of a day added a signature to every delivery's header)
+    await endpoints.deletePreviousSecrets(tx, organizationId, existing.id);
     await endpoints.expireSecrets(tx, organizationId, existing.id, previousSecretExpiresAt);
     await endpoints.insertSecret(tx, {
       id: randomUUID(),

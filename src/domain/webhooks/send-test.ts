@@ -1,11 +1,13 @@
 // A `webhook.test` event sent to one endpoint (issue 15's contract): delivered, signed and retried
 // like any other, but never stored in `events` and never in the feed. Its resource is the endpoint.
+// Manual sends are limited per organization (manual-sends.ts).
 import type { AdminContext } from '../context.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import { findEndpoint } from '../../storage/db/repositories/webhook-endpoints.ts';
 import { newEventId } from '../events/event-id.ts';
 import type { WebhookDelivery } from './delivery-schema.ts';
 import { addDelivery } from './add-delivery.ts';
+import { countManualSend } from './manual-sends.ts';
 import { TEST_EVENT_TYPE, type WebhookTestEvent } from './test-event.ts';
 
 export async function sendTestEvent({ ctx, input }: { ctx: AdminContext; input: { endpointId: string } }): Promise<WebhookDelivery> {
@@ -15,6 +17,7 @@ export async function sendTestEvent({ ctx, input }: { ctx: AdminContext; input: 
   if (endpoint.status !== 'enabled') {
     throw validationFailed([{ field: 'endpointId', message: 'the endpoint is disabled; enable it, then send a test event' }]);
   }
+  await countManualSend(ctx);
   const now = ctx.now();
   const eventId = newEventId(now);
   const event: WebhookTestEvent = {

@@ -55,13 +55,20 @@ export function decryptSigningSecret(key: Buffer, endpointId: string, ciphertext
   return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
 }
 
-/** The secrets that sign a delivery now: the current one and any previous one still inside its overlap (expires_at > now), newest first, decrypted. */
+/**
+ * Secrets that sign one delivery at the most: the current one and the previous one during a
+ * rotation's overlap (rotate-secret.ts keeps no more live). Also applied when reading, so secrets
+ * left live by a version without the cap never make a longer header.
+ */
+export const MAX_SIGNING_SECRETS = 2;
+
+/** The secrets that sign a delivery now: the current one and the previous one still inside its overlap (expires_at > now), newest first, decrypted. */
 export async function liveSigningSecrets(
   ctx: BaseContext & { webhookSecretsKey?: string },
   endpointId: string,
   now: number,
 ): Promise<string[]> {
-  const rows = await findLiveSecrets(ctx.db.kysely, endpointId, now);
+  const rows = await findLiveSecrets(ctx.db.kysely, endpointId, now, MAX_SIGNING_SECRETS);
   if (rows.length === 0) return [];
   const key = await contextSecretsKey(ctx);
   return rows.map((row) => decryptSigningSecret(key, row.endpointId, row.secretCiphertext));

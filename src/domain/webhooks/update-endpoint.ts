@@ -6,7 +6,8 @@ import type { AdminContext } from '../context.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import { recordAudit, type AuditAction } from '../console/audit.ts';
 import * as endpoints from '../../storage/db/repositories/webhook-endpoints.ts';
-import { checkEndpointFields } from './endpoint-input.ts';
+import { checkEndpointFields, checkTypesWithinPlan } from './endpoint-input.ts';
+import { findOrganization } from '../../storage/db/repositories/organizations.ts';
 import { endpointLabel, endpointView } from './endpoint-view.ts';
 import { ENDPOINT_STATUSES, type EndpointStatus, type WebhookEndpoint } from './schema.ts';
 
@@ -30,6 +31,9 @@ export async function updateEndpoint({
     issues.push({ field: 'body', message: 'must change at least one of url, description, eventTypes, status' });
   }
   if (issues.length > 0) throw validationFailed(issues);
+  if (fields.eventTypes !== undefined) {
+    checkTypesWithinPlan((await findOrganization(ctx.db.kysely, organizationId))?.plan ?? [], fields.eventTypes);
+  }
 
   const status = input.status as EndpointStatus | undefined;
   const changes: endpoints.EndpointChanges = { ...fields };

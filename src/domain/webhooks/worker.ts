@@ -1,5 +1,6 @@
-// The delivery worker every node runs (WEBHOOK_DELIVERY=on): it leases due deliveries
-// (repositories/webhook-deliveries.ts, claimDueDeliveries), sends up to WEBHOOK_CONCURRENCY at
+// The delivery worker every node runs (WEBHOOK_DELIVERY=on): it leases due deliveries, fairly
+// across organizations and endpoints (repositories/webhook-deliveries.ts, claimDueDeliveries: at
+// most WEBHOOK_ORG_CONCURRENCY and WEBHOOK_ENDPOINT_CONCURRENCY in flight), sends up to WEBHOOK_CONCURRENCY at
 // once, and looks again every WEBHOOK_POLL_MS while idle, at once when a slot frees, at once when
 // poked (a commit of any node announced deliveries: storage/db/delivery-announcements.ts, wired in
 // app.ts), and at once (then a few times within ~100 ms, since the nudge comes before the commit)
@@ -109,13 +110,15 @@ export class DeliveryWorker {
 
   private claim(limit: number): Promise<DeliveryRow[]> {
     const now = this.ctx.now();
-    const { leaseMs, timeoutMs } = this.ctx.webhooks;
+    const { leaseMs, timeoutMs, orgConcurrency, endpointConcurrency } = this.ctx.webhooks;
     return claimDueDeliveries(this.ctx.db.kysely, this.ctx.db.dialect, {
       owner: this.owner,
       now,
       leaseUntil: now + Math.max(leaseMs, timeoutMs + LEASE_MARGIN_MS),
       aliveSince: now - (this.instance?.livenessMs ?? 0),
       limit,
+      orgConcurrency,
+      endpointConcurrency,
     });
   }
 

@@ -40,7 +40,7 @@ export interface BlobStore {
   /**
    * Removes what writes to keys directly under `prefix` left in temporary space, when their writer
    * is known to be gone (an abandoned upload); stores that cannot tell omit it (S3: incomplete
-   * multipart uploads are aborted by the bucket's lifecycle rule, docs/decisions.md).
+   * multipart uploads are aborted by the bucket's lifecycle rule, docs/decisions/storage.md).
    */
   removePartial?(prefix: string): Promise<number>;
 }

@@ -1,5 +1,5 @@
-// Where a node hears that deliveries were enqueued anywhere (docs/decisions.md, "Webhooks:
-// delivery across nodes"). On PostgreSQL: one connection per node LISTENing on the channel that
+// Where a node hears that deliveries were enqueued anywhere (docs/decisions/events-and-webhooks.md,
+// "Webhook delivery across nodes"). On PostgreSQL: one connection per node LISTENing on the channel that
 // enqueuing transactions NOTIFY at commit (repositories/webhook-deliveries.ts), so a delivery
 // enqueued on any node, or by `cds`, is claimed at once instead of at the next poll. The
 // connection is re-opened after a failure; while it is down the workers still poll. On SQLite

@@ -14,6 +14,7 @@ import * as m0009 from './migrations/0009_claim_liveness.ts';
 import * as m0010 from './migrations/0010_events_and_webhooks.ts';
 import * as m0011 from './migrations/0011_vulnerability_pages_children.ts';
 import * as m0012 from './migrations/0012_vulnerability_list_columns.ts';
+import * as m0013 from './migrations/0013_webhook_deliveries_by_event.ts';
 import * as m0014 from './migrations/0014_service_versions.ts';
 import { SERVICE_VERSION } from '../../version.ts';
 import { listAppliedMigrations, newestServiceVersion, recordServiceVersion } from './repositories/schema-migrations.ts';
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '0010_events_and_webhooks': m0010,
   '0011_vulnerability_pages_children': m0011,
   '0012_vulnerability_list_columns': m0012,
+  '0013_webhook_deliveries_by_event': m0013,
   '0014_service_versions': m0014,
 };
 
@@ -91,15 +93,30 @@ export async function migratorFor(db: Db): Promise<Migrator> {
 
 export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
   await refuseNewerDatabase(db);
-  const result = await (await migratorFor(db)).migrateToLatest();
-  if (result.error) throw result.error;
+  const result = await settled(db, (migrator) => migrator.migrateToLatest());
   await recordServiceVersion(db.kysely, SERVICE_VERSION, MIGRATION_NAMES[MIGRATION_NAMES.length - 1], Date.now());
   return result;
 }
 
 /** Migrates up to and including `name` (upgrade tests: data written under an older schema). */
 export async function migrateTo(db: Db, name: MigrationName): Promise<MigrationResultSet> {
-  const result = await (await migratorFor(db)).migrateTo(name);
-  if (result.error) throw result.error;
-  return result;
+  return await settled(db, (migrator) => migrator.migrateTo(name));
+}
+
+/** PostgreSQL's invalid_schema_name */
+const SCHEMA_GONE = '3F000';
+
+/**
+ * Runs a migration and throws its error. Before migrating, Kysely looks for its bookkeeping table
+ * in the catalog of every schema of the database; a schema that another deployment (or test run)
+ * on the same PostgreSQL drops during that scan fails it with invalid_schema_name, before anything
+ * was migrated. That scan is tried again, twice at most.
+ */
+async function settled(db: Db, run: (migrator: Migrator) => Promise<MigrationResultSet>): Promise<MigrationResultSet> {
+  for (let attempt = 1; ; attempt++) {
+    const result = await run(await migratorFor(db));
+    if (!result.error) return result;
+    const gone = (result.error as { code?: unknown }).code === SCHEMA_GONE && (result.results ?? []).length === 0;
+    if (!gone || attempt >= 3) throw result.error;
+  }
 }

@@ -531,8 +531,8 @@ export interface WebhookDeliveriesTable {
   /** the webhook-id header */
   event_id: string;
   event_type: string;
-  /** the request body, as sent */
-  payload: string;
+  /** the request body of a `webhook.test` delivery; null for an event stored in `events`, whose body is built from it at each attempt */
+  payload: string | null;
   status: 'pending' | 'succeeded' | 'failed';
   attempts: Generated<number>;
   next_attempt_at: Ms;

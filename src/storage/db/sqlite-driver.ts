@@ -1,7 +1,7 @@
 // Adapts Node's built-in `node:sqlite` to the statement interface Kysely's SqliteDialect expects.
 // We use the built-in module rather than better-sqlite3 because the project runs on the Node 24
 // shipped by the `node` npm package, and a native addon cannot be compiled for it offline (no
-// headers ship with that package); see docs/decisions.md.
+// headers ship with that package); see docs/decisions/code-and-stack.md.
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Driver } from 'kysely';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';

@@ -1390,8 +1390,8 @@ export interface ListEventsResponse {
     data: {
       before: "compliant" | "non_compliant" | "not_applicable";
       after: "compliant" | "non_compliant" | "not_applicable";
-      /** The change that caused this one, recorded in the same write. */
-      cause: {
+      /** The change that caused this one, recorded in the same write. Absent when the organization's plan does not include the cause's resource (for example evidence), so the event never names a record the plan hides. */
+      cause?: {
         /** The type of the event whose write flipped the status (for example `evidence.status_changed`). */
         type: string;
         /** The resourceId of that event. */
@@ -1649,8 +1649,8 @@ export type WebhookPayload = {
   data: {
     before: "compliant" | "non_compliant" | "not_applicable";
     after: "compliant" | "non_compliant" | "not_applicable";
-    /** The change that caused this one, recorded in the same write. */
-    cause: {
+    /** The change that caused this one, recorded in the same write. Absent when the organization's plan does not include the cause's resource (for example evidence), so the event never names a record the plan hides. */
+    cause?: {
       /** The type of the event whose write flipped the status (for example `evidence.status_changed`). */
       type: string;
       /** The resourceId of that event. */

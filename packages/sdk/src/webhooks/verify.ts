@@ -24,8 +24,13 @@ export interface VerifyWebhookOptions {
 
 export const DEFAULT_TOLERANCE_SEC = 300;
 
-/** Longer signature headers are refused unread: a real one holds one ~50-character entry per live secret. */
-const MAX_SIGNATURE_HEADER = 4096;
+/**
+ * Longer signature headers are refused unread. The service signs with at most two secrets (the
+ * current one and, during a rotation's overlap, the previous one), about 100 characters; the
+ * bound leaves room for other Standard Webhooks senders. test/unit/webhook-signing-secrets.test.ts
+ * checks that the service's longest header stays within it.
+ */
+export const MAX_SIGNATURE_HEADER = 4096;
 /** A webhook-id longer than this is not one of ours (they are `evt_` + 26 characters). */
 const MAX_ID_LENGTH = 256;
 const SECRET_PREFIX = 'whsec_';

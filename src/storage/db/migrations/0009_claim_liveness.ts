@@ -1,4 +1,4 @@
-// A claim lives only as long as the process holding it (docs/decisions.md, "Claim liveness").
+// A claim lives only as long as the process holding it (docs/decisions/writes-and-uploads.md, "Abandoned claims (claim liveness)").
 //
 // server_instances has one row per running server process: a random ID chosen at start-up, the
 // host and process ID it runs as (on SQLite, where every process shares one machine, start-up can

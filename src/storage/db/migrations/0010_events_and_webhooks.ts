@@ -1,4 +1,4 @@
-// Change events and webhooks (issue 15; docs/decisions.md, "Change events and webhooks: how the parts fit").
+// Change events and webhooks (issue 15; docs/decisions/events-and-webhooks.md, "How the parts fit").
 //
 // events is the transactional outbox and the pull feed at once: every write inserts its events in
 // the transaction that makes the change, so an event exists if and only if the change committed.

@@ -104,3 +104,23 @@ export async function deleteEventsBefore(db: Q, cutoff: number, limit: number): 
   const result = await db.deleteFrom('events').where('id', 'in', victims).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** One event of the organization by its ID (undefined: none such, or removed by its retention). */
+export async function findEvent(db: Q, organizationId: string, eventId: string): Promise<EventRow | undefined> {
+  const r = await db
+    .selectFrom('events')
+    .select(['id', 'type', 'resource_type', 'resource_id', 'occurred_at', 'data'])
+    .where('id', '=', eventId)
+    .where('organization_id', '=', organizationId)
+    .executeTakeFirst();
+  return (
+    r && {
+      id: r.id,
+      type: r.type,
+      resourceType: r.resource_type,
+      resourceId: r.resource_id,
+      occurredAt: Number(r.occurred_at),
+      data: r.data,
+    }
+  );
+}

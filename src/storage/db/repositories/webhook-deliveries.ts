@@ -1,9 +1,9 @@
-// Webhook deliveries and their attempts (migration 0010; docs/decisions.md, "Webhooks: delivery
-// across nodes"): the fan-out at write time, the leased claim of due rows by the workers of every
+// Webhook deliveries and their attempts (migration 0010; docs/decisions/events-and-webhooks.md,
+// "Webhook delivery across nodes"): the fan-out at write time, the leased claim of due rows by the workers of every
 // node, the outcome of each attempt, and what the console lists. The endpoint columns the
 // delivery owns (its failing run, disabling it) are written here too; the rest of the endpoint is
 // repositories/webhook-endpoints.ts's.
-import { PostgresAdapter, sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { PostgresAdapter, sql, type ExpressionBuilder, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { DialectName } from '../connect.ts';
 import type { Database, WebhookDeliveriesTable, WebhookDeliveryAttemptsTable } from '../schema.ts';
 import { instanceAlive } from './server-instances.ts';
@@ -67,43 +67,146 @@ export interface ClaimOptions {
   /** an owner (a server instance) without a heartbeat since then is gone, and its leases free */
   aliveSince: number;
   limit: number;
+  /** deliveries one organization may have in flight, across all nodes (WEBHOOK_ORG_CONCURRENCY) */
+  orgConcurrency: number;
+  /** deliveries one endpoint may have in flight, across all nodes (WEBHOOK_ENDPOINT_CONCURRENCY) */
+  endpointConcurrency: number;
 }
 
+/** Due rows looked at per round of a claim, at least: enough to find other organizations' rows behind a backlog. */
+const CLAIM_WINDOW = 256;
+/** Rounds of a claim: each excludes the organizations and endpoints the previous ones filled. */
+const CLAIM_ROUNDS = 3;
+
+type Held = Map<string, number>;
+const bump = (m: Held, key: string) => m.set(key, (m.get(key) ?? 0) + 1);
+
 /**
- * Leases up to `limit` due deliveries to `owner`, oldest due first: pending, due, and not leased,
- * or leased by a worker whose lease is over or whose server instance stopped beating. One
- * statement: on PostgreSQL the inner SELECT locks the rows it picks with FOR UPDATE SKIP LOCKED, so
- * workers of several nodes claiming at once take disjoint rows without waiting for each other; on
- * SQLite the write lock serializes claims.
+ * Leases up to `limit` due deliveries to `owner`, fairly across organizations and endpoints (issue
+ * 28, item 3): no organization or endpoint gets more than its concurrency in flight (counted over
+ * every node's live leases), and among the organizations with room, the one with the least in
+ * flight is served first, then the oldest due delivery. So one tenant's silent receivers hold at
+ * most WEBHOOK_ORG_CONCURRENCY slots, and another tenant's delivery is next as soon as one frees.
+ *
+ * Due rows are read oldest first in windows, each excluding the organizations and endpoints
+ * already full, so a backlog of one organization does not hide the others' rows; the caps are
+ * checked at the claim's read, so nodes claiming at the same moment may pass one by a delivery
+ * each. The lease is then taken in one statement that re-checks each row: on PostgreSQL its inner
+ * SELECT locks the rows with FOR UPDATE SKIP LOCKED, so workers of several nodes take disjoint rows
+ * without waiting for each other; on SQLite the write lock serializes claims.
  */
 export async function claimDueDeliveries(db: Q, dialect: DialectName, o: ClaimOptions): Promise<DeliveryRow[]> {
-  const due = db
+  const orgHeld: Held = new Map();
+  const endpointHeld: Held = new Map();
+  const held = await db
     .selectFrom('webhook_deliveries')
-    .select('id')
+    .select(['organization_id', 'endpoint_id', sql<number>`count(*)`.as('n')])
     .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', o.now)
+    .where('lease_until', '>', o.now)
     .where((eb) =>
-      eb.or([
-        eb('lease_until', 'is', null),
-        eb('lease_until', '<=', o.now),
-        eb.and([
-          eb('lease_owner', 'not like', `${LOCAL_OWNER_PREFIX}%`),
-          eb.not(instanceAlive('webhook_deliveries.lease_owner', o.aliveSince)),
-        ]),
-      ]),
+      eb.or([eb('lease_owner', 'like', `${LOCAL_OWNER_PREFIX}%`), instanceAlive('webhook_deliveries.lease_owner', o.aliveSince)]),
     )
-    .orderBy('next_attempt_at')
-    .limit(o.limit)
-    .$if(dialect === 'postgres', (q) => q.forUpdate().skipLocked());
+    .groupBy(['organization_id', 'endpoint_id'])
+    .execute();
+  for (const h of held) {
+    orgHeld.set(h.organization_id, (orgHeld.get(h.organization_id) ?? 0) + Number(h.n));
+    endpointHeld.set(h.endpoint_id, Number(h.n));
+  }
+
+  const picked: string[] = [];
+  const window = Math.max(CLAIM_WINDOW, o.limit * 16);
+  for (let round = 0; round < CLAIM_ROUNDS && picked.length < o.limit; round++) {
+    const fullOrgs = [...orgHeld].filter(([, n]) => n >= o.orgConcurrency).map(([id]) => id);
+    const fullEndpoints = [...endpointHeld].filter(([, n]) => n >= o.endpointConcurrency).map(([id]) => id);
+    const due = await db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'organization_id', 'endpoint_id'])
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', o.now)
+      .where((eb) => claimable(eb, o))
+      .$if(fullOrgs.length > 0, (q) => q.where('organization_id', 'not in', fullOrgs))
+      .$if(fullEndpoints.length > 0, (q) => q.where('endpoint_id', 'not in', fullEndpoints))
+      .$if(picked.length > 0, (q) => q.where('id', 'not in', picked))
+      .orderBy('next_attempt_at')
+      .orderBy('id')
+      .limit(window)
+      .execute();
+    pickFairly(due, picked, orgHeld, endpointHeld, o);
+    if (due.length < window) break;
+  }
+  if (picked.length === 0) return [];
+
   const rows = await db
     .updateTable('webhook_deliveries')
     .set({ lease_owner: o.owner, lease_until: o.leaseUntil })
-    .where('id', 'in', due)
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('id', 'in', picked)
+        .where('status', '=', 'pending')
+        .where((inner) => claimable(inner, o))
+        .$if(dialect === 'postgres', (q) => q.forUpdate().skipLocked()),
+    )
     // PostgreSQL re-checks a row updated meanwhile (EvalPlanQual); status must still be pending
     .where('status', '=', 'pending')
     .returningAll()
     .execute();
   return rows.map(toDelivery);
+}
+
+/** Not leased, or leased by a worker whose lease is over or whose server instance stopped beating. */
+function claimable(eb: ExpressionBuilder<Database, 'webhook_deliveries'>, o: ClaimOptions) {
+  return eb.or([
+    eb('lease_until', 'is', null),
+    eb('lease_until', '<=', o.now),
+    eb.and([
+      eb('lease_owner', 'not like', `${LOCAL_OWNER_PREFIX}%`),
+      eb.not(instanceAlive('webhook_deliveries.lease_owner', o.aliveSince)),
+    ]),
+  ]);
+}
+
+/**
+ * Adds to `picked` from `due` (oldest first) in turns: each turn serves the organizations with
+ * room, fewest in flight first (oldest due breaking ties), one delivery each, from an endpoint with
+ * room. Counts in `orgHeld` and `endpointHeld` grow with what is picked.
+ */
+function pickFairly(
+  due: ReadonlyArray<{ id: string; organization_id: string; endpoint_id: string }>,
+  picked: string[],
+  orgHeld: Held,
+  endpointHeld: Held,
+  o: ClaimOptions,
+): void {
+  const queues = new Map<string, Array<{ id: string; endpoint_id: string }>>();
+  for (const row of due) {
+    let queue = queues.get(row.organization_id);
+    if (!queue) queues.set(row.organization_id, (queue = []));
+    queue.push(row);
+  }
+  let progressed = true;
+  while (progressed && picked.length < o.limit) {
+    progressed = false;
+    const turn = [...queues.keys()]
+      .filter((org) => (orgHeld.get(org) ?? 0) < o.orgConcurrency)
+      .sort((a, b) => (orgHeld.get(a) ?? 0) - (orgHeld.get(b) ?? 0)); // stable: oldest due first among equals
+    for (const org of turn) {
+      if (picked.length >= o.limit) break;
+      const queue = queues.get(org)!;
+      const at = queue.findIndex((row) => (endpointHeld.get(row.endpoint_id) ?? 0) < o.endpointConcurrency);
+      if (at < 0) {
+        queues.delete(org);
+        continue;
+      }
+      const [row] = queue.splice(at, 1);
+      picked.push(row.id);
+      bump(orgHeld, org);
+      bump(endpointHeld, row.endpoint_id);
+      if (queue.length === 0) queues.delete(org);
+      progressed = true;
+    }
+  }
 }
 
 /** Gives leases back unattempted (a worker stopping): due at once for any worker. */
@@ -267,4 +370,19 @@ export async function countDeliveriesByStatus(db: Q, organizationId: string): Pr
     .groupBy('status')
     .execute();
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}
+
+/**
+ * Removes at most `limit` deliveries created before `cutoff` (any organization), with their
+ * attempts, oldest first; answers how many deliveries it removed, so the caller repeats until fewer
+ * than `limit` go. Attempts go first, so an interrupted run leaves no attempt without its delivery.
+ */
+export async function deleteDeliveriesBefore(db: Q, cutoff: number, limit: number): Promise<number> {
+  const victims = (
+    await db.selectFrom('webhook_deliveries').select('id').where('created_at', '<', cutoff).orderBy('created_at').limit(limit).execute()
+  ).map((r) => r.id);
+  if (victims.length === 0) return 0;
+  await db.deleteFrom('webhook_delivery_attempts').where('delivery_id', 'in', victims).execute();
+  const result = await db.deleteFrom('webhook_deliveries').where('id', 'in', victims).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

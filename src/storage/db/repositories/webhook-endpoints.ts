@@ -158,10 +158,7 @@ export async function insertSecret(db: Q, s: WebhookSecretRecord): Promise<void>
     .execute();
 }
 
-/**
- * Ends the overlap of the endpoint's current secret at `expiresAt` and of older secrets still live
- * after it at the same time, so at most the two newest secrets ever sign together.
- */
+/** Ends the overlap of the endpoint's current secret at `expiresAt`: it signs beside the next one until then. */
 export async function expireSecrets(db: Q, organizationId: string, endpointId: string, expiresAt: number): Promise<void> {
   await db
     .updateTable('webhook_endpoint_secrets')
@@ -172,8 +169,8 @@ export async function expireSecrets(db: Q, organizationId: string, endpointId: s
     .execute();
 }
 
-/** Secrets that still sign at `now` (current, or expiring later), newest first. */
-export async function findLiveSecrets(db: Q, endpointId: string, now: number): Promise<WebhookSecretRecord[]> {
+/** The newest `limit` secrets that still sign at `now` (current, or expiring later), newest first. */
+export async function findLiveSecrets(db: Q, endpointId: string, now: number, limit: number): Promise<WebhookSecretRecord[]> {
   const rows = await db
     .selectFrom('webhook_endpoint_secrets')
     .selectAll()
@@ -181,6 +178,7 @@ export async function findLiveSecrets(db: Q, endpointId: string, now: number): P
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
+    .limit(limit)
     .execute();
   return rows.map((row) => ({
     id: row.id,
@@ -192,13 +190,16 @@ export async function findLiveSecrets(db: Q, endpointId: string, now: number): P
   }));
 }
 
-/** Removes the endpoint's secrets whose overlap ended before `now` (they can never sign again). */
-export async function deleteExpiredSecrets(db: Q, organizationId: string, endpointId: string, now: number): Promise<void> {
+/**
+ * Removes the endpoint's previous secrets: those whose overlap is over, and the one still inside
+ * it. A rotation calls it before making the current secret the previous one, so a new rotation ends
+ * the oldest overlap and at most two secrets ever sign together (issue 28, item 5).
+ */
+export async function deletePreviousSecrets(db: Q, organizationId: string, endpointId: string): Promise<void> {
   await db
     .deleteFrom('webhook_endpoint_secrets')
     .where('organization_id', '=', organizationId)
     .where('endpoint_id', '=', endpointId)
     .where('expires_at', 'is not', null)
-    .where('expires_at', '<=', now)
     .execute();
 }

@@ -31,6 +31,7 @@ export default function sendTestWebhookRoute(app: FastifyInstance, { system }: R
           ...consoleErrors({
             400: 'validation_failed: the endpoint is disabled (enable it first)',
             404: 'not_found: no such webhook endpoint in the organization',
+            429: 'rate_limit_exceeded: too many test events and redeliveries this minute (WEBHOOK_MANUAL_SENDS_PER_MIN); Retry-After says when to retry',
           }),
         },
       },

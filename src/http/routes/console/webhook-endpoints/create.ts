@@ -39,6 +39,7 @@ export default function createWebhookEndpointRoute(app: FastifyInstance, { syste
           201: Envelope(NewWebhookEndpoint, 'The endpoint was registered: with its signing secret, shown this once.'),
           ...consoleErrors({
             400: `validation_failed: the body is invalid (details name the field: a refused address says why), or the organization already has ${MAX_ENDPOINTS_PER_ORG} endpoints`,
+            403: "forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site; plan_restricted: eventTypes names a type of a resource the organization's plan excludes",
           }),
         },
       },

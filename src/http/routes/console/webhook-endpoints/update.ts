@@ -49,7 +49,10 @@ export default function updateWebhookEndpointRoute(app: FastifyInstance, { syste
         body: Body,
         response: {
           200: Envelope(WebhookEndpoint, 'The endpoint as changed.'),
-          ...consoleErrors({ 404: 'not_found: no such endpoint in the organization' }),
+          ...consoleErrors({
+            403: "forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site; plan_restricted: eventTypes names a type of a resource the organization's plan excludes",
+            404: 'not_found: no such endpoint in the organization',
+          }),
         },
       },
     },

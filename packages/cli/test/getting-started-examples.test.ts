@@ -1,6 +1,6 @@
-// The README's upload examples, run twice as a reader would: the curl command (taken from
-// README.md itself, with the token and evidence ID filled in) and the `compliance evidence upload`
-// line, both with the files under examples/. The evidence date and the key are fixed, so the second
+// The upload examples of docs/getting-started.md, run twice as a reader would: the curl command
+// (taken from the page itself, with the token and evidence ID filled in) and the
+// `compliance evidence upload` line, both with the files under examples/. The evidence date and the key are fixed, so the second
 // run is answered from the stored response and the evidence holds the files once.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,20 +15,20 @@ import { startCliService, type CliService } from './support/service.ts';
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const hasCurl = spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0;
 
-/** The README's upload command: from `curl -s ".../attachments"` to its last continued line. */
-function readmeUploadCommand(): string {
-  const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
-  const start = readme.indexOf('curl -s "http://127.0.0.1:3000/v1/evidence/$EVIDENCE_ID/attachments"');
-  assert.ok(start > 0, 'the README has the upload example');
+/** The page's upload command: from `curl -s ".../attachments"` to its last continued line. */
+function pageUploadCommand(): string {
+  const page = fs.readFileSync(path.join(REPO, 'docs/getting-started.md'), 'utf8');
+  const start = page.indexOf('curl -s "http://127.0.0.1:3000/v1/evidence/$EVIDENCE_ID/attachments"');
+  assert.ok(start > 0, 'the getting-started page has the upload example');
   const lines: string[] = [];
-  for (const line of readme.slice(start).split('\n')) {
+  for (const line of page.slice(start).split('\n')) {
     lines.push(line);
     if (!line.endsWith('\\')) break;
   }
   return lines.join('\n');
 }
 
-describe("the README's upload examples", { concurrency: 1 }, () => {
+describe("the getting-started page's upload examples", { concurrency: 1 }, () => {
   let s: CliService;
   let token: string;
   before(async () => {
@@ -50,7 +50,7 @@ describe("the README's upload examples", { concurrency: 1 }, () => {
   }, async () => {
     const evidenceId = (await s.sdk.evidence.list()).data[0].evidenceId;
     const before = (await attachmentsOf(evidenceId)).length;
-    const command = readmeUploadCommand()
+    const command = pageUploadCommand()
       .replace('http://127.0.0.1:3000', s.server.url)
       .replace(/^curl -s /, 'curl -s -i ');
     // Asynchronously: the service runs in this process and must answer while curl waits.
@@ -58,7 +58,7 @@ describe("the README's upload examples", { concurrency: 1 }, () => {
       promisify(execFile)('bash', ['-c', command], {
         cwd: REPO,
         encoding: 'utf8',
-        env: { PATH: process.env.PATH, EVIDENCE_ID: evidenceId, W: `Authorization: Bearer ${token}` },
+        env: { PATH: process.env.PATH, EVIDENCE_ID: evidenceId, H: `Authorization: Bearer ${token}` },
       });
     const first = await run();
     assert.match(first.stdout, /^HTTP\/1\.1 201/, first.stdout + first.stderr);
@@ -94,7 +94,7 @@ describe("the README's upload examples", { concurrency: 1 }, () => {
     assert.equal(second.code, 0, explain(second));
     assert.match(second.stderr, /answered from the stored response/);
     assert.deepEqual(JSON.parse(second.stdout), JSON.parse(first.stdout));
-    // The README's CLI example uses its own key: the curl example's key, already used for another
+    // The page's CLI example uses its own key: the curl example's key, already used for another
     // request, would be refused (409 idempotency_key_reused).
     assert.equal((await attachmentsOf(evidenceId)).length, before + 2);
   });
