@@ -17,6 +17,7 @@ import { ServiceError, type FieldIssue } from '../../src/domain/errors.ts';
 import { FRAMEWORK_REQUIREMENTS_MAX, type ProgramRequirement } from '../../src/domain/frameworks/program-schema.ts';
 import { CATALOG_ISSUES_MAX, CATALOG_NESTING_MAX, frameworkFromCatalog } from '../../src/formats/oscal/catalog-import.ts';
 import { CATALOG_UUID_NAMESPACE, catalogFromFramework, type FrameworkForExport } from '../../src/formats/oscal/catalog-export.ts';
+import { frameworkFromCatalogFile } from '../../src/formats/oscal/catalog-file.ts';
 import { OSCAL_VERSION } from '../../src/formats/oscal/catalog-shape.ts';
 import { JSON_MAX_DEPTH, parseGuardedJson, readGuardedJsonFile } from '../../src/formats/oscal/guarded-json.ts';
 import { URL_NAMESPACE, uuidV5 } from '../../src/formats/oscal/uuid-v5.ts';
@@ -455,22 +456,25 @@ describe('reading a JSON file with guards', () => {
     assert.match(issues[0].message, /is not valid JSON \(at line 3, column 1\)/);
   });
 
-  test('a file over the size limit, or not UTF-8, is refused; a catalog file is read', async () => {
+  test('a catalog file is read; one over the size limit, not UTF-8, missing or not a file is refused', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'oscal-'));
     try {
       const file = join(dir, 'catalog.json');
       const text = JSON.stringify(exampleCatalog(), null, 2);
       writeFileSync(file, `\uFEFF${text}`);
-      const framework = frameworkFromCatalog(await readGuardedJsonFile(file, { maxBytes: 1024 * 1024 }));
-      assert.equal(framework.requirements.length, 6);
+      const framework = await frameworkFromCatalogFile(file, { key: 'from-file' });
+      assert.equal(framework.key, 'from-file');
+      assert.deepEqual(framework, frameworkFromCatalog(exampleCatalog(), { key: 'from-file' }));
 
-      await assert.rejects(readGuardedJsonFile(file, { maxBytes: 1000 }), (error: ServiceError) => {
+      await assert.rejects(frameworkFromCatalogFile(file, { maxBytes: 1000 }), (error: ServiceError) => {
         assert.equal(error.code, 'validation_failed');
         assert.match((error.details[0] as FieldIssue).message, /is 5\.\d KiB, over the limit of 1000 bytes/);
         return true;
       });
       writeFileSync(file, Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d]));
-      await assert.rejects(readGuardedJsonFile(file, { maxBytes: 1000 }), /not UTF-8/);
+      await assert.rejects(frameworkFromCatalogFile(file), /is not UTF-8 text/);
+      await assert.rejects(readGuardedJsonFile(join(dir, 'missing.json'), { maxBytes: 1000 }), /does not exist/);
+      await assert.rejects(readGuardedJsonFile(dir, { maxBytes: 1000 }), /is not a regular file/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

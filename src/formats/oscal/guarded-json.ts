@@ -88,16 +88,23 @@ export function parseGuardedJson(text: string, limits: Omit<JsonLimits, 'maxByte
   }
 }
 
+/** A file that cannot be opened is the caller's mistake, said in words; other errors go on. */
+function unreadable(error: NodeJS.ErrnoException): never {
+  if (error.code === 'ENOENT') throw refuse('does not exist');
+  if (error.code === 'EACCES' || error.code === 'EPERM') throw refuse('cannot be read (permission denied)');
+  throw error;
+}
+
 /**
  * Reads a JSON file of at most `maxBytes` bytes: the size is checked before reading (and again on
  * what was read, in case the file grew), the bytes must be UTF-8, then `parseGuardedJson`.
  */
 export async function readGuardedJsonFile(path: string, limits: JsonLimits): Promise<unknown> {
   const tooLarge = (bytes: number) => refuse(`is ${size(bytes)}, over the limit of ${size(limits.maxBytes)}`);
-  const info = await stat(path);
+  const info = await stat(path).catch(unreadable);
   if (!info.isFile()) throw refuse('is not a regular file');
   if (info.size > limits.maxBytes) throw tooLarge(info.size);
-  const bytes = await readFile(path);
+  const bytes = await readFile(path).catch(unreadable);
   if (bytes.length > limits.maxBytes) throw tooLarge(bytes.length);
   let text: string;
   try {
