@@ -14,11 +14,11 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { ServiceError, type FieldIssue } from '../../src/domain/errors.ts';
-import { FRAMEWORK_REQUIREMENTS_MAX, type ProgramRequirement } from '../../src/domain/frameworks/program-schema.ts';
+import { FRAMEWORK_REQUIREMENTS_MAX, ProgramFramework, type ProgramRequirement } from '../../src/domain/frameworks/program-schema.ts';
 import { CATALOG_ISSUES_MAX, CATALOG_NESTING_MAX, frameworkFromCatalog } from '../../src/formats/oscal/catalog-import.ts';
 import { CATALOG_UUID_NAMESPACE, catalogFromFramework, type FrameworkForExport } from '../../src/formats/oscal/catalog-export.ts';
 import { frameworkFromCatalogFile } from '../../src/formats/oscal/catalog-file.ts';
-import { OSCAL_VERSION } from '../../src/formats/oscal/catalog-shape.ts';
+import { OscalCatalogDocument, OSCAL_VERSION } from '../../src/formats/oscal/catalog-shape.ts';
 import { JSON_MAX_DEPTH, parseGuardedJson, readGuardedJsonFile } from '../../src/formats/oscal/guarded-json.ts';
 import { URL_NAMESPACE, uuidV5 } from '../../src/formats/oscal/uuid-v5.ts';
 
@@ -34,9 +34,18 @@ const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: true });
 addFormats(ajv);
 const validateOscalCatalog = ajv.compile(schema);
 
+// The shapes this project declares (TypeBox, so JSON Schema): what an import gives must be a valid
+// program framework, and an export must have the shape declared for it.
+const validateProgramFramework = ajv.compile(ProgramFramework);
+const validateExportShape = ajv.compile(OscalCatalogDocument);
+
 function assertOscalValid(document: unknown): void {
   const valid = validateOscalCatalog(document);
   assert.ok(valid, `OSCAL's schema refuses it: ${JSON.stringify(validateOscalCatalog.errors?.slice(0, 5), null, 1)}`);
+}
+
+function assertProgramFramework(framework: unknown): void {
+  assert.ok(validateProgramFramework(framework), JSON.stringify(validateProgramFramework.errors));
 }
 
 const label = (value: string, extra: Record<string, string> = {}) => ({ name: 'label', value, ...extra });
@@ -157,6 +166,7 @@ describe('importing an OSCAL catalog', () => {
 
   test('every control and enhancement becomes a requirement in document order, withdrawn ones and their enhancements left out', () => {
     const framework = frameworkFromCatalog(exampleCatalog());
+    assertProgramFramework(framework);
     assert.equal(framework.key, 'example-security-controls-rev-2');
     assert.equal(framework.name, 'Example Security Controls, Rev. 2');
     assert.deepEqual(framework.requirements, [
@@ -315,6 +325,7 @@ describe('exporting a framework as an OSCAL catalog', () => {
   test("OSCAL's own catalog schema accepts the export", () => {
     const document = catalogFromFramework(framework, { lastModified: LAST_MODIFIED });
     assertOscalValid(document);
+    assert.ok(validateExportShape(document), JSON.stringify(validateExportShape.errors));
     assert.deepEqual(document.catalog.metadata, {
       title: 'Customer Trust Program',
       'last-modified': '2026-11-27T04:00:00Z',
@@ -415,6 +426,7 @@ describe('round trip', () => {
           const back = frameworkFromCatalog(catalogFromFramework({ id: 'f-1', name, requirements }, { lastModified: LAST_MODIFIED }), {
             key: 'k',
           });
+          assertProgramFramework(back);
           assert.equal(back.name, name);
           assert.deepEqual(
             back.requirements.map(({ code, name }): Omit<ProgramRequirement, 'key'> => ({ code, name })),
