@@ -113,7 +113,7 @@ interface Frame {
   depth: number;
 }
 
-/** `pointer`'s child lists in document order (controls before groups, as in OSCAL's XML model). */
+/** `pointer`'s child lists in document order: controls before groups, as OSCAL's model orders a catalog's. */
 function children(node: Json, pointer: string, depth: number, issues: Issues): Frame[] {
   const frames: Frame[] = [];
   for (const [list, kind] of [
@@ -135,7 +135,8 @@ function children(node: Json, pointer: string, depth: number, issues: Issues): F
   return frames;
 }
 
-function walk(document: unknown, options: CatalogImportOptions, issues: Issues): ProgramFramework | undefined {
+/** The catalog object, or undefined with the problem recorded. */
+function readCatalog(document: unknown, issues: Issues): Json | undefined {
   if (!isObject(document)) return void issues.add('', 'must be a JSON object: an OSCAL catalog document is { "catalog": { ... } }');
   const catalog = document.catalog;
   if (catalog === undefined) {
@@ -145,7 +146,11 @@ function walk(document: unknown, options: CatalogImportOptions, issues: Issues):
     return void issues.add('/catalog', 'is required: an OSCAL catalog document is { "catalog": { ... } }');
   }
   if (!isObject(catalog)) return void issues.add('/catalog', 'must be an object');
+  return catalog;
+}
 
+/** The framework's key and name, from the catalog's uuid and metadata and the caller's key. */
+function readHeader(catalog: Json, options: CatalogImportOptions, issues: Issues): { key?: string; name?: string } {
   if (catalog.uuid === undefined) issues.add('/catalog/uuid', "is required: the catalog's UUID");
   else if (typeof catalog.uuid !== 'string' || !UUID_PATTERN.test(catalog.uuid)) {
     issues.add('/catalog/uuid', 'must be a UUID (8-4-4-4-12 hexadecimal digits)');
@@ -158,9 +163,9 @@ function walk(document: unknown, options: CatalogImportOptions, issues: Issues):
   } else {
     name = readLine(metadata.title, '/catalog/metadata/title', FRAMEWORK_NAME_MAX_LENGTH, issues, "framework's name");
     const oscalVersion = metadata['oscal-version'];
-    if (oscalVersion === undefined)
+    if (oscalVersion === undefined) {
       issues.add('/catalog/metadata/oscal-version', 'is required: the OSCAL version the catalog follows (1.x)');
-    else if (typeof oscalVersion !== 'string' || !/^1\.\d+/.test(oscalVersion)) {
+    } else if (typeof oscalVersion !== 'string' || !/^1\.\d+/.test(oscalVersion)) {
       issues.add('/catalog/metadata/oscal-version', `is ${JSON.stringify(oscalVersion)}; only OSCAL 1.x catalogs are read`);
     }
   }
@@ -174,11 +179,59 @@ function walk(document: unknown, options: CatalogImportOptions, issues: Issues):
     key = keyFromTitle(name);
     if (key === '') issues.add('/catalog/metadata/title', "has no letter or digit to make the framework's key from; give the key");
   }
+  return { key, name };
+}
 
-  const requirements: ProgramRequirement[] = [];
-  const controlIds = new Map<string, string>();
-  const codes = new Map<string, string>();
-  // Depth-first in document order: children are pushed in reverse.
+/** What the walk has seen so far: ids and codes (each with where it was first), requirements kept. */
+interface Seen {
+  controlIds: Map<string, string>;
+  codes: Map<string, string>;
+  requirements: ProgramRequirement[];
+}
+
+/**
+ * One control: its id, title and code checked; a requirement added unless it is withdrawn.
+ * Returns whether its enhancements are to be read (not when it is withdrawn).
+ */
+function readControl(node: Json, pointer: string, props: ControlProps, seen: Seen, issues: Issues): boolean {
+  const id = node.id;
+  const idIsToken = typeof id === 'string' && OSCAL_TOKEN.test(id);
+  if (id === undefined) issues.add(`${pointer}/id`, "is required: the control's identifier");
+  else if (!idIsToken) issues.add(`${pointer}/id`, 'must be an OSCAL token: a letter or "_", then letters, digits, ".", "-" or "_"');
+  else if (id.length > RECORD_KEY_MAX_LENGTH) {
+    issues.add(`${pointer}/id`, `is ${id.length} characters long; a control's id may have at most ${RECORD_KEY_MAX_LENGTH}`);
+  } else if (seen.controlIds.has(id)) {
+    issues.add(`${pointer}/id`, `is "${id}", the id of ${seen.controlIds.get(id)} too; control ids must be unique`);
+  } else seen.controlIds.set(id, pointer);
+  const title = readLine(node.title, `${pointer}/title`, REQUIREMENT_NAME_MAX_LENGTH, issues, "control's title");
+  if (props.withdrawn) return false;
+
+  let code: string | undefined;
+  let codeField = `${pointer}/id`;
+  if (props.label) {
+    codeField = props.label.field;
+    code = readLine(props.label.value, codeField, REQUIREMENT_CODE_MAX_LENGTH, issues, "control's label");
+  } else if (idIsToken) {
+    code = id.toUpperCase();
+    if (code.length > REQUIREMENT_CODE_MAX_LENGTH) {
+      issues.add(
+        codeField,
+        `is the requirement's code when there is no label, and is longer than ${REQUIREMENT_CODE_MAX_LENGTH} characters; give the control a label`,
+      );
+      code = undefined;
+    }
+  }
+  if (code !== undefined && seen.codes.has(code)) {
+    issues.add(codeField, `makes the code "${code}", as ${seen.codes.get(code)} does; each requirement's code must be unique`);
+  } else if (code !== undefined) seen.codes.set(code, codeField);
+
+  if (idIsToken && code !== undefined && title !== undefined) seen.requirements.push({ key: id, code, name: title });
+  return true;
+}
+
+/** Every control under the catalog, depth first in document order (children pushed in reverse). */
+function readRequirements(catalog: Json, issues: Issues): ProgramRequirement[] {
+  const seen: Seen = { controlIds: new Map(), codes: new Map(), requirements: [] };
   const stack = children(catalog, '/catalog', 0, issues).reverse();
   while (stack.length > 0) {
     const { node, pointer, kind, depth } = stack.pop()!;
@@ -187,51 +240,26 @@ function walk(document: unknown, options: CatalogImportOptions, issues: Issues):
       continue;
     }
     const props = readProps(node, pointer, issues);
-    if (kind === 'control') {
-      const id = node.id;
-      if (id === undefined) issues.add(`${pointer}/id`, "is required: the control's identifier");
-      else if (typeof id !== 'string' || !OSCAL_TOKEN.test(id)) {
-        issues.add(`${pointer}/id`, 'must be an OSCAL token: a letter or "_", then letters, digits, ".", "-" or "_"');
-      } else if (id.length > RECORD_KEY_MAX_LENGTH) {
-        issues.add(`${pointer}/id`, `is ${id.length} characters long; a control's id may have at most ${RECORD_KEY_MAX_LENGTH}`);
-      } else if (controlIds.has(id)) {
-        issues.add(`${pointer}/id`, `is "${id}", the id of ${controlIds.get(id)} too; control ids must be unique`);
-      } else controlIds.set(id, pointer);
-      const title = readLine(node.title, `${pointer}/title`, REQUIREMENT_NAME_MAX_LENGTH, issues, "control's title");
-      if (props.withdrawn) continue;
-
-      let code: string | undefined;
-      let codeField = `${pointer}/id`;
-      if (props.label) {
-        codeField = props.label.field;
-        code = readLine(props.label.value, codeField, REQUIREMENT_CODE_MAX_LENGTH, issues, "control's label");
-      } else if (typeof id === 'string' && OSCAL_TOKEN.test(id)) {
-        code = id.toUpperCase();
-        if (code.length > REQUIREMENT_CODE_MAX_LENGTH) {
-          issues.add(
-            codeField,
-            `is the requirement's code when there is no label, and is longer than ${REQUIREMENT_CODE_MAX_LENGTH} characters; give the control a label`,
-          );
-          code = undefined;
-        }
-      }
-      if (code !== undefined && codes.has(code)) {
-        issues.add(codeField, `makes the code "${code}", as ${codes.get(code)} does; each requirement's code must be unique`);
-      } else if (code !== undefined) codes.set(code, codeField);
-
-      if (typeof id === 'string' && code !== undefined && title !== undefined) requirements.push({ key: id, code, name: title });
-      if (requirements.length > FRAMEWORK_REQUIREMENTS_MAX) {
-        issues.add(
-          '/catalog',
-          `has more than ${FRAMEWORK_REQUIREMENTS_MAX} controls and enhancements (withdrawn ones not counted); split it into several frameworks`,
-        );
-        break;
-      }
-    } else if (props.withdrawn) continue;
+    const goOn = kind === 'control' ? readControl(node, pointer, props, seen, issues) : !props.withdrawn;
+    if (seen.requirements.length > FRAMEWORK_REQUIREMENTS_MAX) {
+      issues.add(
+        '/catalog',
+        `has more than ${FRAMEWORK_REQUIREMENTS_MAX} controls and enhancements (withdrawn ones not counted); split it into several frameworks`,
+      );
+      break;
+    }
+    if (!goOn) continue;
     const below = children(node, pointer, depth, issues);
     for (let i = below.length - 1; i >= 0; i--) stack.push(below[i]);
   }
+  return seen.requirements;
+}
 
+function walk(document: unknown, options: CatalogImportOptions, issues: Issues): ProgramFramework | undefined {
+  const catalog = readCatalog(document, issues);
+  if (!catalog) return undefined;
+  const { key, name } = readHeader(catalog, options, issues);
+  const requirements = readRequirements(catalog, issues);
   if (issues.list.length > 0 || key === undefined || name === undefined) return undefined;
   return { key, name, requirements };
 }
