@@ -48,8 +48,10 @@ function assertProgramFramework(framework: unknown): void {
   assert.ok(validateProgramFramework(framework), JSON.stringify(validateProgramFramework.errors));
 }
 
-const label = (value: string, extra: Record<string, string> = {}) => ({ name: 'label', value, ...extra });
-const WITHDRAWN = { name: 'status', value: 'withdrawn' };
+/** An OSCAL property; `extra` adds `class` or `ns`. */
+const prop = (name: string, value: string, extra: Record<string, string> = {}) => ({ name, value, ...extra });
+const label = (value: string, extra: Record<string, string> = {}) => prop('label', value, extra);
+const WITHDRAWN = prop('status', 'withdrawn');
 
 /** A catalog in OSCAL's published shape: families as groups, enhancements nested, one withdrawn, parts and params. */
 function exampleCatalog() {
@@ -81,7 +83,7 @@ function exampleCatalog() {
               title: 'Policy and Procedures',
               params: [{ id: 'ac-1_prm_1', label: 'people or roles' }],
               // NIST's catalogs carry a zero-padded second label for assessments: the first without a class wins.
-              props: [label('AC-01', { class: 'sp800-53a' }), label('AC-1'), { name: 'sort-id', value: 'ac-01' }],
+              props: [label('AC-01', { class: 'sp800-53a' }), label('AC-1'), prop('sort-id', 'ac-01')],
               parts: [
                 {
                   id: 'ac-1_smt',
@@ -179,14 +181,17 @@ describe('importing an OSCAL catalog', () => {
     ]);
   });
 
-  test('the key can be given; titles and labels are trimmed and NFC; a withdrawn status is read whatever its case', () => {
+  test('the key can be given; titles and labels are trimmed and NFC; OSCAL properties may name their namespace; withdrawn in any case', () => {
     const doc = exampleCatalog();
     doc.catalog.metadata.title = '  Cafe\u0301 Controls ';
-    doc.catalog.controls[0].props = [label(' PM-0 '), { name: 'status', value: 'Withdrawn' }];
+    doc.catalog.controls[0].props = [label(' PM-0 '), prop('status', 'Withdrawn', { ns: 'http://csrc.nist.gov/ns/oscal' })];
+    // A label in OSCAL's own namespace, written out, is a label.
+    doc.catalog.groups[1].groups![0].controls![0].props = [label('IR-4 (custom)', { ns: 'http://csrc.nist.gov/ns/oscal' })];
     const framework = frameworkFromCatalog(doc, { key: 'my-framework' });
     assert.equal(framework.key, 'my-framework');
     assert.equal(framework.name, 'Café Controls');
     assert.equal(framework.requirements[0].key, 'ac-1');
+    assert.equal(framework.requirements.at(-1)!.code, 'IR-4 (custom)');
     assert.equal(frameworkFromCatalog(doc).key, 'cafe-controls');
   });
 
