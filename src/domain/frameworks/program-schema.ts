@@ -1,0 +1,65 @@
+// A framework and its requirements as an organization's program brings them in: the records are
+// named by keys the author chooses (the service derives each ID from the organization and the key),
+// and carry what the `frameworks` and `requirements` tables store: the framework's name, each
+// requirement's code and name, in the author's order. Importers of framework files (an OSCAL
+// catalog, src/formats/oscal/catalog-import.ts) produce this shape, so a file and a hand-written
+// document name the same records the same way.
+import { Type, type Static } from 'typebox';
+
+/** Longest record key accepted. */
+export const RECORD_KEY_MAX_LENGTH = 128;
+/** Longest framework name accepted. */
+export const FRAMEWORK_NAME_MAX_LENGTH = 255;
+/** Longest requirement code accepted (codes such as `AC-2(12)` or `GV.OC-01` are far shorter). */
+export const REQUIREMENT_CODE_MAX_LENGTH = 100;
+/** Longest requirement name accepted. */
+export const REQUIREMENT_NAME_MAX_LENGTH = 500;
+/**
+ * Most requirements one framework may have. The largest public catalogs have about 1,200 controls
+ * and enhancements (NIST SP 800-53 rev. 5, withdrawn ones included), so this leaves room for any
+ * real framework while bounding what one write can ask of the database.
+ */
+export const FRAMEWORK_REQUIREMENTS_MAX = 10_000;
+
+/**
+ * Letters and digits of any script, `_`, then also `.` and `-`: every OSCAL identifier (a token:
+ * a letter or `_`, then letters, digits, `.`, `-`, `_`) is a key as it is.
+ */
+export const RECORD_KEY_PATTERN = /^[\p{L}\p{N}_][\p{L}\p{N}._-]*$/u;
+
+const KEY_RULE = `1-${RECORD_KEY_MAX_LENGTH} letters, digits, \`_\`, \`.\` or \`-\`, starting with a letter, a digit or \`_\`; case-sensitive.`;
+
+export const RecordKey = Type.String({
+  minLength: 1,
+  maxLength: RECORD_KEY_MAX_LENGTH,
+  pattern: RECORD_KEY_PATTERN.source,
+  description: KEY_RULE,
+});
+
+/** A name a person reads: not blank, no line breaks or invisible characters (src/domain/text.ts). */
+const name = (maxLength: number) =>
+  Type.String({ minLength: 1, maxLength, pattern: '\\S', description: `1-${maxLength} characters, not blank.` });
+
+export const ProgramRequirement = Type.Object(
+  {
+    key: Type.String({ ...RecordKey, description: `${KEY_RULE} Unique within its framework.` }),
+    code: Type.String({ ...name(REQUIREMENT_CODE_MAX_LENGTH), description: 'What the framework calls it, such as `AC-2(1)`.' }),
+    name: name(REQUIREMENT_NAME_MAX_LENGTH),
+  },
+  { additionalProperties: false },
+);
+
+export const ProgramFramework = Type.Object(
+  {
+    key: RecordKey,
+    name: name(FRAMEWORK_NAME_MAX_LENGTH),
+    requirements: Type.Array(ProgramRequirement, {
+      maxItems: FRAMEWORK_REQUIREMENTS_MAX,
+      description: `In the framework's order; at most ${FRAMEWORK_REQUIREMENTS_MAX}.`,
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export type ProgramRequirement = Static<typeof ProgramRequirement>;
+export type ProgramFramework = Static<typeof ProgramFramework>;
