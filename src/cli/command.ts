@@ -29,6 +29,11 @@ export interface Command {
   options: Record<string, OptionSpec>;
   /** more help, after the options */
   notes?: string;
+  /**
+   * false: the command reads no configuration and opens no database (`cds version`), so it answers
+   * even where they are broken; its `run` gets no context.
+   */
+  database?: false;
   run(ctx: CliContext, input: { values: OptionValues; argument?: string }, io: CliIo): Promise<void>;
 }
 

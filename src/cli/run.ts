@@ -20,6 +20,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Pr
     io.out(mainHelp());
     return EXIT.usage;
   }
+  if (group === '--version') return run(['version', ...rest], env, io);
   if (group === 'help' || isHelp(group)) {
     io.out(helpFor(rest.filter((arg) => !isHelp(arg))));
     return EXIT.ok;
@@ -46,7 +47,8 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Pr
     if (err instanceof UsageError) err.usage ??= commandHelp(command);
     throw err;
   }
-  await withCliContext(env, (ctx) => command.run(ctx, input, io));
+  if (command.database === false) await command.run(undefined as never, input, io);
+  else await withCliContext(env, (ctx) => command.run(ctx, input, io));
   return EXIT.ok;
 }
 

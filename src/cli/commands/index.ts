@@ -5,8 +5,9 @@ import { credentialCommands } from './credential.ts';
 import { demoCommand } from './demo.ts';
 import { migrateCommand } from './migrate.ts';
 import { orgCommands } from './org.ts';
+import { versionCommand } from './version.ts';
 
-export const COMMANDS: Command[] = [migrateCommand, ...orgCommands, ...credentialCommands, ...adminCommands, demoCommand];
+export const COMMANDS: Command[] = [migrateCommand, ...orgCommands, ...credentialCommands, ...adminCommands, demoCommand, versionCommand];
 
 export const GROUPS = [...new Set(COMMANDS.map((c) => c.group))];
 

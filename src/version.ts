@@ -1,0 +1,8 @@
+// Which release this process runs: package.json's version, read once. The path is the same from
+// src/version.ts and from the build's dist/version.js, both one level below package.json.
+import fs from 'node:fs';
+
+export const SERVICE_NAME = 'compliance-data-service';
+
+export const SERVICE_VERSION = (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
