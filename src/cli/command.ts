@@ -36,6 +36,11 @@ export interface Command {
   migrate?: false;
   /** instead of `run`: a command that opens the data files itself (`backup`, `restore`), with the configuration only */
   runOnFiles?(config: Config, input: { values: OptionValues; argument?: string }, io: CliIo): Promise<void>;
+  /**
+   * instead of `run`: a command that reads no configuration and opens no database (`cds version`),
+   * so it answers even where they are broken
+   */
+  runAlone?(input: { values: OptionValues; argument?: string }, io: CliIo): Promise<void>;
 }
 
 export function commandName(command: Pick<Command, 'group' | 'action'>): string {

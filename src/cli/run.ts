@@ -21,6 +21,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Pr
     io.out(mainHelp());
     return EXIT.usage;
   }
+  if (group === '--version') return run(['version', ...rest], env, io);
   if (group === 'help' || isHelp(group)) {
     io.out(helpFor(rest.filter((arg) => !isHelp(arg))));
     return EXIT.ok;
@@ -49,7 +50,8 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Pr
     if (err instanceof UsageError) err.usage ??= commandHelp(command);
     throw err;
   }
-  if (command.runOnFiles) await command.runOnFiles(loadConfig(env), input, io);
+  if (command.runAlone) await command.runAlone(input, io);
+  else if (command.runOnFiles) await command.runOnFiles(loadConfig(env), input, io);
   else await withCliContext(env, (ctx) => command.run!(ctx, input, io), { migrate: command.migrate ?? true });
   return EXIT.ok;
 }

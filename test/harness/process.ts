@@ -53,6 +53,8 @@ export interface ServerProcessOptions {
   /** extra environment; a key set to undefined is removed */
   env?: Record<string, string | undefined>;
   cwd?: string;
+  /** the server script to run: src/main.ts unless a build's dist/main.js */
+  entry?: string;
   /** how long to wait for the "Server listening" line */
   startTimeoutMs?: number;
 }
@@ -139,7 +141,7 @@ function spawnServer(options: ServerProcessOptions): ChildProcess {
     ...options.env,
   };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  return spawn(process.execPath, [SERVER_ENTRY], {
+  return spawn(process.execPath, [options.entry ?? SERVER_ENTRY], {
     cwd: options.cwd ?? os.tmpdir(),
     env: env as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -191,6 +193,13 @@ export function listeningPort(stdout: string): number | undefined {
   return undefined;
 }
 
+/** A demo credential as the first start on an empty embedded database prints it (its secret shown only then). */
+export function printedCredential(stdout: string, label: 'Read Only' | 'Read & Write'): { clientId: string; clientSecret: string } {
+  const match = new RegExp(`${label}\\s+client_id=(cds_id_\\S+)\\s+client_secret=(cds_secret_\\S+)`).exec(stdout);
+  if (!match) throw new Error(`no ${label} credential in:\n${stdout}`);
+  return { clientId: match[1], clientSecret: match[2] };
+}
+
 /** The operations listener's address from the server's "Operations listener at" log line. */
 export function opsListeningUrl(stdout: string): string | undefined {
   return /Operations listener at (http:\/\/[^\s"]+)/.exec(stdout)?.[1];
@@ -206,12 +215,19 @@ export interface CliResult {
 export function runCli(
   args: string[],
   env: Record<string, string | undefined> = {},
-  options: { cwd?: string; timeoutMs?: number /** written to the command's stdin (a pipe), then closed */; stdin?: string } = {},
+  options: {
+    cwd?: string;
+    timeoutMs?: number;
+    /** written to the command's stdin (a pipe), then closed */
+    stdin?: string;
+    /** the CLI script to run: src/cli/main.ts unless a build's dist/cli/main.js */
+    entry?: string;
+  } = {},
 ): Promise<CliResult> {
   const fullEnv: Record<string, string | undefined> = { ...baseEnv(), ...env };
   for (const key of Object.keys(fullEnv)) if (fullEnv[key] === undefined) delete fullEnv[key];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_ENTRY, ...args], {
+    const child = spawn(process.execPath, [options.entry ?? CLI_ENTRY, ...args], {
       cwd: options.cwd ?? os.tmpdir(),
       env: fullEnv as NodeJS.ProcessEnv,
       stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { dialects } from '../harness/engines.ts';
 import { api, createOrgWithCredential, getToken, startServer, type Client, type TestServer } from '../harness/server.ts';
+import pkg from '../../package.json' with { type: 'json' };
 
 type Res = { status: number; headers: Headers; body: any };
 
@@ -211,10 +212,10 @@ for (const dialect of dialects) {
       assertError(await api(server.url, '/v1/frameworks', await getToken(server.url, restricted)), 403, 'plan_restricted');
     });
 
-    test('/healthz answers 200', async () => {
+    test('/healthz answers 200 with the version the node runs (package.json)', async () => {
       const res = await api(server.url, '/healthz');
       assert.equal(res.status, 200);
-      assert.deepEqual(res.body, { status: 'ok' });
+      assert.deepEqual(res.body, { status: 'ok', version: pkg.version });
     });
 
     test('/readyz answers 200 ready with no details; the operations listener adds the checks of the database and the rate-limit store', async () => {

@@ -31,8 +31,8 @@ export interface paths {
   };
   "/healthz": {
     /**
-     * Liveness: the process is up
-     * @description Answers as long as the process serves requests; it checks no dependency (see /readyz). Needs no token and is not rate limited.
+     * Liveness: the process is up, and the version it runs
+     * @description Answers as long as the process serves requests; it checks no dependency (see /readyz). Needs no token and is not rate limited. `version` is an extension: the release this node runs.
      */
     get: operations["getHealth"];
   };
@@ -991,8 +991,8 @@ export interface operations {
     };
   };
   /**
-   * Liveness: the process is up
-   * @description Answers as long as the process serves requests; it checks no dependency (see /readyz). Needs no token and is not rate limited.
+   * Liveness: the process is up, and the version it runs
+   * @description Answers as long as the process serves requests; it checks no dependency (see /readyz). Needs no token and is not rate limited. `version` is an extension: the release this node runs.
    */
   getHealth: {
     responses: {
@@ -1005,6 +1005,8 @@ export interface operations {
           "application/json": {
             /** @enum {string} */
             status: "ok";
+            /** @description Extension: the release this node runs (semantic versioning), e.g. `0.2.0`. */
+            version: string;
           };
         };
       };

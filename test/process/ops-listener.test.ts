@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startServerProcess, type ServerProcess } from '../harness/process.ts';
 import { api } from '../harness/server.ts';
+import pkg from '../../package.json' with { type: 'json' };
 
 async function withServer(env: Record<string, string>, run: (server: ServerProcess) => Promise<void>) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-ops-'));
@@ -29,7 +30,8 @@ describe('operations listener (OPS_PORT)', () => {
       assert.ok(opsUrl, `the server says where the ops listener is:\n${server.stdout()}`);
       assert.notEqual(opsUrl, server.url);
 
-      assert.deepEqual((await api(server.url, '/healthz')).body, { status: 'ok' });
+      // up, and which release: nothing of the dependencies
+      assert.deepEqual((await api(server.url, '/healthz')).body, { status: 'ok', version: pkg.version });
       const ready = await api(server.url, '/readyz');
       assert.equal(ready.status, 200);
       assert.deepEqual(ready.body, { status: 'ready' }, 'no dependency names on the API port');

@@ -6,14 +6,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startServerProcess, waitForOutput, type ServerProcess } from '../harness/process.ts';
+import { printedCredential, startServerProcess, waitForOutput, type ServerProcess } from '../harness/process.ts';
 import { api, getToken, requestToken } from '../harness/server.ts';
-
-function printedCredential(stdout: string, label: 'Read Only' | 'Read & Write') {
-  const match = new RegExp(`${label}\\s+client_id=(cds_id_\\S+)\\s+client_secret=(cds_secret_\\S+)`).exec(stdout);
-  assert.ok(match, `no ${label} credential in:\n${stdout}`);
-  return { clientId: match[1], clientSecret: match[2] };
-}
 
 describe('first start on an empty embedded database', () => {
   let dir: string;

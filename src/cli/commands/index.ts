@@ -6,6 +6,7 @@ import { credentialCommands } from './credential.ts';
 import { demoCommand } from './demo.ts';
 import { migrateCommand, migrateStatusCommand } from './migrate.ts';
 import { orgCommands } from './org.ts';
+import { versionCommand } from './version.ts';
 
 export const COMMANDS: Command[] = [
   migrateCommand,
@@ -16,6 +17,7 @@ export const COMMANDS: Command[] = [
   demoCommand,
   backupCommand,
   restoreCommand,
+  versionCommand,
 ];
 
 export const GROUPS = [...new Set(COMMANDS.map((c) => c.group))];

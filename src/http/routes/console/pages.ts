@@ -1,6 +1,8 @@
 // The console's web pages: one HTML shell for every /console path (the front end routes on the
-// client) and its content-hashed assets. The bundle is built from src/console/web on first use,
-// once per process, so a deployment serves exactly the source it runs.
+// client) and its content-hashed assets. The production build serves the bundle made by
+// `npm run build` (console/prebuilt-assets.ts); from the source, the bundle is built from
+// src/console/web on first use, once per process. Either way a deployment serves exactly the
+// source it runs.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ConsoleAssets } from '../../../console/assets.ts';
 import { notFound } from '../../../domain/errors.ts';
@@ -16,9 +18,12 @@ let assets: Promise<ConsoleAssets> | undefined;
 export function warmConsoleAssets(): Promise<ConsoleAssets> {
   const building =
     assets ??
-    // Loaded on first use: a process that never serves the console never loads the bundler.
-    import('../../../console/assets.ts')
-      .then(({ buildConsoleAssets }) => buildConsoleAssets())
+    // Loaded on first use: a process that never serves the console never loads the bundler, and
+    // one with a prebuilt bundle never does.
+    import('../../../console/prebuilt-assets.ts')
+      .then(
+        async ({ readPrebuiltAssets }) => (await readPrebuiltAssets()) ?? (await import('../../../console/assets.ts')).buildConsoleAssets(),
+      )
       .catch((err: unknown) => {
         assets = undefined; // let a later request try again
         throw err;

@@ -1,12 +1,16 @@
 // GET /healthz (the process is up) and GET /readyz (its dependencies answer) on the API port.
 // They say only up or not: which dependency is down, and /metrics, are for the operations
-// listener (src/http/ops-server.ts), which is not exposed with the API.
+// listener (src/http/ops-server.ts), which is not exposed with the API. /healthz also names the
+// release running (as GitLab's and Grafana's health endpoints do), so an operator can see which
+// version a node behind the load balancer runs during a rolling upgrade; it says nothing of the
+// dependencies, so "up or down, no detail" (docs/deployment.md, "Health and version") still holds.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ServiceError } from '../../../domain/errors.ts';
 import type { RouteDeps } from '../deps.ts';
 import { checkReadiness } from './readiness.ts';
 import { quietLogLevel } from '../../../logger.ts';
+import { SERVICE_VERSION } from '../../../version.ts';
 
 export default function healthRoutes(app: FastifyInstance, { system, config }: RouteDeps) {
   // probes poll these every few seconds: their requests are logged at debug only
@@ -18,14 +22,23 @@ export default function healthRoutes(app: FastifyInstance, { system, config }: R
       schema: {
         operationId: 'getHealth',
         tags: ['operations'],
-        summary: 'Liveness: the process is up',
+        summary: 'Liveness: the process is up, and the version it runs',
         description:
-          'Answers as long as the process serves requests; it checks no dependency (see /readyz). Needs no token and is not rate limited.',
+          'Answers as long as the process serves requests; it checks no dependency (see /readyz). Needs no token and is not rate limited. ' +
+          '`version` is an extension: the release this node runs.',
         security: [],
-        response: { 200: Type.Object({ status: Type.Literal('ok') }, { description: 'The process is up.' }) },
+        response: {
+          200: Type.Object(
+            {
+              status: Type.Literal('ok'),
+              version: Type.String({ description: 'Extension: the release this node runs (semantic versioning), e.g. `0.2.0`.' }),
+            },
+            { description: 'The process is up.' },
+          ),
+        },
       },
     },
-    async () => ({ status: 'ok' as const }),
+    async () => ({ status: 'ok' as const, version: SERVICE_VERSION }),
   );
 
   app.get(
