@@ -24,7 +24,9 @@ import { formatTable, median, sizeOf } from './lib/table.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, env: { type: 'string', multiple: true } } });
 const ROUNDS = Number(values.rounds);
-const extraEnv = Object.fromEntries((values.env ?? []).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+const extraEnv = Object.fromEntries(
+  (values.env ?? []).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
 const BODY_LIMIT = 1024 * 1024;
 
 /** A JSON object of as many distinct three-character unknown keys as fit in `bytes`. */
@@ -85,7 +87,8 @@ try {
   const { body, keys } = unknownKeys(BODY_LIMIT - 64);
   const { query, params } = unknownParams(15 * 1024);
 
-  const signIn = () => fetch(`${server.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const signIn = () =>
+    fetch(`${server.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   const create = () =>
     fetch(`${server.url}/v1/vulnerabilities`, {
       method: 'POST',
@@ -113,7 +116,9 @@ try {
     const statuses = [...new Set(runs.map((r) => r[0]))].join(',');
     rows.push([name, statuses, sizeOf(median(runs.map((r) => r[1]))), `${median(runs.map((r) => r[2])).toFixed(1)} ms`]);
   }
-  console.log(formatTable(['request (5 times, one at a time)', 'status', 'answer (median)', 'time (median)'], rows, [false, false, true, true]));
+  console.log(
+    formatTable(['request (5 times, one at a time)', 'status', 'answer (median)', 'time (median)'], rows, [false, false, true, true]),
+  );
 
   // The flood: every 20 ms a /healthz, timed, while rounds of fifteen sign-in bodies go at once.
   let polling = true;

@@ -14,12 +14,13 @@ import { validationFailed } from '../domain/errors.ts';
 export const MAX_JSON_ENTRIES = 4096;
 
 /**
- * Whether the JSON text holds more than `max` entries, counted as the commas, `[` and `{` outside
- * strings (each field or list item after the first of its object or list follows a comma; each
- * first one follows its bracket, so the count is at least the entries). Stops as soon as it is over.
+ * Whether the JSON text holds more than `max` entries, known from its commas outside strings: a
+ * non-empty object or list holds one entry more than it has commas, so `max` commas mean more than
+ * `max` entries. (Brackets are not counted: a body nested too deeply is refused for its depth, by
+ * src/http/plugins/nul-guard.ts.) Stops as soon as it is over.
  */
 export function hasMoreEntries(text: string, max: number): boolean {
-  let entries = 0;
+  let commas = 0;
   const end = text.length;
   for (let i = 0; i < end; i++) {
     const c = text.charCodeAt(i);
@@ -34,7 +35,7 @@ export function hasMoreEntries(text: string, max: number): boolean {
       }
       if (close === -1) return false; // unterminated: the parser refuses it as invalid JSON
       i = close;
-    } else if ((c === 0x2c || c === 0x5b || c === 0x7b) && ++entries > max) {
+    } else if (c === 0x2c && ++commas >= max) {
       return true;
     }
   }
