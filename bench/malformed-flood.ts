@@ -1,7 +1,8 @@
 // Malformed requests against a real server process (src/main.ts on SQLite), issue 28 item 6:
 // - one at a time: the status, size and time of the answer to a 1 MiB body of unknown keys on
 //   POST /console/api/session (no credential needed) and on POST /v1/vulnerabilities (a valid
-//   read-write token), and to a query string of as many unknown parameters as the request line
+//   read-write token), to a sign-in body of 4096 unknown keys (the most a body may hold and still
+//   be parsed and validated), and to a query string of as many unknown parameters as the request line
 //   allows on GET /v1/vulnerabilities;
 // - a flood: rounds of fifteen such sign-in bodies sent at once from one address, while /healthz is
 //   asked every 20 ms: how long /healthz took at worst (a node's heartbeat, which its peers read
@@ -29,12 +30,12 @@ const extraEnv = Object.fromEntries(
 );
 const BODY_LIMIT = 1024 * 1024;
 
-/** A JSON object of as many distinct three-character unknown keys as fit in `bytes`. */
-function unknownKeys(bytes: number): { body: string; keys: number } {
+/** A JSON object of as many distinct three-character unknown keys as fit in `bytes` (at most `max`). */
+function unknownKeys(bytes: number, max = Number.POSITIVE_INFINITY): { body: string; keys: number } {
   const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-';
   const parts: string[] = [];
   let size = 2;
-  for (let i = 0; size + 8 <= bytes; i++) {
+  for (let i = 0; size + 8 <= bytes && i < max; i++) {
     const key = alphabet[i % 64] + alphabet[Math.floor(i / 64) % 64] + alphabet[Math.floor(i / 4096) % 64];
     parts.push(`"${key}":0`);
     size += 8;
@@ -86,6 +87,8 @@ try {
   const { access_token: token } = (await tokenRes.json()) as { access_token: string };
   const { body, keys } = unknownKeys(BODY_LIMIT - 64);
   const { query, params } = unknownParams(15 * 1024);
+  // the most keys a body may hold and still be parsed and validated (MAX_JSON_ENTRIES)
+  const most = unknownKeys(BODY_LIMIT, 4096);
 
   const signIn = () =>
     fetch(`${server.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
@@ -95,6 +98,8 @@ try {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'idempotency-key': `bench-${Math.random()}` },
       body,
     });
+  const signInMost = () =>
+    fetch(`${server.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: most.body });
   const list = () => fetch(`${server.url}/v1/vulnerabilities?${query}`, { headers: { authorization: `Bearer ${token}` } });
 
   /** status, answer bytes and milliseconds of one request */
@@ -109,6 +114,7 @@ try {
   for (const [name, send] of [
     [`POST /console/api/session, ${sizeOf(body.length)} body, ${keys} unknown keys`, signIn],
     [`POST /v1/vulnerabilities, ${sizeOf(body.length)} body, ${keys} unknown keys`, create],
+    [`POST /console/api/session, ${sizeOf(most.body.length)} body, ${most.keys} unknown keys`, signInMost],
     [`GET /v1/vulnerabilities, ${params} unknown query parameters`, list],
   ] as const) {
     const runs: Array<[number, number, number]> = [];

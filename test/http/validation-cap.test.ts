@@ -11,30 +11,12 @@ import assert from 'node:assert/strict';
 import { dialects } from '../harness/engines.ts';
 import { api, createOrgWithCredential, getToken, startServer, type TestServer } from '../harness/server.ts';
 import { minimal, newKey, post, show, type Response } from '../harness/vulnerability-writes.ts';
+import { unknownKeys, unknownKeysFilling } from '../harness/unknown-keys.ts';
 import { MAX_JSON_ENTRIES } from '../../src/http/json-body.ts';
 import { MAX_LISTED_DETAILS } from '../../src/http/plugins/error-handler.ts';
 
 // The malformed-request limit is out of the way here: test/http/malformed-limit.test.ts tests it.
 const env = { RATE_LIMIT_MAX: '100000', MALFORMED_RATE_LIMIT_MAX: '100000' };
-
-/** A JSON object of `count` distinct unknown keys (`"k0":0,"k1":0,…`). */
-function unknownKeys(count: number): string {
-  const parts: string[] = [];
-  for (let i = 0; i < count; i++) parts.push(`"k${i.toString(36)}":0`);
-  return `{${parts.join(',')}}`;
-}
-
-/** As many unknown keys as fit in `bytes` of JSON. */
-function unknownKeysFilling(bytes: number): { body: string; keys: number } {
-  const parts: string[] = [];
-  for (let size = 2; ; ) {
-    const part = `"k${parts.length.toString(36)}":0`;
-    if (size + part.length + 1 > bytes) break;
-    parts.push(part);
-    size += part.length + 1;
-  }
-  return { body: `{${parts.join(',')}}`, keys: parts.length };
-}
 
 const signIn = (server: TestServer, body: string) =>
   api(server.url, '/console/api/session', undefined, { method: 'POST', headers: { 'content-type': 'application/json' }, body });

@@ -9,24 +9,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase, createTestStore, dialects, type TestDatabase } from '../harness/engines.ts';
 import { startServerProcess, type ServerProcess } from '../harness/process.ts';
+import { unknownKeysFilling } from '../harness/unknown-keys.ts';
 
 const AT_ONCE = 15;
 const ROUNDS = 2;
 /** The longest /healthz may take meanwhile: a third of the default CLAIM_LIVENESS_MS. */
 const HEALTHZ_BOUND_MS = 1000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A JSON object of as many distinct unknown keys as fit in `bytes`. */
-function unknownKeysFilling(bytes: number): string {
-  const parts: string[] = [];
-  for (let size = 2; ; ) {
-    const part = `"k${parts.length.toString(36)}":0`;
-    if (size + part.length + 1 > bytes) break;
-    parts.push(part);
-    size += part.length + 1;
-  }
-  return `{${parts.join(',')}}`;
-}
 
 for (const dialect of dialects) {
   describe(`a flood of malformed 1 MiB bodies (${dialect})`, () => {
@@ -42,7 +31,7 @@ for (const dialect of dialects) {
     });
 
     test(`${ROUNDS} rounds of ${AT_ONCE} at once: each answered 400 in under 1 KB, /healthz within ${HEALTHZ_BOUND_MS} ms throughout`, async (t) => {
-      const body = unknownKeysFilling(1024 * 1024 - 64);
+      const { body } = unknownKeysFilling(1024 * 1024 - 64);
       const answered: Array<{ status: number; bytes: number }> = [];
       let polling = true;
       const health: number[] = [];
