@@ -6,7 +6,8 @@
 //   allows on GET /v1/vulnerabilities;
 // - a flood: rounds of fifteen such sign-in bodies sent at once from one address, while /healthz is
 //   asked every 20 ms: how long /healthz took at worst (a node's heartbeat, which its peers read
-//   to tell a live node from a dead one, is written on the same event loop: CLAIM_LIVENESS_MS).
+//   to tell a live node from a dead one, is written on the same event loop: CLAIM_LIVENESS_MS),
+//   and the server's CPU time over the flood (steadier than times on a shared machine).
 //
 //   node bench/malformed-flood.ts [--rounds N] [--env NAME=VALUE]...
 //
@@ -21,6 +22,7 @@ import { migrateToLatest } from '../src/storage/db/migrate.ts';
 import { createOrganization } from '../src/domain/organizations/create.ts';
 import { createCredential } from '../src/domain/auth/create-credential.ts';
 import { ROOT, startChild } from './lib/child.ts';
+import { cpuSeconds } from './lib/cpu.ts';
 import { formatTable, median, sizeOf } from './lib/table.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, env: { type: 'string', multiple: true } } });
@@ -139,19 +141,21 @@ try {
   })();
   await new Promise((resolve) => setTimeout(resolve, 200));
   const statuses = new Map<number, number>();
+  const cpuBefore = cpuSeconds(server.child.pid!);
   const floodStart = performance.now();
   for (let round = 0; round < ROUNDS; round++) {
     const answers = await Promise.all(Array.from({ length: 15 }, () => timed(signIn)));
     for (const [status] of answers) statuses.set(status, (statuses.get(status) ?? 0) + 1);
   }
   const floodMs = performance.now() - floodStart;
+  const floodCpuMs = (cpuSeconds(server.child.pid!) - cpuBefore) * 1000;
   polling = false;
   await poller;
   const sorted = [...health].sort((a, b) => a - b);
   console.log(
     `\nflood: ${ROUNDS} rounds of 15 sign-in bodies at once in ${floodMs.toFixed(0)} ms, answers ${[...statuses]
       .map(([s, n]) => `${n}× ${s}`)
-      .join(', ')}`,
+      .join(', ')}; the server's CPU meanwhile ${floodCpuMs.toFixed(0)} ms (${(floodCpuMs / (15 * ROUNDS)).toFixed(1)} ms a request)`,
   );
   console.log(
     `/healthz during the flood (${health.length} requests): median ${median(health).toFixed(1)} ms, worst ${sorted.at(-1)!.toFixed(1)} ms`,
