@@ -20,6 +20,8 @@ import { WarmReads } from './http/warm-reads.ts';
 import { trustProxyOption } from './http/trust-proxy.ts';
 import { registerConsoleSession } from './http/plugins/console-session.ts';
 import { UsageRecorder } from './domain/console/usage-recorder.ts';
+import { registerJsonBody } from './http/json-body.ts';
+import { registerMalformedLimit } from './http/plugins/malformed-limit.ts';
 import { registerNulGuard } from './http/plugins/nul-guard.ts';
 import { createMetrics, OUTBOX_COUNT_CAP, registerMetrics, WEBHOOK_SCHEDULER, type Metrics } from './http/plugins/metrics.ts';
 import { webhookBacklog } from './storage/db/repositories/webhook-backlog.ts';
@@ -100,6 +102,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.setValidatorCompiler(validatorCompiler);
   // Bodies are JSON only (plus multipart where a route registers it): no text/plain.
   app.removeContentTypeParser('text/plain');
+  registerJsonBody(app);
 
   const blobs = deps.blobs ?? openBlobStore(config);
   if (!deps.blobs) app.addHook('onClose', async () => blobs.close());
@@ -137,6 +140,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     usage,
   });
   registerConsoleSession(app, { system });
+  registerMalformedLimit(app, { config, system, onRejected: (limiter) => metrics.rateLimitRejections.inc({ limiter }) });
 
   registerNulGuard(app);
   app.addSchema(ErrorBody);

@@ -70,6 +70,11 @@ export interface Config {
     token: RateLimitSettings;
     /** requests from one client address that failed authentication */
     unauthenticated: RateLimitSettings;
+    /**
+     * malformed requests (answered 400) from one client address without a valid credential or
+     * console session (MALFORMED_RATE_LIMIT_MAX, default 20, per MALFORMED_RATE_LIMIT_WINDOW_SEC, default 60)
+     */
+    malformed: RateLimitSettings;
   };
   tokenTtlSec: number;
   bodyLimitBytes: number;
@@ -334,6 +339,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       unauthenticated: {
         max: int(env, 'UNAUTHENTICATED_RATE_LIMIT_MAX', 50, 1),
         windowSec: int(env, 'UNAUTHENTICATED_RATE_LIMIT_WINDOW_SEC', 60, 1),
+      },
+      malformed: {
+        max: int(env, 'MALFORMED_RATE_LIMIT_MAX', 20, 1),
+        windowSec: int(env, 'MALFORMED_RATE_LIMIT_WINDOW_SEC', 60, 1),
       },
     },
     tokenTtlSec: int(env, 'TOKEN_TTL_SEC', 3600, 1),

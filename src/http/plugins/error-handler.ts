@@ -35,11 +35,33 @@ const STATUS_OF: Record<ErrorCode, number> = {
   upstream_unavailable: 503,
 };
 
+/**
+ * Most entries of an error's `details`. A request can break a rule per field it sends (a body of
+ * 130,000 unknown keys did, and was answered with 6.6 MB of details); past this many the answer
+ * lists the first ones and says how many more there are (docs/security.md, "Malformed requests").
+ */
+export const MAX_LISTED_DETAILS = 20;
+
+/** The request parts as a validation answer names them when it speaks of the whole part. */
+const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
+
+/**
+ * `details` within MAX_LISTED_DETAILS: when there are more, the first ones and, last, an entry
+ * naming `field` (the part of the request they are in) that says how many more there are.
+ */
+export function listedDetails<T>(details: T[], field: string): Array<T | FieldIssue> {
+  if (details.length <= MAX_LISTED_DETAILS) return details;
+  const shown = details.slice(0, MAX_LISTED_DETAILS - 1);
+  const more = details.length - shown.length;
+  return [...shown, { field, message: `has ${more} more problems that are not listed` }];
+}
+
 /** Turns a framework (Fastify/AJV) client error into validation_failed; undefined if it is not one. */
 function clientError(err: FastifyError, accepts = 'application/json'): ServiceError | undefined {
   if (err.validation) {
-    const issues = issuesFromAjv(err.validation as never, err.validationContext ?? 'request');
-    return new ServiceError('validation_failed', 'The request is invalid.', issues);
+    const part = err.validationContext ?? 'request';
+    const issues = issuesFromAjv(err.validation as never, part);
+    return new ServiceError('validation_failed', 'The request is invalid.', listedDetails(issues, PART_NAMES[part] ?? part));
   }
   const issue = (field: string, message: string): FieldIssue[] => [{ field, message }];
   switch (err.code) {
@@ -69,7 +91,7 @@ function toServiceError(err: FastifyError, accepts?: string): ServiceError | und
 
 /** The /v1 error body, built here only: every failure on /v1, the console API and ops answers with it. */
 function errorBody(err: ServiceError, requestId: string) {
-  return { error: { code: err.code, message: err.message, details: err.details }, meta: { requestId } };
+  return { error: { code: err.code, message: err.message, details: listedDetails(err.details, 'request') }, meta: { requestId } };
 }
 
 /** Logs a failure that is not a ServiceError and answers it with a bare internal_error. */

@@ -59,7 +59,7 @@ export function createMetrics(): Metrics {
     }),
     rateLimitRejections: new Counter({
       name: 'cds_rate_limit_rejections_total',
-      help: 'Requests refused with 429, by limiter (api, token, token_failure, unauthenticated)',
+      help: 'Requests refused with 429, by limiter (api, token, token_failure, unauthenticated, malformed)',
       labelNames: ['limiter'],
       registers: [registry],
     }),
