@@ -141,7 +141,10 @@ describe('console forms, times, charts and phones in Chromium', { skip }, () => 
         assert.ok(b.left >= layout.left && b.right <= layout.right + 0.5, `${b.name} within the table's box: ${JSON.stringify(layout)}`);
       const overflow = await page.evaluate<number>('document.documentElement.scrollWidth');
       assert.ok(overflow <= width, `the page does not scroll sideways (${overflow} px wide)`);
-      const keep = page.getByRole('row').filter({ hasText: kept }).getByRole('button', { name: /^Revoke / });
+      const keep = page
+        .getByRole('row')
+        .filter({ hasText: kept })
+        .getByRole('button', { name: /^Revoke / });
       assert.ok(await keep.isVisible(), 'the kept credential still offers Revoke');
     });
   }
