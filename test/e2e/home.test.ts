@@ -102,18 +102,18 @@ describe('the landing page and icon in Chromium', { skip }, () => {
     for (const path of ['/favicon.ico', '/favicon.svg']) {
       // Drawn on a canvas: a corner outside the rounded square is transparent, the middle of the
       // check mark white, a point on the square's edge the accent blue.
-      const pixels = await plain.evaluate(async (src: string) => {
+      const pixels = await plain.evaluate<{ width: number; corner: number[]; check: number[]; square: number[] }>(`(async () => {
         const image = new Image();
-        image.src = src;
+        image.src = ${JSON.stringify(path)};
         await image.decode();
         const canvas = document.createElement('canvas');
         canvas.width = 32;
         canvas.height = 32;
-        const context = canvas.getContext('2d')!;
+        const context = canvas.getContext('2d');
         context.drawImage(image, 0, 0, 32, 32);
-        const at = (x: number, y: number) => [...context.getImageData(x, y, 1, 1).data];
+        const at = (x, y) => [...context.getImageData(x, y, 1, 1).data];
         return { width: image.naturalWidth, corner: at(0, 0), check: at(13, 21), square: at(16, 3) };
-      }, path);
+      })()`);
       assert.equal(pixels.width, 32, path);
       assert.equal(pixels.corner[3], 0, `${path}: the corner is transparent ${JSON.stringify(pixels)}`);
       assert.deepEqual(pixels.check, [255, 255, 255, 255], `${path}: the check mark is white ${JSON.stringify(pixels)}`);
