@@ -176,6 +176,28 @@ describe('compliance at a terminal and on first use', { concurrency: 1 }, () => 
       for (const name of wide) assert.ok(ok(roomy).includes(stringWidth(name) <= 40 ? name : `${name.slice(0, 39)}…`), name);
     });
 
+    it('a record wraps its long text in display columns: a CJK description stays within 60', async () => {
+      const writer = new ComplianceClient({
+        baseUrl: s.server.url,
+        clientId: s.readWrite.clientId,
+        clientSecret: s.readWrite.clientSecret,
+      });
+      const description = '多因素身份验证未在所有管理员账户上启用，需要在下一次审计前完成。'.repeat(3);
+      const { data } = await writer.vulnerabilities.create({
+        vulnerabilityId: 'VUL-9601',
+        title: '管理员账户缺少多因素身份验证',
+        severity: 'high',
+        status: 'open',
+        description,
+      });
+      const record = ok(await s.cli(['vulns', 'get', data.vulnerabilityId, '-o', 'table'], { env: { COLUMNS: '60' } }));
+      const lines = record.trimEnd().split('\n');
+      for (const line of lines) assert.ok(stringWidth(line) <= 60, `${stringWidth(line)} > 60: ${line}`);
+      const continued = lines.slice(lines.findIndex((l) => l.startsWith('description ')));
+      const text = continued.map((l, i) => (i === 0 ? l.replace(/^description\s+/, '') : l.trim())).join('');
+      assert.ok(text.startsWith(description), 'the whole description is there, in order');
+    });
+
     it('one time format in tables and records: 2026-03-31 14:05 UTC', async () => {
       const policies = ok(await s.cli(['policies', 'list', '-o', 'table'], { env: { COLUMNS: '400' } }));
       const listed = (await s.sdk.vulnerabilities.list().toArray({ limit: 1 }))[0];

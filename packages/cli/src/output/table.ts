@@ -102,16 +102,20 @@ export function padEnd(text: string, width: number): string {
 
 /** `text` cut to at most `max` display columns, ending in "…" when cut. */
 export function truncate(text: string, max: number): string {
-  if (stringWidth(text) <= max) return text;
+  return stringWidth(text) <= max ? text : `${prefixWithin(text, max - 1)}…`;
+}
+
+/** The longest start of `text` at most `max` display columns wide, whole characters only. */
+function prefixWithin(text: string, max: number): string {
   let out = '';
   let used = 0;
   for (const { segment } of graphemes.segment(text)) {
     const w = stringWidth(segment);
-    if (used + w > max - 1) break;
+    if (used + w > max) break;
     out += segment;
     used += w;
   }
-  return `${out}…`;
+  return out;
 }
 
 /** `text` cut to at most `max` display columns by taking out its middle: `vul_01HZX…7KQ2`, so both ends still tell IDs apart. */
@@ -133,7 +137,7 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 const WRAP = 100;
 
-/** One record as `field  value` lines; long text wraps (within the terminal's width), lists of objects take a line per entry. */
+/** One record as `field  value` lines; long text wraps (within the terminal's width, in display columns), lists of objects take a line per entry. */
 export function renderRecord(record: Record<string, unknown>, terminalWidth?: number): string {
   const keys = Object.keys(record);
   const width = Math.max(...keys.map((k) => k.length));
@@ -156,9 +160,10 @@ function wrap(text: string, width: number): string[] {
   const out: string[] = [];
   for (const paragraph of text.split('\n')) {
     let rest = paragraph;
-    while (rest.length > width) {
-      const cut = rest.lastIndexOf(' ', width);
-      const at = cut > width / 2 ? cut : width;
+    while (stringWidth(rest) > width) {
+      const head = prefixWithin(rest, width);
+      const cut = head.lastIndexOf(' ');
+      const at = cut > head.length / 2 ? cut : Math.max(1, head.length);
       out.push(rest.slice(0, at));
       rest = rest.slice(at).trimStart();
     }
