@@ -48,6 +48,8 @@ describe('the landing page and icon in Chromium', { skip }, () => {
     assert.equal(response?.status(), 200);
     await page.getByRole('heading', { level: 1, name: 'Compliance Data REST Service' }).waitFor();
     assert.match(await page.locator('main').innerText(), /frameworks.*controls.*policies.*evidence.*tests.*vulnerability/s);
+    // its one style block runs under its Content-Security-Policy (allowed by its hash)
+    assert.equal(await page.evaluate('getComputedStyle(document.querySelector("main")).maxWidth'), '768px');
     const links: Array<[name: RegExp, path: string, type: RegExp]> = [
       [/^Developer console/, '/console', /text\/html/],
       [/^API reference/, '/docs', /text\/html/],
