@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { startServer, type TestServer } from '../harness/server.ts';
-import { CHROMIUM, launchChromium } from '../harness/browser.ts';
+import { CHROMIUM, launchChromium, refuseRequestsElsewhere } from '../harness/browser.ts';
 
 const skip = fs.existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium)`;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -16,20 +16,13 @@ describe('API reference in Chromium', { skip }, () => {
   let server: TestServer;
   let browser: Browser;
   let page: Page;
-  const elsewhere: string[] = [];
+  let elsewhere: string[] = [];
 
   before(async () => {
     server = await startServer();
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    // Anything not served by the server itself (a CDN, web fonts, telemetry) is recorded and refused.
-    const origin = new URL(server.url).origin;
-    await page.route('**/*', (route) => {
-      const url = route.request().url();
-      if (new URL(url).origin === origin || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
-      elsewhere.push(url);
-      return route.abort();
-    });
+    elsewhere = await refuseRequestsElsewhere(page, server.url);
   });
   after(async () => {
     await browser?.close();

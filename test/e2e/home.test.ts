@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { createOrgWithCredential, startServer, type TestServer } from '../harness/server.ts';
-import { CHROMIUM, launchChromium } from '../harness/browser.ts';
+import { CHROMIUM, launchChromium, refuseRequestsElsewhere } from '../harness/browser.ts';
 
 const execFileAsync = promisify(execFile);
 const skip = fs.existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium)`;
@@ -20,20 +20,14 @@ describe('the landing page and icon in Chromium', { skip }, () => {
   let server: TestServer;
   let browser: Browser;
   let page: Page;
-  const elsewhere: string[] = [];
+  let elsewhere: string[] = [];
   const failed: string[] = [];
 
   before(async () => {
     server = await startServer();
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const origin = new URL(server.url).origin;
-    await page.route('**/*', (route) => {
-      const url = route.request().url();
-      if (new URL(url).origin === origin || url.startsWith('data:')) return route.continue();
-      elsewhere.push(url);
-      return route.abort();
-    });
+    elsewhere = await refuseRequestsElsewhere(page, server.url);
     page.on('response', (response) => {
       if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
     });
