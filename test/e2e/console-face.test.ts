@@ -1,7 +1,7 @@
 // The console as a person meets it, in real headless Chromium against the real server: forms
 // check on the client first and show each field's message once, under the field; the one-time
 // secret panel goes when its credential is revoked; every time names its zone; the usage charts
-// have a scale; and on a phone (390 x 844) and at 1024, 1280 and 1400 px after a revocation the
+// have a scale; and on a phone (390 x 844) and from 660 to 1400 px after a revocation the
 // credentials table fits its box, every Revoke in sight.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -106,9 +106,10 @@ describe('console forms, times, charts and phones in Chromium', { skip }, () => 
     assert.equal(await page.getByLabel('Name').evaluate((el: any) => el.required), true);
   });
 
-  // Once a credential is revoked its row holds "Revoked <time>" where the others hold Revoke: the
-  // table must still fit its box at the usual laptop and desktop widths, every Revoke in sight.
-  for (const width of [1024, 1280, 1400]) {
+  // Once a credential is revoked its row holds its revocation time where the others hold Revoke:
+  // the table must still fit its box at tablet, laptop and desktop widths (below 1024 px it is a
+  // list of cards, as on a phone), every Revoke in sight.
+  for (const width of [660, 768, 900, 1024, 1280, 1400]) {
     test(`at ${width} px wide, after a revocation, every Revoke button is visible without scrolling the table`, async () => {
       const { page } = await open({ width, height: 900 });
       await signIn(page);
