@@ -2,7 +2,8 @@
 // organization on a temporary SQLite file, some real /v1 traffic (a few requests past the rate
 // limit), then every page in headless Chromium. The usage chart also gets sample counts for the
 // previous hours, written through the usage repository, because real traffic can only fill the
-// current hour; the screenshot's caption in docs/console.md says so.
+// current hour; the screenshot's caption in docs/console.md says so. A page showing an error
+// banner fails the run instead of being pictured (scripts/screenshot-page.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +16,9 @@ import { createDemoOrganization } from '../src/demo/create-demo-organization.ts'
 import { upsertUsage } from '../src/storage/db/repositories/credential-usage.ts';
 import { listCredentials } from '../src/storage/db/repositories/credentials.ts';
 import { USAGE_BUCKET_MS } from '../src/domain/console/usage-recorder.ts';
+import type { Browser } from 'playwright-core';
 import { launchChromium } from '../test/harness/browser.ts';
+import { screenshotWorkingPage } from './screenshot-page.ts';
 
 const OUT = path.resolve(import.meta.dirname, '..', 'docs', 'screenshots');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-shots-'));
@@ -28,6 +31,7 @@ const app = await buildApp(config, { db, rateLimitStore: store, logger: false })
 await app.listen({ host: '127.0.0.1', port: 0 });
 const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
 
+let browser: Browser | undefined;
 try {
   const demo = await createDemoOrganization({ db, region: config.region, now: Date.now }, {});
   // Real traffic: 15 requests against a limit of 12 per window, so three are refused.
@@ -62,11 +66,11 @@ try {
   );
 
   fs.mkdirSync(OUT, { recursive: true });
-  const browser = await launchChromium();
+  browser = await launchChromium();
   // UTC, so the screenshots show the same zone wherever they are made (the console names it).
   const page = await browser.newPage({ viewport: { width: 1200, height: 820 }, deviceScaleFactor: 1, timezoneId: 'UTC' });
-  const shot = async (name: string) => {
-    await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true });
+  const shot = async (name: string, fullPage = true) => {
+    await screenshotWorkingPage(page, path.join(OUT, `${name}.png`), { fullPage });
     console.log(`docs/screenshots/${name}.png`);
   };
   const h1 = (name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
@@ -115,7 +119,7 @@ try {
   await page.getByRole('button', { name: 'Done' }).click();
   await page.getByRole('row').filter({ hasText: 'compliance-events' }).getByRole('link').click();
   await h1('Webhook endpoint');
-  // the deliveries section has settled: its table, its empty message, or its error
+  // the deliveries section has settled: its table, its empty message, or its error (which fails the run)
   await page.getByText(/Deliveries to this endpoint|No deliveries yet|Could not load deliveries/).waitFor();
   await shot('console-webhook-endpoint');
 
@@ -125,18 +129,16 @@ try {
   await h1('Credentials');
   await page.waitForLoadState('networkidle');
   await page.evaluate('document.querySelector("#credentials-list-heading").scrollIntoView()');
-  await page.screenshot({ path: path.join(OUT, 'console-credentials-phone.png') });
-  console.log('docs/screenshots/console-credentials-phone.png');
+  await shot('console-credentials-phone', false);
 
   // The API reference at /docs, rendered from the served /openapi.json.
   await page.setViewportSize({ width: 1200, height: 820 });
   await page.goto(`${url}/docs`);
   await page.getByRole('heading', { level: 1, name: 'Compliance Data REST Service' }).waitFor();
   await page.waitForLoadState('networkidle');
-  await page.screenshot({ path: path.join(OUT, 'api-reference.png') });
-  console.log('docs/screenshots/api-reference.png');
-  await browser.close();
+  await shot('api-reference', false);
 } finally {
+  await browser?.close();
   await app.close();
   await store.close();
   await db.close();

@@ -78,7 +78,7 @@ function renderShell(scriptUrl: string, stylesheetUrl: string): string {
 <meta name="color-scheme" content="light">
 <meta name="referrer" content="no-referrer">
 <title>Developer console</title>
-<link rel="icon" href="data:,">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${stylesheetUrl}">
 <script type="module" src="${scriptUrl}"></script>
 </head>

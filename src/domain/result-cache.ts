@@ -7,7 +7,8 @@
 // The entries are bounded by an estimate of the bytes they keep alive (estimate-bytes.ts), not by
 // their number: one organization's controls snapshot can be a thousand times another's frameworks
 // list. Each result is estimated once, when its computation ends; the least recently used entries
-// are dropped first, and a result larger than the whole budget is answered but not kept.
+// are dropped first, and a result larger than the whole budget is answered but not kept. The
+// recency order, the byte accounting and the eviction are lru-cache's (docs/dependencies.md).
 //
 // Some results are kept only when asked for a second time ('on-repeat'): a vulnerability page deep
 // in the list, which a client paging through once never asks for again. Keeping each such page
@@ -16,6 +17,7 @@
 // while pushing out answers that are asked for. A key asked once is remembered only as a 32-bit
 // hash in a table of fixed size (ASKED_SLOTS), so a one-off page holds no memory of its own; two
 // keys that share a slot only make one of them kept a request earlier or later.
+import { LRUCache } from 'lru-cache';
 import { READS, type CachedVerb, type DataKind, type DataVersions } from './data-versions.ts';
 import { cacheCollections } from '../cache-collections.ts';
 import { estimateBytes } from './estimate-bytes.ts';
@@ -52,6 +54,7 @@ export interface ResultKey {
   text: string;
 }
 
+/** What is kept per key. Replaced by a copy when its size changes (lru-cache sizes a value when it is set). */
 interface Entry {
   value: Promise<unknown>;
   key: ResultKey;
@@ -60,9 +63,8 @@ interface Entry {
 }
 
 export class ResultCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: LRUCache<string, Entry>;
   readonly maxBytes: number;
-  private held = 0;
   /** per organization and kind: the newest version seen and the keys cached for it */
   private readonly orgs = new Map<string, Map<DataKind, { version: number; keys: Set<string> }>>();
   /** every result handed out from an entry: the same object answers every request of its key */
@@ -76,12 +78,21 @@ export class ResultCache {
 
   constructor(maxBytes = DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES) {
     this.maxBytes = maxBytes;
+    this.entries = new LRUCache<string, Entry>({
+      // lru-cache wants a positive bound; a budget of 0 never reaches it (getOrCompute keeps nothing)
+      maxSize: Math.max(1, maxBytes),
+      sizeCalculation: (entry) => entry.bytes,
+      // 'set' is an entry replaced by its resized copy (account); anything else has left the cache
+      dispose: (entry, text, reason) => {
+        if (reason !== 'set') this.forget(entry, text);
+      },
+    });
   }
 
   /** `listener` hears the estimated bytes held after each change (the operations listener's gauge). */
   reportBytesTo(listener: (bytesHeld: number) => void) {
     this.onChange = listener;
-    listener(this.held);
+    listener(this.bytesHeld);
   }
 
   get size() {
@@ -90,7 +101,7 @@ export class ResultCache {
 
   /** Estimated bytes the kept entries hold (never more than maxBytes). */
   get bytesHeld() {
-    return this.held;
+    return this.entries.calculatedSize;
   }
 
   /**
@@ -99,13 +110,8 @@ export class ResultCache {
    * answers, and entries that do not read the kind written are kept.
    */
   async getOrCompute<T>(key: ResultKey, compute: () => Promise<T>, keeping: Keeping = 'always'): Promise<T> {
-    const hit = this.entries.get(key.text);
-    if (hit) {
-      // Refresh recency: Map keeps insertion order, so re-inserting moves the key to the end.
-      this.entries.delete(key.text);
-      this.entries.set(key.text, hit);
-      return hit.value as Promise<T>;
-    }
+    const hit = this.entries.get(key.text); // (and now the most recently used)
+    if (hit) return hit.value as Promise<T>;
     const overhead = ENTRY_OVERHEAD + 2 * key.text.length;
     if (overhead > this.maxBytes) return compute(); // a budget too small for any entry keeps none
     if (keeping === 'on-repeat') {
@@ -121,32 +127,35 @@ export class ResultCache {
     for (let i = 0; i < key.kinds.length; i++) {
       const seen = known.get(key.kinds[i]);
       if (seen && seen.version === key.versions[i]) continue;
-      for (const old of [...(seen?.keys ?? [])]) this.remove(old);
+      for (const old of [...(seen?.keys ?? [])]) this.entries.delete(old);
       known.set(key.kinds[i], { version: key.versions[i], keys: new Set() });
     }
     this.orgs.set(key.organizationId, known);
     const pending = compute();
-    const entry: Entry = { value: pending, key, bytes: overhead };
-    this.entries.set(key.text, entry);
-    this.held += entry.bytes;
     for (const kind of key.kinds) known.get(kind)!.keys.add(key.text);
+    this.entries.set(key.text, { value: pending, key, bytes: overhead }); // the least recently used give way
+    this.onChange(this.bytesHeld);
     pending.then(
       (value) => {
-        if (this.entries.get(key.text) !== entry) return; // dropped while computing
+        if (!this.holds(key.text, pending)) return; // dropped while computing
         if (value !== null && typeof value === 'object') this.handedOut.add(value);
         // Estimated once the answers waiting for it are written (a megabyte of controls takes a
         // millisecond to walk, which a cold answer need not wait for); until then the entry counts
         // its overhead only.
-        setImmediate(() => this.account(entry, value));
+        setImmediate(() => this.account(key.text, pending, value));
       },
       // A failed computation is not kept: the next request tries again.
       () => {
-        if (this.entries.get(key.text) === entry) this.remove(key.text);
-        this.onChange(this.held);
+        if (this.holds(key.text, pending)) this.entries.delete(key.text);
+        this.onChange(this.bytesHeld);
       },
     );
-    this.evictOver(entry);
     return pending;
+  }
+
+  /** Whether the entry of `text` is still the one computing `pending` (peek: no recency change). */
+  private holds(text: string, pending: Promise<unknown>): boolean {
+    return this.entries.peek(text)?.value === pending;
   }
 
   /** Whether `text` was asked for before (and is now due to be kept); remembers it otherwise. */
@@ -171,29 +180,20 @@ export class ResultCache {
   }
 
   /** Adds the estimate of `value` to its entry, or drops the entry when it alone would exceed the bound. */
-  private account(entry: Entry, value: unknown) {
-    if (this.entries.get(entry.key.text) !== entry) return; // dropped meanwhile
-    const bytes = estimateBytes(value);
-    if (entry.bytes + bytes > this.maxBytes) {
+  private account(text: string, pending: Promise<unknown>, value: unknown) {
+    const entry = this.entries.peek(text);
+    if (entry?.value !== pending) return; // dropped meanwhile
+    const bytes = entry.bytes + estimateBytes(value);
+    if (bytes > this.maxBytes) {
       // larger than the whole budget: answered, not kept, and no longer shared (so its answer
       // bytes are not found for later requests either)
-      this.remove(entry.key.text);
+      this.entries.delete(text);
       if (value !== null && typeof value === 'object') this.handedOut.delete(value);
-      this.onChange(this.held);
-      return;
+    } else {
+      // resized (a copy: lru-cache sizes what is set); others give way, least recently used first
+      this.entries.set(text, { ...entry, bytes });
     }
-    entry.bytes += bytes;
-    this.held += bytes;
-    this.evictOver(entry);
-  }
-
-  /** Drops the least recently used entries, never `keep`, until the bytes held are within the bound. */
-  private evictOver(keep: Entry) {
-    for (const [text, entry] of this.entries) {
-      if (this.held <= this.maxBytes) break;
-      if (entry !== keep) this.remove(text);
-    }
-    this.onChange(this.held);
+    this.onChange(this.bytesHeld);
   }
 
   /**
@@ -204,11 +204,8 @@ export class ResultCache {
     return value !== null && typeof value === 'object' && this.handedOut.has(value);
   }
 
-  private remove(text: string) {
-    const entry = this.entries.get(text);
-    if (!entry) return;
-    this.entries.delete(text);
-    this.held -= entry.bytes;
+  /** Called by lru-cache for every entry that leaves (dropped, evicted, cleared). */
+  private forget(entry: Entry, text: string) {
     cacheCollections.note(entry.bytes);
     const known = this.orgs.get(entry.key.organizationId);
     if (!known) return;
@@ -217,11 +214,9 @@ export class ResultCache {
   }
 
   clear() {
-    cacheCollections.note(this.held);
     this.entries.clear();
     this.orgs.clear();
-    this.held = 0;
-    this.onChange(this.held);
+    this.onChange(this.bytesHeld);
   }
 }
 

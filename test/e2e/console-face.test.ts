@@ -1,7 +1,8 @@
 // The console as a person meets it, in real headless Chromium against the real server: forms
 // check on the client first and show each field's message once, under the field; the one-time
 // secret panel goes when its credential is revoked; every time names its zone; the usage charts
-// have a scale; and on a phone (390 x 844) the credentials table fits, Revoke included.
+// have a scale; and on a phone (390 x 844) and from 660 to 1400 px after a revocation the
+// credentials table fits its box, every Revoke in sight.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -52,7 +53,7 @@ describe('console forms, times, charts and phones in Chromium', { skip }, () => 
   }
 
   async function createCredential(page: Page, name: string) {
-    await page.getByLabel('Name').fill(name);
+    await page.getByLabel('Name', { exact: true }).fill(name);
     await page.getByRole('button', { name: 'Create credential' }).click();
     await page.getByRole('region', { name: 'New credential created' }).waitFor();
     return (await page.getByTestId('new-client-id').innerText()).trim();
@@ -93,6 +94,61 @@ describe('console forms, times, charts and phones in Chromium', { skip }, () => 
     await page.getByLabel('Name').fill('Better name');
     assert.equal(await page.getByText('Name must not be blank').count(), 0);
   });
+
+  test('create: an empty name gets the same message under the field, not the browser\u2019s bubble', async () => {
+    const { page, posts } = await open();
+    await signIn(page);
+    await page.getByRole('button', { name: 'Create credential' }).click();
+    await page.getByText('Name must not be blank').waitFor();
+    assert.ok(!posts.includes('/console/api/credentials'), 'no create request was sent');
+    assert.equal(await page.getByLabel('Name').getAttribute('aria-invalid'), 'true');
+    // Still marked required (for assistive technology), without the browser's own check.
+    assert.equal(await page.getByLabel('Name').evaluate((el: any) => el.required), true);
+  });
+
+  // Once a credential is revoked its row holds its revocation time where the others hold Revoke:
+  // the table must still fit its box at tablet, laptop and desktop widths (below 1024 px it is a
+  // list of cards, as on a phone), every Revoke in sight.
+  for (const width of [660, 768, 900, 1024, 1280, 1400]) {
+    test(`at ${width} px wide, after a revocation, every Revoke button is visible without scrolling the table`, async () => {
+      const { page } = await open({ width, height: 900 });
+      await signIn(page);
+      const revoked = await createCredential(page, `Revoked at ${width} px, a long descriptive name for the system`);
+      await page.getByRole('button', { name: 'Done' }).click();
+      const kept = await createCredential(page, `Kept at ${width} px`);
+      await page.getByRole('button', { name: 'Done' }).click();
+      await page
+        .getByRole('row')
+        .filter({ hasText: revoked })
+        .getByRole('button', { name: /^Revoke / })
+        .click();
+      await page
+        .getByRole('dialog')
+        .getByRole('button', { name: /^Revoke/ })
+        .click();
+      await page.getByRole('row').filter({ hasText: revoked }).getByText('Revoked', { exact: true }).first().waitFor();
+
+      const layout = await page.locator('.table-scroll').evaluate((el: any) => {
+        const box = el.getBoundingClientRect();
+        const buttons = [...el.querySelectorAll('button')].map((b: any) => {
+          const r = b.getBoundingClientRect();
+          return { name: b.getAttribute('aria-label'), left: r.left, right: r.right };
+        });
+        return { left: box.left, right: box.right, hidden: el.scrollWidth - el.clientWidth, buttons };
+      });
+      assert.ok(layout.hidden <= 1, `the table does not scroll sideways (${layout.hidden} px hidden) at ${width} px`);
+      assert.ok(layout.buttons.length >= 1, 'active credentials have a Revoke button');
+      for (const b of layout.buttons)
+        assert.ok(b.left >= layout.left && b.right <= layout.right + 0.5, `${b.name} within the table's box: ${JSON.stringify(layout)}`);
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth');
+      assert.ok(overflow <= width, `the page does not scroll sideways (${overflow} px wide)`);
+      const keep = page
+        .getByRole('row')
+        .filter({ hasText: kept })
+        .getByRole('button', { name: /^Revoke / });
+      assert.ok(await keep.isVisible(), 'the kept credential still offers Revoke');
+    });
+  }
 
   test('revoking the credential whose secret is shown removes the secret panel; times name their zone', async () => {
     const { page } = await open();

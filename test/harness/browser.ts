@@ -27,3 +27,20 @@ export async function newClipboardPage(browser: Browser, origin: string): Promis
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
   return { context, page: await context.newPage() };
 }
+
+/**
+ * Records and refuses every request of `page` that is not to `serverUrl` itself (a CDN, web fonts,
+ * telemetry): the pages this server serves must work on a machine without internet access.
+ * Returns the list the refused addresses are added to.
+ */
+export async function refuseRequestsElsewhere(page: Page, serverUrl: string): Promise<string[]> {
+  const origin = new URL(serverUrl).origin;
+  const elsewhere: string[] = [];
+  await page.route('**/*', (route) => {
+    const url = route.request().url();
+    if (new URL(url).origin === origin || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+    elsewhere.push(url);
+    return route.abort();
+  });
+  return elsewhere;
+}

@@ -372,7 +372,11 @@ for (const dialect of dialects) {
       assert.equal(noCsrf.status, 403);
       const out = await consoleCall(server.url, s, '/console/api/session', { method: 'DELETE' });
       assert.equal(out.status, 204);
-      assert.match(out.headers.get('set-cookie')!, /^cds_console=; Path=\/console; Max-Age=0; HttpOnly; SameSite=Strict/);
+      // the same attributes as when it was set (in any order), so the browser drops that very cookie
+      const cleared = out.headers.get('set-cookie')!;
+      assert.match(cleared, /^cds_console=; /);
+      for (const attr of ['Path=/console', 'Max-Age=0', 'HttpOnly', 'SameSite=Strict'])
+        assert.ok(cleared.split('; ').includes(attr), `${attr} in ${cleared}`);
       assert.equal((await consoleCall(server.url, s, '/console/api/session')).status, 401, 'the old cookie no longer works');
     });
 
@@ -457,7 +461,7 @@ describe('console cookie behind TLS', () => {
   test('is Secure when the request came over HTTPS through a trusted proxy', async () => {
     const res = await signInRaw(server.url, 'tls@example.com', PASSWORD, { 'x-forwarded-proto': 'https' });
     assert.equal(res.status, 200);
-    assert.match(res.headers.get('set-cookie')!, /; Secure$/);
+    assert.ok(res.headers.get('set-cookie')!.split('; ').includes('Secure'), res.headers.get('set-cookie')!);
   });
 });
 

@@ -110,6 +110,17 @@ for (const dialect of dialects) {
         });
       }
 
+      test('a refused file type is named with the types that are accepted', async () => {
+        const res = await h.post(target, [file('report.pdf', '%PDF-1.7'), date(IN_Q1)]);
+        assertRefused(res, 'files', '.pdf');
+        const message: string = res.body.error.details.find((d: { field: string }) => d.field === 'files').message;
+        assert.match(message, /^report\.pdf: /, message);
+        // Every accepted extension is listed, so the user can convert the file without a trip to the docs.
+        for (const ext of ['.docx', '.xlsx', '.pptx', '.txt', '.md', '.csv', '.json', '.png', '.jpg', '.zip', '.numbers', '.eml', '.evtx'])
+          assert.ok(message.includes(ext), `${ext} in "${message}"`);
+        assert.ok(!message.includes('.pdf,'), message);
+      });
+
       test('files totalling 100 MiB + 1 byte', async () => {
         await assertRefusedCleanly(h, target, () => h.post(target, [date(IN_Q1), ...largePair(1)]), 'files', '100 MiB + 1');
       });

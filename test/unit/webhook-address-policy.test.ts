@@ -31,6 +31,8 @@ test('addresses of every forbidden range are refused, with the reason', () => {
     ['198.18.0.1', /benchmarking/],
     ['::1', /loopback/],
     ['0:0:0:0:0:0:0:1', /loopback/],
+    ['::0.0.0.1', /loopback/],
+    ['FE80::1', /link-local/],
     ['::', /unspecified/],
     ['fe80::1', /link-local/],
     ['fe80::1%eth0', /link-local/],

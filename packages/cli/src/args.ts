@@ -4,6 +4,7 @@
 // values it passes through (filter lists) are left for the service to judge, so an unknown status
 // is the service's 400 (exit 6) and the CLI never falls behind the API's allowed values.
 import { parseArgs } from 'node:util';
+import { didYouMean } from './suggest.ts';
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -91,7 +92,8 @@ export function parseOptions(
   try {
     parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
   } catch (err) {
-    if (String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')) throw new UsageError(parseErrorMessage(err));
+    const code = String((err as { code?: unknown }).code);
+    if (code.startsWith('ERR_PARSE_ARGS')) throw new UsageError(parseErrorMessage(err, code, specs));
     throw err;
   }
   if (parsed.positionals.length < positionals.min) throw new UsageError(`missing ${positionals.name}`);
@@ -105,8 +107,16 @@ export function parseOptions(
   return { values, positionals: parsed.positionals };
 }
 
-function parseErrorMessage(err: unknown): string {
+function parseErrorMessage(err: unknown, code: string, specs: OptionSpec[]): string {
   const message = err instanceof Error ? err.message : String(err);
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const flag = /'(-[^']*)'/.exec(message)?.[1];
+    if (flag)
+      return `unknown option "${flag}".${didYouMean(
+        flag.split('=')[0],
+        specs.map((s) => `--${s.name}`),
+      )}`;
+  }
   // parseArgs explains how to pass a value starting with "-"; the first sentence is the point.
   return message.split('. To specify')[0].replace(/\.$/, '');
 }

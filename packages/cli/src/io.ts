@@ -8,7 +8,7 @@ export interface Io {
   err(text: string): void;
   stdoutIsTty: boolean;
   stderrIsTty: boolean;
-  /** the terminal's width when stdout is one (tables are fitted to it) */
+  /** the width tables are fitted to: the terminal's, else COLUMNS, else 80 (terminalWidth) */
   stdoutColumns: number | undefined;
   stderr: NodeJS.WriteStream;
   stdin: NodeJS.ReadStream;
@@ -28,8 +28,18 @@ export function processIo(): Io {
     },
     stdoutIsTty: Boolean(stdout.isTTY),
     stderrIsTty: Boolean(stderr.isTTY),
-    stdoutColumns: stdout.isTTY && stdout.columns > 0 ? stdout.columns : undefined,
+    stdoutColumns: terminalWidth(stdout, process.env.COLUMNS),
     stderr,
     stdin,
   };
+}
+
+/**
+ * The width to fit tables to: the terminal's when stdout is one; otherwise COLUMNS (as shells and
+ * `gh` honour it, e.g. `COLUMNS=200 compliance controls list -o table > file`), else 80.
+ */
+export function terminalWidth(stdout: { isTTY?: boolean; columns?: number }, columnsEnv: string | undefined): number {
+  if (stdout.isTTY && (stdout.columns ?? 0) > 0) return stdout.columns!;
+  const fromEnv = Number(columnsEnv);
+  return Number.isSafeInteger(fromEnv) && fromEnv > 0 ? fromEnv : 80;
 }

@@ -2,11 +2,12 @@
 // the global ones, build the context, run it. Errors propagate to main.ts, which reports them.
 import { parseOptions, splitCommand, UsageError } from './args.ts';
 import { commandName } from './commands/command.ts';
-import { COMMANDS, findCommand, groupCommands, hasActions } from './commands/index.ts';
+import { COMMANDS, findCommand, GROUP_ALIASES, groupCommands, hasActions } from './commands/index.ts';
 import { createContext, GLOBAL_OPTIONS } from './context.ts';
 import { commandHelp, groupHelp, mainHelp } from './help.ts';
 import type { Io } from './io.ts';
 import type { Env } from './profile.ts';
+import { closest, didYouMean } from './suggest.ts';
 import { explainUnreachable } from './unreachable.ts';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -28,13 +29,23 @@ export async function run(argv: string[], env: Env, io: Io, signal: AbortSignal)
       await io.out(`compliance ${pkg.version}\n`);
       return 0;
     }
-    await (wantsHelp ? io.out(mainHelp()) : Promise.resolve(io.err(mainHelp())));
-    return wantsHelp ? 0 : 2;
+    // Bare `compliance` is asking what it can do, as `gh` and `git` take it: the help, on stdout.
+    if (argv.length === 0 || wantsHelp) {
+      await io.out(mainHelp());
+      return 0;
+    }
+    // Flags without a command: a mistyped one is named (with the nearest known), else a command is missing.
+    parseOptions(rest, [...GLOBAL_OPTIONS, { name: 'version', kind: 'switch', help: '' }], { min: 0, max: 0, name: '' });
+    throw new UsageError(`which command? ${commandList()}`);
   }
 
   const [group, action] = words;
   const commands = groupCommands(group);
-  if (commands.length === 0) throw new UsageError(`unknown command "${group}"`);
+  if (commands.length === 0) {
+    // `--profle x`: the mistyped flag, not its value taken for a command, is what to point at.
+    parseOptions(argv.slice(0, argv.indexOf(group)), GLOBAL_OPTIONS, { min: 0, max: 1, name: '' });
+    throw new UsageError(unknownCommand(group));
+  }
   if (hasActions(group) && action === undefined) {
     if (wantsHelp) {
       await io.out(groupHelp(group, commands));
@@ -43,7 +54,13 @@ export async function run(argv: string[], env: Env, io: Io, signal: AbortSignal)
     throw new UsageError(`"${group}" needs an action: ${commands.map((c) => c.action).join(', ')}`);
   }
   const command = findCommand(group, action);
-  if (!command) throw new UsageError(`unknown command "${group} ${action}"; ${group} has ${commands.map((c) => c.action).join(', ')}`);
+  if (!command) {
+    const actions = commands.map((c) => c.action!);
+    const nearest = closest(action, actions);
+    throw new UsageError(
+      `unknown command "${group} ${action}"; ${group} has ${actions.join(', ')}.${nearest ? ` Did you mean "${group} ${nearest}"?` : ''}`,
+    );
+  }
   if (wantsHelp) {
     await io.out(commandHelp(command));
     return 0;
@@ -81,9 +98,16 @@ async function help(words: string[], io: Io): Promise<number> {
   else if (groupCommands(group).length > 1 || (groupCommands(group).length === 1 && hasActions(group)))
     await io.out(groupHelp(group, groupCommands(group)));
   else if (groupCommands(group).length === 1) await io.out(commandHelp(groupCommands(group)[0]));
-  else
-    throw new UsageError(
-      `unknown command "${[group, action].filter(Boolean).join(' ')}"; commands: ${[...new Set(COMMANDS.map(commandName))].join(', ')}`,
-    );
+  else throw new UsageError(unknownCommand(group));
   return 0;
+}
+
+/** The command names people type: the groups and their aliases (`vulns`). */
+const commandWords = () => [...new Set([...COMMANDS.map((c) => c.group), ...Object.keys(GROUP_ALIASES)])];
+
+const commandList = () => `commands: ${[...new Set(COMMANDS.map(commandName))].join(', ')}`;
+
+function unknownCommand(word: string): string {
+  const suggestion = didYouMean(word, commandWords());
+  return suggestion ? `unknown command "${word}".${suggestion}` : `unknown command "${word}"; ${commandList()}`;
 }

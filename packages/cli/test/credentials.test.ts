@@ -208,13 +208,43 @@ describe('compliance: credentials and configuration', () => {
       run(['policies', 'list', '--is-relevant', 'maybe'], env),
       run(['vulnerabilities', 'list', '--page-size', '75'], env),
       run(['whoami', '--client-secret', 'cds_secret_x'], env),
-      run([], env),
+      run(['--profile', 'default'], env),
     ]);
     for (const res of results) fails(res, 2);
     assert.match(results[0].stderr, /unknown command "frobnicate"/);
     assert.match(results[2].stderr, /--no-such-flag/);
     assert.match(results[3].stderr, /missing CONTROL_ID/);
     assert.match(results[5].stderr, /--is-relevant takes true or false/);
+    assert.match(results[8].stderr, /which command\? commands: frameworks list, controls list/);
+  });
+
+  it('a mistyped command, action or flag gets a did-you-mean, as cds does', async () => {
+    freshHome();
+    const env = service.envFor();
+    const cases: Array<[args: string[], message: RegExp]> = [
+      [['contrls', 'list'], /unknown command "contrls"\. Did you mean "controls"\?/],
+      [['vuln', 'list'], /unknown command "vuln"\. Did you mean "vulnerabilities"\?/],
+      [['controls', 'lst'], /unknown command "controls lst"; controls has list, get\. Did you mean "controls list"\?/],
+      [['controls', 'list', '--stauts', 'compliant'], /unknown option "--stauts"\. Did you mean "--status"\?/],
+      [['frameworks', 'list', '--outptu', 'json'], /unknown option "--outptu"\. Did you mean "--output"\?/],
+      [['--profle', 'work', 'whoami'], /unknown option "--profle"\. Did you mean "--profile"\?/],
+      [['help', 'polcies'], /unknown command "polcies"\. Did you mean "policies"\?/],
+    ];
+    const results = await Promise.all(cases.map(([args]) => run(args, env)));
+    for (const [i, [args, message]] of cases.entries()) {
+      fails(results[i], 2);
+      assert.match(results[i].stderr, message, args.join(' '));
+      assert.equal(results[i].stdout, '', 'nothing on stdout');
+    }
+  });
+
+  it('bare "compliance" prints its help on stdout and exits 0', async () => {
+    freshHome();
+    const [bare, help] = await Promise.all([run([]), run(['--help'])]);
+    assert.equal(bare.code, 0, explain(bare));
+    assert.equal(bare.stderr, '');
+    assert.equal(bare.stdout, help.stdout);
+    assert.match(bare.stdout, /^Usage: compliance COMMAND/m);
   });
 
   it('--help documents the commands and exit codes; a command help lists its filters', async () => {

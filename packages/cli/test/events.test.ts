@@ -10,6 +10,9 @@ import { ComplianceClient, type ChangeEvent } from '../../sdk/src/index.ts';
 import { explain, type CliResult } from './support/cli.ts';
 import { dialects, startCliService, type CliService } from './support/service.ts';
 
+// Room for every column (without a terminal a table is fitted to COLUMNS, else 80).
+const WIDE = { env: { COLUMNS: '400' } };
+
 function ok(res: CliResult): string {
   assert.equal(res.code, 0, explain(res));
   return res.stdout;
@@ -59,7 +62,7 @@ describe('compliance events', { concurrency: dialects.length }, () => {
         const [asNdjson, asJson, asTable] = await Promise.all([
           s.cli(['events', 'list', '-o', 'ndjson']),
           s.cli(['events', 'list', '-o', 'json', '--page-size', '3']),
-          s.cli(['events', 'list', '-o', 'table']),
+          s.cli(['events', 'list', '-o', 'table'], WIDE),
         ]);
         assert.deepEqual(ndjson(ok(asNdjson)), expected);
         assert.deepEqual(JSON.parse(ok(asJson)), expected, 'pages of 3 give the same events');

@@ -6,6 +6,9 @@ import assert from 'node:assert/strict';
 import { explain, type CliResult } from './support/cli.ts';
 import { dialects, startCliService, type CliService } from './support/service.ts';
 
+// Room for every column (without a terminal a table is fitted to COLUMNS, else 80).
+const WIDE = { env: { COLUMNS: '400' } };
+
 function ok(res: CliResult): string {
   assert.equal(res.code, 0, explain(res));
   return res.stdout;
@@ -41,7 +44,7 @@ describe('compliance reads', { concurrency: dialects.length }, () => {
         const [asJson, asNdjson, asTable] = await Promise.all([
           s.cli(['frameworks', 'list', '--entity-ids', entityId, '--fields', 'addedOn,tscSelections', '-o', 'json']),
           s.cli(['frameworks', 'list', '-o', 'ndjson']),
-          s.cli(['frameworks', 'list', '--output', 'table']),
+          s.cli(['frameworks', 'list', '--output', 'table'], WIDE),
         ]);
         assert.deepEqual(json(asJson), expected);
         assert.equal(ok(asJson), `${JSON.stringify(expected, null, 2)}\n`, 'json is the data, pretty-printed');
@@ -72,7 +75,7 @@ describe('compliance reads', { concurrency: dialects.length }, () => {
           ]),
           s.cli(['controls', 'list', '--framework-ids', frameworkId, '--control-scope', 'in_scope', '--fields', 'mappedFrameworkIds']),
           s.cli(['controls', 'list', '--assignee-emails', assignee, '--domains', domain.toUpperCase(), '--entity-ids', entityId]),
-          s.cli(['controls', 'list', '--status', 'compliant', '-o', 'table']),
+          s.cli(['controls', 'list', '--status', 'compliant', '-o', 'table'], WIDE),
         ]);
         const expected = (await s.sdk.controls.list({ status: ['non_compliant'], functionGroupings: ['protect', 'detect'] })).data;
         const rows = ndjson(filtered);
@@ -99,7 +102,7 @@ describe('compliance reads', { concurrency: dialects.length }, () => {
         const id = rows[0].controlId;
         const [one, oneTable] = await Promise.all([
           s.cli(['controls', 'get', id, '--fields', 'complianceOverview,mappedArtifacts']),
-          s.cli(['controls', 'get', id, '-o', 'table']),
+          s.cli(['controls', 'get', id, '-o', 'table'], WIDE),
         ]);
         const control = json(one);
         assert.deepEqual(control, (await s.sdk.controls.get(id, { fields: ['complianceOverview', 'mappedArtifacts'] })).data);
@@ -113,7 +116,7 @@ describe('compliance reads', { concurrency: dialects.length }, () => {
         const from = Math.min(...dated.map((p) => p.nextReviewDate!));
         const approver = (await s.sdk.policies.list()).data.find((p) => p.approvers.length > 0)!.approvers[0].email;
         const [table, byDate, approvers] = await Promise.all([
-          s.cli(['policies', 'list', '--is-relevant', 'true', '--departments', 'No Department', '-o', 'table']),
+          s.cli(['policies', 'list', '--is-relevant', 'true', '--departments', 'No Department', '-o', 'table'], WIDE),
           s.cli([
             'policies',
             'list',
@@ -156,7 +159,7 @@ describe('compliance reads', { concurrency: dialects.length }, () => {
         const expected = (await s.sdk.evidence.list({ status: ['needs_revision'], fields: ['ticketsCount'] })).data;
         const [rows, table] = await Promise.all([
           s.cli(['evidence', 'list', '--status', 'needs_revision', '--fields', 'ticketsCount', '-o', 'ndjson']),
-          s.cli(['evidence', 'list', '--status', 'uploaded', '-o', 'table', '--fields', 'ticketsCount']),
+          s.cli(['evidence', 'list', '--status', 'uploaded', '-o', 'table', '--fields', 'ticketsCount'], WIDE),
         ]);
         assert.deepEqual(ndjson(rows), expected);
         assert.match(header(table), /^EVIDENCE ID\s+NAME\s+STATUS\s+DEPARTMENT\s+RELEVANT\s+NEXT REVIEW\s+GAPS\s+ticketsCount$/);
@@ -172,7 +175,7 @@ describe('compliance reads', { concurrency: dialects.length }, () => {
         const expected = (await s.sdk.tests.list({ status: ['fix_required', 'affected'], applications: [app] })).data;
         const [filtered, table] = await Promise.all([
           s.cli(['tests', 'list', '--status', 'fix_required,affected', '--applications', app, '--fields', 'mappedFrameworkIds']),
-          s.cli(['tests', 'list', '--assignee-emails', all[0].assignees[0].email, '-o', 'table']),
+          s.cli(['tests', 'list', '--assignee-emails', all[0].assignees[0].email, '-o', 'table'], WIDE),
         ]);
         const got = json(filtered);
         assert.deepEqual(ids(got, 'testId'), ids(expected, 'testId'));
@@ -205,7 +208,7 @@ describe('compliance reads', { concurrency: dialects.length }, () => {
           ]),
           s.cli(['vulnerabilities', 'list', '--status', 'open,risk', '--source', 'snyk,aws,qualys', '-o', 'ndjson']),
           s.cli(['vulnerabilities', 'list', '--limit', '120', '-o', 'ndjson']),
-          s.cli(['vulnerabilities', 'list', '--limit', '3', '-o', 'table']),
+          s.cli(['vulnerabilities', 'list', '--limit', '3', '-o', 'table'], WIDE),
         ]);
         const every = json(all);
         assert.ok(first.meta.totalCount > 400, 'the demo has about 500 findings');

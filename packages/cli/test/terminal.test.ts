@@ -8,7 +8,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import stringWidth from 'string-width';
 import { createOrgWithCredential, startServer, type TestServer } from '../../../test/harness/server.ts';
+import { controlFixtures } from '../../../test/harness/fixtures-controls.ts';
 import { COMMANDS, GROUP_ALIASES } from '../src/commands/index.ts';
 import { commandName } from '../src/commands/command.ts';
 import { ComplianceClient } from '../src/sdk.ts';
@@ -102,9 +104,9 @@ describe('compliance at a terminal and on first use', { concurrency: 1 }, () => 
 
   describe('tables and times', () => {
     it('a table fits the terminal: names give way, IDs stay whole', { skip: hasScript ? false : 'no script' }, async () => {
-      const wide = ok(await s.cli(['controls', 'list', '-o', 'table']));
+      const wide = ok(await s.cli(['controls', 'list', '-o', 'table'], { env: { COLUMNS: '400' } }));
       const widest = Math.max(...wide.split('\n').map((l) => l.length));
-      assert.ok(widest > 120, `without a terminal the table is as wide as its content (${widest})`);
+      assert.ok(widest > 120, `with room the table is as wide as its content (${widest})`);
       const res = await runAtTerminal(['controls', 'list'], {
         home: home(),
         env: { ...s.envFor(), COMPLIANCE_TOKEN_CACHE: '0' },
@@ -119,8 +121,85 @@ describe('compliance at a terminal and on first use', { concurrency: 1 }, () => 
       assert.match(res.screen, /…/, 'a shortened name ends in an ellipsis');
     });
 
+    it('at 80 columns the controls table is at most 80 display columns wide, names readable, CJK and emoji included', async () => {
+      // Names as wide as they come: two columns a character (CJK), emoji, combining marks.
+      const wide = [
+        '访问控制策略与多因素身份验证的年度审查',
+        '🔐 Schlüsselverwaltung 🔑 und Rotation',
+        'Zugriffsüberprüfung für privilegierte Konten',
+      ];
+      const fixtures = controlFixtures(s.server.database.db, s.organizationId);
+      for (const [i, name] of wide.entries()) await fixtures.control({ code: `WIDE-${i + 1}`, name, domain: 'Identity and access' });
+      const { data } = await s.sdk.controls.list();
+      const byId = new Map(data.map((c) => [c.controlId, c]));
+      const [narrow, piped, roomy] = await Promise.all([
+        s.cli(['controls', 'list', '-o', 'table'], { env: { COLUMNS: '80' } }),
+        s.cli(['controls', 'list', '-o', 'table']), // not a terminal and no COLUMNS: 80 as well
+        s.cli(['controls', 'list', '-o', 'table'], { env: { COLUMNS: '400' } }),
+      ]);
+      assert.equal(ok(piped), ok(narrow));
+      const lines = ok(narrow).trimEnd().split('\n');
+      for (const line of lines) assert.ok(stringWidth(line) <= 80, `${stringWidth(line)} > 80: ${line}`);
+      assert.match(lines[0], /^CONTROL ID\s+(CODE\s+)?NAME\s/);
+      assert.match(lines[0], /STATUS/, 'the status stays');
+      assert.equal(lines.length, 1 + data.length);
+      // Every row starts with its whole ID, and shows at least the first 20 columns of its name.
+      const nameAt = lines[0].indexOf('NAME');
+      for (const line of lines.slice(1)) {
+        const id = line.split(/\s+/)[0];
+        const control = byId.get(id);
+        assert.ok(control, `the row starts with a whole control ID: ${line}`);
+        const shown = line.slice([...line].length === line.length ? nameAt : 0);
+        const name = control.controlName;
+        let prefix = '';
+        for (const ch of name) {
+          if (stringWidth(prefix + ch) > 20) break;
+          prefix += ch;
+        }
+        assert.ok(shown.includes(prefix.trimEnd()), `"${prefix}" of "${name}" is readable in: ${line}`);
+      }
+      // Columns line up in display columns: NAME starts at the same display column on every row.
+      for (const name of wide) {
+        const line = lines.find((l) => l.includes([...name].slice(0, 6).join('')))!;
+        assert.ok(line, `${name} is listed`);
+        const before = line.slice(0, line.indexOf([...name].slice(0, 6).join('')));
+        assert.equal(stringWidth(before), stringWidth(lines[0].slice(0, nameAt)), `aligned: ${line}`);
+      }
+      // --json is the data whatever the width.
+      const [json80, json400] = await Promise.all([
+        s.cli(['controls', 'list', '-o', 'json'], { env: { COLUMNS: '80' } }),
+        s.cli(['controls', 'list', '-o', 'json'], { env: { COLUMNS: '400' } }),
+      ]);
+      assert.equal(ok(json80), ok(json400));
+      // With room, every column is there and nothing is cut.
+      assert.match(ok(roomy).split('\n')[0], /^CONTROL ID\s+CODE\s+NAME\s+DOMAIN\s+FUNCTION\s+SCOPE\s+STATUS\s+%$/);
+      for (const name of wide) assert.ok(ok(roomy).includes(stringWidth(name) <= 40 ? name : `${name.slice(0, 39)}…`), name);
+    });
+
+    it('a record wraps its long text in display columns: a CJK description stays within 60', async () => {
+      const writer = new ComplianceClient({
+        baseUrl: s.server.url,
+        clientId: s.readWrite.clientId,
+        clientSecret: s.readWrite.clientSecret,
+      });
+      const description = '多因素身份验证未在所有管理员账户上启用，需要在下一次审计前完成。'.repeat(3);
+      const { data } = await writer.vulnerabilities.create({
+        vulnerabilityId: 'VUL-9601',
+        title: '管理员账户缺少多因素身份验证',
+        severity: 'high',
+        status: 'open',
+        description,
+      });
+      const record = ok(await s.cli(['vulns', 'get', data.vulnerabilityId, '-o', 'table'], { env: { COLUMNS: '60' } }));
+      const lines = record.trimEnd().split('\n');
+      for (const line of lines) assert.ok(stringWidth(line) <= 60, `${stringWidth(line)} > 60: ${line}`);
+      const continued = lines.slice(lines.findIndex((l) => l.startsWith('description ')));
+      const text = continued.map((l, i) => (i === 0 ? l.replace(/^description\s+/, '') : l.trim())).join('');
+      assert.ok(text.startsWith(description), 'the whole description is there, in order');
+    });
+
     it('one time format in tables and records: 2026-03-31 14:05 UTC', async () => {
-      const policies = ok(await s.cli(['policies', 'list', '-o', 'table']));
+      const policies = ok(await s.cli(['policies', 'list', '-o', 'table'], { env: { COLUMNS: '400' } }));
       const listed = (await s.sdk.vulnerabilities.list().toArray({ limit: 1 }))[0];
       const finding = (await s.sdk.vulnerabilities.get(listed.vulnerabilityId)).data;
       const record = ok(await s.cli(['vulns', 'get', finding.vulnerabilityId, '-o', 'table']));

@@ -28,6 +28,9 @@ const FAMILY_OF = new Map(Object.entries(FAMILIES).flatMap(([family, extensions]
 /** Every accepted extension, for messages and documentation. */
 export const ACCEPTED_EXTENSIONS = [...FAMILY_OF.keys()];
 
+/** The accepted extensions as a refusal names them (`.doc, .docx, …`), so the user can convert the file without a trip to the docs. */
+export const ACCEPTED_LIST = ACCEPTED_EXTENSIONS.map((e) => `.${e}`).join(', ');
+
 /** The type family of a file name (`report.PDF` → undefined, `a.docx` → `word`), case-insensitive. */
 export function fileFamily(filename: string): string | undefined {
   const dot = filename.lastIndexOf('.');

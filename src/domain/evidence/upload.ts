@@ -36,7 +36,7 @@ import {
   insertPendingUpload,
   updateEvidenceStatus,
 } from '../../storage/db/repositories/uploads.ts';
-import { fileFamily, needsZipSignature, NotAZipPackageError, ZipSignatureCheck } from './file-types.ts';
+import { ACCEPTED_LIST, fileFamily, needsZipSignature, NotAZipPackageError, ZipSignatureCheck } from './file-types.ts';
 import { cleanedName } from '../text.ts';
 import { bytesLeft, DEFAULT_ATTACHMENT_QUOTA_BYTES, quotaExceeded, type QuotaUse } from './storage-quota.ts';
 import type { UploadResult } from './write-schema.ts';
@@ -124,7 +124,7 @@ async function readUpload(parts: AsyncIterable<UploadPart>, sink: Sink, now: num
       if (name === '') throw fileIssue('every file needs a file name');
       if (name.length > MAX_FILENAME_LENGTH) throw fileIssue(`file names must be at most ${MAX_FILENAME_LENGTH} characters`);
       const family = fileFamily(name);
-      if (!family) throw fileIssue(`${name}: this file type is not accepted`);
+      if (!family) throw fileIssue(`${name}: this file type is not accepted; accepted: ${ACCEPTED_LIST}`);
       let source: Readable = part.stream;
       if (needsZipSignature(family)) {
         const check = new ZipSignatureCheck();

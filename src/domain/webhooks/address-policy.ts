@@ -6,125 +6,101 @@
 // address actually connected to at delivery time, after DNS (the delivery worker calls
 // forbiddenAddressReason), since a name may resolve differently later (DNS rebinding).
 //
-// Addresses are parsed to their bytes here, never compared as text: the same address has many
-// spellings (0x7f.1, 017700000001, ::ffff:127.0.0.1, ::ffff:7f00:1, 0:0:0:0:0:0:0:1).
+// Addresses are parsed here, never compared as text: the same address has many spellings
+// (0x7f.1, 017700000001, ::ffff:127.0.0.1, ::ffff:7f00:1, 0:0:0:0:0:0:0:1). The WHATWG URL
+// parser, the one fetch uses, reads the spelling, so the policy sees the address the client
+// would dial; ipaddr.js matches it against CIDR ranges and takes the IPv4 address out of the IPv6
+// forms that carry one (docs/dependencies.md).
 import { isIP } from 'node:net';
 import { lookup as dnsLookup } from 'node:dns/promises';
+import ipaddr from 'ipaddr.js';
 import type { FieldIssue } from '../errors.ts';
 
 /** Longest URL accepted for an endpoint; longer is refused rather than cut. */
 export const ENDPOINT_URL_MAX_LENGTH = 2048;
 
-interface Range {
-  /** network address bytes (4 for IPv4, 16 for IPv6) */
-  base: number[];
-  prefix: number;
-  reason: string;
-}
-
-const v4 = (text: string, prefix: number, reason: string): Range => ({ base: text.split('.').map(Number), prefix, reason });
-const v6 = (text: string, prefix: number, reason: string): Range => ({ base: parseIPv6(text)!, prefix, reason });
+type Range<A> = [range: [A, number], reason: string];
+const ranges = <A extends ipaddr.IPv4 | ipaddr.IPv6>(list: Array<[cidr: string, reason: string]>): Array<Range<A>> =>
+  list.map(([cidr, reason]) => [ipaddr.parseCIDR(cidr) as [A, number], reason]);
 
 // Specific entries first: the first match names the reason. Cloud metadata services are named as
 // such so an administrator understands the refusal.
-const IPV4_RANGES: Range[] = [
-  v4('169.254.169.254', 32, 'is a cloud metadata address'),
-  v4('168.63.129.16', 32, 'is a cloud metadata address'),
-  v4('100.100.100.200', 32, 'is a cloud metadata address'),
-  v4('0.0.0.0', 8, 'is an unspecified address'),
-  v4('10.0.0.0', 8, 'is a private address'),
-  v4('100.64.0.0', 10, 'is a shared (carrier-grade NAT) address'),
-  v4('127.0.0.0', 8, 'is a loopback address'),
-  v4('169.254.0.0', 16, 'is a link-local address'),
-  v4('172.16.0.0', 12, 'is a private address'),
-  v4('192.0.0.0', 24, 'is a reserved address'),
-  v4('192.0.2.0', 24, 'is a documentation address'),
-  v4('192.88.99.0', 24, 'is a reserved address'),
-  v4('192.168.0.0', 16, 'is a private address'),
-  v4('198.18.0.0', 15, 'is a reserved (benchmarking) address'),
-  v4('198.51.100.0', 24, 'is a documentation address'),
-  v4('203.0.113.0', 24, 'is a documentation address'),
-  v4('224.0.0.0', 4, 'is a multicast address'),
-  v4('240.0.0.0', 4, 'is a reserved address'),
-];
+const IPV4_RANGES = ranges<ipaddr.IPv4>([
+  ['169.254.169.254/32', 'is a cloud metadata address'],
+  ['168.63.129.16/32', 'is a cloud metadata address'],
+  ['100.100.100.200/32', 'is a cloud metadata address'],
+  ['255.255.255.255/32', 'is a broadcast address'],
+  ['0.0.0.0/8', 'is an unspecified address'],
+  ['10.0.0.0/8', 'is a private address'],
+  ['100.64.0.0/10', 'is a shared (carrier-grade NAT) address'],
+  ['127.0.0.0/8', 'is a loopback address'],
+  ['169.254.0.0/16', 'is a link-local address'],
+  ['172.16.0.0/12', 'is a private address'],
+  ['192.0.0.0/24', 'is a reserved address'],
+  ['192.0.2.0/24', 'is a documentation address'],
+  ['192.88.99.0/24', 'is a reserved address'],
+  ['192.168.0.0/16', 'is a private address'],
+  ['198.18.0.0/15', 'is a reserved (benchmarking) address'],
+  ['198.51.100.0/24', 'is a documentation address'],
+  ['203.0.113.0/24', 'is a documentation address'],
+  ['224.0.0.0/4', 'is a multicast address'],
+  ['240.0.0.0/4', 'is a reserved address'],
+]);
 
-const IPV6_RANGES: Range[] = [
-  v6('fd00:ec2::254', 128, 'is a cloud metadata address'),
-  v6('::', 128, 'is an unspecified address'),
-  v6('::1', 128, 'is a loopback address'),
-  v6('64:ff9b:1::', 48, 'is a reserved (local NAT64) address'),
-  v6('100::', 64, 'is a reserved (discard) address'),
-  v6('2001::', 32, 'is a reserved (Teredo) address'),
-  v6('2001:db8::', 32, 'is a documentation address'),
-  v6('fc00::', 7, 'is a unique-local (private) address'),
-  v6('fe80::', 10, 'is a link-local address'),
-  v6('fec0::', 10, 'is a site-local (private) address'),
-  v6('ff00::', 8, 'is a multicast address'),
-];
+const IPV6_RANGES = ranges<ipaddr.IPv6>([
+  ['fd00:ec2::254/128', 'is a cloud metadata address'],
+  ['::/128', 'is an unspecified address'],
+  ['::1/128', 'is a loopback address'],
+  ['64:ff9b:1::/48', 'is a reserved (local NAT64) address'],
+  ['100::/64', 'is a reserved (discard) address'],
+  ['2001::/32', 'is a reserved (Teredo) address'],
+  ['2001:db8::/32', 'is a documentation address'],
+  ['fc00::/7', 'is a unique-local (private) address'],
+  ['fe80::/10', 'is a link-local address'],
+  ['fec0::/10', 'is a site-local (private) address'],
+  ['ff00::/8', 'is a multicast address'],
+]);
 
-function inRange(bytes: number[], range: Range): boolean {
-  if (bytes.length !== range.base.length) return false;
-  let bits = range.prefix;
-  for (let i = 0; bits > 0; i++, bits -= 8) {
-    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
-    if ((bytes[i] & mask) !== (range.base[i] & mask)) return false;
-  }
-  return true;
-}
-
-/** The 16 bytes of an IPv6 address (zone ID dropped), or undefined when `text` is not one. */
-function parseIPv6(text: string): number[] | undefined {
-  const address = text.replace(/%.*$/, '');
-  if (isIP(address) !== 6) return undefined;
-  let head = address;
-  const groups: number[] = [];
-  // a trailing dotted quad (::ffff:1.2.3.4) is two groups
-  const quad = /(\d+\.\d+\.\d+\.\d+)$/.exec(head);
-  let tailQuad: number[] = [];
-  if (quad) {
-    const b = quad[1].split('.').map(Number);
-    tailQuad = [(b[0] << 8) | b[1], (b[2] << 8) | b[3]];
-    head = head.slice(0, -quad[1].length);
-    if (head.endsWith(':') && !head.endsWith('::')) head = head.slice(0, -1);
-  }
-  const [left, right] = head.includes('::') ? head.split('::') : [head, undefined];
-  const parse = (part: string | undefined) =>
-    part
-      ? part
-          .split(':')
-          .filter((g) => g !== '')
-          .map((g) => Number.parseInt(g, 16))
-      : [];
-  const l = parse(left);
-  const r = [...parse(right), ...tailQuad];
-  if (right === undefined) {
-    groups.push(...l, ...tailQuad);
-  } else {
-    groups.push(...l, ...new Array(8 - l.length - r.length).fill(0), ...r);
-  }
-  if (groups.length !== 8) return undefined;
-  return groups.flatMap((g) => [g >> 8, g & 0xff]);
-}
+// IPv6 ranges that carry an IPv4 address, which is what the connection reaches.
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96') as [ipaddr.IPv6, number];
+const UNSPECIFIED_OR_LOOPBACK = ipaddr.parseCIDR('::/127') as [ipaddr.IPv6, number]; // :: and ::1, not IPv4
+const NAT64 = ipaddr.parseCIDR('64:ff9b::/96') as [ipaddr.IPv6, number];
+const SIX_TO_FOUR = ipaddr.parseCIDR('2002::/16') as [ipaddr.IPv6, number];
 
 /**
  * The IPv4 address a string denotes, in the liberal forms an HTTP client also accepts
  * (0x7f.1, 017700000001, 127.1): the WHATWG URL parser's host parsing decides, as fetch does.
  */
-function parseIPv4(text: string): number[] | undefined {
-  if (isIP(text) === 4) return text.split('.').map(Number);
+function parseIPv4(text: string): ipaddr.IPv4 | undefined {
   if (!/^[0-9a-fA-FxX.]+$/.test(text)) return undefined;
   try {
     const host = new URL(`http://${text}/`).hostname;
-    return isIP(host) === 4 ? host.split('.').map(Number) : undefined;
+    return isIP(host) === 4 ? ipaddr.IPv4.parse(host) : undefined;
   } catch {
     return undefined;
   }
 }
 
-function reasonForIPv4(bytes: number[]): string | undefined {
-  if (bytes.every((b) => b === 255)) return 'is a broadcast address';
-  return IPV4_RANGES.find((r) => inRange(bytes, r))?.reason;
+/**
+ * The IPv6 address a string denotes (a zone ID such as %eth0 dropped), read by the WHATWG URL
+ * parser like IPv4 above: ipaddr.js alone would read a dotted tail as IPv4-mapped
+ * (::0.0.0.1 as ::ffff:0.0.0.1), where the client connects to ::1.
+ */
+function parseIPv6(text: string): ipaddr.IPv6 | undefined {
+  const address = text.replace(/%.*$/, '');
+  if (isIP(address) !== 6) return undefined;
+  try {
+    return ipaddr.IPv6.parse(new URL(`http://[${address}]/`).hostname.slice(1, -1));
+  } catch {
+    return undefined;
+  }
 }
+
+function reasonForIPv4(address: ipaddr.IPv4): string | undefined {
+  return IPV4_RANGES.find(([range]) => address.match(range))?.[1];
+}
+
+const ipv4From = (bytes: number[]) => new ipaddr.IPv4(bytes);
 
 /** Why `ip` may not receive webhooks, or undefined when it may. Anything that is not an IP address is refused. */
 export function forbiddenAddressReason(ip: string): string | undefined {
@@ -134,13 +110,13 @@ export function forbiddenAddressReason(ip: string): string | undefined {
   const six = parseIPv6(bare);
   if (!six) return 'is not an IP address';
   // IPv4 embedded in IPv6 reaches the IPv4 address: IPv4-mapped (::ffff:a.b.c.d), the deprecated
-  // IPv4-compatible form (::a.b.c.d), NAT64 (64:ff9b::a.b.c.d) and 6to4 (2002:aabb:ccdd::).
-  const zeros = (from: number, to: number) => six.slice(from, to).every((b) => b === 0);
-  if (zeros(0, 10) && six[10] === 0xff && six[11] === 0xff) return reasonForIPv4(six.slice(12));
-  if (zeros(0, 12) && !zeros(12, 16) && !(zeros(12, 15) && six[15] === 1)) return reasonForIPv4(six.slice(12));
-  if (inRange(six, v6('64:ff9b::', 96, ''))) return reasonForIPv4(six.slice(12));
-  if (six[0] === 0x20 && six[1] === 0x02) return reasonForIPv4(six.slice(2, 6));
-  return IPV6_RANGES.find((r) => inRange(six, r))?.reason;
+  // IPv4-compatible form (::a.b.c.d, but not :: or ::1), NAT64 (64:ff9b::a.b.c.d) and 6to4 (2002:aabb:ccdd::).
+  const bytes = six.toByteArray();
+  if (six.isIPv4MappedAddress()) return reasonForIPv4(six.toIPv4Address());
+  if (six.match(IPV4_COMPATIBLE) && !six.match(UNSPECIFIED_OR_LOOPBACK)) return reasonForIPv4(ipv4From(bytes.slice(12)));
+  if (six.match(NAT64)) return reasonForIPv4(ipv4From(bytes.slice(12)));
+  if (six.match(SIX_TO_FOUR)) return reasonForIPv4(ipv4From(bytes.slice(2, 6)));
+  return IPV6_RANGES.find(([range]) => six.match(range))?.[1];
 }
 
 /** Resolves a host name to all its addresses (A and AAAA), as the delivery's connection would. */

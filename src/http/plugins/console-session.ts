@@ -4,6 +4,9 @@
 // - every such request that changes something also needs the X-CSRF-Token header matching the
 //   session (403 otherwise). The SameSite=Strict cookie already keeps other sites out; the token
 //   is the second, independent line (and covers browsers or proxies that mishandle SameSite).
+// Cookies are read and written by @fastify/cookie (docs/dependencies.md), parsing only on the
+// console's routes: the API's requests carry no cookie worth reading.
+import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AdminActor, SystemContext } from '../../domain/context.ts';
 import { ServiceError } from '../../domain/errors.ts';
@@ -27,24 +30,24 @@ declare module 'fastify' {
   }
 }
 
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
+/** The session cookie's attributes: only the console's paths, never script-readable, never sent cross-site. */
+function cookieOptions(request: FastifyRequest, maxAgeSec: number) {
+  return {
+    path: COOKIE_PATH,
+    maxAge: maxAgeSec,
+    httpOnly: true,
+    sameSite: 'strict' as const,
+    // whenever the request came over TLS (directly, or via a trusted proxy's X-Forwarded-Proto)
+    secure: request.protocol === 'https',
+  };
 }
 
 export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, maxAgeSec: number) {
-  // Secure whenever the request came over TLS (directly, or via a trusted proxy's X-Forwarded-Proto).
-  const secure = request.protocol === 'https' ? '; Secure' : '';
-  reply.header('Set-Cookie', `${SESSION_COOKIE}=${token}; Path=${COOKIE_PATH}; Max-Age=${maxAgeSec}; HttpOnly; SameSite=Strict${secure}`);
+  reply.setCookie(SESSION_COOKIE, token, cookieOptions(request, maxAgeSec));
 }
 
 export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply) {
-  const secure = request.protocol === 'https' ? '; Secure' : '';
-  reply.header('Set-Cookie', `${SESSION_COOKIE}=; Path=${COOKIE_PATH}; Max-Age=0; HttpOnly; SameSite=Strict${secure}`);
+  reply.clearCookie(SESSION_COOKIE, cookieOptions(request, 0));
 }
 
 export const originOf = (request: FastifyRequest): Origin => ({
@@ -64,6 +67,8 @@ function isCrossSite(request: FastifyRequest): boolean {
 }
 
 export function registerConsoleSession(app: FastifyInstance, { system }: { system: SystemContext }) {
+  // hook: false: no parsing on every request; the console's hook below reads its one cookie
+  app.register(fastifyCookie, { hook: false });
   // Only the console's routes carry the hook: the API's requests have nothing to check here.
   app.addHook('onRoute', (route) => {
     if (!route.config?.console) return;
@@ -78,7 +83,7 @@ export function registerConsoleSession(app: FastifyInstance, { system }: { syste
       throw new ServiceError('forbidden', 'Cross-site requests to the console are refused.');
     }
     if (mode !== 'session') return;
-    const token = readCookie(request.headers.cookie, SESSION_COOKIE);
+    const token = request.headers.cookie === undefined ? undefined : app.parseCookie(request.headers.cookie)[SESSION_COOKIE];
     request.consoleSession = await resolveSession({ ctx: system, input: { token } });
     request.consoleToken = token;
     if (!SAFE_METHODS.has(request.method)) {

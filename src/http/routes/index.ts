@@ -39,6 +39,7 @@ import listWebhookDeliveryAttemptsRoute from './console/webhook-deliveries/attem
 import redeliverWebhookRoute from './console/webhook-deliveries/redeliver.ts';
 import sendTestWebhookRoute from './console/webhook-deliveries/send-test.ts';
 import homePageRoute from './home/page.ts';
+import faviconRoutes from './home/favicon.ts';
 import docsRoute from './docs/reference.ts';
 
 const routes = [
@@ -81,8 +82,9 @@ const routes = [
   redeliverWebhookRoute,
   sendTestWebhookRoute,
   consolePagesRoute,
-  // what a browser finds at the server's address: a page of links, the API reference
+  // what a browser finds at the server's address: the landing page, its icon, the API reference
   homePageRoute,
+  faviconRoutes,
   docsRoute,
 ];
 

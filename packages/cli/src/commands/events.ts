@@ -173,12 +173,16 @@ const tail: Command = {
 /** Writes each event as it arrives: a line per event (table, ndjson), or one JSON array closed at the end. */
 function streamWriter(ctx: Context, format: Format): ListWriter {
   if (format !== 'table') return listWriter(ctx.io, format, 'events');
-  const columns = COLUMNS.events;
-  // Fixed widths, known before any event: the longest type, a UUID, an event ID, and the time format.
-  const widths = [20, 26, 36, 30];
+  // Fixed widths, known before any event: the time format, the longest type, a UUID, an event ID;
+  // on a terminal too narrow for them and 20 columns of change, the event ID is left out.
+  const terminal = ctx.io.stdoutColumns ?? 200;
+  const all = [20, 26, 36, 30];
+  const keep = all.reduce((sum, w) => sum + w + 2, 0) + 20 <= terminal ? [0, 1, 2, 3, 4] : [0, 1, 2, 4];
+  const widths = keep.slice(0, -1).map((i) => all[i]);
+  const columns = keep.map((i) => COLUMNS.events[i]);
   const line = (cells: string[]) => {
     const fixed = cells.slice(0, widths.length).map((c, i) => c.padEnd(widths[i]));
-    const room = (ctx.io.stdoutColumns ?? 200) - fixed.join('  ').length - 2;
+    const room = terminal - fixed.join('  ').length - 2;
     return `${[...fixed, truncate(cells[widths.length] ?? '', Math.max(10, room))].join('  ').trimEnd()}\n`;
   };
   let headed = false;

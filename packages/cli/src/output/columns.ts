@@ -1,7 +1,8 @@
 // The columns a table shows per resource: the ones that identify a record and say where it
-// stands. IDs are never shortened (they are what a user copies into the next command); names and
-// titles are, to keep a row on one line.
-import { formatValue, truncate } from './table.ts';
+// stands. On a narrow terminal (output/table.ts fitColumns) names and titles give way first, then
+// the columns with a `drop` rank are left out, lowest first; IDs (what a user copies into the
+// next command) are shortened in the middle only when nothing else is left to give.
+import { type ColumnFit, formatValue, truncate } from './table.ts';
 
 export const RESOURCES = ['frameworks', 'controls', 'policies', 'evidence', 'tests', 'vulnerabilities'] as const;
 export type Resource = (typeof RESOURCES)[number];
@@ -10,24 +11,25 @@ export type Listing = Resource | 'events';
 
 type Row = Record<string, any>;
 
-export interface Column {
+export interface Column extends ColumnFit {
   header: string;
   cell(record: Row): string;
-  /** may be shortened to fit the terminal (names, titles; never IDs) */
-  shrinkable?: boolean;
 }
 
-const field = (key: string, header: string, max?: number): Column => ({
+/** A field as it is; `max` makes it a name-like column (cut there, and first to give way). */
+const field = (key: string, header: string, max?: number, fit: ColumnFit = {}): Column => ({
   header,
-  shrinkable: max !== undefined,
+  kind: /Id$/.test(key) ? 'id' : max !== undefined ? 'text' : 'fixed',
+  ...fit,
   cell: (r) => {
     const text = formatValue(key, r[key]);
     return max ? truncate(text, max) : text;
   },
 });
 
-const progress = (part: string, done: string): Column => ({
+const progress = (part: string, done: string, drop?: number): Column => ({
   header: part.toUpperCase(),
+  drop,
   cell: (r) => {
     const p = r.complianceProgress?.[part];
     return p ? `${p[done]}/${p.total} ${p.percentage}%` : '-';
@@ -36,7 +38,8 @@ const progress = (part: string, done: string): Column => ({
 
 const primaryAssignee: Column = {
   header: 'ASSIGNEE',
-  shrinkable: true,
+  kind: 'text',
+  drop: 1,
   cell: (r) => {
     const people: Array<{ email: string; isPrimary?: boolean }> = r.assignees ?? [];
     const person = people.find((p) => p.isPrimary) ?? people[0];
@@ -65,58 +68,59 @@ export function eventChange(e: Row): string {
   }
 }
 
+// `drop` ranks: 1 is left out first.
 export const COLUMNS: Record<Listing, Column[]> = {
   frameworks: [
     field('frameworkId', 'FRAMEWORK ID'),
     field('frameworkName', 'NAME', 40),
-    progress('controls', 'compliant'),
-    progress('policies', 'published'),
-    progress('evidence', 'uploaded'),
-    progress('tests', 'passing'),
-    field('nextAuditDate', 'NEXT AUDIT'),
+    progress('controls', 'compliant', 5),
+    progress('policies', 'published', 4),
+    progress('evidence', 'uploaded', 3),
+    progress('tests', 'passing', 2),
+    field('nextAuditDate', 'NEXT AUDIT', undefined, { drop: 1 }),
   ],
   controls: [
     field('controlId', 'CONTROL ID'),
-    field('controlCode', 'CODE'),
+    field('controlCode', 'CODE', undefined, { drop: 5 }),
     field('controlName', 'NAME', 40),
-    field('controlDomain', 'DOMAIN', 28),
-    field('functionGrouping', 'FUNCTION'),
-    field('controlScope', 'SCOPE'),
-    field('status', 'STATUS'),
-    { header: '%', cell: (r) => (typeof r.controlCompliancePercentage === 'number' ? `${r.controlCompliancePercentage}%` : '-') },
+    field('controlDomain', 'DOMAIN', 28, { drop: 2 }),
+    field('functionGrouping', 'FUNCTION', undefined, { drop: 3 }),
+    field('controlScope', 'SCOPE', undefined, { drop: 1 }),
+    field('status', 'STATUS', undefined, { drop: 6 }),
+    { header: '%', drop: 4, cell: (r) => (typeof r.controlCompliancePercentage === 'number' ? `${r.controlCompliancePercentage}%` : '-') },
   ],
   policies: [
     field('policyId', 'POLICY ID'),
-    field('policyCustomId', 'CUSTOM ID'),
+    field('policyCustomId', 'CUSTOM ID', undefined, { drop: 3 }),
     field('policyName', 'NAME', 40),
-    field('status', 'STATUS'),
-    field('department', 'DEPARTMENT'),
-    field('isRelevant', 'RELEVANT'),
-    field('nextReviewDate', 'NEXT REVIEW'),
-    field('gapStatus', 'GAPS'),
+    field('status', 'STATUS', undefined, { drop: 6 }),
+    field('department', 'DEPARTMENT', undefined, { drop: 2 }),
+    field('isRelevant', 'RELEVANT', undefined, { drop: 1 }),
+    field('nextReviewDate', 'NEXT REVIEW', undefined, { drop: 5 }),
+    field('gapStatus', 'GAPS', undefined, { drop: 4 }),
   ],
   evidence: [
     field('evidenceId', 'EVIDENCE ID'),
     field('evidenceName', 'NAME', 40),
-    field('status', 'STATUS'),
-    field('department', 'DEPARTMENT'),
-    field('isRelevant', 'RELEVANT'),
-    field('nextReviewDate', 'NEXT REVIEW'),
-    field('gapCount', 'GAPS'),
+    field('status', 'STATUS', undefined, { drop: 5 }),
+    field('department', 'DEPARTMENT', undefined, { drop: 2 }),
+    field('isRelevant', 'RELEVANT', undefined, { drop: 1 }),
+    field('nextReviewDate', 'NEXT REVIEW', undefined, { drop: 4 }),
+    field('gapCount', 'GAPS', undefined, { drop: 3 }),
   ],
   tests: [
     field('testId', 'TEST ID'),
     field('testName', 'NAME', 50),
-    field('status', 'STATUS'),
-    field('applications', 'APPLICATIONS', 30),
+    field('status', 'STATUS', undefined, { drop: 3 }),
+    field('applications', 'APPLICATIONS', 30, { drop: 2 }),
     primaryAssignee,
   ],
   vulnerabilities: [
     field('vulnerabilityId', 'VULNERABILITY ID'),
-    field('severity', 'SEVERITY'),
-    field('status', 'STATUS'),
-    field('source', 'SOURCE'),
-    field('cveId', 'CVE'),
+    field('severity', 'SEVERITY', undefined, { drop: 5 }),
+    field('status', 'STATUS', undefined, { drop: 4 }),
+    field('source', 'SOURCE', undefined, { drop: 2 }),
+    field('cveId', 'CVE', undefined, { kind: 'fixed', drop: 3 }),
     field('title', 'TITLE', 50),
     primaryAssignee,
   ],
@@ -124,13 +128,14 @@ export const COLUMNS: Record<Listing, Column[]> = {
     field('occurredAt', 'OCCURRED AT'),
     field('type', 'TYPE'),
     field('resourceId', 'RESOURCE ID'),
-    field('eventId', 'EVENT ID'),
-    { header: 'CHANGE', shrinkable: true, cell: (r) => truncate(eventChange(r), 60) },
+    field('eventId', 'EVENT ID', undefined, { drop: 1 }),
+    { header: 'CHANGE', kind: 'text', cell: (r) => truncate(eventChange(r), 60) },
   ],
 };
 
 /** The resource's columns, then one per optional field asked for with --fields. */
 export function columnsFor(resource: Listing, extraFields: string[] = []): Column[] {
   const base = COLUMNS[resource];
-  return [...base, ...extraFields.map((f) => field(f, f, 40))];
+  // asked for by name, so kept; they give way like names
+  return [...base, ...extraFields.map((f) => field(f, f, 40, { kind: 'text' }))];
 }

@@ -32,7 +32,7 @@ export function listWriter(io: Io, format: Format, resource: Listing, extraField
         renderTable(
           columns.map((c) => c.header),
           rows.map((r) => columns.map((c) => c.cell(r))),
-          { width: io.stdoutColumns, shrinkable: columns.map((c) => c.shrinkable === true) },
+          { width: io.stdoutColumns, columns },
         ),
       );
       if (io.stderrIsTty) io.err(`${rows.length} ${rows.length === 1 ? 'record' : 'records'}`);

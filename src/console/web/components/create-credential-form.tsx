@@ -48,7 +48,9 @@ export function CreateCredentialForm({ onCreated }: { onCreated: (credential: Ne
   return (
     <section class="card" aria-labelledby={headingId}>
       <h2 id={headingId}>Create a credential</h2>
-      <form class="create-form" onSubmit={submit} aria-describedby={error !== null ? errorId : undefined}>
+      {/* noValidate: an empty name gets this form's own message under the field (as a blank one
+          does), not the browser's bubble; `required` stays for assistive technology. */}
+      <form class="create-form" noValidate onSubmit={submit} aria-describedby={error !== null ? errorId : undefined}>
         <div class="field">
           <label for={nameId}>Name</label>
           <input

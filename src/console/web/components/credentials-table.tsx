@@ -51,10 +51,19 @@ export function CredentialsTable({ credentials, busy, captionRef, onRevoke }: Cr
               </td>
               <td data-label="Last used">{credential.lastUsedAt === null ? 'Never' : <DateTime ms={credential.lastUsedAt} />}</td>
               <td data-label="Status">
-                <StatusBadge status={credential.status} />
+                {/* The revocation time sits under its badge, not in the actions column: that column
+                    stays as narrow as the Revoke button, so the table fits laptop widths. */}
+                <span class="status-cell">
+                  <StatusBadge status={credential.status} />
+                  {credential.status === 'revoked' && credential.revokedAt !== null && (
+                    <span class="status-time">
+                      <DateTime ms={credential.revokedAt} />
+                    </span>
+                  )}
+                </span>
               </td>
               <td class="actions-cell">
-                {credential.status === 'active' ? (
+                {credential.status === 'active' && (
                   <button
                     type="button"
                     class="button-danger button-small"
@@ -63,12 +72,6 @@ export function CredentialsTable({ credentials, busy, captionRef, onRevoke }: Cr
                   >
                     Revoke
                   </button>
-                ) : (
-                  credential.revokedAt !== null && (
-                    <span class="revoked-at">
-                      Revoked <DateTime ms={credential.revokedAt} />
-                    </span>
-                  )
                 )}
               </td>
             </tr>
