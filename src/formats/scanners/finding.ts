@@ -47,6 +47,25 @@ export const packageResource = (name: string, version: string | undefined, ecosy
   tags: [ecosystem],
 });
 
+/** A package named by a purl: `name@version` with the purl type as its tag; the purl itself otherwise. */
+export function purlResource(purl: string): RawResource {
+  const match = /^pkg:([^/]+)\/(?:([^?#]*)\/)?([^/?#@]+)(?:@([^?#]+))?/i.exec(purl.trim());
+  if (!match) return { name: purl, type: 'package' };
+  const decode = (s: string | undefined) => (s === undefined ? undefined : safeDecode(s));
+  const scope = decode(match[2])?.split('/').at(-1);
+  // an npm scope is part of the name people know (`@babel/core`); other namespaces are not
+  const name = scope?.startsWith('@') ? `${scope}/${decode(match[3])}` : (decode(match[3]) as string);
+  return packageResource(name, decode(match[4]), match[1]?.toLowerCase());
+}
+
+const safeDecode = (part: string) => {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+};
+
 export function scannedFinding(raw: RawFinding): ScannedFinding {
   const resources: ScannedResource[] = [];
   for (const r of raw.resources) {
