@@ -54,6 +54,27 @@ describe('Trivy JSON', () => {
       justification: 'Trivy reports an exception for this check (an ignore rule or a policy exception).',
     });
     assert.equal(verdicts['AVD-AWS-0086']?.status, 'open');
+    // a .trivyignore entry is Trivy's own `ignored`; a VEX `fixed` closes
+    const doc = JSON.parse(report);
+    const finding = { VulnerabilityID: 'CVE-2024-2', PkgName: 'p', InstalledVersion: '1', Severity: 'LOW' };
+    doc.Results[1].ModifiedFindings = [
+      {
+        Type: 'vulnerability',
+        Status: 'ignored',
+        Statement: 'Accepted until the next base image',
+        Source: '.trivyignore',
+        Finding: finding,
+      },
+      { Type: 'vulnerability', Status: 'fixed', Source: 'vex.json', Finding: { ...finding, PkgName: 'q' } },
+    ];
+    const modified = (await readScan('trivy', JSON.stringify(doc))).findings.filter((f) => f.title.startsWith('CVE-2024-2 '));
+    assert.deepEqual(
+      modified.map((f) => f.verdict),
+      [
+        { status: 'ignored', justification: 'Accepted until the next base image (.trivyignore)' },
+        { status: 'closed', justification: 'Marked fixed by vex.json.' },
+      ],
+    );
     assert.equal(verdicts['AVD-AWS-0088'], undefined, 'a passed check is not a finding');
   });
 

@@ -118,12 +118,14 @@ function modified(value: unknown, path: PathPart[], target: Target): ScannedFind
   const finding = m.raw.Finding;
   if ((m.string('Type') ?? 'vulnerability') !== 'vulnerability' || finding === undefined) return undefined;
   const status = m.string('Status');
-  const statement = [m.string('Statement'), m.string('Source') && `(${m.string('Source')})`].filter(Boolean).join(' ');
+  const source = m.string('Source');
+  const said = m.string('Statement');
+  const statement = said ? `${said}${source ? ` (${source})` : ''}` : `Marked ${status ?? 'modified'} by ${source ?? 'Trivy'}.`;
   const verdict: RawVerdict =
     status === 'fixed'
-      ? { status: 'closed', justification: statement || undefined }
-      : status === 'not_affected'
-        ? { status: 'ignored', justification: statement || `Marked ${status} in Trivy.` }
+      ? { status: 'closed', justification: statement }
+      : status === 'not_affected' || status === 'ignored' // a VEX statement, or .trivyignore
+        ? { status: 'ignored', justification: statement }
         : { status: 'open' };
   return vulnerability(finding, [...path, 'Finding'], target, verdict);
 }
