@@ -75,6 +75,12 @@ describe('scanner files read as streams', () => {
         /ends before/,
       ],
       ['{"a/b~c":{"version":1', '/a~1b~0c/version', /ends before/],
+      ['{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"Tri', '/runs/0/tool/driver/name', /ends in the middle of a value/],
+      [
+        '{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"T"}},"results":[{"ruleId":tru}]}]}',
+        '/runs/0/results/0/ruleId',
+        /unexpected “}” at byte 83/,
+      ],
     ];
     for (const [text, field, message] of cases) {
       const error = await scanError('sarif', text, 3);

@@ -14,7 +14,7 @@ import { checkRoot, checkTopLevelKey, missing } from '../scanners/signatures.ts'
 import { sourceOfTool } from '../scanners/source.ts';
 import { nameText } from '../scanners/bounds.ts';
 
-/** Result kinds that are not problems (SARIF §3.27.9): counted as skipped. */
+/** Result kinds that are not problems: counted as skipped. */
 const NOT_PROBLEMS = new Set(['pass', 'notApplicable', 'informational']);
 /** SARIF level → severity when the rule gives no security-severity score. */
 const LEVELS: Record<string, Severity> = { error: 'high', warning: 'medium', note: 'low', none: 'low' };
@@ -82,7 +82,7 @@ function readTool(value: unknown, path: PathPart[]): Tool {
   return { name, components, byId };
 }
 
-/** `{0}` placeholders filled from `arguments` (SARIF §3.11.5). */
+/** `{0}` placeholders filled from `arguments`. */
 function messageText(message: Fields | undefined, rule: Rule | undefined): string | undefined {
   const own = message?.string('text');
   if (!own) return undefined;
@@ -95,7 +95,7 @@ function suppressionVerdict(result: Fields): RawVerdict {
   if (result.string('baselineState') === 'absent')
     return { status: 'closed', justification: 'The tool reports it absent from this scan (baselineState “absent”).' };
   if (!suppressions.length) return { status: 'open' };
-  // §3.35.3: a suppression under review or rejected does not suppress the result.
+  // A suppression under review or rejected does not suppress the result.
   const statuses = suppressions.map((s) => s.string('status') ?? 'accepted');
   if (statuses.some((s) => s !== 'accepted')) return { status: 'open' };
   const reasons = suppressions.map((s) => s.string('justification')).filter((j): j is string => j !== undefined);

@@ -54,7 +54,8 @@ function compose(readable: readonly string[], identity: readonly string[]): stri
     if (part) parts.push(part);
     room -= part.length;
   }
-  return [...parts, hash].join('~');
+  // a hash alone may start with `-` or `_`: a key starts with a letter or digit
+  return [...(parts.length ? parts : ['finding']), hash].join('~');
 }
 
 /** An advisory in a package: the same key whichever tool reports it, when both name the package alike. */

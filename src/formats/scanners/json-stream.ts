@@ -3,8 +3,8 @@
 // @streamparser/json's Tokenizer does the byte-level work (UTF-8 split across chunks, escapes,
 // numbers); this file keeps the grammar and the path, so that every error names its place as a
 // JSON pointer (RFC 6901).
-import { Tokenizer } from '@streamparser/json';
-import { validationFailed } from '../../domain/errors.ts';
+import { Tokenizer, TokenType } from '@streamparser/json';
+import { ServiceError, validationFailed } from '../../domain/errors.ts';
 
 export type PathPart = string | number;
 export type ValueKind = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
@@ -57,24 +57,29 @@ interface Frame {
   first: boolean;
 }
 
-// Indexed by @streamparser/json's TokenType: { [ true false null string number start a value.
-const KIND_OF_TOKEN: readonly (ValueKind | undefined)[] = [
-  'object',
-  undefined,
-  'array',
-  undefined,
-  undefined,
-  undefined,
-  'boolean',
-  'boolean',
-  'null',
-  'string',
-  'number',
-];
+function kindOf(token: TokenType): ValueKind | undefined {
+  switch (token) {
+    case TokenType.LEFT_BRACE:
+      return 'object';
+    case TokenType.LEFT_BRACKET:
+      return 'array';
+    case TokenType.TRUE:
+    case TokenType.FALSE:
+      return 'boolean';
+    case TokenType.NULL:
+      return 'null';
+    case TokenType.STRING:
+      return 'string';
+    case TokenType.NUMBER:
+      return 'number';
+    default:
+      return undefined;
+  }
+}
 
-function describe(token: number, value: unknown): string {
-  if (token === 9) return 'text';
-  if (token === 10) return 'a number';
+function describe(token: TokenType, value: unknown): string {
+  if (token === TokenType.STRING) return 'text';
+  if (token === TokenType.NUMBER) return 'a number';
   return `“${String(value)}”`;
 }
 
@@ -111,11 +116,11 @@ export async function* streamJson(chunks: ByteChunks, plan: StreamPlan): AsyncGe
     } else done = true;
   };
 
-  const startValue = (token: number, value: unknown) => {
-    const kind = KIND_OF_TOKEN[token];
+  const startValue = (token: TokenType, value: unknown) => {
+    const kind = kindOf(token);
     const parent = top();
     if (!kind) {
-      const what = parent?.kind === 'array' ? 'a value or “]”' : parent ? 'a value' : 'a JSON value';
+      const what = parent?.kind === 'array' && parent.first ? 'a value or “]”' : parent ? 'a value' : 'a JSON value';
       throw fileError(path(), `expected ${what}, found ${describe(token, value)}`);
     }
     const where = path();
@@ -148,7 +153,7 @@ export async function* streamJson(chunks: ByteChunks, plan: StreamPlan): AsyncGe
     place(frame.value, frame.emitRoot, own, frame.mode === 'build');
   };
 
-  const onToken = (token: number, value: unknown) => {
+  const onToken = (token: TokenType, value: unknown) => {
     started = true;
     if (done) throw fileError([], `expected the end of the file after the JSON value, found ${describe(token, value)}`);
     const frame = top();
@@ -156,34 +161,34 @@ export async function* streamJson(chunks: ByteChunks, plan: StreamPlan): AsyncGe
     if (frame.kind === 'object') {
       switch (frame.expect) {
         case 'key':
-          if (token === 1 && frame.first) return endContainer();
-          if (token !== 9)
+          if (token === TokenType.RIGHT_BRACE && frame.first) return endContainer();
+          if (token !== TokenType.STRING)
             throw fileError(path(), `expected a member name in quotes${frame.first ? ' or “}”' : ''}, found ${describe(token, value)}`);
           frame.key = value as string;
           frame.expect = 'colon';
           return;
         case 'colon':
-          if (token !== 4) throw fileError(path(), `expected “:” after the member name, found ${describe(token, value)}`);
+          if (token !== TokenType.COLON) throw fileError(path(), `expected “:” after the member name, found ${describe(token, value)}`);
           frame.expect = 'value';
           return;
         case 'value':
           return startValue(token, value);
         case 'comma':
-          if (token === 1) return endContainer();
-          if (token !== 5) throw fileError(path(), `expected “,” or “}”, found ${describe(token, value)}`);
+          if (token === TokenType.RIGHT_BRACE) return endContainer();
+          if (token !== TokenType.COMMA) throw fileError(path(), `expected “,” or “}”, found ${describe(token, value)}`);
           frame.expect = 'key';
           return;
       }
     }
     switch (frame.expect) {
       case 'comma':
-        if (token === 3) return endContainer();
-        if (token !== 5) throw fileError(path(), `expected “,” or “]”, found ${describe(token, value)}`);
+        if (token === TokenType.RIGHT_BRACKET) return endContainer();
+        if (token !== TokenType.COMMA) throw fileError(path(), `expected “,” or “]”, found ${describe(token, value)}`);
         frame.index += 1;
         frame.expect = 'value';
         return;
       default:
-        if (token === 3 && frame.first) return endContainer();
+        if (token === TokenType.RIGHT_BRACKET && frame.first) return endContainer();
         return startValue(token, value);
     }
   };
@@ -195,8 +200,12 @@ export async function* streamJson(chunks: ByteChunks, plan: StreamPlan): AsyncGe
       if (chunk === undefined) tokenizer.end();
       else tokenizer.write(chunk);
     } catch (error) {
-      if (error instanceof Error && error.name === 'ServiceError') throw error;
-      const detail = error instanceof Error ? error.message.replace(/ in state \w+$/, '') : String(error);
+      if (error instanceof ServiceError) throw error;
+      if (chunk === undefined) throw fileError(path(), 'expected more: the file ends in the middle of a value (is it cut short?)');
+      // The tokenizer says `Unexpected "x" at chunk position "3" (absolute position "1027") in state …`.
+      const text = error instanceof Error ? error.message : String(error);
+      const at = /Unexpected "(.*)" at chunk position "\d+" \(absolute position "(\d+)"\)/s.exec(text);
+      const detail = at ? `unexpected “${at[1]}” at byte ${at[2]}` : text.replace(/ in state \w+$/, '').replace(/\(state: \w+\)\. /, '');
       throw fileError(path(), `expected valid JSON (${detail})`);
     }
   };

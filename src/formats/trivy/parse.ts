@@ -15,7 +15,7 @@ const TOOL = 'Trivy';
 const ITEMS = new Set(['Vulnerabilities', 'Misconfigurations', 'ModifiedFindings']);
 const HEADER = new Set(['Target', 'Class', 'Type']);
 // Parts nobody maps, dropped while reading (a misconfiguration's code excerpt can be long).
-const PRUNED = new Set(['Layer', 'DataSource', 'References', 'CweIDs', 'Code', 'Occurrences', 'Traces', 'CauseMetadata.Code']);
+const PRUNED = new Set(['Layer', 'DataSource', 'References', 'CweIDs', 'Code', 'Occurrences', 'Traces']);
 
 interface Target {
   target?: string;
