@@ -21,7 +21,8 @@ export const MAX_TAGS = 3;
 /** A justification is a note (PRODUCT.md: notes up to 2,000 characters). */
 export const MAX_JUSTIFICATION = 2000;
 /** `api` is the API's own source: a file never claims it. */
-export const SCANNED_SOURCES = VULNERABILITY_SOURCES.filter((s) => s !== 'api');
+export type ScannedSource = Exclude<(typeof VULNERABILITY_SOURCES)[number], 'api'>;
+export const SCANNED_SOURCES = VULNERABILITY_SOURCES.filter((s): s is ScannedSource => s !== 'api');
 
 const Name = Type.String({ minLength: 1, maxLength: MAX_NAME });
 
@@ -96,4 +97,3 @@ export type ScannedResource = Static<typeof ScannedResource>;
 export type ToolVerdict = Static<typeof ToolVerdict>;
 export type ScannedFinding = Static<typeof ScannedFinding>;
 export type ScanSummary = Static<typeof ScanSummary>;
-export type ScannedSource = (typeof SCANNED_SOURCES)[number];

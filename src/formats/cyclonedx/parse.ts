@@ -6,10 +6,10 @@ import { nameText } from '../scanners/bounds.ts';
 import { advisoryKey, advisoryOf, cveOf, packageIdentity, purlIdentity } from '../scanners/finding-key.ts';
 import { packageResource, scannedFinding, type RawVerdict } from '../scanners/finding.ts';
 import { Held, MAX_HELD } from '../scanners/held.ts';
-import { fileError, streamJson, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
+import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
 import { fieldsOf, isObject, type Fields } from '../scanners/read.ts';
 import { chooseSeverity, cvssScoreOf } from '../scanners/severity.ts';
-import { checkRoot, checkTopLevelKey, missing } from '../scanners/signatures.ts';
+import { missing, planTop } from '../scanners/signatures.ts';
 
 /** Components remembered for `affects` references: beyond this a BOM is refused, naming the bound. */
 export const MAX_COMPONENTS = 200_000;
@@ -122,18 +122,14 @@ export async function* parseCycloneDx(chunks: ByteChunks): AsyncGenerator<Scanne
   );
   const plan = (path: readonly PathPart[], kind: ValueKind): Plan => {
     const [top] = path;
-    if (path.length === 0) {
-      checkRoot('cyclonedx', kind);
-      return 'walk';
-    }
+    const start = planTop('cyclonedx', path, kind);
+    if (start) return start;
     if (path.length === 1) {
-      checkTopLevelKey('cyclonedx', top as PathPart);
       if (inComponents) componentsDone = true;
       inComponents = top === 'components';
       if (top === 'bomFormat' || top === 'specVersion' || top === 'metadata') return 'emit';
       if (top !== 'components' && top !== 'vulnerabilities') return 'skip';
-      if (kind !== 'array') throw fileError(path, `expected the ${top} (a list)`);
-      return 'walk';
+      return walkInto(path, kind, 'array', `the ${top} (a list)`);
     }
     return path.length === 2 && (top === 'components' || top === 'vulnerabilities') ? 'emit' : 'skip';
   };

@@ -4,10 +4,10 @@ import type { ScannedFinding, ScanSummary } from '../../domain/vulnerabilities/s
 import { nameText } from '../scanners/bounds.ts';
 import { advisoryKey, advisoryOf, cveOf, packageIdentity } from '../scanners/finding-key.ts';
 import { packageResource, scannedFinding, type RawResource, type RawVerdict } from '../scanners/finding.ts';
-import { fileError, streamJson, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
+import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
 import { fieldsOf, isObject, type Fields } from '../scanners/read.ts';
 import { chooseSeverity, cvssScoreOf } from '../scanners/severity.ts';
-import { checkRoot, checkTopLevelKey, missing } from '../scanners/signatures.ts';
+import { missing, planTop } from '../scanners/signatures.ts';
 
 const TOOL = 'Grype';
 const LISTS = new Set(['matches', 'ignoredMatches']);
@@ -108,17 +108,13 @@ export async function* parseGrype(chunks: ByteChunks): AsyncGenerator<ScannedFin
   let sawMatches = false;
   const plan = (path: readonly PathPart[], kind: ValueKind): Plan => {
     const [top] = path;
-    if (path.length === 0) {
-      checkRoot('grype', kind);
-      return 'walk';
-    }
+    const start = planTop('grype', path, kind);
+    if (start) return start;
     if (path.length === 1) {
-      checkTopLevelKey('grype', top as PathPart);
       if (top === 'source' || top === 'descriptor') return 'emit';
       if (!LISTS.has(top as string)) return 'skip';
       if (top === 'matches') sawMatches = true;
-      if (kind !== 'array') throw fileError(path, 'expected a list of matches');
-      return 'walk';
+      return walkInto(path, kind, 'array', 'a list of matches');
     }
     return path.length === 2 && LISTS.has(top as string) ? 'emit' : 'skip';
   };

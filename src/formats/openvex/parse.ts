@@ -4,9 +4,9 @@
 import type { ScannedFinding, ScanSummary } from '../../domain/vulnerabilities/scanned-finding.ts';
 import { advisoryKey, advisoryOf, cveOf, purlIdentity, type PackageIdentity } from '../scanners/finding-key.ts';
 import { purlResource, scannedFinding, type RawVerdict } from '../scanners/finding.ts';
-import { fileError, streamJson, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
+import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
 import { fieldsOf, isObject, type Fields } from '../scanners/read.ts';
-import { checkRoot, checkTopLevelKey, missing } from '../scanners/signatures.ts';
+import { missing, planTop } from '../scanners/signatures.ts';
 
 const TOOL = 'OpenVEX';
 const STATUSES = ['not_affected', 'affected', 'fixed', 'under_investigation'];
@@ -93,16 +93,12 @@ export async function* parseOpenVex(chunks: ByteChunks): AsyncGenerator<ScannedF
   let context: unknown;
   const plan = (path: readonly PathPart[], kind: ValueKind): Plan => {
     const [top] = path;
-    if (path.length === 0) {
-      checkRoot('openvex', kind);
-      return 'walk';
-    }
+    const start = planTop('openvex', path, kind);
+    if (start) return start;
     if (path.length === 1) {
-      checkTopLevelKey('openvex', top as PathPart);
       if (top === '@context' || top === 'author') return 'emit';
       if (top !== 'statements') return 'skip';
-      if (kind !== 'array') throw fileError(path, 'expected the statements (a list)');
-      return 'walk';
+      return walkInto(path, kind, 'array', 'the statements (a list)');
     }
     return path.length === 2 && top === 'statements' ? 'emit' : 'skip';
   };

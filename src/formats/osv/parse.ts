@@ -5,10 +5,10 @@ import type { ScannedFinding, ScanSummary } from '../../domain/vulnerabilities/s
 import { advisoryKey, advisoryOf, cveOf, packageIdentity } from '../scanners/finding-key.ts';
 import { packageResource, scannedFinding } from '../scanners/finding.ts';
 import { Held, MAX_HELD } from '../scanners/held.ts';
-import { fileError, streamJson, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
+import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
 import { fieldsOf, type Fields } from '../scanners/read.ts';
 import { chooseSeverity, cvssScoreOf } from '../scanners/severity.ts';
-import { checkRoot, checkTopLevelKey, missing } from '../scanners/signatures.ts';
+import { missing, planTop } from '../scanners/signatures.ts';
 
 const TOOL = 'OSV-Scanner';
 // An OSV entry lists every affected version (thousands for an old package): not needed here.
@@ -84,27 +84,21 @@ export async function* parseOsv(chunks: ByteChunks): AsyncGenerator<ScannedFindi
   );
   const plan = (path: readonly PathPart[], kind: ValueKind): Plan => {
     const [top, , member] = path;
-    if (path.length === 0) {
-      checkRoot('osv', kind);
-      return 'walk';
-    }
+    const start = planTop('osv', path, kind);
+    if (start) return start;
     if (path.length === 1) {
-      checkTopLevelKey('osv', top as PathPart);
       if (top !== 'results') return 'skip';
       sawResults = true;
-      if (kind !== 'array') throw fileError(path, 'expected the results (a list)');
-      return 'walk';
+      return walkInto(path, kind, 'array', 'the results (a list)');
     }
     if (top !== 'results') return 'skip';
     if (path.length === 2) {
-      if (kind !== 'object') throw fileError(path, 'expected a result (an object with a source and packages)');
-      return 'walk';
+      return walkInto(path, kind, 'object', 'a result (an object with a source and packages)');
     }
     if (path.length === 3) {
       if (member === 'source') return 'emit';
       if (member !== 'packages') return 'skip';
-      if (kind !== 'array') throw fileError(path, 'expected the packages (a list)');
-      return 'walk';
+      return walkInto(path, kind, 'array', 'the packages (a list)');
     }
     return path.length === 4 ? 'emit' : 'skip';
   };

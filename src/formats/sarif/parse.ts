@@ -7,10 +7,10 @@ import type { Severity } from '../../domain/vulnerabilities/shape.ts';
 import { cveOf, ruleKey } from '../scanners/finding-key.ts';
 import { scannedFinding, type RawResource, type RawVerdict } from '../scanners/finding.ts';
 import { Held, MAX_HELD } from '../scanners/held.ts';
-import { fileError, streamJson, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
+import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
 import { fieldsOf, type Fields } from '../scanners/read.ts';
 import { cvssScoreOf, severityOfScore } from '../scanners/severity.ts';
-import { checkRoot, checkTopLevelKey, missing } from '../scanners/signatures.ts';
+import { missing, planTop } from '../scanners/signatures.ts';
 import { sourceOfTool } from '../scanners/source.ts';
 import { nameText } from '../scanners/bounds.ts';
 
@@ -179,27 +179,21 @@ function mapResult(tool: Tool, value: unknown, path: PathPart[]): ScannedFinding
 
 function planOf(path: readonly PathPart[], kind: ValueKind): Plan {
   const [top, , member, index] = path;
-  if (path.length === 0) {
-    checkRoot('sarif', kind);
-    return 'walk';
-  }
+  const start = planTop('sarif', path, kind);
+  if (start) return start;
   if (path.length === 1) {
-    checkTopLevelKey('sarif', top as PathPart);
     if (top === 'version') return 'emit';
     if (top !== 'runs') return 'skip';
-    if (kind !== 'array') throw fileError(path, 'expected the runs (a list)');
-    return 'walk';
+    return walkInto(path, kind, 'array', 'the runs (a list)');
   }
   if (top !== 'runs') return 'skip';
   if (path.length === 2) {
-    if (kind !== 'object') throw fileError(path, 'expected a run (an object)');
-    return 'walk';
+    return walkInto(path, kind, 'object', 'a run (an object)');
   }
   if (path.length === 3) {
     if (member === 'tool' || member === 'versionControlProvenance' || member === 'properties') return 'emit';
     if (member !== 'results') return 'skip';
-    if (kind !== 'array') throw fileError(path, 'expected the run’s results (a list)');
-    return 'walk';
+    return walkInto(path, kind, 'array', 'the run’s results (a list)');
   }
   return path.length === 4 && member === 'results' && typeof index === 'number' ? 'emit' : 'skip';
 }

@@ -41,6 +41,12 @@ export function fileError(path: readonly PathPart[], message: string) {
   return validationFailed([{ field: pointer(path), message }], 'The file could not be read.');
 }
 
+/** Walks into a container of the kind a format requires there; refuses any other with `what`. */
+export function walkInto(path: readonly PathPart[], kind: ValueKind, required: 'object' | 'array', what: string): Plan {
+  if (kind !== required) throw fileError(path, `expected ${what}`);
+  return 'walk';
+}
+
 // A container being read. `mode` says whether it is built (`build`) or only walked through.
 interface Frame {
   kind: 'object' | 'array';

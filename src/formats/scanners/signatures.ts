@@ -41,6 +41,19 @@ export function checkRoot(format: ScannerFormat, kind: string): void {
     throw fileError([], `expected ${FORMAT_LABELS[format]} (a JSON object), found ${kind === 'array' ? 'a list' : kind}`);
 }
 
+/**
+ * Where every format's plan starts: the root must be an object and is walked; a top-level member of
+ * another format is refused. Undefined below the top, where the format's own plan decides.
+ */
+export function planTop(format: ScannerFormat, path: readonly PathPart[], kind: string): 'walk' | undefined {
+  if (path.length === 0) {
+    checkRoot(format, kind);
+    return 'walk';
+  }
+  if (path.length === 1) checkTopLevelKey(format, path[0] as PathPart);
+  return undefined;
+}
+
 /** A member the format requires was not in the file. */
 export const missing = (format: ScannerFormat, key: string) =>
   fileError([key], `expected ${FORMAT_LABELS[format]}, which has “${key}”; the file has none`);

@@ -6,10 +6,10 @@ import { nameText } from '../scanners/bounds.ts';
 import { advisoryKey, advisoryOf, cveOf, packageIdentity, ruleKey } from '../scanners/finding-key.ts';
 import { packageResource, scannedFinding, type RawResource, type RawVerdict } from '../scanners/finding.ts';
 import { Held, MAX_HELD } from '../scanners/held.ts';
-import { fileError, streamJson, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
+import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
 import { fieldsOf, type Fields } from '../scanners/read.ts';
 import { chooseSeverity, cvssScoreOf } from '../scanners/severity.ts';
-import { checkRoot, checkTopLevelKey, missing } from '../scanners/signatures.ts';
+import { missing, planTop } from '../scanners/signatures.ts';
 
 const TOOL = 'Trivy';
 const ITEMS = new Set(['Vulnerabilities', 'Misconfigurations', 'ModifiedFindings']);
@@ -142,29 +142,23 @@ export async function* parseTrivy(chunks: ByteChunks): AsyncGenerator<ScannedFin
   );
   const plan = (path: readonly PathPart[], kind: ValueKind): Plan => {
     const [top, , member] = path;
-    if (path.length === 0) {
-      if (kind === 'array')
-        throw fileError([], 'expected a Trivy JSON report (SchemaVersion 2, an object): this list is the format of Trivy before 0.20');
-      checkRoot('trivy', kind);
-      return 'walk';
-    }
+    if (path.length === 0 && kind === 'array')
+      throw fileError([], 'expected a Trivy JSON report (SchemaVersion 2, an object): this list is the format of Trivy before 0.20');
+    const start = planTop('trivy', path, kind);
+    if (start) return start;
     if (path.length === 1) {
-      checkTopLevelKey('trivy', top as PathPart);
       if (top === 'SchemaVersion' || top === 'ArtifactName') return 'emit';
       if (top !== 'Results') return 'skip';
-      if (kind !== 'array') throw fileError(path, 'expected the results (a list)');
-      return 'walk';
+      return walkInto(path, kind, 'array', 'the results (a list)');
     }
     if (top !== 'Results') return 'skip';
     if (path.length === 2) {
-      if (kind !== 'object') throw fileError(path, 'expected a result (an object with a Target)');
-      return 'walk';
+      return walkInto(path, kind, 'object', 'a result (an object with a Target)');
     }
     if (path.length === 3) {
       if (HEADER.has(member as string)) return 'emit';
       if (!ITEMS.has(member as string)) return 'skip';
-      if (kind !== 'array') throw fileError(path, 'expected a list');
-      return 'walk';
+      return walkInto(path, kind, 'array', 'a list');
     }
     return path.length === 4 ? 'emit' : 'skip';
   };
