@@ -56,6 +56,7 @@ describe('scanner files read as streams', () => {
     const cases: [string, string, RegExp][] = [
       ['', '', /found an empty file/],
       ['   \n', '', /found an empty file/],
+      ['<?xml version="1.0"?><bom xmlns="http://cyclonedx.org/schema/bom/1.5"/>', '', /starts with “<” \(XML\?\)/],
       ['{"version":"2.1.0","runs":[]} {}', '', /expected the end of the file/],
       [
         '{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"T"}},"results":[{"ruleId":"r" "x":1}]}]}',

@@ -211,6 +211,8 @@ export async function* streamJson(chunks: ByteChunks, plan: StreamPlan): AsyncGe
       // The tokenizer says `Unexpected "x" at chunk position "3" (absolute position "1027") in state …`.
       const text = error instanceof Error ? error.message : String(error);
       const at = /Unexpected "(.*)" at chunk position "\d+" \(absolute position "(\d+)"\)/s.exec(text);
+      if (!started && at?.[1] === '<')
+        throw fileError([], 'expected JSON, but the file starts with “<” (XML?): scanner files are read as JSON');
       const detail = at ? `unexpected “${at[1]}” at byte ${at[2]}` : text.replace(/ in state \w+$/, '').replace(/\(state: \w+\)\. /, '');
       throw fileError(path(), `expected valid JSON (${detail})`);
     }
