@@ -28,6 +28,8 @@ describe('OpenVEX', () => {
       { name: 'libcrypto3@3.1.4-r2', type: 'package', tags: ['apk'] },
       { name: 'pkg:oci/api@sha256%3Aabcd?repository_url=registry.example.com/shop', type: 'product', tags: [] },
     ]);
+    assert.equal(crypto?.at, '/statements/0/products/0/subcomponents/0');
+    assert.equal(log4j?.at, '/statements/1/products/0');
     assert.deepEqual(log4j?.verdict, { status: 'closed', justification: 'Upgraded in release 1.4.3' });
     assert.equal(braces?.remediation, 'Upgrade braces to 3.0.3 in the next release.');
     assert.equal(braces?.cveId, 'CVE-2024-4068', 'the CVE among the aliases');

@@ -214,6 +214,25 @@ describe('SARIF 2.1.0', () => {
     );
   });
 
+  test('a message may name the rule’s message string by id', async () => {
+    const rules = [{ id: 'r', messageStrings: { default: { text: 'Variable {0} is never read.' } } }];
+    const { findings } = await readScan(
+      'sarif',
+      sarif([{ ruleId: 'r', message: { id: 'default', arguments: ['total'] } }], { name: 'Lint', rules }),
+    );
+    assert.equal(findings[0]?.description, 'Variable total is never read.');
+  });
+
+  test('more results before their tool than the bound are refused, naming it', async () => {
+    const results = Array.from({ length: 10_001 }, (_, i) => JSON.stringify({ ruleId: 'r', message: { text: `m${i}` } })).join(',');
+    const error = await scanError('sarif', `{"version":"2.1.0","runs":[{"results":[${results}],"tool":{"driver":{"name":"T"}}}]}`, 65536);
+    assert.deepEqual(error, {
+      field: '/runs/0/results/10000',
+      message: 'expected the run’s tool before its results: more than 10000 results come before runs[].tool',
+      yielded: 0,
+    });
+  });
+
   test('results written before their run’s tool are held (bounded) and mapped once the tool is read', async () => {
     const log = `{"version":"2.1.0","runs":[{"results":[${JSON.stringify(sqlAt('a.js', 1))}],"tool":{"driver":${JSON.stringify({ name: 'CodeQL', rules: RULES })}}}]}`;
     const { findings } = await readScan('sarif', log);

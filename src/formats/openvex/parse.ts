@@ -52,17 +52,20 @@ function mapStatement(value: unknown, path: PathPart[]): ScannedFinding[] {
   const products = s.array('products').map((p, i) => {
     const at = [...path, 'products', i];
     const subcomponents = isObject(p) ? fieldsOf(p, at).array('subcomponents') : [];
-    return { product: productOf(p, at), own: subcomponents.map((c, j) => productOf(c, [...at, 'subcomponents', j])), at };
+    const own = subcomponents.map((c, j) => ({ pkg: productOf(c, [...at, 'subcomponents', j]), at: [...at, 'subcomponents', j] }));
+    return { product: productOf(p, at), own, at };
   });
   if (!products.length) throw fileError([...path, 'products'], 'expected at least one product');
   // v0.0.1 put subcomponents on the statement; later versions put them on each product.
-  const shared = s.array('subcomponents').map((c, i) => productOf(c, [...path, 'subcomponents', i]));
+  const shared = s
+    .array('subcomponents')
+    .map((c, i) => ({ pkg: productOf(c, [...path, 'subcomponents', i]), at: [...path, 'subcomponents', i] }));
   const verdict = verdictOf(s, status);
   const findings: ScannedFinding[] = [];
   for (const { product, own, at } of products) {
     // The statement is about the subcomponent (the package) inside the product when it names one.
-    const packages = own.length ? own : shared.length ? shared : [product];
-    for (const pkg of packages) {
+    const packages = own.length ? own : shared.length ? shared : [{ pkg: product, at }];
+    for (const { pkg, at: where } of packages) {
       const identity = identityOf(pkg);
       findings.push(
         scannedFinding({
@@ -79,7 +82,7 @@ function mapStatement(value: unknown, path: PathPart[]): ScannedFinding[] {
           verdict,
           defaultJustification: 'Marked not_affected in an OpenVEX statement.',
           evidence: 'statement',
-          path: at,
+          path: where,
         }),
       );
     }

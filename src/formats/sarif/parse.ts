@@ -44,6 +44,8 @@ interface Rule {
   helpUri?: string;
   level?: string;
   score?: number;
+  /** `messageStrings`: message templates a result names by `message.id` */
+  messages: Map<string, string>;
 }
 
 interface Tool {
@@ -67,6 +69,12 @@ function readRule(f: Fields): Rule {
     helpUri: f.string('helpUri'),
     level: f.object('defaultConfiguration')?.string('level'),
     score,
+    messages: new Map(
+      Object.keys(f.object('messageStrings')?.raw ?? {}).flatMap((id) => {
+        const template = f.object('messageStrings')?.object(id)?.string('text');
+        return template ? [[id, template] as const] : [];
+      }),
+    ),
   };
 }
 
@@ -82,12 +90,13 @@ function readTool(value: unknown, path: PathPart[]): Tool {
   return { name, components, byId };
 }
 
-/** `{0}` placeholders filled from `arguments`. */
+/** The message's text, or the rule's template it names by `id`, with `{0}` filled from `arguments`. */
 function messageText(message: Fields | undefined, rule: Rule | undefined): string | undefined {
-  const own = message?.string('text');
-  if (!own) return undefined;
+  const id = message?.string('id');
+  const template = message?.string('text') ?? (id ? rule?.messages.get(id) : undefined);
+  if (!template) return undefined;
   const args = message?.strings('arguments') ?? [];
-  return own.replace(/\{(\d+)\}/g, (whole, n: string) => args[Number(n)] ?? whole) || rule?.shortDescription;
+  return template.replace(/\{(\d+)\}/g, (whole, n: string) => args[Number(n)] ?? whole);
 }
 
 function suppressionVerdict(result: Fields): RawVerdict {
