@@ -34,7 +34,7 @@ export interface RawFinding {
   cveId: string;
   resources: readonly RawResource[];
   verdict: RawVerdict;
-  /** Said when an ignored verdict comes without a reason. */
+  /** Said when an ignored verdict comes without a reason (the format's own words for it). */
   defaultJustification: string;
   evidence?: 'scan' | 'statement';
   path: readonly PathPart[];
@@ -83,7 +83,10 @@ export function scannedFinding(raw: RawFinding): ScannedFinding {
     raw.verdict.status === 'open'
       ? { status: 'open' }
       : raw.verdict.status === 'ignored'
-        ? { status: 'ignored', justification: justification ?? (justificationText(raw.defaultJustification) as string) }
+        ? {
+            status: 'ignored',
+            justification: justification ?? justificationText(raw.defaultJustification) ?? 'The tool marks it as not a problem.',
+          }
         : justification
           ? { status: 'closed', justification }
           : { status: 'closed' };
