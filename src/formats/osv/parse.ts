@@ -1,0 +1,133 @@
+// OSV-Scanner JSON (`osv-scanner --format json`) → scanned findings: one finding per group of
+// aliases (OSV-Scanner's `groups`: a GHSA and its CVE are one problem) in each vulnerable package.
+// Mapping: docs/scanner-formats.md ("OSV-Scanner JSON").
+import type { ScannedFinding, ScanSummary } from '../../domain/vulnerabilities/scanned-finding.ts';
+import { advisoryKey, advisoryOf, cveOf, packageIdentity } from '../scanners/finding-key.ts';
+import { packageResource, scannedFinding } from '../scanners/finding.ts';
+import { Held, MAX_HELD } from '../scanners/held.ts';
+import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
+import { fieldsOf, type Fields } from '../scanners/read.ts';
+import { chooseSeverity, cvssScoreOf } from '../scanners/severity.ts';
+import { missing, planTop } from '../scanners/signatures.ts';
+
+const TOOL = 'OSV-Scanner';
+// An OSV entry lists every affected version (thousands for an old package): not needed here.
+const PRUNED = new Set(['versions', 'references', 'credits', 'ecosystem_specific', 'licenses']);
+
+/** Fixed versions the entry gives for this package (OSV `affected[].ranges[].events[].fixed`). */
+function fixedVersions(entry: Fields, name: string, ecosystem: string | undefined): string[] {
+  const out: string[] = [];
+  for (const affected of entry.objects('affected')) {
+    const pkg = affected.object('package');
+    if (pkg && (pkg.string('name') !== name || (ecosystem && pkg.string('ecosystem') && pkg.string('ecosystem') !== ecosystem))) continue;
+    for (const range of affected.objects('ranges'))
+      for (const event of range.objects('events')) {
+        const fixed = event.string('fixed');
+        if (fixed && !out.includes(fixed)) out.push(fixed);
+      }
+  }
+  return out;
+}
+
+function mapPackage(value: unknown, path: PathPart[], sourcePath: string | undefined): ScannedFinding[] {
+  const entry = fieldsOf(value, path, 'a package entry (an object)');
+  const pkg = entry.object('package');
+  const name = pkg?.string('name');
+  if (!pkg || !name) throw fileError([...path, 'package', 'name'], 'expected the package’s name');
+  const version = pkg.string('version');
+  const ecosystem = pkg.string('ecosystem');
+  const vulns = entry.objects('vulnerabilities');
+  const byId = new Map(vulns.map((v) => [v.string('id'), v] as const));
+  const groups = entry.objects('groups');
+  // Without groups, each entry is its own group.
+  const sets = groups.length
+    ? groups.map((g) => ({ ids: g.strings('ids'), score: cvssScoreOf(g.raw.max_severity), at: g.path }))
+    : vulns.map((v) => ({ ids: [v.string('id') ?? ''], score: undefined, at: v.path }));
+  const identity = packageIdentity({ name, ecosystem, purl: pkg.string('purl') });
+  return sets.map(({ ids, score, at }) => {
+    const entries = ids.map((id) => byId.get(id)).filter((v): v is Fields => v !== undefined);
+    const allIds = [...ids, ...entries.flatMap((v) => v.strings('aliases'))];
+    const advisory = advisoryOf(allIds);
+    if (!advisory) throw fileError(at, 'expected the vulnerability’s ID');
+    const word = entries.map((v) => v.object('database_specific')?.string('severity')).find(Boolean);
+    const fixed = [...new Set(entries.flatMap((v) => fixedVersions(v, name, ecosystem)))];
+    const summary = entries.map((v) => v.string('summary')).find(Boolean);
+    return scannedFinding({
+      key: advisoryKey(advisory, identity),
+      source: 'import',
+      tool: TOOL,
+      titles: [`${advisory} in ${name}${summary ? `: ${summary}` : ''}`],
+      severity: chooseSeverity(word, score),
+      description: entries.map((v) => v.string('details')).find(Boolean) ?? summary,
+      remediation: fixed.length ? `Upgrade ${name}${version ? ` from ${version}` : ''} to ${fixed.join(' or ')}.` : undefined,
+      cvssScore: score,
+      fixAvailable: fixed.length > 0,
+      cveId: cveOf(allIds),
+      resources: [packageResource(name, version, ecosystem), { name: sourcePath, type: 'file' }],
+      verdict: { status: 'open' },
+      defaultJustification: '',
+      path: at,
+    });
+  });
+}
+
+/** Reads an OSV-Scanner JSON report; yields its findings, returns what the file says of itself. */
+export async function* parseOsv(chunks: ByteChunks): AsyncGenerator<ScannedFinding, ScanSummary> {
+  const summary: ScanSummary = { format: 'osv', tool: TOOL, findings: 0, skipped: 0 };
+  let sawResults = false;
+  let current = -1;
+  let sourcePath: string | undefined;
+  let sawSource = false;
+  const held = new Held<{ value: unknown; path: PathPart[] }>(
+    MAX_HELD,
+    `expected results[].source before the result’s packages: more than ${MAX_HELD} packages come first`,
+  );
+  const plan = (path: readonly PathPart[], kind: ValueKind): Plan => {
+    const [top, , member] = path;
+    const start = planTop('osv', path, kind);
+    if (start) return start;
+    if (path.length === 1) {
+      if (top !== 'results') return 'skip';
+      sawResults = true;
+      return walkInto(path, kind, 'array', 'the results (a list)');
+    }
+    if (top !== 'results') return 'skip';
+    if (path.length === 2) {
+      return walkInto(path, kind, 'object', 'a result (an object with a source and packages)');
+    }
+    if (path.length === 3) {
+      if (member === 'source') return 'emit';
+      if (member !== 'packages') return 'skip';
+      return walkInto(path, kind, 'array', 'the packages (a list)');
+    }
+    return path.length === 4 ? 'emit' : 'skip';
+  };
+  const prune = (path: readonly PathPart[]) => {
+    const last = path[path.length - 1];
+    return typeof last === 'string' && PRUNED.has(last);
+  };
+  const map = function* (value: unknown, path: PathPart[]) {
+    for (const finding of mapPackage(value, path, sourcePath)) {
+      summary.findings += 1;
+      yield finding;
+    }
+  };
+  for await (const { path, value } of streamJson(chunks, { plan, prune })) {
+    const index = path[1] as number;
+    if (index !== current) {
+      for (const h of held.take()) yield* map(h.value, h.path);
+      current = index;
+      sourcePath = undefined;
+      sawSource = false;
+    }
+    if (path[2] === 'source') {
+      sourcePath = fieldsOf(value, path, 'the scanned source (an object with a path)').string('path');
+      sawSource = true;
+      for (const h of held.take()) yield* map(h.value, h.path);
+    } else if (!sawSource) held.hold({ value, path }, path);
+    else yield* map(value, path);
+  }
+  for (const h of held.take()) yield* map(h.value, h.path);
+  if (!sawResults) throw missing('osv', 'results');
+  return summary;
+}

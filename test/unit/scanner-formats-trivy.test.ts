@@ -1,0 +1,148 @@
+// Trivy JSON → scanned findings (src/formats/trivy/parse.ts), as docs/scanner-formats.md documents
+// it, on a report written here in Trivy's SchemaVersion 2 shape.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { byKey, fixture, readScan, scanError } from './scanner-formats-read.ts';
+
+const report = fixture('trivy-image.json');
+
+describe('Trivy JSON', () => {
+  test('vulnerabilities map as documented: one finding per advisory and package, the artifact as scope', async () => {
+    const { findings, summary } = await readScan('trivy', report, 53);
+    assert.deepEqual(summary, { format: 'trivy', tool: 'Trivy', scope: 'registry.example.com/shop/api:1.4.2', findings: 7, skipped: 1 });
+    const [crypto, ssl] = findings;
+    assert.equal(crypto?.title, 'CVE-2024-0727 in libcrypto3: openssl: denial of service via null dereference');
+    assert.equal(crypto?.cveId, 'CVE-2024-0727');
+    assert.equal(crypto?.severity, 'medium');
+    assert.equal(crypto?.cvssScore, 5.5);
+    assert.equal(crypto?.fixAvailable, 'yes');
+    assert.equal(crypto?.remediation, 'Upgrade libcrypto3 from 3.1.4-r2 to 3.1.4-r5.\n\nSee https://avd.example.com/nvd/cve-2024-0727');
+    assert.equal(crypto?.description, 'Processing a maliciously formatted PKCS12 file may lead OpenSSL to crash.');
+    assert.deepEqual(crypto?.affectedResources, [{ name: 'libcrypto3@3.1.4-r2', type: 'package', tags: ['alpine'] }]);
+    assert.equal(crypto?.source, 'import');
+    assert.equal(crypto?.at, '/Results/0/Vulnerabilities/0');
+    assert.notEqual(crypto?.key, ssl?.key, 'the same CVE in two packages of one image is two findings');
+    assert.match(crypto?.key ?? '', /^CVE-2024-0727~libcrypto3~[A-Za-z0-9_-]{16}$/);
+  });
+
+  test('a language package names its lock file; unknown severity without a score is medium', async () => {
+    const found = (await readScan('trivy', report)).findings;
+    const braces = found.find((f) => f.title.startsWith('GHSA-grv7-fg5c-xmjg'));
+    assert.deepEqual(braces?.affectedResources, [
+      { name: 'braces@3.0.2', type: 'package', tags: ['npm'] },
+      { name: 'app/package-lock.json', type: 'file', tags: [] },
+    ]);
+    assert.equal(braces?.cveId, '');
+    assert.equal(braces?.fixAvailable, 'no');
+    const busybox = found.find((f) => f.title.startsWith('CVE-2023-9999'));
+    assert.equal(busybox?.severity, 'medium');
+  });
+
+  test('verdicts: vendor not_affected and VEX-suppressed findings are ignored with the reason; EXCEPTION too; PASS is skipped', async () => {
+    const found = (await readScan('trivy', report)).findings;
+    const verdicts = Object.fromEntries(found.map((f) => [f.title.split(':')[0], f.verdict]));
+    assert.deepEqual(verdicts['CVE-2023-9999 in busybox'], {
+      status: 'ignored',
+      justification: 'The vendor states this package is not affected (Trivy status “not_affected”).',
+    });
+    assert.deepEqual(verdicts['CVE-2024-4068 in micromatch'], {
+      status: 'ignored',
+      justification: 'vulnerable_code_not_in_execute_path (vex/shop-api.openvex.json)',
+    });
+    assert.deepEqual(verdicts['AVD-AWS-0089'], {
+      status: 'ignored',
+      justification: 'Trivy reports an exception for this check (an ignore rule or a policy exception).',
+    });
+    assert.equal(verdicts['AVD-AWS-0086']?.status, 'open');
+    // a .trivyignore entry is Trivy's own `ignored`; a VEX `fixed` closes
+    const doc = JSON.parse(report);
+    const finding = { VulnerabilityID: 'CVE-2024-2', PkgName: 'p', InstalledVersion: '1', Severity: 'LOW' };
+    doc.Results[1].ModifiedFindings = [
+      {
+        Type: 'vulnerability',
+        Status: 'ignored',
+        Statement: 'Accepted until the next base image',
+        Source: '.trivyignore',
+        Finding: finding,
+      },
+      { Type: 'vulnerability', Status: 'fixed', Source: 'vex.json', Finding: { ...finding, PkgName: 'q' } },
+    ];
+    const modified = (await readScan('trivy', JSON.stringify(doc))).findings.filter((f) => f.title.startsWith('CVE-2024-2 '));
+    assert.deepEqual(
+      modified.map((f) => f.verdict),
+      [
+        { status: 'ignored', justification: 'Accepted until the next base image (.trivyignore)' },
+        { status: 'closed', justification: 'Marked fixed by vex.json.' },
+      ],
+    );
+    assert.equal(verdicts['AVD-AWS-0088'], undefined, 'a passed check is not a finding');
+  });
+
+  test('a misconfiguration maps its check, message, resolution and resource', async () => {
+    const found = (await readScan('trivy', report)).findings;
+    const s3 = found.find((f) => f.title.startsWith('AVD-AWS-0086'));
+    assert.equal(s3?.title, 'AVD-AWS-0086: S3 Access block should block public ACL');
+    assert.equal(s3?.severity, 'high');
+    assert.equal(s3?.description?.split('\n')[0], 'No public access block so not blocking public acls');
+    assert.ok(s3?.remediation?.startsWith('Enable blocking any PUT calls'));
+    assert.deepEqual(s3?.affectedResources, [
+      { name: 'deploy/main.tf', type: 'file', tags: [] },
+      { name: 'aws_s3_bucket.logs', type: 'resource', tags: [] },
+    ]);
+  });
+
+  test('a later scan of the same image gives the same keys; the same check on two resources gives two', async () => {
+    const first = byKey((await readScan('trivy', report)).findings);
+    const again = byKey((await readScan('trivy', report, 1)).findings);
+    assert.deepEqual([...first.keys()], [...again.keys()]);
+    const twoBuckets = report.replace(
+      '"Resource": "aws_s3_bucket.logs", "StartLine": 12, "EndLine": 20 }',
+      '"Resource": "aws_s3_bucket.data", "StartLine": 12, "EndLine": 20 }',
+    );
+    const doc = JSON.parse(twoBuckets);
+    doc.Results[2].Misconfigurations[2] = {
+      ...doc.Results[2].Misconfigurations[0],
+      CauseMetadata: { Resource: 'aws_s3_bucket.data', StartLine: 30 },
+    };
+    const keys = (await readScan('trivy', JSON.stringify(doc))).findings
+      .filter((f) => f.title.startsWith('AVD-AWS-0086'))
+      .map((f) => f.key);
+    assert.equal(new Set(keys).size, 2);
+  });
+
+  test('findings written before their Target are held and given the Target', async () => {
+    const doc = {
+      SchemaVersion: 2,
+      Results: [
+        {
+          Vulnerabilities: [{ VulnerabilityID: 'CVE-2024-1', PkgName: 'a', InstalledVersion: '1' }],
+          Target: 'go.sum',
+          Class: 'lang-pkgs',
+          Type: 'gomod',
+        },
+      ],
+    };
+    const [f] = (await readScan('trivy', JSON.stringify(doc))).findings;
+    assert.deepEqual(
+      f?.affectedResources.map((r) => r.name),
+      ['a@1', 'go.sum'],
+    );
+  });
+
+  test('bad and wrong files name the place', async () => {
+    assert.deepEqual(await scanError('trivy', '[{"Target":"x"}]'), {
+      field: '',
+      message: 'expected a Trivy JSON report (SchemaVersion 2, an object): this list is the format of Trivy before 0.20',
+      yielded: 0,
+    });
+    const noId = report.replace('"VulnerabilityID": "CVE-2024-0727",\n          "PkgID": "libssl3', '"PkgID": "libssl3');
+    const error = await scanError('trivy', noId);
+    assert.deepEqual(error, {
+      field: '/Results/0/Vulnerabilities/1/VulnerabilityID',
+      message: 'expected the vulnerability’s ID',
+      yielded: 1,
+    });
+    assert.equal((await scanError('trivy', '{"SchemaVersion":1,"Results":[]}')).field, '/SchemaVersion');
+    assert.equal((await scanError('trivy', '{"Results":[]}')).field, '/SchemaVersion');
+  });
+});
