@@ -55,7 +55,7 @@ export interface ClientOptions extends Hooks {
   onTokenStoreError?: TokenStoreErrorHandler;
   /**
    * your product token, put before the SDK's own in the User-Agent
-   * (`my-app/2.1 compliance-data-sdk/0.1.0 node/24.0.0`)
+   * (`my-app/2.1 compliance-data-sdk/0.2.0 node/24.0.0`)
    */
   userAgent?: string;
   /**
