@@ -90,7 +90,7 @@ for (const dialect of dialects) {
         await fine.waitFor(seen + 1, TIMEOUT_MS * 3);
         const waited = Date.now() - started;
         assert.ok(
-          waited < TIMEOUT_MS / 2,
+          waited < (TIMEOUT_MS * 3) / 4,
           `the other tenant's delivery waited ${waited} ms behind silent receivers (time-out ${TIMEOUT_MS} ms)`,
         );
         const held = await inFlight(abuser.organizationId);
