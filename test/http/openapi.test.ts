@@ -36,8 +36,14 @@ test('lists every route the app serves, except the document itself', () => {
     stack.push(match[2]);
     if (match[3]) served.push(stack.join(''));
   }
-  // Web pages (the home page, the API reference, the console's HTML and assets) are not API operations.
-  const pages = (p: string) => p === '/' || p === '/docs' || p.startsWith('/docs/') || p === '/console' || p.startsWith('/console/assets');
+  // Web pages (the home page and its icons, the API reference, the console's HTML and assets) are not API operations.
+  const pages = (p: string) =>
+    p === '/' ||
+    p.startsWith('/favicon.') ||
+    p === '/docs' ||
+    p.startsWith('/docs/') ||
+    p === '/console' ||
+    p.startsWith('/console/assets');
   served.splice(0, served.length, ...served.filter((p) => p.startsWith('/') && p !== '/openapi.json' && !p.includes('*') && !pages(p)));
   assert.ok(served.includes('/v1/frameworks') && served.includes('/oauth/token'), `parsed routes: ${served}`);
   for (const route of new Set(served)) {
