@@ -78,15 +78,26 @@ export async function listEventsAfter(
     .where('type', 'in', filter.types);
   if (filter.resourceId !== undefined) query = query.where('resource_id', '=', filter.resourceId);
   const rows = await query.orderBy('seq').limit(limit).execute();
-  return rows.map((r) => ({
-    seq: Number(r.seq),
+  return rows.map((r) => ({ seq: Number(r.seq), ...toEventRow(r) }));
+}
+
+/** An `events` row as the domain reads it. */
+function toEventRow(r: {
+  id: string;
+  type: string;
+  resource_type: string;
+  resource_id: string;
+  occurred_at: number;
+  data: string;
+}): EventRow {
+  return {
     id: r.id,
     type: r.type,
     resourceType: r.resource_type,
     resourceId: r.resource_id,
     occurredAt: Number(r.occurred_at),
     data: r.data,
-  }));
+  };
 }
 
 /** The organization's last event number (0 before any event). */
@@ -113,14 +124,5 @@ export async function findEvent(db: Q, organizationId: string, eventId: string):
     .where('id', '=', eventId)
     .where('organization_id', '=', organizationId)
     .executeTakeFirst();
-  return (
-    r && {
-      id: r.id,
-      type: r.type,
-      resourceType: r.resource_type,
-      resourceId: r.resource_id,
-      occurredAt: Number(r.occurred_at),
-      data: r.data,
-    }
-  );
+  return r && toEventRow(r);
 }
