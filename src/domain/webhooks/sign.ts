@@ -1,11 +1,10 @@
 // The Standard Webhooks headers of one attempt (https://www.standardwebhooks.com), computed with
 // the `standardwebhooks` package so that any Standard Webhooks or Svix library verifies them: one
 // `v1,` signature per live secret (two during a rotation's overlap), space-separated.
-import fs from 'node:fs';
 import { Webhook } from 'standardwebhooks';
+import { SERVICE_NAME, SERVICE_VERSION } from '../../version.ts';
 
-const VERSION = (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-export const USER_AGENT = `compliance-data-service-webhooks/${VERSION}`;
+export const USER_AGENT = `${SERVICE_NAME}-webhooks/${SERVICE_VERSION}`;
 
 export function webhookHeaders(input: {
   eventId: string;
