@@ -28,6 +28,20 @@ export const WRITES = {
   'vulnerabilities.update': ['vulnerabilities'],
   /** an attachment and the record's status */
   'evidence.upload': ['evidence'],
+  /** a pushed test result: the test, its resources and history */
+  'tests.recordResult': ['tests'],
+  /** an evidence review or field change (approve, request revision, relevance, external links) */
+  'evidence.update': ['evidence'],
+  /** a policy lifecycle move or field change (documents, relevance, review) */
+  'policies.update': ['policies'],
+  /** a control's scope and assignees (assignees are links: the controls kind) */
+  'controls.update': ['controls'],
+  /** time: evidence going stale, policies falling due for review */
+  'time.due': ['evidence', 'policies'],
+  /** findings imported from a scanner's file */
+  'vulnerabilities.import': ['vulnerabilities'],
+  /** a program document: every kind it can touch */
+  'program.apply': DATA_KINDS,
   /** what the organization may read: invalidates everything, out of caution (rare, by an operator) */
   'organizations.updatePlan': DATA_KINDS,
   /** a whole organization's data, loaded at once */

@@ -311,6 +311,48 @@ export interface webhooks {
      */
     post: operations["evidenceStatusChangedWebhook"];
   };
+  "evidence.updated": {
+    /**
+     * An evidence record’s fields changed.
+     * @description An evidence record’s fields changed. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["evidenceUpdatedWebhook"];
+  };
+  "policy.status_changed": {
+    /**
+     * A policy’s status changed.
+     * @description A policy’s status changed. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["policyStatusChangedWebhook"];
+  };
+  "policy.updated": {
+    /**
+     * A policy’s fields changed.
+     * @description A policy’s fields changed. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["policyUpdatedWebhook"];
+  };
+  "test.status_changed": {
+    /**
+     * A test’s status changed.
+     * @description A test’s status changed. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["testStatusChangedWebhook"];
+  };
+  "test.updated": {
+    /**
+     * A test’s fields changed.
+     * @description A test’s fields changed. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["testUpdatedWebhook"];
+  };
+  "control.updated": {
+    /**
+     * A control’s fields changed (for example its scope).
+     * @description A control’s fields changed (for example its scope). Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["controlUpdatedWebhook"];
+  };
   "control.status_changed": {
     /**
      * Computed: a control’s compliance status flipped.
@@ -3340,7 +3382,7 @@ export interface operations {
   listEvents: {
     parameters: {
       query?: {
-        /** @description Only events of these types; each needs the read scope of its resource. Default: every type the token may read. Comma-separated list of: vulnerability.created, vulnerability.updated, evidence.attachments_added, evidence.status_changed, control.status_changed, framework.progress_changed. */
+        /** @description Only events of these types; each needs the read scope of its resource. Default: every type the token may read. Comma-separated list of: vulnerability.created, vulnerability.updated, evidence.attachments_added, evidence.status_changed, evidence.updated, policy.status_changed, policy.updated, test.status_changed, test.updated, control.updated, control.status_changed, framework.progress_changed. */
         types?: string;
         /** @description Only events about this resource: its ID exactly as the API shows it (a vulnerabilityId stays encoded, e.g. `api%23VUL-0001`). */
         resourceId?: string;
@@ -3529,7 +3571,135 @@ export interface operations {
                   /** @enum {unknown} */
                   after: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
                 };
-              }) | ({
+              }) | {
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
+                type: "evidence.updated";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "evidence";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description A evidence record changed; a write that changes nothing records no event. */
+                data: {
+                  /** @description Only the fields that changed, named as in GET /v1/evidence/{evidenceId}, each with its value before and after. */
+                  changes: {
+                    [key: string]: {
+                      /** @description The value before the write; absent when the field had no value. */
+                      before?: unknown;
+                      /** @description The value after the write; absent when the field has no value any more. */
+                      after?: unknown;
+                    };
+                  };
+                };
+              } | ({
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
+                type: "policy.status_changed";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "policy";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description A policy’s status changed (a lifecycle move, a review falling due, a program document). */
+                data: {
+                  /** @enum {unknown} */
+                  before: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+                  /** @enum {unknown} */
+                  after: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+                };
+              }) | {
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
+                type: "policy.updated";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "policy";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description A policy changed; a write that changes nothing records no event. */
+                data: {
+                  /** @description Only the fields that changed, named as in GET /v1/policies/{policyId}, each with its value before and after. */
+                  changes: {
+                    [key: string]: {
+                      /** @description The value before the write; absent when the field had no value. */
+                      before?: unknown;
+                      /** @description The value after the write; absent when the field has no value any more. */
+                      after?: unknown;
+                    };
+                  };
+                };
+              } | ({
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
+                type: "test.status_changed";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "test";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description A test’s status changed (a pushed result, a program document). */
+                data: {
+                  /** @enum {unknown} */
+                  before: "ignored" | "fix_required" | "passing" | "affected";
+                  /** @enum {unknown} */
+                  after: "ignored" | "fix_required" | "passing" | "affected";
+                };
+              }) | {
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
+                type: "test.updated";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "test";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description A test changed; a write that changes nothing records no event. */
+                data: {
+                  /** @description Only the fields that changed, named as in GET /v1/tests/{testId}, each with its value before and after. */
+                  changes: {
+                    [key: string]: {
+                      /** @description The value before the write; absent when the field had no value. */
+                      before?: unknown;
+                      /** @description The value after the write; absent when the field has no value any more. */
+                      after?: unknown;
+                    };
+                  };
+                };
+              } | {
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
+                type: "control.updated";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "control";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description A control changed; a write that changes nothing records no event. */
+                data: {
+                  /** @description Only the fields that changed, named as in GET /v1/controls/{controlId}, each with its value before and after. */
+                  changes: {
+                    [key: string]: {
+                      /** @description The value before the write; absent when the field had no value. */
+                      before?: unknown;
+                      /** @description The value after the write; absent when the field has no value any more. */
+                      after?: unknown;
+                    };
+                  };
+                };
+              } | ({
                 /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
                 eventId: string;
                 /** @enum {string} */
@@ -4601,7 +4771,7 @@ export interface operations {
           /** @description A label for people, e.g. the system receiving the events. */
           description?: string;
           /** @description The event types sent to the endpoint; ["*"] sends every type. */
-          eventTypes: ("*" | "vulnerability.created" | "vulnerability.updated" | "evidence.attachments_added" | "evidence.status_changed" | "control.status_changed" | "framework.progress_changed" | "credential.created" | "credential.revoked")[];
+          eventTypes: ("*" | "vulnerability.created" | "vulnerability.updated" | "evidence.attachments_added" | "evidence.status_changed" | "evidence.updated" | "policy.status_changed" | "policy.updated" | "test.status_changed" | "test.updated" | "control.updated" | "control.status_changed" | "framework.progress_changed" | "credential.created" | "credential.revoked")[];
         };
       };
     };
@@ -4887,7 +5057,7 @@ export interface operations {
           /** @description A label for people, e.g. the system receiving the events. */
           description?: string;
           /** @description The event types sent to the endpoint; ["*"] sends every type. */
-          eventTypes?: ("*" | "vulnerability.created" | "vulnerability.updated" | "evidence.attachments_added" | "evidence.status_changed" | "control.status_changed" | "framework.progress_changed" | "credential.created" | "credential.revoked")[];
+          eventTypes?: ("*" | "vulnerability.created" | "vulnerability.updated" | "evidence.attachments_added" | "evidence.status_changed" | "evidence.updated" | "policy.status_changed" | "policy.updated" | "test.status_changed" | "test.updated" | "control.updated" | "control.status_changed" | "framework.progress_changed" | "credential.created" | "credential.revoked")[];
           /**
            * @description disabled: nothing is sent and pending deliveries fail; enabled: delivery resumes with a clean record.
            * @enum {unknown}
@@ -6051,6 +6221,268 @@ export interface operations {
             before: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
             /** @enum {unknown} */
             after: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * An evidence record’s fields changed.
+   * @description An evidence record’s fields changed. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  evidenceUpdatedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "evidence.updated";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "evidence";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description A evidence record changed; a write that changes nothing records no event. */
+          data: {
+            /** @description Only the fields that changed, named as in GET /v1/evidence/{evidenceId}, each with its value before and after. */
+            changes: Record<string, never>;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A policy’s status changed.
+   * @description A policy’s status changed. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  policyStatusChangedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "policy.status_changed";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "policy";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description A policy’s status changed (a lifecycle move, a review falling due, a program document). */
+          data: {
+            /** @enum {unknown} */
+            before: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+            /** @enum {unknown} */
+            after: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A policy’s fields changed.
+   * @description A policy’s fields changed. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  policyUpdatedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "policy.updated";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "policy";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description A policy changed; a write that changes nothing records no event. */
+          data: {
+            /** @description Only the fields that changed, named as in GET /v1/policies/{policyId}, each with its value before and after. */
+            changes: Record<string, never>;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A test’s status changed.
+   * @description A test’s status changed. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  testStatusChangedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "test.status_changed";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "test";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description A test’s status changed (a pushed result, a program document). */
+          data: {
+            /** @enum {unknown} */
+            before: "ignored" | "fix_required" | "passing" | "affected";
+            /** @enum {unknown} */
+            after: "ignored" | "fix_required" | "passing" | "affected";
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A test’s fields changed.
+   * @description A test’s fields changed. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  testUpdatedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "test.updated";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "test";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description A test changed; a write that changes nothing records no event. */
+          data: {
+            /** @description Only the fields that changed, named as in GET /v1/tests/{testId}, each with its value before and after. */
+            changes: Record<string, never>;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A control’s fields changed (for example its scope).
+   * @description A control’s fields changed (for example its scope). Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  controlUpdatedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "control.updated";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "control";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description A control changed; a write that changes nothing records no event. */
+          data: {
+            /** @description Only the fields that changed, named as in GET /v1/controls/{controlId}, each with its value before and after. */
+            changes: Record<string, never>;
           };
         };
       };

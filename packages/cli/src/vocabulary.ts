@@ -15,7 +15,7 @@ export const SEVERITY = ['critical', 'high', 'medium', 'low'] as const;
 export const SOURCE = ['aws', 'github', 'snyk', 'sonarcloud', 'qualys', 'defender', 'sentinelOne', 'aikido', 'tenable', 'import', 'api'] as const;
 export const FIX_AVAILABLE = ['yes', 'no'] as const;
 export const PAGE_SIZES = [50, 100] as const;
-export const EVENT_TYPE = ['vulnerability.created', 'vulnerability.updated', 'evidence.attachments_added', 'evidence.status_changed', 'control.status_changed', 'framework.progress_changed'] as const;
+export const EVENT_TYPE = ['vulnerability.created', 'vulnerability.updated', 'evidence.attachments_added', 'evidence.status_changed', 'evidence.updated', 'policy.status_changed', 'policy.updated', 'test.status_changed', 'test.updated', 'control.updated', 'control.status_changed', 'framework.progress_changed'] as const;
 
 /** Optional fields of each list (`fields` on the list endpoints). */
 export const LIST_FIELDS = {

@@ -8,7 +8,7 @@ import { Attachment } from '../evidence/schema.ts';
 import { FrameworkProgress } from '../frameworks/schema.ts';
 import { EpochMs } from '../shared-schema.ts';
 import { VulnerabilityDetail } from '../vulnerabilities/schema.ts';
-import { EVIDENCE_STATUSES } from '../vocabulary.ts';
+import { EVIDENCE_STATUSES, POLICY_STATUSES, TEST_STATUSES } from '../vocabulary.ts';
 
 /** Every event type, `<resource>.<action>`, in the order the documentation lists them. */
 export const EVENT_TYPES = [
@@ -16,6 +16,12 @@ export const EVENT_TYPES = [
   'vulnerability.updated',
   'evidence.attachments_added',
   'evidence.status_changed',
+  'evidence.updated',
+  'policy.status_changed',
+  'policy.updated',
+  'test.status_changed',
+  'test.updated',
+  'control.updated',
   'control.status_changed',
   'framework.progress_changed',
   'credential.created',
@@ -27,7 +33,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export const FEED_EVENT_TYPES = EVENT_TYPES.filter((t) => !t.startsWith('credential.')) as Exclude<EventType, `credential.${string}`>[];
 export type FeedEventType = (typeof FEED_EVENT_TYPES)[number];
 
-export const EVENT_RESOURCE_TYPES = ['vulnerability', 'evidence', 'control', 'framework', 'credential'] as const;
+export const EVENT_RESOURCE_TYPES = ['vulnerability', 'evidence', 'policy', 'test', 'control', 'framework', 'credential'] as const;
 export type EventResourceType = (typeof EVENT_RESOURCE_TYPES)[number];
 
 /** The resource an event type is about: the part before the dot. */
@@ -48,6 +54,19 @@ const Change = Type.Object(
 
 const ControlStatus = Type.Enum([...CONTROL_STATUSES]);
 const EvidenceStatus = Type.Enum([...EVIDENCE_STATUSES]);
+const PolicyStatus = Type.Enum([...POLICY_STATUSES]);
+const TestStatus = Type.Enum([...TEST_STATUSES]);
+
+/** `data` of a `<resource>.updated` event: only the fields that changed, named as the resource's GET names them. */
+const changesOf = (resource: string, path: string) =>
+  Type.Object(
+    {
+      changes: Type.Record(Type.String(), Change, {
+        description: `Only the fields that changed, named as in GET ${path}, each with its value before and after.`,
+      }),
+    },
+    { description: `A ${resource} changed; a write that changes nothing records no event.` },
+  );
 
 /** The `data` of each event type. */
 export const EventData = {
@@ -76,6 +95,18 @@ export const EventData = {
     { before: EvidenceStatus, after: EvidenceStatus },
     { description: 'An evidence record’s status changed (an upload makes it `uploaded`, or `pending_approval` when it has approvers).' },
   ),
+  'evidence.updated': changesOf('evidence record', '/v1/evidence/{evidenceId}'),
+  'policy.status_changed': Type.Object(
+    { before: PolicyStatus, after: PolicyStatus },
+    { description: 'A policy’s status changed (a lifecycle move, a review falling due, a program document).' },
+  ),
+  'policy.updated': changesOf('policy', '/v1/policies/{policyId}'),
+  'test.status_changed': Type.Object(
+    { before: TestStatus, after: TestStatus },
+    { description: 'A test’s status changed (a pushed result, a program document).' },
+  ),
+  'test.updated': changesOf('test', '/v1/tests/{testId}'),
+  'control.updated': changesOf('control', '/v1/controls/{controlId}'),
   'control.status_changed': Type.Object(
     {
       before: ControlStatus,
@@ -116,6 +147,12 @@ const TYPE_DESCRIPTIONS: Record<EventType, string> = {
   'vulnerability.updated': 'A vulnerability finding was updated.',
   'evidence.attachments_added': 'Attachments were uploaded to an evidence record.',
   'evidence.status_changed': 'An evidence record’s status changed.',
+  'evidence.updated': 'An evidence record’s fields changed.',
+  'policy.status_changed': 'A policy’s status changed.',
+  'policy.updated': 'A policy’s fields changed.',
+  'test.status_changed': 'A test’s status changed.',
+  'test.updated': 'A test’s fields changed.',
+  'control.updated': 'A control’s fields changed (for example its scope).',
   'control.status_changed': 'Computed: a control’s compliance status flipped.',
   'framework.progress_changed': 'Computed: a framework’s complianceProgress changed.',
   'credential.created': 'An API credential was created (webhooks only, not in the feed).',
@@ -140,6 +177,12 @@ export const VulnerabilityCreatedEvent = eventOf('vulnerability.created');
 export const VulnerabilityUpdatedEvent = eventOf('vulnerability.updated');
 export const EvidenceAttachmentsAddedEvent = eventOf('evidence.attachments_added');
 export const EvidenceStatusChangedEvent = eventOf('evidence.status_changed');
+export const EvidenceUpdatedEvent = eventOf('evidence.updated');
+export const PolicyStatusChangedEvent = eventOf('policy.status_changed');
+export const PolicyUpdatedEvent = eventOf('policy.updated');
+export const TestStatusChangedEvent = eventOf('test.status_changed');
+export const TestUpdatedEvent = eventOf('test.updated');
+export const ControlUpdatedEvent = eventOf('control.updated');
 export const ControlStatusChangedEvent = eventOf('control.status_changed');
 export const FrameworkProgressChangedEvent = eventOf('framework.progress_changed');
 export const CredentialCreatedEvent = eventOf('credential.created');
@@ -152,6 +195,12 @@ export const FeedEvent = Type.Union(
     VulnerabilityUpdatedEvent,
     EvidenceAttachmentsAddedEvent,
     EvidenceStatusChangedEvent,
+    EvidenceUpdatedEvent,
+    PolicyStatusChangedEvent,
+    PolicyUpdatedEvent,
+    TestStatusChangedEvent,
+    TestUpdatedEvent,
+    ControlUpdatedEvent,
     ControlStatusChangedEvent,
     FrameworkProgressChangedEvent,
   ],

@@ -90,7 +90,26 @@ type HeaderName = keyof typeof HEADERS;
 const INTERFACE_PATH = /^\/(?:v1\/|oauth\/token$)/;
 
 /** Operations under /v1 that the interface does not describe: extensions all the same. */
-const V1_EXTENSIONS = new Set(['listEvents']);
+const V1_EXTENSIONS = new Set([
+  'listEvents',
+  // a live program (moves)
+  'recordTestResult',
+  'approveEvidence',
+  'requestEvidenceRevision',
+  'updateEvidence',
+  'submitPolicy',
+  'approvePolicy',
+  'publishPolicy',
+  'requestPolicyReview',
+  'updatePolicy',
+  'updateControl',
+  // scanner imports
+  'importVulnerabilities',
+  // program documents
+  'applyProgram',
+  'exportProgram',
+  'getProgramSchema',
+]);
 
 /** Writes whose 201 names the created resource in `Location`. */
 const LOCATION_ON_CREATE = new Set(['createVulnerability']);

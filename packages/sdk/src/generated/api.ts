@@ -1213,8 +1213,8 @@ export interface UpdateVulnerabilityResponse {
 // GET /v1/events: List change events in commit order, one page at a time (extension)
 
 export interface ListEventsQuery {
-  /** Only events of these types; each needs the read scope of its resource. Default: every type the token may read. Comma-separated list of: vulnerability.created, vulnerability.updated, evidence.attachments_added, evidence.status_changed, control.status_changed, framework.progress_changed. */
-  types?: ReadonlyArray<"vulnerability.created" | "vulnerability.updated" | "evidence.attachments_added" | "evidence.status_changed" | "control.status_changed" | "framework.progress_changed">;
+  /** Only events of these types; each needs the read scope of its resource. Default: every type the token may read. Comma-separated list of: vulnerability.created, vulnerability.updated, evidence.attachments_added, evidence.status_changed, evidence.updated, policy.status_changed, policy.updated, test.status_changed, test.updated, control.updated, control.status_changed, framework.progress_changed. */
+  types?: ReadonlyArray<"vulnerability.created" | "vulnerability.updated" | "evidence.attachments_added" | "evidence.status_changed" | "evidence.updated" | "policy.status_changed" | "policy.updated" | "test.status_changed" | "test.updated" | "control.updated" | "control.status_changed" | "framework.progress_changed">;
   /** Only events about this resource: its ID exactly as the API shows it (a vulnerabilityId stays encoded, e.g. `api%23VUL-0001`). */
   resourceId?: string;
   /** Page size: 1 to 500 (default 100). */
@@ -1376,6 +1376,110 @@ export interface ListEventsResponse {
     data: {
       before: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
       after: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+    };
+  } | {
+    /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+    eventId: string;
+    type: "evidence.updated";
+    /** When the change was made: Unix epoch milliseconds. */
+    occurredAt: number;
+    resourceType: "evidence";
+    /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+    resourceId: string;
+    /** A evidence record changed; a write that changes nothing records no event. */
+    data: {
+      /** Only the fields that changed, named as in GET /v1/evidence/{evidenceId}, each with its value before and after. */
+      changes: Record<string, {
+        /** The value before the write; absent when the field had no value. */
+        before?: unknown;
+        /** The value after the write; absent when the field has no value any more. */
+        after?: unknown;
+      }>;
+    };
+  } | {
+    /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+    eventId: string;
+    type: "policy.status_changed";
+    /** When the change was made: Unix epoch milliseconds. */
+    occurredAt: number;
+    resourceType: "policy";
+    /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+    resourceId: string;
+    /** A policy’s status changed (a lifecycle move, a review falling due, a program document). */
+    data: {
+      before: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+      after: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+    };
+  } | {
+    /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+    eventId: string;
+    type: "policy.updated";
+    /** When the change was made: Unix epoch milliseconds. */
+    occurredAt: number;
+    resourceType: "policy";
+    /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+    resourceId: string;
+    /** A policy changed; a write that changes nothing records no event. */
+    data: {
+      /** Only the fields that changed, named as in GET /v1/policies/{policyId}, each with its value before and after. */
+      changes: Record<string, {
+        /** The value before the write; absent when the field had no value. */
+        before?: unknown;
+        /** The value after the write; absent when the field has no value any more. */
+        after?: unknown;
+      }>;
+    };
+  } | {
+    /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+    eventId: string;
+    type: "test.status_changed";
+    /** When the change was made: Unix epoch milliseconds. */
+    occurredAt: number;
+    resourceType: "test";
+    /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+    resourceId: string;
+    /** A test’s status changed (a pushed result, a program document). */
+    data: {
+      before: "ignored" | "fix_required" | "passing" | "affected";
+      after: "ignored" | "fix_required" | "passing" | "affected";
+    };
+  } | {
+    /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+    eventId: string;
+    type: "test.updated";
+    /** When the change was made: Unix epoch milliseconds. */
+    occurredAt: number;
+    resourceType: "test";
+    /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+    resourceId: string;
+    /** A test changed; a write that changes nothing records no event. */
+    data: {
+      /** Only the fields that changed, named as in GET /v1/tests/{testId}, each with its value before and after. */
+      changes: Record<string, {
+        /** The value before the write; absent when the field had no value. */
+        before?: unknown;
+        /** The value after the write; absent when the field has no value any more. */
+        after?: unknown;
+      }>;
+    };
+  } | {
+    /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+    eventId: string;
+    type: "control.updated";
+    /** When the change was made: Unix epoch milliseconds. */
+    occurredAt: number;
+    resourceType: "control";
+    /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+    resourceId: string;
+    /** A control changed; a write that changes nothing records no event. */
+    data: {
+      /** Only the fields that changed, named as in GET /v1/controls/{controlId}, each with its value before and after. */
+      changes: Record<string, {
+        /** The value before the write; absent when the field had no value. */
+        before?: unknown;
+        /** The value after the write; absent when the field has no value any more. */
+        after?: unknown;
+      }>;
     };
   } | {
     /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
@@ -1635,6 +1739,90 @@ export type WebhookPayload = {
   data: {
     before: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
     after: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "evidence.updated";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "evidence";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** A evidence record changed; a write that changes nothing records no event. */
+  data: {
+    /** Only the fields that changed, named as in GET /v1/evidence/{evidenceId}, each with its value before and after. */
+    changes: Record<string, unknown>;
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "policy.status_changed";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "policy";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** A policy’s status changed (a lifecycle move, a review falling due, a program document). */
+  data: {
+    before: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+    after: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "policy.updated";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "policy";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** A policy changed; a write that changes nothing records no event. */
+  data: {
+    /** Only the fields that changed, named as in GET /v1/policies/{policyId}, each with its value before and after. */
+    changes: Record<string, unknown>;
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "test.status_changed";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "test";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** A test’s status changed (a pushed result, a program document). */
+  data: {
+    before: "ignored" | "fix_required" | "passing" | "affected";
+    after: "ignored" | "fix_required" | "passing" | "affected";
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "test.updated";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "test";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** A test changed; a write that changes nothing records no event. */
+  data: {
+    /** Only the fields that changed, named as in GET /v1/tests/{testId}, each with its value before and after. */
+    changes: Record<string, unknown>;
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "control.updated";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "control";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** A control changed; a write that changes nothing records no event. */
+  data: {
+    /** Only the fields that changed, named as in GET /v1/controls/{controlId}, each with its value before and after. */
+    changes: Record<string, unknown>;
   };
 } | {
   /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
