@@ -39,6 +39,19 @@ export function writeGuards(resource: Resource) {
   ];
 }
 
+/**
+ * preValidation hooks of a move whose body is optional (approve, submit…): writeGuards, then no
+ * body at all is read as `{}`, so a client may send either and both name the same request.
+ */
+export function moveGuards(resource: Resource) {
+  return [
+    ...writeGuards(resource),
+    async (request: FastifyRequest) => {
+      if (request.body === undefined || request.body === null) request.body = {};
+    },
+  ];
+}
+
 export function idempotencyKeyOf(header: string | string[] | undefined): string {
   if (header === undefined || header === '') {
     throw new ServiceError('idempotency_key_required', 'This write needs an Idempotency-Key header.');

@@ -18,9 +18,23 @@ import {
   type TestServer,
 } from '../harness/server.ts';
 import { fixtures } from '../harness/fixtures.ts';
+import { bumpDataVersions } from '../../src/storage/db/repositories/organizations.ts';
+import { DATA_KINDS } from '../../src/domain/data-versions.ts';
 import { findingFixtures } from '../harness/fixtures-findings.ts';
 import { createEndpoint } from '../../src/domain/webhooks/create-endpoint.ts';
 import { enqueueEvents, insertEndpointFixture, testEvent } from '../harness/webhooks.ts';
+
+/** Moves allowed only from some statuses: the status the suite puts the record in first. */
+const MOVE_FROM: Record<string, { table: 'evidence' | 'policies'; status: string }> = {
+  'POST /v1/evidence/{evidenceId}/approve': { table: 'evidence', status: 'pending_approval' },
+  'POST /v1/evidences/{evidenceId}/approve': { table: 'evidence', status: 'pending_approval' },
+  'POST /v1/evidence/{evidenceId}/request_revision': { table: 'evidence', status: 'uploaded' },
+  'POST /v1/evidences/{evidenceId}/request_revision': { table: 'evidence', status: 'uploaded' },
+  'POST /v1/policies/{policyId}/submit': { table: 'policies', status: 'draft' },
+  'POST /v1/policies/{policyId}/approve': { table: 'policies', status: 'pending_approval' },
+  'POST /v1/policies/{policyId}/publish': { table: 'policies', status: 'draft_approved' },
+  'POST /v1/policies/{policyId}/request_review': { table: 'policies', status: 'published' },
+};
 
 const API_LIMIT = 40;
 const TOKEN_LIMIT = 5;
@@ -177,6 +191,17 @@ for (const dialect of dialects) {
         'PATCH /v1/vulnerabilities/{vulnerabilityId}': () => json({ reportLink: '' }),
         'POST /v1/evidence/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
         'POST /v1/evidences/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
+        'POST /v1/evidence/{evidenceId}/approve': () => json({}),
+        'POST /v1/evidences/{evidenceId}/approve': () => json({}),
+        'POST /v1/evidence/{evidenceId}/request_revision': () => json({ rejectionReason: 'Headers suite' }),
+        'POST /v1/evidences/{evidenceId}/request_revision': () => json({ rejectionReason: 'Headers suite' }),
+        'PATCH /v1/evidence/{evidenceId}': () => json({ isRelevant: true }),
+        'PATCH /v1/evidences/{evidenceId}': () => json({ isRelevant: true }),
+        'POST /v1/policies/{policyId}/submit': () => json({}),
+        'POST /v1/policies/{policyId}/approve': () => json({}),
+        'POST /v1/policies/{policyId}/publish': () => json({}),
+        'POST /v1/policies/{policyId}/request_review': () => json({}),
+        'PATCH /v1/policies/{policyId}': () => json({ isRelevant: true }),
         'POST /console/api/credentials': () => json({ name: 'Headers suite', accessLevel: 'read_only' }),
         // a literal public address: no DNS needed
         'POST /console/api/webhook-endpoints': () => json({ url: 'https://93.184.216.34/headers', eventTypes: ['*'] }),
@@ -208,6 +233,16 @@ for (const dialect of dialects) {
         ids.endpointId = (await createEndpoint({ ctx: { ...server.system, actor }, input })).endpointId;
       }
       const who = v1 ? { token: writer } : consoleApi ? { session } : {};
+      // a move allowed only from some statuses: its record is put where the move is allowed first
+      const from = MOVE_FROM[o.label];
+      if (from) {
+        await (server.database.db.kysely as any)
+          .updateTable(from.table)
+          .set({ status: from.status })
+          .where('organization_id', '=', org.organizationId)
+          .execute();
+        await bumpDataVersions(server.database.db.kysely, org.organizationId, DATA_KINDS);
+      }
       if (v1 && o.method !== 'GET') {
         const make = bodies[o.label];
         assert.ok(make, `${o.label}: add a body to the suite`);

@@ -13,6 +13,8 @@ import { addCredential, api, createOrgWithCredential, getToken, startServer, typ
 import { fixtures } from '../harness/fixtures.ts';
 import { findingFixtures } from '../harness/fixtures-findings.ts';
 import { ACCESS_LEVELS, RESOURCES, scopesFor, type Resource } from '../../src/domain/auth/scopes.ts';
+import { bumpDataVersions } from '../../src/storage/db/repositories/organizations.ts';
+import { DATA_KINDS } from '../../src/domain/data-versions.ts';
 
 // Hundreds of requests per credential; the rate limits are covered elsewhere.
 const env = { RATE_LIMIT_MAX: '1000000', UNAUTHENTICATED_RATE_LIMIT_MAX: '1000000', TOKEN_RATE_LIMIT_MAX: '1000000' };
@@ -114,11 +116,35 @@ const BODIES: Record<string, () => { body: RequestInit['body']; headers?: Record
   'PATCH /v1/vulnerabilities/{vulnerabilityId}': () => json({ reportLink: '' }),
   'POST /v1/evidence/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
   'POST /v1/evidences/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
+  // evidence review and the policy lifecycle (extensions): a valid body; the move may then be refused by status
+  'POST /v1/evidence/{evidenceId}/approve': () => json({}),
+  'POST /v1/evidences/{evidenceId}/approve': () => json({}),
+  'POST /v1/evidence/{evidenceId}/request_revision': () => json({ rejectionReason: 'Route table' }),
+  'POST /v1/evidences/{evidenceId}/request_revision': () => json({ rejectionReason: 'Route table' }),
+  'PATCH /v1/evidence/{evidenceId}': () => json({ isRelevant: true }),
+  'PATCH /v1/evidences/{evidenceId}': () => json({ isRelevant: true }),
   // console: only reached without a session (401 comes first), so any well-formed body will do
   'POST /console/api/credentials': () => json({ name: 'Route table', accessLevel: 'read_only' }),
   'POST /console/api/session': () => json({ email: 'nobody@example.com', password: 'x' }),
   'POST /console/api/webhook-endpoints': () => json({ url: 'https://93.184.216.34/route-table', eventTypes: ['*'] }),
   'PATCH /console/api/webhook-endpoints/{endpointId}': () => json({ description: 'Route table' }),
+};
+
+/**
+ * Moves allowed only from some statuses (evidence review, the policy lifecycle): before the
+ * caller's own request, its record is put back in a status the move is allowed from, so the 2xx
+ * checks tenancy, not the state machine (pinned by test/http/evidence-review*.test.ts and
+ * test/http/policy-lifecycle*.test.ts).
+ */
+const MOVE_FROM: Record<string, { table: 'evidence' | 'policies'; status: string }> = {
+  'POST /v1/evidence/{evidenceId}/approve': { table: 'evidence', status: 'pending_approval' },
+  'POST /v1/evidences/{evidenceId}/approve': { table: 'evidence', status: 'pending_approval' },
+  'POST /v1/evidence/{evidenceId}/request_revision': { table: 'evidence', status: 'uploaded' },
+  'POST /v1/evidences/{evidenceId}/request_revision': { table: 'evidence', status: 'uploaded' },
+  'POST /v1/policies/{policyId}/submit': { table: 'policies', status: 'draft' },
+  'POST /v1/policies/{policyId}/approve': { table: 'policies', status: 'pending_approval' },
+  'POST /v1/policies/{policyId}/publish': { table: 'policies', status: 'draft_approved' },
+  'POST /v1/policies/{policyId}/request_review': { table: 'policies', status: 'published' },
 };
 
 // ---- Parameter values ----
@@ -251,6 +277,7 @@ for (const dialect of dialects) {
     let otherIds: Record<string, string>;
     /** the caller: a Read & Write credential of an organization with every resource */
     let writer: string;
+    let ownOrganizationId: string;
     const tokenByLevel: Partial<Record<string, string>> = {};
     /** per resource, a Read & Write token of an organization whose plan leaves that resource out */
     const restrictedToken: Partial<Record<Resource, string>> = {};
@@ -297,6 +324,7 @@ for (const dialect of dialects) {
       server = await startServer({ dialect, env });
       const own = await createOrgWithCredential(server.system, { name: 'Caller', accessLevel: 'read_write' });
       const other = await createOrgWithCredential(server.system, { name: 'Other', accessLevel: 'read_write' });
+      ownOrganizationId = own.organizationId;
       await seed(own, 'VUL-0001');
       await seed(other, 'VUL-0002');
       writer = await getToken(server.url, own);
@@ -398,6 +426,15 @@ for (const dialect of dialects) {
             `${op.label} with the other organization's ${pathParams.map((p) => `${p.name} ${otherIds[p.name]}`).join(', ')}`,
           );
           // …while the caller's own ID is found (so the 404 is about tenancy, not the request)
+          const from = MOVE_FROM[op.label];
+          if (from) {
+            await (server.database.db.kysely as any)
+              .updateTable(from.table)
+              .set({ status: from.status })
+              .where('organization_id', '=', ownOrganizationId)
+              .execute();
+            await bumpDataVersions(server.database.db.kysely, ownOrganizationId, DATA_KINDS);
+          }
           const own = await send(server, op, { ids: ownIds, token: writer });
           assert.ok(own.status >= 200 && own.status < 300, `${op.label} with the caller's own IDs: expected 2xx, got ${show(own)}`);
         });

@@ -77,6 +77,11 @@ export interface paths {
      * @description The list fields plus mappings, requirement text, cadence, authorship and the revision request; mappedTests, gaps, attachments and tickets only when asked for in `fields`.
      */
     get: operations["getEvidence"];
+    /**
+     * Change relevance or add external links to an evidence record (extension)
+     * @description `isRelevant: false` needs `notRelevantReason`; `true` clears it. `links` adds external links as attachments without a file; like an upload, they make the record `pending_approval` when it has approvers, otherwise `uploaded`. Answers the record as GET does. Idempotent under `Idempotency-Key`.
+     */
+    patch: operations["updateEvidence"];
   };
   "/v1/evidences/{evidenceId}": {
     /**
@@ -84,6 +89,39 @@ export interface paths {
      * @description The list fields plus mappings, requirement text, cadence, authorship and the revision request; mappedTests, gaps, attachments and tickets only when asked for in `fields`.
      */
     get: operations["getEvidencePlural"];
+    /**
+     * Change relevance or add external links to an evidence record (plural alias of /v1/evidence/{evidenceId})
+     * @description `isRelevant: false` needs `notRelevantReason`; `true` clears it. `links` adds external links as attachments without a file; like an upload, they make the record `pending_approval` when it has approvers, otherwise `uploaded`. Answers the record as GET does. Idempotent under `Idempotency-Key`.
+     */
+    patch: operations["updateEvidencePlural"];
+  };
+  "/v1/evidence/{evidenceId}/approve": {
+    /**
+     * Approve evidence waiting for approval (extension)
+     * @description Moves the record from `pending_approval` to `uploaded`. No body (or `{}`). Answers the record as GET does. Idempotent under `Idempotency-Key`.
+     */
+    post: operations["approveEvidence"];
+  };
+  "/v1/evidence/{evidenceId}/request_revision": {
+    /**
+     * Send evidence back for revision (extension)
+     * @description Moves the record from `uploaded`, `pending_approval`, `needs_review`, `needs_attention` to `needs_revision`, with `rejectionReason`; sets `revisionRequestedBy` (the credential) and `revisionRequestedOn` (now). Answers the record as GET does. Idempotent under `Idempotency-Key`.
+     */
+    post: operations["requestEvidenceRevision"];
+  };
+  "/v1/evidences/{evidenceId}/approve": {
+    /**
+     * Approve evidence waiting for approval (plural alias of /v1/evidence/{evidenceId}/approve)
+     * @description Moves the record from `pending_approval` to `uploaded`. No body (or `{}`). Answers the record as GET does. Idempotent under `Idempotency-Key`.
+     */
+    post: operations["approveEvidencePlural"];
+  };
+  "/v1/evidences/{evidenceId}/request_revision": {
+    /**
+     * Send evidence back for revision (plural alias of /v1/evidence/{evidenceId}/request_revision)
+     * @description Moves the record from `uploaded`, `pending_approval`, `needs_review`, `needs_attention` to `needs_revision`, with `rejectionReason`; sets `revisionRequestedBy` (the credential) and `revisionRequestedOn` (now). Answers the record as GET does. Idempotent under `Idempotency-Key`.
+     */
+    post: operations["requestEvidenceRevisionPlural"];
   };
   "/v1/tests": {
     /**
@@ -2029,6 +2067,267 @@ export interface operations {
     };
   };
   /**
+   * Change relevance or add external links to an evidence record (extension)
+   * @description `isRelevant: false` needs `notRelevantReason`; `true` clears it. `links` adds external links as attachments without a file; like an upload, they make the record `pending_approval` when it has approvers, otherwise `uploaded`. Answers the record as GET does. Idempotent under `Idempotency-Key`.
+   */
+  updateEvidence: {
+    parameters: {
+      header: {
+        /** @description Required. 1-128 letters, digits, `.`, `_`, `~`, `-`. Scoped to the credential; a retry with the same key and body within 24 hours replays the first response. */
+        "idempotency-key": string;
+      };
+      path: {
+        /** @description An evidence ID of the caller’s organization. */
+        evidenceId: string;
+      };
+    };
+    /** @description At least one field; fields not sent are kept. */
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `false` needs `notRelevantReason`; `true` clears it. */
+          isRelevant?: boolean;
+          /** @description Why the record does not apply; only while it is (or becomes) not relevant. 1-2000 characters, not blank. */
+          notRelevantReason?: string;
+          /** @description External links added as attachments (no file), at most 20 per request and 100 per record. Adding links submits evidence like an upload: the record becomes `pending_approval` when it has approvers, otherwise `uploaded`. */
+          links?: {
+              /** @description The name shown for the link; 1-255 characters. */
+              displayName: string;
+              /** @description An http:// or https:// URL without a user name or password; at most 2048 characters. */
+              url: string;
+              /** @description At most 2000 characters. */
+              note?: string;
+              /** @description Epoch ms the link is evidence for (its period follows the record’s recurrence); not in the future. Default: now. */
+              evidenceDate?: number;
+            }[];
+        };
+      };
+    };
+    responses: {
+      /** @description The record after the update, as GET returns it. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              evidenceId: string;
+              evidenceName: string;
+              /** @enum {unknown} */
+              status: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+              /** @description Free text, for example Engineering, Security, IT; left out when unassigned. */
+              department?: string;
+              assignees: {
+                  name: string;
+                  email: string;
+                  isPrimary: boolean;
+                }[];
+              approvers: {
+                  name: string;
+                  email: string;
+                }[];
+              isRelevant: boolean;
+              nextReviewDate: number | null;
+              entities: {
+                  entityId: string;
+                  entityName: string;
+                }[];
+              /** @enum {unknown} */
+              gapStatus: "no_gaps" | "gaps_detected";
+              gapCount: number;
+              mappedFrameworkIds?: string[];
+              mappedControlIds?: string[];
+              notRelevantReason?: string;
+              /** @description Rough size of the work left: one of low, medium, high. */
+              effortEstimate?: string;
+              /** @description Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+              recurrence?: string;
+              addedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              addedOn?: number;
+              lastModifiedBy?: {
+                name: string;
+                email: string;
+              };
+              modifiedOn?: number | null;
+              /** @description Where the request came from: one of template, custom, auditor_request. */
+              source?: string;
+              /** @description One of manual, automated, semi_automated. */
+              evidenceCollectionMethod?: string;
+              ticketsCount?: number;
+              evidenceRequirementText?: string;
+              mappedFrameworks: {
+                  frameworkId: string;
+                  frameworkName: string;
+                }[];
+              mappedControls: {
+                  controlId: string;
+                  controlCode: string;
+                  controlName: string;
+                }[];
+              mappedRequirements: {
+                  frameworkId: string;
+                  frameworkName: string;
+                  requirementId: string;
+                  requirementCode: string;
+                  requirementName: string;
+                }[];
+              revisionRequestedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              revisionRequestedOn?: number;
+              rejectionReason?: string;
+              mappedTests?: ({
+                  testId: string;
+                  testName: string;
+                  /** @enum {unknown} */
+                  status: "ignored" | "fix_required" | "passing" | "affected";
+                })[];
+              gaps?: string[];
+              /** @description Empty while the status is not_uploaded. */
+              attachments?: {
+                  displayName: string;
+                  /** @description File-type family (word, excel, image…), or `link` for an external link. */
+                  type: string;
+                  /** @description Only for an external link a user added; never for a file the service hosts. */
+                  url?: string;
+                  note?: string;
+                  addedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  addedOn: number;
+                  updatedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  updatedOn?: number;
+                  /** @description Unix epoch milliseconds. */
+                  evidenceDate: number;
+                  /** @description Whether now lies within [periodStart, periodEnd]; false when there is no period. */
+                  isCurrentPeriod: boolean;
+                  /** @description Unix epoch milliseconds. */
+                  periodStart?: number;
+                  /** @description Unix epoch milliseconds. */
+                  periodEnd?: number;
+                }[];
+              tickets?: {
+                  ticketId: string;
+                  source: string;
+                  url: string;
+                }[];
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (details name the field; `status` when a change is not allowed from the record’s status, saying which moves are), or idempotency_key_required */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (scope) or plan_restricted (plan) */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no evidence record with this ID in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description idempotency_key_reused (same key, different body) or idempotency_request_in_progress */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
    * Get one evidence record (plural alias of /v1/evidence/{evidenceId})
    * @description The list fields plus mappings, requirement text, cadence, authorship and the revision request; mappedTests, gaps, attachments and tickets only when asked for in `fields`.
    */
@@ -2211,6 +2510,1251 @@ export interface operations {
       };
       /** @description not_found: no evidence record with this ID in the organization */
       404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Change relevance or add external links to an evidence record (plural alias of /v1/evidence/{evidenceId})
+   * @description `isRelevant: false` needs `notRelevantReason`; `true` clears it. `links` adds external links as attachments without a file; like an upload, they make the record `pending_approval` when it has approvers, otherwise `uploaded`. Answers the record as GET does. Idempotent under `Idempotency-Key`.
+   */
+  updateEvidencePlural: {
+    parameters: {
+      header: {
+        /** @description Required. 1-128 letters, digits, `.`, `_`, `~`, `-`. Scoped to the credential; a retry with the same key and body within 24 hours replays the first response. */
+        "idempotency-key": string;
+      };
+      path: {
+        /** @description An evidence ID of the caller’s organization. */
+        evidenceId: string;
+      };
+    };
+    /** @description At least one field; fields not sent are kept. */
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `false` needs `notRelevantReason`; `true` clears it. */
+          isRelevant?: boolean;
+          /** @description Why the record does not apply; only while it is (or becomes) not relevant. 1-2000 characters, not blank. */
+          notRelevantReason?: string;
+          /** @description External links added as attachments (no file), at most 20 per request and 100 per record. Adding links submits evidence like an upload: the record becomes `pending_approval` when it has approvers, otherwise `uploaded`. */
+          links?: {
+              /** @description The name shown for the link; 1-255 characters. */
+              displayName: string;
+              /** @description An http:// or https:// URL without a user name or password; at most 2048 characters. */
+              url: string;
+              /** @description At most 2000 characters. */
+              note?: string;
+              /** @description Epoch ms the link is evidence for (its period follows the record’s recurrence); not in the future. Default: now. */
+              evidenceDate?: number;
+            }[];
+        };
+      };
+    };
+    responses: {
+      /** @description The record after the update, as GET returns it. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              evidenceId: string;
+              evidenceName: string;
+              /** @enum {unknown} */
+              status: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+              /** @description Free text, for example Engineering, Security, IT; left out when unassigned. */
+              department?: string;
+              assignees: {
+                  name: string;
+                  email: string;
+                  isPrimary: boolean;
+                }[];
+              approvers: {
+                  name: string;
+                  email: string;
+                }[];
+              isRelevant: boolean;
+              nextReviewDate: number | null;
+              entities: {
+                  entityId: string;
+                  entityName: string;
+                }[];
+              /** @enum {unknown} */
+              gapStatus: "no_gaps" | "gaps_detected";
+              gapCount: number;
+              mappedFrameworkIds?: string[];
+              mappedControlIds?: string[];
+              notRelevantReason?: string;
+              /** @description Rough size of the work left: one of low, medium, high. */
+              effortEstimate?: string;
+              /** @description Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+              recurrence?: string;
+              addedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              addedOn?: number;
+              lastModifiedBy?: {
+                name: string;
+                email: string;
+              };
+              modifiedOn?: number | null;
+              /** @description Where the request came from: one of template, custom, auditor_request. */
+              source?: string;
+              /** @description One of manual, automated, semi_automated. */
+              evidenceCollectionMethod?: string;
+              ticketsCount?: number;
+              evidenceRequirementText?: string;
+              mappedFrameworks: {
+                  frameworkId: string;
+                  frameworkName: string;
+                }[];
+              mappedControls: {
+                  controlId: string;
+                  controlCode: string;
+                  controlName: string;
+                }[];
+              mappedRequirements: {
+                  frameworkId: string;
+                  frameworkName: string;
+                  requirementId: string;
+                  requirementCode: string;
+                  requirementName: string;
+                }[];
+              revisionRequestedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              revisionRequestedOn?: number;
+              rejectionReason?: string;
+              mappedTests?: ({
+                  testId: string;
+                  testName: string;
+                  /** @enum {unknown} */
+                  status: "ignored" | "fix_required" | "passing" | "affected";
+                })[];
+              gaps?: string[];
+              /** @description Empty while the status is not_uploaded. */
+              attachments?: {
+                  displayName: string;
+                  /** @description File-type family (word, excel, image…), or `link` for an external link. */
+                  type: string;
+                  /** @description Only for an external link a user added; never for a file the service hosts. */
+                  url?: string;
+                  note?: string;
+                  addedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  addedOn: number;
+                  updatedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  updatedOn?: number;
+                  /** @description Unix epoch milliseconds. */
+                  evidenceDate: number;
+                  /** @description Whether now lies within [periodStart, periodEnd]; false when there is no period. */
+                  isCurrentPeriod: boolean;
+                  /** @description Unix epoch milliseconds. */
+                  periodStart?: number;
+                  /** @description Unix epoch milliseconds. */
+                  periodEnd?: number;
+                }[];
+              tickets?: {
+                  ticketId: string;
+                  source: string;
+                  url: string;
+                }[];
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (details name the field; `status` when a change is not allowed from the record’s status, saying which moves are), or idempotency_key_required */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (scope) or plan_restricted (plan) */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no evidence record with this ID in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description idempotency_key_reused (same key, different body) or idempotency_request_in_progress */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Approve evidence waiting for approval (extension)
+   * @description Moves the record from `pending_approval` to `uploaded`. No body (or `{}`). Answers the record as GET does. Idempotent under `Idempotency-Key`.
+   */
+  approveEvidence: {
+    parameters: {
+      header: {
+        /** @description Required. 1-128 letters, digits, `.`, `_`, `~`, `-`. Scoped to the credential; a retry with the same key and body within 24 hours replays the first response. */
+        "idempotency-key": string;
+      };
+      path: {
+        /** @description An evidence ID of the caller’s organization. */
+        evidenceId: string;
+      };
+    };
+    /** @description No fields: send no body or `{}`. */
+    requestBody: {
+      content: {
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description The record after the move, as GET returns it. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              evidenceId: string;
+              evidenceName: string;
+              /** @enum {unknown} */
+              status: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+              /** @description Free text, for example Engineering, Security, IT; left out when unassigned. */
+              department?: string;
+              assignees: {
+                  name: string;
+                  email: string;
+                  isPrimary: boolean;
+                }[];
+              approvers: {
+                  name: string;
+                  email: string;
+                }[];
+              isRelevant: boolean;
+              nextReviewDate: number | null;
+              entities: {
+                  entityId: string;
+                  entityName: string;
+                }[];
+              /** @enum {unknown} */
+              gapStatus: "no_gaps" | "gaps_detected";
+              gapCount: number;
+              mappedFrameworkIds?: string[];
+              mappedControlIds?: string[];
+              notRelevantReason?: string;
+              /** @description Rough size of the work left: one of low, medium, high. */
+              effortEstimate?: string;
+              /** @description Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+              recurrence?: string;
+              addedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              addedOn?: number;
+              lastModifiedBy?: {
+                name: string;
+                email: string;
+              };
+              modifiedOn?: number | null;
+              /** @description Where the request came from: one of template, custom, auditor_request. */
+              source?: string;
+              /** @description One of manual, automated, semi_automated. */
+              evidenceCollectionMethod?: string;
+              ticketsCount?: number;
+              evidenceRequirementText?: string;
+              mappedFrameworks: {
+                  frameworkId: string;
+                  frameworkName: string;
+                }[];
+              mappedControls: {
+                  controlId: string;
+                  controlCode: string;
+                  controlName: string;
+                }[];
+              mappedRequirements: {
+                  frameworkId: string;
+                  frameworkName: string;
+                  requirementId: string;
+                  requirementCode: string;
+                  requirementName: string;
+                }[];
+              revisionRequestedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              revisionRequestedOn?: number;
+              rejectionReason?: string;
+              mappedTests?: ({
+                  testId: string;
+                  testName: string;
+                  /** @enum {unknown} */
+                  status: "ignored" | "fix_required" | "passing" | "affected";
+                })[];
+              gaps?: string[];
+              /** @description Empty while the status is not_uploaded. */
+              attachments?: {
+                  displayName: string;
+                  /** @description File-type family (word, excel, image…), or `link` for an external link. */
+                  type: string;
+                  /** @description Only for an external link a user added; never for a file the service hosts. */
+                  url?: string;
+                  note?: string;
+                  addedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  addedOn: number;
+                  updatedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  updatedOn?: number;
+                  /** @description Unix epoch milliseconds. */
+                  evidenceDate: number;
+                  /** @description Whether now lies within [periodStart, periodEnd]; false when there is no period. */
+                  isCurrentPeriod: boolean;
+                  /** @description Unix epoch milliseconds. */
+                  periodStart?: number;
+                  /** @description Unix epoch milliseconds. */
+                  periodEnd?: number;
+                }[];
+              tickets?: {
+                  ticketId: string;
+                  source: string;
+                  url: string;
+                }[];
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (details name the field; `status` when approve is not allowed from the record’s status, saying which moves are), or idempotency_key_required */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (scope) or plan_restricted (plan) */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no evidence record with this ID in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description idempotency_key_reused (same key, different body) or idempotency_request_in_progress */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Send evidence back for revision (extension)
+   * @description Moves the record from `uploaded`, `pending_approval`, `needs_review`, `needs_attention` to `needs_revision`, with `rejectionReason`; sets `revisionRequestedBy` (the credential) and `revisionRequestedOn` (now). Answers the record as GET does. Idempotent under `Idempotency-Key`.
+   */
+  requestEvidenceRevision: {
+    parameters: {
+      header: {
+        /** @description Required. 1-128 letters, digits, `.`, `_`, `~`, `-`. Scoped to the credential; a retry with the same key and body within 24 hours replays the first response. */
+        "idempotency-key": string;
+      };
+      path: {
+        /** @description An evidence ID of the caller’s organization. */
+        evidenceId: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Why the evidence is sent back, shown to the people who upload it. 1-2000 characters, not blank. */
+          rejectionReason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The record after the move, as GET returns it. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              evidenceId: string;
+              evidenceName: string;
+              /** @enum {unknown} */
+              status: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+              /** @description Free text, for example Engineering, Security, IT; left out when unassigned. */
+              department?: string;
+              assignees: {
+                  name: string;
+                  email: string;
+                  isPrimary: boolean;
+                }[];
+              approvers: {
+                  name: string;
+                  email: string;
+                }[];
+              isRelevant: boolean;
+              nextReviewDate: number | null;
+              entities: {
+                  entityId: string;
+                  entityName: string;
+                }[];
+              /** @enum {unknown} */
+              gapStatus: "no_gaps" | "gaps_detected";
+              gapCount: number;
+              mappedFrameworkIds?: string[];
+              mappedControlIds?: string[];
+              notRelevantReason?: string;
+              /** @description Rough size of the work left: one of low, medium, high. */
+              effortEstimate?: string;
+              /** @description Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+              recurrence?: string;
+              addedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              addedOn?: number;
+              lastModifiedBy?: {
+                name: string;
+                email: string;
+              };
+              modifiedOn?: number | null;
+              /** @description Where the request came from: one of template, custom, auditor_request. */
+              source?: string;
+              /** @description One of manual, automated, semi_automated. */
+              evidenceCollectionMethod?: string;
+              ticketsCount?: number;
+              evidenceRequirementText?: string;
+              mappedFrameworks: {
+                  frameworkId: string;
+                  frameworkName: string;
+                }[];
+              mappedControls: {
+                  controlId: string;
+                  controlCode: string;
+                  controlName: string;
+                }[];
+              mappedRequirements: {
+                  frameworkId: string;
+                  frameworkName: string;
+                  requirementId: string;
+                  requirementCode: string;
+                  requirementName: string;
+                }[];
+              revisionRequestedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              revisionRequestedOn?: number;
+              rejectionReason?: string;
+              mappedTests?: ({
+                  testId: string;
+                  testName: string;
+                  /** @enum {unknown} */
+                  status: "ignored" | "fix_required" | "passing" | "affected";
+                })[];
+              gaps?: string[];
+              /** @description Empty while the status is not_uploaded. */
+              attachments?: {
+                  displayName: string;
+                  /** @description File-type family (word, excel, image…), or `link` for an external link. */
+                  type: string;
+                  /** @description Only for an external link a user added; never for a file the service hosts. */
+                  url?: string;
+                  note?: string;
+                  addedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  addedOn: number;
+                  updatedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  updatedOn?: number;
+                  /** @description Unix epoch milliseconds. */
+                  evidenceDate: number;
+                  /** @description Whether now lies within [periodStart, periodEnd]; false when there is no period. */
+                  isCurrentPeriod: boolean;
+                  /** @description Unix epoch milliseconds. */
+                  periodStart?: number;
+                  /** @description Unix epoch milliseconds. */
+                  periodEnd?: number;
+                }[];
+              tickets?: {
+                  ticketId: string;
+                  source: string;
+                  url: string;
+                }[];
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (details name the field; `status` when request_revision is not allowed from the record’s status, saying which moves are), or idempotency_key_required */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (scope) or plan_restricted (plan) */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no evidence record with this ID in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description idempotency_key_reused (same key, different body) or idempotency_request_in_progress */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Approve evidence waiting for approval (plural alias of /v1/evidence/{evidenceId}/approve)
+   * @description Moves the record from `pending_approval` to `uploaded`. No body (or `{}`). Answers the record as GET does. Idempotent under `Idempotency-Key`.
+   */
+  approveEvidencePlural: {
+    parameters: {
+      header: {
+        /** @description Required. 1-128 letters, digits, `.`, `_`, `~`, `-`. Scoped to the credential; a retry with the same key and body within 24 hours replays the first response. */
+        "idempotency-key": string;
+      };
+      path: {
+        /** @description An evidence ID of the caller’s organization. */
+        evidenceId: string;
+      };
+    };
+    /** @description No fields: send no body or `{}`. */
+    requestBody: {
+      content: {
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description The record after the move, as GET returns it. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              evidenceId: string;
+              evidenceName: string;
+              /** @enum {unknown} */
+              status: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+              /** @description Free text, for example Engineering, Security, IT; left out when unassigned. */
+              department?: string;
+              assignees: {
+                  name: string;
+                  email: string;
+                  isPrimary: boolean;
+                }[];
+              approvers: {
+                  name: string;
+                  email: string;
+                }[];
+              isRelevant: boolean;
+              nextReviewDate: number | null;
+              entities: {
+                  entityId: string;
+                  entityName: string;
+                }[];
+              /** @enum {unknown} */
+              gapStatus: "no_gaps" | "gaps_detected";
+              gapCount: number;
+              mappedFrameworkIds?: string[];
+              mappedControlIds?: string[];
+              notRelevantReason?: string;
+              /** @description Rough size of the work left: one of low, medium, high. */
+              effortEstimate?: string;
+              /** @description Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+              recurrence?: string;
+              addedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              addedOn?: number;
+              lastModifiedBy?: {
+                name: string;
+                email: string;
+              };
+              modifiedOn?: number | null;
+              /** @description Where the request came from: one of template, custom, auditor_request. */
+              source?: string;
+              /** @description One of manual, automated, semi_automated. */
+              evidenceCollectionMethod?: string;
+              ticketsCount?: number;
+              evidenceRequirementText?: string;
+              mappedFrameworks: {
+                  frameworkId: string;
+                  frameworkName: string;
+                }[];
+              mappedControls: {
+                  controlId: string;
+                  controlCode: string;
+                  controlName: string;
+                }[];
+              mappedRequirements: {
+                  frameworkId: string;
+                  frameworkName: string;
+                  requirementId: string;
+                  requirementCode: string;
+                  requirementName: string;
+                }[];
+              revisionRequestedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              revisionRequestedOn?: number;
+              rejectionReason?: string;
+              mappedTests?: ({
+                  testId: string;
+                  testName: string;
+                  /** @enum {unknown} */
+                  status: "ignored" | "fix_required" | "passing" | "affected";
+                })[];
+              gaps?: string[];
+              /** @description Empty while the status is not_uploaded. */
+              attachments?: {
+                  displayName: string;
+                  /** @description File-type family (word, excel, image…), or `link` for an external link. */
+                  type: string;
+                  /** @description Only for an external link a user added; never for a file the service hosts. */
+                  url?: string;
+                  note?: string;
+                  addedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  addedOn: number;
+                  updatedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  updatedOn?: number;
+                  /** @description Unix epoch milliseconds. */
+                  evidenceDate: number;
+                  /** @description Whether now lies within [periodStart, periodEnd]; false when there is no period. */
+                  isCurrentPeriod: boolean;
+                  /** @description Unix epoch milliseconds. */
+                  periodStart?: number;
+                  /** @description Unix epoch milliseconds. */
+                  periodEnd?: number;
+                }[];
+              tickets?: {
+                  ticketId: string;
+                  source: string;
+                  url: string;
+                }[];
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (details name the field; `status` when approve is not allowed from the record’s status, saying which moves are), or idempotency_key_required */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (scope) or plan_restricted (plan) */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no evidence record with this ID in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description idempotency_key_reused (same key, different body) or idempotency_request_in_progress */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Send evidence back for revision (plural alias of /v1/evidence/{evidenceId}/request_revision)
+   * @description Moves the record from `uploaded`, `pending_approval`, `needs_review`, `needs_attention` to `needs_revision`, with `rejectionReason`; sets `revisionRequestedBy` (the credential) and `revisionRequestedOn` (now). Answers the record as GET does. Idempotent under `Idempotency-Key`.
+   */
+  requestEvidenceRevisionPlural: {
+    parameters: {
+      header: {
+        /** @description Required. 1-128 letters, digits, `.`, `_`, `~`, `-`. Scoped to the credential; a retry with the same key and body within 24 hours replays the first response. */
+        "idempotency-key": string;
+      };
+      path: {
+        /** @description An evidence ID of the caller’s organization. */
+        evidenceId: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Why the evidence is sent back, shown to the people who upload it. 1-2000 characters, not blank. */
+          rejectionReason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The record after the move, as GET returns it. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              evidenceId: string;
+              evidenceName: string;
+              /** @enum {unknown} */
+              status: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+              /** @description Free text, for example Engineering, Security, IT; left out when unassigned. */
+              department?: string;
+              assignees: {
+                  name: string;
+                  email: string;
+                  isPrimary: boolean;
+                }[];
+              approvers: {
+                  name: string;
+                  email: string;
+                }[];
+              isRelevant: boolean;
+              nextReviewDate: number | null;
+              entities: {
+                  entityId: string;
+                  entityName: string;
+                }[];
+              /** @enum {unknown} */
+              gapStatus: "no_gaps" | "gaps_detected";
+              gapCount: number;
+              mappedFrameworkIds?: string[];
+              mappedControlIds?: string[];
+              notRelevantReason?: string;
+              /** @description Rough size of the work left: one of low, medium, high. */
+              effortEstimate?: string;
+              /** @description Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+              recurrence?: string;
+              addedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              addedOn?: number;
+              lastModifiedBy?: {
+                name: string;
+                email: string;
+              };
+              modifiedOn?: number | null;
+              /** @description Where the request came from: one of template, custom, auditor_request. */
+              source?: string;
+              /** @description One of manual, automated, semi_automated. */
+              evidenceCollectionMethod?: string;
+              ticketsCount?: number;
+              evidenceRequirementText?: string;
+              mappedFrameworks: {
+                  frameworkId: string;
+                  frameworkName: string;
+                }[];
+              mappedControls: {
+                  controlId: string;
+                  controlCode: string;
+                  controlName: string;
+                }[];
+              mappedRequirements: {
+                  frameworkId: string;
+                  frameworkName: string;
+                  requirementId: string;
+                  requirementCode: string;
+                  requirementName: string;
+                }[];
+              revisionRequestedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              revisionRequestedOn?: number;
+              rejectionReason?: string;
+              mappedTests?: ({
+                  testId: string;
+                  testName: string;
+                  /** @enum {unknown} */
+                  status: "ignored" | "fix_required" | "passing" | "affected";
+                })[];
+              gaps?: string[];
+              /** @description Empty while the status is not_uploaded. */
+              attachments?: {
+                  displayName: string;
+                  /** @description File-type family (word, excel, image…), or `link` for an external link. */
+                  type: string;
+                  /** @description Only for an external link a user added; never for a file the service hosts. */
+                  url?: string;
+                  note?: string;
+                  addedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  addedOn: number;
+                  updatedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  updatedOn?: number;
+                  /** @description Unix epoch milliseconds. */
+                  evidenceDate: number;
+                  /** @description Whether now lies within [periodStart, periodEnd]; false when there is no period. */
+                  isCurrentPeriod: boolean;
+                  /** @description Unix epoch milliseconds. */
+                  periodStart?: number;
+                  /** @description Unix epoch milliseconds. */
+                  periodEnd?: number;
+                }[];
+              tickets?: {
+                  ticketId: string;
+                  source: string;
+                  url: string;
+                }[];
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (details name the field; `status` when request_revision is not allowed from the record’s status, saying which moves are), or idempotency_key_required */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (scope) or plan_restricted (plan) */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no evidence record with this ID in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description idempotency_key_reused (same key, different body) or idempotency_request_in_progress */
+      409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -72,6 +72,9 @@ export const OPERATIONS: Record<string, string> = {
   'POST /v1/vulnerabilities': 'createVulnerability',
   'PATCH /v1/vulnerabilities/{vulnerabilityId}': 'updateVulnerability',
   'GET /v1/events': 'listEvents',
+  'POST /v1/evidence/{evidenceId}/approve': 'approveEvidence',
+  'POST /v1/evidence/{evidenceId}/request_revision': 'requestEvidenceRevision',
+  'PATCH /v1/evidence/{evidenceId}': 'updateEvidence',
 };
 
 /**
@@ -85,6 +88,9 @@ export const NOT_COVERED: Record<string, string> = {
   'GET /v1/evidences': 'alias of GET /v1/evidence',
   'GET /v1/evidences/{evidenceId}': 'alias of GET /v1/evidence/{evidenceId}',
   'POST /v1/evidences/{evidenceId}/attachments': 'alias of POST /v1/evidence/{evidenceId}/attachments',
+  'POST /v1/evidences/{evidenceId}/approve': 'alias of POST /v1/evidence/{evidenceId}/approve',
+  'POST /v1/evidences/{evidenceId}/request_revision': 'alias of POST /v1/evidence/{evidenceId}/request_revision',
+  'PATCH /v1/evidences/{evidenceId}': 'alias of PATCH /v1/evidence/{evidenceId}',
 };
 
 /** How a query parameter is written: list → comma-joined, boolean → true/false, others as is. */
@@ -266,7 +272,8 @@ function declare(name: string, schema: JsonSchema, components: Record<string, Js
   return lines;
 }
 
-const isPlainObject = (s: JsonSchema) => s.type === 'object' && s.properties !== undefined && !s.anyOf && !s.oneOf;
+const isPlainObject = (s: JsonSchema) =>
+  s.type === 'object' && s.properties !== undefined && Object.keys(s.properties).length > 0 && !s.anyOf && !s.oneOf;
 
 function render(schema: JsonSchema, components: Record<string, JsonSchema>, indent: string): string {
   if (schema.$ref) {
@@ -306,6 +313,8 @@ function renderObject(schema: JsonSchema, components: Record<string, JsonSchema>
   const extra = schema.additionalProperties;
   if (props.length === 0) {
     if (extra && typeof extra === 'object') return `Record<string, ${render(extra, components, indent)}>`;
+    // an object that takes no fields (a move without a body: `{}`)
+    if (extra === false) return 'Record<string, never>';
     return 'Record<string, unknown>';
   }
   const required = new Set(schema.required ?? []);

@@ -47,7 +47,19 @@ test('query parameters get the wire form the server reads', () => {
       .filter(([, o]) => o.idempotent)
       .map(([name]) => name)
       .sort(),
-    ['createVulnerability', 'updateVulnerability', 'uploadEvidenceAttachments'],
+    [
+      'approveEvidence',
+      'approvePolicy',
+      'createVulnerability',
+      'publishPolicy',
+      'requestEvidenceRevision',
+      'requestPolicyReview',
+      'submitPolicy',
+      'updateEvidence',
+      'updatePolicy',
+      'updateVulnerability',
+      'uploadEvidenceAttachments',
+    ],
   );
 });
 

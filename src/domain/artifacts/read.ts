@@ -1,7 +1,9 @@
 // What the policy and evidence read verbs share: the list filter (with its `No Department`
 // token), the links every item carries and the fields both resources have. The verbs in
 // domain/policies and domain/evidence add only what is their own (and cache their results).
+import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
+import type { Database } from '../../storage/db/schema.ts';
 import type { CommonListFields, CommonMappings, CommonOptionalFields, FileEntry, GapStatus } from './schema.ts';
 import type { Ticket } from '../shared-schema.ts';
 import { setPresent } from '../set-present.ts';
@@ -81,9 +83,18 @@ const MAX_ID_LIST = 500;
  * queries always (assignees, approvers, entities), more only for what `needs` asks. The number
  * of queries never depends on the number of artifacts.
  */
-export async function loadLinks(ctx: Context, kind: ArtifactKind, ids: string[] | undefined, needs: LinkNeeds): Promise<ArtifactLinks> {
-  const db = ctx.db.kysely;
-  const org = ctx.actor.organizationId;
+export function loadLinks(ctx: Context, kind: ArtifactKind, ids: string[] | undefined, needs: LinkNeeds): Promise<ArtifactLinks> {
+  return loadLinksFrom(ctx.db.kysely, ctx.actor.organizationId, kind, ids, needs);
+}
+
+/** loadLinks on a given connection (a write's transaction reads what it has just written). */
+export async function loadLinksFrom(
+  db: Kysely<Database>,
+  org: string,
+  kind: ArtifactKind,
+  ids: string[] | undefined,
+  needs: LinkNeeds,
+): Promise<ArtifactLinks> {
   const scope = ids && ids.length <= MAX_ID_LIST ? ids : undefined;
   const none = <V>() => Promise.resolve(new Map<string, V>());
   const [assignees, approvers, entities, mappings, people, tickets, ticketCounts] = await Promise.all([

@@ -6,11 +6,13 @@ import { setPresent } from '../set-present.ts';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound } from '../errors.ts';
-import { commonMappings, commonOptionalFields, fileEntry, loadLinks, stamp, ticketsOf } from '../artifacts/read.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/db/schema.ts';
+import { commonMappings, commonOptionalFields, fileEntry, loadLinksFrom, stamp, ticketsOf } from '../artifacts/read.ts';
 import { evidenceListItem } from './list.ts';
 import type { Attachment, EvidenceDetail } from './schema.ts';
 import { testStatus } from '../compliance/rules.ts';
-import { findEvidence, listAttachments, listEvidenceTests } from '../../storage/db/repositories/evidence.ts';
+import { findEvidence, listAttachments, listEvidenceTests, type EvidenceRow } from '../../storage/db/repositories/evidence.ts';
 
 export const EVIDENCE_EXPANSIONS = ['mappedTests', 'gaps', 'attachments', 'tickets'] as const;
 export type EvidenceExpansion = (typeof EVIDENCE_EXPANSIONS)[number];
@@ -30,7 +32,7 @@ const DEFAULT_DETAIL = new Set([
 type StoredAttachment = Omit<Attachment, 'isCurrentPeriod'>;
 
 /** What is cached: everything but the clock-dependent `isCurrentPeriod`. */
-type CachedDetail = Omit<EvidenceDetail, 'attachments'> & { attachments?: StoredAttachment[] };
+export type CachedDetail = Omit<EvidenceDetail, 'attachments'> & { attachments?: StoredAttachment[] };
 
 export interface GetEvidenceInput {
   evidenceId: string;
@@ -57,11 +59,25 @@ async function compute(ctx: Context, input: GetEvidenceInput): Promise<CachedDet
   const org = ctx.actor.organizationId;
   const row = await findEvidence(db, org, input.evidenceId);
   if (!row) throw notFound('Evidence');
-  const fields = new Set(input.fields ?? []);
+  return buildEvidenceDetail(db, org, row, input.fields ?? []);
+}
+
+/**
+ * The record as GET /v1/evidence/{evidenceId} answers it, read through `db` (a write builds its
+ * answer and its events' before and after inside its transaction). Attachments, when asked for,
+ * come without `isCurrentPeriod` (the clock decides it: see getEvidence).
+ */
+export async function buildEvidenceDetail(
+  db: Kysely<Database>,
+  org: string,
+  row: EvidenceRow,
+  expansions: readonly EvidenceExpansion[],
+): Promise<CachedDetail> {
+  const fields = new Set(expansions);
   // Attachments are listed only once something was uploaded.
   const wantsAttachments = fields.has('attachments') && row.status !== 'not_uploaded';
   const [links, attachments, tests] = await Promise.all([
-    loadLinks(ctx, 'evidence', [row.id], { mappings: true, people: true, tickets: fields.has('tickets') }),
+    loadLinksFrom(db, org, 'evidence', [row.id], { mappings: true, people: true, tickets: fields.has('tickets') }),
     wantsAttachments ? listAttachments(db, org, row.id) : undefined,
     fields.has('mappedTests') ? listEvidenceTests(db, org, row.id) : undefined,
   ]);

@@ -5,10 +5,12 @@ import { setPresent } from '../set-present.ts';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound } from '../errors.ts';
-import { commonMappings, commonOptionalFields, fileEntry, loadLinks, stamp, ticketsOf } from '../artifacts/read.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/db/schema.ts';
+import { commonMappings, commonOptionalFields, fileEntry, loadLinksFrom, stamp, ticketsOf } from '../artifacts/read.ts';
 import { policyListItem } from './list.ts';
 import type { PolicyDetail, PolicyVersion } from './schema.ts';
-import { findPolicy, listPolicyDocuments, listPolicyVersions } from '../../storage/db/repositories/policies.ts';
+import { findPolicy, listPolicyDocuments, listPolicyVersions, type PolicyRow } from '../../storage/db/repositories/policies.ts';
 
 export const POLICY_EXPANSIONS = ['aiDetectedGaps', 'documents', 'versionHistory', 'tickets'] as const;
 export type PolicyExpansion = (typeof POLICY_EXPANSIONS)[number];
@@ -31,9 +33,19 @@ async function compute(ctx: Context, input: GetPolicyInput): Promise<PolicyDetai
   const org = ctx.actor.organizationId;
   const row = await findPolicy(db, org, input.policyId);
   if (!row) throw notFound('Policy');
-  const fields = new Set(input.fields ?? []);
+  return buildPolicyDetail(db, org, row, input.fields ?? []);
+}
+
+/** The policy as GET /v1/policies/{policyId} answers it, read through `db` (a write's transaction). */
+export async function buildPolicyDetail(
+  db: Kysely<Database>,
+  org: string,
+  row: PolicyRow,
+  expansions: readonly PolicyExpansion[],
+): Promise<PolicyDetail> {
+  const fields = new Set(expansions);
   const [links, documents, versions] = await Promise.all([
-    loadLinks(ctx, 'policy', [row.id], { mappings: true, people: true, tickets: fields.has('tickets') }),
+    loadLinksFrom(db, org, 'policy', [row.id], { mappings: true, people: true, tickets: fields.has('tickets') }),
     fields.has('documents') ? listPolicyDocuments(db, org, row.id) : undefined,
     fields.has('versionHistory') ? listPolicyVersions(db, org, row.id) : undefined,
   ]);

@@ -17,30 +17,11 @@ import {
 } from '../../storage/db/repositories/vulnerability-writes.ts';
 import { changedFields } from '../events/changes.ts';
 import { recordEvents } from '../events/record.ts';
+import { webLinkProblem } from '../web-link.ts';
 import { buildVulnerabilityDetail } from './get.ts';
 import { parseVulnerabilityId, publicVulnerabilityId, vulnerabilityNotFound } from './shape.ts';
 import type { VulnerabilityDetail } from './schema.ts';
 import { MAX_CUSTOM_FIELD_VALUE, type CustomFieldInput, type UpdateVulnerabilityBody } from './write-schema.ts';
-
-/**
- * Whether the link names a user or password (`https://user:pass@host`): people would open a
- * credential shown to everyone who reads the finding, and `https://trusted.example@evil.example`
- * disguises where the link goes. Any `@` before the path counts, even with an empty name.
- */
-function hasUserInfo(text: string): boolean {
-  const url = new URL(text);
-  return url.username !== '' || url.password !== '' || /^[a-z]+:\/\/[^/?#]*@/i.test(text);
-}
-
-function isWebUrl(text: string): boolean {
-  if (!/^https?:\/\//i.test(text) || /\s/.test(text)) return false;
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
 
 /** The one spelling an entry used for `a`/`b`, or an issue when it used none or two that disagree. */
 function either(
@@ -90,9 +71,9 @@ export async function updateVulnerabilityFields({
 
     const issues: FieldIssue[] = [];
     if (body.reportLink !== undefined && body.reportLink !== '') {
-      if (!isWebUrl(body.reportLink))
-        issues.push({ field: 'reportLink', message: 'must be an http:// or https:// URL, or "" to clear the link' });
-      else if (hasUserInfo(body.reportLink)) issues.push({ field: 'reportLink', message: 'must not contain a user name or password' });
+      const problem = webLinkProblem(body.reportLink);
+      if (problem)
+        issues.push({ field: 'reportLink', message: problem.startsWith('must be') ? `${problem}, or "" to clear the link` : problem });
     }
     let assigneeId: string | undefined;
     if (body.assigneeEmail !== undefined) {

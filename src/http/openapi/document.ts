@@ -95,8 +95,11 @@ const V1_EXTENSIONS = new Set([
   // a live program (moves)
   'recordTestResult',
   'approveEvidence',
+  'approveEvidencePlural',
   'requestEvidenceRevision',
+  'requestEvidenceRevisionPlural',
   'updateEvidence',
+  'updateEvidencePlural',
   'submitPolicy',
   'approvePolicy',
   'publishPolicy',

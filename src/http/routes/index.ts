@@ -11,6 +11,7 @@ import getPolicyRoute from './policies/get.ts';
 import listEvidenceRoute from './evidence/list.ts';
 import getEvidenceRoute from './evidence/get.ts';
 import uploadAttachmentsRoutes from './evidence/upload.ts';
+import evidenceReviewRoutes from './evidence/review.ts';
 import listTestsRoute from './tests/list.ts';
 import getTestRoute from './tests/get.ts';
 import listVulnerabilitiesRoute from './vulnerabilities/list.ts';
@@ -53,6 +54,8 @@ const routes = [
   listEvidenceRoute,
   getEvidenceRoute,
   uploadAttachmentsRoutes,
+  // extensions: evidence review (issue 26)
+  evidenceReviewRoutes,
   listTestsRoute,
   getTestRoute,
   listVulnerabilitiesRoute,

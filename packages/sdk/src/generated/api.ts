@@ -700,6 +700,411 @@ export interface GetEvidenceResponse {
   };
 }
 
+// PATCH /v1/evidence/{evidenceId}: Change relevance or add external links to an evidence record (extension)
+
+export interface UpdateEvidenceParams {
+  /** An evidence ID of the caller’s organization. */
+  evidenceId: string;
+}
+
+/** At least one field; fields not sent are kept. */
+export interface UpdateEvidenceBody {
+  /** `false` needs `notRelevantReason`; `true` clears it. */
+  isRelevant?: boolean;
+  /** Why the record does not apply; only while it is (or becomes) not relevant. 1-2000 characters, not blank. */
+  notRelevantReason?: string;
+  /** External links added as attachments (no file), at most 20 per request and 100 per record. Adding links submits evidence like an upload: the record becomes `pending_approval` when it has approvers, otherwise `uploaded`. */
+  links?: Array<{
+    /** The name shown for the link; 1-255 characters. */
+    displayName: string;
+    /** An http:// or https:// URL without a user name or password; at most 2048 characters. */
+    url: string;
+    /** At most 2000 characters. */
+    note?: string;
+    /** Epoch ms the link is evidence for (its period follows the record’s recurrence); not in the future. Default: now. */
+    evidenceDate?: number;
+  }>;
+}
+
+/** The record after the update, as GET returns it. */
+export interface UpdateEvidenceResponse {
+  data: {
+    evidenceId: string;
+    evidenceName: string;
+    status: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+    /** Free text, for example Engineering, Security, IT; left out when unassigned. */
+    department?: string;
+    assignees: Array<{
+      name: string;
+      email: string;
+      isPrimary: boolean;
+    }>;
+    approvers: Array<{
+      name: string;
+      email: string;
+    }>;
+    isRelevant: boolean;
+    nextReviewDate: number | null;
+    entities: Array<{
+      entityId: string;
+      entityName: string;
+    }>;
+    gapStatus: "no_gaps" | "gaps_detected";
+    gapCount: number;
+    mappedFrameworkIds?: Array<string>;
+    mappedControlIds?: Array<string>;
+    notRelevantReason?: string;
+    /** Rough size of the work left: one of low, medium, high. */
+    effortEstimate?: string;
+    /** Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+    recurrence?: string;
+    addedBy?: {
+      name: string;
+      email: string;
+    };
+    /** Unix epoch milliseconds. */
+    addedOn?: number;
+    lastModifiedBy?: {
+      name: string;
+      email: string;
+    };
+    modifiedOn?: number | null;
+    /** Where the request came from: one of template, custom, auditor_request. */
+    source?: string;
+    /** One of manual, automated, semi_automated. */
+    evidenceCollectionMethod?: string;
+    ticketsCount?: number;
+    evidenceRequirementText?: string;
+    mappedFrameworks: Array<{
+      frameworkId: string;
+      frameworkName: string;
+    }>;
+    mappedControls: Array<{
+      controlId: string;
+      controlCode: string;
+      controlName: string;
+    }>;
+    mappedRequirements: Array<{
+      frameworkId: string;
+      frameworkName: string;
+      requirementId: string;
+      requirementCode: string;
+      requirementName: string;
+    }>;
+    revisionRequestedBy?: {
+      name: string;
+      email: string;
+    };
+    /** Unix epoch milliseconds. */
+    revisionRequestedOn?: number;
+    rejectionReason?: string;
+    mappedTests?: Array<{
+      testId: string;
+      testName: string;
+      status: "ignored" | "fix_required" | "passing" | "affected";
+    }>;
+    gaps?: Array<string>;
+    /** Empty while the status is not_uploaded. */
+    attachments?: Array<{
+      displayName: string;
+      /** File-type family (word, excel, image…), or `link` for an external link. */
+      type: string;
+      /** Only for an external link a user added; never for a file the service hosts. */
+      url?: string;
+      note?: string;
+      addedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      addedOn: number;
+      updatedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      updatedOn?: number;
+      /** Unix epoch milliseconds. */
+      evidenceDate: number;
+      /** Whether now lies within [periodStart, periodEnd]; false when there is no period. */
+      isCurrentPeriod: boolean;
+      /** Unix epoch milliseconds. */
+      periodStart?: number;
+      /** Unix epoch milliseconds. */
+      periodEnd?: number;
+    }>;
+    tickets?: Array<{
+      ticketId: string;
+      source: string;
+      url: string;
+    }>;
+  };
+  meta: {
+    /** Equals the X-Request-Id header. */
+    requestId: string;
+  };
+}
+
+// POST /v1/evidence/{evidenceId}/approve: Approve evidence waiting for approval (extension)
+
+export interface ApproveEvidenceParams {
+  /** An evidence ID of the caller’s organization. */
+  evidenceId: string;
+}
+
+/** No fields: send no body or `{}`. */
+export type ApproveEvidenceBody = Record<string, never>;
+
+/** The record after the move, as GET returns it. */
+export interface ApproveEvidenceResponse {
+  data: {
+    evidenceId: string;
+    evidenceName: string;
+    status: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+    /** Free text, for example Engineering, Security, IT; left out when unassigned. */
+    department?: string;
+    assignees: Array<{
+      name: string;
+      email: string;
+      isPrimary: boolean;
+    }>;
+    approvers: Array<{
+      name: string;
+      email: string;
+    }>;
+    isRelevant: boolean;
+    nextReviewDate: number | null;
+    entities: Array<{
+      entityId: string;
+      entityName: string;
+    }>;
+    gapStatus: "no_gaps" | "gaps_detected";
+    gapCount: number;
+    mappedFrameworkIds?: Array<string>;
+    mappedControlIds?: Array<string>;
+    notRelevantReason?: string;
+    /** Rough size of the work left: one of low, medium, high. */
+    effortEstimate?: string;
+    /** Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+    recurrence?: string;
+    addedBy?: {
+      name: string;
+      email: string;
+    };
+    /** Unix epoch milliseconds. */
+    addedOn?: number;
+    lastModifiedBy?: {
+      name: string;
+      email: string;
+    };
+    modifiedOn?: number | null;
+    /** Where the request came from: one of template, custom, auditor_request. */
+    source?: string;
+    /** One of manual, automated, semi_automated. */
+    evidenceCollectionMethod?: string;
+    ticketsCount?: number;
+    evidenceRequirementText?: string;
+    mappedFrameworks: Array<{
+      frameworkId: string;
+      frameworkName: string;
+    }>;
+    mappedControls: Array<{
+      controlId: string;
+      controlCode: string;
+      controlName: string;
+    }>;
+    mappedRequirements: Array<{
+      frameworkId: string;
+      frameworkName: string;
+      requirementId: string;
+      requirementCode: string;
+      requirementName: string;
+    }>;
+    revisionRequestedBy?: {
+      name: string;
+      email: string;
+    };
+    /** Unix epoch milliseconds. */
+    revisionRequestedOn?: number;
+    rejectionReason?: string;
+    mappedTests?: Array<{
+      testId: string;
+      testName: string;
+      status: "ignored" | "fix_required" | "passing" | "affected";
+    }>;
+    gaps?: Array<string>;
+    /** Empty while the status is not_uploaded. */
+    attachments?: Array<{
+      displayName: string;
+      /** File-type family (word, excel, image…), or `link` for an external link. */
+      type: string;
+      /** Only for an external link a user added; never for a file the service hosts. */
+      url?: string;
+      note?: string;
+      addedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      addedOn: number;
+      updatedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      updatedOn?: number;
+      /** Unix epoch milliseconds. */
+      evidenceDate: number;
+      /** Whether now lies within [periodStart, periodEnd]; false when there is no period. */
+      isCurrentPeriod: boolean;
+      /** Unix epoch milliseconds. */
+      periodStart?: number;
+      /** Unix epoch milliseconds. */
+      periodEnd?: number;
+    }>;
+    tickets?: Array<{
+      ticketId: string;
+      source: string;
+      url: string;
+    }>;
+  };
+  meta: {
+    /** Equals the X-Request-Id header. */
+    requestId: string;
+  };
+}
+
+// POST /v1/evidence/{evidenceId}/request_revision: Send evidence back for revision (extension)
+
+export interface RequestEvidenceRevisionParams {
+  /** An evidence ID of the caller’s organization. */
+  evidenceId: string;
+}
+
+export interface RequestEvidenceRevisionBody {
+  /** Why the evidence is sent back, shown to the people who upload it. 1-2000 characters, not blank. */
+  rejectionReason: string;
+}
+
+/** The record after the move, as GET returns it. */
+export interface RequestEvidenceRevisionResponse {
+  data: {
+    evidenceId: string;
+    evidenceName: string;
+    status: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+    /** Free text, for example Engineering, Security, IT; left out when unassigned. */
+    department?: string;
+    assignees: Array<{
+      name: string;
+      email: string;
+      isPrimary: boolean;
+    }>;
+    approvers: Array<{
+      name: string;
+      email: string;
+    }>;
+    isRelevant: boolean;
+    nextReviewDate: number | null;
+    entities: Array<{
+      entityId: string;
+      entityName: string;
+    }>;
+    gapStatus: "no_gaps" | "gaps_detected";
+    gapCount: number;
+    mappedFrameworkIds?: Array<string>;
+    mappedControlIds?: Array<string>;
+    notRelevantReason?: string;
+    /** Rough size of the work left: one of low, medium, high. */
+    effortEstimate?: string;
+    /** Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+    recurrence?: string;
+    addedBy?: {
+      name: string;
+      email: string;
+    };
+    /** Unix epoch milliseconds. */
+    addedOn?: number;
+    lastModifiedBy?: {
+      name: string;
+      email: string;
+    };
+    modifiedOn?: number | null;
+    /** Where the request came from: one of template, custom, auditor_request. */
+    source?: string;
+    /** One of manual, automated, semi_automated. */
+    evidenceCollectionMethod?: string;
+    ticketsCount?: number;
+    evidenceRequirementText?: string;
+    mappedFrameworks: Array<{
+      frameworkId: string;
+      frameworkName: string;
+    }>;
+    mappedControls: Array<{
+      controlId: string;
+      controlCode: string;
+      controlName: string;
+    }>;
+    mappedRequirements: Array<{
+      frameworkId: string;
+      frameworkName: string;
+      requirementId: string;
+      requirementCode: string;
+      requirementName: string;
+    }>;
+    revisionRequestedBy?: {
+      name: string;
+      email: string;
+    };
+    /** Unix epoch milliseconds. */
+    revisionRequestedOn?: number;
+    rejectionReason?: string;
+    mappedTests?: Array<{
+      testId: string;
+      testName: string;
+      status: "ignored" | "fix_required" | "passing" | "affected";
+    }>;
+    gaps?: Array<string>;
+    /** Empty while the status is not_uploaded. */
+    attachments?: Array<{
+      displayName: string;
+      /** File-type family (word, excel, image…), or `link` for an external link. */
+      type: string;
+      /** Only for an external link a user added; never for a file the service hosts. */
+      url?: string;
+      note?: string;
+      addedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      addedOn: number;
+      updatedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      updatedOn?: number;
+      /** Unix epoch milliseconds. */
+      evidenceDate: number;
+      /** Whether now lies within [periodStart, periodEnd]; false when there is no period. */
+      isCurrentPeriod: boolean;
+      /** Unix epoch milliseconds. */
+      periodStart?: number;
+      /** Unix epoch milliseconds. */
+      periodEnd?: number;
+    }>;
+    tickets?: Array<{
+      ticketId: string;
+      source: string;
+      url: string;
+    }>;
+  };
+  meta: {
+    /** Equals the X-Request-Id header. */
+    requestId: string;
+  };
+}
+
 // GET /v1/tests: List automated and cloud tests
 
 export interface ListTestsQuery {
@@ -2034,6 +2439,33 @@ export const operations = {
     idempotent: false,
     success: 200,
   },
+  updateEvidence: {
+    method: 'PATCH',
+    path: '/v1/evidence/{evidenceId}',
+    pathParams: ['evidenceId'],
+    query: {},
+    body: 'json',
+    idempotent: true,
+    success: 200,
+  },
+  approveEvidence: {
+    method: 'POST',
+    path: '/v1/evidence/{evidenceId}/approve',
+    pathParams: ['evidenceId'],
+    query: {},
+    body: 'json',
+    idempotent: true,
+    success: 200,
+  },
+  requestEvidenceRevision: {
+    method: 'POST',
+    path: '/v1/evidence/{evidenceId}/request_revision',
+    pathParams: ['evidenceId'],
+    query: {},
+    body: 'json',
+    idempotent: true,
+    success: 200,
+  },
   listTests: {
     method: 'GET',
     path: '/v1/tests',
@@ -2120,6 +2552,9 @@ export interface OperationTypes {
   getPolicy: { params: GetPolicyParams; query: GetPolicyQuery; body: never; response: GetPolicyResponse };
   listEvidence: { params: never; query: ListEvidenceQuery; body: never; response: ListEvidenceResponse };
   getEvidence: { params: GetEvidenceParams; query: GetEvidenceQuery; body: never; response: GetEvidenceResponse };
+  updateEvidence: { params: UpdateEvidenceParams; query: never; body: UpdateEvidenceBody; response: UpdateEvidenceResponse };
+  approveEvidence: { params: ApproveEvidenceParams; query: never; body: ApproveEvidenceBody; response: ApproveEvidenceResponse };
+  requestEvidenceRevision: { params: RequestEvidenceRevisionParams; query: never; body: RequestEvidenceRevisionBody; response: RequestEvidenceRevisionResponse };
   listTests: { params: never; query: ListTestsQuery; body: never; response: ListTestsResponse };
   getTest: { params: GetTestParams; query: GetTestQuery; body: never; response: GetTestResponse };
   listVulnerabilities: { params: never; query: ListVulnerabilitiesQuery; body: never; response: ListVulnerabilitiesResponse };

@@ -1,5 +1,12 @@
-// GET /v1/evidence, GET /v1/evidence/{evidenceId}, POST /v1/evidence/{evidenceId}/attachments
-import type { GetEvidenceQuery, ListEvidenceQuery, UploadEvidenceAttachmentsPart } from '../generated/api.ts';
+// GET /v1/evidence, GET /v1/evidence/{evidenceId}, POST /v1/evidence/{evidenceId}/attachments, and
+// the review extensions: POST …/approve, POST …/request_revision, PATCH /v1/evidence/{evidenceId}
+import type {
+  GetEvidenceQuery,
+  ListEvidenceQuery,
+  RequestEvidenceRevisionBody,
+  UpdateEvidenceBody,
+  UploadEvidenceAttachmentsPart,
+} from '../generated/api.ts';
 import { multipartBody } from '../uploads/multipart.ts';
 import { prepareFile, type FileSource, type UploadFile } from '../uploads/sources.ts';
 import { send, type ClientContext, type RequestOptions, type WriteOptions } from './operation.ts';
@@ -48,5 +55,23 @@ export class Evidence {
     const files: Array<[string, FileSource]> = [];
     for (const file of input.files) files.push([part('files'), await prepareFile(file)]);
     return send(this.#ctx, 'uploadEvidenceAttachments', { params: { evidenceId }, body: multipartBody(fields, files), options });
+  }
+
+  /** Approves evidence waiting for approval (`pending_approval` → `uploaded`); answers the record as `get` does. Extension. */
+  approve(evidenceId: string, options?: WriteOptions) {
+    return send(this.#ctx, 'approveEvidence', { params: { evidenceId }, json: {}, options });
+  }
+
+  /** Sends evidence back (→ `needs_revision`) with `rejectionReason`; answers the record as `get` does. Extension. */
+  requestRevision(evidenceId: string, body: RequestEvidenceRevisionBody, options?: WriteOptions) {
+    return send(this.#ctx, 'requestEvidenceRevision', { params: { evidenceId }, json: body, options });
+  }
+
+  /**
+   * Changes relevance (`isRelevant: false` needs `notRelevantReason`) or adds external `links`
+   * (attachments without a file, submitted like an upload); answers the record as `get` does. Extension.
+   */
+  update(evidenceId: string, body: UpdateEvidenceBody, options?: WriteOptions) {
+    return send(this.#ctx, 'updateEvidence', { params: { evidenceId }, json: body, options });
   }
 }

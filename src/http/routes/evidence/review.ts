@@ -1,0 +1,110 @@
+// Evidence review (extensions, issue 26): POST /v1/evidence/{evidenceId}/approve,
+// POST /v1/evidence/{evidenceId}/request_revision and PATCH /v1/evidence/{evidenceId}, and their
+// plural aliases. Each answers the record as GET /v1/evidence/{evidenceId} does.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { approveEvidence, EVIDENCE_MOVES, requestEvidenceRevision, updateEvidence } from '../../../domain/evidence/review.ts';
+import { EmptyMoveBody, RequestEvidenceRevisionBody, UpdateEvidenceBody } from '../../../domain/evidence/write-schema.ts';
+import { requestContext } from '../../plugins/auth.ts';
+import { moveGuards, sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
+import { idParams } from '../../schemas/artifacts.ts';
+import { Envelope, v1Errors } from '../../schemas/common.ts';
+import type { RouteDeps } from '../deps.ts';
+import { EVIDENCE_PATHS } from './list.ts';
+import { EvidenceDetail } from './schemas.ts';
+
+const Params = idParams('evidenceId', 'An evidence ID of the caller’s organization.');
+const from = (move: keyof typeof EVIDENCE_MOVES) => EVIDENCE_MOVES[move].map((s) => `\`${s}\``).join(', ');
+
+const errors = (what: string) =>
+  v1Errors({
+    400: `validation_failed (details name the field; \`status\` when ${what} is not allowed from the record’s status, saying which moves are), or idempotency_key_required`,
+    404: 'not_found: no evidence record with this ID in the organization',
+    409: 'idempotency_key_reused (same key, different body) or idempotency_request_in_progress',
+  });
+
+export default function evidenceReviewRoutes(app: FastifyInstance, { system }: RouteDeps) {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  for (const base of EVIDENCE_PATHS) {
+    const plural = base !== EVIDENCE_PATHS[0];
+    const alias = (summary: string, path: string) => (plural ? `${summary} (plural alias of ${path})` : `${summary} (extension)`);
+    // Every spelling of the path is one resource: the key's fingerprint names the record, not the path.
+    const idempotency = (request: { idempotencyKey?: string }) => ({ key: request.idempotencyKey! });
+
+    typed.post(
+      `${base}/:evidenceId/approve`,
+      {
+        preValidation: moveGuards('evidence'),
+        schema: {
+          operationId: plural ? 'approveEvidencePlural' : 'approveEvidence',
+          tags: ['evidence'],
+          summary: alias('Approve evidence waiting for approval', '/v1/evidence/{evidenceId}/approve'),
+          description: `Moves the record from ${from('approve')} to \`uploaded\`. No body (or \`{}\`). Answers the record as GET does. Idempotent under \`Idempotency-Key\`.`,
+          security: [{ bearerAuth: ['evidence:write'] }],
+          headers: WriteHeaders,
+          params: Params,
+          body: EmptyMoveBody,
+          response: { 200: Envelope(EvidenceDetail, 'The record after the move, as GET returns it.'), ...errors('approve') },
+        },
+      },
+      async (request, reply) => {
+        const outcome = await approveEvidence({
+          ctx: requestContext(system, request),
+          input: { evidenceId: request.params.evidenceId, idempotency: idempotency(request), body: request.body },
+        });
+        return sendOutcome(request, reply, outcome);
+      },
+    );
+
+    typed.post(
+      `${base}/:evidenceId/request_revision`,
+      {
+        preValidation: writeGuards('evidence'),
+        schema: {
+          operationId: plural ? 'requestEvidenceRevisionPlural' : 'requestEvidenceRevision',
+          tags: ['evidence'],
+          summary: alias('Send evidence back for revision', '/v1/evidence/{evidenceId}/request_revision'),
+          description: `Moves the record from ${from('request_revision')} to \`needs_revision\`, with \`rejectionReason\`; sets \`revisionRequestedBy\` (the credential) and \`revisionRequestedOn\` (now). Answers the record as GET does. Idempotent under \`Idempotency-Key\`.`,
+          security: [{ bearerAuth: ['evidence:write'] }],
+          headers: WriteHeaders,
+          params: Params,
+          body: RequestEvidenceRevisionBody,
+          response: { 200: Envelope(EvidenceDetail, 'The record after the move, as GET returns it.'), ...errors('request_revision') },
+        },
+      },
+      async (request, reply) => {
+        const outcome = await requestEvidenceRevision({
+          ctx: requestContext(system, request),
+          input: { evidenceId: request.params.evidenceId, idempotency: idempotency(request), body: request.body },
+        });
+        return sendOutcome(request, reply, outcome);
+      },
+    );
+
+    typed.patch(
+      `${base}/:evidenceId`,
+      {
+        preValidation: writeGuards('evidence'),
+        schema: {
+          operationId: plural ? 'updateEvidencePlural' : 'updateEvidence',
+          tags: ['evidence'],
+          summary: alias('Change relevance or add external links to an evidence record', '/v1/evidence/{evidenceId}'),
+          description:
+            '`isRelevant: false` needs `notRelevantReason`; `true` clears it. `links` adds external links as attachments without a file; like an upload, they make the record `pending_approval` when it has approvers, otherwise `uploaded`. Answers the record as GET does. Idempotent under `Idempotency-Key`.',
+          security: [{ bearerAuth: ['evidence:write'] }],
+          headers: WriteHeaders,
+          params: Params,
+          body: UpdateEvidenceBody,
+          response: { 200: Envelope(EvidenceDetail, 'The record after the update, as GET returns it.'), ...errors('a change') },
+        },
+      },
+      async (request, reply) => {
+        const outcome = await updateEvidence({
+          ctx: requestContext(system, request),
+          input: { evidenceId: request.params.evidenceId, idempotency: idempotency(request), body: request.body },
+        });
+        return sendOutcome(request, reply, outcome);
+      },
+    );
+  }
+}
