@@ -153,10 +153,11 @@ for (const dialect of dialects) {
             const allowedHere = (Object.keys(ALLOWED) as Array<keyof typeof ALLOWED>).filter((m) =>
               (ALLOWED[m] as readonly string[]).includes(status),
             );
-            const tail =
+            const here =
               allowedHere.length > 0
                 ? `from ${status} the allowed moves are: ${allowedHere.join(', ')}`
                 : `no move is allowed from ${status}`;
+            const tail = `${here} (an upload, or links added with PATCH, submit evidence from any status)`;
             assert.ok(res.body.error.details[0].message.endsWith(tail), `${label}: ${res.body.error.details[0].message}`);
             const stored = await api(server.url, `/v1/evidence/${evidenceId}`, o.token);
             assert.equal(stored.body.data.status, status, `${label}: unchanged`);

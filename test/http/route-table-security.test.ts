@@ -123,6 +123,11 @@ const BODIES: Record<string, () => { body: RequestInit['body']; headers?: Record
   'POST /v1/evidences/{evidenceId}/request_revision': () => json({ rejectionReason: 'Route table' }),
   'PATCH /v1/evidence/{evidenceId}': () => json({ isRelevant: true }),
   'PATCH /v1/evidences/{evidenceId}': () => json({ isRelevant: true }),
+  'POST /v1/policies/{policyId}/submit': () => json({}),
+  'POST /v1/policies/{policyId}/approve': () => json({}),
+  'POST /v1/policies/{policyId}/publish': () => json({}),
+  'POST /v1/policies/{policyId}/request_review': () => json({}),
+  'PATCH /v1/policies/{policyId}': () => json({ isRelevant: true }),
   // console: only reached without a session (401 comes first), so any well-formed body will do
   'POST /console/api/credentials': () => json({ name: 'Route table', accessLevel: 'read_only' }),
   'POST /console/api/session': () => json({ email: 'nobody@example.com', password: 'x' }),

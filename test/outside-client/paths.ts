@@ -56,6 +56,39 @@ export interface paths {
      * @description The list fields plus the requirement text, mappings and authorship (addedBy, addedOn, lastModifiedBy, modifiedOn, publishedBy, publishedOn); documents, versionHistory and tickets only when asked for in `fields`.
      */
     get: operations["getPolicy"];
+    /**
+     * Change a policy’s relevance or next review date, or add documents as links (extension)
+     * @description `isRelevant: false` needs `notRelevantReason`; `true` clears it. `nextReviewDate` (epoch ms, or `null`). `documents` adds external links; a `not_uploaded` policy becomes `draft`. Answers the policy as GET does. Idempotent under `Idempotency-Key`.
+     */
+    patch: operations["updatePolicy"];
+  };
+  "/v1/policies/{policyId}/submit": {
+    /**
+     * Submit a policy for approval (extension)
+     * @description Moves the policy from `draft`, `needs_review`, `needs_attention` to `pending_approval` when it has approvers, otherwise to `draft_approved`. No body (or `{}`). Answers the policy as GET does. Idempotent under `Idempotency-Key`.
+     */
+    post: operations["submitPolicy"];
+  };
+  "/v1/policies/{policyId}/approve": {
+    /**
+     * Approve a policy waiting for approval (extension)
+     * @description Moves the policy from `pending_approval` to `draft_approved`. No body (or `{}`). Answers the policy as GET does. Idempotent under `Idempotency-Key`.
+     */
+    post: operations["approvePolicy"];
+  };
+  "/v1/policies/{policyId}/publish": {
+    /**
+     * Publish an approved policy as a new version (extension)
+     * @description Moves the policy from `draft_approved` to `published`: a new entry in `versionHistory`, and `versionNumber`, `publishedBy` (the credential) and `publishedOn` (now) set. Answers the policy as GET does. Idempotent under `Idempotency-Key`.
+     */
+    post: operations["publishPolicy"];
+  };
+  "/v1/policies/{policyId}/request_review": {
+    /**
+     * Mark a policy for review (extension)
+     * @description Moves the policy from `published`, `needs_attention` to `needs_review`. No body (or `{}`). Answers the policy as GET does. Idempotent under `Idempotency-Key`.
+     */
+    post: operations["requestPolicyReview"];
   };
   "/v1/evidence": {
     /**
@@ -1467,6 +1500,1210 @@ export interface operations {
       };
       /** @description not_found: no policy with this ID in the organization */
       404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Change a policy’s relevance or next review date, or add documents as links (extension)
+   * @description `isRelevant: false` needs `notRelevantReason`; `true` clears it. `nextReviewDate` (epoch ms, or `null`). `documents` adds external links; a `not_uploaded` policy becomes `draft`. Answers the policy as GET does. Idempotent under `Idempotency-Key`.
+   */
+  updatePolicy: {
+    parameters: {
+      header: {
+        /** @description Required. 1-128 letters, digits, `.`, `_`, `~`, `-`. Scoped to the credential; a retry with the same key and body within 24 hours replays the first response. */
+        "idempotency-key": string;
+      };
+      path: {
+        /** @description A policy ID of the caller’s organization. */
+        policyId: string;
+      };
+    };
+    /** @description At least one field; fields not sent are kept. */
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `false` needs `notRelevantReason`; `true` clears it. */
+          isRelevant?: boolean;
+          /** @description Why the policy does not apply; only while it is (or becomes) not relevant. 1-2000 characters, not blank. */
+          notRelevantReason?: string;
+          /** @description Epoch ms of the next review; `null` clears it. */
+          nextReviewDate?: number | null;
+          /** @description External links added as documents (no file), at most 20 per request and 100 per policy. A `not_uploaded` policy becomes `draft`; other statuses are kept. */
+          documents?: {
+              /** @description The name shown for the link; 1-255 characters. */
+              displayName: string;
+              /** @description An http:// or https:// URL without a user name or password; at most 2048 characters. */
+              url: string;
+              /** @description At most 2000 characters. */
+              note?: string;
+            }[];
+        };
+      };
+    };
+    responses: {
+      /** @description The policy after the update, as GET returns it. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              policyId: string;
+              policyCustomId: string;
+              policyName: string;
+              /** @enum {unknown} */
+              status: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+              /** @description Free text, for example Engineering, Security, IT; left out when unassigned. */
+              department?: string;
+              assignees: {
+                  name: string;
+                  email: string;
+                  isPrimary: boolean;
+                }[];
+              approvers: {
+                  name: string;
+                  email: string;
+                }[];
+              isRelevant: boolean;
+              nextReviewDate: number | null;
+              entities: {
+                  entityId: string;
+                  entityName: string;
+                }[];
+              /** @enum {unknown} */
+              gapStatus: "no_gaps" | "gaps_detected";
+              aiDetectedGaps: string[];
+              /** @description One of requires_acknowledgement, informational. */
+              policyBehavior?: string;
+              mappedFrameworkIds?: string[];
+              mappedControlIds?: string[];
+              notRelevantReason?: string;
+              /** @description Rough size of the work left: one of low, medium, high. */
+              effortEstimate?: string;
+              /** @description Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+              recurrence?: string;
+              addedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              addedOn?: number;
+              lastModifiedBy?: {
+                name: string;
+                email: string;
+              };
+              modifiedOn?: number | null;
+              versionNumber?: string;
+              /** @description Where the policy came from: one of template, custom, imported. */
+              source?: string;
+              publishedBy?: {
+                name: string;
+                email: string;
+              };
+              publishedOn: number | null;
+              policyRequirementText?: string;
+              mappedFrameworks: {
+                  frameworkId: string;
+                  frameworkName: string;
+                }[];
+              mappedControls: {
+                  controlId: string;
+                  controlCode: string;
+                  controlName: string;
+                }[];
+              mappedRequirements: {
+                  frameworkId: string;
+                  frameworkName: string;
+                  requirementId: string;
+                  requirementCode: string;
+                  requirementName: string;
+                }[];
+              documents?: {
+                  displayName: string;
+                  /** @description File-type family (word, excel, image…), or `link` for an external link. */
+                  type: string;
+                  /** @description Only for an external link a user added; never for a file the service hosts. */
+                  url?: string;
+                  note?: string;
+                  addedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  addedOn: number;
+                  updatedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  updatedOn?: number;
+                }[];
+              versionHistory?: {
+                  versionName: string;
+                  publishedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  publishedOn: number;
+                }[];
+              tickets?: {
+                  ticketId: string;
+                  source: string;
+                  url: string;
+                }[];
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (details name the field; `status` when a change is not allowed from the policy’s status, saying which moves are), or idempotency_key_required */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (scope) or plan_restricted (plan) */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no policy with this ID in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description idempotency_key_reused (same key, different body) or idempotency_request_in_progress */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Submit a policy for approval (extension)
+   * @description Moves the policy from `draft`, `needs_review`, `needs_attention` to `pending_approval` when it has approvers, otherwise to `draft_approved`. No body (or `{}`). Answers the policy as GET does. Idempotent under `Idempotency-Key`.
+   */
+  submitPolicy: {
+    parameters: {
+      header: {
+        /** @description Required. 1-128 letters, digits, `.`, `_`, `~`, `-`. Scoped to the credential; a retry with the same key and body within 24 hours replays the first response. */
+        "idempotency-key": string;
+      };
+      path: {
+        /** @description A policy ID of the caller’s organization. */
+        policyId: string;
+      };
+    };
+    /** @description No fields: send no body or `{}`. */
+    requestBody: {
+      content: {
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description The policy after the move, as GET returns it. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              policyId: string;
+              policyCustomId: string;
+              policyName: string;
+              /** @enum {unknown} */
+              status: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+              /** @description Free text, for example Engineering, Security, IT; left out when unassigned. */
+              department?: string;
+              assignees: {
+                  name: string;
+                  email: string;
+                  isPrimary: boolean;
+                }[];
+              approvers: {
+                  name: string;
+                  email: string;
+                }[];
+              isRelevant: boolean;
+              nextReviewDate: number | null;
+              entities: {
+                  entityId: string;
+                  entityName: string;
+                }[];
+              /** @enum {unknown} */
+              gapStatus: "no_gaps" | "gaps_detected";
+              aiDetectedGaps: string[];
+              /** @description One of requires_acknowledgement, informational. */
+              policyBehavior?: string;
+              mappedFrameworkIds?: string[];
+              mappedControlIds?: string[];
+              notRelevantReason?: string;
+              /** @description Rough size of the work left: one of low, medium, high. */
+              effortEstimate?: string;
+              /** @description Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+              recurrence?: string;
+              addedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              addedOn?: number;
+              lastModifiedBy?: {
+                name: string;
+                email: string;
+              };
+              modifiedOn?: number | null;
+              versionNumber?: string;
+              /** @description Where the policy came from: one of template, custom, imported. */
+              source?: string;
+              publishedBy?: {
+                name: string;
+                email: string;
+              };
+              publishedOn: number | null;
+              policyRequirementText?: string;
+              mappedFrameworks: {
+                  frameworkId: string;
+                  frameworkName: string;
+                }[];
+              mappedControls: {
+                  controlId: string;
+                  controlCode: string;
+                  controlName: string;
+                }[];
+              mappedRequirements: {
+                  frameworkId: string;
+                  frameworkName: string;
+                  requirementId: string;
+                  requirementCode: string;
+                  requirementName: string;
+                }[];
+              documents?: {
+                  displayName: string;
+                  /** @description File-type family (word, excel, image…), or `link` for an external link. */
+                  type: string;
+                  /** @description Only for an external link a user added; never for a file the service hosts. */
+                  url?: string;
+                  note?: string;
+                  addedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  addedOn: number;
+                  updatedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  updatedOn?: number;
+                }[];
+              versionHistory?: {
+                  versionName: string;
+                  publishedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  publishedOn: number;
+                }[];
+              tickets?: {
+                  ticketId: string;
+                  source: string;
+                  url: string;
+                }[];
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (details name the field; `status` when submit is not allowed from the policy’s status, saying which moves are), or idempotency_key_required */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (scope) or plan_restricted (plan) */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no policy with this ID in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description idempotency_key_reused (same key, different body) or idempotency_request_in_progress */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Approve a policy waiting for approval (extension)
+   * @description Moves the policy from `pending_approval` to `draft_approved`. No body (or `{}`). Answers the policy as GET does. Idempotent under `Idempotency-Key`.
+   */
+  approvePolicy: {
+    parameters: {
+      header: {
+        /** @description Required. 1-128 letters, digits, `.`, `_`, `~`, `-`. Scoped to the credential; a retry with the same key and body within 24 hours replays the first response. */
+        "idempotency-key": string;
+      };
+      path: {
+        /** @description A policy ID of the caller’s organization. */
+        policyId: string;
+      };
+    };
+    /** @description No fields: send no body or `{}`. */
+    requestBody: {
+      content: {
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description The policy after the move, as GET returns it. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              policyId: string;
+              policyCustomId: string;
+              policyName: string;
+              /** @enum {unknown} */
+              status: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+              /** @description Free text, for example Engineering, Security, IT; left out when unassigned. */
+              department?: string;
+              assignees: {
+                  name: string;
+                  email: string;
+                  isPrimary: boolean;
+                }[];
+              approvers: {
+                  name: string;
+                  email: string;
+                }[];
+              isRelevant: boolean;
+              nextReviewDate: number | null;
+              entities: {
+                  entityId: string;
+                  entityName: string;
+                }[];
+              /** @enum {unknown} */
+              gapStatus: "no_gaps" | "gaps_detected";
+              aiDetectedGaps: string[];
+              /** @description One of requires_acknowledgement, informational. */
+              policyBehavior?: string;
+              mappedFrameworkIds?: string[];
+              mappedControlIds?: string[];
+              notRelevantReason?: string;
+              /** @description Rough size of the work left: one of low, medium, high. */
+              effortEstimate?: string;
+              /** @description Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+              recurrence?: string;
+              addedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              addedOn?: number;
+              lastModifiedBy?: {
+                name: string;
+                email: string;
+              };
+              modifiedOn?: number | null;
+              versionNumber?: string;
+              /** @description Where the policy came from: one of template, custom, imported. */
+              source?: string;
+              publishedBy?: {
+                name: string;
+                email: string;
+              };
+              publishedOn: number | null;
+              policyRequirementText?: string;
+              mappedFrameworks: {
+                  frameworkId: string;
+                  frameworkName: string;
+                }[];
+              mappedControls: {
+                  controlId: string;
+                  controlCode: string;
+                  controlName: string;
+                }[];
+              mappedRequirements: {
+                  frameworkId: string;
+                  frameworkName: string;
+                  requirementId: string;
+                  requirementCode: string;
+                  requirementName: string;
+                }[];
+              documents?: {
+                  displayName: string;
+                  /** @description File-type family (word, excel, image…), or `link` for an external link. */
+                  type: string;
+                  /** @description Only for an external link a user added; never for a file the service hosts. */
+                  url?: string;
+                  note?: string;
+                  addedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  addedOn: number;
+                  updatedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  updatedOn?: number;
+                }[];
+              versionHistory?: {
+                  versionName: string;
+                  publishedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  publishedOn: number;
+                }[];
+              tickets?: {
+                  ticketId: string;
+                  source: string;
+                  url: string;
+                }[];
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (details name the field; `status` when approve is not allowed from the policy’s status, saying which moves are), or idempotency_key_required */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (scope) or plan_restricted (plan) */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no policy with this ID in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description idempotency_key_reused (same key, different body) or idempotency_request_in_progress */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Publish an approved policy as a new version (extension)
+   * @description Moves the policy from `draft_approved` to `published`: a new entry in `versionHistory`, and `versionNumber`, `publishedBy` (the credential) and `publishedOn` (now) set. Answers the policy as GET does. Idempotent under `Idempotency-Key`.
+   */
+  publishPolicy: {
+    parameters: {
+      header: {
+        /** @description Required. 1-128 letters, digits, `.`, `_`, `~`, `-`. Scoped to the credential; a retry with the same key and body within 24 hours replays the first response. */
+        "idempotency-key": string;
+      };
+      path: {
+        /** @description A policy ID of the caller’s organization. */
+        policyId: string;
+      };
+    };
+    /** @description Optional: send no body, `{}`, or a `versionName`. */
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The new version's name (1-64 characters, not one the policy has published before). Default: the next minor version after the last one (`1.2` after `1.1`), `1.0` for a first publication. */
+          versionName?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The policy after the move, as GET returns it. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              policyId: string;
+              policyCustomId: string;
+              policyName: string;
+              /** @enum {unknown} */
+              status: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+              /** @description Free text, for example Engineering, Security, IT; left out when unassigned. */
+              department?: string;
+              assignees: {
+                  name: string;
+                  email: string;
+                  isPrimary: boolean;
+                }[];
+              approvers: {
+                  name: string;
+                  email: string;
+                }[];
+              isRelevant: boolean;
+              nextReviewDate: number | null;
+              entities: {
+                  entityId: string;
+                  entityName: string;
+                }[];
+              /** @enum {unknown} */
+              gapStatus: "no_gaps" | "gaps_detected";
+              aiDetectedGaps: string[];
+              /** @description One of requires_acknowledgement, informational. */
+              policyBehavior?: string;
+              mappedFrameworkIds?: string[];
+              mappedControlIds?: string[];
+              notRelevantReason?: string;
+              /** @description Rough size of the work left: one of low, medium, high. */
+              effortEstimate?: string;
+              /** @description Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+              recurrence?: string;
+              addedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              addedOn?: number;
+              lastModifiedBy?: {
+                name: string;
+                email: string;
+              };
+              modifiedOn?: number | null;
+              versionNumber?: string;
+              /** @description Where the policy came from: one of template, custom, imported. */
+              source?: string;
+              publishedBy?: {
+                name: string;
+                email: string;
+              };
+              publishedOn: number | null;
+              policyRequirementText?: string;
+              mappedFrameworks: {
+                  frameworkId: string;
+                  frameworkName: string;
+                }[];
+              mappedControls: {
+                  controlId: string;
+                  controlCode: string;
+                  controlName: string;
+                }[];
+              mappedRequirements: {
+                  frameworkId: string;
+                  frameworkName: string;
+                  requirementId: string;
+                  requirementCode: string;
+                  requirementName: string;
+                }[];
+              documents?: {
+                  displayName: string;
+                  /** @description File-type family (word, excel, image…), or `link` for an external link. */
+                  type: string;
+                  /** @description Only for an external link a user added; never for a file the service hosts. */
+                  url?: string;
+                  note?: string;
+                  addedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  addedOn: number;
+                  updatedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  updatedOn?: number;
+                }[];
+              versionHistory?: {
+                  versionName: string;
+                  publishedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  publishedOn: number;
+                }[];
+              tickets?: {
+                  ticketId: string;
+                  source: string;
+                  url: string;
+                }[];
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (details name the field; `status` when publish is not allowed from the policy’s status, saying which moves are), or idempotency_key_required */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (scope) or plan_restricted (plan) */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no policy with this ID in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description idempotency_key_reused (same key, different body) or idempotency_request_in_progress */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Mark a policy for review (extension)
+   * @description Moves the policy from `published`, `needs_attention` to `needs_review`. No body (or `{}`). Answers the policy as GET does. Idempotent under `Idempotency-Key`.
+   */
+  requestPolicyReview: {
+    parameters: {
+      header: {
+        /** @description Required. 1-128 letters, digits, `.`, `_`, `~`, `-`. Scoped to the credential; a retry with the same key and body within 24 hours replays the first response. */
+        "idempotency-key": string;
+      };
+      path: {
+        /** @description A policy ID of the caller’s organization. */
+        policyId: string;
+      };
+    };
+    /** @description No fields: send no body or `{}`. */
+    requestBody: {
+      content: {
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description The policy after the move, as GET returns it. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              policyId: string;
+              policyCustomId: string;
+              policyName: string;
+              /** @enum {unknown} */
+              status: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+              /** @description Free text, for example Engineering, Security, IT; left out when unassigned. */
+              department?: string;
+              assignees: {
+                  name: string;
+                  email: string;
+                  isPrimary: boolean;
+                }[];
+              approvers: {
+                  name: string;
+                  email: string;
+                }[];
+              isRelevant: boolean;
+              nextReviewDate: number | null;
+              entities: {
+                  entityId: string;
+                  entityName: string;
+                }[];
+              /** @enum {unknown} */
+              gapStatus: "no_gaps" | "gaps_detected";
+              aiDetectedGaps: string[];
+              /** @description One of requires_acknowledgement, informational. */
+              policyBehavior?: string;
+              mappedFrameworkIds?: string[];
+              mappedControlIds?: string[];
+              notRelevantReason?: string;
+              /** @description Rough size of the work left: one of low, medium, high. */
+              effortEstimate?: string;
+              /** @description Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+              recurrence?: string;
+              addedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              addedOn?: number;
+              lastModifiedBy?: {
+                name: string;
+                email: string;
+              };
+              modifiedOn?: number | null;
+              versionNumber?: string;
+              /** @description Where the policy came from: one of template, custom, imported. */
+              source?: string;
+              publishedBy?: {
+                name: string;
+                email: string;
+              };
+              publishedOn: number | null;
+              policyRequirementText?: string;
+              mappedFrameworks: {
+                  frameworkId: string;
+                  frameworkName: string;
+                }[];
+              mappedControls: {
+                  controlId: string;
+                  controlCode: string;
+                  controlName: string;
+                }[];
+              mappedRequirements: {
+                  frameworkId: string;
+                  frameworkName: string;
+                  requirementId: string;
+                  requirementCode: string;
+                  requirementName: string;
+                }[];
+              documents?: {
+                  displayName: string;
+                  /** @description File-type family (word, excel, image…), or `link` for an external link. */
+                  type: string;
+                  /** @description Only for an external link a user added; never for a file the service hosts. */
+                  url?: string;
+                  note?: string;
+                  addedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  addedOn: number;
+                  updatedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  updatedOn?: number;
+                }[];
+              versionHistory?: {
+                  versionName: string;
+                  publishedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  publishedOn: number;
+                }[];
+              tickets?: {
+                  ticketId: string;
+                  source: string;
+                  url: string;
+                }[];
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (details name the field; `status` when request_review is not allowed from the policy’s status, saying which moves are), or idempotency_key_required */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (scope) or plan_restricted (plan) */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no policy with this ID in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description idempotency_key_reused (same key, different body) or idempotency_request_in_progress */
+      409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -75,6 +75,11 @@ export const OPERATIONS: Record<string, string> = {
   'POST /v1/evidence/{evidenceId}/approve': 'approveEvidence',
   'POST /v1/evidence/{evidenceId}/request_revision': 'requestEvidenceRevision',
   'PATCH /v1/evidence/{evidenceId}': 'updateEvidence',
+  'POST /v1/policies/{policyId}/submit': 'submitPolicy',
+  'POST /v1/policies/{policyId}/approve': 'approvePolicy',
+  'POST /v1/policies/{policyId}/publish': 'publishPolicy',
+  'POST /v1/policies/{policyId}/request_review': 'requestPolicyReview',
+  'PATCH /v1/policies/{policyId}': 'updatePolicy',
 };
 
 /**

@@ -16,17 +16,27 @@ export function movesFrom<Status extends string>(moves: Moves<Status>, status: s
 }
 
 /** Throws the refusal of `move` when it is not allowed from `status`. */
-export function assertMoveAllowed<Status extends string>(moves: Moves<Status>, move: string, status: string, what: string): void {
-  if ((moves[move] as readonly string[]).includes(status)) return;
-  throw moveRefused(moves, move, status, what);
+export interface Machine<Status extends string> {
+  moves: Moves<Status>;
+  /** the record's kind, in words (`evidence record`, `policy`) */
+  what: string;
+  /** what is allowed from every status, said after the moves (evidence: an upload) */
+  always?: string;
 }
 
-export function moveRefused<Status extends string>(moves: Moves<Status>, move: string, status: string, what: string): ServiceError {
+export function assertMoveAllowed<Status extends string>(machine: Machine<Status>, move: string, status: string): void {
+  if ((machine.moves[move] as readonly string[]).includes(status)) return;
+  throw moveRefused(machine, move, status);
+}
+
+export function moveRefused<Status extends string>(machine: Machine<Status>, move: string, status: string): ServiceError {
+  const { moves, what } = machine;
   const allowed = movesFrom(moves, status);
   const from = `allowed from ${moves[move].join(', ')}`;
   const here = allowed.length > 0 ? `from ${status} the allowed moves are: ${allowed.join(', ')}` : `no move is allowed from ${status}`;
+  const always = machine.always ? ` (${machine.always})` : '';
   return validationFailed(
-    [{ field: 'status', message: `is ${status}: ${move} is ${from}; ${here}` }],
+    [{ field: 'status', message: `is ${status}: ${move} is ${from}; ${here}${always}` }],
     `The move ${move} is not allowed while the ${what} is ${status}.`,
   );
 }

@@ -12,7 +12,7 @@ import type { Context } from '../context.ts';
 import { validationFailed, type FieldIssue } from '../errors.ts';
 import type { IdempotencyInput, Outcome } from '../idempotency/run.ts';
 import { attachmentPeriod, type EVIDENCE_STATUSES } from '../vocabulary.ts';
-import { assertMoveAllowed, type Moves } from '../artifacts/moves.ts';
+import { assertMoveAllowed, type Machine, type Moves } from '../artifacts/moves.ts';
 import { typedName, invisibleIssue } from '../text.ts';
 import { webLinkProblem } from '../web-link.ts';
 import { artifactHasApprovers, countLinkAttachments, type NewLinkAttachment } from '../../storage/db/repositories/artifact-writes.ts';
@@ -30,6 +30,12 @@ export const EVIDENCE_MOVES = {
 } as const satisfies Moves<EvidenceStatus>;
 
 export type EvidenceMove = keyof typeof EVIDENCE_MOVES;
+
+const MACHINE: Machine<EvidenceStatus> = {
+  moves: EVIDENCE_MOVES,
+  what: 'evidence record',
+  always: 'an upload, or links added with PATCH, submit evidence from any status',
+};
 
 /** Where each move leads. */
 export const EVIDENCE_MOVE_TARGETS: Record<EvidenceMove, EvidenceStatus> = {
@@ -51,7 +57,7 @@ export function approveEvidence({ ctx, input }: { ctx: Context; input: MoveInput
     idempotency: input.idempotency,
     body: input.body,
     decide: async ({ row }) => {
-      assertMoveAllowed(EVIDENCE_MOVES, 'approve', row.status, 'evidence record');
+      assertMoveAllowed(MACHINE, 'approve', row.status);
       return { columns: { status: EVIDENCE_MOVE_TARGETS.approve } };
     },
   });
@@ -72,7 +78,7 @@ export function requestEvidenceRevision({
     idempotency: input.idempotency,
     body: input.body,
     decide: async ({ row, now, actorId }) => {
-      assertMoveAllowed(EVIDENCE_MOVES, 'request_revision', row.status, 'evidence record');
+      assertMoveAllowed(MACHINE, 'request_revision', row.status);
       return {
         columns: {
           status: EVIDENCE_MOVE_TARGETS.request_revision,

@@ -8,6 +8,7 @@ import getControlRoute from './controls/get.ts';
 import healthRoutes from './ops/health.ts';
 import listPoliciesRoute from './policies/list.ts';
 import getPolicyRoute from './policies/get.ts';
+import policyLifecycleRoutes from './policies/lifecycle.ts';
 import listEvidenceRoute from './evidence/list.ts';
 import getEvidenceRoute from './evidence/get.ts';
 import uploadAttachmentsRoutes from './evidence/upload.ts';
@@ -51,6 +52,8 @@ const routes = [
   healthRoutes,
   listPoliciesRoute,
   getPolicyRoute,
+  // extensions: the policy lifecycle (issue 26)
+  policyLifecycleRoutes,
   listEvidenceRoute,
   getEvidenceRoute,
   uploadAttachmentsRoutes,

@@ -487,6 +487,635 @@ export interface GetPolicyResponse {
   };
 }
 
+// PATCH /v1/policies/{policyId}: Change a policy’s relevance or next review date, or add documents as links (extension)
+
+export interface UpdatePolicyParams {
+  /** A policy ID of the caller’s organization. */
+  policyId: string;
+}
+
+/** At least one field; fields not sent are kept. */
+export interface UpdatePolicyBody {
+  /** `false` needs `notRelevantReason`; `true` clears it. */
+  isRelevant?: boolean;
+  /** Why the policy does not apply; only while it is (or becomes) not relevant. 1-2000 characters, not blank. */
+  notRelevantReason?: string;
+  /** Epoch ms of the next review; `null` clears it. */
+  nextReviewDate?: number | null;
+  /** External links added as documents (no file), at most 20 per request and 100 per policy. A `not_uploaded` policy becomes `draft`; other statuses are kept. */
+  documents?: Array<{
+    /** The name shown for the link; 1-255 characters. */
+    displayName: string;
+    /** An http:// or https:// URL without a user name or password; at most 2048 characters. */
+    url: string;
+    /** At most 2000 characters. */
+    note?: string;
+  }>;
+}
+
+/** The policy after the update, as GET returns it. */
+export interface UpdatePolicyResponse {
+  data: {
+    policyId: string;
+    policyCustomId: string;
+    policyName: string;
+    status: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+    /** Free text, for example Engineering, Security, IT; left out when unassigned. */
+    department?: string;
+    assignees: Array<{
+      name: string;
+      email: string;
+      isPrimary: boolean;
+    }>;
+    approvers: Array<{
+      name: string;
+      email: string;
+    }>;
+    isRelevant: boolean;
+    nextReviewDate: number | null;
+    entities: Array<{
+      entityId: string;
+      entityName: string;
+    }>;
+    gapStatus: "no_gaps" | "gaps_detected";
+    aiDetectedGaps: Array<string>;
+    /** One of requires_acknowledgement, informational. */
+    policyBehavior?: string;
+    mappedFrameworkIds?: Array<string>;
+    mappedControlIds?: Array<string>;
+    notRelevantReason?: string;
+    /** Rough size of the work left: one of low, medium, high. */
+    effortEstimate?: string;
+    /** Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+    recurrence?: string;
+    addedBy?: {
+      name: string;
+      email: string;
+    };
+    /** Unix epoch milliseconds. */
+    addedOn?: number;
+    lastModifiedBy?: {
+      name: string;
+      email: string;
+    };
+    modifiedOn?: number | null;
+    versionNumber?: string;
+    /** Where the policy came from: one of template, custom, imported. */
+    source?: string;
+    publishedBy?: {
+      name: string;
+      email: string;
+    };
+    publishedOn: number | null;
+    policyRequirementText?: string;
+    mappedFrameworks: Array<{
+      frameworkId: string;
+      frameworkName: string;
+    }>;
+    mappedControls: Array<{
+      controlId: string;
+      controlCode: string;
+      controlName: string;
+    }>;
+    mappedRequirements: Array<{
+      frameworkId: string;
+      frameworkName: string;
+      requirementId: string;
+      requirementCode: string;
+      requirementName: string;
+    }>;
+    documents?: Array<{
+      displayName: string;
+      /** File-type family (word, excel, image…), or `link` for an external link. */
+      type: string;
+      /** Only for an external link a user added; never for a file the service hosts. */
+      url?: string;
+      note?: string;
+      addedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      addedOn: number;
+      updatedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      updatedOn?: number;
+    }>;
+    versionHistory?: Array<{
+      versionName: string;
+      publishedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      publishedOn: number;
+    }>;
+    tickets?: Array<{
+      ticketId: string;
+      source: string;
+      url: string;
+    }>;
+  };
+  meta: {
+    /** Equals the X-Request-Id header. */
+    requestId: string;
+  };
+}
+
+// POST /v1/policies/{policyId}/submit: Submit a policy for approval (extension)
+
+export interface SubmitPolicyParams {
+  /** A policy ID of the caller’s organization. */
+  policyId: string;
+}
+
+/** No fields: send no body or `{}`. */
+export type SubmitPolicyBody = Record<string, never>;
+
+/** The policy after the move, as GET returns it. */
+export interface SubmitPolicyResponse {
+  data: {
+    policyId: string;
+    policyCustomId: string;
+    policyName: string;
+    status: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+    /** Free text, for example Engineering, Security, IT; left out when unassigned. */
+    department?: string;
+    assignees: Array<{
+      name: string;
+      email: string;
+      isPrimary: boolean;
+    }>;
+    approvers: Array<{
+      name: string;
+      email: string;
+    }>;
+    isRelevant: boolean;
+    nextReviewDate: number | null;
+    entities: Array<{
+      entityId: string;
+      entityName: string;
+    }>;
+    gapStatus: "no_gaps" | "gaps_detected";
+    aiDetectedGaps: Array<string>;
+    /** One of requires_acknowledgement, informational. */
+    policyBehavior?: string;
+    mappedFrameworkIds?: Array<string>;
+    mappedControlIds?: Array<string>;
+    notRelevantReason?: string;
+    /** Rough size of the work left: one of low, medium, high. */
+    effortEstimate?: string;
+    /** Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+    recurrence?: string;
+    addedBy?: {
+      name: string;
+      email: string;
+    };
+    /** Unix epoch milliseconds. */
+    addedOn?: number;
+    lastModifiedBy?: {
+      name: string;
+      email: string;
+    };
+    modifiedOn?: number | null;
+    versionNumber?: string;
+    /** Where the policy came from: one of template, custom, imported. */
+    source?: string;
+    publishedBy?: {
+      name: string;
+      email: string;
+    };
+    publishedOn: number | null;
+    policyRequirementText?: string;
+    mappedFrameworks: Array<{
+      frameworkId: string;
+      frameworkName: string;
+    }>;
+    mappedControls: Array<{
+      controlId: string;
+      controlCode: string;
+      controlName: string;
+    }>;
+    mappedRequirements: Array<{
+      frameworkId: string;
+      frameworkName: string;
+      requirementId: string;
+      requirementCode: string;
+      requirementName: string;
+    }>;
+    documents?: Array<{
+      displayName: string;
+      /** File-type family (word, excel, image…), or `link` for an external link. */
+      type: string;
+      /** Only for an external link a user added; never for a file the service hosts. */
+      url?: string;
+      note?: string;
+      addedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      addedOn: number;
+      updatedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      updatedOn?: number;
+    }>;
+    versionHistory?: Array<{
+      versionName: string;
+      publishedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      publishedOn: number;
+    }>;
+    tickets?: Array<{
+      ticketId: string;
+      source: string;
+      url: string;
+    }>;
+  };
+  meta: {
+    /** Equals the X-Request-Id header. */
+    requestId: string;
+  };
+}
+
+// POST /v1/policies/{policyId}/approve: Approve a policy waiting for approval (extension)
+
+export interface ApprovePolicyParams {
+  /** A policy ID of the caller’s organization. */
+  policyId: string;
+}
+
+/** No fields: send no body or `{}`. */
+export type ApprovePolicyBody = Record<string, never>;
+
+/** The policy after the move, as GET returns it. */
+export interface ApprovePolicyResponse {
+  data: {
+    policyId: string;
+    policyCustomId: string;
+    policyName: string;
+    status: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+    /** Free text, for example Engineering, Security, IT; left out when unassigned. */
+    department?: string;
+    assignees: Array<{
+      name: string;
+      email: string;
+      isPrimary: boolean;
+    }>;
+    approvers: Array<{
+      name: string;
+      email: string;
+    }>;
+    isRelevant: boolean;
+    nextReviewDate: number | null;
+    entities: Array<{
+      entityId: string;
+      entityName: string;
+    }>;
+    gapStatus: "no_gaps" | "gaps_detected";
+    aiDetectedGaps: Array<string>;
+    /** One of requires_acknowledgement, informational. */
+    policyBehavior?: string;
+    mappedFrameworkIds?: Array<string>;
+    mappedControlIds?: Array<string>;
+    notRelevantReason?: string;
+    /** Rough size of the work left: one of low, medium, high. */
+    effortEstimate?: string;
+    /** Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+    recurrence?: string;
+    addedBy?: {
+      name: string;
+      email: string;
+    };
+    /** Unix epoch milliseconds. */
+    addedOn?: number;
+    lastModifiedBy?: {
+      name: string;
+      email: string;
+    };
+    modifiedOn?: number | null;
+    versionNumber?: string;
+    /** Where the policy came from: one of template, custom, imported. */
+    source?: string;
+    publishedBy?: {
+      name: string;
+      email: string;
+    };
+    publishedOn: number | null;
+    policyRequirementText?: string;
+    mappedFrameworks: Array<{
+      frameworkId: string;
+      frameworkName: string;
+    }>;
+    mappedControls: Array<{
+      controlId: string;
+      controlCode: string;
+      controlName: string;
+    }>;
+    mappedRequirements: Array<{
+      frameworkId: string;
+      frameworkName: string;
+      requirementId: string;
+      requirementCode: string;
+      requirementName: string;
+    }>;
+    documents?: Array<{
+      displayName: string;
+      /** File-type family (word, excel, image…), or `link` for an external link. */
+      type: string;
+      /** Only for an external link a user added; never for a file the service hosts. */
+      url?: string;
+      note?: string;
+      addedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      addedOn: number;
+      updatedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      updatedOn?: number;
+    }>;
+    versionHistory?: Array<{
+      versionName: string;
+      publishedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      publishedOn: number;
+    }>;
+    tickets?: Array<{
+      ticketId: string;
+      source: string;
+      url: string;
+    }>;
+  };
+  meta: {
+    /** Equals the X-Request-Id header. */
+    requestId: string;
+  };
+}
+
+// POST /v1/policies/{policyId}/publish: Publish an approved policy as a new version (extension)
+
+export interface PublishPolicyParams {
+  /** A policy ID of the caller’s organization. */
+  policyId: string;
+}
+
+/** Optional: send no body, `{}`, or a `versionName`. */
+export interface PublishPolicyBody {
+  /** The new version's name (1-64 characters, not one the policy has published before). Default: the next minor version after the last one (`1.2` after `1.1`), `1.0` for a first publication. */
+  versionName?: string;
+}
+
+/** The policy after the move, as GET returns it. */
+export interface PublishPolicyResponse {
+  data: {
+    policyId: string;
+    policyCustomId: string;
+    policyName: string;
+    status: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+    /** Free text, for example Engineering, Security, IT; left out when unassigned. */
+    department?: string;
+    assignees: Array<{
+      name: string;
+      email: string;
+      isPrimary: boolean;
+    }>;
+    approvers: Array<{
+      name: string;
+      email: string;
+    }>;
+    isRelevant: boolean;
+    nextReviewDate: number | null;
+    entities: Array<{
+      entityId: string;
+      entityName: string;
+    }>;
+    gapStatus: "no_gaps" | "gaps_detected";
+    aiDetectedGaps: Array<string>;
+    /** One of requires_acknowledgement, informational. */
+    policyBehavior?: string;
+    mappedFrameworkIds?: Array<string>;
+    mappedControlIds?: Array<string>;
+    notRelevantReason?: string;
+    /** Rough size of the work left: one of low, medium, high. */
+    effortEstimate?: string;
+    /** Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+    recurrence?: string;
+    addedBy?: {
+      name: string;
+      email: string;
+    };
+    /** Unix epoch milliseconds. */
+    addedOn?: number;
+    lastModifiedBy?: {
+      name: string;
+      email: string;
+    };
+    modifiedOn?: number | null;
+    versionNumber?: string;
+    /** Where the policy came from: one of template, custom, imported. */
+    source?: string;
+    publishedBy?: {
+      name: string;
+      email: string;
+    };
+    publishedOn: number | null;
+    policyRequirementText?: string;
+    mappedFrameworks: Array<{
+      frameworkId: string;
+      frameworkName: string;
+    }>;
+    mappedControls: Array<{
+      controlId: string;
+      controlCode: string;
+      controlName: string;
+    }>;
+    mappedRequirements: Array<{
+      frameworkId: string;
+      frameworkName: string;
+      requirementId: string;
+      requirementCode: string;
+      requirementName: string;
+    }>;
+    documents?: Array<{
+      displayName: string;
+      /** File-type family (word, excel, image…), or `link` for an external link. */
+      type: string;
+      /** Only for an external link a user added; never for a file the service hosts. */
+      url?: string;
+      note?: string;
+      addedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      addedOn: number;
+      updatedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      updatedOn?: number;
+    }>;
+    versionHistory?: Array<{
+      versionName: string;
+      publishedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      publishedOn: number;
+    }>;
+    tickets?: Array<{
+      ticketId: string;
+      source: string;
+      url: string;
+    }>;
+  };
+  meta: {
+    /** Equals the X-Request-Id header. */
+    requestId: string;
+  };
+}
+
+// POST /v1/policies/{policyId}/request_review: Mark a policy for review (extension)
+
+export interface RequestPolicyReviewParams {
+  /** A policy ID of the caller’s organization. */
+  policyId: string;
+}
+
+/** No fields: send no body or `{}`. */
+export type RequestPolicyReviewBody = Record<string, never>;
+
+/** The policy after the move, as GET returns it. */
+export interface RequestPolicyReviewResponse {
+  data: {
+    policyId: string;
+    policyCustomId: string;
+    policyName: string;
+    status: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+    /** Free text, for example Engineering, Security, IT; left out when unassigned. */
+    department?: string;
+    assignees: Array<{
+      name: string;
+      email: string;
+      isPrimary: boolean;
+    }>;
+    approvers: Array<{
+      name: string;
+      email: string;
+    }>;
+    isRelevant: boolean;
+    nextReviewDate: number | null;
+    entities: Array<{
+      entityId: string;
+      entityName: string;
+    }>;
+    gapStatus: "no_gaps" | "gaps_detected";
+    aiDetectedGaps: Array<string>;
+    /** One of requires_acknowledgement, informational. */
+    policyBehavior?: string;
+    mappedFrameworkIds?: Array<string>;
+    mappedControlIds?: Array<string>;
+    notRelevantReason?: string;
+    /** Rough size of the work left: one of low, medium, high. */
+    effortEstimate?: string;
+    /** Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+    recurrence?: string;
+    addedBy?: {
+      name: string;
+      email: string;
+    };
+    /** Unix epoch milliseconds. */
+    addedOn?: number;
+    lastModifiedBy?: {
+      name: string;
+      email: string;
+    };
+    modifiedOn?: number | null;
+    versionNumber?: string;
+    /** Where the policy came from: one of template, custom, imported. */
+    source?: string;
+    publishedBy?: {
+      name: string;
+      email: string;
+    };
+    publishedOn: number | null;
+    policyRequirementText?: string;
+    mappedFrameworks: Array<{
+      frameworkId: string;
+      frameworkName: string;
+    }>;
+    mappedControls: Array<{
+      controlId: string;
+      controlCode: string;
+      controlName: string;
+    }>;
+    mappedRequirements: Array<{
+      frameworkId: string;
+      frameworkName: string;
+      requirementId: string;
+      requirementCode: string;
+      requirementName: string;
+    }>;
+    documents?: Array<{
+      displayName: string;
+      /** File-type family (word, excel, image…), or `link` for an external link. */
+      type: string;
+      /** Only for an external link a user added; never for a file the service hosts. */
+      url?: string;
+      note?: string;
+      addedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      addedOn: number;
+      updatedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      updatedOn?: number;
+    }>;
+    versionHistory?: Array<{
+      versionName: string;
+      publishedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      publishedOn: number;
+    }>;
+    tickets?: Array<{
+      ticketId: string;
+      source: string;
+      url: string;
+    }>;
+  };
+  meta: {
+    /** Equals the X-Request-Id header. */
+    requestId: string;
+  };
+}
+
 // GET /v1/evidence: List evidence records
 
 export interface ListEvidenceQuery {
@@ -2421,6 +3050,51 @@ export const operations = {
     idempotent: false,
     success: 200,
   },
+  updatePolicy: {
+    method: 'PATCH',
+    path: '/v1/policies/{policyId}',
+    pathParams: ['policyId'],
+    query: {},
+    body: 'json',
+    idempotent: true,
+    success: 200,
+  },
+  submitPolicy: {
+    method: 'POST',
+    path: '/v1/policies/{policyId}/submit',
+    pathParams: ['policyId'],
+    query: {},
+    body: 'json',
+    idempotent: true,
+    success: 200,
+  },
+  approvePolicy: {
+    method: 'POST',
+    path: '/v1/policies/{policyId}/approve',
+    pathParams: ['policyId'],
+    query: {},
+    body: 'json',
+    idempotent: true,
+    success: 200,
+  },
+  publishPolicy: {
+    method: 'POST',
+    path: '/v1/policies/{policyId}/publish',
+    pathParams: ['policyId'],
+    query: {},
+    body: 'json',
+    idempotent: true,
+    success: 200,
+  },
+  requestPolicyReview: {
+    method: 'POST',
+    path: '/v1/policies/{policyId}/request_review',
+    pathParams: ['policyId'],
+    query: {},
+    body: 'json',
+    idempotent: true,
+    success: 200,
+  },
   listEvidence: {
     method: 'GET',
     path: '/v1/evidence',
@@ -2550,6 +3224,11 @@ export interface OperationTypes {
   getControl: { params: GetControlParams; query: GetControlQuery; body: never; response: GetControlResponse };
   listPolicies: { params: never; query: ListPoliciesQuery; body: never; response: ListPoliciesResponse };
   getPolicy: { params: GetPolicyParams; query: GetPolicyQuery; body: never; response: GetPolicyResponse };
+  updatePolicy: { params: UpdatePolicyParams; query: never; body: UpdatePolicyBody; response: UpdatePolicyResponse };
+  submitPolicy: { params: SubmitPolicyParams; query: never; body: SubmitPolicyBody; response: SubmitPolicyResponse };
+  approvePolicy: { params: ApprovePolicyParams; query: never; body: ApprovePolicyBody; response: ApprovePolicyResponse };
+  publishPolicy: { params: PublishPolicyParams; query: never; body: PublishPolicyBody; response: PublishPolicyResponse };
+  requestPolicyReview: { params: RequestPolicyReviewParams; query: never; body: RequestPolicyReviewBody; response: RequestPolicyReviewResponse };
   listEvidence: { params: never; query: ListEvidenceQuery; body: never; response: ListEvidenceResponse };
   getEvidence: { params: GetEvidenceParams; query: GetEvidenceQuery; body: never; response: GetEvidenceResponse };
   updateEvidence: { params: UpdateEvidenceParams; query: never; body: UpdateEvidenceBody; response: UpdateEvidenceResponse };
