@@ -1,9 +1,10 @@
-// compliance evidence list | get | upload
+// compliance evidence list | get | upload | approve | request-revision | update
 import type { GetEvidenceQuery, ListEvidenceQuery } from '../sdk.ts';
 import { EVIDENCE_STATUS, GET_FIELDS, LIST_FIELDS } from '../vocabulary.ts';
 import { artifactFilters } from './artifact-filters.ts';
 import type { Command } from './command.ts';
 import { evidenceUploadCommand } from './evidence-upload.ts';
+import { evidenceMoveCommands } from './moves.ts';
 import { fieldsOption, getCommand, listCommand } from './reads.ts';
 
 export const evidenceCommands: Command[] = [
@@ -23,4 +24,5 @@ export const evidenceCommands: Command[] = [
     fetch: (client, id, query, options) => client.evidence.get(id, query as GetEvidenceQuery, options),
   }),
   evidenceUploadCommand,
+  ...evidenceMoveCommands,
 ];

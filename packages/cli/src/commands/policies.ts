@@ -1,9 +1,10 @@
-// compliance policies list | get
+// compliance policies list | get | submit | approve | publish | request-review | update
 import type { GetPolicyQuery, ListPoliciesQuery } from '../sdk.ts';
 import { GET_FIELDS, LIST_FIELDS, POLICY_STATUS } from '../vocabulary.ts';
 import type { Command } from './command.ts';
 import { artifactFilters } from './artifact-filters.ts';
 import { fieldsOption, getCommand, listCommand } from './reads.ts';
+import { policyMoveCommands } from './moves.ts';
 
 export const policyCommands: Command[] = [
   listCommand({
@@ -21,4 +22,5 @@ export const policyCommands: Command[] = [
     options: [fieldsOption(GET_FIELDS.policies, 'expansions to include')],
     fetch: (client, id, query, options) => client.policies.get(id, query as GetPolicyQuery, options),
   }),
+  ...policyMoveCommands,
 ];
