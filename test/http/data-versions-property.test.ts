@@ -1,6 +1,6 @@
 // A property test of the per-kind data versions (src/domain/data-versions.ts), on every database
 // engine: after any sequence of writes over HTTP (findings created and patched, evidence
-// uploaded), and of the operator's plan change, every answer of a server with a result cache
+// uploaded, reviewed and linked, the policy moved along its lifecycle), and of the operator's plan change, every answer of a server with a result cache
 // equals the one a server without a cache computes from the same database, for every list and
 // get-one endpoint that caches. A write that forgot to bump a kind some answer reads, or an
 // answer keyed by fewer kinds than it reads, shows here as a stale answer.
@@ -24,13 +24,21 @@ type Write =
   | { kind: 'createFinding'; severity: 'low' | 'high' }
   | { kind: 'patchFinding'; finding: number; reportLink: string }
   | { kind: 'upload'; evidence: number }
-  | { kind: 'plan'; without: (typeof RESOURCES)[number] | null };
+  | { kind: 'plan'; without: (typeof RESOURCES)[number] | null }
+  | { kind: 'evidenceMove'; evidence: number; move: (typeof EVIDENCE_MOVES)[number] }
+  | { kind: 'policyMove'; move: (typeof POLICY_MOVES)[number] };
+
+/** The review and lifecycle moves (issue 26): a move its status does not allow is refused, which changes nothing. */
+const EVIDENCE_MOVES = ['approve', 'request_revision', 'links', 'notRelevant', 'relevant'] as const;
+const POLICY_MOVES = ['submit', 'approve', 'publish', 'request_review', 'notRelevant', 'relevant'] as const;
 
 const writeArb: fc.Arbitrary<Write> = fc.oneof(
   fc.record({ kind: fc.constant('createFinding' as const), severity: fc.constantFrom('low' as const, 'high' as const) }),
   fc.record({ kind: fc.constant('patchFinding' as const), finding: fc.nat(), reportLink: fc.constantFrom('', 'https://example.com/r') }),
   fc.record({ kind: fc.constant('upload' as const), evidence: fc.nat() }),
   fc.record({ kind: fc.constant('plan' as const), without: fc.constantFrom(null, null, 'vulnerability' as const, 'evidence' as const) }),
+  fc.record({ kind: fc.constant('evidenceMove' as const), evidence: fc.nat(), move: fc.constantFrom(...EVIDENCE_MOVES) }),
+  fc.record({ kind: fc.constant('policyMove' as const), move: fc.constantFrom(...POLICY_MOVES) }),
 );
 
 for (const dialect of dialects) {
@@ -121,6 +129,22 @@ for (const dialect of dialects) {
         form.append('files', new Blob([randomUUID()]), 'export.txt');
         const res = await send('POST', `/v1/evidence/${evidenceIds[write.evidence % evidenceIds.length]}/attachments`, form);
         if (res.status !== 201) assert.equal(res.body.error.code, 'plan_restricted', JSON.stringify(res.body));
+      } else if (write.kind === 'evidenceMove' || write.kind === 'policyMove') {
+        const base =
+          write.kind === 'evidenceMove' ? `/v1/evidence/${evidenceIds[write.evidence % evidenceIds.length]}` : `/v1/policies/${policyId}`;
+        const bodies: Record<string, [string, string, unknown]> = {
+          approve: ['POST', `${base}/approve`, {}],
+          submit: ['POST', `${base}/submit`, {}],
+          publish: ['POST', `${base}/publish`, { versionName: randomUUID() }],
+          request_review: ['POST', `${base}/request_review`, {}],
+          request_revision: ['POST', `${base}/request_revision`, { rejectionReason: 'Again' }],
+          links: ['PATCH', base, { links: [{ displayName: 'Link', url: 'https://example.com/e' }] }],
+          notRelevant: ['PATCH', base, { isRelevant: false, notRelevantReason: 'Out of scope' }],
+          relevant: ['PATCH', base, { isRelevant: true }],
+        };
+        const [method, url, body] = bodies[write.move];
+        const res = await send(method, url, JSON.stringify(body), json);
+        if (res.status !== 200) assert.ok(['plan_restricted', 'validation_failed'].includes(res.body.error.code), JSON.stringify(res.body));
       } else {
         const plan = RESOURCES.filter((r) => r !== write.without).join(',');
         await updateOrganizationPlan({ ctx: server.system, input: { organizationId, plan } });
