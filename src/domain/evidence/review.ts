@@ -13,13 +13,13 @@ import { validationFailed, type FieldIssue } from '../errors.ts';
 import type { IdempotencyInput, Outcome } from '../idempotency/run.ts';
 import { attachmentPeriod, type EVIDENCE_STATUSES } from '../vocabulary.ts';
 import { assertMoveAllowed, type Machine, type Moves } from '../artifacts/moves.ts';
-import { typedName, invisibleIssue } from '../text.ts';
-import { webLinkProblem } from '../web-link.ts';
+import { checkedLinks, relevanceChange } from '../artifacts/field-changes.ts';
 import { artifactHasApprovers, countLinkAttachments, type NewLinkAttachment } from '../../storage/db/repositories/artifact-writes.ts';
 import { CLOCK_SKEW_MS } from './upload.ts';
 import { writeEvidence, type EvidenceWrite } from './write.ts';
 import type { EvidenceDetail } from './schema.ts';
-import { MAX_LINKS_PER_RECORD, type EvidenceLinkInput, type RequestEvidenceRevisionBody, type UpdateEvidenceBody } from './write-schema.ts';
+import { MAX_LINKS_PER_RECORD } from '../artifacts/write-schema.ts';
+import type { EvidenceLinkInput, RequestEvidenceRevisionBody, UpdateEvidenceBody } from './write-schema.ts';
 
 type EvidenceStatus = (typeof EVIDENCE_STATUSES)[number];
 
@@ -126,47 +126,6 @@ export function updateEvidence({
       }
       return change;
     },
-  });
-}
-
-/** The relevance columns a body sets, shared by evidence and policies. */
-export function relevanceChange(
-  row: { isRelevant: boolean; notRelevantReason: string | null },
-  body: { isRelevant?: boolean; notRelevantReason?: string },
-  issues: FieldIssue[],
-  columns: { isRelevant?: boolean; notRelevantReason?: string | null },
-): void {
-  if (body.isRelevant === true) {
-    if (body.notRelevantReason !== undefined)
-      issues.push({ field: 'notRelevantReason', message: 'is given only with isRelevant false; isRelevant true clears it' });
-    columns.isRelevant = true;
-    columns.notRelevantReason = null;
-  } else if (body.isRelevant === false) {
-    const reason = body.notRelevantReason ?? (row.isRelevant ? null : row.notRelevantReason);
-    if (reason === null) issues.push({ field: 'notRelevantReason', message: 'is required when isRelevant is false' });
-    columns.isRelevant = false;
-    columns.notRelevantReason = reason;
-  } else if (body.notRelevantReason !== undefined) {
-    if (row.isRelevant)
-      issues.push({ field: 'notRelevantReason', message: 'is given only with isRelevant false, or while the record is not relevant' });
-    columns.notRelevantReason = body.notRelevantReason;
-  }
-}
-
-/** Checked links, named as typed: http(s) only, no user info, a name that shows as stored. */
-export function checkedLinks<T extends { displayName: string; url: string; note?: string }>(
-  links: readonly T[],
-  field: string,
-  issues: FieldIssue[],
-): Array<T & { displayName: string; note: string | null }> {
-  return links.map((link, i) => {
-    const at = `${field}[${i}]`;
-    const name = typedName(link.displayName);
-    if (name === undefined) issues.push(invisibleIssue(`${at}.displayName`));
-    else if (name === '') issues.push({ field: `${at}.displayName`, message: 'must not be blank' });
-    const problem = webLinkProblem(link.url);
-    if (problem) issues.push({ field: `${at}.url`, message: problem });
-    return { ...link, displayName: name ?? link.displayName, note: link.note === undefined || link.note === '' ? null : link.note };
   });
 }
 

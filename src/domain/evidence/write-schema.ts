@@ -1,39 +1,12 @@
-// What an upload of attachments answers, defined once: the route serializes and documents it with
-// this schema, and uploadAttachments (upload.ts) returns the type derived from it.
+// What an upload of attachments answers, and the bodies of the review moves and PATCH, defined
+// once: the routes serialize, validate and document them with these schemas, and the verbs
+// (upload.ts, review.ts) take the types derived from them.
 import { Type, type Static } from 'typebox';
 import { EpochMs } from '../shared-schema.ts';
+import { LinkName, LinkNote, LinkUrl, MAX_LINKS_PER_RECORD, MAX_LINKS_PER_REQUEST, Reason } from '../artifacts/write-schema.ts';
 
 export const UploadResult = Type.Object({ evidenceId: Type.String(), modifiedOn: EpochMs });
 export type UploadResult = Static<typeof UploadResult>;
-
-/** Longest reason (a rejection, why a record is not relevant) and link note accepted. */
-export const MAX_REASON_LENGTH = 2000;
-/** External links one PATCH may add, and links a record may hold. */
-export const MAX_LINKS_PER_REQUEST = 20;
-export const MAX_LINKS_PER_RECORD = 100;
-
-/** A reason a person writes: 1-2,000 characters, not blank. */
-export const Reason = (description: string) =>
-  Type.String({
-    minLength: 1,
-    maxLength: MAX_REASON_LENGTH,
-    pattern: '\\S',
-    description: `${description} 1-${MAX_REASON_LENGTH} characters, not blank.`,
-  });
-
-/** A link's name: 1-255 characters, not blank, without control or invisible characters. */
-export const LinkName = Type.String({
-  minLength: 1,
-  maxLength: 255,
-  pattern: '\\S',
-  description: 'The name shown for the link; 1-255 characters.',
-});
-export const LinkUrl = Type.String({
-  minLength: 1,
-  maxLength: 2048,
-  description: 'An http:// or https:// URL without a user name or password; at most 2048 characters.',
-});
-export const LinkNote = Type.String({ maxLength: MAX_REASON_LENGTH, description: `At most ${MAX_REASON_LENGTH} characters.` });
 
 export const EvidenceLinkInput = Type.Object(
   {
@@ -73,6 +46,3 @@ export const UpdateEvidenceBody = Type.Object(
   { additionalProperties: false, minProperties: 1, description: 'At least one field; fields not sent are kept.' },
 );
 export type UpdateEvidenceBody = Static<typeof UpdateEvidenceBody>;
-
-/** The body of a move that takes none (approve): nothing, or an empty object. */
-export const EmptyMoveBody = Type.Object({}, { additionalProperties: false, description: 'No fields: send no body or `{}`.' });

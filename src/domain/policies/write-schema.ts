@@ -1,7 +1,7 @@
 // The bodies of the policy lifecycle moves and of PATCH /v1/policies/{policyId}, defined once: the
 // routes validate and document them with these schemas, the verbs (lifecycle.ts) take their types.
 import { Type, type Static } from 'typebox';
-import { LinkName, LinkNote, LinkUrl, MAX_LINKS_PER_RECORD, MAX_LINKS_PER_REQUEST, Reason } from '../evidence/write-schema.ts';
+import { LinkName, LinkNote, LinkUrl, MAX_LINKS_PER_RECORD, MAX_LINKS_PER_REQUEST, Reason } from '../artifacts/write-schema.ts';
 
 export const MAX_VERSION_NAME_LENGTH = 64;
 

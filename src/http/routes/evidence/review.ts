@@ -4,7 +4,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { approveEvidence, EVIDENCE_MOVES, requestEvidenceRevision, updateEvidence } from '../../../domain/evidence/review.ts';
-import { EmptyMoveBody, RequestEvidenceRevisionBody, UpdateEvidenceBody } from '../../../domain/evidence/write-schema.ts';
+import { RequestEvidenceRevisionBody, UpdateEvidenceBody } from '../../../domain/evidence/write-schema.ts';
+import { EmptyMoveBody } from '../../../domain/artifacts/write-schema.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { moveGuards, sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
 import { idParams } from '../../schemas/artifacts.ts';

@@ -13,7 +13,7 @@ import {
   type PolicyMove,
 } from '../../../domain/policies/lifecycle.ts';
 import { PublishPolicyBody, UpdatePolicyBody } from '../../../domain/policies/write-schema.ts';
-import { EmptyMoveBody } from '../../../domain/evidence/write-schema.ts';
+import { EmptyMoveBody } from '../../../domain/artifacts/write-schema.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { moveGuards, sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
 import { idParams } from '../../schemas/artifacts.ts';
