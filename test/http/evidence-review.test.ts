@@ -19,6 +19,7 @@ import {
   write,
 } from '../harness/program-moves.ts';
 import { EVIDENCE_STATUSES } from '../../src/domain/vocabulary.ts';
+import { insertEndpointFixture } from '../harness/webhooks.ts';
 
 const ALLOWED = {
   approve: ['pending_approval'],
@@ -47,6 +48,8 @@ for (const dialect of dialects) {
       });
       const control = await api(server.url, `/v1/controls/${o.controlId}`, o.token);
       assert.equal(control.body.data.status, 'non_compliant');
+      // a webhook endpoint: every event of the move gets its delivery in the move's transaction
+      const endpoint = await insertEndpointFixture(server.system, { organizationId: o.org, url: 'https://93.184.216.34/hook' });
       const seen = await feedLength(server, o.token);
 
       const started = Date.now();
@@ -76,6 +79,12 @@ for (const dialect of dialects) {
       });
       assert.equal(events[2].data.after.evidence.uploaded, 1);
       assert.equal(events[0].occurredAt, res.body.data.modifiedOn);
+      const deliveries = await server.database.db.kysely
+        .selectFrom('webhook_deliveries')
+        .select('event_id')
+        .where('endpoint_id', '=', endpoint.endpointId)
+        .execute();
+      assert.deepEqual(deliveries.map((d) => d.event_id).sort(), events.map((e) => e.eventId).sort(), 'one delivery per event');
       const controlAfter = await api(server.url, `/v1/controls/${o.controlId}`, o.token);
       assert.equal(controlAfter.body.data.status, 'compliant', 'a read right after the write sees the flip');
 
