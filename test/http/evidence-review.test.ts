@@ -106,6 +106,17 @@ for (const dialect of dialects) {
       );
     });
 
+    test('two approvals at once under different keys: one moves the record, the other is refused; one status change recorded', async () => {
+      const o = await movesOrg(server);
+      const evidenceId = await o.artifacts.evidence({ name: 'Raced', status: 'pending_approval', controlIds: [o.controlId] });
+      const seen = await feedLength(server, o.token);
+      const answers = await Promise.all([1, 2, 3].map(() => write(server, o.token, 'POST', `/v1/evidence/${evidenceId}/approve`)));
+      assert.deepEqual(answers.map((a) => a.status).sort(), [200, 400, 400], answers.map(show).join('\n'));
+      const events = await eventsSince(server, o.token, seen);
+      assert.equal(events.filter((e) => e.type === 'evidence.status_changed').length, 1);
+      assert.equal(events.filter((e) => e.type === 'control.status_changed').length, 1);
+    });
+
     test('request_revision: needs_revision with the reason, who asked and when; the control flips back', async () => {
       const o = await movesOrg(server);
       const evidenceId = await o.artifacts.evidence({
