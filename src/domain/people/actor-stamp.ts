@@ -11,6 +11,8 @@
 // `.invalid` is reserved (RFC 2606): these addresses can never reach anyone by mistake.
 // docs/decisions/program-writes.md ("Who did it") holds this decision.
 import type { Kysely } from 'kysely';
+import { DATA_KINDS } from '../data-versions.ts';
+import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
 import type { Database } from '../../storage/db/schema.ts';
 import {
   findAdminEmail,
@@ -46,6 +48,8 @@ export async function actorPersonId(trx: Kysely<Database>, organizationId: strin
   } else {
     person = { id: `${ACTOR_PERSON_PREFIX}service`, ...SERVICE_STAMP };
   }
-  await upsertActorPerson(trx, { organizationId, ...person });
+  // A renamed credential renames its stamp on every record of every kind it stamped: cached answers
+  // of all kinds are keyed by data versions, so all of them move (renames are rare).
+  if ((await upsertActorPerson(trx, { organizationId, ...person })) === 'renamed') await bumpDataVersions(trx, organizationId, DATA_KINDS);
   return person.id;
 }

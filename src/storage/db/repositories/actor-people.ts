@@ -3,8 +3,14 @@ import type { Database } from '../schema.ts';
 
 type Q = Kysely<Database>;
 
-/** Inserts the person row unless one with this ID exists; the row's name and email are refreshed when they changed. */
-export async function upsertActorPerson(db: Q, person: { id: string; organizationId: string; name: string; email: string }): Promise<void> {
+/**
+ * Inserts the person row unless one with this ID exists; the row's name and email are refreshed when they changed.
+ * Returns 'renamed' when an existing row changed (answers that show it are then out of date).
+ */
+export async function upsertActorPerson(
+  db: Q,
+  person: { id: string; organizationId: string; name: string; email: string },
+): Promise<'same' | 'inserted' | 'renamed'> {
   const existing = await db
     .selectFrom('people')
     .select(['name', 'email'])
@@ -23,7 +29,9 @@ export async function upsertActorPerson(db: Q, person: { id: string; organizatio
       .where('organization_id', '=', person.organizationId)
       .where('id', '=', person.id)
       .execute();
+    return 'renamed';
   }
+  return 'same';
 }
 
 export async function findCredentialName(
