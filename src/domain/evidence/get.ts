@@ -10,6 +10,7 @@ import { commonMappings, commonOptionalFields, fileEntry, loadLinks, stamp, tick
 import { evidenceListItem } from './list.ts';
 import type { Attachment, EvidenceDetail } from './schema.ts';
 import { testStatus } from '../compliance/rules.ts';
+import { evidenceStatusReason } from '../time/due.ts';
 import { findEvidence, listAttachments, listEvidenceTests } from '../../storage/db/repositories/evidence.ts';
 
 export const EVIDENCE_EXPANSIONS = ['mappedTests', 'gaps', 'attachments', 'tickets'] as const;
@@ -74,6 +75,7 @@ async function compute(ctx: Context, input: GetEvidenceInput): Promise<CachedDet
   setPresent(evidence, 'revisionRequestedBy', stamp(links, row.revisionRequestedBy));
   setPresent(evidence, 'revisionRequestedOn', row.revisionRequestedOn);
   setPresent(evidence, 'rejectionReason', row.rejectionReason);
+  setPresent(evidence, 'statusReason', evidenceStatusReason(row, ctx.now()));
   if (tests)
     evidence.mappedTests = tests.map((t) => ({
       testId: t.testId,
