@@ -20,7 +20,7 @@ import { createOrganization } from '../src/domain/organizations/create.ts';
 import { freePort, ROOT, startChild, type Child } from './lib/child.ts';
 import { formatTable, median } from './lib/table.ts';
 import { postgresUrl } from './lib/bench-database.ts';
-import { seedStaleEvidence } from '../test/harness/time-due.ts';
+import { moveDueTime, seedStaleEvidence } from '../test/harness/time-due.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, count: { type: 'string', default: '1000' } } });
 const RUNS = Number(values.runs);
@@ -66,14 +66,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Seeds `orgs` organizations sharing COUNT records due at one instant, waits for them all, returns ms from due to done. */
 async function run(orgs: number): Promise<number> {
-  const dueAt = Date.now() + 3000 + orgs * 300;
+  // seeded due an hour ahead, then all moved to one instant shortly ahead (the nodes see it at their next poll)
   const ids: string[] = [];
   for (let o = 0; o < orgs; o++) {
     const org = (await createOrganization({ ctx, input: { name: `Stale ${o}` } })).id;
-    await seedStaleEvidence(db, org, { count: COUNT / orgs, dueAt, controls: 10 });
+    await seedStaleEvidence(db, org, { count: COUNT / orgs, dueAt: Date.now() + 3_600_000, controls: 10 });
     ids.push(org);
   }
-  if (Date.now() >= dueAt) throw new Error('seeding took past the due instant: raise the margin');
+  const dueAt = Date.now() + 2500;
+  await moveDueTime(db, ids, dueAt);
   let doneAt = 0;
   for (;;) {
     const { rows } = await admin.query(

@@ -112,3 +112,13 @@ export async function countStatus(db: Db, organizationId: string, status: string
     .executeTakeFirstOrThrow();
   return { n: Number(row.n), lastModifiedOn: Number(row.last ?? 0) };
 }
+
+/** Moves the due instant of every evidence record of the organizations to `dueAt` (their attachment periods now end just before it). */
+export async function moveDueTime(db: Db, organizationIds: string[], dueAt: number): Promise<void> {
+  await db.kysely
+    .updateTable('attachments')
+    .set({ period_end: dueAt - 1 })
+    .where('organization_id', 'in', organizationIds)
+    .execute();
+  await db.kysely.updateTable('evidence').set({ stale_at: dueAt }).where('organization_id', 'in', organizationIds).execute();
+}

@@ -24,7 +24,13 @@ import { actorPersonId } from '../people/actor-stamp.ts';
 import { WRITES } from '../data-versions.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
 import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
-import { claimOrganization, listDueEvidence, listDuePolicies, setStatuses } from '../../storage/db/repositories/time-due.ts';
+import {
+  claimOrganization,
+  listDueEvidence,
+  listDuePolicies,
+  refreshStaleAt,
+  setStatuses,
+} from '../../storage/db/repositories/time-due.ts';
 
 /** The statuses time moves, and where to (the partial indexes of migration 0016 repeat the `from` lists). */
 export const TIME_MOVES = {
@@ -85,8 +91,22 @@ export async function processDueOrganization(ctx: TimeContext, organizationId: s
     const none: DueResult = { claimed: false, evidence: 0, policies: 0, more: false, dueTimes: [] };
     if (!(await claimOrganization(trx, org))) return none;
     const now = ctx.now();
-    const [evidence, policies] = await Promise.all([listDueEvidence(trx, org, now, limit), listDuePolicies(trx, org, now, limit)]);
-    if (evidence.length === 0 && policies.length === 0) return { ...none, claimed: true };
+    const [listed, policies] = await Promise.all([listDueEvidence(trx, org, now, limit), listDuePolicies(trx, org, now, limit)]);
+    // `stale_at` is recomputed from the attachments first: a write that added a current attachment
+    // without refreshing it (or changed the recurrence) must not make a current record stale.
+    const staleAt =
+      listed.length > 0
+        ? await refreshStaleAt(
+            trx,
+            org,
+            listed.map((e) => e.id),
+          )
+        : new Map<string, number | null>();
+    const evidence = listed.filter((e) => {
+      const at = staleAt.get(e.id);
+      return at !== null && at !== undefined && at <= now;
+    });
+    if (evidence.length === 0 && policies.length === 0) return { ...none, claimed: true, more: listed.length === limit };
     await bumpDataVersions(trx, org, WRITES['time.due']);
     const service = await actorPersonId(trx, org, { kind: 'service' });
     const stamp = { modifiedOn: now, modifiedBy: service };
@@ -136,7 +156,7 @@ export async function processDueOrganization(ctx: TimeContext, organizationId: s
       claimed: true,
       evidence: evidence.length,
       policies: policies.length,
-      more: evidence.length === limit || policies.length === limit,
+      more: listed.length === limit || policies.length === limit,
       dueTimes: [...evidence.map((e) => e.staleAt), ...policies.map((p) => p.nextReviewDate)],
     };
   });
