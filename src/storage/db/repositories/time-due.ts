@@ -169,12 +169,11 @@ export async function setStatuses(
   ids: readonly string[],
   change: { status: string; modifiedOn: number; modifiedBy: string },
 ): Promise<void> {
+  const values = { status: change.status, modified_on: change.modifiedOn, last_modified_by: change.modifiedBy };
   for (let i = 0; i < ids.length; i += 500) {
-    await (db as Kysely<any>)
-      .updateTable(table)
-      .set({ status: change.status, modified_on: change.modifiedOn, last_modified_by: change.modifiedBy })
-      .where('organization_id', '=', organizationId)
-      .where('id', 'in', ids.slice(i, i + 500))
-      .execute();
+    const chunk = ids.slice(i, i + 500);
+    if (table === 'evidence')
+      await db.updateTable('evidence').set(values).where('organization_id', '=', organizationId).where('id', 'in', chunk).execute();
+    else await db.updateTable('policies').set(values).where('organization_id', '=', organizationId).where('id', 'in', chunk).execute();
   }
 }
