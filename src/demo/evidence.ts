@@ -101,6 +101,9 @@ export async function generateEvidence(ctx: Ctx, model: ControlModel): Promise<v
         latestDate !== null ? (attachmentPeriod(recurrence, latestDate).periodEnd ?? latestDate) + 1 : ctx.now + rng.int(7, 120) * DAY_MS;
     }
     const revision = status === 'needs_revision';
+    // when time makes the record stale (migration 0016): just after its latest attachment period
+    const periodEnds = attachmentRows.map((r) => r.period_end).filter((e): e is number => e !== null);
+    const staleAt = periodEnds.length > 0 ? Math.max(...periodEnds) + 1 : null;
     w.add('evidence', {
       id,
       organization_id: org,
@@ -125,6 +128,7 @@ export async function generateEvidence(ctx: Ctx, model: ControlModel): Promise<v
       revision_requested_on: revision ? ctx.now - rng.int(1, 20) * DAY_MS : null,
       rejection_reason: revision ? rng.pick(REVISION_REASONS) : null,
       ...stamp,
+      stale_at: staleAt,
     });
     for (const row of attachmentRows) w.add('attachments', row);
 
