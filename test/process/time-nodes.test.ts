@@ -7,7 +7,7 @@
 //   node does the whole batch within seconds, and every record has exactly one event.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import { sql } from 'kysely';
 import { createTestDatabase, createTestStore, dialects, type TestDatabase } from '../harness/engines.ts';
 import { startServerProcess, type ServerProcess } from '../harness/process.ts';
@@ -21,11 +21,33 @@ import { countStatus, seedStaleEvidence } from '../harness/time-due.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The process that owns the local TCP port `port` (a node's database connection), from `ss`. */
-function pidOfLocalPort(port: number): number | undefined {
-  const out = execFileSync('ss', ['-Htnp', 'state', 'established', `( sport = :${port} )`], { encoding: 'utf8' });
-  const m = /pid=(\d+)/.exec(out);
-  return m ? Number(m[1]) : undefined;
+/** The process among `pids` that owns the local TCP port `port` (a node's database connection), read from /proc (Linux). */
+function pidOfLocalPort(port: number, pids: number[]): number | undefined {
+  const inodes = new Set<string>();
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    if (!fs.existsSync(file)) continue;
+    for (const line of fs.readFileSync(file, 'utf8').split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols.length > 9 && Number.parseInt(cols[1].split(':')[1], 16) === port) inodes.add(cols[9]);
+    }
+  }
+  for (const pid of pids) {
+    let fds: string[] = [];
+    try {
+      fds = fs.readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (m && inodes.has(m[1])) return pid;
+      } catch {
+        // closed meanwhile
+      }
+    }
+  }
+  return undefined;
 }
 
 for (const dialect of dialects) {
@@ -107,7 +129,10 @@ for (const dialect of dialects) {
           where datname = current_database() and pid <> pg_backend_pid() and backend_xid is not null
             and xact_start < now() - interval '40 milliseconds'`.execute(database.db.kysely);
         for (const s of sessions.rows) {
-          const pid = pidOfLocalPort(Number(s.client_port));
+          const pid = pidOfLocalPort(
+            Number(s.client_port),
+            nodes.filter((n) => n.child.exitCode === null).map((n) => n.child.pid!),
+          );
           holder = nodes.find((n) => n.child.pid === pid && n.child.exitCode === null);
           if (holder) break;
         }
