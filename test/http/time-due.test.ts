@@ -22,7 +22,8 @@ import { artifactFixtures } from '../harness/fixtures-artifacts.ts';
 import { readAll, storedEvents } from '../harness/events.ts';
 import { eventually } from '../harness/webhooks.ts';
 import { newKey } from '../harness/vulnerability-writes.ts';
-import { refreshStaleAt } from '../../src/storage/db/repositories/time-due.ts';
+import { nextDueAt, refreshStaleAt } from '../../src/storage/db/repositories/time-due.ts';
+import { createDemoOrganization } from '../../src/demo/create-demo-organization.ts';
 import { createOrganization } from '../../src/domain/organizations/create.ts';
 import { SERVICE_STAMP } from '../../src/domain/people/actor-stamp.ts';
 
@@ -304,6 +305,87 @@ for (const dialect of dialects) {
         return Number(row.stale_at) === Date.UTC(2026, 5, 1) ? true : undefined;
       });
       assert.equal((await statusOf('evidence', id)).status, 'uploaded', 'recomputed from the attachments, not moved');
+    });
+  });
+
+  describe(`a batch's computed events match the read endpoints (${dialect})`, () => {
+    let clock = Date.UTC(2026, 5, 15, 12);
+    const now = () => clock;
+    let server: TestServer;
+
+    before(async () => {
+      server = await startServer({ dialect, env: { ...ENV, TIME_BATCH_SIZE: '5' }, now });
+    });
+    after(() => server?.close());
+
+    it('many records of the demo going stale in batches: the control and framework events are the differences GET shows', async () => {
+      const demo = await createDemoOrganization(server.system, { scale: 1, name: 'Time demo' });
+      const org = demo.organization.id;
+      const k = server.database.db.kysely;
+      // whatever the demo had due already (its published policies past review) is done first
+      await eventually(async () => (((await nextDueAt(k)) ?? Infinity) > clock ? true : undefined), 10_000, 'nothing due');
+      const token = async () => getToken(server.url, demo.readWrite);
+      const state = async () => {
+        const t = await token();
+        const controls = await api(server.url, '/v1/controls', t);
+        const frameworks = await api(server.url, '/v1/frameworks', t);
+        assert.equal(controls.status, 200);
+        return {
+          controls: new Map<string, string>(controls.body.data.map((c: any) => [c.controlId, c.status])),
+          frameworks: new Map<string, unknown>(frameworks.body.data.map((f: any) => [f.frameworkId, f.complianceProgress])),
+        };
+      };
+      // relevant uploaded records linked to controls: all due at one instant, moved 5 at a time
+      const rows = await k
+        .selectFrom('evidence as e')
+        .innerJoin('control_artifacts as ca', (j) => j.onRef('ca.artifact_id', '=', 'e.id').on('ca.artifact_type', '=', 'evidence'))
+        .select('e.id')
+        .distinct()
+        .where('e.organization_id', '=', org)
+        .where('e.status', 'in', ['uploaded', 'pending_approval'])
+        .where('e.recurrence', 'in', ['monthly', 'quarterly', 'semi_annually', 'yearly'])
+        .execute();
+      const ids = rows.map((r) => r.id);
+      assert.ok(ids.length >= 6, `records to move (${ids.length})`);
+      const dueAt = clock + 3600_000;
+      await k
+        .updateTable('attachments')
+        .set({ period_end: dueAt - 1 })
+        .where('evidence_id', 'in', ids)
+        .execute();
+      await refreshStaleAt(k, org, ids);
+      const was = await state();
+      const seq = Math.max(0, ...(await storedEvents(server.database, org)).map((e) => e.seq));
+
+      clock = dueAt;
+      await eventually(async () => {
+        const left = await k.selectFrom('evidence').select('id').where('id', 'in', ids).where('status', '!=', 'needs_attention').execute();
+        return left.length === 0 ? true : undefined;
+      }, 20_000);
+      const is = await state();
+      const events = (await storedEvents(server.database, org)).filter((e) => e.seq > seq);
+      assert.equal(events.filter((e) => e.type === 'evidence.status_changed').length, ids.length);
+
+      // time only takes completeness away: a control flips at most once, so its first event's
+      // `before` and last event's `after` are what the reads show before and after
+      const span = (type: string) => {
+        const m = new Map<string, { before: unknown; after: unknown }>();
+        for (const e of events.filter((x) => x.type === type)) {
+          const seen = m.get(e.resourceId);
+          m.set(e.resourceId, { before: seen ? seen.before : e.data.before, after: e.data.after });
+        }
+        return [...m].map(([id, v]) => ({ id, ...v })).sort((a, b) => (a.id < b.id ? -1 : 1));
+      };
+      const diff = <T>(a: Map<string, T>, b: Map<string, T>) =>
+        [...b]
+          .filter(([id, v]) => JSON.stringify(a.get(id)) !== JSON.stringify(v))
+          .map(([id, v]) => ({ id, before: a.get(id), after: v }))
+          .sort((x, y) => (x.id < y.id ? -1 : 1));
+      const controls = span('control.status_changed');
+      assert.deepEqual(controls, diff(was.controls, is.controls), 'control events');
+      assert.ok(controls.length > 0, 'some control flipped');
+      assert.equal(events.filter((e) => e.type === 'control.status_changed').length, controls.length, 'each control flipped once');
+      assert.deepEqual(span('framework.progress_changed'), diff(was.frameworks, is.frameworks), 'framework events');
     });
   });
 
