@@ -1,14 +1,14 @@
 // npm run bench: the benchmarks, each in its own process, one after another.
 //
 //   npm run bench                                  reads (both engines) and uploads
-//   npm run bench -- --only reads|uploads|controls|vulnerabilities|vulnerability-pages|statements|frameworks|outbox|webhook-latency|memory|malformed-flood[,...]
+//   npm run bench -- --only reads|uploads|controls|vulnerabilities|vulnerability-pages|statements|frameworks|outbox|webhook-latency|staleness|memory|malformed-flood[,...]
 //   npm run bench -- --only reads -- --seconds 5   arguments after a second -- go to each script
 //
 // reads: bench/reads.ts, every list endpoint, a get-one and /healthz against a raw node:http server
 // sending the same bytes (SQLite, and PostgreSQL + Redis when BENCH_/TEST_DATABASE_URL and
 // _REDIS_URL are set). uploads: bench/uploads.ts, 100 MiB in 5 files against a raw server streaming
 // to disk. The others are the per-area benchmarks (see the head of each file; webhook-latency
-// needs PostgreSQL); outbox: bench/outbox.ts, what recording change events adds to a write;
+// and staleness need PostgreSQL); outbox: bench/outbox.ts, what recording change events adds to a write;
 // malformed-flood: bench/malformed-flood.ts, malformed requests and what a flood of them costs.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -24,6 +24,7 @@ const SCRIPTS = {
   frameworks: 'bench/frameworks.ts',
   outbox: 'bench/outbox.ts',
   'webhook-latency': 'bench/webhook-latency.ts',
+  staleness: 'bench/staleness.ts',
   memory: 'bench/memory.ts',
   'malformed-flood': 'bench/malformed-flood.ts',
 } as const;

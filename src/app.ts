@@ -23,7 +23,14 @@ import { UsageRecorder } from './domain/console/usage-recorder.ts';
 import { registerJsonBody } from './http/json-body.ts';
 import { registerMalformedLimit } from './http/plugins/malformed-limit.ts';
 import { registerNulGuard } from './http/plugins/nul-guard.ts';
-import { createMetrics, OUTBOX_COUNT_CAP, registerMetrics, WEBHOOK_SCHEDULER, type Metrics } from './http/plugins/metrics.ts';
+import {
+  createMetrics,
+  OUTBOX_COUNT_CAP,
+  registerMetrics,
+  TIME_SCHEDULER,
+  WEBHOOK_SCHEDULER,
+  type Metrics,
+} from './http/plugins/metrics.ts';
 import { webhookBacklog } from './storage/db/repositories/webhook-backlog.ts';
 import { ErrorBody, OAuthErrorBody } from './http/schemas/common.ts';
 import { registerRoutes } from './http/routes/index.ts';
@@ -36,6 +43,7 @@ import type { DeliveryContext } from './domain/webhooks/deliver.ts';
 import { liveSigningSecrets } from './domain/webhooks/signing-secrets.ts';
 import { forbiddenAddressReason } from './domain/webhooks/address-policy.ts';
 import type { SystemContext } from './domain/context.ts';
+import { TimeWorker, type TimeWorkerOptions } from './domain/time/worker.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -71,6 +79,8 @@ export interface AppDeps {
   webhookDelivery?: Pick<DeliveryContext, 'lookupHost'> & Pick<WorkerOptions, 'onAttempt'>;
   /** false: every request goes through Fastify (tests compare with it); default: warm reads are answered before routing */
   warmReads?: boolean;
+  /** a listener of the time scheduler's batches (tests, benchmarks); the scheduler runs when TIME_SCHEDULER is on */
+  time?: Pick<TimeWorkerOptions, 'onBatch'>;
 }
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
@@ -128,6 +138,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
 
   if (config.webhooks.deliveryEnabled) startDeliveryWorker(app, config, deps, system, metrics);
+  if (config.time.schedulerEnabled) startTimeWorker(app, config, deps, system, metrics);
   metrics.watchWebhookOutbox(() => webhookBacklog(deps.db.kysely, system.now(), OUTBOX_COUNT_CAP), system.now);
 
   registerResponseHeaders(app);
@@ -216,6 +227,30 @@ function startDeliveryWorker(app: FastifyInstance, config: Config, deps: AppDeps
   app.addHook('onClose', async () => {
     await announcements.close();
     await (stopped ?? worker.stop(0));
+  });
+}
+
+/**
+ * The time scheduler of this node (src/domain/time/worker.ts), started when the app is ready and
+ * stopped as it begins to close (a batch in progress is one short transaction: it finishes).
+ */
+function startTimeWorker(app: FastifyInstance, config: Config, deps: AppDeps, system: SystemContext, metrics: Metrics) {
+  const worker = new TimeWorker({
+    ctx: system,
+    settings: config.time,
+    onBatch: (organizationId, result, at) => {
+      for (const due of result.dueTimes) metrics.schedulerLag.observe({ scheduler: TIME_SCHEDULER }, Math.max(0, at - due) / 1000);
+      app.log.info(
+        { organizationId, evidence: result.evidence, policies: result.policies },
+        'time: stale evidence moved to needs_attention, policies due moved to needs_review',
+      );
+      deps.time?.onBatch?.(organizationId, result, at);
+    },
+    onError: (err) => app.log.warn({ err: { message: err.message } }, 'time scheduler: database error; will retry'),
+  });
+  app.addHook('onReady', async () => worker.start());
+  app.addHook('preClose', async () => {
+    await worker.stop();
   });
 }
 

@@ -170,6 +170,15 @@ export interface Config {
     /** test events and redeliveries an organization may send per minute (WEBHOOK_MANUAL_SENDS_PER_MIN, default 30) */
     manualSends: RateLimitSettings;
   };
+  /** time moving statuses: stale evidence, policies due for review (docs/program-moves.md, "Time") */
+  time: {
+    /** TIME_SCHEDULER=on|off (default on): whether this node runs the time scheduler */
+    schedulerEnabled: boolean;
+    /** the longest an idle scheduler sleeps between looks (TIME_POLL_MS, default 1000); it wakes at the next due time when sooner */
+    pollMs: number;
+    /** records of each kind one transaction moves at most (TIME_BATCH_SIZE, default 500) */
+    batchSize: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -382,6 +391,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       orgConcurrency: int(env, 'WEBHOOK_ORG_CONCURRENCY', 4, 1),
       endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 2, 1),
       manualSends: { max: int(env, 'WEBHOOK_MANUAL_SENDS_PER_MIN', 30, 1), windowSec: 60 },
+    },
+    time: {
+      schedulerEnabled: oneOf(env, 'TIME_SCHEDULER', ['on', 'off'] as const, 'on') === 'on',
+      pollMs: int(env, 'TIME_POLL_MS', 1000, 10),
+      batchSize: int(env, 'TIME_BATCH_SIZE', 500, 1),
     },
   };
 }

@@ -17,6 +17,8 @@ const STATUS_WEIGHTS: readonly (readonly [EvidenceStatus, number])[] = [
   ['pending_approval', 10],
   ['needs_revision', 9],
 ];
+/** statuses whose newest attachment covers the current period */
+const SUBMITTED = new Set<EvidenceStatus>(['uploaded', 'pending_approval']);
 const PERIOD_DAYS: Readonly<Record<string, number>> = { monthly: 30, quarterly: 91, semi_annually: 182, yearly: 365, one_time: 365 };
 const FILES = [
   ['png', 'image'],
@@ -59,7 +61,12 @@ export async function generateEvidence(ctx: Ctx, model: ControlModel): Promise<v
     const attachmentRows = [];
     for (let a = 0; a < attachmentCount; a++) {
       const newest = status === 'uploaded' ? ctx.now - DAY_MS : ctx.now - period / 3;
-      const evidenceDate = rng.time(newest - period / 2, newest) - a * period;
+      let evidenceDate = rng.time(newest - period / 2, newest) - a * period;
+      // a record shown as submitted has its newest attachment in the current calendar period, or
+      // time would make it stale at once (src/domain/time/due.ts)
+      const current = attachmentPeriod(recurrence, ctx.now).periodStart;
+      if (a === 0 && SUBMITTED.has(status) && current !== null && evidenceDate < current)
+        evidenceDate = current + Math.floor((ctx.now - current) / 2);
       latestDate = Math.max(latestDate ?? 0, evidenceDate);
       const external = rng.chance(0.1);
       const [ext, type] = rng.pick(FILES);
@@ -101,6 +108,9 @@ export async function generateEvidence(ctx: Ctx, model: ControlModel): Promise<v
         latestDate !== null ? (attachmentPeriod(recurrence, latestDate).periodEnd ?? latestDate) + 1 : ctx.now + rng.int(7, 120) * DAY_MS;
     }
     const revision = status === 'needs_revision';
+    // when time makes the record stale (migration 0016): just after its latest attachment period
+    const periodEnds = attachmentRows.map((r) => r.period_end).filter((e): e is number => e !== null);
+    const staleAt = periodEnds.length > 0 ? Math.max(...periodEnds) + 1 : null;
     w.add('evidence', {
       id,
       organization_id: org,
@@ -125,6 +135,7 @@ export async function generateEvidence(ctx: Ctx, model: ControlModel): Promise<v
       revision_requested_on: revision ? ctx.now - rng.int(1, 20) * DAY_MS : null,
       rejection_reason: revision ? rng.pick(REVISION_REASONS) : null,
       ...stamp,
+      stale_at: staleAt,
     });
     for (const row of attachmentRows) w.add('attachments', row);
 

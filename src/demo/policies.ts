@@ -57,6 +57,8 @@ export async function generatePolicies(ctx: Ctx, model: ControlModel): Promise<v
     if (status === 'needs_review') nextReview = ctx.now - rng.int(1, 90) * DAY_MS;
     else if (published) nextReview = rng.chance(0.9) ? publishedOn! + 365 * DAY_MS : null;
     else nextReview = rng.chance(0.6) ? ctx.now + rng.int(14, 300) * DAY_MS : null;
+    // a policy shown as published is not past its review date, or time would move it at once (src/domain/time/due.ts)
+    if (status === 'published' && nextReview !== null && nextReview <= ctx.now) nextReview = ctx.now + 30 * DAY_MS;
 
     const recurrence = rng.weighted([
       ['yearly', 70],

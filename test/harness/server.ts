@@ -50,12 +50,16 @@ export interface StartOptions {
   webhookDelivery?: AppDeps['webhookDelivery'];
   /** false: every request through Fastify, none answered before routing (src/http/warm-reads.ts) */
   warmReads?: boolean;
+  /** a listener of the time scheduler's batches (app.ts, AppDeps.time) */
+  time?: AppDeps['time'];
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const database = options.database ?? (await createTestDatabase(options.dialect ?? 'sqlite'));
   const testStore = options.testStore ?? createTestStore(options.store ?? 'memory');
-  const config = loadConfig({ ...database.env, ...testStore.env, LOG_LEVEL: 'silent', ...options.env });
+  // The time scheduler moves fixtures' statuses (a published policy past its review date) in the
+  // background: off unless the test asks for it (TIME_SCHEDULER: 'on', test/http/time-*.test.ts).
+  const config = loadConfig({ ...database.env, ...testStore.env, LOG_LEVEL: 'silent', TIME_SCHEDULER: 'off', ...options.env });
   const now = options.now ?? Date.now;
   const metrics = createMetrics();
   const blobs = openBlobStore(config);
@@ -70,6 +74,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     lookupHost: options.lookupHost,
     webhookDelivery: options.webhookDelivery,
     warmReads: options.warmReads,
+    time: options.time,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const ops = await buildOpsApp({ db: database.db, store: testStore.store, metrics });

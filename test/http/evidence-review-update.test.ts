@@ -90,6 +90,20 @@ for (const dialect of dialects) {
       assert.ok(done);
     });
 
+    test('links dated only in a period that has ended leave a recurring record stale at once, like a backfilled upload', async () => {
+      const o = await movesOrg(server);
+      const evidenceId = await o.artifacts.evidence({ name: 'Access review', status: 'not_uploaded', recurrence: 'monthly' });
+      const lastYear = Date.now() - 400 * 24 * 3600 * 1000;
+      const res = await write(server, o.token, 'PATCH', `/v1/evidence/${evidenceId}`, {
+        links: [{ displayName: 'Old review', url: 'https://wiki.example.com/reviews/old', evidenceDate: lastYear }],
+      });
+      assert.equal(res.status, 200, show(res));
+      assert.equal(res.body.data.status, 'needs_attention', 'nothing covers the current month');
+      const got = await api(server.url, `/v1/evidence/${evidenceId}`, o.token);
+      assert.equal(got.body.data.status, 'needs_attention');
+      assert.match(got.body.data.statusReason, /^Stale: /);
+    });
+
     test('links: added as attachments without a file, submitted like an upload, with their period and stamp', async () => {
       const o = await movesOrg(server);
       const withApprovers = await o.artifacts.evidence({

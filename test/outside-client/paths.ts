@@ -1422,6 +1422,8 @@ export interface operations {
                   requirementCode: string;
                   requirementName: string;
                 }[];
+              /** @description Extension: why the policy is in its status, when time moved it there (`needs_review`: the next review date has passed). Absent otherwise. */
+              statusReason?: string;
               documents?: {
                   displayName: string;
                   /** @description File-type family (word, excel, image…), or `link` for an external link. */
@@ -3175,6 +3177,8 @@ export interface operations {
               /** @description Unix epoch milliseconds. */
               revisionRequestedOn?: number;
               rejectionReason?: string;
+              /** @description Extension: why the record is in its status, when time moved it there (`needs_attention`: the period of the latest upload has ended and nothing covers the current one). Absent otherwise. */
+              statusReason?: string;
               mappedTests?: ({
                   testId: string;
                   testName: string;
@@ -3662,6 +3666,8 @@ export interface operations {
               /** @description Unix epoch milliseconds. */
               revisionRequestedOn?: number;
               rejectionReason?: string;
+              /** @description Extension: why the record is in its status, when time moved it there (`needs_attention`: the period of the latest upload has ended and nothing covers the current one). Absent otherwise. */
+              statusReason?: string;
               mappedTests?: ({
                   testId: string;
                   testName: string;

@@ -29,6 +29,7 @@ import {
 } from '../compliance/rules.ts';
 import {
   findArtifactReach,
+  findArtifactsReach,
   loadArtifactColumns,
   loadControlFrameworkPairs,
   loadControlsArtifacts,
@@ -54,13 +55,36 @@ const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id 
 
 /** The control and framework events a change of one artifact's state causes, in that order. */
 export async function complianceChanges(trx: Kysely<Database>, organizationId: string, change: ArtifactChange): Promise<NewEvent[]> {
-  if (sameUnderRule(change.before, change.after)) return [];
+  return complianceChangesOfMany(trx, organizationId, [change]);
+}
+
+/**
+ * The control and framework events of many artifacts changed by one write (time making a batch of
+ * records stale): the computed state before the write (every changed artifact's earlier state put
+ * back) against the state after, so each flipped control and each moved framework records one
+ * event. A control's `cause` is the first changed artifact linked to it (by the order given).
+ */
+export async function complianceChangesOfMany(
+  trx: Kysely<Database>,
+  organizationId: string,
+  allChanges: readonly ArtifactChange[],
+): Promise<NewEvent[]> {
+  const changes = allChanges.filter((c) => !sameUnderRule(c.before, c.after));
+  if (changes.length === 0) return [];
   const org = organizationId;
-  const reach = await findArtifactReach(trx, org, change.type, change.id);
-  // The frameworks whose progress can move: the artifact's, and those of the controls it can flip.
+  const reach = { controlIds: new Set<string>(), frameworkIds: new Set<string>() };
+  for (const type of ['policy', 'evidence', 'test'] as const) {
+    const ids = changes.filter((c) => c.type === type).map((c) => c.id);
+    if (ids.length === 0) continue;
+    const one = ids.length === 1 ? await findArtifactReach(trx, org, type, ids[0]) : await findArtifactsReach(trx, org, type, ids);
+    for (const id of one.controlIds) reach.controlIds.add(id);
+    for (const id of one.frameworkIds) reach.frameworkIds.add(id);
+  }
+  const controlIds = [...reach.controlIds];
+  // The frameworks whose progress can move: the artifacts', and those of the controls they can flip.
   const frameworks = new Set(reach.frameworkIds);
-  for (const pair of await loadControlFrameworkPairs(trx, org, reach.controlIds, [])) frameworks.add(pair.frameworkId);
-  if (reach.controlIds.length === 0 && frameworks.size === 0) return [];
+  for (const pair of await loadControlFrameworkPairs(trx, org, controlIds, [])) frameworks.add(pair.frameworkId);
+  if (controlIds.length === 0 && frameworks.size === 0) return [];
 
   // Every control counted by those frameworks, with its frameworks among them, plus the linked controls.
   const nodes = new Map<string, ControlNode>();
@@ -69,7 +93,7 @@ export async function complianceChanges(trx: Kysely<Database>, organizationId: s
     if (!node) nodes.set(id, (node = { id, scope: 'in_scope', frameworkIds: new Set(), artifactKeys: [] }));
     return node;
   };
-  for (const id of reach.controlIds) nodeOf(id);
+  for (const id of controlIds) nodeOf(id);
   for (const pair of await loadControlFrameworkPairs(trx, org, [], [...frameworks]))
     nodeOf(pair.controlId).frameworkIds.add(pair.frameworkId);
   const { artifacts, outOfScope } = await loadControlsArtifacts(trx, org, [...nodes.keys()]);
@@ -94,12 +118,24 @@ export async function complianceChanges(trx: Kysely<Database>, organizationId: s
   for (const e of columns.evidence) after.set(artifactKey('evidence', e.id), evidenceState(e.isRelevant, e.status));
   for (const t of columns.tests) after.set(artifactKey('test', t.id), testState(testStatus(t.result, t.integrationFailing)));
   const before = new Map(after);
-  before.set(artifactKey(change.type, change.id), change.before);
+  /** each changed artifact's place in `changes` (its first) */
+  const changed = new Map<ArtifactKey, number>();
+  changes.forEach((c, index) => {
+    const key = artifactKey(c.type, c.id);
+    before.set(key, c.before);
+    if (!changed.has(key)) changed.set(key, index);
+  });
+  const causeOf = (control: ControlNode) => {
+    let first = Infinity;
+    for (const key of control.artifactKeys) first = Math.min(first, changed.get(key) ?? Infinity);
+    return changes[first === Infinity ? 0 : first].cause;
+  };
+  const change = { occurredAt: changes[0].occurredAt };
 
   const events: NewEvent[] = [];
   const at = change.occurredAt;
   const noFrameworks = new Map<ArtifactKey, Set<string>>();
-  for (const control of reach.controlIds.map((id) => nodes.get(id)!).sort(byId)) {
+  for (const control of controlIds.map((id) => nodes.get(id)!).sort(byId)) {
     // The control's status as GET /v1/controls/{controlId} computes it: over all its artifacts.
     const was = controlCompliance(control, { artifacts: before, artifactFrameworks: noFrameworks }).status;
     const is = controlCompliance(control, { artifacts: after, artifactFrameworks: noFrameworks }).status;
@@ -108,7 +144,7 @@ export async function complianceChanges(trx: Kysely<Database>, organizationId: s
         type: 'control.status_changed',
         resourceId: control.id,
         occurredAt: at,
-        data: { before: was, after: is, cause: change.cause },
+        data: { before: was, after: is, cause: causeOf(control) },
       });
     }
   }

@@ -12,6 +12,7 @@ import { commonMappings, commonOptionalFields, fileEntry, loadLinksFrom, stamp, 
 import { evidenceListItem } from './list.ts';
 import type { Attachment, EvidenceDetail } from './schema.ts';
 import { testStatus } from '../compliance/rules.ts';
+import { evidenceStatusReason } from '../time/due.ts';
 import { findEvidence, listAttachments, listEvidenceTests, type EvidenceRow } from '../../storage/db/repositories/evidence.ts';
 
 export const EVIDENCE_EXPANSIONS = ['mappedTests', 'gaps', 'attachments', 'tickets'] as const;
@@ -59,7 +60,7 @@ async function compute(ctx: Context, input: GetEvidenceInput): Promise<CachedDet
   const org = ctx.actor.organizationId;
   const row = await findEvidence(db, org, input.evidenceId);
   if (!row) throw notFound('Evidence');
-  return buildEvidenceDetail(db, org, row, input.fields ?? []);
+  return buildEvidenceDetail(db, org, row, input.fields ?? [], ctx.now());
 }
 
 /**
@@ -72,6 +73,7 @@ export async function buildEvidenceDetail(
   org: string,
   row: EvidenceRow,
   expansions: readonly EvidenceExpansion[],
+  now: number,
 ): Promise<CachedDetail> {
   const fields = new Set(expansions);
   // Attachments are listed only once something was uploaded.
@@ -90,6 +92,7 @@ export async function buildEvidenceDetail(
   setPresent(evidence, 'revisionRequestedBy', stamp(links, row.revisionRequestedBy));
   setPresent(evidence, 'revisionRequestedOn', row.revisionRequestedOn);
   setPresent(evidence, 'rejectionReason', row.rejectionReason);
+  setPresent(evidence, 'statusReason', evidenceStatusReason(row, now));
   if (tests)
     evidence.mappedTests = tests.map((t) => ({
       testId: t.testId,

@@ -37,6 +37,12 @@ export const EvidenceDetail = Type.Object({
   revisionRequestedBy: Type.Optional(PersonStamp),
   revisionRequestedOn: Type.Optional(EpochMs),
   rejectionReason: Type.Optional(Type.String()),
+  statusReason: Type.Optional(
+    Type.String({
+      description:
+        'Extension: why the record is in its status, when time moved it there (`needs_attention`: the period of the latest upload has ended and nothing covers the current one). Absent otherwise.',
+    }),
+  ),
   mappedTests: Type.Optional(Type.Array(MappedTest)),
   gaps: Type.Optional(Type.Array(Type.String())),
   attachments: Type.Optional(Type.Array(Attachment, { description: 'Empty while the status is not_uploaded.' })),

@@ -46,6 +46,8 @@ import { evidenceState } from '../compliance/rules.ts';
 import { complianceChanges } from '../events/compliance-changes.ts';
 import { recordEvents, type NewEvent } from '../events/record.ts';
 import { setPresent } from '../set-present.ts';
+import { refreshStaleAt } from '../../storage/db/repositories/time-due.ts';
+import { TIME_MOVES } from '../time/due.ts';
 
 /** The spec's limits: files per upload and their combined size (100 MB, read as 100 MiB). */
 export const MAX_FILES = 5;
@@ -279,7 +281,15 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
             ...period,
           })),
         );
-        const status = (await hasApprovers(trx, org, evidence.id)) ? 'pending_approval' : 'uploaded';
+        // Stale at once when no attachment covers the current period: the upload backfilled an
+        // ended period (docs/decisions/program-writes.md, "Time").
+        const staleAt = (await refreshStaleAt(trx, org, [evidence.id])).get(evidence.id) ?? null;
+        const status =
+          staleAt !== null && staleAt <= now
+            ? TIME_MOVES.evidence.to
+            : (await hasApprovers(trx, org, evidence.id))
+              ? 'pending_approval'
+              : 'uploaded';
         // The record as it is now, under the lock taken above: the status this upload changes.
         const current = (await findEvidence(trx, org, evidence.id)) ?? evidence;
         await updateEvidenceStatus(trx, org, evidence.id, status, now);

@@ -10,6 +10,8 @@
 // - the computed `control.status_changed` and `framework.progress_changed` (complianceChanges),
 //   caused by the status change when there is one, otherwise by the update (relevance).
 // Answers the record as GET /v1/evidence/{evidenceId} does.
+import { refreshStaleAt } from '../../storage/db/repositories/time-due.ts';
+import { TIME_MOVES } from '../time/due.ts';
 import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
@@ -84,12 +86,20 @@ export async function writeEvidence({
     const actorId = await actorPersonId(trx, org, { kind: 'credential', credentialId: ctx.actor.credentialId });
     const change = await decide({ trx, org, row, now, actorId });
 
-    const before = await buildEvidenceDetail(trx, org, row, []);
+    const before = await buildEvidenceDetail(trx, org, row, [], ctx.now());
     await updateEvidenceColumns(trx, org, row.id, { ...change.columns, lastModifiedBy: actorId, modifiedOn: now });
     const links = change.links ?? [];
     await insertLinkAttachments(trx, org, row.id, { by: actorId, on: now }, links);
+    if (links.length > 0) {
+      // Links are submitted evidence like an upload, with its time rule: when nothing covers the
+      // current period (the links backfilled an ended one) the record is stale at once
+      // (docs/decisions/program-writes.md, "Time").
+      const staleAt = (await refreshStaleAt(trx, org, [row.id])).get(row.id) ?? null;
+      if (staleAt !== null && staleAt <= now)
+        await updateEvidenceColumns(trx, org, row.id, { status: TIME_MOVES.evidence.to, lastModifiedBy: actorId, modifiedOn: now });
+    }
     const updated = (await findEvidence(trx, org, row.id))!;
-    const after = await buildEvidenceDetail(trx, org, updated, []);
+    const after = await buildEvidenceDetail(trx, org, updated, [], ctx.now());
 
     const events: NewEvent[] = [];
     if (links.length > 0) {

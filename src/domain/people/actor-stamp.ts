@@ -7,7 +7,8 @@
 //   `<clientId>@credentials.invalid`;
 // - a console administrator: `actor_admin_<adminId>`, named and addressed by the admin's email;
 // - the service itself (time: evidence going stale, a policy's review falling due):
-//   `actor_service`, named "Compliance Data Service", email `service@compliance.invalid`.
+//   `actor_service_<organizationId>` (person IDs are unique across organizations), named
+//   "Compliance Data Service", email `service@compliance.invalid`.
 // `.invalid` is reserved (RFC 2606): these addresses can never reach anyone by mistake.
 // docs/decisions/program-writes.md ("Who did it") holds this decision.
 import type { Kysely } from 'kysely';
@@ -46,7 +47,7 @@ export async function actorPersonId(trx: Kysely<Database>, organizationId: strin
     if (same && !isActorPerson(same)) return same;
     person = { id: `${ACTOR_PERSON_PREFIX}admin_${actor.adminId}`, name: email, email };
   } else {
-    person = { id: `${ACTOR_PERSON_PREFIX}service`, ...SERVICE_STAMP };
+    person = { id: `${ACTOR_PERSON_PREFIX}service_${organizationId}`, ...SERVICE_STAMP };
   }
   // A renamed credential renames its stamp on every record of every kind it stamped: cached answers
   // of all kinds are keyed by data versions, so all of them move (renames are rare).

@@ -10,6 +10,7 @@ import type { Database } from '../../storage/db/schema.ts';
 import { commonMappings, commonOptionalFields, fileEntry, loadLinksFrom, stamp, ticketsOf } from '../artifacts/read.ts';
 import { policyListItem } from './list.ts';
 import type { PolicyDetail, PolicyVersion } from './schema.ts';
+import { policyStatusReason } from '../time/due.ts';
 import { findPolicy, listPolicyDocuments, listPolicyVersions, type PolicyRow } from '../../storage/db/repositories/policies.ts';
 
 export const POLICY_EXPANSIONS = ['aiDetectedGaps', 'documents', 'versionHistory', 'tickets'] as const;
@@ -25,7 +26,10 @@ export interface GetPolicyInput {
 
 export async function getPolicy({ ctx, input }: { ctx: Context; input: GetPolicyInput }): Promise<PolicyDetail> {
   authorize(ctx.actor, 'policy', 'read');
-  return cachedResult(ctx, 'policies.get', input, () => compute(ctx, input));
+  const policy = await cachedResult(ctx, 'policies.get', input, () => compute(ctx, input));
+  // Decided per request: whether the review date has passed depends on the clock, not only on the data.
+  const statusReason = policyStatusReason(policy, ctx.now());
+  return statusReason === undefined ? policy : { ...policy, statusReason };
 }
 
 async function compute(ctx: Context, input: GetPolicyInput): Promise<PolicyDetail> {

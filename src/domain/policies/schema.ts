@@ -29,6 +29,12 @@ export const PolicyDetail = Type.Object({
   policyRequirementText: Type.Optional(Type.String()),
   ...mappingProperties,
   publishedOn: NullableEpochMs,
+  statusReason: Type.Optional(
+    Type.String({
+      description:
+        'Extension: why the policy is in its status, when time moved it there (`needs_review`: the next review date has passed). Absent otherwise.',
+    }),
+  ),
   documents: Type.Optional(Type.Array(Type.Object(fileEntryProperties))),
   versionHistory: Type.Optional(Type.Array(PolicyVersion)),
   tickets: Type.Optional(Tickets),

@@ -31,6 +31,8 @@ export interface Metrics {
 
 /** The scheduler label of the webhook delivery worker in cds_scheduler_lag_seconds. */
 export const WEBHOOK_SCHEDULER = 'webhook_delivery';
+/** the `scheduler` label of the time scheduler's lag (stale evidence, reviews due) */
+export const TIME_SCHEDULER = 'time';
 /** the outbox count stops here: enough to alert on, cheap to count */
 export const OUTBOX_COUNT_CAP = 100_000;
 /** scrapes within this long of the last outbox query reuse its answer */

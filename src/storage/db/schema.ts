@@ -214,6 +214,8 @@ export interface EvidenceTable {
   added_on: Ms;
   last_modified_by: string | null;
   modified_on: Ms | null;
+  /** when the latest attachment period ends (migration 0016): time makes the record stale then */
+  stale_at?: Ms | null;
 }
 
 export interface AttachmentsTable {

@@ -446,6 +446,8 @@ export interface GetPolicyResponse {
       requirementCode: string;
       requirementName: string;
     }>;
+    /** Extension: why the policy is in its status, when time moved it there (`needs_review`: the next review date has passed). Absent otherwise. */
+    statusReason?: string;
     documents?: Array<{
       displayName: string;
       /** File-type family (word, excel, image…), or `link` for an external link. */
@@ -1282,6 +1284,8 @@ export interface GetEvidenceResponse {
     /** Unix epoch milliseconds. */
     revisionRequestedOn?: number;
     rejectionReason?: string;
+    /** Extension: why the record is in its status, when time moved it there (`needs_attention`: the period of the latest upload has ended and nothing covers the current one). Absent otherwise. */
+    statusReason?: string;
     mappedTests?: Array<{
       testId: string;
       testName: string;

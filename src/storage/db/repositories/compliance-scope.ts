@@ -46,6 +46,42 @@ export async function findArtifactReach(
   return { controlIds: [...new Set(controls.map((r) => r.control_id))], frameworkIds: frameworks.map((r) => r.framework_id) };
 }
 
+/** findArtifactReach for many artifacts of one type at once: the union of their controls and frameworks. */
+export async function findArtifactsReach(
+  db: Q,
+  organizationId: string,
+  type: ArtifactType,
+  ids: readonly string[],
+): Promise<{ controlIds: string[]; frameworkIds: string[] }> {
+  const [controls, frameworks] = await Promise.all([
+    chunked(ids, (chunk) =>
+      db
+        .selectFrom('control_artifacts')
+        .select('control_id')
+        .distinct()
+        .where('organization_id', '=', organizationId)
+        .where('artifact_type', '=', type)
+        .where('artifact_id', 'in', chunk)
+        .execute(),
+    ),
+    chunked(ids, (chunk) =>
+      db
+        .selectFrom('artifact_requirements as ar')
+        .innerJoin('requirements as r', 'r.id', 'ar.requirement_id')
+        .select('r.framework_id')
+        .distinct()
+        .where('ar.organization_id', '=', organizationId)
+        .where('ar.artifact_type', '=', type)
+        .where('ar.artifact_id', 'in', chunk)
+        .execute(),
+    ),
+  ]);
+  return {
+    controlIds: [...new Set(controls.map((r) => r.control_id))],
+    frameworkIds: [...new Set(frameworks.map((r) => r.framework_id))],
+  };
+}
+
 /** (control, framework) pairs of the given controls, and of every control mapped to one of the given frameworks. */
 export async function loadControlFrameworkPairs(
   db: Q,

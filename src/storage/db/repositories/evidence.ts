@@ -21,6 +21,8 @@ export interface EvidenceRow extends ArtifactCommon {
   revisionRequestedBy: string | null;
   revisionRequestedOn: number | null;
   rejectionReason: string | null;
+  /** when the latest attachment period ends (migration 0016): time makes the record stale then */
+  staleAt: number | null;
 }
 
 export interface AttachmentRow extends FileEntryRow {
@@ -45,6 +47,7 @@ function toEvidence(r: Selectable<Database['evidence']>): EvidenceRow {
     revisionRequestedBy: r.revision_requested_by,
     revisionRequestedOn: nullableMs(r.revision_requested_on),
     rejectionReason: r.rejection_reason,
+    staleAt: r.stale_at === undefined ? null : nullableMs(r.stale_at),
   };
 }
 
