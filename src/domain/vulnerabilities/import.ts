@@ -337,7 +337,7 @@ class ImportRun {
       );
       await replaceResources(this.ctx.db, this.trx, this.org, rewritten);
     }
-    await this.addAgain(source, again, group, rows);
+    await this.addAgain(again, group, rows);
     for (const event of events) this.result.findingIds.push(event.resourceId);
     await recordEvents(this.trx, this.org, events);
     if (inserts.length + updates.length > 0) this.changed = true;
@@ -349,12 +349,7 @@ class ImportRun {
    * far apart in the file): its new resources are added; its fields and status are those of its
    * first report.
    */
-  private async addAgain(
-    source: string,
-    keys: readonly string[],
-    group: Map<string, ScannedFinding>,
-    rows: Map<string, ImportedRow>,
-  ): Promise<void> {
+  private async addAgain(keys: readonly string[], group: Map<string, ScannedFinding>, rows: Map<string, ImportedRow>): Promise<void> {
     if (keys.length === 0) return;
     const stored = await loadResources(
       this.trx,
