@@ -27,7 +27,9 @@ import { listCustomFieldDefinitions } from '../../storage/db/repositories/vulner
 import {
   addResources,
   closeImported,
-  findByKeys,
+  countOpenInScope,
+  findRowsByIds,
+  findStatesByKeys,
   insertImported,
   loadResources,
   pageOpenInScope,
@@ -36,6 +38,7 @@ import {
   type ImportedChange,
   type ImportedResource,
   type ImportedRow,
+  type ImportedState,
   type NewImportedFinding,
 } from '../../storage/db/repositories/vulnerability-imports.ts';
 import type { Database } from '../../storage/db/schema.ts';
@@ -116,6 +119,8 @@ class ImportRun {
   private readonly held: ScannedFinding[] = [];
   private customFields: CustomField[] = [];
   private firstSource: string | undefined;
+  /** per source: findings the file reported that are not closed after it (all open ones reported: nothing to close) */
+  private readonly openReported = new Map<string, number>();
   private readonly result = { created: 0, updated: 0, closed: 0, reopened: 0, unchanged: 0, findingIds: [] as string[] };
   changed = false;
 
@@ -210,12 +215,14 @@ class ImportRun {
     const keys = [...group.keys()];
     const again = keys.filter((k) => this.seen.has(`${source}\u0000${k}`));
     const fresh = keys.filter((k) => !this.seen.has(`${source}\u0000${k}`));
-    const rows = new Map((await findByKeys(this.trx, this.org, source, keys)).map((r) => [r.findingKey, r]));
+    const rows = new Map((await findStatesByKeys(this.trx, this.org, source, keys)).map((r) => [r.findingKey, r]));
 
     const inserts: NewImportedFinding[] = [];
     const updates: ImportedChange[] = [];
     const resourceRewrites = new Map<string, ImportedResource[]>();
     const events: NewEvent[] = [];
+    const changedRows: ImportedChange[] = [];
+    let open = 0;
     for (const key of fresh) {
       const finding = group.get(key) as ScannedFinding;
       const row = rows.get(key);
@@ -230,6 +237,7 @@ class ImportRun {
       const state = scannedState(finding, scope);
       if (!row) {
         const status = statusOf(undefined, state.verdict);
+        if (status !== 'closed') open += 1;
         inserts.push({
           source,
           findingKey: key,
@@ -253,6 +261,7 @@ class ImportRun {
       // A VEX statement about a finding already known changes its status only.
       const statement = finding.evidence === 'statement';
       const status = statusOf(row, state.verdict);
+      if (status !== 'closed') open += 1;
       const digest = statement ? row.importDigest : digestOf(state);
       const justification = state.justification;
       if (
@@ -264,28 +273,56 @@ class ImportRun {
         this.result.unchanged += 1;
         continue;
       }
+      // A statement keeps the finding's fields: they are filled in from its row below.
       const change: ImportedChange = {
         id: row.id,
-        title: statement ? row.title : state.title,
+        title: state.title,
         status,
-        severity: statement ? row.severity : state.severity,
-        cveId: statement ? row.cveId : state.cveId,
-        fixAvailable: statement ? row.fixAvailable : state.fixAvailable,
-        description: statement ? row.description : state.description,
-        remediation: statement ? row.remediation : state.remediation,
-        cvssScore: statement ? row.cvssScore : state.cvssScore,
+        severity: state.severity,
+        cveId: state.cveId,
+        fixAvailable: state.fixAvailable,
+        description: state.description,
+        remediation: state.remediation,
+        cvssScore: state.cvssScore,
+        keepFields: statement,
         importStatus: state.verdict,
         importDigest: digest,
         importJustification: justification,
         lastScannedOn: this.now,
         modifiedOn: this.now,
       };
-      updates.push(change);
+      changedRows.push(change);
       if (!statement && resourcesPart(digest) !== resourcesPart(row.importDigest)) resourceRewrites.set(row.id, state.resources);
       if (row.status === 'closed' && status !== 'closed') this.result.reopened += 1;
       else if (row.status !== 'closed' && status === 'closed') this.result.closed += 1;
       else this.result.updated += 1;
-      events.push(this.updatedEvent(row, change));
+    }
+    // The changed findings' whole rows: their events show the fields before and after.
+    const fullRows = new Map(
+      (
+        await findRowsByIds(
+          this.trx,
+          this.org,
+          changedRows.map((c) => c.id),
+        )
+      ).map((r) => [r.id, r]),
+    );
+    for (const change of changedRows) {
+      const row = fullRows.get(change.id) as ImportedRow;
+      const update = change.keepFields
+        ? {
+            ...change,
+            title: row.title,
+            severity: row.severity,
+            cveId: row.cveId,
+            fixAvailable: row.fixAvailable,
+            description: row.description,
+            remediation: row.remediation,
+            cvssScore: row.cvssScore,
+          }
+        : change;
+      updates.push(update);
+      events.push(this.updatedEvent(row, update));
     }
 
     // Written: new findings in bulk, changed ones each, resources that changed replaced.
@@ -342,6 +379,7 @@ class ImportRun {
     await recordEvents(this.trx, this.org, events);
     if (inserts.length + updates.length > 0) this.changed = true;
     for (const key of fresh) this.seen.add(`${source}\u0000${key}`);
+    this.openReported.set(source, (this.openReported.get(source) ?? 0) + open);
   }
 
   /**
@@ -349,16 +387,16 @@ class ImportRun {
    * far apart in the file): its new resources are added; its fields and status are those of its
    * first report.
    */
-  private async addAgain(keys: readonly string[], group: Map<string, ScannedFinding>, rows: Map<string, ImportedRow>): Promise<void> {
+  private async addAgain(keys: readonly string[], group: Map<string, ScannedFinding>, rows: Map<string, ImportedState>): Promise<void> {
     if (keys.length === 0) return;
     const stored = await loadResources(
       this.trx,
       this.org,
-      keys.map((k) => (rows.get(k) as ImportedRow).id),
+      keys.map((k) => (rows.get(k) as ImportedState).id),
     );
     const additions: (ImportedResource & { vulnerabilityId: string; firstSeen: number })[] = [];
     for (const key of keys) {
-      const row = rows.get(key) as ImportedRow;
+      const row = rows.get(key) as ImportedState;
       const have = stored.get(row.id) ?? [];
       const known = new Set(have.map((r) => `${r.type}\u0000${r.name}`));
       const room = Math.max(0, 100 - have.length);
@@ -403,13 +441,16 @@ class ImportRun {
 
   /** Closes the scope's findings of `source` that the file did not report, a page at a time. */
   private async closeUnreported(source: string): Promise<void> {
+    // Every finding of the scope that is not closed was reported (the usual re-import): no page to read.
+    if ((await countOpenInScope(this.trx, this.org, source, this.scope as string)) === (this.openReported.get(source) ?? 0)) return;
     let after = '';
     for (;;) {
       const page = await pageOpenInScope(this.trx, this.org, source, this.scope as string, after, CLOSE_PAGE);
       if (page.length === 0) return;
       after = page[page.length - 1]!.findingKey;
-      const gone = page.filter((r) => !this.seen.has(`${source}\u0000${r.findingKey}`));
-      if (gone.length === 0) continue;
+      const goneIds = page.filter((r) => !this.seen.has(`${source}\u0000${r.findingKey}`)).map((r) => r.id);
+      if (goneIds.length === 0) continue;
+      const gone = await findRowsByIds(this.trx, this.org, goneIds);
       await closeImported(
         this.trx,
         this.org,
