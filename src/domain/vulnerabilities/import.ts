@@ -28,6 +28,7 @@ import {
   addResources,
   closeImported,
   countOpenInScope,
+  findPersonStamps,
   findRowsByIds,
   findStatesByKeys,
   insertImported,
@@ -46,7 +47,9 @@ import { nameText } from '../../formats/scanners/bounds.ts';
 import { isScannerFormat, parseScan, unknownFormatIssue, type ScannerFormat } from '../../formats/scanners/formats.ts';
 import { MAX_HELD } from '../../formats/scanners/held.ts';
 import { sourceOfTool } from '../../formats/scanners/source.ts';
+import { actorPersonId } from '../people/actor-stamp.ts';
 import { detailOfRow } from './get.ts';
+import type { VulnerabilityRow } from '../../storage/db/repositories/vulnerabilities.ts';
 import { DEFAULT_IMPORT_MAX_BYTES, type ImportResult } from './import-schema.ts';
 import { drain, meteredBody } from './import-body.ts';
 import { digestOf, mergeFindings, resourcesPart, scannedState, scopedKey, statusOf, uniqueResources } from './import-plan.ts';
@@ -123,6 +126,9 @@ class ImportRun {
   private readonly openReported = new Map<string, number>();
   private readonly result = { created: 0, updated: 0, closed: 0, reopened: 0, unchanged: 0, findingIds: [] as string[] };
   changed = false;
+  /** the person row stamping this import's changes, and what GET shows of the people stamps seen */
+  private stampId: string | undefined;
+  private readonly stamps = new Map<string, { name: string; email: string }>();
 
   private readonly ctx: Context;
   private readonly trx: Kysely<Database>;
@@ -250,6 +256,7 @@ class ImportRun {
           remediation: state.remediation,
           cvssScore: state.cvssScore,
           now: this.now,
+          addedBy: '', // the stamp, below
           importScope: scope,
           importStatus: state.verdict,
           importDigest: digestOf(state),
@@ -290,6 +297,7 @@ class ImportRun {
         importJustification: justification,
         lastScannedOn: this.now,
         modifiedOn: this.now,
+        lastModifiedBy: '', // the stamp, below
       };
       changedRows.push(change);
       if (!statement && resourcesPart(digest) !== resourcesPart(row.importDigest)) resourceRewrites.set(row.id, state.resources);
@@ -307,11 +315,14 @@ class ImportRun {
         )
       ).map((r) => [r.id, r]),
     );
+    const by = changedRows.length + inserts.length > 0 ? await this.stamp() : '';
+    await this.loadStamps([...fullRows.values()]);
     for (const change of changedRows) {
       const row = fullRows.get(change.id) as ImportedRow;
       const update = change.keepFields
         ? {
             ...change,
+            lastModifiedBy: by,
             title: row.title,
             severity: row.severity,
             cveId: row.cveId,
@@ -320,40 +331,37 @@ class ImportRun {
             remediation: row.remediation,
             cvssScore: row.cvssScore,
           }
-        : change;
+        : { ...change, lastModifiedBy: by };
       updates.push(update);
       events.push(this.updatedEvent(row, update));
     }
 
     // Written: new findings in bulk, changed ones each, resources that changed replaced.
+    for (const f of inserts) f.addedBy = by;
     const ids = await insertImported(this.ctx.db, this.trx, this.org, inserts);
     inserts.forEach((f, i) => {
-      const detail = detailOfRow(
-        {
-          id: ids[i] as string,
-          source,
-          findingKey: f.findingKey,
-          title: f.title,
-          status: f.status,
-          severity: f.severity,
-          cveId: f.cveId,
-          fixAvailable: f.fixAvailable,
-          description: f.description,
-          remediation: f.remediation,
-          stepsToReproduce: null,
-          firstSeen: this.now,
-          lastScannedOn: this.now,
-          cvssScore: f.cvssScore,
-          sla: null,
-          reportLink: null,
-          addedBy: null,
-          addedOn: this.now,
-          lastModifiedBy: null,
-          modifiedOn: null,
-        },
-        [],
-        this.customFields,
-      );
+      const detail = this.detail({
+        id: ids[i] as string,
+        source,
+        findingKey: f.findingKey,
+        title: f.title,
+        status: f.status,
+        severity: f.severity,
+        cveId: f.cveId,
+        fixAvailable: f.fixAvailable,
+        description: f.description,
+        remediation: f.remediation,
+        stepsToReproduce: null,
+        firstSeen: this.now,
+        lastScannedOn: this.now,
+        cvssScore: f.cvssScore,
+        sla: null,
+        reportLink: null,
+        addedBy: by,
+        addedOn: this.now,
+        lastModifiedBy: null,
+        modifiedOn: null,
+      });
       events.push({
         type: 'vulnerability.created',
         resourceId: detail.vulnerabilityId,
@@ -411,26 +419,48 @@ class ImportRun {
     }
   }
 
+  /** The actor's person row, made on the first change (an unchanged import writes nothing, not even it). */
+  private async stamp(): Promise<string> {
+    if (this.stampId === undefined) {
+      this.stampId = await actorPersonId(this.trx, this.org, { kind: 'credential', credentialId: this.ctx.actor.credentialId });
+      for (const [id, stamp] of await findPersonStamps(this.trx, this.org, [this.stampId])) this.stamps.set(id, stamp);
+    }
+    return this.stampId;
+  }
+
+  /** Loads the stamps of the people these rows name that are not known yet. */
+  private async loadStamps(rows: readonly ImportedRow[]): Promise<void> {
+    const ids = new Set<string>();
+    for (const r of rows) for (const id of [r.addedBy, r.lastModifiedBy]) if (id && !this.stamps.has(id)) ids.add(id);
+    for (const [id, stamp] of await findPersonStamps(this.trx, this.org, [...ids])) this.stamps.set(id, stamp);
+  }
+
+  /** The finding as GET answers it (its assignees and custom values are not the import's: left out of both sides of a change). */
+  private detail(row: VulnerabilityRow) {
+    const detail = detailOfRow(row, [], this.customFields);
+    const addedBy = row.addedBy ? this.stamps.get(row.addedBy) : undefined;
+    if (addedBy) detail.addedBy = addedBy;
+    const lastModifiedBy = row.lastModifiedBy ? this.stamps.get(row.lastModifiedBy) : undefined;
+    if (lastModifiedBy) detail.lastModifiedBy = lastModifiedBy;
+    return detail;
+  }
+
   private updatedEvent(row: ImportedRow, change: ImportedChange): NewEvent {
-    const before = detailOfRow(row, [], this.customFields);
-    const after = detailOfRow(
-      {
-        ...row,
-        title: change.title,
-        status: change.status,
-        severity: change.severity,
-        cveId: change.cveId,
-        fixAvailable: change.fixAvailable,
-        description: change.description,
-        remediation: change.remediation,
-        cvssScore: change.cvssScore,
-        lastScannedOn: change.lastScannedOn,
-        modifiedOn: change.modifiedOn,
-        lastModifiedBy: null,
-      },
-      [],
-      this.customFields,
-    );
+    const before = this.detail(row);
+    const after = this.detail({
+      ...row,
+      title: change.title,
+      status: change.status,
+      severity: change.severity,
+      cveId: change.cveId,
+      fixAvailable: change.fixAvailable,
+      description: change.description,
+      remediation: change.remediation,
+      cvssScore: change.cvssScore,
+      lastScannedOn: change.lastScannedOn,
+      modifiedOn: change.modifiedOn,
+      lastModifiedBy: change.lastModifiedBy,
+    });
     return {
       type: 'vulnerability.updated',
       resourceId: after.vulnerabilityId,
@@ -451,11 +481,14 @@ class ImportRun {
       const goneIds = page.filter((r) => !this.seen.has(`${source}\u0000${r.findingKey}`)).map((r) => r.id);
       if (goneIds.length === 0) continue;
       const gone = await findRowsByIds(this.trx, this.org, goneIds);
+      const by = await this.stamp();
+      await this.loadStamps(gone);
       await closeImported(
         this.trx,
         this.org,
         gone.map((r) => r.id),
         this.now,
+        by,
       );
       const events = gone.map((row) =>
         this.updatedEvent(row, {
@@ -465,6 +498,7 @@ class ImportRun {
           importDigest: row.importDigest,
           importJustification: row.importJustification,
           modifiedOn: this.now,
+          lastModifiedBy: by,
         }),
       );
       for (const event of events) this.result.findingIds.push(event.resourceId);
