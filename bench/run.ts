@@ -1,7 +1,7 @@
 // npm run bench: the benchmarks, each in its own process, one after another.
 //
 //   npm run bench                                  reads (both engines) and uploads
-//   npm run bench -- --only reads|uploads|controls|vulnerabilities|vulnerability-pages|statements|frameworks|outbox|webhook-latency|staleness|memory|malformed-flood[,...]
+//   npm run bench -- --only reads|uploads|controls|vulnerabilities|vulnerability-pages|statements|frameworks|outbox|webhook-latency|staleness|memory|malformed-flood|vulnerability-import[,...]
 //   npm run bench -- --only reads -- --seconds 5   arguments after a second -- go to each script
 //
 // reads: bench/reads.ts, every list endpoint, a get-one and /healthz against a raw node:http server
@@ -10,6 +10,8 @@
 // to disk. The others are the per-area benchmarks (see the head of each file; webhook-latency
 // and staleness need PostgreSQL); outbox: bench/outbox.ts, what recording change events adds to a write;
 // malformed-flood: bench/malformed-flood.ts, malformed requests and what a flood of them costs.
+// vulnerability-import: bench/vulnerability-import.ts, a 100,000-result SARIF import and its
+// unchanged re-import into the scale-20 organization, with the server's peak memory.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from './lib/child.ts';
@@ -27,6 +29,7 @@ const SCRIPTS = {
   staleness: 'bench/staleness.ts',
   memory: 'bench/memory.ts',
   'malformed-flood': 'bench/malformed-flood.ts',
+  'vulnerability-import': 'bench/vulnerability-import.ts',
 } as const;
 type Name = keyof typeof SCRIPTS;
 const DEFAULT: Name[] = ['reads', 'uploads'];

@@ -80,6 +80,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** bytes of uploaded attachments an organization may keep (ATTACHMENT_QUOTA_BYTES) */
   attachmentQuotaBytes: number;
+  /** largest scanner file an import reads (IMPORT_MAX_BYTES); refused while it streams */
+  importMaxBytes: number;
   /** server time-outs, in milliseconds */
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
@@ -357,6 +359,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenTtlSec: int(env, 'TOKEN_TTL_SEC', 3600, 1),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     attachmentQuotaBytes: int(env, 'ATTACHMENT_QUOTA_BYTES', 10 * 1024 ** 3, 1),
+    importMaxBytes: int(env, 'IMPORT_MAX_BYTES', 100 * 1024 * 1024, 1),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 120_000, 1000),
     keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0),

@@ -46,6 +46,7 @@ export function systemContext(
     instance: parts.instance,
     maxActiveCredentialsPerOrg: config.maxActiveCredentialsPerOrg,
     attachmentQuotaBytes: config.attachmentQuotaBytes,
+    importMaxBytes: config.importMaxBytes,
     webhooks: config.webhooks,
     lookupHost: parts.lookupHost,
   };

@@ -58,6 +58,8 @@ export interface SystemContext extends BaseContext {
   instance?: ServerInstance;
   /** see Config.attachmentQuotaBytes; default DEFAULT_ATTACHMENT_QUOTA_BYTES */
   attachmentQuotaBytes?: number;
+  /** see Config.importMaxBytes; default DEFAULT_IMPORT_MAX_BYTES (domain/vulnerabilities/import-schema.ts) */
+  importMaxBytes?: number;
 }
 
 /**

@@ -202,6 +202,7 @@ for (const dialect of dialects) {
         'POST /v1/policies/{policyId}/publish': () => json({}),
         'POST /v1/policies/{policyId}/request_review': () => json({}),
         'PATCH /v1/policies/{policyId}': () => json({ isRelevant: true }),
+        'POST /v1/vulnerabilities/imports': () => ({ body: scannerForm() }),
         'POST /console/api/credentials': () => json({ name: 'Headers suite', accessLevel: 'read_only' }),
         // a literal public address: no DNS needed
         'POST /console/api/webhook-endpoints': () => json({ url: 'https://93.184.216.34/headers', eventTypes: ['*'] }),
@@ -350,4 +351,13 @@ for (const dialect of dialects) {
       }
     });
   });
+}
+
+/** A scanner import as a multipart form: the format, then a SARIF log of one result. */
+function scannerForm(): FormData {
+  const form = new FormData();
+  form.append('format', 'sarif');
+  const log = { version: '2.1.0', runs: [{ tool: { driver: { name: 'Semgrep' } }, results: [{ ruleId: 'r', message: { text: 'm' } }] }] };
+  form.append('file', new Blob([JSON.stringify(log)]), 'scan.sarif');
+  return form;
 }

@@ -128,6 +128,7 @@ const BODIES: Record<string, () => { body: RequestInit['body']; headers?: Record
   'POST /v1/policies/{policyId}/publish': () => json({}),
   'POST /v1/policies/{policyId}/request_review': () => json({}),
   'PATCH /v1/policies/{policyId}': () => json({ isRelevant: true }),
+  'POST /v1/vulnerabilities/imports': () => ({ body: scannerForm() }),
   // console: only reached without a session (401 comes first), so any well-formed body will do
   'POST /console/api/credentials': () => json({ name: 'Route table', accessLevel: 'read_only' }),
   'POST /console/api/session': () => json({ email: 'nobody@example.com', password: 'x' }),
@@ -487,4 +488,13 @@ for (const dialect of dialects) {
       checked.forbiddenSkipped = 0;
     });
   });
+}
+
+/** A scanner import as a multipart form: the format, then a SARIF log of one result. */
+function scannerForm(): FormData {
+  const form = new FormData();
+  form.append('format', 'sarif');
+  const log = { version: '2.1.0', runs: [{ tool: { driver: { name: 'Semgrep' } }, results: [{ ruleId: 'r', message: { text: 'm' } }] }] };
+  form.append('file', new Blob([JSON.stringify(log)]), 'scan.sarif');
+  return form;
 }

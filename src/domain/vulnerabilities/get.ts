@@ -23,7 +23,8 @@ import {
   type VulnerabilityExpansion,
   type VulnerabilityStatus,
 } from './shape.ts';
-import type { VulnerabilityDetail } from './schema.ts';
+import type { CustomField, VulnerabilityDetail } from './schema.ts';
+import type { Assignee } from '../shared-schema.ts';
 
 export interface GetVulnerabilityInput {
   /** the path parameter as the router decoded it once (see parseVulnerabilityId) */
@@ -59,8 +60,24 @@ export async function buildVulnerabilityDetail(
     fields.has('mappedRisks') ? loadRisks(k, org, 'vulnerability', [row.id]) : Promise.resolve(undefined),
   ]);
 
+  const detail = detailOfRow(row, assignees.get(row.id), mergeCustomFields(definitions, values.get(row.id)));
+  const addedBy = row.addedBy ? people?.get(row.addedBy) : undefined;
+  if (addedBy) detail.addedBy = addedBy;
+  const lastModifiedBy = row.lastModifiedBy ? people?.get(row.lastModifiedBy) : undefined;
+  if (lastModifiedBy) detail.lastModifiedBy = lastModifiedBy;
+  if (resources) detail.affectedResources = resources.map((r) => ({ ...r, status: r.status as VulnerabilityStatus }));
+  if (tickets) detail.tickets = (tickets.get(row.id) ?? []).map((t) => ({ id: t.ticketKey, url: t.url, source: t.source }));
+  if (risks) detail.mappedRisks = risks.get(row.id) ?? [];
+  return detail;
+}
+
+/**
+ * The get shape of a row without its people stamps and expansions: the part that needs no query
+ * beyond the finding's assignees and custom fields (a bulk write builds its events from it).
+ */
+export function detailOfRow(row: VulnerabilityRow, assignees: Assignee[] | undefined, customFields: CustomField[]): VulnerabilityDetail {
   const detail: VulnerabilityDetail = {
-    ...baseFields(row, assignees.get(row.id), mergeCustomFields(definitions, values.get(row.id))),
+    ...baseFields(row, assignees, customFields),
     firstSeen: row.firstSeen,
     addedOn: row.addedOn,
     modifiedOn: row.modifiedOn,
@@ -73,13 +90,6 @@ export async function buildVulnerabilityDetail(
   if (row.reportLink !== null && row.reportLink !== '') detail.reportLink = row.reportLink;
   if (row.remediation !== null) detail.remediation = row.remediation;
   if (row.stepsToReproduce !== null) detail.stepsToReproduce = row.stepsToReproduce;
-  const addedBy = row.addedBy ? people?.get(row.addedBy) : undefined;
-  if (addedBy) detail.addedBy = addedBy;
-  const lastModifiedBy = row.lastModifiedBy ? people?.get(row.lastModifiedBy) : undefined;
-  if (lastModifiedBy) detail.lastModifiedBy = lastModifiedBy;
-  if (resources) detail.affectedResources = resources.map((r) => ({ ...r, status: r.status as VulnerabilityStatus }));
-  if (tickets) detail.tickets = (tickets.get(row.id) ?? []).map((t) => ({ id: t.ticketKey, url: t.url, source: t.source }));
-  if (risks) detail.mappedRisks = risks.get(row.id) ?? [];
   return detail;
 }
 

@@ -7,6 +7,7 @@ import { advisoryKey, advisoryOf, cveOf, packageIdentity, purlIdentity } from '.
 import { packageResource, scannedFinding, type RawVerdict } from '../scanners/finding.ts';
 import { Held, MAX_HELD } from '../scanners/held.ts';
 import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
+import type { SummaryWatch } from '../scanners/formats.ts';
 import { fieldsOf, isObject, type Fields } from '../scanners/read.ts';
 import { chooseSeverity, cvssScoreOf } from '../scanners/severity.ts';
 import { missing, planTop } from '../scanners/signatures.ts';
@@ -109,8 +110,9 @@ function mapVulnerability(
 }
 
 /** Reads a CycloneDX 1.4+ JSON BOM; yields its vulnerabilities' findings. */
-export async function* parseCycloneDx(chunks: ByteChunks): AsyncGenerator<ScannedFinding, ScanSummary> {
+export async function* parseCycloneDx(chunks: ByteChunks, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
   const summary: ScanSummary = { format: 'cyclonedx', tool: 'CycloneDX', findings: 0, skipped: 0 };
+  watch?.(summary);
   const components = new Map<string, Component>();
   let subject: Component | undefined;
   let bomFormat: unknown;

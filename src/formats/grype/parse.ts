@@ -5,6 +5,7 @@ import { nameText } from '../scanners/bounds.ts';
 import { advisoryKey, advisoryOf, cveOf, packageIdentity } from '../scanners/finding-key.ts';
 import { packageResource, scannedFinding, type RawResource, type RawVerdict } from '../scanners/finding.ts';
 import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
+import type { SummaryWatch } from '../scanners/formats.ts';
 import { fieldsOf, isObject, type Fields } from '../scanners/read.ts';
 import { chooseSeverity, cvssScoreOf } from '../scanners/severity.ts';
 import { missing, planTop } from '../scanners/signatures.ts';
@@ -103,8 +104,9 @@ function scopeOf(source: unknown): string | undefined {
 }
 
 /** Reads a Grype JSON report; yields its findings, returns what the file says of itself. */
-export async function* parseGrype(chunks: ByteChunks): AsyncGenerator<ScannedFinding, ScanSummary> {
+export async function* parseGrype(chunks: ByteChunks, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
   const summary: ScanSummary = { format: 'grype', tool: TOOL, findings: 0, skipped: 0 };
+  watch?.(summary);
   let sawMatches = false;
   const plan = (path: readonly PathPart[], kind: ValueKind): Plan => {
     const [top] = path;

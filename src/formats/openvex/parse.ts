@@ -5,6 +5,7 @@ import type { ScannedFinding, ScanSummary } from '../../domain/vulnerabilities/s
 import { advisoryKey, advisoryOf, cveOf, purlIdentity, type PackageIdentity } from '../scanners/finding-key.ts';
 import { purlResource, scannedFinding, type RawVerdict } from '../scanners/finding.ts';
 import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
+import type { SummaryWatch } from '../scanners/formats.ts';
 import { fieldsOf, isObject, type Fields } from '../scanners/read.ts';
 import { missing, planTop } from '../scanners/signatures.ts';
 
@@ -91,8 +92,9 @@ function mapStatement(value: unknown, path: PathPart[]): ScannedFinding[] {
 }
 
 /** Reads an OpenVEX document; yields one finding per statement, product and subcomponent. */
-export async function* parseOpenVex(chunks: ByteChunks): AsyncGenerator<ScannedFinding, ScanSummary> {
+export async function* parseOpenVex(chunks: ByteChunks, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
   const summary: ScanSummary = { format: 'openvex', tool: TOOL, findings: 0, skipped: 0 };
+  watch?.(summary);
   let context: unknown;
   const plan = (path: readonly PathPart[], kind: ValueKind): Plan => {
     const [top] = path;

@@ -6,6 +6,7 @@ import { advisoryKey, advisoryOf, cveOf, packageIdentity } from '../scanners/fin
 import { packageResource, scannedFinding } from '../scanners/finding.ts';
 import { Held, MAX_HELD } from '../scanners/held.ts';
 import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
+import type { SummaryWatch } from '../scanners/formats.ts';
 import { fieldsOf, type Fields } from '../scanners/read.ts';
 import { chooseSeverity, cvssScoreOf } from '../scanners/severity.ts';
 import { missing, planTop } from '../scanners/signatures.ts';
@@ -72,8 +73,9 @@ function mapPackage(value: unknown, path: PathPart[], sourcePath: string | undef
 }
 
 /** Reads an OSV-Scanner JSON report; yields its findings, returns what the file says of itself. */
-export async function* parseOsv(chunks: ByteChunks): AsyncGenerator<ScannedFinding, ScanSummary> {
+export async function* parseOsv(chunks: ByteChunks, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
   const summary: ScanSummary = { format: 'osv', tool: TOOL, findings: 0, skipped: 0 };
+  watch?.(summary);
   let sawResults = false;
   let current = -1;
   let sourcePath: string | undefined;

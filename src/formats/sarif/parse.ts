@@ -8,6 +8,7 @@ import { cveOf, ruleKey } from '../scanners/finding-key.ts';
 import { scannedFinding, type RawResource, type RawVerdict } from '../scanners/finding.ts';
 import { Held, MAX_HELD } from '../scanners/held.ts';
 import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
+import type { SummaryWatch } from '../scanners/formats.ts';
 import { fieldsOf, type Fields } from '../scanners/read.ts';
 import { cvssScoreOf, severityOfScore } from '../scanners/severity.ts';
 import { missing, planTop } from '../scanners/signatures.ts';
@@ -228,8 +229,9 @@ function scopeOf(member: PathPart, value: unknown): string | undefined {
 }
 
 /** Reads a SARIF 2.1.0 log; yields its findings, returns what the file says of itself. */
-export async function* parseSarif(chunks: ByteChunks): AsyncGenerator<ScannedFinding, ScanSummary> {
+export async function* parseSarif(chunks: ByteChunks, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
   const summary: ScanSummary = { format: 'sarif', findings: 0, skipped: 0 };
+  watch?.(summary);
   let version: unknown;
   let sawRuns = false;
   const plan = (path: readonly PathPart[], kind: ValueKind): Plan => {

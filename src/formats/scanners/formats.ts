@@ -12,7 +12,14 @@ import { SCANNER_FORMATS, type ScannerFormat } from './signatures.ts';
 
 export { SCANNER_FORMATS, type ScannerFormat };
 
-export type ScanParser = (chunks: ByteChunks) => AsyncGenerator<ScannedFinding, ScanSummary>;
+/**
+ * Called once, before anything is read, with the summary the parser fills in as it reads: the
+ * import pipeline learns the file's scope as soon as it has been read (some tools write it before
+ * their findings, some after).
+ */
+export type SummaryWatch = (summary: Readonly<ScanSummary>) => void;
+
+export type ScanParser = (chunks: ByteChunks, watch?: SummaryWatch) => AsyncGenerator<ScannedFinding, ScanSummary>;
 
 const PARSERS: Record<ScannerFormat, ScanParser> = {
   sarif: parseSarif,
@@ -36,6 +43,6 @@ export const unknownFormatIssue = (name: string): FieldIssue => ({
  * value is the file's summary (its tool and default scope). Throws `validation_failed` naming the
  * place (a JSON pointer) at the first problem; nothing is yielded after it.
  */
-export function parseScan(format: ScannerFormat, chunks: ByteChunks): AsyncGenerator<ScannedFinding, ScanSummary> {
-  return PARSERS[format](chunks);
+export function parseScan(format: ScannerFormat, chunks: ByteChunks, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
+  return PARSERS[format](chunks, watch);
 }

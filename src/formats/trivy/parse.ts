@@ -7,6 +7,7 @@ import { advisoryKey, advisoryOf, cveOf, packageIdentity, ruleKey } from '../sca
 import { packageResource, scannedFinding, type RawResource, type RawVerdict } from '../scanners/finding.ts';
 import { Held, MAX_HELD } from '../scanners/held.ts';
 import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
+import type { SummaryWatch } from '../scanners/formats.ts';
 import { fieldsOf, type Fields } from '../scanners/read.ts';
 import { chooseSeverity, cvssScoreOf } from '../scanners/severity.ts';
 import { missing, planTop } from '../scanners/signatures.ts';
@@ -131,8 +132,9 @@ function modified(value: unknown, path: PathPart[], target: Target): ScannedFind
 }
 
 /** Reads a Trivy JSON report; yields its findings, returns what the file says of itself. */
-export async function* parseTrivy(chunks: ByteChunks): AsyncGenerator<ScannedFinding, ScanSummary> {
+export async function* parseTrivy(chunks: ByteChunks, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
   const summary: ScanSummary = { format: 'trivy', tool: TOOL, findings: 0, skipped: 0 };
+  watch?.(summary);
   let sawSchema = false;
   let current = -1;
   let target: Target = {};

@@ -19,6 +19,7 @@ import listVulnerabilitiesRoute from './vulnerabilities/list.ts';
 import getVulnerabilityRoute from './vulnerabilities/get.ts';
 import createVulnerabilityRoute from './vulnerabilities/create.ts';
 import updateVulnerabilityRoute from './vulnerabilities/update.ts';
+import importVulnerabilitiesRoute from './vulnerabilities/import.ts';
 import listEventsRoute from './events/list.ts';
 import createSessionRoute from './console/session/create.ts';
 import getSessionRoute from './console/session/get.ts';
@@ -65,6 +66,8 @@ const routes = [
   getVulnerabilityRoute,
   createVulnerabilityRoute,
   updateVulnerabilityRoute,
+  // an extension: scanner imports (issue 27)
+  importVulnerabilitiesRoute,
   // an extension: the change events feed (issue 15)
   listEventsRoute,
   // the developer console: its admin API and its pages

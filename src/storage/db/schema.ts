@@ -352,6 +352,11 @@ export interface VulnerabilitiesTable {
   assignees_json: ColumnType<string | null, never, never>;
   custom_values_json: ColumnType<string | null, never, never>;
   resources_count: ColumnType<number | string, never, never>;
+  /** What scanner imports keep (migration 0015): NULL on findings no import wrote. */
+  import_scope: ColumnType<string | null, string | null | undefined, string | null>;
+  import_status: ColumnType<string | null, string | null | undefined, string | null>;
+  import_digest: ColumnType<string | null, string | null | undefined, string | null>;
+  import_justification: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface VulnerabilityResourcesTable {

@@ -49,7 +49,7 @@ export type VulnerabilityListRow = Pick<
   'id' | 'source' | 'findingKey' | 'title' | 'status' | 'severity' | 'cveId' | 'cvssScore' | 'firstSeen'
 >;
 
-const toVulnerability = (r: Selectable<Database['vulnerabilities']>): VulnerabilityRow => ({
+export const toVulnerability = (r: Selectable<Database['vulnerabilities']>): VulnerabilityRow => ({
   id: r.id,
   source: r.source,
   findingKey: r.finding_key,
