@@ -280,6 +280,13 @@ export interface paths {
      */
     post: operations["uploadEvidenceAttachmentsPlural"];
   };
+  "/v1/vulnerabilities/imports": {
+    /**
+     * Import a scanner’s findings (extension)
+     * @description Reads a scanner’s file (SARIF 2.1.0, Trivy JSON, Grype JSON, OSV-Scanner JSON, CycloneDX 1.4+ with VEX, OpenVEX; docs/scanner-formats.md) as it streams, and brings the findings of its scope and source up to date in one transaction: new ones are created; known ones are updated when something changed and left unwritten (no event) when nothing did; findings of the scope and source that the file no longer reports are closed, and a closed one reported again reopens. Statuses a person set (acknowledged, ignored, risk) are kept; the tool’s suppressions and VEX not_affected/false_positive make a finding ignored, VEX fixed closes it. The file is the raw body (any content type but multipart; `format` and `scope` in the query), or the `file` part of a multipart/form-data body after its `format` and `scope` fields. At most IMPORT_MAX_BYTES (default 104857600 bytes), refused while it streams. A malformed file, or one not of the named format, answers 400 validation_failed with a detail naming the JSON pointer; nothing is written. Idempotent under `Idempotency-Key`: the same format, scope and file (by SHA-256) replays the answer.
+     */
+    post: operations["importVulnerabilities"];
+  };
 }
 
 export interface webhooks {
@@ -5919,6 +5926,173 @@ export interface operations {
         };
       };
       /** @description idempotency_key_reused (same key, different parts) or idempotency_request_in_progress */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Import a scanner’s findings (extension)
+   * @description Reads a scanner’s file (SARIF 2.1.0, Trivy JSON, Grype JSON, OSV-Scanner JSON, CycloneDX 1.4+ with VEX, OpenVEX; docs/scanner-formats.md) as it streams, and brings the findings of its scope and source up to date in one transaction: new ones are created; known ones are updated when something changed and left unwritten (no event) when nothing did; findings of the scope and source that the file no longer reports are closed, and a closed one reported again reopens. Statuses a person set (acknowledged, ignored, risk) are kept; the tool’s suppressions and VEX not_affected/false_positive make a finding ignored, VEX fixed closes it. The file is the raw body (any content type but multipart; `format` and `scope` in the query), or the `file` part of a multipart/form-data body after its `format` and `scope` fields. At most IMPORT_MAX_BYTES (default 104857600 bytes), refused while it streams. A malformed file, or one not of the named format, answers 400 validation_failed with a detail naming the JSON pointer; nothing is written. Idempotent under `Idempotency-Key`: the same format, scope and file (by SHA-256) replays the answer.
+   */
+  importVulnerabilities: {
+    parameters: {
+      query?: {
+        /** @description The file's format: one of `sarif`, `trivy`, `grype`, `osv`, `cyclonedx`, `openvex` (docs/scanner-formats.md). */
+        format?: string;
+        /** @description What was scanned (the image, repository or target): findings of this scope and source that the file no longer reports are closed. Default: the scope the file names (docs/scanner-formats.md), else none. */
+        scope?: string;
+      };
+      header: {
+        /** @description Required. 1-128 letters, digits, `.`, `_`, `~`, `-`. Scoped to the credential; a retry with the same key and body within 24 hours replays the first response. */
+        "idempotency-key": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/octet-stream": {
+          /** @description The file's format: one of `sarif`, `trivy`, `grype`, `osv`, `cyclonedx`, `openvex` (docs/scanner-formats.md). */
+          format?: string;
+          /** @description What was scanned (the image, repository or target): findings of this scope and source that the file no longer reports are closed. Default: the scope the file names (docs/scanner-formats.md), else none. */
+          scope?: string;
+          /**
+           * Format: binary
+           * @description The scanner’s file, after the text fields.
+           */
+          file: string;
+        };
+        "multipart/form-data": {
+          /** @description The file's format: one of `sarif`, `trivy`, `grype`, `osv`, `cyclonedx`, `openvex` (docs/scanner-formats.md). */
+          format?: string;
+          /** @description What was scanned (the image, repository or target): findings of this scope and source that the file no longer reports are closed. Default: the scope the file names (docs/scanner-formats.md), else none. */
+          scope?: string;
+          /**
+           * Format: binary
+           * @description The scanner’s file, after the text fields.
+           */
+          file: string;
+        };
+      };
+    };
+    responses: {
+      /** @description What the import did: counts, and the IDs of the findings it changed. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              /**
+               * @description The format the file was read as.
+               * @enum {unknown}
+               */
+              format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex";
+              /** @description The scope the findings were matched in: the request’s, else the file’s; null when neither names one. */
+              scope: string | null;
+              /**
+               * @description The source the findings got: the tool’s own when it is one of the spec’s (SARIF), otherwise `import`.
+               * @enum {unknown}
+               */
+              source: "aws" | "github" | "snyk" | "sonarcloud" | "qualys" | "defender" | "sentinelOne" | "aikido" | "tenable" | "import" | "api";
+              /** @description New findings. */
+              created: number;
+              /** @description Findings already known whose fields or status changed (not counted as closed or reopened). */
+              updated: number;
+              /** @description Findings closed: no longer reported in this scope and source, or closed by the tool (VEX fixed). */
+              closed: number;
+              /** @description Closed findings reported again. */
+              reopened: number;
+              /** @description Findings reported again with nothing changed: not written, no event. */
+              unchanged: number;
+              /** @description The IDs of the findings created, updated, closed or reopened, as the API shows them (`<source>%23<key>`). */
+              findingIds: string[];
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (details name format, scope, file, body, or the JSON pointer of the file’s problem), or idempotency_key_required */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (scope) or plan_restricted (plan) */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description idempotency_key_reused (same key, different format, scope or file) or idempotency_request_in_progress */
       409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -71,6 +71,7 @@ export const OPERATIONS: Record<string, string> = {
   'GET /v1/vulnerabilities/{vulnerabilityId}': 'getVulnerability',
   'POST /v1/vulnerabilities': 'createVulnerability',
   'PATCH /v1/vulnerabilities/{vulnerabilityId}': 'updateVulnerability',
+  'POST /v1/vulnerabilities/imports': 'importVulnerabilities',
   'GET /v1/events': 'listEvents',
 };
 

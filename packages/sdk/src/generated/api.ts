@@ -1592,6 +1592,46 @@ export interface UploadEvidenceAttachmentsResponse {
   };
 }
 
+// POST /v1/vulnerabilities/imports: Import a scanner’s findings (extension)
+
+export interface ImportVulnerabilitiesQuery {
+  /** The file's format: one of `sarif`, `trivy`, `grype`, `osv`, `cyclonedx`, `openvex` (docs/scanner-formats.md). */
+  format?: string;
+  /** What was scanned (the image, repository or target): findings of this scope and source that the file no longer reports are closed. Default: the scope the file names (docs/scanner-formats.md), else none. */
+  scope?: string;
+}
+
+/** The parts of the POST /v1/vulnerabilities/imports form. */
+export type ImportVulnerabilitiesPart = "format" | "scope" | "file";
+
+/** What the import did: counts, and the IDs of the findings it changed. */
+export interface ImportVulnerabilitiesResponse {
+  data: {
+    /** The format the file was read as. */
+    format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex";
+    /** The scope the findings were matched in: the request’s, else the file’s; null when neither names one. */
+    scope: string | null;
+    /** The source the findings got: the tool’s own when it is one of the spec’s (SARIF), otherwise `import`. */
+    source: "aws" | "github" | "snyk" | "sonarcloud" | "qualys" | "defender" | "sentinelOne" | "aikido" | "tenable" | "import" | "api";
+    /** New findings. */
+    created: number;
+    /** Findings already known whose fields or status changed (not counted as closed or reopened). */
+    updated: number;
+    /** Findings closed: no longer reported in this scope and source, or closed by the tool (VEX fixed). */
+    closed: number;
+    /** Closed findings reported again. */
+    reopened: number;
+    /** Findings reported again with nothing changed: not written, no event. */
+    unchanged: number;
+    /** The IDs of the findings created, updated, closed or reopened, as the API shows them (`<source>%23<key>`). */
+    findingIds: Array<string>;
+  };
+  meta: {
+    /** Equals the X-Request-Id header. */
+    requestId: string;
+  };
+}
+
 /** A webhook request's body, one shape per event type. */
 export type WebhookPayload = {
   /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
@@ -2106,6 +2146,15 @@ export const operations = {
     idempotent: true,
     success: 201,
   },
+  importVulnerabilities: {
+    method: 'POST',
+    path: '/v1/vulnerabilities/imports',
+    pathParams: [],
+    query: { format: 'string', scope: 'string' },
+    body: 'multipart',
+    idempotent: true,
+    success: 200,
+  },
 } as const;
 
 export type OperationName = keyof typeof operations;
@@ -2128,4 +2177,5 @@ export interface OperationTypes {
   updateVulnerability: { params: UpdateVulnerabilityParams; query: never; body: UpdateVulnerabilityBody; response: UpdateVulnerabilityResponse };
   listEvents: { params: never; query: ListEventsQuery; body: never; response: ListEventsResponse };
   uploadEvidenceAttachments: { params: UploadEvidenceAttachmentsParams; query: never; body: never; response: UploadEvidenceAttachmentsResponse };
+  importVulnerabilities: { params: never; query: ImportVulnerabilitiesQuery; body: never; response: ImportVulnerabilitiesResponse };
 }
