@@ -32,7 +32,9 @@ function cyclonedx(cve: string): string {
     specVersion: '1.5',
     version: 1,
     metadata: { component: { 'bom-ref': 'app', type: 'application', name: 'shop-api', version: '2.0.0' } },
-    components: [{ 'bom-ref': 'pkg:npm/lodash@4.17.20', type: 'library', name: 'lodash', version: '4.17.20', purl: 'pkg:npm/lodash@4.17.20' }],
+    components: [
+      { 'bom-ref': 'pkg:npm/lodash@4.17.20', type: 'library', name: 'lodash', version: '4.17.20', purl: 'pkg:npm/lodash@4.17.20' },
+    ],
     vulnerabilities: [
       {
         id: cve,
@@ -167,7 +169,10 @@ for (const dialect of dialects) {
         assert.match(field, /^\/|^file$|^body$/, `names a place in the file: ${field}`);
         return true;
       });
-      await assert.rejects(sdk.vulnerabilities.import({ format: 'sarif', file: Buffer.from('{"version":"2.1.0","runs":[{') }), ValidationError);
+      await assert.rejects(
+        sdk.vulnerabilities.import({ format: 'sarif', file: Buffer.from('{"version":"2.1.0","runs":[{') }),
+        ValidationError,
+      );
       await assert.rejects(svc.readOnly.vulnerabilities.import({ format: 'sarif', file }), PermissionDeniedError);
       assert.equal((await sdk.vulnerabilities.listPage({ count: 50 })).meta.totalCount, before, 'nothing was written');
       await assert.rejects(sdk.vulnerabilities.import({ format: 'sarif', file: '{"runs":[]}' }), /file is a path/);

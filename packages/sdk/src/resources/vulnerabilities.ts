@@ -94,7 +94,8 @@ export class Vulnerabilities {
   async import(input: ImportVulnerabilitiesInput, options?: WriteOptions) {
     if (!input || typeof input !== 'object') throw new TypeError('import needs { format, file }');
     const { format, scope, file } = input;
-    if (typeof format !== 'string' || (format as string) === '') throw new TypeError('import needs a format (sarif, trivy, grype, osv, cyclonedx or openvex)');
+    if (typeof format !== 'string' || (format as string) === '')
+      throw new TypeError('import needs a format (sarif, trivy, grype, osv, cyclonedx or openvex)');
     if (scope !== undefined && typeof scope !== 'string') throw new TypeError('scope must be a string');
     const source = await importSource(file);
     return send(this.#ctx, 'importVulnerabilities', {
@@ -118,8 +119,10 @@ async function importSource(file: ImportFile): Promise<FileSource> {
       throw err;
     }
   }
-  if (file instanceof Uint8Array || file instanceof ArrayBuffer || file instanceof Blob) return prepareFile({ data: file, filename: FILENAME });
-  if (typeof file === 'function' || file instanceof ReadableStream || isAsyncIterable(file)) return prepareFile({ stream: file, filename: FILENAME });
+  if (file instanceof Uint8Array || file instanceof ArrayBuffer || file instanceof Blob)
+    return prepareFile({ data: file, filename: FILENAME });
+  if (typeof file === 'function' || file instanceof ReadableStream || isAsyncIterable(file))
+    return prepareFile({ stream: file, filename: FILENAME });
   throw new TypeError('file must be a path, bytes (Uint8Array, ArrayBuffer, Blob), a stream or a function returning a stream');
 }
 
