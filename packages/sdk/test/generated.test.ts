@@ -47,8 +47,9 @@ test('query parameters get the wire form the server reads', () => {
       .filter(([, o]) => o.idempotent)
       .map(([name]) => name)
       .sort(),
-    ['createVulnerability', 'updateVulnerability', 'uploadEvidenceAttachments'],
+    ['createVulnerability', 'importVulnerabilities', 'updateVulnerability', 'uploadEvidenceAttachments'],
   );
+  assert.deepEqual(operations.importVulnerabilities.query, { format: 'string', scope: 'string' });
 });
 
 test('WebhookPayload: the bodies the document declares under `webhooks`, else the feed event', async () => {
