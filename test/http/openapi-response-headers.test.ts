@@ -177,6 +177,7 @@ for (const dialect of dialects) {
         'PATCH /v1/vulnerabilities/{vulnerabilityId}': () => json({ reportLink: '' }),
         'POST /v1/evidence/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
         'POST /v1/evidences/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
+        'POST /v1/vulnerabilities/imports': () => ({ body: scannerForm() }),
         'POST /console/api/credentials': () => json({ name: 'Headers suite', accessLevel: 'read_only' }),
         // a literal public address: no DNS needed
         'POST /console/api/webhook-endpoints': () => json({ url: 'https://93.184.216.34/headers', eventTypes: ['*'] }),
@@ -312,4 +313,13 @@ for (const dialect of dialects) {
       }
     });
   });
+}
+
+/** A scanner import as a multipart form: the format, then a SARIF log of one result. */
+function scannerForm(): FormData {
+  const form = new FormData();
+  form.append('format', 'sarif');
+  const log = { version: '2.1.0', runs: [{ tool: { driver: { name: 'Semgrep' } }, results: [{ ruleId: 'r', message: { text: 'm' } }] }] };
+  form.append('file', new Blob([JSON.stringify(log)]), 'scan.sarif');
+  return form;
 }

@@ -114,6 +114,7 @@ const BODIES: Record<string, () => { body: RequestInit['body']; headers?: Record
   'PATCH /v1/vulnerabilities/{vulnerabilityId}': () => json({ reportLink: '' }),
   'POST /v1/evidence/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
   'POST /v1/evidences/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
+  'POST /v1/vulnerabilities/imports': () => ({ body: scannerForm() }),
   // console: only reached without a session (401 comes first), so any well-formed body will do
   'POST /console/api/credentials': () => json({ name: 'Route table', accessLevel: 'read_only' }),
   'POST /console/api/session': () => json({ email: 'nobody@example.com', password: 'x' }),
@@ -445,4 +446,13 @@ for (const dialect of dialects) {
       checked.forbiddenSkipped = 0;
     });
   });
+}
+
+/** A scanner import as a multipart form: the format, then a SARIF log of one result. */
+function scannerForm(): FormData {
+  const form = new FormData();
+  form.append('format', 'sarif');
+  const log = { version: '2.1.0', runs: [{ tool: { driver: { name: 'Semgrep' } }, results: [{ ruleId: 'r', message: { text: 'm' } }] }] };
+  form.append('file', new Blob([JSON.stringify(log)]), 'scan.sarif');
+  return form;
 }

@@ -17,7 +17,6 @@ export const ImportFormat = Type.String({ minLength: 1, maxLength: 40, descripti
 export const ImportScope = Type.String({
   minLength: 1,
   maxLength: MAX_NAME,
-  pattern: '\\S',
   description:
     'What was scanned (the image, repository or target): findings of this scope and source that the file no longer reports are closed. Default: the scope the file names (docs/scanner-formats.md), else none.',
 });

@@ -57,7 +57,7 @@ interface FileInput {
 
 /** The text fields, then the `file` part's bytes, then nothing more. */
 async function multipartInput(request: FastifyRequest): Promise<FileInput> {
-  const parts = multipartParts(request.raw, { files: 1, fields: 2, fieldBytes: 1024 })[Symbol.asyncIterator]();
+  const parts = multipartParts(request.raw, { files: 1, fields: 3, fieldBytes: 1024 })[Symbol.asyncIterator]();
   const done = () => parts.return(undefined);
   const fields: Record<string, string> = {};
   let file: (UploadPart & { kind: 'file' }) | undefined;
