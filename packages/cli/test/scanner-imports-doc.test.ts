@@ -13,16 +13,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLI_ENTRY } from './support/cli.ts';
 import { startCliService, type CliService } from './support/service.ts';
+import { createOrgWithCredential } from '../../../test/harness/server.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const PAGE = fs.readFileSync(path.join(REPO, 'docs/scanner-imports.md'), 'utf8');
+const README = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
 
 /** The fenced blocks of `lang` in the section that starts with `heading`, in order. */
-function blocks(heading: string, lang: string): string[] {
-  const start = PAGE.indexOf(`\n## ${heading}\n`);
+function blocks(heading: string, lang: string, page = PAGE): string[] {
+  const start = page.indexOf(`\n## ${heading}\n`);
   assert.ok(start > 0, `the page has "## ${heading}"`);
-  const end = PAGE.indexOf('\n## ', start + 1);
-  const section = PAGE.slice(start, end < 0 ? undefined : end);
+  const end = page.indexOf('\n## ', start + 1);
+  const section = page.slice(start, end < 0 ? undefined : end);
   return [...section.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]);
 }
 
@@ -36,7 +38,7 @@ const commands = (block: string) =>
 describe('the commands of docs/scanner-imports.md', { concurrency: 1 }, () => {
   let s: CliService;
   let bin: string;
-  let sh: (command: string, cwd?: string) => Promise<{ stdout: string; stderr: string }>;
+  let sh: (command: string, cwd?: string, more?: Record<string, string>) => Promise<{ stdout: string; stderr: string }>;
   before(async () => {
     s = await startCliService('sqlite', { demo: false });
     bin = fs.mkdtempSync(path.join(s.home, 'bin-'));
@@ -44,9 +46,26 @@ describe('the commands of docs/scanner-imports.md', { concurrency: 1 }, () => {
     fs.writeFileSync(path.join(bin, 'trivy'), `#!/bin/sh\nexec cat "${path.join(REPO, 'examples/trivy-image.json')}"\n`, { mode: 0o755 });
     const env = { ...s.envFor(s.readWrite), PATH: `${bin}:${process.env.PATH}`, HOME: s.home, COLUMNS: '100' };
     // Asynchronously: the service runs in this process and must answer while the shell waits.
-    sh = (command, cwd = REPO) => promisify(execFile)('bash', ['-o', 'pipefail', '-c', command], { cwd, env, encoding: 'utf8' });
+    sh = (command, cwd = REPO, more = {}) =>
+      promisify(execFile)('bash', ['-o', 'pipefail', '-c', command], { cwd, env: { ...env, ...more }, encoding: 'utf8' });
   });
   after(() => s?.close());
+
+  it("the README's section, in an organization of its own: the scanner's report in, then on the list and the feed", async () => {
+    const org = await createOrgWithCredential(s.server.system, { accessLevel: 'read_write', name: 'README' });
+    const as = { COMPLIANCE_CLIENT_ID: org.clientId, COMPLIANCE_CLIENT_SECRET: org.clientSecret };
+    const heading = 'Findings from the scanners you already run';
+    const [pipe, list, feed] = commands(blocks(heading, 'sh', README)[0]);
+    const [summary] = blocks(heading, 'text', README);
+    // A pipe, not a terminal: the answer as JSON, whose counts are the summary the README shows.
+    const answer = JSON.parse((await sh(pipe, REPO, as)).stdout);
+    const counts = (['created', 'updated', 'closed', 'reopened', 'unchanged'] as const).map((k) => `${answer[k]} ${k}`).join(', ');
+    assert.equal(`imported ${answer.format} (4.4 KiB) into scope ${answer.scope}, source ${answer.source}\n${counts}\n`, summary);
+    const listed = (await sh(list, REPO, as)).stdout;
+    assert.match(listed, /import%23GHSA-grv7-fg5c-xmjg~braces~\S+ +high +open/);
+    const events = (await sh(feed, REPO, as)).stdout;
+    assert.equal(events.split('\n').filter((l) => l.includes('vulnerability.created')).length, 5);
+  });
 
   it('the first block, from the repository root: the summary, the list and the feed the page shows', async () => {
     const [run] = blocks('From the command line', 'sh');
@@ -94,7 +113,8 @@ describe('the commands of docs/scanner-imports.md', { concurrency: 1 }, () => {
     const step = workflow.slice(workflow.indexOf('- name: Import the findings'));
     const line = commands(step.slice(step.indexOf('run: |') + 'run: |'.length))[0].trim();
     assert.match(line, /^compliance vulns import --format trivy /);
-    const command = line.replace('${{ github.run_id }}', '4242').replace('${{ github.run_attempt }}', '1');
+    const command = line.replace(/\$\{\{ github\.run_id \}\}/, '4242').replace(/\$\{\{ github\.run_attempt \}\}/, '1');
+    assert.ok(!/\$\{\{/.test(command), `every expression filled in: ${command}`);
     const cwd = fs.mkdtempSync(path.join(s.home, 'job-'));
     fs.copyFileSync(path.join(REPO, 'examples/trivy-image.json'), path.join(cwd, 'trivy.json'));
     const run = () => sh(`export IMAGE=${image}\n${command}`, cwd);
