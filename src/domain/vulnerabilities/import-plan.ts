@@ -103,7 +103,7 @@ export function digestOf(s: ScannedState): string {
     s.verdict,
     s.justification,
   ]);
-  const resources = hash(s.resources.map((r) => [r.type, r.name, r.tags]).sort((x, y) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1)));
+  const resources = hash(s.resources.map((r) => JSON.stringify([r.type, r.name, r.tags])).sort());
   return `${fields}.${resources}`;
 }
 

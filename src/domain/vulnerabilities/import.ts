@@ -27,7 +27,10 @@ import { listCustomFieldDefinitions } from '../../storage/db/repositories/vulner
 import {
   addResources,
   closeImported,
-  findByKeys,
+  countOpenInScope,
+  findPersonStamps,
+  findRowsByIds,
+  findStatesByKeys,
   insertImported,
   loadResources,
   pageOpenInScope,
@@ -36,6 +39,7 @@ import {
   type ImportedChange,
   type ImportedResource,
   type ImportedRow,
+  type ImportedState,
   type NewImportedFinding,
 } from '../../storage/db/repositories/vulnerability-imports.ts';
 import type { Database } from '../../storage/db/schema.ts';
@@ -43,7 +47,9 @@ import { nameText } from '../../formats/scanners/bounds.ts';
 import { isScannerFormat, parseScan, unknownFormatIssue, type ScannerFormat } from '../../formats/scanners/formats.ts';
 import { MAX_HELD } from '../../formats/scanners/held.ts';
 import { sourceOfTool } from '../../formats/scanners/source.ts';
+import { actorPersonId } from '../people/actor-stamp.ts';
 import { detailOfRow } from './get.ts';
+import type { VulnerabilityRow } from '../../storage/db/repositories/vulnerabilities.ts';
 import { DEFAULT_IMPORT_MAX_BYTES, type ImportResult } from './import-schema.ts';
 import { drain, meteredBody } from './import-body.ts';
 import { digestOf, mergeFindings, resourcesPart, scannedState, scopedKey, statusOf, uniqueResources } from './import-plan.ts';
@@ -116,8 +122,13 @@ class ImportRun {
   private readonly held: ScannedFinding[] = [];
   private customFields: CustomField[] = [];
   private firstSource: string | undefined;
+  /** per source: findings the file reported that are not closed after it (all open ones reported: nothing to close) */
+  private readonly openReported = new Map<string, number>();
   private readonly result = { created: 0, updated: 0, closed: 0, reopened: 0, unchanged: 0, findingIds: [] as string[] };
   changed = false;
+  /** the person row stamping this import's changes, and what GET shows of the people stamps seen */
+  private stampId: string | undefined;
+  private readonly stamps = new Map<string, { name: string; email: string }>();
 
   private readonly ctx: Context;
   private readonly trx: Kysely<Database>;
@@ -210,12 +221,14 @@ class ImportRun {
     const keys = [...group.keys()];
     const again = keys.filter((k) => this.seen.has(`${source}\u0000${k}`));
     const fresh = keys.filter((k) => !this.seen.has(`${source}\u0000${k}`));
-    const rows = new Map((await findByKeys(this.trx, this.org, source, keys)).map((r) => [r.findingKey, r]));
+    const rows = new Map((await findStatesByKeys(this.trx, this.org, source, keys)).map((r) => [r.findingKey, r]));
 
     const inserts: NewImportedFinding[] = [];
     const updates: ImportedChange[] = [];
     const resourceRewrites = new Map<string, ImportedResource[]>();
     const events: NewEvent[] = [];
+    const changedRows: ImportedChange[] = [];
+    let open = 0;
     for (const key of fresh) {
       const finding = group.get(key) as ScannedFinding;
       const row = rows.get(key);
@@ -230,6 +243,7 @@ class ImportRun {
       const state = scannedState(finding, scope);
       if (!row) {
         const status = statusOf(undefined, state.verdict);
+        if (status !== 'closed') open += 1;
         inserts.push({
           source,
           findingKey: key,
@@ -242,6 +256,7 @@ class ImportRun {
           remediation: state.remediation,
           cvssScore: state.cvssScore,
           now: this.now,
+          addedBy: '', // the stamp, below
           importScope: scope,
           importStatus: state.verdict,
           importDigest: digestOf(state),
@@ -253,6 +268,7 @@ class ImportRun {
       // A VEX statement about a finding already known changes its status only.
       const statement = finding.evidence === 'statement';
       const status = statusOf(row, state.verdict);
+      if (status !== 'closed') open += 1;
       const digest = statement ? row.importDigest : digestOf(state);
       const justification = state.justification;
       if (
@@ -264,59 +280,88 @@ class ImportRun {
         this.result.unchanged += 1;
         continue;
       }
+      // A statement keeps the finding's fields: they are filled in from its row below.
       const change: ImportedChange = {
         id: row.id,
-        title: statement ? row.title : state.title,
+        title: state.title,
         status,
-        severity: statement ? row.severity : state.severity,
-        cveId: statement ? row.cveId : state.cveId,
-        fixAvailable: statement ? row.fixAvailable : state.fixAvailable,
-        description: statement ? row.description : state.description,
-        remediation: statement ? row.remediation : state.remediation,
-        cvssScore: statement ? row.cvssScore : state.cvssScore,
+        severity: state.severity,
+        cveId: state.cveId,
+        fixAvailable: state.fixAvailable,
+        description: state.description,
+        remediation: state.remediation,
+        cvssScore: state.cvssScore,
+        keepFields: statement,
         importStatus: state.verdict,
         importDigest: digest,
         importJustification: justification,
         lastScannedOn: this.now,
         modifiedOn: this.now,
+        lastModifiedBy: '', // the stamp, below
       };
-      updates.push(change);
+      changedRows.push(change);
       if (!statement && resourcesPart(digest) !== resourcesPart(row.importDigest)) resourceRewrites.set(row.id, state.resources);
       if (row.status === 'closed' && status !== 'closed') this.result.reopened += 1;
       else if (row.status !== 'closed' && status === 'closed') this.result.closed += 1;
       else this.result.updated += 1;
-      events.push(this.updatedEvent(row, change));
+    }
+    // The changed findings' whole rows: their events show the fields before and after.
+    const fullRows = new Map(
+      (
+        await findRowsByIds(
+          this.trx,
+          this.org,
+          changedRows.map((c) => c.id),
+        )
+      ).map((r) => [r.id, r]),
+    );
+    const by = changedRows.length + inserts.length > 0 ? await this.stamp() : '';
+    await this.loadStamps([...fullRows.values()]);
+    for (const change of changedRows) {
+      const row = fullRows.get(change.id) as ImportedRow;
+      const update = change.keepFields
+        ? {
+            ...change,
+            lastModifiedBy: by,
+            title: row.title,
+            severity: row.severity,
+            cveId: row.cveId,
+            fixAvailable: row.fixAvailable,
+            description: row.description,
+            remediation: row.remediation,
+            cvssScore: row.cvssScore,
+          }
+        : { ...change, lastModifiedBy: by };
+      updates.push(update);
+      events.push(this.updatedEvent(row, update));
     }
 
     // Written: new findings in bulk, changed ones each, resources that changed replaced.
+    for (const f of inserts) f.addedBy = by;
     const ids = await insertImported(this.ctx.db, this.trx, this.org, inserts);
     inserts.forEach((f, i) => {
-      const detail = detailOfRow(
-        {
-          id: ids[i] as string,
-          source,
-          findingKey: f.findingKey,
-          title: f.title,
-          status: f.status,
-          severity: f.severity,
-          cveId: f.cveId,
-          fixAvailable: f.fixAvailable,
-          description: f.description,
-          remediation: f.remediation,
-          stepsToReproduce: null,
-          firstSeen: this.now,
-          lastScannedOn: this.now,
-          cvssScore: f.cvssScore,
-          sla: null,
-          reportLink: null,
-          addedBy: null,
-          addedOn: this.now,
-          lastModifiedBy: null,
-          modifiedOn: null,
-        },
-        [],
-        this.customFields,
-      );
+      const detail = this.detail({
+        id: ids[i] as string,
+        source,
+        findingKey: f.findingKey,
+        title: f.title,
+        status: f.status,
+        severity: f.severity,
+        cveId: f.cveId,
+        fixAvailable: f.fixAvailable,
+        description: f.description,
+        remediation: f.remediation,
+        stepsToReproduce: null,
+        firstSeen: this.now,
+        lastScannedOn: this.now,
+        cvssScore: f.cvssScore,
+        sla: null,
+        reportLink: null,
+        addedBy: by,
+        addedOn: this.now,
+        lastModifiedBy: null,
+        modifiedOn: null,
+      });
       events.push({
         type: 'vulnerability.created',
         resourceId: detail.vulnerabilityId,
@@ -342,6 +387,7 @@ class ImportRun {
     await recordEvents(this.trx, this.org, events);
     if (inserts.length + updates.length > 0) this.changed = true;
     for (const key of fresh) this.seen.add(`${source}\u0000${key}`);
+    this.openReported.set(source, (this.openReported.get(source) ?? 0) + open);
   }
 
   /**
@@ -349,16 +395,16 @@ class ImportRun {
    * far apart in the file): its new resources are added; its fields and status are those of its
    * first report.
    */
-  private async addAgain(keys: readonly string[], group: Map<string, ScannedFinding>, rows: Map<string, ImportedRow>): Promise<void> {
+  private async addAgain(keys: readonly string[], group: Map<string, ScannedFinding>, rows: Map<string, ImportedState>): Promise<void> {
     if (keys.length === 0) return;
     const stored = await loadResources(
       this.trx,
       this.org,
-      keys.map((k) => (rows.get(k) as ImportedRow).id),
+      keys.map((k) => (rows.get(k) as ImportedState).id),
     );
     const additions: (ImportedResource & { vulnerabilityId: string; firstSeen: number })[] = [];
     for (const key of keys) {
-      const row = rows.get(key) as ImportedRow;
+      const row = rows.get(key) as ImportedState;
       const have = stored.get(row.id) ?? [];
       const known = new Set(have.map((r) => `${r.type}\u0000${r.name}`));
       const room = Math.max(0, 100 - have.length);
@@ -373,26 +419,48 @@ class ImportRun {
     }
   }
 
+  /** The actor's person row, made on the first change (an unchanged import writes nothing, not even it). */
+  private async stamp(): Promise<string> {
+    if (this.stampId === undefined) {
+      this.stampId = await actorPersonId(this.trx, this.org, { kind: 'credential', credentialId: this.ctx.actor.credentialId });
+      for (const [id, stamp] of await findPersonStamps(this.trx, this.org, [this.stampId])) this.stamps.set(id, stamp);
+    }
+    return this.stampId;
+  }
+
+  /** Loads the stamps of the people these rows name that are not known yet. */
+  private async loadStamps(rows: readonly ImportedRow[]): Promise<void> {
+    const ids = new Set<string>();
+    for (const r of rows) for (const id of [r.addedBy, r.lastModifiedBy]) if (id && !this.stamps.has(id)) ids.add(id);
+    for (const [id, stamp] of await findPersonStamps(this.trx, this.org, [...ids])) this.stamps.set(id, stamp);
+  }
+
+  /** The finding as GET answers it (its assignees and custom values are not the import's: left out of both sides of a change). */
+  private detail(row: VulnerabilityRow) {
+    const detail = detailOfRow(row, [], this.customFields);
+    const addedBy = row.addedBy ? this.stamps.get(row.addedBy) : undefined;
+    if (addedBy) detail.addedBy = addedBy;
+    const lastModifiedBy = row.lastModifiedBy ? this.stamps.get(row.lastModifiedBy) : undefined;
+    if (lastModifiedBy) detail.lastModifiedBy = lastModifiedBy;
+    return detail;
+  }
+
   private updatedEvent(row: ImportedRow, change: ImportedChange): NewEvent {
-    const before = detailOfRow(row, [], this.customFields);
-    const after = detailOfRow(
-      {
-        ...row,
-        title: change.title,
-        status: change.status,
-        severity: change.severity,
-        cveId: change.cveId,
-        fixAvailable: change.fixAvailable,
-        description: change.description,
-        remediation: change.remediation,
-        cvssScore: change.cvssScore,
-        lastScannedOn: change.lastScannedOn,
-        modifiedOn: change.modifiedOn,
-        lastModifiedBy: null,
-      },
-      [],
-      this.customFields,
-    );
+    const before = this.detail(row);
+    const after = this.detail({
+      ...row,
+      title: change.title,
+      status: change.status,
+      severity: change.severity,
+      cveId: change.cveId,
+      fixAvailable: change.fixAvailable,
+      description: change.description,
+      remediation: change.remediation,
+      cvssScore: change.cvssScore,
+      lastScannedOn: change.lastScannedOn,
+      modifiedOn: change.modifiedOn,
+      lastModifiedBy: change.lastModifiedBy,
+    });
     return {
       type: 'vulnerability.updated',
       resourceId: after.vulnerabilityId,
@@ -403,18 +471,24 @@ class ImportRun {
 
   /** Closes the scope's findings of `source` that the file did not report, a page at a time. */
   private async closeUnreported(source: string): Promise<void> {
+    // Every finding of the scope that is not closed was reported (the usual re-import): no page to read.
+    if ((await countOpenInScope(this.trx, this.org, source, this.scope as string)) === (this.openReported.get(source) ?? 0)) return;
     let after = '';
     for (;;) {
       const page = await pageOpenInScope(this.trx, this.org, source, this.scope as string, after, CLOSE_PAGE);
       if (page.length === 0) return;
       after = page[page.length - 1]!.findingKey;
-      const gone = page.filter((r) => !this.seen.has(`${source}\u0000${r.findingKey}`));
-      if (gone.length === 0) continue;
+      const goneIds = page.filter((r) => !this.seen.has(`${source}\u0000${r.findingKey}`)).map((r) => r.id);
+      if (goneIds.length === 0) continue;
+      const gone = await findRowsByIds(this.trx, this.org, goneIds);
+      const by = await this.stamp();
+      await this.loadStamps(gone);
       await closeImported(
         this.trx,
         this.org,
         gone.map((r) => r.id),
         this.now,
+        by,
       );
       const events = gone.map((row) =>
         this.updatedEvent(row, {
@@ -424,6 +498,7 @@ class ImportRun {
           importDigest: row.importDigest,
           importJustification: row.importJustification,
           modifiedOn: this.now,
+          lastModifiedBy: by,
         }),
       );
       for (const event of events) this.result.findingIds.push(event.resourceId);

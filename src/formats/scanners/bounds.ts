@@ -11,6 +11,8 @@ const INVISIBLE_IN_PROSE = /(?![\n\t])[\p{Cc}\p{Cf}]/gu;
 
 /** Cut at `max` code points, ending with `…`; never splits a surrogate pair. */
 export function shorten(text: string, max: number): string {
+  // a string never has more code points than UTF-16 units: most texts fit without being split
+  if (text.length <= max) return text;
   const chars = Array.from(text);
   return chars.length <= max
     ? text
@@ -44,7 +46,7 @@ export const justificationText = (text: string | undefined) => proseText(text, M
 export function nameText(text: string | undefined): string | undefined {
   const cleaned = cleanedName(text ?? '').replace(/\s+/g, ' ');
   if (!cleaned) return undefined;
-  if (Array.from(cleaned).length <= MAX_NAME) return cleaned;
+  if (cleaned.length <= MAX_NAME || Array.from(cleaned).length <= MAX_NAME) return cleaned;
   const hash = createHash('sha256').update(cleaned).digest('hex').slice(0, 12);
   return `${Array.from(cleaned)
     .slice(0, MAX_NAME - hash.length - 2)
