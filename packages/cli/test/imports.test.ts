@@ -1,8 +1,9 @@
 // `compliance vulnerabilities import` as a child process against the real service on each engine:
 // a Trivy report from a path (the human summary), the findings then on the list and on the feed;
 // `--json` and standard input (`-`) for a re-import that closes what the scan no longer reports;
-// a replay under --idempotency-key; and the refusals with their exit codes (usage 2, permission 5,
-// validation 6 naming the field, a reused key 7), including a file past the service's limit.
+// a replay under --idempotency-key (the first run with its progress bar); and the refusals with
+// their exit codes (usage 2, permission 5, validation 6 naming the field, a reused key 7),
+// including a file past the service's limit.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -118,8 +119,10 @@ describe('compliance vulnerabilities import', { concurrency: dialects.length }, 
           '--idempotency-key',
           `cli-import-${dialect}`,
         ];
-        const first = json(await rw(args));
+        const sent = await rw([...args, '--progress']);
+        const first = json(sent);
         assert.deepEqual([first.created, first.source], [1, 'github']);
+        assert.match(sent.stderr, /^import \[#+\] 100% \([\d.]+ (?:B|KiB)\/[\d.]+ (?:B|KiB)\)$/m, 'the bytes sent, with --progress');
         const again = await rw(args);
         assert.deepEqual(json(again), first);
         assert.match(again.stderr, /answered from the stored response/);
