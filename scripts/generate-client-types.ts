@@ -36,6 +36,7 @@ import {
   VULNERABILITY_STATUSES,
 } from '../src/domain/vocabulary.ts';
 import { ErrorBody } from '../src/http/schemas/common.ts';
+import { SCANNER_FORMATS } from '../src/formats/scanners/signatures.ts';
 import { Credential, NewCredential } from '../src/domain/auth/schema.ts';
 import { AuditEntry, CredentialUsage, Overview, OverviewFramework, Session, Usage, UsageBucket } from '../src/domain/console/schema.ts';
 import { EndpointEventType, NewWebhookEndpoint, RotatedSecret, WebhookEndpoint } from '../src/domain/webhooks/schema.ts';
@@ -71,6 +72,7 @@ export function renderCliVocabulary(): string {
     ['FIX_AVAILABLE', FIX_AVAILABLE],
     ['PAGE_SIZES', PAGE_SIZES],
     ['EVENT_TYPE', FEED_EVENT_TYPES],
+    ['SCANNER_FORMAT', SCANNER_FORMATS],
   ];
   const listFields: [string, readonly string[]][] = [
     ['frameworks', FRAMEWORK_OPTIONAL_FIELDS],

@@ -262,7 +262,9 @@ describe('compliance at a terminal and on first use', { concurrency: 1 }, () => 
         return r.stdout.trim().split('\n').filter(Boolean).sort();
       };
       assert.deepEqual(complete('compliance vu'), ['vulnerabilities', 'vulns']);
-      assert.deepEqual(complete('compliance vulns '), ['create', 'get', 'list', 'update']);
+      assert.deepEqual(complete('compliance vulns '), ['create', 'get', 'import', 'list', 'update']);
+      assert.deepEqual(complete('compliance vulns import --format c'), ['cyclonedx']);
+      assert.deepEqual(complete('compliance vulns import --sc'), ['--scope']);
       assert.deepEqual(complete('compliance controls list --func'), ['--function-groupings']);
       assert.deepEqual(complete('compliance controls list --status compliant,non'), ['compliant,non_compliant']);
       assert.deepEqual(

@@ -34,6 +34,6 @@ export { EventFollower, EventWalk, type EventFeedPage, type EventListQuery, type
 export { webhooks, type Webhooks } from './webhooks/index.ts';
 export type { VerifyWebhookOptions, WebhookBody, WebhookSecret } from './webhooks/verify.ts';
 export type { WebhookHeaders } from './webhooks/headers.ts';
-export type { VulnerabilityListQuery, VulnerabilityPage } from './resources/vulnerabilities.ts';
+export type { ImportFile, ImportVulnerabilitiesInput, VulnerabilityListQuery, VulnerabilityPage } from './resources/vulnerabilities.ts';
 export type * from './types.ts';
 export type * from './generated/api.ts';

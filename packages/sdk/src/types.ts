@@ -6,6 +6,7 @@ import type {
   GetPolicyResponse,
   GetTestResponse,
   GetVulnerabilityResponse,
+  ImportVulnerabilitiesResponse,
   ListControlsResponse,
   ListEvidenceResponse,
   ListFrameworksResponse,
@@ -32,6 +33,10 @@ export type VulnerabilitySummary = ListVulnerabilitiesResponse['data'][number];
 /** a finding as get, create and update return it */
 export type Vulnerability = GetVulnerabilityResponse['data'];
 export type UploadResult = UploadEvidenceAttachmentsResponse['data'];
+/** what a scanner import did (`vulnerabilities.import`): counts and the IDs of the findings it changed */
+export type ImportResult = ImportVulnerabilitiesResponse['data'];
+/** the scanner formats an import reads: `sarif`, `trivy`, `grype`, `osv`, `cyclonedx`, `openvex` */
+export type ScannerFormat = ImportResult['format'];
 export type ErrorResponseBody = ErrorBody;
 /** a change event of the feed (GET /v1/events); narrow on `type` for its `data` */
 export type ChangeEvent = ListEventsResponse['data'][number];

@@ -51,6 +51,7 @@ test('query parameters get the wire form the server reads', () => {
       'approveEvidence',
       'approvePolicy',
       'createVulnerability',
+      'importVulnerabilities',
       'publishPolicy',
       'requestEvidenceRevision',
       'requestPolicyReview',
@@ -61,6 +62,7 @@ test('query parameters get the wire form the server reads', () => {
       'uploadEvidenceAttachments',
     ],
   );
+  assert.deepEqual(operations.importVulnerabilities.query, { format: 'string', scope: 'string' });
 });
 
 test('WebhookPayload: the bodies the document declares under `webhooks`, else the feed event', async () => {

@@ -1,4 +1,4 @@
-// compliance vulnerabilities list | get | create | update
+// compliance vulnerabilities list | get | create | update | import (commands/vulnerabilities-import.ts)
 // The list is the one paged endpoint: it walks every page (or stops at --limit), writing each
 // page as it arrives in json/ndjson, pacing itself to the rate limit, and checks the total
 // against meta.totalCount at the end as the spec asks.
@@ -25,6 +25,7 @@ import {
 } from '../vocabulary.ts';
 import type { Command } from './command.ts';
 import { fieldsOption } from './reads.ts';
+import { vulnerabilityImportCommand } from './vulnerabilities-import.ts';
 import { idempotencyKeyOption, readJsonObject, sendWrite } from './writes.ts';
 
 export const VULNERABILITY_FILTERS: OptionSpec[] = [
@@ -269,4 +270,4 @@ function parseCustomField(text: string): { key: string; value: string } {
   return { key: text.slice(0, eq).trim(), value: text.slice(eq + 1) };
 }
 
-export const vulnerabilityCommands: Command[] = [list, get, create, update];
+export const vulnerabilityCommands: Command[] = [list, get, create, update, vulnerabilityImportCommand];

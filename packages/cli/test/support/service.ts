@@ -30,8 +30,11 @@ export interface CliService {
   close(): Promise<void>;
 }
 
-export async function startCliService(dialect: DialectName, options: { demo?: boolean } = {}): Promise<CliService> {
-  const server = await startServer({ dialect, env: GENEROUS_LIMITS });
+export async function startCliService(
+  dialect: DialectName,
+  options: { demo?: boolean /** more settings of the service */; env?: Record<string, string> } = {},
+): Promise<CliService> {
+  const server = await startServer({ dialect, env: { ...GENEROUS_LIMITS, ...options.env } });
   try {
     const readOnly = await createOrgWithCredential(server.system, { accessLevel: 'read_only', name: 'CLI Demo' });
     if (options.demo !== false) {

@@ -1,5 +1,5 @@
 // GET /v1/vulnerabilities (cursor-paged), GET/PATCH /v1/vulnerabilities/{vulnerabilityId},
-// POST /v1/vulnerabilities
+// POST /v1/vulnerabilities, POST /v1/vulnerabilities/imports (a scanner's file, streamed as the raw body)
 import type {
   CreateVulnerabilityBody,
   GetVulnerabilityQuery,
@@ -8,6 +8,9 @@ import type {
   UpdateVulnerabilityBody,
 } from '../generated/api.ts';
 import { PagedList } from '../pagination.ts';
+import type { ScannerFormat } from '../types.ts';
+import { rawBody } from '../uploads/raw.ts';
+import { prepareFile, type ByteStream, type FileSource } from '../uploads/sources.ts';
 import { send, type ClientContext, type RequestOptions, type WithResponse, type WriteOptions } from './operation.ts';
 
 export type VulnerabilityListQuery = Omit<ListVulnerabilitiesQuery, 'nextCursor'>;
@@ -15,6 +18,28 @@ export type VulnerabilityPage = WithResponse<ListVulnerabilitiesResponse>;
 
 /** The page size `list()` asks for unless told otherwise: the largest, so a walk costs the fewest requests against the rate limit. */
 export const DEFAULT_WALK_PAGE_SIZE = 100;
+
+/**
+ * A scanner's file: a path (streamed from disk, read again on a retry), the bytes (a Uint8Array or
+ * Buffer, an ArrayBuffer or a Blob), a stream read once (a web ReadableStream, a Node.js stream or
+ * any async iterable of bytes: not retried once read), or a function returning a new stream per
+ * attempt (retried).
+ */
+export type ImportFile = string | Uint8Array | ArrayBuffer | Blob | ByteStream | (() => ByteStream);
+
+export interface ImportVulnerabilitiesInput {
+  /** the file's format: `sarif`, `trivy`, `grype`, `osv`, `cyclonedx` or `openvex` (the service judges it) */
+  format: ScannerFormat;
+  /**
+   * What was scanned (the image, repository or target). Findings of this scope and source that the
+   * file no longer reports are closed. Default: the scope the file names, if its format has one.
+   */
+  scope?: string;
+  file: ImportFile;
+}
+
+/** Every format is JSON; the service reads the body as the named format whatever its type, but says JSON is what it is. */
+const IMPORT_CONTENT_TYPE = 'application/json';
 
 export class Vulnerabilities {
   readonly #ctx: ClientContext;
@@ -54,4 +79,52 @@ export class Vulnerabilities {
   update(vulnerabilityId: string, body: UpdateVulnerabilityBody, options?: WriteOptions) {
     return send(this.#ctx, 'updateVulnerability', { params: { vulnerabilityId }, json: body, options });
   }
+
+  /**
+   * Imports a scanner's findings (an extension): the file goes as the request body, streamed (a
+   * path or a stream is read chunk by chunk while it is sent, never held whole), with `format` and
+   * `scope` in the query. One Idempotency-Key per call (or `options.idempotencyKey`), reused by its
+   * retries: the same key, format, scope and file replays the first answer. Paths, bytes and stream
+   * factories are resent on a retry; a one-shot stream cannot be, so a failure after it was read is
+   * thrown without a retry. A file past the service's limit (IMPORT_MAX_BYTES, 100 MB by default) is
+   * refused while it streams: `ValidationError` naming `file`; a malformed one names the JSON
+   * pointer of its problem. Answers 200 with what the import did (created, updated, closed,
+   * reopened, unchanged and the IDs of the findings it changed).
+   */
+  async import(input: ImportVulnerabilitiesInput, options?: WriteOptions) {
+    if (!input || typeof input !== 'object') throw new TypeError('import needs { format, file }');
+    const { format, scope, file } = input;
+    if (typeof format !== 'string' || (format as string) === '')
+      throw new TypeError('import needs a format (sarif, trivy, grype, osv, cyclonedx or openvex)');
+    if (scope !== undefined && typeof scope !== 'string') throw new TypeError('scope must be a string');
+    const source = await importSource(file);
+    return send(this.#ctx, 'importVulnerabilities', {
+      query: { format, ...(scope !== undefined ? { scope } : {}) },
+      body: rawBody(source, IMPORT_CONTENT_TYPE),
+      options,
+    });
+  }
 }
+
+const FILENAME = 'scan.json';
+
+async function importSource(file: ImportFile): Promise<FileSource> {
+  if (typeof file === 'string') {
+    try {
+      return await prepareFile({ path: file });
+    } catch (err) {
+      // The most likely slip: the file's text passed where its path belongs.
+      if (/^\s*[[{]/.test(file))
+        throw new TypeError('file is a path; pass the contents as bytes (new TextEncoder().encode(text)) or a stream', { cause: err });
+      throw err;
+    }
+  }
+  if (file instanceof Uint8Array || file instanceof ArrayBuffer || file instanceof Blob)
+    return prepareFile({ data: file, filename: FILENAME });
+  if (typeof file === 'function' || file instanceof ReadableStream || isAsyncIterable(file))
+    return prepareFile({ stream: file, filename: FILENAME });
+  throw new TypeError('file must be a path, bytes (Uint8Array, ArrayBuffer, Blob), a stream or a function returning a stream');
+}
+
+const isAsyncIterable = (value: unknown): value is AsyncIterable<Uint8Array> =>
+  typeof value === 'object' && value !== null && typeof (value as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function';

@@ -50,7 +50,7 @@ export function multipartBody(fields: Array<[name: string, value: string]>, file
 }
 
 /** A stream that reads the next chunk only when asked (high-water mark 0: nothing read ahead). */
-function pullStream(iterator: AsyncGenerator<Uint8Array>): ReadableStream<Uint8Array> {
+export function pullStream(iterator: AsyncGenerator<Uint8Array>): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -70,7 +70,7 @@ function pullStream(iterator: AsyncGenerator<Uint8Array>): ReadableStream<Uint8A
   );
 }
 
-function toBytes(chunk: unknown): Uint8Array {
+export function toBytes(chunk: unknown): Uint8Array {
   if (chunk instanceof Uint8Array) return chunk;
   if (typeof chunk === 'string') return encoder.encode(chunk);
   if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);

@@ -1,0 +1,131 @@
+// compliance vulnerabilities import --format FORMAT [--scope SCOPE] FILE
+// A scanner's file (or its standard input, FILE `-`) streamed to POST /v1/vulnerabilities/imports
+// through the SDK, never read whole. A file is handed over as a stream factory that counts the
+// bytes it reads, so a retry opens it again (and the progress bar restarts with it); standard
+// input can be read once only, so an import from it is not retried once sent. The service judges
+// the format (an unknown one is its 400, exit 6, listing the known ones) and the size limit.
+import fs from 'node:fs';
+import { UsageError } from '../args.ts';
+import type { Context } from '../context.ts';
+import { writeRecord } from '../output/writer.ts';
+import { formatBytes, progressBar } from '../progress.ts';
+import type { ImportFile, ImportResult, ScannerFormat } from '../sdk.ts';
+import { SCANNER_FORMAT } from '../vocabulary.ts';
+import type { Command } from './command.ts';
+import { idempotencyKeyOption, sendWrite } from './writes.ts';
+
+const CHUNK = 64 * 1024;
+
+export const vulnerabilityImportCommand: Command = {
+  group: 'vulnerabilities',
+  action: 'import',
+  summary: "import a scanner's findings (SARIF, Trivy, Grype, OSV, CycloneDX, OpenVEX)",
+  examples: [
+    'vulns import --format sarif --scope github.com/acme/shop results.sarif',
+    'vulns import --format trivy --scope registry.example.com/shop:1.4 trivy.json --json',
+    'cat grype.json | compliance vulns import --format grype --scope registry.example.com/shop:1.4 -',
+  ],
+  args: 'FILE',
+  positionals: { min: 1, max: 1, name: 'FILE (a path, or - for standard input)' },
+  options: [
+    { name: 'format', kind: 'string', valueName: 'FORMAT', values: SCANNER_FORMAT, help: "the file's format (required)" },
+    {
+      name: 'scope',
+      kind: 'string',
+      valueName: 'SCOPE',
+      help: "what was scanned (image, repository, target); default: the file's own, where its format names one",
+    },
+    { name: 'json', kind: 'switch', help: 'print the answer as JSON (the same as -o json)' },
+    idempotencyKeyOption,
+  ],
+  notes: [
+    'Findings of the scope and the source that the file no longer reports are closed, and closed ones',
+    'reported again reopen; unchanged findings are not written. Run it after every scan of the same',
+    'thing with the same --scope. The answer counts what happened (created, updated, closed, reopened,',
+    'unchanged) and lists the IDs of the findings changed. A file the service cannot read as FORMAT is',
+    'refused with validation_failed (exit 6) naming the place in the file; nothing is written. An import',
+    'from a file is retried like any write; one from standard input cannot be sent twice, so it is not.',
+    'Formats and their mappings: docs/scanner-formats.md.',
+  ].join('\n'),
+  async run(ctx, values, [file]) {
+    const format = values.format as string | undefined;
+    if (format === undefined) throw new UsageError(`--format is required: ${SCANNER_FORMAT.join(', ')}`);
+    const output = outputOf(ctx, values);
+    const scope = values.scope as string | undefined;
+
+    const progress = progressBar('import', { enabled: ctx.progress, stream: ctx.io.stderr, unit: 'bytes' });
+    let source: ImportFile;
+    let size: number | undefined;
+    if (file === '-') {
+      if (ctx.io.stdin.isTTY)
+        throw new UsageError("FILE is - but standard input is a terminal: pipe the scanner's output in, or give a path");
+      source = counted(ctx.io.stdin, (n) => progress.update(n));
+    } else {
+      size = fileSize(file);
+      const total = size;
+      source = () => counted(fs.createReadStream(file, { highWaterMark: CHUNK }), (n) => progress.update(n, total));
+    }
+
+    const client = ctx.client();
+    let result;
+    ctx.showing(progress); // a retry or a slow answer is noted through the bar, not across it
+    try {
+      result = await sendWrite(ctx, values, (options) =>
+        client.vulnerabilities.import({ format: format as ScannerFormat, scope, file: source }, options),
+      );
+    } catch (err) {
+      progress.abandon();
+      throw err;
+    } finally {
+      ctx.showing(undefined);
+    }
+    progress.finish();
+    const data = result.data;
+    if (output === 'table') {
+      await ctx.io.out(`${summary(data, size)}\n`);
+    } else {
+      ctx.io.err(summary(data, size));
+      await writeRecord(ctx.io, output, data);
+    }
+  },
+};
+
+/** `--json` is `-o json`; with another -o it is a contradiction. */
+function outputOf(ctx: Context, values: Record<string, unknown>): Context['format'] {
+  if (!values.json) return ctx.format;
+  const asked = ctx.globals.output as string | undefined;
+  if (asked !== undefined && asked !== 'json') throw new UsageError(`--json and -o ${asked} contradict each other; give one`);
+  return 'json';
+}
+
+/** Two lines a person reads: what was imported into what, then what happened. */
+export function summary(data: ImportResult, size: number | undefined): string {
+  const what = `${data.format}${size === undefined ? '' : ` (${formatBytes(size)})`}`;
+  const where = data.scope === null ? 'no scope' : `scope ${data.scope}`;
+  const counts = (['created', 'updated', 'closed', 'reopened', 'unchanged'] as const).map((k) => `${data[k]} ${k}`).join(', ');
+  return `imported ${what} into ${where}, source ${data.source}\n${counts}`;
+}
+
+function fileSize(file: string): number {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+    fs.accessSync(file, fs.constants.R_OK);
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  if (!stat.isFile()) throw new UsageError(`${file} is not a file (FILE is a path, or - for standard input)`);
+  return stat.size;
+}
+
+/** The stream's bytes, telling `onRead` how many have been read so far (from 0 on every open). */
+async function* counted(stream: AsyncIterable<unknown>, onRead: (bytes: number) => void): AsyncGenerator<Uint8Array> {
+  let read = 0;
+  onRead(0);
+  for await (const chunk of stream) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    read += bytes.length;
+    onRead(read);
+    yield bytes;
+  }
+}
