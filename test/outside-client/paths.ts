@@ -8798,17 +8798,8 @@ export interface operations {
     };
     requestBody: {
       content: {
-        "application/octet-stream": {
-          /** @description The file's format: one of `sarif`, `trivy`, `grype`, `osv`, `cyclonedx`, `openvex` (docs/scanner-formats.md). */
-          format?: string;
-          /** @description What was scanned (the image, repository or target): findings of this scope and source that the file no longer reports are closed. Default: the scope the file names (docs/scanner-formats.md), else none. */
-          scope?: string;
-          /**
-           * Format: binary
-           * @description The scanner’s file, after the text fields.
-           */
-          file: string;
-        };
+        "application/json": unknown;
+        "application/octet-stream": string;
         "multipart/form-data": {
           /** @description The file's format: one of `sarif`, `trivy`, `grype`, `osv`, `cyclonedx`, `openvex` (docs/scanner-formats.md). */
           format?: string;

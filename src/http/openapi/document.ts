@@ -192,6 +192,22 @@ export function openApiOptions(): OpenApiOptions {
 }
 
 /**
+ * Operations that read their body as a stream, as the file itself: the route's schema can only
+ * describe the multipart form, so the raw media types are written here (the form stays).
+ */
+const RAW_BODIES: Record<string, Json> = {
+  importVulnerabilities: {
+    'application/json': {
+      schema: {
+        description:
+          "The scanner's file exactly as the tool wrote it (SARIF 2.1.0, Trivy, Grype, OSV-Scanner, CycloneDX or OpenVEX JSON); the query's `format` names which.",
+      },
+    },
+    'application/octet-stream': { schema: { type: 'string', format: 'binary', description: 'The same file, sent as bytes.' } },
+  },
+};
+
+/**
  * @fastify/swagger's `transformObject`: adds the response headers to every response, and marks
  * the operations beyond the interface (and the /v1 extensions, V1_EXTENSIONS) with `x-extension: true`.
  */
@@ -200,6 +216,11 @@ export const decorateDocument: SwaggerTransformObject = (input) => {
   for (const [path, item] of Object.entries<Json>(openapiObject.paths ?? {})) {
     for (const op of Object.values<Json>(item)) {
       if (!INTERFACE_PATH.test(path) || V1_EXTENSIONS.has(op.operationId)) op['x-extension'] = true;
+      const raw = RAW_BODIES[op.operationId];
+      if (raw && op.requestBody?.content) {
+        const { 'multipart/form-data': form } = op.requestBody.content;
+        op.requestBody.content = { ...raw, ...(form ? { 'multipart/form-data': form } : {}) };
+      }
       for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
         const refs = Object.fromEntries(headersOf(path, status, op).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
         response.headers = { ...refs, ...response.headers };

@@ -2655,8 +2655,8 @@ export interface ImportVulnerabilitiesQuery {
   scope?: string;
 }
 
-/** The parts of the POST /v1/vulnerabilities/imports form. */
-export type ImportVulnerabilitiesPart = "format" | "scope" | "file";
+/** The scanner's file exactly as the tool wrote it (SARIF 2.1.0, Trivy, Grype, OSV-Scanner, CycloneDX or OpenVEX JSON); the query's `format` names which. */
+export type ImportVulnerabilitiesBody = unknown;
 
 /** What the import did: counts, and the IDs of the findings it changed. */
 export interface ImportVulnerabilitiesResponse {
@@ -3277,7 +3277,7 @@ export const operations = {
     path: '/v1/vulnerabilities/imports',
     pathParams: [],
     query: { format: 'string', scope: 'string' },
-    body: 'multipart',
+    body: 'json',
     idempotent: true,
     success: 200,
   },
@@ -3311,5 +3311,5 @@ export interface OperationTypes {
   updateVulnerability: { params: UpdateVulnerabilityParams; query: never; body: UpdateVulnerabilityBody; response: UpdateVulnerabilityResponse };
   listEvents: { params: never; query: ListEventsQuery; body: never; response: ListEventsResponse };
   uploadEvidenceAttachments: { params: UploadEvidenceAttachmentsParams; query: never; body: never; response: UploadEvidenceAttachmentsResponse };
-  importVulnerabilities: { params: never; query: ImportVulnerabilitiesQuery; body: never; response: ImportVulnerabilitiesResponse };
+  importVulnerabilities: { params: never; query: ImportVulnerabilitiesQuery; body: ImportVulnerabilitiesBody; response: ImportVulnerabilitiesResponse };
 }
