@@ -29,7 +29,12 @@ function mapIds(value: unknown, ids: Map<string, string>): unknown {
 function withoutComputed(value: any): any {
   const drop = new Set(['status', 'controlCompliancePercentage', 'complianceOverview', 'mappedArtifacts', 'complianceProgress']);
   if (Array.isArray(value)) return value.map(withoutComputed);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).filter(([k]) => !drop.has(k)).map(([k, v]) => [k, withoutComputed(v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => !drop.has(k))
+        .map(([k, v]) => [k, withoutComputed(v)]),
+    );
   return value;
 }
 
@@ -44,7 +49,10 @@ async function newOrg(server: TestServer): Promise<Org> {
   return {
     id: client.organizationId,
     token: await getToken(server.url, client),
-    verbs: programVerbs(programContext(server, client.credentialId, () => NOW), client.organizationId),
+    verbs: programVerbs(
+      programContext(server, client.credentialId, () => NOW),
+      client.organizationId,
+    ),
   };
 }
 
@@ -64,7 +72,9 @@ async function reads(server: TestServer, org: Org) {
     return res.body.data;
   };
   const frameworks = await get('/v1/frameworks?fields=addedBy,addedOn,lastModifiedBy,modifiedOn,tscSelections');
-  const controls = await get('/v1/controls?fields=mappedFrameworkIds,outOfScopeReason,markedOutOfScopeBy,addedBy,addedOn,lastModifiedBy,modifiedOn');
+  const controls = await get(
+    '/v1/controls?fields=mappedFrameworkIds,outOfScopeReason,markedOutOfScopeBy,addedBy,addedOn,lastModifiedBy,modifiedOn',
+  );
   const policies = await get(
     '/v1/policies?fields=mappedFrameworkIds,mappedControlIds,notRelevantReason,effortEstimate,recurrence,addedBy,addedOn,lastModifiedBy,modifiedOn,source,policyBehavior,versionNumber,publishedBy,publishedOn',
   );

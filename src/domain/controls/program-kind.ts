@@ -180,10 +180,14 @@ export const controlsKind: ProgramKind<ProgramControl> = {
 
   references(entry, pointer) {
     const refs: Array<{ record: string; key: string; pointer: string }> = [];
-    (entry.assignees ?? []).forEach((a, i) => refs.push({ record: 'person', key: a.person, pointer: `${pointer}/assignees/${i}/person` }));
-    (entry.entities ?? []).forEach((k, i) => refs.push({ record: 'entity', key: k, pointer: `${pointer}/entities/${i}` }));
-    (entry.requirements ?? []).forEach((k, i) => refs.push({ record: 'requirement', key: k, pointer: `${pointer}/requirements/${i}` }));
-    (entry.risks ?? []).forEach((k, i) => refs.push({ record: 'risk', key: k, pointer: `${pointer}/risks/${i}` }));
+    (entry.assignees ?? []).forEach(
+      (a, i) => void refs.push({ record: 'person', key: a.person, pointer: `${pointer}/assignees/${i}/person` }),
+    );
+    (entry.entities ?? []).forEach((k, i) => void refs.push({ record: 'entity', key: k, pointer: `${pointer}/entities/${i}` }));
+    (entry.requirements ?? []).forEach(
+      (k, i) => void refs.push({ record: 'requirement', key: k, pointer: `${pointer}/requirements/${i}` }),
+    );
+    (entry.risks ?? []).forEach((k, i) => void refs.push({ record: 'risk', key: k, pointer: `${pointer}/risks/${i}` }));
     for (const f of ['markedOutOfScopeBy', 'addedBy', 'lastModifiedBy'] as const)
       if (typeof entry[f] === 'string') refs.push({ record: 'person', key: entry[f] as string, pointer: `${pointer}/${f}` });
     return refs;

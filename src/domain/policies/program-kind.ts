@@ -324,8 +324,10 @@ export const policiesKind: ProgramKind<ProgramPolicy> = {
   references(entry, pointer) {
     const refs: Array<{ record: string; key: string; pointer: string }> = [];
     const list = (field: 'approvers' | 'entities' | 'controls' | 'requirements' | 'risks', record: string) =>
-      (entry[field] ?? []).forEach((k, i) => refs.push({ record, key: k, pointer: `${pointer}/${field}/${i}` }));
-    (entry.assignees ?? []).forEach((a, i) => refs.push({ record: 'person', key: a.person, pointer: `${pointer}/assignees/${i}/person` }));
+      (entry[field] ?? []).forEach((k, i) => void refs.push({ record, key: k, pointer: `${pointer}/${field}/${i}` }));
+    (entry.assignees ?? []).forEach(
+      (a, i) => void refs.push({ record: 'person', key: a.person, pointer: `${pointer}/assignees/${i}/person` }),
+    );
     list('approvers', 'person');
     list('entities', 'entity');
     list('controls', 'control');
@@ -405,33 +407,35 @@ export const policiesKind: ProgramKind<ProgramPolicy> = {
         );
       if (changed('documents')) {
         if (b) replacedDocs.push(c.id);
-        (a.documents ?? []).forEach((d, i) =>
-          docRows.push({
-            id: childId(c.id, 'd', i),
-            organization_id: org,
-            policy_id: c.id,
-            display_name: d.displayName,
-            type: d.type,
-            url: d.url ?? null,
-            note: d.note ?? null,
-            added_by: person(d.addedBy),
-            added_on: d.addedOn ?? w.now,
-            updated_by: person(d.updatedBy),
-            updated_on: d.updatedOn ?? null,
-          }),
+        (a.documents ?? []).forEach(
+          (d, i) =>
+            void docRows.push({
+              id: childId(c.id, 'd', i),
+              organization_id: org,
+              policy_id: c.id,
+              display_name: d.displayName,
+              type: d.type,
+              url: d.url ?? null,
+              note: d.note ?? null,
+              added_by: person(d.addedBy),
+              added_on: d.addedOn ?? w.now,
+              updated_by: person(d.updatedBy),
+              updated_on: d.updatedOn ?? null,
+            }),
         );
       }
       if (changed('versionHistory')) {
         if (b) replacedVersions.push(c.id);
-        (a.versionHistory ?? []).forEach((v, i) =>
-          versionRows.push({
-            id: childId(c.id, 'v', i),
-            organization_id: org,
-            policy_id: c.id,
-            version_name: v.versionName,
-            published_by: person(v.publishedBy),
-            published_on: v.publishedOn,
-          }),
+        (a.versionHistory ?? []).forEach(
+          (v, i) =>
+            void versionRows.push({
+              id: childId(c.id, 'v', i),
+              organization_id: org,
+              policy_id: c.id,
+              version_name: v.versionName,
+              published_by: person(v.publishedBy),
+              published_on: v.publishedOn,
+            }),
         );
       }
     }
