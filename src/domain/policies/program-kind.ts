@@ -4,7 +4,7 @@
 // `policy.status_changed`; other fields `policy.updated` (GET-named), as the lifecycle moves do.
 import type { CurrentRecord, ProgramKind, WriteContext } from '../program/kind.ts';
 import { ProgramPolicy, type ProgramFileEntry } from './program-schema.ts';
-import { createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
+import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
 import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
 import {
   controlsByArtifact,
@@ -313,6 +313,8 @@ export const policiesKind: ProgramKind<ProgramPolicy> = {
     return reorder(merged);
   },
   stampChange: (normalized, given, ctx) => reorder(stampModified(normalized, given, ctx)),
+  // what the compliance rule reads of it
+  touchesCompliance: changesAny<ProgramPolicy>(['status', 'isRelevant', 'controls', 'requirements']),
 
   check(entry, pointer, issues) {
     const seen = new Set<string>();
