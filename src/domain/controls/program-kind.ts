@@ -238,8 +238,9 @@ export const controlsKind: ProgramKind<ProgramControl> = {
           (a.requirements ?? []).map((k) => keys.idOf('requirement', k)),
         );
     }
-    await replaceSubjectLinks(db, trx, org, 'control', { people, entities, risks }, () => '');
-    await replaceControlRequirements(db, trx, org, requirements);
+    const fresh = new Set(created.map((c) => c.id));
+    await replaceSubjectLinks(db, trx, org, 'control', { people, entities, risks }, () => '', fresh);
+    await replaceControlRequirements(db, trx, org, requirements, fresh);
 
     if (deleted.length > 0) {
       await deleteWhereIn(trx, 'control_requirements', org, 'control_id', deleted);

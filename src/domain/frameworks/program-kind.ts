@@ -162,7 +162,7 @@ export const frameworksKind: ProgramKind<ProgramFramework> = {
           c.id,
           c.after!.entities!.map((k) => keys.idOf('entity', k)),
         );
-    await replaceSubjectLinks(db, trx, org, 'framework', { entities }, () => '');
+    await replaceSubjectLinks(db, trx, org, 'framework', { entities }, () => '', new Set(created.map((c) => c.id)));
 
     // Deleted frameworks take their requirements, and requirements take their mappings.
     const deletedIds = deleted.map((c) => c.id);

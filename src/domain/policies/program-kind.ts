@@ -443,8 +443,17 @@ export const policiesKind: ProgramKind<ProgramPolicy> = {
       }
     }
     // Tickets' row IDs follow the place, so GET's ties keep the document's order.
-    await replaceSubjectLinks(db, trx, org, 'policy', { people, entities, risks, tickets }, (subject, i) => childId(subject, 't', i));
-    await replaceArtifactMappings(db, trx, org, 'policy', { requirements, controls });
+    const fresh = new Set(created.map((c) => c.id));
+    await replaceSubjectLinks(
+      db,
+      trx,
+      org,
+      'policy',
+      { people, entities, risks, tickets },
+      (subject, i) => childId(subject, 't', i),
+      fresh,
+    );
+    await replaceArtifactMappings(db, trx, org, 'policy', { requirements, controls }, fresh);
     await deleteWhereIn(trx, 'policy_documents', org, 'policy_id', replacedDocs);
     await deleteWhereIn(trx, 'policy_versions', org, 'policy_id', replacedVersions);
     await insertRows(db, trx, 'policy_documents', docRows);
