@@ -18,6 +18,7 @@ import * as m0013 from './migrations/0013_webhook_deliveries_by_event.ts';
 import * as m0014 from './migrations/0014_service_versions.ts';
 import * as m0015 from './migrations/0015_vulnerability_import_scope.ts';
 import * as m0016 from './migrations/0016_time_due.ts';
+import * as m0017 from './migrations/0017_program_keys.ts';
 import { SERVICE_VERSION } from '../../version.ts';
 import { listAppliedMigrations, newestServiceVersion, recordServiceVersion } from './repositories/schema-migrations.ts';
 
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '0014_service_versions': m0014,
   '0015_vulnerability_import_scope': m0015,
   '0016_time_due': m0016,
+  '0017_program_keys': m0017,
 };
 
 /** The migrations this build knows, oldest first (upgrade tests walk them all). */
