@@ -3,6 +3,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES } from './domain/result-cache.ts';
+import { DEFAULT_PROGRAM_MAX_BYTES, DEFAULT_PROGRAM_MAX_RECORDS, type ProgramLimits } from './formats/program/limits.ts';
 
 export const REGIONS = ['in', 'us', 'eu', 'au'] as const;
 
@@ -129,6 +130,11 @@ export interface Config {
    * (RESULT_CACHE_MAX_OBJECT_BYTES); least recently used go first
    */
   resultCacheMaxObjectBytes: number;
+  /**
+   * Program documents read by any door (PUT /v1/program, cds, the console): PROGRAM_MAX_BYTES
+   * (default 64 MiB, all files of a folder together) and PROGRAM_MAX_RECORDS (default 100,000).
+   */
+  program: ProgramLimits;
   /** change events (docs/decisions/events-and-webhooks.md, "How the parts fit") */
   events: {
     /** how long events are kept (EVENT_RETENTION_DAYS, default 30); older ones are removed by the cleanup */
@@ -368,6 +374,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxActiveCredentialsPerOrg: int(env, 'MAX_ACTIVE_CREDENTIALS_PER_ORG', DEFAULT_MAX_ACTIVE_CREDENTIALS, 1),
     resultCacheMaxBytes: int(env, 'RESULT_CACHE_MAX_BYTES', 64 * 1024 * 1024, 0),
     resultCacheMaxObjectBytes: int(env, 'RESULT_CACHE_MAX_OBJECT_BYTES', DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES, 0),
+    program: {
+      maxBytes: int(env, 'PROGRAM_MAX_BYTES', DEFAULT_PROGRAM_MAX_BYTES, 1024),
+      maxRecords: int(env, 'PROGRAM_MAX_RECORDS', DEFAULT_PROGRAM_MAX_RECORDS, 1),
+    },
     events: { retentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1) },
     webhooks: {
       allowPrivateAddresses: bool(env, 'WEBHOOKS_ALLOW_PRIVATE_ADDRESSES', false),
