@@ -179,6 +179,12 @@ describe('program documents: hostile texts are refused quickly', () => {
     assert.match(refusal(() => loadProgramText(yaml, { limits: { maxBytes: 100_000, maxRecords: 100 } })).message, /PROGRAM_MAX_RECORDS/);
   });
 
+  test('the NUL character, which no text holds', () => {
+    const issue = refusal(() => loadProgramText('{"controls": [{"name": "a\\u0000b"}]}', { file: 'p.json', limits }));
+    assert.equal(issue.field, '/controls/0/name');
+    assert.equal(issue.column, 16);
+  });
+
   test('bytes that are not UTF-8', () => {
     assert.match(refusal(() => loadProgramBytes(new Uint8Array([0x76, 0xff, 0xfe]), { limits })).message, /UTF-8/);
   });

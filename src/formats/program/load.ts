@@ -75,6 +75,28 @@ function syntaxErrorIndex(text: string): number {
   return 0;
 }
 
+/**
+ * The pointer of the first string holding U+0000, which PostgreSQL text cannot store (and no
+ * person's text holds); walked with a stack.
+ */
+function nulPointer(value: unknown): string | undefined {
+  const stack: Array<{ value: unknown; path: Array<string | number> }> = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const { value: item, path } = stack.pop()!;
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) return pointerOf(path);
+    } else if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) stack.push({ value: item[i], path: [...path, i] });
+    } else if (item !== null && typeof item === 'object') {
+      for (const [key, child] of Object.entries(item)) {
+        if (key.includes('\u0000')) return pointerOf([...path, key]);
+        stack.push({ value: child, path: [...path, key] });
+      }
+    }
+  }
+  return undefined;
+}
+
 /** Items of the lists at the top of the document. */
 function countRecords(value: unknown): number {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 0;
@@ -121,8 +143,9 @@ export function loadProgramText(text: string, options: { file?: string; format?:
   if (countRecords(value) > options.limits.maxRecords) {
     throw refused([{ field: '', message: tooManyRecords(options.limits.maxRecords), file }]);
   }
+  const nul = nulPointer(value);
   let yamlDocument: ReturnType<typeof parseYamlText>['document'] | undefined;
-  return {
+  const loaded: LoadedProgram = {
     value,
     files: [file],
     locate(pointer) {
@@ -134,6 +157,10 @@ export function loadProgramText(text: string, options: { file?: string; format?:
       return place(locateInYaml(yamlDocument, segments));
     },
   };
+  if (nul !== undefined) {
+    throw refused([{ field: nul, message: 'must not contain the NUL character (U+0000)', ...loaded.locate(nul) }]);
+  }
+  return loaded;
 }
 
 /** One document's bytes (an HTTP body, a file): size and UTF-8 first. */
