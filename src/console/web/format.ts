@@ -68,6 +68,7 @@ const ACTION_LABELS: Record<string, string> = {
   'webhook_endpoint.disable': 'Disabled webhook endpoint',
   'webhook_endpoint.delete': 'Deleted webhook endpoint',
   'webhook_endpoint.rotate_secret': 'Rotated webhook signing secret',
+  'program.apply': 'Applied program document',
 };
 
 /** Readable name of an audit action; codes added later still read sensibly. */

@@ -49,7 +49,7 @@ export function formatOfName(name: string): ProgramFormat | undefined {
 }
 
 function refused(issues: ProgramIssue[], message?: string): ServiceError {
-  return validationFailed(issues, message ?? `The program document is refused: ${issues[0]?.message ?? 'it is invalid'}.`);
+  return validationFailed(issues, message ?? 'The program document is refused.');
 }
 
 function decodeUtf8(bytes: Uint8Array, file: string): string {
