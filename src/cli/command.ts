@@ -36,7 +36,7 @@ export interface Command {
    * the command, on the database migrated to the latest version (unless `migrate` is false); a
    * number returned is the exit code (`program plan`: 2 when something would change), else 0
    */
-  run?(ctx: CliContext, input: { values: OptionValues; argument?: string }, io: CliIo): Promise<void | number>;
+  run?(ctx: CliContext, input: { values: OptionValues; argument?: string }, io: CliIo): Promise<number | undefined>;
   /** false: `run` gets the database as it is, not migrated first (`migrate status` shows what is pending) */
   migrate?: false;
   /** instead of `run`: a command that opens the data files itself (`backup`, `restore`), with the configuration only */

@@ -88,7 +88,8 @@ export interface AuditEntry {
     | 'webhook_endpoint.update'
     | 'webhook_endpoint.enable'
     | 'webhook_endpoint.delete'
-    | 'webhook_endpoint.rotate_secret';
+    | 'webhook_endpoint.rotate_secret'
+    | 'program.apply';
   target: { type: string; id: string; label: string } | null;
   ip: string | null;
   userAgent: string | null;
@@ -154,4 +155,11 @@ export interface WebhookDeliveryAttempt {
   responseBody: string | null;
 }
 
-export interface FieldError { field: string; message: string }
+export interface FieldError {
+  field: string;
+  message: string;
+  /** Extension: the line of the problem in a program document body. */
+  line?: number;
+  /** Extension: the column of the problem in a program document body. */
+  column?: number;
+}

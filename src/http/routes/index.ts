@@ -18,6 +18,9 @@ import getVulnerabilityRoute from './vulnerabilities/get.ts';
 import createVulnerabilityRoute from './vulnerabilities/create.ts';
 import updateVulnerabilityRoute from './vulnerabilities/update.ts';
 import listEventsRoute from './events/list.ts';
+import getProgramSchemaRoute from './program/schema.ts';
+import applyProgramRoute from './program/apply.ts';
+import exportProgramRoute from './program/export.ts';
 import createSessionRoute from './console/session/create.ts';
 import getSessionRoute from './console/session/get.ts';
 import deleteSessionRoute from './console/session/delete.ts';
@@ -61,6 +64,10 @@ const routes = [
   updateVulnerabilityRoute,
   // an extension: the change events feed (issue 15)
   listEventsRoute,
+  // an extension: program documents (issue 25)
+  getProgramSchemaRoute,
+  applyProgramRoute,
+  exportProgramRoute,
   // the developer console: its admin API and its pages
   createSessionRoute,
   getSessionRoute,

@@ -17,7 +17,7 @@ import type { RouteDeps } from '../deps.ts';
 function wantsYaml(accept: string | undefined): boolean {
   const types = (accept ?? '').split(',').map((t) => t.split(';')[0].trim().toLowerCase());
   const yaml = types.findIndex((t) => (YAML_TYPES as readonly string[]).includes(t));
-  const json = types.findIndex((t) => t === 'application/json');
+  const json = types.indexOf('application/json');
   return yaml !== -1 && (json === -1 || yaml < json);
 }
 

@@ -3,12 +3,13 @@
 // serves it (src/formats/program/schema-file.ts).
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { PROGRAM_SCHEMA_PATH, programJsonSchema, programSchemaUrl } from '../../../formats/program/schema-file.ts';
+import { PROGRAM_SCHEMA_PATH, programJsonSchema } from '../../../formats/program/schema-file.ts';
+import { listeningBaseUrl } from '../../openapi/document.ts';
 import type { RouteDeps } from '../deps.ts';
 
 export default function getProgramSchemaRoute(app: FastifyInstance, { config }: RouteDeps) {
-  // Made once: the schema is fixed for the process's life.
-  const body = JSON.stringify(programJsonSchema(programSchemaUrl(config)));
+  // Made at the first request (the address is known once the server listens), then kept.
+  let body: string | undefined;
   app.get(
     PROGRAM_SCHEMA_PATH,
     {
@@ -26,7 +27,15 @@ export default function getProgramSchemaRoute(app: FastifyInstance, { config }: 
         },
       },
     },
-    async (_request, reply) =>
-      reply.type('application/schema+json; charset=utf-8').header('cache-control', 'public, max-age=3600').send(body),
+    async (_request, reply) => {
+      body ??= JSON.stringify(
+        programJsonSchema(`${config.publicBaseUrl ?? listeningBaseUrl(app.server.address(), config)}${PROGRAM_SCHEMA_PATH}`),
+      );
+      return reply
+        .type('application/schema+json; charset=utf-8')
+        .header('cache-control', 'public, max-age=3600')
+        .serializer((payload: unknown) => payload as string)
+        .send(body);
+    },
   );
 }
