@@ -4243,8 +4243,8 @@ export interface operations {
       query?: {
         /** @description `plan`: answer what an apply would do and write nothing (no Idempotency-Key needed). Default `apply`. */
         mode?: "apply" | "plan";
-        /** @description Also delete the records of the kinds the document covers that it does not list. Never with `source=oscal-catalog`. */
-        prune?: boolean;
+        /** @description Also delete the records of the kinds the document covers that it does not list; never with `source=oscal-catalog`. Default false. Accepts true/false or 1/0. */
+        prune?: string;
         /** @description `oscal-catalog`: the body is an OSCAL 1.x catalog in JSON, read as a document holding that one framework (docs/oscal.md). */
         source?: "document" | "oscal-catalog";
         /** @description With `source=oscal-catalog`: the framework's key (default: a slug of the catalog's title). */

@@ -72,6 +72,9 @@ export const OPERATIONS: Record<string, string> = {
   'POST /v1/vulnerabilities': 'createVulnerability',
   'PATCH /v1/vulnerabilities/{vulnerabilityId}': 'updateVulnerability',
   'GET /v1/events': 'listEvents',
+  'PUT /v1/program': 'applyProgram',
+  'GET /v1/program': 'exportProgram',
+  'GET /v1/program/schema': 'getProgramSchema',
 };
 
 /**
@@ -266,7 +269,8 @@ function declare(name: string, schema: JsonSchema, components: Record<string, Js
   return lines;
 }
 
-const isPlainObject = (s: JsonSchema) => s.type === 'object' && s.properties !== undefined && !s.anyOf && !s.oneOf;
+const isPlainObject = (s: JsonSchema) =>
+  s.type === 'object' && s.properties !== undefined && Object.keys(s.properties).length > 0 && !s.anyOf && !s.oneOf;
 
 function render(schema: JsonSchema, components: Record<string, JsonSchema>, indent: string): string {
   if (schema.$ref) {

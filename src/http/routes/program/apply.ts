@@ -21,24 +21,26 @@ import { idempotencyKeyOf, idempotencyOf, sendOutcome } from '../../idempotency.
 import { formatOfContentType, registerProgramBody } from '../../program-body.ts';
 import { validatorCompiler } from '../../validation.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
+import { booleanParam } from '../../schemas/lists.ts';
 import type { RouteDeps } from '../deps.ts';
 
 const Query = Type.Object(
   {
     mode: Type.Optional(
-      Type.Enum(['apply', 'plan'], {
+      Type.String({
+        enum: ['apply', 'plan'],
         default: 'apply',
         description: '`plan`: answer what an apply would do and write nothing (no Idempotency-Key needed). Default `apply`.',
       }),
     ),
     prune: Type.Optional(
-      Type.Boolean({
-        default: false,
-        description: 'Also delete the records of the kinds the document covers that it does not list. Never with `source=oscal-catalog`.',
-      }),
+      booleanParam(
+        'Also delete the records of the kinds the document covers that it does not list; never with `source=oscal-catalog`. Default false.',
+      ),
     ),
     source: Type.Optional(
-      Type.Enum(['document', 'oscal-catalog'], {
+      Type.String({
+        enum: ['document', 'oscal-catalog'],
         default: 'document',
         description:
           '`oscal-catalog`: the body is an OSCAL 1.x catalog in JSON, read as a document holding that one framework (docs/oscal.md).',
@@ -70,6 +72,8 @@ const BODY_DESCRIPTION =
   `A program document (its JSON Schema: \`GET ${PROGRAM_SCHEMA_PATH}\`), as YAML (\`application/yaml\`) or JSON (\`application/json\`); ` +
   'or, with `source=oscal-catalog`, an OSCAL 1.x catalog in JSON. At most PROGRAM_MAX_BYTES (default 64 MiB).';
 
+const isTrue = (flag: string | undefined) => flag === 'true' || flag === '1';
+
 /** The document the body holds, and how to place a problem in it. */
 function documentOf(request: FastifyRequest<{ Querystring: Static<typeof Query> }>, bytes: Buffer, limits: RouteDeps['config']['program']) {
   const source = request.query.source ?? 'document';
@@ -78,7 +82,7 @@ function documentOf(request: FastifyRequest<{ Querystring: Static<typeof Query> 
   if (format !== 'json') {
     throw validationFailed([{ field: 'Content-Type', message: 'must be application/json for an OSCAL catalog' }]);
   }
-  if (request.query.prune) {
+  if (isTrue(request.query.prune)) {
     throw validationFailed([
       { field: 'prune', message: 'cannot be true with source=oscal-catalog: pruning would delete the other frameworks' },
     ]);
@@ -150,7 +154,7 @@ export default function applyProgramRoute(app: FastifyInstance, { system, config
       },
       async (request, reply) => {
         const ctx = requestContext(system, request);
-        const mode = request.query.mode ?? 'apply';
+        const mode = request.query.mode === 'plan' ? 'plan' : 'apply';
         // Applying needs the key before anything is parsed: a missing key is said as such.
         if (mode === 'apply') request.idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key']);
         const bytes = request.body as Buffer | undefined;
@@ -163,10 +167,14 @@ export default function applyProgramRoute(app: FastifyInstance, { system, config
             ctx,
             input: {
               document: loaded.value,
-              prune: request.query.prune ?? false,
+              prune: isTrue(request.query.prune),
               mode,
               idempotency: mode === 'apply' ? idempotencyOf(request, () => '/v1/program') : undefined,
-              body: { sha256: bodySha256(bytes), source: request.query.source ?? 'document', frameworkKey: request.query.frameworkKey },
+              body: {
+                sha256: bodySha256(bytes),
+                source: request.query.source === 'oscal-catalog' ? 'oscal-catalog' : 'document',
+                frameworkKey: request.query.frameworkKey,
+              },
             },
           });
           return sendOutcome(request, reply, outcome);
