@@ -49,8 +49,6 @@ const CATALOG = {
   },
 };
 
-const yaml = (body: string) => ({ 'content-type': 'application/yaml' });
-
 for (const dialect of dialects) {
   describe(`PUT and GET /v1/program (${dialect})`, { concurrency: 1 }, () => {
     let server: TestServer;
