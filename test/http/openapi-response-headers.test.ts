@@ -175,6 +175,7 @@ for (const dialect of dialects) {
             status: 'open',
           }),
         'PATCH /v1/vulnerabilities/{vulnerabilityId}': () => json({ reportLink: '' }),
+        'PUT /v1/program': () => ({ body: 'version: 1\n', headers: { 'content-type': 'application/yaml' } }),
         'POST /v1/evidence/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
         'POST /v1/evidences/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
         'POST /console/api/credentials': () => json({ name: 'Headers suite', accessLevel: 'read_only' }),

@@ -66,7 +66,7 @@ export async function programForCredential({ ctx, input }: { ctx: Context; input
   const pctx = credentialContext(ctx);
   const verbInput = { organizationId, document: input.document, prune: input.prune };
   if (input.mode === 'plan') return { kind: 'updated', resource: await planProgram({ ctx: pctx, input: verbInput }), replayed: false };
-  if (!input.idempotency) throw new ServiceError('idempotency_key_required', 'Applying a program needs an Idempotency-Key header.');
+  if (!input.idempotency) throw new ServiceError('idempotency_key_required', 'This write needs an Idempotency-Key header.');
   const fingerprint = jsonFingerprint(fingerprintSubject('program.apply', ''), {
     sha256: input.body.sha256,
     source: input.body.source,

@@ -155,8 +155,9 @@ export default function applyProgramRoute(app: FastifyInstance, { system, config
       async (request, reply) => {
         const ctx = requestContext(system, request);
         const mode = request.query.mode === 'plan' ? 'plan' : 'apply';
-        // Applying needs the key before anything is parsed: a missing key is said as such.
-        if (mode === 'apply') request.idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key']);
+        // A key given is checked at once; a missing one is refused after the scopes (403 comes first, as for every write).
+        const keyHeader = request.headers['idempotency-key'];
+        if (mode === 'apply' && keyHeader !== undefined) request.idempotencyKey = idempotencyKeyOf(keyHeader);
         const bytes = request.body as Buffer | undefined;
         if (!bytes || bytes.length === 0)
           throw validationFailed([{ field: 'body', message: 'must be a program document' }], 'The body is empty.');
@@ -169,7 +170,7 @@ export default function applyProgramRoute(app: FastifyInstance, { system, config
               document: loaded.value,
               prune: isTrue(request.query.prune),
               mode,
-              idempotency: mode === 'apply' ? idempotencyOf(request, () => '/v1/program') : undefined,
+              idempotency: request.idempotencyKey !== undefined ? idempotencyOf(request, () => '/v1/program') : undefined,
               body: {
                 sha256: bodySha256(bytes),
                 source: request.query.source === 'oscal-catalog' ? 'oscal-catalog' : 'document',
