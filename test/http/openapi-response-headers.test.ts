@@ -179,6 +179,7 @@ for (const dialect of dialects) {
         'POST /v1/evidence/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
         'POST /v1/evidences/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
         'POST /console/api/credentials': () => json({ name: 'Headers suite', accessLevel: 'read_only' }),
+        'POST /console/api/program': () => json({ text: 'version: 1\n' }),
         // a literal public address: no DNS needed
         'POST /console/api/webhook-endpoints': () => json({ url: 'https://93.184.216.34/headers', eventTypes: ['*'] }),
         'PATCH /console/api/webhook-endpoints/{endpointId}': () => json({ description: 'Headers suite' }),

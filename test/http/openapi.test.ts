@@ -80,6 +80,7 @@ test('the console admin API is documented under its own tag, with its session an
     'PATCH /console/api/webhook-endpoints/{endpointId}',
     'POST /console/api/credentials',
     'POST /console/api/credentials/{credentialId}/revoke',
+    'POST /console/api/program',
     'POST /console/api/session',
     'POST /console/api/webhook-deliveries/{deliveryId}/redeliver',
     'POST /console/api/webhook-endpoints',

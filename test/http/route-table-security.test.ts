@@ -132,6 +132,7 @@ const BODIES: Record<string, () => { body: RequestInit['body']; headers?: Record
   // console: only reached without a session (401 comes first), so any well-formed body will do
   'POST /console/api/credentials': () => json({ name: 'Route table', accessLevel: 'read_only' }),
   'POST /console/api/session': () => json({ email: 'nobody@example.com', password: 'x' }),
+  'POST /console/api/program': () => json({ text: 'version: 1\n' }),
   'POST /console/api/webhook-endpoints': () => json({ url: 'https://93.184.216.34/route-table', eventTypes: ['*'] }),
   'PATCH /console/api/webhook-endpoints/{endpointId}': () => json({ description: 'Route table' }),
 };

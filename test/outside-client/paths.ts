@@ -285,6 +285,13 @@ export interface paths {
      */
     post: operations["sendConsoleWebhookTest"];
   };
+  "/console/api/program": {
+    /**
+     * Plan or apply a program document to the organization
+     * @description Extension (issue 25): the console’s upload of a program document. `mode=plan` answers what an apply would do; `mode=apply` applies it in one transaction and records `program.apply` in the audit log when it changes something.
+     */
+    post: operations["consoleProgram"];
+  };
   "/v1/evidence/{evidenceId}/attachments": {
     /**
      * Upload files to an evidence record
@@ -6734,6 +6741,187 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Plan or apply a program document to the organization
+   * @description Extension (issue 25): the console’s upload of a program document. `mode=plan` answers what an apply would do; `mode=apply` applies it in one transaction and records `program.apply` in the audit log when it changes something.
+   */
+  consoleProgram: {
+    parameters: {
+      query?: {
+        /** @description `plan` (the default) writes nothing; `apply` applies, all or nothing. */
+        mode?: "plan" | "apply";
+        /** @description Also delete the records of the kinds the document covers that it does not list. */
+        prune?: boolean;
+      };
+      header: {
+        /** @description The csrfToken of the session. */
+        "x-csrf-token": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The document: YAML or JSON text, at most PROGRAM_MAX_BYTES. */
+          text: string;
+          /** @description The uploaded file’s name: `.json` reads as JSON, anything else as YAML. */
+          fileName?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The plan: what the apply did, or with mode=plan what it would do. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              /** @description Whether an apply changes anything. */
+              changed: boolean;
+              /** @description Per kind the document covers. */
+              counts: {
+                [key: string]: {
+                  created: number;
+                  updated: number;
+                  deleted: number;
+                  unchanged: number;
+                };
+              };
+              /** @description Every record created, updated or deleted, in dependency order. */
+              changes: ({
+                  /** @enum {unknown} */
+                  kind: "entities" | "people" | "risks" | "customFields" | "frameworks" | "controls" | "policies" | "evidence" | "tests" | "vulnerabilities";
+                  key: string;
+                  /** @description The record’s ID (as the API shows it), existing or to be created. */
+                  id: string;
+                  /** @enum {unknown} */
+                  action: "create" | "update" | "delete";
+                  /** @description update: the fields that change, as the document names them. */
+                  fields?: {
+                    [key: string]: {
+                      /** @description As the document writes it; absent when the field had no value. */
+                      before?: unknown;
+                      /** @description Absent when the field loses its value. */
+                      after?: unknown;
+                    };
+                  };
+                })[];
+              effects: {
+                /** @description Existing controls whose computed status flips. */
+                controls: ({
+                    controlId: string;
+                    key: string;
+                    /** @enum {unknown} */
+                    before: "compliant" | "non_compliant" | "not_applicable";
+                    /** @enum {unknown} */
+                    after: "compliant" | "non_compliant" | "not_applicable";
+                  })[];
+                /** @description Existing frameworks whose complianceProgress moves. */
+                frameworks: {
+                    frameworkId: string;
+                    key: string;
+                    before: {
+                      controls: {
+                        compliant: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      policies: {
+                        published: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      evidence: {
+                        uploaded: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      tests: {
+                        passing: number;
+                        total: number;
+                        percentage: number;
+                      };
+                    };
+                    after: {
+                      controls: {
+                        compliant: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      policies: {
+                        published: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      evidence: {
+                        uploaded: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      tests: {
+                        passing: number;
+                        total: number;
+                        percentage: number;
+                      };
+                    };
+                  }[];
+              };
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed: each problem of the document with its JSON pointer, line and column */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized: not signed in, or the session has ended */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
         };
         content: {
           "application/json": components["schemas"]["ErrorBody"];

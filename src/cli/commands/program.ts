@@ -5,6 +5,7 @@
 import { stringify } from 'yaml';
 import { announceOrganizationChange } from '../../domain/auth/state-markers.ts';
 import { recordAudit } from '../../domain/console/audit.ts';
+import { applyAuditLabel } from '../../domain/program/console-door.ts';
 import { applyProgramIn, exportProgram, planProgram, type ProgramContext } from '../../domain/program/verbs.ts';
 import { operatorActor } from '../../operator-actor.ts';
 import { PROGRAM_FORMAT_VERSION } from '../../domain/program/document-schema.ts';
@@ -76,18 +77,8 @@ function printPlan(plan: ProgramPlan, values: OptionValues, io: CliIo, applied: 
 }
 
 /** The audit entry's target label: what was applied and how much it changed. */
-export function auditLabel(plan: ProgramPlan, loaded: Pick<LoadedProgram, 'files'>): string {
-  let created = 0;
-  let updated = 0;
-  let deleted = 0;
-  for (const c of Object.values(plan.counts)) {
-    created += c.created;
-    updated += c.updated;
-    deleted += c.deleted;
-  }
-  const source = loaded.files.length === 1 ? loaded.files[0] : `${loaded.files.length} files`;
-  return `${source.slice(-200)}: ${created} created, ${updated} updated, ${deleted} deleted`;
-}
+export const auditLabel = (plan: ProgramPlan, loaded: Pick<LoadedProgram, 'files'>) =>
+  applyAuditLabel(plan, loaded.files.length === 1 ? loaded.files[0] : `${loaded.files.length} files`);
 
 const DOCUMENT_OPTIONS = {
   'oscal-catalog': {

@@ -86,6 +86,7 @@ const TARGET_TYPES: Record<string, string> = {
   credential: 'Credential',
   session: 'Session',
   webhook_endpoint: 'Webhook endpoint',
+  program: 'Program',
 };
 
 export function targetTypeLabel(type: string): string {

@@ -37,6 +37,7 @@ import updateWebhookEndpointRoute from './console/webhook-endpoints/update.ts';
 import deleteWebhookEndpointRoute from './console/webhook-endpoints/delete.ts';
 import rotateWebhookSecretRoute from './console/webhook-endpoints/rotate-secret.ts';
 import consolePagesRoute from './console/pages.ts';
+import consoleProgramRoute from './console/program/plan-apply.ts';
 import listWebhookDeliveriesRoute from './console/webhook-deliveries/list.ts';
 import listWebhookDeliveryAttemptsRoute from './console/webhook-deliveries/attempts.ts';
 import redeliverWebhookRoute from './console/webhook-deliveries/redeliver.ts';
@@ -88,6 +89,7 @@ const routes = [
   listWebhookDeliveryAttemptsRoute,
   redeliverWebhookRoute,
   sendTestWebhookRoute,
+  consoleProgramRoute,
   consolePagesRoute,
   // what a browser finds at the server's address: the landing page, its icon, the API reference
   homePageRoute,
