@@ -186,7 +186,7 @@ export function ProgramPage() {
       </section>
       {error !== null && <Problems error={error} />}
       {plan !== null && <PlanView plan={plan} applied={applied} />}
-      {plan !== null && plan.changed && !applied && (
+      {plan?.changed && !applied && (
         <p>
           <button type="button" onClick={() => setConfirming({})} data-testid="program-apply">
             Apply…
