@@ -3989,12 +3989,12 @@ export interface operations {
                   nextAuditDate?: number | null;
                   /** @description SOC 2 Trust Services Criteria selected. */
                   tscSelections?: string[];
-                  /** @description The key of the person who added it; default: who applies the document. */
-                  addedBy?: string;
+                  /** @description The key of the person who added it, or null; default: who applies the document. */
+                  addedBy?: string | null;
                   /** @description Unix epoch milliseconds; default: when it is first applied. */
                   addedOn?: number;
-                  /** @description The key of the person who last changed it; default: who applies a change. */
-                  lastModifiedBy?: string;
+                  /** @description The key of the person who last changed it, or null; default: who applies a change. */
+                  lastModifiedBy?: string | null;
                   /** @description Unix epoch milliseconds; default: when a change is applied. */
                   modifiedOn?: number | null;
                 })[];
@@ -4006,8 +4006,8 @@ export interface operations {
                   code: string;
                   /** @description 1-255 characters, not blank. */
                   name: string;
-                  /** @description Up to 20000 characters. */
-                  description?: string;
+                  /** @description Up to 20000 characters. null: none. */
+                  description?: string | null;
                   /** @description 1-255 characters, not blank. */
                   domain: string;
                   /** @enum {unknown} */
@@ -4017,10 +4017,10 @@ export interface operations {
                    * @enum {unknown}
                    */
                   scope?: "in_scope" | "out_of_scope";
-                  /** @description Why it is out of scope (only when it is). */
-                  outOfScopeReason?: string;
-                  /** @description The key of the person who marked it out of scope. */
-                  markedOutOfScopeBy?: string;
+                  /** @description Why it is out of scope (only when it is). null: none. */
+                  outOfScopeReason?: string | null;
+                  /** @description The key of the person who marked it out of scope. null: none. */
+                  markedOutOfScopeBy?: string | null;
                   /** @description In order. */
                   questions?: string[];
                   /** @description In order; each person once; at most 1000. */
@@ -4036,12 +4036,12 @@ export interface operations {
                   requirements?: string[];
                   /** @description Keys of risks; at most 1000. */
                   risks?: string[];
-                  /** @description The key of the person who added it. */
-                  addedBy?: string;
+                  /** @description The key of the person who added it. null: none. */
+                  addedBy?: string | null;
                   /** @description Default: when it is first applied. */
                   addedOn?: number;
-                  /** @description The key of the person who last changed it. */
-                  lastModifiedBy?: string;
+                  /** @description The key of the person who last changed it. null: none. */
+                  lastModifiedBy?: string | null;
                   /** @description Default: when a change is applied. */
                   modifiedOn?: number | null;
                 })[];
@@ -4058,12 +4058,12 @@ export interface operations {
                    * @enum {unknown}
                    */
                   status?: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
-                  /** @description Free text, for example Engineering, Security, IT. */
-                  department?: string;
+                  /** @description Free text, for example Engineering, Security, IT. null: none. */
+                  department?: string | null;
                   /** @description Default true. */
                   isRelevant?: boolean;
-                  /** @description Up to 2000 characters. */
-                  notRelevantReason?: string;
+                  /** @description Up to 2000 characters. null: none. */
+                  notRelevantReason?: string | null;
                   /** @description Unix epoch milliseconds, or null. */
                   nextReviewDate?: number | null;
                   /**
@@ -4072,20 +4072,20 @@ export interface operations {
                    */
                   gapStatus?: "no_gaps" | "gaps_detected";
                   aiDetectedGaps?: string[];
-                  /** @enum {unknown} */
-                  policyBehavior?: "requires_acknowledgement" | "informational";
-                  /** @description 1-50 characters, not blank. */
-                  versionNumber?: string;
-                  /** @enum {unknown} */
-                  effortEstimate?: "low" | "medium" | "high";
-                  /** @enum {unknown} */
-                  recurrence?: "monthly" | "quarterly" | "semi_annually" | "yearly" | "one_time";
-                  /** @enum {unknown} */
-                  source?: "template" | "custom" | "imported";
-                  /** @description The API’s policyRequirementText. */
-                  requirementText?: string;
-                  /** @description The key of the person who published it. */
-                  publishedBy?: string;
+                  /** @description null: none. */
+                  policyBehavior?: ("requires_acknowledgement" | "informational") | null;
+                  /** @description 1-50 characters, not blank. null: none. */
+                  versionNumber?: string | null;
+                  /** @description null: none. */
+                  effortEstimate?: ("low" | "medium" | "high") | null;
+                  /** @description null: none. */
+                  recurrence?: ("monthly" | "quarterly" | "semi_annually" | "yearly" | "one_time") | null;
+                  /** @description null: none. */
+                  source?: ("template" | "custom" | "imported") | null;
+                  /** @description The API’s policyRequirementText. null: none. */
+                  requirementText?: string | null;
+                  /** @description The key of the person who published it. null: none. */
+                  publishedBy?: string | null;
                   /** @description Unix epoch milliseconds, or null. */
                   publishedOn?: number | null;
                   /** @description In order; each person once; at most 1000. */
@@ -4106,33 +4106,33 @@ export interface operations {
                   /** @description Keys of risks; at most 1000. */
                   risks?: string[];
                   /** @description In order. */
-                  documents?: {
+                  documents?: ({
                       /** @description 1-255 characters, not blank. */
                       displayName: string;
                       /** @description File-type family (word, excel, pdf, image…), or `link` for an external link. */
                       type: string;
-                      /** @description The external link. */
-                      url?: string;
-                      /** @description Up to 2000 characters. */
-                      note?: string;
-                      /** @description The key of the person who added it. */
-                      addedBy?: string;
+                      /** @description The external link. null: none. */
+                      url?: string | null;
+                      /** @description Up to 2000 characters. null: none. */
+                      note?: string | null;
+                      /** @description The key of the person who added it. null: none. */
+                      addedBy?: string | null;
                       /** @description Default: when it is first applied. */
                       addedOn?: number;
-                      /** @description The key of the person who last updated it. */
-                      updatedBy?: string;
-                      /** @description Unix epoch milliseconds. */
-                      updatedOn?: number;
-                    }[];
+                      /** @description The key of the person who last updated it. null: none. */
+                      updatedBy?: string | null;
+                      /** @description Unix epoch milliseconds. null: none. */
+                      updatedOn?: number | null;
+                    })[];
                   /** @description In order. */
-                  versionHistory?: {
+                  versionHistory?: ({
                       /** @description 1-255 characters, not blank. */
                       versionName: string;
-                      /** @description The key of the person who published it. */
-                      publishedBy?: string;
+                      /** @description The key of the person who published it. null: none. */
+                      publishedBy?: string | null;
                       /** @description Unix epoch milliseconds. */
                       publishedOn: number;
-                    }[];
+                    })[];
                   /** @description At most 1000. */
                   tickets?: {
                       /** @description The ticket's ID in its tracker (for example `SEC-123`). */
@@ -4142,12 +4142,12 @@ export interface operations {
                       /** @description An http:// or https:// URL. */
                       url: string;
                     }[];
-                  /** @description The key of the person who added it. */
-                  addedBy?: string;
+                  /** @description The key of the person who added it. null: none. */
+                  addedBy?: string | null;
                   /** @description Default: when it is first applied. */
                   addedOn?: number;
-                  /** @description The key of the person who last changed it. */
-                  lastModifiedBy?: string;
+                  /** @description The key of the person who last changed it. null: none. */
+                  lastModifiedBy?: string | null;
                   /** @description Default: when a change is applied. */
                   modifiedOn?: number | null;
                 })[];
@@ -4332,12 +4332,12 @@ export interface operations {
               nextAuditDate?: number | null;
               /** @description SOC 2 Trust Services Criteria selected. */
               tscSelections?: string[];
-              /** @description The key of the person who added it; default: who applies the document. */
-              addedBy?: string;
+              /** @description The key of the person who added it, or null; default: who applies the document. */
+              addedBy?: string | null;
               /** @description Unix epoch milliseconds; default: when it is first applied. */
               addedOn?: number;
-              /** @description The key of the person who last changed it; default: who applies a change. */
-              lastModifiedBy?: string;
+              /** @description The key of the person who last changed it, or null; default: who applies a change. */
+              lastModifiedBy?: string | null;
               /** @description Unix epoch milliseconds; default: when a change is applied. */
               modifiedOn?: number | null;
             })[];
@@ -4349,8 +4349,8 @@ export interface operations {
               code: string;
               /** @description 1-255 characters, not blank. */
               name: string;
-              /** @description Up to 20000 characters. */
-              description?: string;
+              /** @description Up to 20000 characters. null: none. */
+              description?: string | null;
               /** @description 1-255 characters, not blank. */
               domain: string;
               /** @enum {unknown} */
@@ -4360,10 +4360,10 @@ export interface operations {
                * @enum {unknown}
                */
               scope?: "in_scope" | "out_of_scope";
-              /** @description Why it is out of scope (only when it is). */
-              outOfScopeReason?: string;
-              /** @description The key of the person who marked it out of scope. */
-              markedOutOfScopeBy?: string;
+              /** @description Why it is out of scope (only when it is). null: none. */
+              outOfScopeReason?: string | null;
+              /** @description The key of the person who marked it out of scope. null: none. */
+              markedOutOfScopeBy?: string | null;
               /** @description In order. */
               questions?: string[];
               /** @description In order; each person once; at most 1000. */
@@ -4379,12 +4379,12 @@ export interface operations {
               requirements?: string[];
               /** @description Keys of risks; at most 1000. */
               risks?: string[];
-              /** @description The key of the person who added it. */
-              addedBy?: string;
+              /** @description The key of the person who added it. null: none. */
+              addedBy?: string | null;
               /** @description Default: when it is first applied. */
               addedOn?: number;
-              /** @description The key of the person who last changed it. */
-              lastModifiedBy?: string;
+              /** @description The key of the person who last changed it. null: none. */
+              lastModifiedBy?: string | null;
               /** @description Default: when a change is applied. */
               modifiedOn?: number | null;
             })[];
@@ -4401,12 +4401,12 @@ export interface operations {
                * @enum {unknown}
                */
               status?: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
-              /** @description Free text, for example Engineering, Security, IT. */
-              department?: string;
+              /** @description Free text, for example Engineering, Security, IT. null: none. */
+              department?: string | null;
               /** @description Default true. */
               isRelevant?: boolean;
-              /** @description Up to 2000 characters. */
-              notRelevantReason?: string;
+              /** @description Up to 2000 characters. null: none. */
+              notRelevantReason?: string | null;
               /** @description Unix epoch milliseconds, or null. */
               nextReviewDate?: number | null;
               /**
@@ -4415,20 +4415,20 @@ export interface operations {
                */
               gapStatus?: "no_gaps" | "gaps_detected";
               aiDetectedGaps?: string[];
-              /** @enum {unknown} */
-              policyBehavior?: "requires_acknowledgement" | "informational";
-              /** @description 1-50 characters, not blank. */
-              versionNumber?: string;
-              /** @enum {unknown} */
-              effortEstimate?: "low" | "medium" | "high";
-              /** @enum {unknown} */
-              recurrence?: "monthly" | "quarterly" | "semi_annually" | "yearly" | "one_time";
-              /** @enum {unknown} */
-              source?: "template" | "custom" | "imported";
-              /** @description The API’s policyRequirementText. */
-              requirementText?: string;
-              /** @description The key of the person who published it. */
-              publishedBy?: string;
+              /** @description null: none. */
+              policyBehavior?: ("requires_acknowledgement" | "informational") | null;
+              /** @description 1-50 characters, not blank. null: none. */
+              versionNumber?: string | null;
+              /** @description null: none. */
+              effortEstimate?: ("low" | "medium" | "high") | null;
+              /** @description null: none. */
+              recurrence?: ("monthly" | "quarterly" | "semi_annually" | "yearly" | "one_time") | null;
+              /** @description null: none. */
+              source?: ("template" | "custom" | "imported") | null;
+              /** @description The API’s policyRequirementText. null: none. */
+              requirementText?: string | null;
+              /** @description The key of the person who published it. null: none. */
+              publishedBy?: string | null;
               /** @description Unix epoch milliseconds, or null. */
               publishedOn?: number | null;
               /** @description In order; each person once; at most 1000. */
@@ -4449,33 +4449,33 @@ export interface operations {
               /** @description Keys of risks; at most 1000. */
               risks?: string[];
               /** @description In order. */
-              documents?: {
+              documents?: ({
                   /** @description 1-255 characters, not blank. */
                   displayName: string;
                   /** @description File-type family (word, excel, pdf, image…), or `link` for an external link. */
                   type: string;
-                  /** @description The external link. */
-                  url?: string;
-                  /** @description Up to 2000 characters. */
-                  note?: string;
-                  /** @description The key of the person who added it. */
-                  addedBy?: string;
+                  /** @description The external link. null: none. */
+                  url?: string | null;
+                  /** @description Up to 2000 characters. null: none. */
+                  note?: string | null;
+                  /** @description The key of the person who added it. null: none. */
+                  addedBy?: string | null;
                   /** @description Default: when it is first applied. */
                   addedOn?: number;
-                  /** @description The key of the person who last updated it. */
-                  updatedBy?: string;
-                  /** @description Unix epoch milliseconds. */
-                  updatedOn?: number;
-                }[];
+                  /** @description The key of the person who last updated it. null: none. */
+                  updatedBy?: string | null;
+                  /** @description Unix epoch milliseconds. null: none. */
+                  updatedOn?: number | null;
+                })[];
               /** @description In order. */
-              versionHistory?: {
+              versionHistory?: ({
                   /** @description 1-255 characters, not blank. */
                   versionName: string;
-                  /** @description The key of the person who published it. */
-                  publishedBy?: string;
+                  /** @description The key of the person who published it. null: none. */
+                  publishedBy?: string | null;
                   /** @description Unix epoch milliseconds. */
                   publishedOn: number;
-                }[];
+                })[];
               /** @description At most 1000. */
               tickets?: {
                   /** @description The ticket's ID in its tracker (for example `SEC-123`). */
@@ -4485,12 +4485,12 @@ export interface operations {
                   /** @description An http:// or https:// URL. */
                   url: string;
                 }[];
-              /** @description The key of the person who added it. */
-              addedBy?: string;
+              /** @description The key of the person who added it. null: none. */
+              addedBy?: string | null;
               /** @description Default: when it is first applied. */
               addedOn?: number;
-              /** @description The key of the person who last changed it. */
-              lastModifiedBy?: string;
+              /** @description The key of the person who last changed it. null: none. */
+              lastModifiedBy?: string | null;
               /** @description Default: when a change is applied. */
               modifiedOn?: number | null;
             })[];
@@ -4578,12 +4578,12 @@ export interface operations {
               nextAuditDate?: number | null;
               /** @description SOC 2 Trust Services Criteria selected. */
               tscSelections?: string[];
-              /** @description The key of the person who added it; default: who applies the document. */
-              addedBy?: string;
+              /** @description The key of the person who added it, or null; default: who applies the document. */
+              addedBy?: string | null;
               /** @description Unix epoch milliseconds; default: when it is first applied. */
               addedOn?: number;
-              /** @description The key of the person who last changed it; default: who applies a change. */
-              lastModifiedBy?: string;
+              /** @description The key of the person who last changed it, or null; default: who applies a change. */
+              lastModifiedBy?: string | null;
               /** @description Unix epoch milliseconds; default: when a change is applied. */
               modifiedOn?: number | null;
             })[];
@@ -4595,8 +4595,8 @@ export interface operations {
               code: string;
               /** @description 1-255 characters, not blank. */
               name: string;
-              /** @description Up to 20000 characters. */
-              description?: string;
+              /** @description Up to 20000 characters. null: none. */
+              description?: string | null;
               /** @description 1-255 characters, not blank. */
               domain: string;
               /** @enum {unknown} */
@@ -4606,10 +4606,10 @@ export interface operations {
                * @enum {unknown}
                */
               scope?: "in_scope" | "out_of_scope";
-              /** @description Why it is out of scope (only when it is). */
-              outOfScopeReason?: string;
-              /** @description The key of the person who marked it out of scope. */
-              markedOutOfScopeBy?: string;
+              /** @description Why it is out of scope (only when it is). null: none. */
+              outOfScopeReason?: string | null;
+              /** @description The key of the person who marked it out of scope. null: none. */
+              markedOutOfScopeBy?: string | null;
               /** @description In order. */
               questions?: string[];
               /** @description In order; each person once; at most 1000. */
@@ -4625,12 +4625,12 @@ export interface operations {
               requirements?: string[];
               /** @description Keys of risks; at most 1000. */
               risks?: string[];
-              /** @description The key of the person who added it. */
-              addedBy?: string;
+              /** @description The key of the person who added it. null: none. */
+              addedBy?: string | null;
               /** @description Default: when it is first applied. */
               addedOn?: number;
-              /** @description The key of the person who last changed it. */
-              lastModifiedBy?: string;
+              /** @description The key of the person who last changed it. null: none. */
+              lastModifiedBy?: string | null;
               /** @description Default: when a change is applied. */
               modifiedOn?: number | null;
             })[];
@@ -4647,12 +4647,12 @@ export interface operations {
                * @enum {unknown}
                */
               status?: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
-              /** @description Free text, for example Engineering, Security, IT. */
-              department?: string;
+              /** @description Free text, for example Engineering, Security, IT. null: none. */
+              department?: string | null;
               /** @description Default true. */
               isRelevant?: boolean;
-              /** @description Up to 2000 characters. */
-              notRelevantReason?: string;
+              /** @description Up to 2000 characters. null: none. */
+              notRelevantReason?: string | null;
               /** @description Unix epoch milliseconds, or null. */
               nextReviewDate?: number | null;
               /**
@@ -4661,20 +4661,20 @@ export interface operations {
                */
               gapStatus?: "no_gaps" | "gaps_detected";
               aiDetectedGaps?: string[];
-              /** @enum {unknown} */
-              policyBehavior?: "requires_acknowledgement" | "informational";
-              /** @description 1-50 characters, not blank. */
-              versionNumber?: string;
-              /** @enum {unknown} */
-              effortEstimate?: "low" | "medium" | "high";
-              /** @enum {unknown} */
-              recurrence?: "monthly" | "quarterly" | "semi_annually" | "yearly" | "one_time";
-              /** @enum {unknown} */
-              source?: "template" | "custom" | "imported";
-              /** @description The API’s policyRequirementText. */
-              requirementText?: string;
-              /** @description The key of the person who published it. */
-              publishedBy?: string;
+              /** @description null: none. */
+              policyBehavior?: ("requires_acknowledgement" | "informational") | null;
+              /** @description 1-50 characters, not blank. null: none. */
+              versionNumber?: string | null;
+              /** @description null: none. */
+              effortEstimate?: ("low" | "medium" | "high") | null;
+              /** @description null: none. */
+              recurrence?: ("monthly" | "quarterly" | "semi_annually" | "yearly" | "one_time") | null;
+              /** @description null: none. */
+              source?: ("template" | "custom" | "imported") | null;
+              /** @description The API’s policyRequirementText. null: none. */
+              requirementText?: string | null;
+              /** @description The key of the person who published it. null: none. */
+              publishedBy?: string | null;
               /** @description Unix epoch milliseconds, or null. */
               publishedOn?: number | null;
               /** @description In order; each person once; at most 1000. */
@@ -4695,33 +4695,33 @@ export interface operations {
               /** @description Keys of risks; at most 1000. */
               risks?: string[];
               /** @description In order. */
-              documents?: {
+              documents?: ({
                   /** @description 1-255 characters, not blank. */
                   displayName: string;
                   /** @description File-type family (word, excel, pdf, image…), or `link` for an external link. */
                   type: string;
-                  /** @description The external link. */
-                  url?: string;
-                  /** @description Up to 2000 characters. */
-                  note?: string;
-                  /** @description The key of the person who added it. */
-                  addedBy?: string;
+                  /** @description The external link. null: none. */
+                  url?: string | null;
+                  /** @description Up to 2000 characters. null: none. */
+                  note?: string | null;
+                  /** @description The key of the person who added it. null: none. */
+                  addedBy?: string | null;
                   /** @description Default: when it is first applied. */
                   addedOn?: number;
-                  /** @description The key of the person who last updated it. */
-                  updatedBy?: string;
-                  /** @description Unix epoch milliseconds. */
-                  updatedOn?: number;
-                }[];
+                  /** @description The key of the person who last updated it. null: none. */
+                  updatedBy?: string | null;
+                  /** @description Unix epoch milliseconds. null: none. */
+                  updatedOn?: number | null;
+                })[];
               /** @description In order. */
-              versionHistory?: {
+              versionHistory?: ({
                   /** @description 1-255 characters, not blank. */
                   versionName: string;
-                  /** @description The key of the person who published it. */
-                  publishedBy?: string;
+                  /** @description The key of the person who published it. null: none. */
+                  publishedBy?: string | null;
                   /** @description Unix epoch milliseconds. */
                   publishedOn: number;
-                }[];
+                })[];
               /** @description At most 1000. */
               tickets?: {
                   /** @description The ticket's ID in its tracker (for example `SEC-123`). */
@@ -4731,12 +4731,12 @@ export interface operations {
                   /** @description An http:// or https:// URL. */
                   url: string;
                 }[];
-              /** @description The key of the person who added it. */
-              addedBy?: string;
+              /** @description The key of the person who added it. null: none. */
+              addedBy?: string | null;
               /** @description Default: when it is first applied. */
               addedOn?: number;
-              /** @description The key of the person who last changed it. */
-              lastModifiedBy?: string;
+              /** @description The key of the person who last changed it. null: none. */
+              lastModifiedBy?: string | null;
               /** @description Default: when a change is applied. */
               modifiedOn?: number | null;
             })[];

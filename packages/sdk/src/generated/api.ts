@@ -1644,12 +1644,12 @@ export interface ExportProgramResponse {
       nextAuditDate?: number | null;
       /** SOC 2 Trust Services Criteria selected. */
       tscSelections?: Array<string>;
-      /** The key of the person who added it; default: who applies the document. */
-      addedBy?: string;
+      /** The key of the person who added it, or null; default: who applies the document. */
+      addedBy?: string | null;
       /** Unix epoch milliseconds; default: when it is first applied. */
       addedOn?: number;
-      /** The key of the person who last changed it; default: who applies a change. */
-      lastModifiedBy?: string;
+      /** The key of the person who last changed it, or null; default: who applies a change. */
+      lastModifiedBy?: string | null;
       /** Unix epoch milliseconds; default: when a change is applied. */
       modifiedOn?: number | null;
     }>;
@@ -1661,17 +1661,17 @@ export interface ExportProgramResponse {
       code: string;
       /** 1-255 characters, not blank. */
       name: string;
-      /** Up to 20000 characters. */
-      description?: string;
+      /** Up to 20000 characters. null: none. */
+      description?: string | null;
       /** 1-255 characters, not blank. */
       domain: string;
       functionGrouping: "govern" | "identify" | "protect" | "detect" | "respond" | "recover";
       /** Default in_scope. */
       scope?: "in_scope" | "out_of_scope";
-      /** Why it is out of scope (only when it is). */
-      outOfScopeReason?: string;
-      /** The key of the person who marked it out of scope. */
-      markedOutOfScopeBy?: string;
+      /** Why it is out of scope (only when it is). null: none. */
+      outOfScopeReason?: string | null;
+      /** The key of the person who marked it out of scope. null: none. */
+      markedOutOfScopeBy?: string | null;
       /** In order. */
       questions?: Array<string>;
       /** In order; each person once; at most 1000. */
@@ -1687,12 +1687,12 @@ export interface ExportProgramResponse {
       requirements?: Array<string>;
       /** Keys of risks; at most 1000. */
       risks?: Array<string>;
-      /** The key of the person who added it. */
-      addedBy?: string;
+      /** The key of the person who added it. null: none. */
+      addedBy?: string | null;
       /** Default: when it is first applied. */
       addedOn?: number;
-      /** The key of the person who last changed it. */
-      lastModifiedBy?: string;
+      /** The key of the person who last changed it. null: none. */
+      lastModifiedBy?: string | null;
       /** Default: when a change is applied. */
       modifiedOn?: number | null;
     }>;
@@ -1706,27 +1706,31 @@ export interface ExportProgramResponse {
       name: string;
       /** Default not_uploaded. */
       status?: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
-      /** Free text, for example Engineering, Security, IT. */
-      department?: string;
+      /** Free text, for example Engineering, Security, IT. null: none. */
+      department?: string | null;
       /** Default true. */
       isRelevant?: boolean;
-      /** Up to 2000 characters. */
-      notRelevantReason?: string;
+      /** Up to 2000 characters. null: none. */
+      notRelevantReason?: string | null;
       /** Unix epoch milliseconds, or null. */
       nextReviewDate?: number | null;
       /** Default no_gaps. */
       gapStatus?: "no_gaps" | "gaps_detected";
       aiDetectedGaps?: Array<string>;
-      policyBehavior?: "requires_acknowledgement" | "informational";
-      /** 1-50 characters, not blank. */
-      versionNumber?: string;
-      effortEstimate?: "low" | "medium" | "high";
-      recurrence?: "monthly" | "quarterly" | "semi_annually" | "yearly" | "one_time";
-      source?: "template" | "custom" | "imported";
-      /** The API’s policyRequirementText. */
-      requirementText?: string;
-      /** The key of the person who published it. */
-      publishedBy?: string;
+      /** null: none. */
+      policyBehavior?: ("requires_acknowledgement" | "informational") | null;
+      /** 1-50 characters, not blank. null: none. */
+      versionNumber?: string | null;
+      /** null: none. */
+      effortEstimate?: ("low" | "medium" | "high") | null;
+      /** null: none. */
+      recurrence?: ("monthly" | "quarterly" | "semi_annually" | "yearly" | "one_time") | null;
+      /** null: none. */
+      source?: ("template" | "custom" | "imported") | null;
+      /** The API’s policyRequirementText. null: none. */
+      requirementText?: string | null;
+      /** The key of the person who published it. null: none. */
+      publishedBy?: string | null;
       /** Unix epoch milliseconds, or null. */
       publishedOn?: number | null;
       /** In order; each person once; at most 1000. */
@@ -1752,25 +1756,25 @@ export interface ExportProgramResponse {
         displayName: string;
         /** File-type family (word, excel, pdf, image…), or `link` for an external link. */
         type: string;
-        /** The external link. */
-        url?: string;
-        /** Up to 2000 characters. */
-        note?: string;
-        /** The key of the person who added it. */
-        addedBy?: string;
+        /** The external link. null: none. */
+        url?: string | null;
+        /** Up to 2000 characters. null: none. */
+        note?: string | null;
+        /** The key of the person who added it. null: none. */
+        addedBy?: string | null;
         /** Default: when it is first applied. */
         addedOn?: number;
-        /** The key of the person who last updated it. */
-        updatedBy?: string;
-        /** Unix epoch milliseconds. */
-        updatedOn?: number;
+        /** The key of the person who last updated it. null: none. */
+        updatedBy?: string | null;
+        /** Unix epoch milliseconds. null: none. */
+        updatedOn?: number | null;
       }>;
       /** In order. */
       versionHistory?: Array<{
         /** 1-255 characters, not blank. */
         versionName: string;
-        /** The key of the person who published it. */
-        publishedBy?: string;
+        /** The key of the person who published it. null: none. */
+        publishedBy?: string | null;
         /** Unix epoch milliseconds. */
         publishedOn: number;
       }>;
@@ -1783,12 +1787,12 @@ export interface ExportProgramResponse {
         /** An http:// or https:// URL. */
         url: string;
       }>;
-      /** The key of the person who added it. */
-      addedBy?: string;
+      /** The key of the person who added it. null: none. */
+      addedBy?: string | null;
       /** Default: when it is first applied. */
       addedOn?: number;
-      /** The key of the person who last changed it. */
-      lastModifiedBy?: string;
+      /** The key of the person who last changed it. null: none. */
+      lastModifiedBy?: string | null;
       /** Default: when a change is applied. */
       modifiedOn?: number | null;
     }>;
@@ -1889,12 +1893,12 @@ export interface ApplyProgramBody {
     nextAuditDate?: number | null;
     /** SOC 2 Trust Services Criteria selected. */
     tscSelections?: Array<string>;
-    /** The key of the person who added it; default: who applies the document. */
-    addedBy?: string;
+    /** The key of the person who added it, or null; default: who applies the document. */
+    addedBy?: string | null;
     /** Unix epoch milliseconds; default: when it is first applied. */
     addedOn?: number;
-    /** The key of the person who last changed it; default: who applies a change. */
-    lastModifiedBy?: string;
+    /** The key of the person who last changed it, or null; default: who applies a change. */
+    lastModifiedBy?: string | null;
     /** Unix epoch milliseconds; default: when a change is applied. */
     modifiedOn?: number | null;
   }>;
@@ -1906,17 +1910,17 @@ export interface ApplyProgramBody {
     code: string;
     /** 1-255 characters, not blank. */
     name: string;
-    /** Up to 20000 characters. */
-    description?: string;
+    /** Up to 20000 characters. null: none. */
+    description?: string | null;
     /** 1-255 characters, not blank. */
     domain: string;
     functionGrouping: "govern" | "identify" | "protect" | "detect" | "respond" | "recover";
     /** Default in_scope. */
     scope?: "in_scope" | "out_of_scope";
-    /** Why it is out of scope (only when it is). */
-    outOfScopeReason?: string;
-    /** The key of the person who marked it out of scope. */
-    markedOutOfScopeBy?: string;
+    /** Why it is out of scope (only when it is). null: none. */
+    outOfScopeReason?: string | null;
+    /** The key of the person who marked it out of scope. null: none. */
+    markedOutOfScopeBy?: string | null;
     /** In order. */
     questions?: Array<string>;
     /** In order; each person once; at most 1000. */
@@ -1932,12 +1936,12 @@ export interface ApplyProgramBody {
     requirements?: Array<string>;
     /** Keys of risks; at most 1000. */
     risks?: Array<string>;
-    /** The key of the person who added it. */
-    addedBy?: string;
+    /** The key of the person who added it. null: none. */
+    addedBy?: string | null;
     /** Default: when it is first applied. */
     addedOn?: number;
-    /** The key of the person who last changed it. */
-    lastModifiedBy?: string;
+    /** The key of the person who last changed it. null: none. */
+    lastModifiedBy?: string | null;
     /** Default: when a change is applied. */
     modifiedOn?: number | null;
   }>;
@@ -1951,27 +1955,31 @@ export interface ApplyProgramBody {
     name: string;
     /** Default not_uploaded. */
     status?: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
-    /** Free text, for example Engineering, Security, IT. */
-    department?: string;
+    /** Free text, for example Engineering, Security, IT. null: none. */
+    department?: string | null;
     /** Default true. */
     isRelevant?: boolean;
-    /** Up to 2000 characters. */
-    notRelevantReason?: string;
+    /** Up to 2000 characters. null: none. */
+    notRelevantReason?: string | null;
     /** Unix epoch milliseconds, or null. */
     nextReviewDate?: number | null;
     /** Default no_gaps. */
     gapStatus?: "no_gaps" | "gaps_detected";
     aiDetectedGaps?: Array<string>;
-    policyBehavior?: "requires_acknowledgement" | "informational";
-    /** 1-50 characters, not blank. */
-    versionNumber?: string;
-    effortEstimate?: "low" | "medium" | "high";
-    recurrence?: "monthly" | "quarterly" | "semi_annually" | "yearly" | "one_time";
-    source?: "template" | "custom" | "imported";
-    /** The API’s policyRequirementText. */
-    requirementText?: string;
-    /** The key of the person who published it. */
-    publishedBy?: string;
+    /** null: none. */
+    policyBehavior?: ("requires_acknowledgement" | "informational") | null;
+    /** 1-50 characters, not blank. null: none. */
+    versionNumber?: string | null;
+    /** null: none. */
+    effortEstimate?: ("low" | "medium" | "high") | null;
+    /** null: none. */
+    recurrence?: ("monthly" | "quarterly" | "semi_annually" | "yearly" | "one_time") | null;
+    /** null: none. */
+    source?: ("template" | "custom" | "imported") | null;
+    /** The API’s policyRequirementText. null: none. */
+    requirementText?: string | null;
+    /** The key of the person who published it. null: none. */
+    publishedBy?: string | null;
     /** Unix epoch milliseconds, or null. */
     publishedOn?: number | null;
     /** In order; each person once; at most 1000. */
@@ -1997,25 +2005,25 @@ export interface ApplyProgramBody {
       displayName: string;
       /** File-type family (word, excel, pdf, image…), or `link` for an external link. */
       type: string;
-      /** The external link. */
-      url?: string;
-      /** Up to 2000 characters. */
-      note?: string;
-      /** The key of the person who added it. */
-      addedBy?: string;
+      /** The external link. null: none. */
+      url?: string | null;
+      /** Up to 2000 characters. null: none. */
+      note?: string | null;
+      /** The key of the person who added it. null: none. */
+      addedBy?: string | null;
       /** Default: when it is first applied. */
       addedOn?: number;
-      /** The key of the person who last updated it. */
-      updatedBy?: string;
-      /** Unix epoch milliseconds. */
-      updatedOn?: number;
+      /** The key of the person who last updated it. null: none. */
+      updatedBy?: string | null;
+      /** Unix epoch milliseconds. null: none. */
+      updatedOn?: number | null;
     }>;
     /** In order. */
     versionHistory?: Array<{
       /** 1-255 characters, not blank. */
       versionName: string;
-      /** The key of the person who published it. */
-      publishedBy?: string;
+      /** The key of the person who published it. null: none. */
+      publishedBy?: string | null;
       /** Unix epoch milliseconds. */
       publishedOn: number;
     }>;
@@ -2028,12 +2036,12 @@ export interface ApplyProgramBody {
       /** An http:// or https:// URL. */
       url: string;
     }>;
-    /** The key of the person who added it. */
-    addedBy?: string;
+    /** The key of the person who added it. null: none. */
+    addedBy?: string | null;
     /** Default: when it is first applied. */
     addedOn?: number;
-    /** The key of the person who last changed it. */
-    lastModifiedBy?: string;
+    /** The key of the person who last changed it. null: none. */
+    lastModifiedBy?: string | null;
     /** Default: when a change is applied. */
     modifiedOn?: number | null;
   }>;
