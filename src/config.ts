@@ -3,7 +3,12 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES } from './domain/result-cache.ts';
-import { DEFAULT_PROGRAM_MAX_BYTES, DEFAULT_PROGRAM_MAX_RECORDS, type ProgramLimits } from './formats/program/limits.ts';
+import {
+  DEFAULT_PROGRAM_MAX_BYTES,
+  DEFAULT_PROGRAM_MAX_RECORDS,
+  DEFAULT_PROGRAM_MAX_YAML_BYTES,
+  type ProgramLimits,
+} from './formats/program/limits.ts';
 
 export const REGIONS = ['in', 'us', 'eu', 'au'] as const;
 
@@ -132,7 +137,8 @@ export interface Config {
   resultCacheMaxObjectBytes: number;
   /**
    * Program documents read by any door (PUT /v1/program, cds, the console): PROGRAM_MAX_BYTES
-   * (default 64 MiB, all files of a folder together) and PROGRAM_MAX_RECORDS (default 100,000).
+   * (default 64 MiB, all files of a folder together), PROGRAM_MAX_RECORDS (default 100,000) and
+   * PROGRAM_MAX_YAML_BYTES (default 8 MiB, one YAML text).
    */
   program: ProgramLimits;
   /** change events (docs/decisions/events-and-webhooks.md, "How the parts fit") */
@@ -377,6 +383,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     program: {
       maxBytes: int(env, 'PROGRAM_MAX_BYTES', DEFAULT_PROGRAM_MAX_BYTES, 1024),
       maxRecords: int(env, 'PROGRAM_MAX_RECORDS', DEFAULT_PROGRAM_MAX_RECORDS, 1),
+      maxYamlBytes: int(env, 'PROGRAM_MAX_YAML_BYTES', DEFAULT_PROGRAM_MAX_YAML_BYTES, 1024),
     },
     events: { retentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1) },
     webhooks: {

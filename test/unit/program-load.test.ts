@@ -185,6 +185,15 @@ describe('program documents: hostile texts are refused quickly', () => {
     assert.equal(issue.column, 16);
   });
 
+  test('YAML over its own limit, which JSON of the same size is not', () => {
+    const small = { maxBytes: 100_000, maxRecords: 10_000, maxYamlBytes: 2048 };
+    const yaml = `controls:\n${'  - x\n'.repeat(500)}`;
+    assert.match(refusal(() => loadProgramText(yaml, { limits: small })).message, /PROGRAM_MAX_YAML_BYTES.*as JSON/);
+    const json = JSON.stringify({ controls: Array(500).fill('xyzw') });
+    assert.ok(json.length > 2048);
+    assert.equal((loadProgramText(json, { limits: small }).value as { controls: string[] }).controls.length, 500);
+  });
+
   test('bytes that are not UTF-8', () => {
     assert.match(refusal(() => loadProgramBytes(new Uint8Array([0x76, 0xff, 0xfe]), { limits })).message, /UTF-8/);
   });

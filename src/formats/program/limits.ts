@@ -6,6 +6,13 @@
 export const DEFAULT_PROGRAM_MAX_BYTES = 64 * 1024 * 1024;
 /** Default most records (items of the document's top-level lists, all files together): PROGRAM_MAX_RECORDS. */
 export const DEFAULT_PROGRAM_MAX_RECORDS = 100_000;
+/**
+ * Default largest YAML text (one file, one body): PROGRAM_MAX_YAML_BYTES. Parsing YAML costs about
+ * a second per MiB of CPU (the `yaml` package, measured on this project's CI machine under load)
+ * and many times the text in memory, against a few milliseconds per MiB for JSON: larger programs
+ * travel as JSON.
+ */
+export const DEFAULT_PROGRAM_MAX_YAML_BYTES = 8 * 1024 * 1024;
 /** Deepest nesting of lists and objects (a program document needs about 6). */
 export const PROGRAM_MAX_DEPTH = 32;
 /** Longest number, in characters; a program's numbers are versions and days. */
@@ -20,11 +27,14 @@ export const PROGRAM_MAX_ISSUES = 50;
 export interface ProgramLimits {
   maxBytes: number;
   maxRecords: number;
+  /** largest YAML text; default DEFAULT_PROGRAM_MAX_YAML_BYTES */
+  maxYamlBytes?: number;
 }
 
 export const DEFAULT_PROGRAM_LIMITS: ProgramLimits = {
   maxBytes: DEFAULT_PROGRAM_MAX_BYTES,
   maxRecords: DEFAULT_PROGRAM_MAX_RECORDS,
+  maxYamlBytes: DEFAULT_PROGRAM_MAX_YAML_BYTES,
 };
 
 /** `1000 bytes`, `5.2 KiB`, `32 MiB` */

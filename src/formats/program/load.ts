@@ -12,7 +12,15 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { ServiceError, validationFailed, type FieldIssue } from '../../domain/errors.ts';
 import { checkJsonText, lineColumn, locateInJson, TextRefused } from './json.ts';
-import { byteSize, PROGRAM_MAX_FILES, PROGRAM_MAX_ISSUES, pointerOf, segmentsOf, type ProgramLimits } from './limits.ts';
+import {
+  byteSize,
+  DEFAULT_PROGRAM_MAX_YAML_BYTES,
+  PROGRAM_MAX_FILES,
+  PROGRAM_MAX_ISSUES,
+  pointerOf,
+  segmentsOf,
+  type ProgramLimits,
+} from './limits.ts';
 import { locateInYaml, parseYamlText } from './yaml.ts';
 
 export type ProgramFormat = 'yaml' | 'json';
@@ -133,6 +141,16 @@ export function loadProgramText(text: string, options: { file?: string; format?:
         });
       }
     } else {
+      const maxYaml = options.limits.maxYamlBytes ?? DEFAULT_PROGRAM_MAX_YAML_BYTES;
+      // Characters, not bytes: a UTF-8 text has at least as many bytes as characters.
+      const bytes = body.length > maxYaml / 3 ? Buffer.byteLength(body) : body.length;
+      if (bytes > maxYaml) {
+        throw new TextRefused({
+          pointer: '',
+          index: 0,
+          message: `is YAML of ${byteSize(bytes)}, over the limit of ${byteSize(maxYaml)} for YAML (PROGRAM_MAX_YAML_BYTES); send a program this large as JSON, which reads many times faster`,
+        });
+      }
       value = parseYamlText(body).value;
     }
   } catch (error) {
