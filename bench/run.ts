@@ -26,6 +26,7 @@ const SCRIPTS = {
   'webhook-latency': 'bench/webhook-latency.ts',
   memory: 'bench/memory.ts',
   'malformed-flood': 'bench/malformed-flood.ts',
+  'program-load': 'bench/program-load.ts',
 } as const;
 type Name = keyof typeof SCRIPTS;
 const DEFAULT: Name[] = ['reads', 'uploads'];
