@@ -43,13 +43,29 @@ export function formatOfContentType(contentType: string | undefined): ProgramFor
   return (YAML_TYPES as readonly string[]).includes(type) ? 'yaml' : 'json';
 }
 
-/** Registers, in `scope` only, the parsers that leave a program document's bytes as the body (a Buffer). */
+/**
+ * A body's bytes, held where the request hooks that walk a parsed body (the NUL and depth guard,
+ * src/http/plugins/nul-guard.ts) do not look: a Buffer's every byte is an own enumerable property,
+ * so a walk over a 64 MiB Buffer would visit 64 million entries. The document's strings are
+ * checked for NUL by the loader instead.
+ */
+export class RawBody {
+  readonly #bytes: Buffer;
+  constructor(bytes: Buffer) {
+    this.#bytes = bytes;
+  }
+  get bytes(): Buffer {
+    return this.#bytes;
+  }
+}
+
+/** Registers, in `scope` only, the parsers that leave a program document's bytes as the body (a RawBody). */
 export function registerProgramBody(scope: FastifyInstance, maxBytes: number) {
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser([...PROGRAM_BODY_TYPES], (request, payload, done) => {
     const length = Number(request.headers['content-length']);
     readLimited(payload, maxBytes, Number.isFinite(length) ? length : undefined).then(
-      (bytes) => done(null, bytes),
+      (bytes) => done(null, new RawBody(bytes)),
       (error: Error) => done(error, undefined),
     );
   });

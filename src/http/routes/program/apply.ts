@@ -18,7 +18,7 @@ import { loadProgramBytes, withPlaces, type LoadedProgram } from '../../../forma
 import { PROGRAM_SCHEMA_PATH } from '../../../formats/program/schema-file.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { idempotencyKeyOf, idempotencyOf, sendOutcome } from '../../idempotency.ts';
-import { formatOfContentType, registerProgramBody } from '../../program-body.ts';
+import { formatOfContentType, type RawBody, registerProgramBody } from '../../program-body.ts';
 import { validatorCompiler } from '../../validation.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { booleanParam } from '../../schemas/lists.ts';
@@ -158,7 +158,7 @@ export default function applyProgramRoute(app: FastifyInstance, { system, config
         // A key given is checked at once; a missing one is refused after the scopes (403 comes first, as for every write).
         const keyHeader = request.headers['idempotency-key'];
         if (mode === 'apply' && keyHeader !== undefined) request.idempotencyKey = idempotencyKeyOf(keyHeader);
-        const bytes = request.body as Buffer | undefined;
+        const bytes = (request.body as RawBody | undefined)?.bytes;
         if (!bytes || bytes.length === 0)
           throw validationFailed([{ field: 'body', message: 'must be a program document' }], 'The body is empty.');
         let loaded: LoadedProgram | undefined;
