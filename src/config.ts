@@ -138,7 +138,8 @@ export interface Config {
   /**
    * Program documents read by any door (PUT /v1/program, cds, the console): PROGRAM_MAX_BYTES
    * (default 64 MiB, all files of a folder together), PROGRAM_MAX_RECORDS (default 100,000) and
-   * PROGRAM_MAX_YAML_BYTES (default 8 MiB, one YAML text).
+   * PROGRAM_MAX_YAML_BYTES (default 8 MiB, one YAML text read by the server; `cds` reads YAML up
+   * to PROGRAM_MAX_BYTES in its own process).
    */
   program: ProgramLimits;
   /** change events (docs/decisions/events-and-webhooks.md, "How the parts fit") */

@@ -149,6 +149,13 @@ describe('cds program on each engine', { concurrency: dialects.length }, () => {
         assert.equal(missing.code, 4, show(missing));
       });
 
+      it('cds reads YAML past PROGRAM_MAX_YAML_BYTES (the limit of the server), up to PROGRAM_MAX_BYTES', async () => {
+        const file = path.join(dir, 'large.yaml');
+        fs.writeFileSync(file, `${FRAMEWORKS}${'# padding\n'.repeat(300)}`);
+        const res = await runCli(['program', 'plan', '--org', org, file], { ...env, PROGRAM_MAX_YAML_BYTES: '1024' });
+        assert.equal(res.code, 0, show(res));
+      });
+
       it('a catalog with a problem names its place in the file', async () => {
         const bad = path.join(dir, 'bad-catalog.json');
         fs.writeFileSync(bad, JSON.stringify({ catalog: { ...CATALOG.catalog, uuid: 'not-a-uuid' } }, null, 2));

@@ -60,7 +60,7 @@ for (const dialect of dialects) {
       api(server.url, `/v1/program${query}`, as, { method: 'PUT', body, headers: { 'content-type': 'application/yaml', ...headers } });
 
     before(async () => {
-      server = await startServer({ dialect, env: { PROGRAM_MAX_BYTES: String(64 * 1024) } });
+      server = await startServer({ dialect, env: { PROGRAM_MAX_BYTES: String(64 * 1024), PROGRAM_MAX_YAML_BYTES: String(16 * 1024) } });
       const client = await createOrgWithCredential(server.system, { name: 'Door Org', accessLevel: 'read_write' });
       organizationId = client.organizationId;
       token = await getToken(server.url, client);
@@ -156,6 +156,20 @@ for (const dialect of dialects) {
       const deep = await put('?mode=plan', `${'['.repeat(10_000)}`);
       assert.equal(deep.status, 400);
       assert.match(deep.body.error.details[0].message, /nested/);
+    });
+
+    test('YAML has its own, lower limit; the same document as JSON is read', async () => {
+      const requirements = Array.from({ length: 400 }, (_, i) => ({ key: `q${i}`, code: `Q-${i}`, name: `Requirement number ${i}` }));
+      const doc = { version: 1, frameworks: [{ key: 'big-yaml', name: 'Big YAML', requirements }] };
+      const asYaml = `version: 1\nframeworks:\n  - key: big-yaml\n    name: Big YAML\n    requirements:\n${requirements
+        .map((r) => `      - key: ${r.key}\n        code: ${r.code}\n        name: ${r.name}\n`)
+        .join('')}`;
+      assert.ok(asYaml.length > 16 * 1024);
+      const refused = await put('?mode=plan', asYaml);
+      assert.equal(refused.status, 400);
+      assert.match(refused.body.error.details[0].message, /PROGRAM_MAX_YAML_BYTES/);
+      const json = await put('?mode=plan', JSON.stringify(doc), { 'content-type': 'application/json' });
+      assert.equal(json.status, 200, JSON.stringify(json.body));
     });
 
     test('the write scope of every kind the document holds; 403 names each missing one', async () => {

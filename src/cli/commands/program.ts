@@ -35,7 +35,9 @@ async function readDocument(ctx: CliContext, values: OptionValues, argument: str
   if (catalog !== undefined && values.prune) {
     throw new UsageError('--prune cannot go with --oscal-catalog: the catalog is one framework, and pruning would delete the others.');
   }
-  const limits = ctx.config.program;
+  // PROGRAM_MAX_YAML_BYTES guards the server's event loop and memory (HTTP, the console); `cds` runs
+  // in the operator's own process, so a YAML document may be as large as any document.
+  const limits = { ...ctx.config.program, maxYamlBytes: ctx.config.program.maxBytes };
   if (catalog === undefined) return loadProgramPath(argument!, limits);
   const file = await loadProgramPath(catalog, { ...limits, maxBytes: Math.min(limits.maxBytes, CATALOG_FILE_MAX_BYTES) });
   let framework;
