@@ -30,6 +30,7 @@ const SCRIPTS = {
   memory: 'bench/memory.ts',
   'malformed-flood': 'bench/malformed-flood.ts',
   'vulnerability-import': 'bench/vulnerability-import.ts',
+  'program-load': 'bench/program-load.ts',
 } as const;
 type Name = keyof typeof SCRIPTS;
 const DEFAULT: Name[] = ['reads', 'uploads'];

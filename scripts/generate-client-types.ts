@@ -41,6 +41,7 @@ import { Credential, NewCredential } from '../src/domain/auth/schema.ts';
 import { AuditEntry, CredentialUsage, Overview, OverviewFramework, Session, Usage, UsageBucket } from '../src/domain/console/schema.ts';
 import { EndpointEventType, NewWebhookEndpoint, RotatedSecret, WebhookEndpoint } from '../src/domain/webhooks/schema.ts';
 import { WebhookDelivery, WebhookDeliveryAttempt } from '../src/domain/webhooks/delivery-schema.ts';
+import { ProgramPlan } from '../src/domain/program/plan-schema.ts';
 
 export const CLI_VOCABULARY_FILE = fileURLToPath(new URL('../packages/cli/src/vocabulary.ts', import.meta.url));
 export const CONSOLE_TYPES_FILE = fileURLToPath(new URL('../src/console/web/types.ts', import.meta.url));
@@ -124,6 +125,7 @@ interface JsonSchema {
   allOf?: JsonSchema[];
   items?: JsonSchema;
   properties?: Record<string, JsonSchema>;
+  patternProperties?: Record<string, JsonSchema>;
   required?: string[];
   description?: string;
 }
@@ -150,8 +152,15 @@ function typeOf(schema: JsonSchema, names: Map<object, string>, indent: string):
       const item = typeOf(schema.items!, names, indent);
       return /[ |&]/.test(item) && !item.startsWith('{') ? `(${item})[]` : `${item}[]`;
     }
-    case 'object':
+    case 'object': {
+      // A record (TypeBox's Type.Record): its values' type under any key.
+      const values = Object.values(schema.patternProperties ?? {});
+      if (values.length === 1 && !schema.properties) return `Record<string, ${typeOf(values[0], names, indent)}>`;
       return objectBody(schema, names, indent);
+    }
+    case undefined:
+      // Type.Unknown(): any JSON value.
+      if (Object.keys(schema).every((k) => k === 'description')) return 'unknown';
   }
   throw new Error(`no TypeScript rendering for ${JSON.stringify(schema)}`);
 }
@@ -218,6 +227,7 @@ export function renderConsoleTypes(): string {
     ['RotatedSecret', RotatedSecret],
     ['WebhookDelivery', WebhookDelivery],
     ['WebhookDeliveryAttempt', WebhookDeliveryAttempt],
+    ['ProgramPlan', ProgramPlan],
     ['FieldError', fieldError()],
   ].map(([name, schema]) => [name as string, schema as TSchema as JsonSchema]);
   const names = new Map<object, string>(types.map(([name, schema]) => [schema, name]));

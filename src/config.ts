@@ -3,6 +3,12 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES } from './domain/result-cache.ts';
+import {
+  DEFAULT_PROGRAM_MAX_BYTES,
+  DEFAULT_PROGRAM_MAX_RECORDS,
+  DEFAULT_PROGRAM_MAX_YAML_BYTES,
+  type ProgramLimits,
+} from './formats/program/limits.ts';
 
 export const REGIONS = ['in', 'us', 'eu', 'au'] as const;
 
@@ -131,6 +137,13 @@ export interface Config {
    * (RESULT_CACHE_MAX_OBJECT_BYTES); least recently used go first
    */
   resultCacheMaxObjectBytes: number;
+  /**
+   * Program documents read by any door (PUT /v1/program, cds, the console): PROGRAM_MAX_BYTES
+   * (default 64 MiB, all files of a folder together), PROGRAM_MAX_RECORDS (default 100,000) and
+   * PROGRAM_MAX_YAML_BYTES (default 8 MiB, one YAML text read by the server; `cds` reads YAML up
+   * to PROGRAM_MAX_BYTES in its own process).
+   */
+  program: ProgramLimits;
   /** change events (docs/decisions/events-and-webhooks.md, "How the parts fit") */
   events: {
     /** how long events are kept (EVENT_RETENTION_DAYS, default 30); older ones are removed by the cleanup */
@@ -380,6 +393,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxActiveCredentialsPerOrg: int(env, 'MAX_ACTIVE_CREDENTIALS_PER_ORG', DEFAULT_MAX_ACTIVE_CREDENTIALS, 1),
     resultCacheMaxBytes: int(env, 'RESULT_CACHE_MAX_BYTES', 64 * 1024 * 1024, 0),
     resultCacheMaxObjectBytes: int(env, 'RESULT_CACHE_MAX_OBJECT_BYTES', DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES, 0),
+    program: {
+      maxBytes: int(env, 'PROGRAM_MAX_BYTES', DEFAULT_PROGRAM_MAX_BYTES, 1024),
+      maxRecords: int(env, 'PROGRAM_MAX_RECORDS', DEFAULT_PROGRAM_MAX_RECORDS, 1),
+      maxYamlBytes: int(env, 'PROGRAM_MAX_YAML_BYTES', DEFAULT_PROGRAM_MAX_YAML_BYTES, 1024),
+    },
     events: { retentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1) },
     webhooks: {
       allowPrivateAddresses: bool(env, 'WEBHOOKS_ALLOW_PRIVATE_ADDRESSES', false),

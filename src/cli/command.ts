@@ -24,14 +24,19 @@ export interface Command {
   /** `create`, `list`, …; absent for a one-word command */
   action?: string;
   summary: string;
-  /** the one positional argument, as the usage names it (`ID`); always required */
+  /** the one positional argument, as the usage names it (`ID`); required unless `argumentOptional` */
   argument?: string;
+  /** the argument may be left out (`program plan`: PATH, or --oscal-catalog FILE instead) */
+  argumentOptional?: boolean;
   /** flag name without dashes → its declaration, in the order the usage lists them */
   options: Record<string, OptionSpec>;
   /** more help, after the options */
   notes?: string;
-  /** the command, on the database migrated to the latest version (unless `migrate` is false) */
-  run?(ctx: CliContext, input: { values: OptionValues; argument?: string }, io: CliIo): Promise<void>;
+  /**
+   * the command, on the database migrated to the latest version (unless `migrate` is false); a
+   * number returned is the exit code (`program plan`: 2 when something would change), else 0
+   */
+  run?(ctx: CliContext, input: { values: OptionValues; argument?: string }, io: CliIo): Promise<number | undefined>;
   /** false: `run` gets the database as it is, not migrated first (`migrate status` shows what is pending) */
   migrate?: false;
   /** instead of `run`: a command that opens the data files itself (`backup`, `restore`), with the configuration only */

@@ -9,7 +9,8 @@ export function usageLine(command: Command): string {
     const flag = spec.type === 'boolean' ? `--${name}` : `--${name} ${spec.value ?? 'VALUE'}`;
     return spec.required ? flag : `[${flag}]`;
   });
-  return [commandName(command), command.argument, ...flags].filter(Boolean).join(' ');
+  const argument = command.argument && command.argumentOptional ? `[${command.argument}]` : command.argument;
+  return [commandName(command), argument, ...flags].filter(Boolean).join(' ');
 }
 
 function commandList(commands: Command[]): string {

@@ -26,7 +26,7 @@ export function parseOptions(command: Command, args: string[]): { values: Option
   const isMissing = (value: string | boolean | undefined, spec?: OptionSpec) =>
     value === undefined || (value === '' && !spec?.emptyAllowed);
   const missing = [
-    ...(command.argument && isMissing(argument) ? [command.argument] : []),
+    ...(command.argument && !command.argumentOptional && isMissing(argument) ? [command.argument] : []),
     ...Object.entries(command.options)
       .filter(([name, spec]) => spec.required && isMissing(parsed.values[name], spec))
       .map(([name]) => `--${name}`),

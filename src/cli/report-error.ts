@@ -3,6 +3,7 @@ import { ConfigError } from '../config.ts';
 import { ServiceError } from '../domain/errors.ts';
 import { BackupError } from '../storage/backup/backup-error.ts';
 import { NewerDatabaseError } from '../storage/db/migrate.ts';
+import { DocumentRefused } from './document-refused.ts';
 import { EXIT } from './exit-codes.ts';
 import type { CliIo } from './io.ts';
 import { UsageError } from './usage-error.ts';
@@ -17,7 +18,7 @@ export function reportError(err: unknown, io: CliIo): number {
     return EXIT.configuration;
   }
   // refusals that say what to do in their own words: no stack
-  if (err instanceof NewerDatabaseError || err instanceof BackupError) {
+  if (err instanceof NewerDatabaseError || err instanceof BackupError || err instanceof DocumentRefused) {
     io.err(err.message);
     return EXIT.failure;
   }

@@ -52,7 +52,10 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Pr
   }
   if (command.runAlone) await command.runAlone(input, io);
   else if (command.runOnFiles) await command.runOnFiles(loadConfig(env), input, io);
-  else await withCliContext(env, (ctx) => command.run!(ctx, input, io), { migrate: command.migrate ?? true });
+  else {
+    const code = await withCliContext(env, (ctx) => command.run!(ctx, input, io), { migrate: command.migrate ?? true });
+    if (typeof code === 'number') return code;
+  }
   return EXIT.ok;
 }
 

@@ -21,7 +21,13 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 
 // The entries of an error's details: which field is wrong, which dependency is down, or how long
 // to wait.
-export const FieldIssue = Type.Object({ field: Type.String(), message: Type.String() });
+export const FieldIssue = Type.Object({
+  field: Type.String(),
+  message: Type.String(),
+  // Extension (program documents, issue 25): where the problem is in the body, when it is a document.
+  line: Type.Optional(Type.Integer({ minimum: 1, description: 'Extension: the line of the problem in a program document body.' })),
+  column: Type.Optional(Type.Integer({ minimum: 1, description: 'Extension: the column of the problem in a program document body.' })),
+});
 export const DependencyIssue = Type.Object({ dependency: Type.String(), issue: Type.String() });
 export const RetryAfter = Type.Object({ retryAfterSec: Type.Integer() });
 export const ErrorDetail = Type.Union([FieldIssue, DependencyIssue, RetryAfter]);

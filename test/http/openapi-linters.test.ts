@@ -122,10 +122,10 @@ test('every operation has a unique operationId, a description and a description 
   assert.equal(byPath['POST /oauth/token'], 'createToken');
 });
 
-test('every operation but the health checks documents a 4xx; the health checks take no input', () => {
+test('every operation but the health checks and the program schema documents a 4xx; those take no input', () => {
   for (const { label, path: p, op } of operations()) {
     const has4xx = Object.keys(op.responses).some((s) => s.startsWith('4'));
-    if (p === '/healthz' || p === '/readyz') {
+    if (p === '/healthz' || p === '/readyz' || p === '/v1/program/schema') {
       assert.equal(op.parameters, undefined, `${label} takes no parameters`);
       assert.equal(op.requestBody, undefined, `${label} takes no body`);
     } else {
@@ -136,7 +136,13 @@ test('every operation but the health checks documents a 4xx; the health checks t
 
 test('the public operations say so (security: []); every other one names its scheme', () => {
   const publicOps = operations().filter(({ op }) => Array.isArray(op.security) && op.security.length === 0);
-  assert.deepEqual(publicOps.map((o) => o.label).sort(), ['GET /healthz', 'GET /readyz', 'POST /console/api/session', 'POST /oauth/token']);
+  assert.deepEqual(publicOps.map((o) => o.label).sort(), [
+    'GET /healthz',
+    'GET /readyz',
+    'GET /v1/program/schema',
+    'POST /console/api/session',
+    'POST /oauth/token',
+  ]);
   const scopes = Object.keys(doc.components.securitySchemes.bearerAuth.flows.clientCredentials.scopes);
   for (const { label, path: p, op } of operations()) {
     if (publicOps.some((o) => o.label === label)) continue;

@@ -189,6 +189,7 @@ for (const dialect of dialects) {
             status: 'open',
           }),
         'PATCH /v1/vulnerabilities/{vulnerabilityId}': () => json({ reportLink: '' }),
+        'PUT /v1/program': () => ({ body: 'version: 1\n', headers: { 'content-type': 'application/yaml' } }),
         'POST /v1/evidence/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
         'POST /v1/evidences/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
         'POST /v1/evidence/{evidenceId}/approve': () => json({}),
@@ -204,6 +205,7 @@ for (const dialect of dialects) {
         'PATCH /v1/policies/{policyId}': () => json({ isRelevant: true }),
         'POST /v1/vulnerabilities/imports': () => ({ body: scannerForm() }),
         'POST /console/api/credentials': () => json({ name: 'Headers suite', accessLevel: 'read_only' }),
+        'POST /console/api/program': () => json({ text: 'version: 1\n' }),
         // a literal public address: no DNS needed
         'POST /console/api/webhook-endpoints': () => json({ url: 'https://93.184.216.34/headers', eventTypes: ['*'] }),
         'PATCH /console/api/webhook-endpoints/{endpointId}': () => json({ description: 'Headers suite' }),

@@ -61,7 +61,8 @@ const operations: Operation[] = Object.entries<any>(doc.paths).flatMap(([path, i
     };
   }),
 );
-const v1Operations = operations.filter((o) => o.path.startsWith('/v1/'));
+// GET /v1/program/schema is public (a format's JSON Schema, nothing of any organization): no ladder to climb.
+const v1Operations = operations.filter((o) => o.path.startsWith('/v1/') && o.path !== '/v1/program/schema');
 const consoleOperations = operations.filter((o) => o.console);
 
 /** The resource a /v1 path serves: its first segment after /v1, singular (`evidences` → evidence). */
@@ -87,8 +88,21 @@ const SCOPED_BY_QUERY: Record<string, { param: string; valueFor: Partial<Record<
   },
 };
 
+/**
+ * Operations on the whole program (an extension, issue 25): the document lists the scope of every
+ * resource, and the ones needed are those of the kinds the request touches. The suite's body
+ * holds frameworks, so `framework` is the resource checked; the export leaves out the kinds the
+ * plan excludes instead of refusing (docs/program-documents.md, "Over HTTP").
+ */
+const WHOLE_PROGRAM: Record<string, { resource: Resource; action: 'read' | 'write'; planExcludes: boolean }> = {
+  'PUT /v1/program': { resource: 'framework', action: 'write', planExcludes: false },
+  'GET /v1/program': { resource: 'framework', action: 'read', planExcludes: true },
+};
+
 /** The resource and action of an operation's bearer scope (`evidence:write`). */
 function scopeOf(op: Operation): { resource: string; action: 'read' | 'write' } {
+  const whole = WHOLE_PROGRAM[op.label];
+  if (whole) return whole;
   assert.equal(op.scopes.length, 1, `${op.label}: expected exactly one bearer scope in "security", got ${JSON.stringify(op.scopes)}`);
   const [resource, action] = op.scopes[0].split(':');
   assert.ok(action === 'read' || action === 'write', `${op.label}: unexpected scope ${op.scopes[0]}`);
@@ -114,6 +128,7 @@ const BODIES: Record<string, () => { body: RequestInit['body']; headers?: Record
   'POST /v1/vulnerabilities': () =>
     json({ vulnerabilityId: newFindingKey(), title: 'Route table finding', severity: 'low', status: 'open' }),
   'PATCH /v1/vulnerabilities/{vulnerabilityId}': () => json({ reportLink: '' }),
+  'PUT /v1/program': () => ({ body: 'version: 1\nframeworks: []\n', headers: { 'content-type': 'application/yaml' } }),
   'POST /v1/evidence/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
   'POST /v1/evidences/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
   // evidence review and the policy lifecycle (extensions): a valid body; the move may then be refused by status
@@ -132,6 +147,7 @@ const BODIES: Record<string, () => { body: RequestInit['body']; headers?: Record
   // console: only reached without a session (401 comes first), so any well-formed body will do
   'POST /console/api/credentials': () => json({ name: 'Route table', accessLevel: 'read_only' }),
   'POST /console/api/session': () => json({ email: 'nobody@example.com', password: 'x' }),
+  'POST /console/api/program': () => json({ text: 'version: 1\n' }),
   'POST /console/api/webhook-endpoints': () => json({ url: 'https://93.184.216.34/route-table', eventTypes: ['*'] }),
   'PATCH /console/api/webhook-endpoints/{endpointId}': () => json({ description: 'Route table' }),
 };
@@ -268,6 +284,15 @@ test('the document lists /v1 operations with a bearer scope and console operatio
       );
       continue;
     }
+    const whole = WHOLE_PROGRAM[op.label];
+    if (whole) {
+      assert.deepEqual(
+        [...op.scopes].sort(),
+        RESOURCES.map((r) => `${r}:${whole.action}`).sort(),
+        `${op.label}: the scope of every resource`,
+      );
+      continue;
+    }
     const { resource } = scopeOf(op);
     const fromPath = resourceOfPath(op.path);
     assert.ok(fromPath, `${op.label}: the path's first segment names no known resource (${RESOURCES.join(', ')})`);
@@ -368,8 +393,8 @@ for (const dialect of dialects) {
             t.skip('only read scopes, which every access level holds');
             return;
           }
-          const needed = op.scopes[0];
           const { resource, action } = scopeOf(op);
+          const needed = `${resource}:${action}`;
           // A write scope also grants reads of its resource (spec, scopes rule 5).
           const grants = (scopes: string[]) => scopes.includes(needed) || (action === 'read' && scopes.includes(`${resource}:write`));
           const lacking = ACCESS_LEVELS.filter((level) => !grants(scopesFor(level)));
@@ -407,7 +432,14 @@ for (const dialect of dialects) {
             }
             return;
           }
-          const resource = resourceOfPath(op.path)!;
+          const whole = WHOLE_PROGRAM[op.label];
+          if (whole?.planExcludes) {
+            const res = await send(server, op, { ids: ownIds, token: restrictedToken[whole.resource] });
+            assert.equal(res.status, 200, `${op.label} for a plan without ${whole.resource}: ${show(res)}`);
+            assert.equal(res.body.data.frameworks, undefined, `${op.label} leaves out the kinds the plan excludes`);
+            return;
+          }
+          const resource = whole?.resource ?? resourceOfPath(op.path)!;
           // IDs of the caller's organization: the plan is checked before anything is looked up.
           assertErrorCode(
             await send(server, op, { ids: ownIds, token: restrictedToken[resource] }),

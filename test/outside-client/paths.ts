@@ -216,6 +216,25 @@ export interface paths {
      */
     get: operations["listEvents"];
   };
+  "/v1/program/schema": {
+    /**
+     * The JSON Schema of program documents (extension)
+     * @description The JSON Schema (draft-07) a program document follows, generated from the schemas the service validates with: point an editor at it (`# yaml-language-server: $schema=<this URL>` as the first line of a YAML document). Needs no credential. The same file is kept in the repository as `schemas/program.schema.json`.
+     */
+    get: operations["getProgramSchema"];
+  };
+  "/v1/program": {
+    /**
+     * Export the organization's program as a document (extension)
+     * @description Extension (issue 25): every record of the program, named by keys, in the format `PUT /v1/program` applies: export, edit, apply. `Accept: application/yaml` answers the bare document as YAML (with the `yaml-language-server` line); otherwise JSON in the envelope. Needs the read scope of every resource the organization's plan includes; kinds the plan leaves out are left out of the document. JSON Schema of the document: `GET /v1/program/schema`.
+     */
+    get: operations["exportProgram"];
+    /**
+     * Plan or apply a program document to the organization (extension)
+     * @description Extension (issue 25): a declarative upsert of the records the document lists, all or nothing, in one transaction; records it does not list stay unless `prune=true` (only kinds the document covers). Answers the plan it carried out (or, with `mode=plan`, would carry out): counts per kind, changed fields before and after, deletions, and the controls and framework percentages the change moves. Applying the same document again changes nothing. Needs the write scope of every kind the document holds (403 names every missing one). A document that does not validate answers 400 with every problem in `details`: `field` is its JSON pointer, `line` and `column` its place in the body. JSON Schema of the body: `GET /v1/program/schema`.
+     */
+    put: operations["applyProgram"];
+  };
   "/console/api/session": {
     /**
      * The signed-in administrator
@@ -336,6 +355,13 @@ export interface paths {
      * @description Queues a delivery of a `webhook.test` event (data: { endpointId }), signed and retried like any other; it is not an event of the feed.
      */
     post: operations["sendConsoleWebhookTest"];
+  };
+  "/console/api/program": {
+    /**
+     * Plan or apply a program document to the organization
+     * @description Extension (issue 25): the console’s upload of a program document. `mode=plan` answers what an apply would do; `mode=apply` applies it in one transaction and records `program.apply` in the audit log when it changes something.
+     */
+    post: operations["consoleProgram"];
   };
   "/v1/evidence/{evidenceId}/attachments": {
     /**
@@ -479,6 +505,10 @@ export interface components {
         details: ({
             field: string;
             message: string;
+            /** @description Extension: the line of the problem in a program document body. */
+            line?: number;
+            /** @description Extension: the column of the problem in a program document body. */
+            column?: number;
           } | {
             dependency: string;
             issue: string;
@@ -548,9 +578,6 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
         };
         content: {
           "application/json": {
@@ -577,9 +604,6 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
         };
         content: {
           "application/json": components["schemas"]["OAuthErrorBody"];
@@ -589,9 +613,6 @@ export interface operations {
       429: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6678,6 +6699,1072 @@ export interface operations {
     };
   };
   /**
+   * The JSON Schema of program documents (extension)
+   * @description The JSON Schema (draft-07) a program document follows, generated from the schemas the service validates with: point an editor at it (`# yaml-language-server: $schema=<this URL>` as the first line of a YAML document). Needs no credential. The same file is kept in the repository as `schemas/program.schema.json`.
+   */
+  getProgramSchema: {
+    responses: {
+      /** @description The JSON Schema (application/schema+json). */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Export the organization's program as a document (extension)
+   * @description Extension (issue 25): every record of the program, named by keys, in the format `PUT /v1/program` applies: export, edit, apply. `Accept: application/yaml` answers the bare document as YAML (with the `yaml-language-server` line); otherwise JSON in the envelope. Needs the read scope of every resource the organization's plan includes; kinds the plan leaves out are left out of the document. JSON Schema of the document: `GET /v1/program/schema`.
+   */
+  exportProgram: {
+    responses: {
+      /** @description The program document (in JSON, in the envelope; as YAML, the bare document). */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": {
+            /**
+             * Compliance program document
+             * @description An organization’s compliance program. Records are named by keys; references use keys. Kinds left out are not touched by an apply.
+             */
+            data: {
+              /**
+               * @description The format version: 1.
+               * @enum {number}
+               */
+              version: 1;
+              /** @description Entities, each named by its unique key. */
+              entities?: {
+                  /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+                  key: string;
+                  /** @description 1-255 characters, not blank. */
+                  name: string;
+                }[];
+              /** @description People, each named by its unique key. */
+              people?: {
+                  /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+                  key: string;
+                  /** @description 1-255 characters, not blank. */
+                  name: string;
+                  /** @description An email address; unique among the organization’s people. */
+                  email: string;
+                }[];
+              /** @description Risks, each named by its unique key. */
+              risks?: {
+                  /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+                  key: string;
+                  /** @description 1-255 characters, not blank. */
+                  name: string;
+                }[];
+              /** @description Custom field definitions, each named by its unique key. */
+              customFields?: ({
+                  /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+                  key: string;
+                  /**
+                   * @description The kind of record the field belongs to.
+                   * @enum {unknown}
+                   */
+                  resourceType: "vulnerability";
+                  /** @description 1-255 characters, not blank. */
+                  title: string;
+                  /** @enum {unknown} */
+                  fieldType: "text_box" | "dropdown";
+                  /** @description A dropdown’s choices, in order; empty for a text box. */
+                  options?: string[];
+                  /** @description Order among the fields of its resource type; default: its place in the document. */
+                  position?: number;
+                })[];
+              /** @description Frameworks with their requirements, each named by its unique key. */
+              frameworks?: ({
+                  /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+                  key: string;
+                  /** @description 1-255 characters, not blank. */
+                  name: string;
+                  /** @description In the framework's order; at most 10000. */
+                  requirements: {
+                      /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. Unique within its framework. */
+                      key: string;
+                      /** @description What the framework calls it, such as `AC-2(1)`. */
+                      code: string;
+                      /** @description 1-500 characters, not blank. */
+                      name: string;
+                    }[];
+                  /** @description Keys of the entities the framework applies to. */
+                  entities?: string[];
+                  /** @description Unix epoch milliseconds, or null. */
+                  nextAuditDate?: number | null;
+                  /** @description SOC 2 Trust Services Criteria selected. */
+                  tscSelections?: string[];
+                  /** @description The key of the person who added it, or null; default: who applies the document. */
+                  addedBy?: string | null;
+                  /** @description Unix epoch milliseconds; default: when it is first applied. */
+                  addedOn?: number;
+                  /** @description The key of the person who last changed it, or null; default: who applies a change. */
+                  lastModifiedBy?: string | null;
+                  /** @description Unix epoch milliseconds; default: when a change is applied. */
+                  modifiedOn?: number | null;
+                })[];
+              /** @description Controls, each named by its unique key. */
+              controls?: ({
+                  /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+                  key: string;
+                  /** @description What the program calls it, such as `CTL-0001`. */
+                  code: string;
+                  /** @description 1-255 characters, not blank. */
+                  name: string;
+                  /** @description Up to 20000 characters. null: none. */
+                  description?: string | null;
+                  /** @description 1-255 characters, not blank. */
+                  domain: string;
+                  /** @enum {unknown} */
+                  functionGrouping: "govern" | "identify" | "protect" | "detect" | "respond" | "recover";
+                  /**
+                   * @description Default in_scope.
+                   * @enum {unknown}
+                   */
+                  scope?: "in_scope" | "out_of_scope";
+                  /** @description Why it is out of scope (only when it is). null: none. */
+                  outOfScopeReason?: string | null;
+                  /** @description The key of the person who marked it out of scope. null: none. */
+                  markedOutOfScopeBy?: string | null;
+                  /** @description In order. */
+                  questions?: string[];
+                  /** @description In order; each person once; at most 1000. */
+                  assignees?: {
+                      /** @description The key of a person. */
+                      person: string;
+                      /** @description Default false. */
+                      isPrimary?: boolean;
+                    }[];
+                  /** @description Keys of entities; at most 1000. */
+                  entities?: string[];
+                  /** @description Requirements, each `<frameworkKey>/<requirementKey>`. */
+                  requirements?: string[];
+                  /** @description Keys of risks; at most 1000. */
+                  risks?: string[];
+                  /** @description The key of the person who added it. null: none. */
+                  addedBy?: string | null;
+                  /** @description Default: when it is first applied. */
+                  addedOn?: number;
+                  /** @description The key of the person who last changed it. null: none. */
+                  lastModifiedBy?: string | null;
+                  /** @description Default: when a change is applied. */
+                  modifiedOn?: number | null;
+                })[];
+              /** @description Policies, each named by its unique key. */
+              policies?: ({
+                  /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+                  key: string;
+                  /** @description What the program calls it, such as `POL-001` (the API’s policyCustomId). */
+                  customId: string;
+                  /** @description 1-255 characters, not blank. */
+                  name: string;
+                  /**
+                   * @description Default not_uploaded.
+                   * @enum {unknown}
+                   */
+                  status?: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+                  /** @description Free text, for example Engineering, Security, IT. null: none. */
+                  department?: string | null;
+                  /** @description Default true. */
+                  isRelevant?: boolean;
+                  /** @description Up to 2000 characters. null: none. */
+                  notRelevantReason?: string | null;
+                  /** @description Unix epoch milliseconds, or null. */
+                  nextReviewDate?: number | null;
+                  /**
+                   * @description Default no_gaps.
+                   * @enum {unknown}
+                   */
+                  gapStatus?: "no_gaps" | "gaps_detected";
+                  aiDetectedGaps?: string[];
+                  /** @description null: none. */
+                  policyBehavior?: ("requires_acknowledgement" | "informational") | null;
+                  /** @description 1-50 characters, not blank. null: none. */
+                  versionNumber?: string | null;
+                  /** @description null: none. */
+                  effortEstimate?: ("low" | "medium" | "high") | null;
+                  /** @description null: none. */
+                  recurrence?: ("monthly" | "quarterly" | "semi_annually" | "yearly" | "one_time") | null;
+                  /** @description null: none. */
+                  source?: ("template" | "custom" | "imported") | null;
+                  /** @description The API’s policyRequirementText. null: none. */
+                  requirementText?: string | null;
+                  /** @description The key of the person who published it. null: none. */
+                  publishedBy?: string | null;
+                  /** @description Unix epoch milliseconds, or null. */
+                  publishedOn?: number | null;
+                  /** @description In order; each person once; at most 1000. */
+                  assignees?: {
+                      /** @description The key of a person. */
+                      person: string;
+                      /** @description Default false. */
+                      isPrimary?: boolean;
+                    }[];
+                  /** @description Keys of the approvers (people); at most 1000. */
+                  approvers?: string[];
+                  /** @description Keys of entities; at most 1000. */
+                  entities?: string[];
+                  /** @description Keys of the controls it is linked to; at most 1000. */
+                  controls?: string[];
+                  /** @description Requirements, each `<frameworkKey>/<requirementKey>`. */
+                  requirements?: string[];
+                  /** @description Keys of risks; at most 1000. */
+                  risks?: string[];
+                  /** @description In order. */
+                  documents?: ({
+                      /** @description 1-255 characters, not blank. */
+                      displayName: string;
+                      /** @description File-type family (word, excel, pdf, image…), or `link` for an external link. */
+                      type: string;
+                      /** @description The external link. null: none. */
+                      url?: string | null;
+                      /** @description Up to 2000 characters. null: none. */
+                      note?: string | null;
+                      /** @description The key of the person who added it. null: none. */
+                      addedBy?: string | null;
+                      /** @description Default: when it is first applied. */
+                      addedOn?: number;
+                      /** @description The key of the person who last updated it. null: none. */
+                      updatedBy?: string | null;
+                      /** @description Unix epoch milliseconds. null: none. */
+                      updatedOn?: number | null;
+                    })[];
+                  /** @description In order. */
+                  versionHistory?: ({
+                      /** @description 1-255 characters, not blank. */
+                      versionName: string;
+                      /** @description The key of the person who published it. null: none. */
+                      publishedBy?: string | null;
+                      /** @description Unix epoch milliseconds. */
+                      publishedOn: number;
+                    })[];
+                  /** @description At most 1000. */
+                  tickets?: {
+                      /** @description The ticket's ID in its tracker (for example `SEC-123`). */
+                      ticketId: string;
+                      /** @description The tracker (for example `jira`). */
+                      source: string;
+                      /** @description An http:// or https:// URL. */
+                      url: string;
+                    }[];
+                  /** @description The key of the person who added it. null: none. */
+                  addedBy?: string | null;
+                  /** @description Default: when it is first applied. */
+                  addedOn?: number;
+                  /** @description The key of the person who last changed it. null: none. */
+                  lastModifiedBy?: string | null;
+                  /** @description Default: when a change is applied. */
+                  modifiedOn?: number | null;
+                })[];
+              /** @description Evidence records, each named by its unique key. */
+              evidence?: {
+                  /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+                  key: string;
+                }[];
+              /** @description Tests, each named by its unique key. */
+              tests?: {
+                  /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+                  key: string;
+                }[];
+              /** @description Third-party findings, each named by its unique key. */
+              vulnerabilities?: {
+                  /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+                  key: string;
+                }[];
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed: a parameter is invalid (details name it) */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (the message names every missing read scope) or plan_restricted */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Plan or apply a program document to the organization (extension)
+   * @description Extension (issue 25): a declarative upsert of the records the document lists, all or nothing, in one transaction; records it does not list stay unless `prune=true` (only kinds the document covers). Answers the plan it carried out (or, with `mode=plan`, would carry out): counts per kind, changed fields before and after, deletions, and the controls and framework percentages the change moves. Applying the same document again changes nothing. Needs the write scope of every kind the document holds (403 names every missing one). A document that does not validate answers 400 with every problem in `details`: `field` is its JSON pointer, `line` and `column` its place in the body. JSON Schema of the body: `GET /v1/program/schema`.
+   */
+  applyProgram: {
+    parameters: {
+      query?: {
+        /** @description `plan`: answer what an apply would do and write nothing (no Idempotency-Key needed). Default `apply`. */
+        mode?: "apply" | "plan";
+        /** @description Also delete the records of the kinds the document covers that it does not list; never with `source=oscal-catalog`. Default false. Accepts true/false or 1/0. */
+        prune?: string;
+        /** @description `oscal-catalog`: the body is an OSCAL 1.x catalog in JSON, read as a document holding that one framework (docs/oscal.md). */
+        source?: "document" | "oscal-catalog";
+        /** @description With `source=oscal-catalog`: the framework's key (default: a slug of the catalog's title). */
+        frameworkKey?: string;
+      };
+      header?: {
+        /** @description Required to apply (not to plan). 1-128 letters, digits, `.`, `_`, `~`, `-`. Scoped to the credential and bound to the SHA-256 of the body and the query; a retry within 24 hours replays the first answer. */
+        "idempotency-key"?: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/yaml": {
+          /**
+           * @description The format version: 1.
+           * @enum {number}
+           */
+          version: 1;
+          /** @description Entities, each named by its unique key. */
+          entities?: {
+              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              key: string;
+              /** @description 1-255 characters, not blank. */
+              name: string;
+            }[];
+          /** @description People, each named by its unique key. */
+          people?: {
+              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              key: string;
+              /** @description 1-255 characters, not blank. */
+              name: string;
+              /** @description An email address; unique among the organization’s people. */
+              email: string;
+            }[];
+          /** @description Risks, each named by its unique key. */
+          risks?: {
+              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              key: string;
+              /** @description 1-255 characters, not blank. */
+              name: string;
+            }[];
+          /** @description Custom field definitions, each named by its unique key. */
+          customFields?: ({
+              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              key: string;
+              /**
+               * @description The kind of record the field belongs to.
+               * @enum {unknown}
+               */
+              resourceType: "vulnerability";
+              /** @description 1-255 characters, not blank. */
+              title: string;
+              /** @enum {unknown} */
+              fieldType: "text_box" | "dropdown";
+              /** @description A dropdown’s choices, in order; empty for a text box. */
+              options?: string[];
+              /** @description Order among the fields of its resource type; default: its place in the document. */
+              position?: number;
+            })[];
+          /** @description Frameworks with their requirements, each named by its unique key. */
+          frameworks?: ({
+              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              key: string;
+              /** @description 1-255 characters, not blank. */
+              name: string;
+              /** @description In the framework's order; at most 10000. */
+              requirements: {
+                  /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. Unique within its framework. */
+                  key: string;
+                  /** @description What the framework calls it, such as `AC-2(1)`. */
+                  code: string;
+                  /** @description 1-500 characters, not blank. */
+                  name: string;
+                }[];
+              /** @description Keys of the entities the framework applies to. */
+              entities?: string[];
+              /** @description Unix epoch milliseconds, or null. */
+              nextAuditDate?: number | null;
+              /** @description SOC 2 Trust Services Criteria selected. */
+              tscSelections?: string[];
+              /** @description The key of the person who added it, or null; default: who applies the document. */
+              addedBy?: string | null;
+              /** @description Unix epoch milliseconds; default: when it is first applied. */
+              addedOn?: number;
+              /** @description The key of the person who last changed it, or null; default: who applies a change. */
+              lastModifiedBy?: string | null;
+              /** @description Unix epoch milliseconds; default: when a change is applied. */
+              modifiedOn?: number | null;
+            })[];
+          /** @description Controls, each named by its unique key. */
+          controls?: ({
+              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              key: string;
+              /** @description What the program calls it, such as `CTL-0001`. */
+              code: string;
+              /** @description 1-255 characters, not blank. */
+              name: string;
+              /** @description Up to 20000 characters. null: none. */
+              description?: string | null;
+              /** @description 1-255 characters, not blank. */
+              domain: string;
+              /** @enum {unknown} */
+              functionGrouping: "govern" | "identify" | "protect" | "detect" | "respond" | "recover";
+              /**
+               * @description Default in_scope.
+               * @enum {unknown}
+               */
+              scope?: "in_scope" | "out_of_scope";
+              /** @description Why it is out of scope (only when it is). null: none. */
+              outOfScopeReason?: string | null;
+              /** @description The key of the person who marked it out of scope. null: none. */
+              markedOutOfScopeBy?: string | null;
+              /** @description In order. */
+              questions?: string[];
+              /** @description In order; each person once; at most 1000. */
+              assignees?: {
+                  /** @description The key of a person. */
+                  person: string;
+                  /** @description Default false. */
+                  isPrimary?: boolean;
+                }[];
+              /** @description Keys of entities; at most 1000. */
+              entities?: string[];
+              /** @description Requirements, each `<frameworkKey>/<requirementKey>`. */
+              requirements?: string[];
+              /** @description Keys of risks; at most 1000. */
+              risks?: string[];
+              /** @description The key of the person who added it. null: none. */
+              addedBy?: string | null;
+              /** @description Default: when it is first applied. */
+              addedOn?: number;
+              /** @description The key of the person who last changed it. null: none. */
+              lastModifiedBy?: string | null;
+              /** @description Default: when a change is applied. */
+              modifiedOn?: number | null;
+            })[];
+          /** @description Policies, each named by its unique key. */
+          policies?: ({
+              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              key: string;
+              /** @description What the program calls it, such as `POL-001` (the API’s policyCustomId). */
+              customId: string;
+              /** @description 1-255 characters, not blank. */
+              name: string;
+              /**
+               * @description Default not_uploaded.
+               * @enum {unknown}
+               */
+              status?: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+              /** @description Free text, for example Engineering, Security, IT. null: none. */
+              department?: string | null;
+              /** @description Default true. */
+              isRelevant?: boolean;
+              /** @description Up to 2000 characters. null: none. */
+              notRelevantReason?: string | null;
+              /** @description Unix epoch milliseconds, or null. */
+              nextReviewDate?: number | null;
+              /**
+               * @description Default no_gaps.
+               * @enum {unknown}
+               */
+              gapStatus?: "no_gaps" | "gaps_detected";
+              aiDetectedGaps?: string[];
+              /** @description null: none. */
+              policyBehavior?: ("requires_acknowledgement" | "informational") | null;
+              /** @description 1-50 characters, not blank. null: none. */
+              versionNumber?: string | null;
+              /** @description null: none. */
+              effortEstimate?: ("low" | "medium" | "high") | null;
+              /** @description null: none. */
+              recurrence?: ("monthly" | "quarterly" | "semi_annually" | "yearly" | "one_time") | null;
+              /** @description null: none. */
+              source?: ("template" | "custom" | "imported") | null;
+              /** @description The API’s policyRequirementText. null: none. */
+              requirementText?: string | null;
+              /** @description The key of the person who published it. null: none. */
+              publishedBy?: string | null;
+              /** @description Unix epoch milliseconds, or null. */
+              publishedOn?: number | null;
+              /** @description In order; each person once; at most 1000. */
+              assignees?: {
+                  /** @description The key of a person. */
+                  person: string;
+                  /** @description Default false. */
+                  isPrimary?: boolean;
+                }[];
+              /** @description Keys of the approvers (people); at most 1000. */
+              approvers?: string[];
+              /** @description Keys of entities; at most 1000. */
+              entities?: string[];
+              /** @description Keys of the controls it is linked to; at most 1000. */
+              controls?: string[];
+              /** @description Requirements, each `<frameworkKey>/<requirementKey>`. */
+              requirements?: string[];
+              /** @description Keys of risks; at most 1000. */
+              risks?: string[];
+              /** @description In order. */
+              documents?: ({
+                  /** @description 1-255 characters, not blank. */
+                  displayName: string;
+                  /** @description File-type family (word, excel, pdf, image…), or `link` for an external link. */
+                  type: string;
+                  /** @description The external link. null: none. */
+                  url?: string | null;
+                  /** @description Up to 2000 characters. null: none. */
+                  note?: string | null;
+                  /** @description The key of the person who added it. null: none. */
+                  addedBy?: string | null;
+                  /** @description Default: when it is first applied. */
+                  addedOn?: number;
+                  /** @description The key of the person who last updated it. null: none. */
+                  updatedBy?: string | null;
+                  /** @description Unix epoch milliseconds. null: none. */
+                  updatedOn?: number | null;
+                })[];
+              /** @description In order. */
+              versionHistory?: ({
+                  /** @description 1-255 characters, not blank. */
+                  versionName: string;
+                  /** @description The key of the person who published it. null: none. */
+                  publishedBy?: string | null;
+                  /** @description Unix epoch milliseconds. */
+                  publishedOn: number;
+                })[];
+              /** @description At most 1000. */
+              tickets?: {
+                  /** @description The ticket's ID in its tracker (for example `SEC-123`). */
+                  ticketId: string;
+                  /** @description The tracker (for example `jira`). */
+                  source: string;
+                  /** @description An http:// or https:// URL. */
+                  url: string;
+                }[];
+              /** @description The key of the person who added it. null: none. */
+              addedBy?: string | null;
+              /** @description Default: when it is first applied. */
+              addedOn?: number;
+              /** @description The key of the person who last changed it. null: none. */
+              lastModifiedBy?: string | null;
+              /** @description Default: when a change is applied. */
+              modifiedOn?: number | null;
+            })[];
+          /** @description Evidence records, each named by its unique key. */
+          evidence?: {
+              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              key: string;
+            }[];
+          /** @description Tests, each named by its unique key. */
+          tests?: {
+              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              key: string;
+            }[];
+          /** @description Third-party findings, each named by its unique key. */
+          vulnerabilities?: {
+              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              key: string;
+            }[];
+        };
+        "application/json": {
+          /**
+           * @description The format version: 1.
+           * @enum {number}
+           */
+          version: 1;
+          /** @description Entities, each named by its unique key. */
+          entities?: {
+              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              key: string;
+              /** @description 1-255 characters, not blank. */
+              name: string;
+            }[];
+          /** @description People, each named by its unique key. */
+          people?: {
+              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              key: string;
+              /** @description 1-255 characters, not blank. */
+              name: string;
+              /** @description An email address; unique among the organization’s people. */
+              email: string;
+            }[];
+          /** @description Risks, each named by its unique key. */
+          risks?: {
+              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              key: string;
+              /** @description 1-255 characters, not blank. */
+              name: string;
+            }[];
+          /** @description Custom field definitions, each named by its unique key. */
+          customFields?: ({
+              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              key: string;
+              /**
+               * @description The kind of record the field belongs to.
+               * @enum {unknown}
+               */
+              resourceType: "vulnerability";
+              /** @description 1-255 characters, not blank. */
+              title: string;
+              /** @enum {unknown} */
+              fieldType: "text_box" | "dropdown";
+              /** @description A dropdown’s choices, in order; empty for a text box. */
+              options?: string[];
+              /** @description Order among the fields of its resource type; default: its place in the document. */
+              position?: number;
+            })[];
+          /** @description Frameworks with their requirements, each named by its unique key. */
+          frameworks?: ({
+              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              key: string;
+              /** @description 1-255 characters, not blank. */
+              name: string;
+              /** @description In the framework's order; at most 10000. */
+              requirements: {
+                  /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. Unique within its framework. */
+                  key: string;
+                  /** @description What the framework calls it, such as `AC-2(1)`. */
+                  code: string;
+                  /** @description 1-500 characters, not blank. */
+                  name: string;
+                }[];
+              /** @description Keys of the entities the framework applies to. */
+              entities?: string[];
+              /** @description Unix epoch milliseconds, or null. */
+              nextAuditDate?: number | null;
+              /** @description SOC 2 Trust Services Criteria selected. */
+              tscSelections?: string[];
+              /** @description The key of the person who added it, or null; default: who applies the document. */
+              addedBy?: string | null;
+              /** @description Unix epoch milliseconds; default: when it is first applied. */
+              addedOn?: number;
+              /** @description The key of the person who last changed it, or null; default: who applies a change. */
+              lastModifiedBy?: string | null;
+              /** @description Unix epoch milliseconds; default: when a change is applied. */
+              modifiedOn?: number | null;
+            })[];
+          /** @description Controls, each named by its unique key. */
+          controls?: ({
+              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              key: string;
+              /** @description What the program calls it, such as `CTL-0001`. */
+              code: string;
+              /** @description 1-255 characters, not blank. */
+              name: string;
+              /** @description Up to 20000 characters. null: none. */
+              description?: string | null;
+              /** @description 1-255 characters, not blank. */
+              domain: string;
+              /** @enum {unknown} */
+              functionGrouping: "govern" | "identify" | "protect" | "detect" | "respond" | "recover";
+              /**
+               * @description Default in_scope.
+               * @enum {unknown}
+               */
+              scope?: "in_scope" | "out_of_scope";
+              /** @description Why it is out of scope (only when it is). null: none. */
+              outOfScopeReason?: string | null;
+              /** @description The key of the person who marked it out of scope. null: none. */
+              markedOutOfScopeBy?: string | null;
+              /** @description In order. */
+              questions?: string[];
+              /** @description In order; each person once; at most 1000. */
+              assignees?: {
+                  /** @description The key of a person. */
+                  person: string;
+                  /** @description Default false. */
+                  isPrimary?: boolean;
+                }[];
+              /** @description Keys of entities; at most 1000. */
+              entities?: string[];
+              /** @description Requirements, each `<frameworkKey>/<requirementKey>`. */
+              requirements?: string[];
+              /** @description Keys of risks; at most 1000. */
+              risks?: string[];
+              /** @description The key of the person who added it. null: none. */
+              addedBy?: string | null;
+              /** @description Default: when it is first applied. */
+              addedOn?: number;
+              /** @description The key of the person who last changed it. null: none. */
+              lastModifiedBy?: string | null;
+              /** @description Default: when a change is applied. */
+              modifiedOn?: number | null;
+            })[];
+          /** @description Policies, each named by its unique key. */
+          policies?: ({
+              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              key: string;
+              /** @description What the program calls it, such as `POL-001` (the API’s policyCustomId). */
+              customId: string;
+              /** @description 1-255 characters, not blank. */
+              name: string;
+              /**
+               * @description Default not_uploaded.
+               * @enum {unknown}
+               */
+              status?: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+              /** @description Free text, for example Engineering, Security, IT. null: none. */
+              department?: string | null;
+              /** @description Default true. */
+              isRelevant?: boolean;
+              /** @description Up to 2000 characters. null: none. */
+              notRelevantReason?: string | null;
+              /** @description Unix epoch milliseconds, or null. */
+              nextReviewDate?: number | null;
+              /**
+               * @description Default no_gaps.
+               * @enum {unknown}
+               */
+              gapStatus?: "no_gaps" | "gaps_detected";
+              aiDetectedGaps?: string[];
+              /** @description null: none. */
+              policyBehavior?: ("requires_acknowledgement" | "informational") | null;
+              /** @description 1-50 characters, not blank. null: none. */
+              versionNumber?: string | null;
+              /** @description null: none. */
+              effortEstimate?: ("low" | "medium" | "high") | null;
+              /** @description null: none. */
+              recurrence?: ("monthly" | "quarterly" | "semi_annually" | "yearly" | "one_time") | null;
+              /** @description null: none. */
+              source?: ("template" | "custom" | "imported") | null;
+              /** @description The API’s policyRequirementText. null: none. */
+              requirementText?: string | null;
+              /** @description The key of the person who published it. null: none. */
+              publishedBy?: string | null;
+              /** @description Unix epoch milliseconds, or null. */
+              publishedOn?: number | null;
+              /** @description In order; each person once; at most 1000. */
+              assignees?: {
+                  /** @description The key of a person. */
+                  person: string;
+                  /** @description Default false. */
+                  isPrimary?: boolean;
+                }[];
+              /** @description Keys of the approvers (people); at most 1000. */
+              approvers?: string[];
+              /** @description Keys of entities; at most 1000. */
+              entities?: string[];
+              /** @description Keys of the controls it is linked to; at most 1000. */
+              controls?: string[];
+              /** @description Requirements, each `<frameworkKey>/<requirementKey>`. */
+              requirements?: string[];
+              /** @description Keys of risks; at most 1000. */
+              risks?: string[];
+              /** @description In order. */
+              documents?: ({
+                  /** @description 1-255 characters, not blank. */
+                  displayName: string;
+                  /** @description File-type family (word, excel, pdf, image…), or `link` for an external link. */
+                  type: string;
+                  /** @description The external link. null: none. */
+                  url?: string | null;
+                  /** @description Up to 2000 characters. null: none. */
+                  note?: string | null;
+                  /** @description The key of the person who added it. null: none. */
+                  addedBy?: string | null;
+                  /** @description Default: when it is first applied. */
+                  addedOn?: number;
+                  /** @description The key of the person who last updated it. null: none. */
+                  updatedBy?: string | null;
+                  /** @description Unix epoch milliseconds. null: none. */
+                  updatedOn?: number | null;
+                })[];
+              /** @description In order. */
+              versionHistory?: ({
+                  /** @description 1-255 characters, not blank. */
+                  versionName: string;
+                  /** @description The key of the person who published it. null: none. */
+                  publishedBy?: string | null;
+                  /** @description Unix epoch milliseconds. */
+                  publishedOn: number;
+                })[];
+              /** @description At most 1000. */
+              tickets?: {
+                  /** @description The ticket's ID in its tracker (for example `SEC-123`). */
+                  ticketId: string;
+                  /** @description The tracker (for example `jira`). */
+                  source: string;
+                  /** @description An http:// or https:// URL. */
+                  url: string;
+                }[];
+              /** @description The key of the person who added it. null: none. */
+              addedBy?: string | null;
+              /** @description Default: when it is first applied. */
+              addedOn?: number;
+              /** @description The key of the person who last changed it. null: none. */
+              lastModifiedBy?: string | null;
+              /** @description Default: when a change is applied. */
+              modifiedOn?: number | null;
+            })[];
+          /** @description Evidence records, each named by its unique key. */
+          evidence?: {
+              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              key: string;
+            }[];
+          /** @description Tests, each named by its unique key. */
+          tests?: {
+              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              key: string;
+            }[];
+          /** @description Third-party findings, each named by its unique key. */
+          vulnerabilities?: {
+              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              key: string;
+            }[];
+        };
+      };
+    };
+    responses: {
+      /** @description The plan: what the apply did, or with mode=plan what it would do (`changed` says whether anything changes). */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              /** @description Whether an apply changes anything. */
+              changed: boolean;
+              /** @description Per kind the document covers. */
+              counts: {
+                [key: string]: {
+                  created: number;
+                  updated: number;
+                  deleted: number;
+                  unchanged: number;
+                };
+              };
+              /** @description Every record created, updated or deleted, in dependency order. */
+              changes: ({
+                  /** @enum {unknown} */
+                  kind: "entities" | "people" | "risks" | "customFields" | "frameworks" | "controls" | "policies" | "evidence" | "tests" | "vulnerabilities";
+                  key: string;
+                  /** @description The record’s ID (as the API shows it), existing or to be created. */
+                  id: string;
+                  /** @enum {unknown} */
+                  action: "create" | "update" | "delete";
+                  /** @description update: the fields that change, as the document names them. */
+                  fields?: {
+                    [key: string]: {
+                      /** @description As the document writes it; absent when the field had no value. */
+                      before?: unknown;
+                      /** @description Absent when the field loses its value. */
+                      after?: unknown;
+                    };
+                  };
+                })[];
+              effects: {
+                /** @description Existing controls whose computed status flips. */
+                controls: ({
+                    controlId: string;
+                    key: string;
+                    /** @enum {unknown} */
+                    before: "compliant" | "non_compliant" | "not_applicable";
+                    /** @enum {unknown} */
+                    after: "compliant" | "non_compliant" | "not_applicable";
+                  })[];
+                /** @description Existing frameworks whose complianceProgress moves. */
+                frameworks: {
+                    frameworkId: string;
+                    key: string;
+                    before: {
+                      controls: {
+                        compliant: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      policies: {
+                        published: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      evidence: {
+                        uploaded: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      tests: {
+                        passing: number;
+                        total: number;
+                        percentage: number;
+                      };
+                    };
+                    after: {
+                      controls: {
+                        compliant: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      policies: {
+                        published: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      evidence: {
+                        uploaded: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      tests: {
+                        passing: number;
+                        total: number;
+                        percentage: number;
+                      };
+                    };
+                  }[];
+              };
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (details name each problem by JSON pointer, with line and column), or idempotency_key_required */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (the message names every missing write scope) or plan_restricted */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description idempotency_key_reused (same key, different body) or idempotency_request_in_progress */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
    * The signed-in administrator
    * @description The administrator of the current session, with its organization and CSRF token.
    */
@@ -7418,7 +8505,7 @@ export interface operations {
                   label: string;
                 };
                 /** @enum {unknown} */
-                action: "session.sign_in" | "session.sign_in_failed" | "session.sign_out" | "credential.create" | "credential.revoke" | "admin.create" | "admin.password_reset" | "webhook_endpoint.disable" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.enable" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret";
+                action: "session.sign_in" | "session.sign_in_failed" | "session.sign_out" | "credential.create" | "credential.revoke" | "admin.create" | "admin.password_reset" | "webhook_endpoint.disable" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.enable" | "webhook_endpoint.delete" | "webhook_endpoint.rotate_secret" | "program.apply";
                 target: {
                   type: string;
                   id: string;
@@ -8470,6 +9557,187 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Plan or apply a program document to the organization
+   * @description Extension (issue 25): the console’s upload of a program document. `mode=plan` answers what an apply would do; `mode=apply` applies it in one transaction and records `program.apply` in the audit log when it changes something.
+   */
+  consoleProgram: {
+    parameters: {
+      query?: {
+        /** @description `plan` (the default) writes nothing; `apply` applies, all or nothing. */
+        mode?: "plan" | "apply";
+        /** @description Also delete the records of the kinds the document covers that it does not list. */
+        prune?: boolean;
+      };
+      header: {
+        /** @description The csrfToken of the session. */
+        "x-csrf-token": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The document: YAML or JSON text, at most PROGRAM_MAX_BYTES. */
+          text: string;
+          /** @description The uploaded file’s name: `.json` reads as JSON, anything else as YAML. */
+          fileName?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The plan: what the apply did, or with mode=plan what it would do. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              /** @description Whether an apply changes anything. */
+              changed: boolean;
+              /** @description Per kind the document covers. */
+              counts: {
+                [key: string]: {
+                  created: number;
+                  updated: number;
+                  deleted: number;
+                  unchanged: number;
+                };
+              };
+              /** @description Every record created, updated or deleted, in dependency order. */
+              changes: ({
+                  /** @enum {unknown} */
+                  kind: "entities" | "people" | "risks" | "customFields" | "frameworks" | "controls" | "policies" | "evidence" | "tests" | "vulnerabilities";
+                  key: string;
+                  /** @description The record’s ID (as the API shows it), existing or to be created. */
+                  id: string;
+                  /** @enum {unknown} */
+                  action: "create" | "update" | "delete";
+                  /** @description update: the fields that change, as the document names them. */
+                  fields?: {
+                    [key: string]: {
+                      /** @description As the document writes it; absent when the field had no value. */
+                      before?: unknown;
+                      /** @description Absent when the field loses its value. */
+                      after?: unknown;
+                    };
+                  };
+                })[];
+              effects: {
+                /** @description Existing controls whose computed status flips. */
+                controls: ({
+                    controlId: string;
+                    key: string;
+                    /** @enum {unknown} */
+                    before: "compliant" | "non_compliant" | "not_applicable";
+                    /** @enum {unknown} */
+                    after: "compliant" | "non_compliant" | "not_applicable";
+                  })[];
+                /** @description Existing frameworks whose complianceProgress moves. */
+                frameworks: {
+                    frameworkId: string;
+                    key: string;
+                    before: {
+                      controls: {
+                        compliant: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      policies: {
+                        published: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      evidence: {
+                        uploaded: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      tests: {
+                        passing: number;
+                        total: number;
+                        percentage: number;
+                      };
+                    };
+                    after: {
+                      controls: {
+                        compliant: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      policies: {
+                        published: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      evidence: {
+                        uploaded: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      tests: {
+                        passing: number;
+                        total: number;
+                        percentage: number;
+                      };
+                    };
+                  }[];
+              };
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed: each problem of the document with its JSON pointer, line and column */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized: not signed in, or the session has ended */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden: the X-CSRF-Token header is missing or wrong, or the request is cross-site */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
         };
         content: {
           "application/json": components["schemas"]["ErrorBody"];

@@ -4,6 +4,8 @@ export const EXIT = {
   ok: 0,
   unexpected: 1,
   usage: 2,
+  /** `program plan`: the plan has changes */
+  changes: 2,
   authentication: 3,
   notFound: 4,
   permission: 5,
@@ -19,7 +21,8 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 export const EXIT_CODE_HELP = `Exit codes:
   0  success
   1  unexpected error (including a walk whose count disagreed with totalCount)
-  2  usage error: unknown command or flag, a flag value that cannot be read, an unreadable file
+  2  usage error: unknown command or flag, a flag value that cannot be read, an unreadable file;
+     for program plan: the document would change something
   3  authentication: no credentials configured, an unsafe profile file, 401 / invalid_client
   4  not found (404)
   5  permission denied (403 forbidden or plan_restricted; e.g. a Read Only credential writing)

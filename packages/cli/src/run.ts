@@ -73,8 +73,9 @@ export async function run(argv: string[], env: Env, io: Io, signal: AbortSignal)
   );
   for (const p of positionals) if (p.trim() === '') throw new UsageError(`${command.positionals?.name ?? 'an argument'} must not be empty`);
   const ctx = createContext(io, env, values, signal);
+  let code: number | undefined;
   try {
-    await command.run(ctx, values, positionals);
+    code = await command.run(ctx, values, positionals);
   } catch (err) {
     throw explainUnreachable(
       err,
@@ -88,7 +89,7 @@ export async function run(argv: string[], env: Env, io: Io, signal: AbortSignal)
       },
     );
   }
-  return 0;
+  return typeof code === 'number' ? code : 0;
 }
 
 async function help(words: string[], io: Io): Promise<number> {

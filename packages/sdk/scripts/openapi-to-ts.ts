@@ -81,6 +81,9 @@ export const OPERATIONS: Record<string, string> = {
   'POST /v1/policies/{policyId}/publish': 'publishPolicy',
   'POST /v1/policies/{policyId}/request_review': 'requestPolicyReview',
   'PATCH /v1/policies/{policyId}': 'updatePolicy',
+  'PUT /v1/program': 'applyProgram',
+  'GET /v1/program': 'exportProgram',
+  'GET /v1/program/schema': 'getProgramSchema',
 };
 
 /**

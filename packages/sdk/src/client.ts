@@ -9,6 +9,7 @@ import { Frameworks } from './resources/frameworks.ts';
 import type { ClientContext, WithResponse } from './resources/operation.ts';
 import { rawRequest, type RawRequestInput } from './resources/raw-request.ts';
 import { Policies } from './resources/policies.ts';
+import { Program } from './resources/program.ts';
 import { Tests } from './resources/tests.ts';
 import { Vulnerabilities } from './resources/vulnerabilities.ts';
 import { debugHooks, safeHooks, type Hooks } from './transport/hooks.ts';
@@ -85,6 +86,8 @@ export class ComplianceClient {
   readonly evidence: Evidence;
   readonly tests: Tests;
   readonly vulnerabilities: Vulnerabilities;
+  /** the organization's program as one document: plan, apply, export (an extension of the service) */
+  readonly program: Program;
   /** the change events feed (GET /v1/events): pages, walks and a follower that polls */
   readonly events: Events;
   /** webhook verification (the same as the `webhooks` export; needs no credentials) */
@@ -149,6 +152,7 @@ export class ComplianceClient {
     this.evidence = new Evidence(ctx);
     this.tests = new Tests(ctx);
     this.vulnerabilities = new Vulnerabilities(ctx);
+    this.program = new Program(ctx);
     this.events = new Events(ctx);
   }
 

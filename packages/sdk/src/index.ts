@@ -35,5 +35,6 @@ export { webhooks, type Webhooks } from './webhooks/index.ts';
 export type { VerifyWebhookOptions, WebhookBody, WebhookSecret } from './webhooks/verify.ts';
 export type { WebhookHeaders } from './webhooks/headers.ts';
 export type { ImportFile, ImportVulnerabilitiesInput, VulnerabilityListQuery, VulnerabilityPage } from './resources/vulnerabilities.ts';
+export type { ProgramOptions, ProgramPlan } from './resources/program.ts';
 export type * from './types.ts';
 export type * from './generated/api.ts';

@@ -49,6 +49,7 @@ test('query parameters get the wire form the server reads', () => {
       .sort(),
     [
       'approveEvidence',
+      'applyProgram',
       'approvePolicy',
       'createVulnerability',
       'importVulnerabilities',

@@ -6,6 +6,7 @@ import { credentialCommands } from './credential.ts';
 import { demoCommand } from './demo.ts';
 import { migrateCommand, migrateStatusCommand } from './migrate.ts';
 import { orgCommands } from './org.ts';
+import { programCommands } from './program.ts';
 import { versionCommand } from './version.ts';
 
 export const COMMANDS: Command[] = [
@@ -15,6 +16,7 @@ export const COMMANDS: Command[] = [
   ...credentialCommands,
   ...adminCommands,
   demoCommand,
+  ...programCommands,
   backupCommand,
   restoreCommand,
   versionCommand,

@@ -1,6 +1,7 @@
 // Client for the admin API under /console/api. Uses only `fetch` (no DOM types) so
 // the root Node type-check can include this file too.
 import type {
+  ProgramPlan,
   AccessLevel,
   AuditEntry,
   Credential,
@@ -134,7 +135,12 @@ function parseError(response: Response, payload: unknown): ApiError {
       if (!isObject(item)) continue;
       if (typeof item.retryAfterSec === 'number') retryAfterSec = item.retryAfterSec;
       if (typeof item.message === 'string') {
-        details.push({ field: typeof item.field === 'string' ? item.field : '', message: item.message });
+        details.push({
+          field: typeof item.field === 'string' ? item.field : '',
+          message: item.message,
+          ...(typeof item.line === 'number' ? { line: item.line } : {}),
+          ...(typeof item.column === 'number' ? { column: item.column } : {}),
+        });
       }
     }
   }
@@ -195,6 +201,12 @@ export async function getUsage(): Promise<Usage> {
 
 export async function getOverview(): Promise<Overview> {
   return (await request<Overview>('GET', '/overview')).data;
+}
+
+/** A program document planned (`plan`) or applied (`apply`) to the organization. */
+export async function programDocument(mode: 'plan' | 'apply', text: string, fileName: string, prune = false): Promise<ProgramPlan> {
+  const query = `mode=${mode}${prune ? '&prune=true' : ''}`;
+  return (await request<ProgramPlan>('POST', `/program?${query}`, { body: { text, fileName } })).data;
 }
 
 export async function getAuditLog(cursor: string | null, limit = 50): Promise<Page<AuditEntry>> {

@@ -6,6 +6,7 @@ import { AuditLogPage } from './pages/audit-log.tsx';
 import { CredentialsPage } from './pages/credentials.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 import { OverviewPage } from './pages/overview.tsx';
+import { ProgramPage } from './pages/program.tsx';
 import { type Notice, SignInPage } from './pages/sign-in.tsx';
 import { UsagePage } from './pages/usage.tsx';
 import { WebhookEndpointPage } from './pages/webhook-endpoint.tsx';
@@ -19,6 +20,7 @@ const PAGES: Record<string, FunctionComponent> = {
   [PATHS.overview]: OverviewPage,
   [PATHS.auditLog]: AuditLogPage,
   [PATHS.webhooks]: WebhooksPage,
+  [PATHS.program]: ProgramPage,
 };
 
 /** Whether `path` is a page of the console (one of PAGES, or a webhook endpoint's page). */

@@ -68,6 +68,7 @@ const ACTION_LABELS: Record<string, string> = {
   'webhook_endpoint.disable': 'Disabled webhook endpoint',
   'webhook_endpoint.delete': 'Deleted webhook endpoint',
   'webhook_endpoint.rotate_secret': 'Rotated webhook signing secret',
+  'program.apply': 'Applied program document',
 };
 
 /** Readable name of an audit action; codes added later still read sensibly. */
@@ -85,6 +86,7 @@ const TARGET_TYPES: Record<string, string> = {
   credential: 'Credential',
   session: 'Session',
   webhook_endpoint: 'Webhook endpoint',
+  program: 'Program',
 };
 
 export function targetTypeLabel(type: string): string {

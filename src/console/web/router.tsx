@@ -10,6 +10,7 @@ export const PATHS = {
   overview: '/console/overview',
   auditLog: '/console/audit-log',
   webhooks: '/console/webhooks',
+  program: '/console/program',
 } as const;
 
 /** The page of one webhook endpoint. */

@@ -88,7 +88,8 @@ export interface AuditEntry {
     | 'webhook_endpoint.update'
     | 'webhook_endpoint.enable'
     | 'webhook_endpoint.delete'
-    | 'webhook_endpoint.rotate_secret';
+    | 'webhook_endpoint.rotate_secret'
+    | 'program.apply';
   target: { type: string; id: string; label: string } | null;
   ip: string | null;
   userAgent: string | null;
@@ -154,4 +155,69 @@ export interface WebhookDeliveryAttempt {
   responseBody: string | null;
 }
 
-export interface FieldError { field: string; message: string }
+export interface ProgramPlan {
+  /** Whether an apply changes anything. */
+  changed: boolean;
+  /** Per kind the document covers. */
+  counts: Record<string, { created: number; updated: number; deleted: number; unchanged: number }>;
+  /** Every record created, updated or deleted, in dependency order. */
+  changes: {
+    kind:
+      | 'entities'
+      | 'people'
+      | 'risks'
+      | 'customFields'
+      | 'frameworks'
+      | 'controls'
+      | 'policies'
+      | 'evidence'
+      | 'tests'
+      | 'vulnerabilities';
+    key: string;
+    /** The record’s ID (as the API shows it), existing or to be created. */
+    id: string;
+    action: 'create' | 'update' | 'delete';
+    /** update: the fields that change, as the document names them. */
+    fields?: Record<string, {
+      /** As the document writes it; absent when the field had no value. */
+      before?: unknown;
+      /** Absent when the field loses its value. */
+      after?: unknown;
+    }>;
+  }[];
+  effects: {
+    /** Existing controls whose computed status flips. */
+    controls: {
+      controlId: string;
+      key: string;
+      before: 'compliant' | 'non_compliant' | 'not_applicable';
+      after: 'compliant' | 'non_compliant' | 'not_applicable';
+    }[];
+    /** Existing frameworks whose complianceProgress moves. */
+    frameworks: {
+      frameworkId: string;
+      key: string;
+      before: {
+        controls: { compliant: number; total: number; percentage: number };
+        policies: { published: number; total: number; percentage: number };
+        evidence: { uploaded: number; total: number; percentage: number };
+        tests: { passing: number; total: number; percentage: number };
+      };
+      after: {
+        controls: { compliant: number; total: number; percentage: number };
+        policies: { published: number; total: number; percentage: number };
+        evidence: { uploaded: number; total: number; percentage: number };
+        tests: { passing: number; total: number; percentage: number };
+      };
+    }[];
+  };
+}
+
+export interface FieldError {
+  field: string;
+  message: string;
+  /** Extension: the line of the problem in a program document body. */
+  line?: number;
+  /** Extension: the column of the problem in a program document body. */
+  column?: number;
+}

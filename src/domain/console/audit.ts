@@ -20,6 +20,7 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.enable',
   'webhook_endpoint.delete',
   'webhook_endpoint.rotate_secret',
+  'program.apply',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -33,7 +34,7 @@ export interface AuditActor {
 }
 
 export interface AuditTarget {
-  type: 'credential' | 'admin' | 'session' | 'webhook_endpoint';
+  type: 'credential' | 'admin' | 'session' | 'webhook_endpoint' | 'program';
   id: string;
   label: string;
 }

@@ -125,7 +125,9 @@ function headersOf(path: string, status: string, op: Json): HeaderName[] {
   // After the token (or the client's secret) is checked every answer counts and says so; a request
   // refused before that (malformed, or a dependency down) does not.
   const counted = v1 ? (code >= 200 && code < 300) || [401, 403, 404, 409, 429].includes(code) : [200, 401, 429].includes(code);
-  if (INTERFACE_PATH.test(path) && counted) names.push('X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
+  // An operation without security (GET /v1/program/schema) counts against no credential.
+  const isPublic = Array.isArray(op.security) && op.security.length === 0;
+  if (INTERFACE_PATH.test(path) && counted && !isPublic) names.push('X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
   if (code === 429) names.push('Retry-After');
   if (code === 401 && v1) names.push('WWW-Authenticate');
   if (code === 201 && LOCATION_ON_CREATE.has(op.operationId)) names.push('Location');
@@ -178,6 +180,11 @@ export function openApiOptions(): OpenApiOptions {
         name: 'events',
         description:
           'Extension (issue 15): the change events feed. Every write records its events in its own transaction; GET /v1/events gives them in commit order.',
+      },
+      {
+        name: 'program',
+        description:
+          'Extension (issue 25): the organization’s program as one document (YAML or JSON), planned, applied and exported. Its JSON Schema: GET /v1/program/schema (docs/program-documents.md).',
       },
       { name: 'operations', description: 'Liveness and readiness (metrics are on the operations listener, OPS_PORT)' },
       {

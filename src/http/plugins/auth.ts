@@ -11,6 +11,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config, RateLimitSettings } from '../../config.ts';
+import { PROGRAM_SCHEMA_PATH } from '../../formats/program/schema-file.ts';
 import type { Actor } from '../../domain/auth/scopes.ts';
 import { isIssuedAccessToken } from '../../domain/auth/secrets.ts';
 import { authenticate, authenticateFromMemory } from '../../domain/auth/tokens.ts';
@@ -145,6 +146,8 @@ export function registerAuth(app: FastifyInstance, { config, system, onRejected,
     // is authenticated too; the raw URL for unknown routes.
     const path = request.routeOptions.url ?? request.url;
     if (!(path.startsWith('/v1/') || path === '/v1' || path.startsWith('/v1?'))) return;
+    // The one /v1 path that needs no credential: a format's JSON Schema, nothing of any organization.
+    if (path === PROGRAM_SCHEMA_PATH) return;
     const started = (request.raw as StartedRequest)[STARTED];
     if (authorizationHeaderCount(request) > 1) {
       throw validationFailed([{ field: 'Authorization', message: 'must be sent once, not repeated' }]);

@@ -21,6 +21,9 @@ import createVulnerabilityRoute from './vulnerabilities/create.ts';
 import updateVulnerabilityRoute from './vulnerabilities/update.ts';
 import importVulnerabilitiesRoute from './vulnerabilities/import.ts';
 import listEventsRoute from './events/list.ts';
+import getProgramSchemaRoute from './program/schema.ts';
+import applyProgramRoute from './program/apply.ts';
+import exportProgramRoute from './program/export.ts';
 import createSessionRoute from './console/session/create.ts';
 import getSessionRoute from './console/session/get.ts';
 import deleteSessionRoute from './console/session/delete.ts';
@@ -37,6 +40,7 @@ import updateWebhookEndpointRoute from './console/webhook-endpoints/update.ts';
 import deleteWebhookEndpointRoute from './console/webhook-endpoints/delete.ts';
 import rotateWebhookSecretRoute from './console/webhook-endpoints/rotate-secret.ts';
 import consolePagesRoute from './console/pages.ts';
+import consoleProgramRoute from './console/program/plan-apply.ts';
 import listWebhookDeliveriesRoute from './console/webhook-deliveries/list.ts';
 import listWebhookDeliveryAttemptsRoute from './console/webhook-deliveries/attempts.ts';
 import redeliverWebhookRoute from './console/webhook-deliveries/redeliver.ts';
@@ -70,6 +74,10 @@ const routes = [
   importVulnerabilitiesRoute,
   // an extension: the change events feed (issue 15)
   listEventsRoute,
+  // an extension: program documents (issue 25)
+  getProgramSchemaRoute,
+  applyProgramRoute,
+  exportProgramRoute,
   // the developer console: its admin API and its pages
   createSessionRoute,
   getSessionRoute,
@@ -90,6 +98,7 @@ const routes = [
   listWebhookDeliveryAttemptsRoute,
   redeliverWebhookRoute,
   sendTestWebhookRoute,
+  consoleProgramRoute,
   consolePagesRoute,
   // what a browser finds at the server's address: the landing page, its icon, the API reference
   homePageRoute,

@@ -17,7 +17,8 @@ export interface Command {
   notes?: string;
   /** command lines shown under "Examples:" in the help (without the leading `compliance `) */
   examples: string[];
-  run(ctx: Context, values: ParsedValues, positionals: string[]): Promise<void>;
+  /** a number returned is the exit status (`program plan`: 2 when something would change); otherwise 0 */
+  run(ctx: Context, values: ParsedValues, positionals: string[]): Promise<number | undefined>;
 }
 
 export function commandName(command: Pick<Command, 'group' | 'action'>): string {

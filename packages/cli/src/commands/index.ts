@@ -9,6 +9,7 @@ import { evidenceCommands } from './evidence.ts';
 import { exportCommand } from './export.ts';
 import { frameworkCommands } from './frameworks.ts';
 import { policyCommands } from './policies.ts';
+import { programCommands } from './program.ts';
 import { testCommands } from './tests.ts';
 import { vulnerabilityCommands } from './vulnerabilities.ts';
 import { whoamiCommand } from './whoami.ts';
@@ -21,6 +22,7 @@ export const COMMANDS: Command[] = [
   ...testCommands,
   ...vulnerabilityCommands,
   ...eventCommands,
+  ...programCommands,
   exportCommand,
   apiCommand,
   configureCommand,

@@ -11,6 +11,10 @@ export interface ErrorBody {
     details: Array<{
       field: string;
       message: string;
+      /** Extension: the line of the problem in a program document body. */
+      line?: number;
+      /** Extension: the column of the problem in a program document body. */
+      column?: number;
     } | {
       dependency: string;
       issue: string;
@@ -2623,6 +2627,587 @@ export interface ListEventsResponse {
   };
 }
 
+// GET /v1/program/schema: The JSON Schema of program documents (extension)
+
+/** The JSON Schema (application/schema+json). */
+export type GetProgramSchemaResponse = Record<string, unknown>;
+
+// GET /v1/program: Export the organization's program as a document (extension)
+
+/** The program document (in JSON, in the envelope; as YAML, the bare document). */
+export interface ExportProgramResponse {
+  /** An organization’s compliance program. Records are named by keys; references use keys. Kinds left out are not touched by an apply. */
+  data: {
+    /** The format version: 1. */
+    version: 1;
+    /** Entities, each named by its unique key. */
+    entities?: Array<{
+      /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+      key: string;
+      /** 1-255 characters, not blank. */
+      name: string;
+    }>;
+    /** People, each named by its unique key. */
+    people?: Array<{
+      /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+      key: string;
+      /** 1-255 characters, not blank. */
+      name: string;
+      /** An email address; unique among the organization’s people. */
+      email: string;
+    }>;
+    /** Risks, each named by its unique key. */
+    risks?: Array<{
+      /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+      key: string;
+      /** 1-255 characters, not blank. */
+      name: string;
+    }>;
+    /** Custom field definitions, each named by its unique key. */
+    customFields?: Array<{
+      /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+      key: string;
+      /** The kind of record the field belongs to. */
+      resourceType: "vulnerability";
+      /** 1-255 characters, not blank. */
+      title: string;
+      fieldType: "text_box" | "dropdown";
+      /** A dropdown’s choices, in order; empty for a text box. */
+      options?: Array<string>;
+      /** Order among the fields of its resource type; default: its place in the document. */
+      position?: number;
+    }>;
+    /** Frameworks with their requirements, each named by its unique key. */
+    frameworks?: Array<{
+      /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+      key: string;
+      /** 1-255 characters, not blank. */
+      name: string;
+      /** In the framework's order; at most 10000. */
+      requirements: Array<{
+        /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. Unique within its framework. */
+        key: string;
+        /** What the framework calls it, such as `AC-2(1)`. */
+        code: string;
+        /** 1-500 characters, not blank. */
+        name: string;
+      }>;
+      /** Keys of the entities the framework applies to. */
+      entities?: Array<string>;
+      /** Unix epoch milliseconds, or null. */
+      nextAuditDate?: number | null;
+      /** SOC 2 Trust Services Criteria selected. */
+      tscSelections?: Array<string>;
+      /** The key of the person who added it, or null; default: who applies the document. */
+      addedBy?: string | null;
+      /** Unix epoch milliseconds; default: when it is first applied. */
+      addedOn?: number;
+      /** The key of the person who last changed it, or null; default: who applies a change. */
+      lastModifiedBy?: string | null;
+      /** Unix epoch milliseconds; default: when a change is applied. */
+      modifiedOn?: number | null;
+    }>;
+    /** Controls, each named by its unique key. */
+    controls?: Array<{
+      /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+      key: string;
+      /** What the program calls it, such as `CTL-0001`. */
+      code: string;
+      /** 1-255 characters, not blank. */
+      name: string;
+      /** Up to 20000 characters. null: none. */
+      description?: string | null;
+      /** 1-255 characters, not blank. */
+      domain: string;
+      functionGrouping: "govern" | "identify" | "protect" | "detect" | "respond" | "recover";
+      /** Default in_scope. */
+      scope?: "in_scope" | "out_of_scope";
+      /** Why it is out of scope (only when it is). null: none. */
+      outOfScopeReason?: string | null;
+      /** The key of the person who marked it out of scope. null: none. */
+      markedOutOfScopeBy?: string | null;
+      /** In order. */
+      questions?: Array<string>;
+      /** In order; each person once; at most 1000. */
+      assignees?: Array<{
+        /** The key of a person. */
+        person: string;
+        /** Default false. */
+        isPrimary?: boolean;
+      }>;
+      /** Keys of entities; at most 1000. */
+      entities?: Array<string>;
+      /** Requirements, each `<frameworkKey>/<requirementKey>`. */
+      requirements?: Array<string>;
+      /** Keys of risks; at most 1000. */
+      risks?: Array<string>;
+      /** The key of the person who added it. null: none. */
+      addedBy?: string | null;
+      /** Default: when it is first applied. */
+      addedOn?: number;
+      /** The key of the person who last changed it. null: none. */
+      lastModifiedBy?: string | null;
+      /** Default: when a change is applied. */
+      modifiedOn?: number | null;
+    }>;
+    /** Policies, each named by its unique key. */
+    policies?: Array<{
+      /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+      key: string;
+      /** What the program calls it, such as `POL-001` (the API’s policyCustomId). */
+      customId: string;
+      /** 1-255 characters, not blank. */
+      name: string;
+      /** Default not_uploaded. */
+      status?: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+      /** Free text, for example Engineering, Security, IT. null: none. */
+      department?: string | null;
+      /** Default true. */
+      isRelevant?: boolean;
+      /** Up to 2000 characters. null: none. */
+      notRelevantReason?: string | null;
+      /** Unix epoch milliseconds, or null. */
+      nextReviewDate?: number | null;
+      /** Default no_gaps. */
+      gapStatus?: "no_gaps" | "gaps_detected";
+      aiDetectedGaps?: Array<string>;
+      /** null: none. */
+      policyBehavior?: ("requires_acknowledgement" | "informational") | null;
+      /** 1-50 characters, not blank. null: none. */
+      versionNumber?: string | null;
+      /** null: none. */
+      effortEstimate?: ("low" | "medium" | "high") | null;
+      /** null: none. */
+      recurrence?: ("monthly" | "quarterly" | "semi_annually" | "yearly" | "one_time") | null;
+      /** null: none. */
+      source?: ("template" | "custom" | "imported") | null;
+      /** The API’s policyRequirementText. null: none. */
+      requirementText?: string | null;
+      /** The key of the person who published it. null: none. */
+      publishedBy?: string | null;
+      /** Unix epoch milliseconds, or null. */
+      publishedOn?: number | null;
+      /** In order; each person once; at most 1000. */
+      assignees?: Array<{
+        /** The key of a person. */
+        person: string;
+        /** Default false. */
+        isPrimary?: boolean;
+      }>;
+      /** Keys of the approvers (people); at most 1000. */
+      approvers?: Array<string>;
+      /** Keys of entities; at most 1000. */
+      entities?: Array<string>;
+      /** Keys of the controls it is linked to; at most 1000. */
+      controls?: Array<string>;
+      /** Requirements, each `<frameworkKey>/<requirementKey>`. */
+      requirements?: Array<string>;
+      /** Keys of risks; at most 1000. */
+      risks?: Array<string>;
+      /** In order. */
+      documents?: Array<{
+        /** 1-255 characters, not blank. */
+        displayName: string;
+        /** File-type family (word, excel, pdf, image…), or `link` for an external link. */
+        type: string;
+        /** The external link. null: none. */
+        url?: string | null;
+        /** Up to 2000 characters. null: none. */
+        note?: string | null;
+        /** The key of the person who added it. null: none. */
+        addedBy?: string | null;
+        /** Default: when it is first applied. */
+        addedOn?: number;
+        /** The key of the person who last updated it. null: none. */
+        updatedBy?: string | null;
+        /** Unix epoch milliseconds. null: none. */
+        updatedOn?: number | null;
+      }>;
+      /** In order. */
+      versionHistory?: Array<{
+        /** 1-255 characters, not blank. */
+        versionName: string;
+        /** The key of the person who published it. null: none. */
+        publishedBy?: string | null;
+        /** Unix epoch milliseconds. */
+        publishedOn: number;
+      }>;
+      /** At most 1000. */
+      tickets?: Array<{
+        /** The ticket's ID in its tracker (for example `SEC-123`). */
+        ticketId: string;
+        /** The tracker (for example `jira`). */
+        source: string;
+        /** An http:// or https:// URL. */
+        url: string;
+      }>;
+      /** The key of the person who added it. null: none. */
+      addedBy?: string | null;
+      /** Default: when it is first applied. */
+      addedOn?: number;
+      /** The key of the person who last changed it. null: none. */
+      lastModifiedBy?: string | null;
+      /** Default: when a change is applied. */
+      modifiedOn?: number | null;
+    }>;
+    /** Evidence records, each named by its unique key. */
+    evidence?: Array<{
+      /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+      key: string;
+    }>;
+    /** Tests, each named by its unique key. */
+    tests?: Array<{
+      /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+      key: string;
+    }>;
+    /** Third-party findings, each named by its unique key. */
+    vulnerabilities?: Array<{
+      /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+      key: string;
+    }>;
+  };
+  meta: {
+    /** Equals the X-Request-Id header. */
+    requestId: string;
+  };
+}
+
+// PUT /v1/program: Plan or apply a program document to the organization (extension)
+
+export interface ApplyProgramQuery {
+  /** `plan`: answer what an apply would do and write nothing (no Idempotency-Key needed). Default `apply`. */
+  mode?: "apply" | "plan";
+  /** Also delete the records of the kinds the document covers that it does not list; never with `source=oscal-catalog`. Default false. Accepts true/false or 1/0. */
+  prune?: boolean;
+  /** `oscal-catalog`: the body is an OSCAL 1.x catalog in JSON, read as a document holding that one framework (docs/oscal.md). */
+  source?: "document" | "oscal-catalog";
+  /** With `source=oscal-catalog`: the framework's key (default: a slug of the catalog's title). */
+  frameworkKey?: string;
+}
+
+/** An organization’s compliance program. Records are named by keys; references use keys. Kinds left out are not touched by an apply. */
+export interface ApplyProgramBody {
+  /** The format version: 1. */
+  version: 1;
+  /** Entities, each named by its unique key. */
+  entities?: Array<{
+    /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+    key: string;
+    /** 1-255 characters, not blank. */
+    name: string;
+  }>;
+  /** People, each named by its unique key. */
+  people?: Array<{
+    /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+    key: string;
+    /** 1-255 characters, not blank. */
+    name: string;
+    /** An email address; unique among the organization’s people. */
+    email: string;
+  }>;
+  /** Risks, each named by its unique key. */
+  risks?: Array<{
+    /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+    key: string;
+    /** 1-255 characters, not blank. */
+    name: string;
+  }>;
+  /** Custom field definitions, each named by its unique key. */
+  customFields?: Array<{
+    /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+    key: string;
+    /** The kind of record the field belongs to. */
+    resourceType: "vulnerability";
+    /** 1-255 characters, not blank. */
+    title: string;
+    fieldType: "text_box" | "dropdown";
+    /** A dropdown’s choices, in order; empty for a text box. */
+    options?: Array<string>;
+    /** Order among the fields of its resource type; default: its place in the document. */
+    position?: number;
+  }>;
+  /** Frameworks with their requirements, each named by its unique key. */
+  frameworks?: Array<{
+    /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+    key: string;
+    /** 1-255 characters, not blank. */
+    name: string;
+    /** In the framework's order; at most 10000. */
+    requirements: Array<{
+      /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. Unique within its framework. */
+      key: string;
+      /** What the framework calls it, such as `AC-2(1)`. */
+      code: string;
+      /** 1-500 characters, not blank. */
+      name: string;
+    }>;
+    /** Keys of the entities the framework applies to. */
+    entities?: Array<string>;
+    /** Unix epoch milliseconds, or null. */
+    nextAuditDate?: number | null;
+    /** SOC 2 Trust Services Criteria selected. */
+    tscSelections?: Array<string>;
+    /** The key of the person who added it, or null; default: who applies the document. */
+    addedBy?: string | null;
+    /** Unix epoch milliseconds; default: when it is first applied. */
+    addedOn?: number;
+    /** The key of the person who last changed it, or null; default: who applies a change. */
+    lastModifiedBy?: string | null;
+    /** Unix epoch milliseconds; default: when a change is applied. */
+    modifiedOn?: number | null;
+  }>;
+  /** Controls, each named by its unique key. */
+  controls?: Array<{
+    /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+    key: string;
+    /** What the program calls it, such as `CTL-0001`. */
+    code: string;
+    /** 1-255 characters, not blank. */
+    name: string;
+    /** Up to 20000 characters. null: none. */
+    description?: string | null;
+    /** 1-255 characters, not blank. */
+    domain: string;
+    functionGrouping: "govern" | "identify" | "protect" | "detect" | "respond" | "recover";
+    /** Default in_scope. */
+    scope?: "in_scope" | "out_of_scope";
+    /** Why it is out of scope (only when it is). null: none. */
+    outOfScopeReason?: string | null;
+    /** The key of the person who marked it out of scope. null: none. */
+    markedOutOfScopeBy?: string | null;
+    /** In order. */
+    questions?: Array<string>;
+    /** In order; each person once; at most 1000. */
+    assignees?: Array<{
+      /** The key of a person. */
+      person: string;
+      /** Default false. */
+      isPrimary?: boolean;
+    }>;
+    /** Keys of entities; at most 1000. */
+    entities?: Array<string>;
+    /** Requirements, each `<frameworkKey>/<requirementKey>`. */
+    requirements?: Array<string>;
+    /** Keys of risks; at most 1000. */
+    risks?: Array<string>;
+    /** The key of the person who added it. null: none. */
+    addedBy?: string | null;
+    /** Default: when it is first applied. */
+    addedOn?: number;
+    /** The key of the person who last changed it. null: none. */
+    lastModifiedBy?: string | null;
+    /** Default: when a change is applied. */
+    modifiedOn?: number | null;
+  }>;
+  /** Policies, each named by its unique key. */
+  policies?: Array<{
+    /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+    key: string;
+    /** What the program calls it, such as `POL-001` (the API’s policyCustomId). */
+    customId: string;
+    /** 1-255 characters, not blank. */
+    name: string;
+    /** Default not_uploaded. */
+    status?: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+    /** Free text, for example Engineering, Security, IT. null: none. */
+    department?: string | null;
+    /** Default true. */
+    isRelevant?: boolean;
+    /** Up to 2000 characters. null: none. */
+    notRelevantReason?: string | null;
+    /** Unix epoch milliseconds, or null. */
+    nextReviewDate?: number | null;
+    /** Default no_gaps. */
+    gapStatus?: "no_gaps" | "gaps_detected";
+    aiDetectedGaps?: Array<string>;
+    /** null: none. */
+    policyBehavior?: ("requires_acknowledgement" | "informational") | null;
+    /** 1-50 characters, not blank. null: none. */
+    versionNumber?: string | null;
+    /** null: none. */
+    effortEstimate?: ("low" | "medium" | "high") | null;
+    /** null: none. */
+    recurrence?: ("monthly" | "quarterly" | "semi_annually" | "yearly" | "one_time") | null;
+    /** null: none. */
+    source?: ("template" | "custom" | "imported") | null;
+    /** The API’s policyRequirementText. null: none. */
+    requirementText?: string | null;
+    /** The key of the person who published it. null: none. */
+    publishedBy?: string | null;
+    /** Unix epoch milliseconds, or null. */
+    publishedOn?: number | null;
+    /** In order; each person once; at most 1000. */
+    assignees?: Array<{
+      /** The key of a person. */
+      person: string;
+      /** Default false. */
+      isPrimary?: boolean;
+    }>;
+    /** Keys of the approvers (people); at most 1000. */
+    approvers?: Array<string>;
+    /** Keys of entities; at most 1000. */
+    entities?: Array<string>;
+    /** Keys of the controls it is linked to; at most 1000. */
+    controls?: Array<string>;
+    /** Requirements, each `<frameworkKey>/<requirementKey>`. */
+    requirements?: Array<string>;
+    /** Keys of risks; at most 1000. */
+    risks?: Array<string>;
+    /** In order. */
+    documents?: Array<{
+      /** 1-255 characters, not blank. */
+      displayName: string;
+      /** File-type family (word, excel, pdf, image…), or `link` for an external link. */
+      type: string;
+      /** The external link. null: none. */
+      url?: string | null;
+      /** Up to 2000 characters. null: none. */
+      note?: string | null;
+      /** The key of the person who added it. null: none. */
+      addedBy?: string | null;
+      /** Default: when it is first applied. */
+      addedOn?: number;
+      /** The key of the person who last updated it. null: none. */
+      updatedBy?: string | null;
+      /** Unix epoch milliseconds. null: none. */
+      updatedOn?: number | null;
+    }>;
+    /** In order. */
+    versionHistory?: Array<{
+      /** 1-255 characters, not blank. */
+      versionName: string;
+      /** The key of the person who published it. null: none. */
+      publishedBy?: string | null;
+      /** Unix epoch milliseconds. */
+      publishedOn: number;
+    }>;
+    /** At most 1000. */
+    tickets?: Array<{
+      /** The ticket's ID in its tracker (for example `SEC-123`). */
+      ticketId: string;
+      /** The tracker (for example `jira`). */
+      source: string;
+      /** An http:// or https:// URL. */
+      url: string;
+    }>;
+    /** The key of the person who added it. null: none. */
+    addedBy?: string | null;
+    /** Default: when it is first applied. */
+    addedOn?: number;
+    /** The key of the person who last changed it. null: none. */
+    lastModifiedBy?: string | null;
+    /** Default: when a change is applied. */
+    modifiedOn?: number | null;
+  }>;
+  /** Evidence records, each named by its unique key. */
+  evidence?: Array<{
+    /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+    key: string;
+  }>;
+  /** Tests, each named by its unique key. */
+  tests?: Array<{
+    /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+    key: string;
+  }>;
+  /** Third-party findings, each named by its unique key. */
+  vulnerabilities?: Array<{
+    /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+    key: string;
+  }>;
+}
+
+/** The plan: what the apply did, or with mode=plan what it would do (`changed` says whether anything changes). */
+export interface ApplyProgramResponse {
+  data: {
+    /** Whether an apply changes anything. */
+    changed: boolean;
+    /** Per kind the document covers. */
+    counts: Record<string, {
+      created: number;
+      updated: number;
+      deleted: number;
+      unchanged: number;
+    }>;
+    /** Every record created, updated or deleted, in dependency order. */
+    changes: Array<{
+      kind: "entities" | "people" | "risks" | "customFields" | "frameworks" | "controls" | "policies" | "evidence" | "tests" | "vulnerabilities";
+      key: string;
+      /** The record’s ID (as the API shows it), existing or to be created. */
+      id: string;
+      action: "create" | "update" | "delete";
+      /** update: the fields that change, as the document names them. */
+      fields?: Record<string, {
+        /** As the document writes it; absent when the field had no value. */
+        before?: unknown;
+        /** Absent when the field loses its value. */
+        after?: unknown;
+      }>;
+    }>;
+    effects: {
+      /** Existing controls whose computed status flips. */
+      controls: Array<{
+        controlId: string;
+        key: string;
+        before: "compliant" | "non_compliant" | "not_applicable";
+        after: "compliant" | "non_compliant" | "not_applicable";
+      }>;
+      /** Existing frameworks whose complianceProgress moves. */
+      frameworks: Array<{
+        frameworkId: string;
+        key: string;
+        before: {
+          controls: {
+            compliant: number;
+            total: number;
+            percentage: number;
+          };
+          policies: {
+            published: number;
+            total: number;
+            percentage: number;
+          };
+          evidence: {
+            uploaded: number;
+            total: number;
+            percentage: number;
+          };
+          tests: {
+            passing: number;
+            total: number;
+            percentage: number;
+          };
+        };
+        after: {
+          controls: {
+            compliant: number;
+            total: number;
+            percentage: number;
+          };
+          policies: {
+            published: number;
+            total: number;
+            percentage: number;
+          };
+          evidence: {
+            uploaded: number;
+            total: number;
+            percentage: number;
+          };
+          tests: {
+            passing: number;
+            total: number;
+            percentage: number;
+          };
+        };
+      }>;
+    };
+  };
+  meta: {
+    /** Equals the X-Request-Id header. */
+    requestId: string;
+  };
+}
+
 // POST /v1/evidence/{evidenceId}/attachments: Upload files to an evidence record
 
 export interface UploadEvidenceAttachmentsParams {
@@ -3263,6 +3848,33 @@ export const operations = {
     idempotent: false,
     success: 200,
   },
+  getProgramSchema: {
+    method: 'GET',
+    path: '/v1/program/schema',
+    pathParams: [],
+    query: {},
+    body: 'none',
+    idempotent: false,
+    success: 200,
+  },
+  exportProgram: {
+    method: 'GET',
+    path: '/v1/program',
+    pathParams: [],
+    query: {},
+    body: 'none',
+    idempotent: false,
+    success: 200,
+  },
+  applyProgram: {
+    method: 'PUT',
+    path: '/v1/program',
+    pathParams: [],
+    query: { mode: 'string', prune: 'boolean', source: 'string', frameworkKey: 'string' },
+    body: 'json',
+    idempotent: true,
+    success: 200,
+  },
   uploadEvidenceAttachments: {
     method: 'POST',
     path: '/v1/evidence/{evidenceId}/attachments',
@@ -3310,6 +3922,9 @@ export interface OperationTypes {
   getVulnerability: { params: GetVulnerabilityParams; query: GetVulnerabilityQuery; body: never; response: GetVulnerabilityResponse };
   updateVulnerability: { params: UpdateVulnerabilityParams; query: never; body: UpdateVulnerabilityBody; response: UpdateVulnerabilityResponse };
   listEvents: { params: never; query: ListEventsQuery; body: never; response: ListEventsResponse };
+  getProgramSchema: { params: never; query: never; body: never; response: GetProgramSchemaResponse };
+  exportProgram: { params: never; query: never; body: never; response: ExportProgramResponse };
+  applyProgram: { params: never; query: ApplyProgramQuery; body: ApplyProgramBody; response: ApplyProgramResponse };
   uploadEvidenceAttachments: { params: UploadEvidenceAttachmentsParams; query: never; body: never; response: UploadEvidenceAttachmentsResponse };
   importVulnerabilities: { params: never; query: ImportVulnerabilitiesQuery; body: ImportVulnerabilitiesBody; response: ImportVulnerabilitiesResponse };
 }

@@ -58,6 +58,8 @@ export interface Call {
   headers?: Record<string, string>;
   /** a success without a body is `undefined` rather than an unexpected answer (raw requests) */
   allowEmptyBody?: boolean;
+  /** the success's body as text, not parsed as JSON (a YAML export) */
+  text?: boolean;
 }
 
 /** What the SDK saw of the final answer. */
@@ -125,7 +127,10 @@ export class RequestSender {
         headers: answer.headers,
         error,
       });
-      if (!error) return { body: parseSuccess<T>(answer, call.allowEmptyBody), info: infoOf(answer, attempts, call.idempotencyKey) };
+      if (!error) {
+        const body = call.text ? (answer.text as T) : parseSuccess<T>(answer, call.allowEmptyBody);
+        return { body, info: infoOf(answer, attempts, call.idempotencyKey) };
+      }
 
       const verdict = verdictFor(error, token !== undefined);
       if (token !== undefined && error.status === 401 && error.code === 'token_revoked') await call.tokens!.revoked?.(token);

@@ -5,6 +5,7 @@ import type { Session } from '../types.ts';
 const NAV_ITEMS = [
   { href: PATHS.credentials, label: 'Credentials' },
   { href: PATHS.webhooks, label: 'Webhooks' },
+  { href: PATHS.program, label: 'Program' },
   { href: PATHS.usage, label: 'Usage' },
   { href: PATHS.overview, label: 'Compliance overview' },
   { href: PATHS.auditLog, label: 'Audit log' },

@@ -1,0 +1,72 @@
+// The body of PUT /v1/program (and the console's upload): a program document as YAML or JSON, or an
+// OSCAL catalog in JSON, read as bytes within PROGRAM_MAX_BYTES — not through the API's JSON body
+// parser, whose 1 MiB and 4,096-entry bounds fit single records, not a whole program
+// (src/http/json-body.ts). The routes register these parsers in their own plugin scope, so no
+// other route accepts YAML or large bodies. The bytes are parsed by src/formats/program/load.ts.
+import type { FastifyInstance } from 'fastify';
+import type { Readable } from 'node:stream';
+import { validationFailed } from '../domain/errors.ts';
+import { byteSize } from '../formats/program/limits.ts';
+import type { ProgramFormat } from '../formats/program/load.ts';
+
+export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'] as const;
+export const PROGRAM_BODY_TYPES = ['application/json', ...YAML_TYPES] as const;
+
+const tooLarge = (maxBytes: number) =>
+  validationFailed(
+    [{ field: 'body', message: `is over the limit of ${byteSize(maxBytes)} (PROGRAM_MAX_BYTES); split the program or raise the limit` }],
+    'The program document is too large.',
+  );
+
+/** The whole stream as one buffer, refused as soon as it passes `maxBytes`. */
+export async function readLimited(stream: Readable, maxBytes: number, declaredLength?: number): Promise<Buffer> {
+  if (declaredLength !== undefined && declaredLength > maxBytes) {
+    stream.resume();
+    throw tooLarge(maxBytes);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    total += (chunk as Buffer).length;
+    if (total > maxBytes) {
+      stream.destroy();
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/** The format a Content-Type names: JSON or YAML. */
+export function formatOfContentType(contentType: string | undefined): ProgramFormat {
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  return (YAML_TYPES as readonly string[]).includes(type) ? 'yaml' : 'json';
+}
+
+/**
+ * A body's bytes, held where the request hooks that walk a parsed body (the NUL and depth guard,
+ * src/http/plugins/nul-guard.ts) do not look: a Buffer's every byte is an own enumerable property,
+ * so a walk over a 64 MiB Buffer would visit 64 million entries. The document's strings are
+ * checked for NUL by the loader instead.
+ */
+export class RawBody {
+  readonly #bytes: Buffer;
+  constructor(bytes: Buffer) {
+    this.#bytes = bytes;
+  }
+  get bytes(): Buffer {
+    return this.#bytes;
+  }
+}
+
+/** Registers, in `scope` only, the parsers that leave a program document's bytes as the body (a RawBody). */
+export function registerProgramBody(scope: FastifyInstance, maxBytes: number) {
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser([...PROGRAM_BODY_TYPES], (request, payload, done) => {
+    const length = Number(request.headers['content-length']);
+    readLimited(payload, maxBytes, Number.isFinite(length) ? length : undefined).then(
+      (bytes) => done(null, new RawBody(bytes)),
+      (error: Error) => done(error, undefined),
+    );
+  });
+}
