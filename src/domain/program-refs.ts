@@ -43,3 +43,104 @@ export const Ticket = Type.Object(
   { ticketId: Type.String({ minLength: 1, maxLength: 255 }), source: Type.String({ minLength: 1, maxLength: 64 }), url: Url },
   { additionalProperties: false },
 );
+
+/** The kinds of record an entry of evidence, tests or findings names by key. */
+export type RefKind = 'person' | 'entity' | 'control' | 'risk' | 'test' | 'customField';
+
+/**
+ * How keys and IDs of referenced records translate, both ways: `keyOf` names a stored record
+ * (export), `idOf` finds the record a key names, in the document or in the organization (apply).
+ * The program pipeline provides it (src/domain/program/).
+ */
+export interface Refs {
+  keyOf(kind: RefKind, id: string): string | undefined;
+  requirementOf(id: string): { framework: string; requirement: string } | undefined;
+  idOf(kind: RefKind, key: string): string | undefined;
+  requirementIdOf(framework: string, requirement: string): string | undefined;
+}
+
+/** A problem with one place of the document: a JSON pointer below the entry and a message. */
+export interface EntryIssue {
+  pointer: string;
+  message: string;
+}
+
+/** Who and when an apply stamps the records it changes (addedBy, lastModifiedBy…). */
+export interface ApplyStamp {
+  now: number;
+  /** the person row that stands for the actor (src/domain/people/actor-stamp.ts) */
+  personId: string;
+}
+
+/** A JSON pointer segment, escaped (RFC 6901). */
+export const pointerSegment = (s: string | number) => String(s).replaceAll('~', '~0').replaceAll('/', '~1');
+
+/** Sorted copy, by plain string order (the normal form of a set of keys or IDs). */
+export const sortedStrings = (values: Iterable<string>) => [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+/** Stable sort by a key (ties keep their order). */
+export function stableSort<T>(items: readonly T[], compare: (a: T, b: T) => number): T[] {
+  return items
+    .map((item, i) => ({ item, i }))
+    .sort((a, b) => compare(a.item, b.item) || a.i - b.i)
+    .map((x) => x.item);
+}
+
+export const compareStrings = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Resolves every key of a list, reporting the ones that name nothing. */
+export function resolveKeys(
+  refs: Refs,
+  kind: RefKind,
+  keys: readonly string[] | undefined,
+  at: string,
+  issues: EntryIssue[],
+  what: string,
+): string[] {
+  const out: string[] = [];
+  (keys ?? []).forEach((key, i) => {
+    const id = refs.idOf(kind, key);
+    if (id === undefined) issues.push({ pointer: `${at}/${i}`, message: `names no ${what} (key "${key}") in the document or the organization` });
+    else out.push(id);
+  });
+  return out;
+}
+
+export function resolveKey(refs: Refs, kind: RefKind, key: string | undefined, at: string, issues: EntryIssue[], what: string): string | null {
+  if (key === undefined) return null;
+  const id = refs.idOf(kind, key);
+  if (id === undefined) {
+    issues.push({ pointer: at, message: `names no ${what} (key "${key}") in the document or the organization` });
+    return null;
+  }
+  return id;
+}
+
+export function resolveRequirements(
+  refs: Refs,
+  list: readonly { framework: string; requirement: string }[] | undefined,
+  at: string,
+  issues: EntryIssue[],
+): string[] {
+  const out: string[] = [];
+  (list ?? []).forEach((r, i) => {
+    const id = refs.requirementIdOf(r.framework, r.requirement);
+    if (id === undefined)
+      issues.push({
+        pointer: `${at}/${i}`,
+        message: `names no requirement "${r.requirement}" of framework "${r.framework}" in the document or the organization`,
+      });
+    else out.push(id);
+  });
+  return [...new Set(out)];
+}
+
+/** The keys of stored IDs, for export; an ID without a key (a dangling link) is left out. */
+export function keysOf(refs: Refs, kind: RefKind, ids: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const id of ids) {
+    const key = refs.keyOf(kind, id);
+    if (key !== undefined) out.push(key);
+  }
+  return out;
+}
