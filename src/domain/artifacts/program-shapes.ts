@@ -3,9 +3,9 @@
 // them (src/storage/db/repositories/links.ts). An apply builds a changed record's shape before and
 // after from these, so its `<kind>.updated` events name the fields as GET does without reading each
 // record again.
-import type { NameLookups } from '../../storage/db/repositories/program-links.ts';
+import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
 import type { Assignee, Entity, MappedControl, MappedFramework, MappedRequirement, MappedRisk, PersonStamp } from '../shared-schema.ts';
-import { compareStrings } from '../program-refs.ts';
+export const compareStrings = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 const byThen = <T>(...keys: ((x: T) => string)[]) => (a: T, b: T) => {
   for (const key of keys) {

@@ -1,9 +1,12 @@
-// An evidence record as a program document writes it (docs/program-documents.md, "Evidence"):
-// every field GET /v1/evidence/{id} shows with all its expansions, references named by key.
-// Attachments are external links only: files the service hosts stay with the organization that
-// uploaded them, an apply never changes or removes them, and an export leaves them out.
+// An evidence record as a program document carries it (docs/program-documents.md, "Evidence"):
+// every field GET /v1/evidence and GET /v1/evidence/{evidenceId} show with all their expansions,
+// references by key: assignees, approvers, entities, the controls it is linked to, the
+// requirements it meets, the tests that collect it (`mappedTests`), its tickets. Attachments are
+// external links only: files the service hosts stay with the organization that uploaded them (an
+// apply never changes or removes one, and an export leaves them out).
 import { Type, type Static } from 'typebox';
 import {
+  DEPARTMENTS,
   EFFORT_ESTIMATES,
   EVIDENCE_COLLECTION_METHODS,
   EVIDENCE_SOURCES,
@@ -11,64 +14,83 @@ import {
   GAP_STATUSES,
   RECURRENCES,
 } from '../vocabulary.ts';
-import { EntryKey, KeyList, LongText, Moment, Name, NullableMoment, PersonKeyList, RequirementRefs, Ticket, Url } from '../program-refs.ts';
+import {
+  EpochMs,
+  KeyRefs,
+  LIST_MAX_ITEMS,
+  NAME_MAX_LENGTH,
+  NOTE_MAX_LENGTH,
+  Name,
+  PersonRef,
+  ProgramAssignees,
+  ProgramTickets,
+  RecordKey,
+  RequirementRefs,
+  Text,
+  Url,
+} from '../program/fields.ts';
 
-/** An external link attached to an evidence record (a file the service hosts is never written by a document). */
-export const EvidenceLink = Type.Object(
+const NullableMs = (description: string) => Type.Union([EpochMs(), Type.Null()], { description });
+
+/** Most external links one evidence record may carry. */
+export const EVIDENCE_LINKS_MAX = 100;
+
+/** An attachment that is an external link. */
+export const ProgramEvidenceLink = Type.Object(
   {
-    displayName: Name,
-    url: Url,
-    type: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Default `link`.' })),
-    note: Type.Optional(Type.String({ maxLength: 2000 })),
-    evidenceDate: Moment,
-    periodStart: Type.Optional(NullableMoment),
-    periodEnd: Type.Optional(NullableMoment),
-    addedBy: Type.Optional(EntryKey),
-    addedOn: Type.Optional(Moment),
-    updatedBy: Type.Optional(EntryKey),
-    updatedOn: Type.Optional(Moment),
+    displayName: Name(),
+    url: Url('The external link.'),
+    type: Type.Optional(Name(50, 'Default `link`.')),
+    note: Type.Optional(Text(NOTE_MAX_LENGTH)),
+    evidenceDate: EpochMs('The date the evidence is from.'),
+    periodStart: Type.Optional(NullableMs('Default: the start of the period the evidence’s recurrence gives evidenceDate.')),
+    periodEnd: Type.Optional(NullableMs('Default: the end of that period.')),
+    addedBy: Type.Optional(PersonRef('added it')),
+    addedOn: Type.Optional(EpochMs('Default: when it is first applied.')),
+    updatedBy: Type.Optional(PersonRef('last updated it')),
+    updatedOn: Type.Optional(EpochMs()),
   },
-  {
-    additionalProperties: false,
-    description:
-      'An attachment that is an external link. `periodStart`/`periodEnd` default to the period the evidence’s `recurrence` gives `evidenceDate`; `addedOn` defaults to the time of the apply.',
-  },
+  { additionalProperties: false },
 );
+export type ProgramEvidenceLink = Static<typeof ProgramEvidenceLink>;
 
-export const EvidenceEntry = Type.Object(
+export const ProgramEvidence = Type.Object(
   {
-    key: EntryKey,
-    name: Name,
-    status: Type.Optional(Type.Enum([...EVIDENCE_STATUSES], { description: 'Default `not_uploaded`.' })),
-    department: Type.Optional(Name),
+    key: RecordKey,
+    name: Name(),
+    status: Type.Optional(Type.Enum([...EVIDENCE_STATUSES], { description: 'Default not_uploaded.' })),
+    department: Type.Optional(Name(NAME_MAX_LENGTH, `Free text, for example ${DEPARTMENTS.slice(0, 3).join(', ')}.`)),
     isRelevant: Type.Optional(Type.Boolean({ description: 'Default true.' })),
-    notRelevantReason: Type.Optional(LongText),
-    nextReviewDate: Type.Optional(NullableMoment),
-    gapStatus: Type.Optional(Type.Enum([...GAP_STATUSES], { description: 'Default: `gaps_detected` when `gaps` lists any, else `no_gaps`.' })),
-    gaps: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { maxItems: 100 })),
+    notRelevantReason: Type.Optional(Text(NOTE_MAX_LENGTH)),
+    nextReviewDate: Type.Optional(NullableMs('Unix epoch milliseconds, or null.')),
+    gapStatus: Type.Optional(Type.Enum([...GAP_STATUSES], { description: 'Default no_gaps.' })),
+    gaps: Type.Optional(Type.Array(Text(NOTE_MAX_LENGTH), { maxItems: LIST_MAX_ITEMS, description: 'The `gaps` expansion; in order.' })),
     recurrence: Type.Optional(Type.Enum([...RECURRENCES])),
     effortEstimate: Type.Optional(Type.Enum([...EFFORT_ESTIMATES])),
     source: Type.Optional(Type.Enum([...EVIDENCE_SOURCES])),
     evidenceCollectionMethod: Type.Optional(Type.Enum([...EVIDENCE_COLLECTION_METHODS])),
-    evidenceRequirementText: Type.Optional(LongText),
-    revisionRequestedBy: Type.Optional(EntryKey),
-    revisionRequestedOn: Type.Optional(Moment),
-    rejectionReason: Type.Optional(LongText),
-    addedBy: Type.Optional(EntryKey),
-    addedOn: Type.Optional(Moment),
-    lastModifiedBy: Type.Optional(EntryKey),
-    modifiedOn: Type.Optional(NullableMoment),
-    assignees: Type.Optional(PersonKeyList('People (by key); the first is the primary assignee.')),
-    approvers: Type.Optional(PersonKeyList('People (by key) who approve an upload.')),
-    entities: Type.Optional(KeyList('Entities (by key).')),
+    requirementText: Type.Optional(Text(undefined, 'The API’s evidenceRequirementText.')),
+    revisionRequestedBy: Type.Optional(PersonRef('asked for a revision')),
+    revisionRequestedOn: Type.Optional(EpochMs()),
+    rejectionReason: Type.Optional(Text(NOTE_MAX_LENGTH)),
+    assignees: Type.Optional(ProgramAssignees),
+    approvers: Type.Optional(KeyRefs('the approvers (people), in order')),
+    entities: Type.Optional(KeyRefs('entities')),
+    controls: Type.Optional(KeyRefs('the controls it is linked to')),
     requirements: Type.Optional(RequirementRefs),
-    controls: Type.Optional(KeyList('Controls (by key) this record is mapped to.')),
-    tests: Type.Optional(KeyList('Tests (by key) that collect this record: the `mappedTests` expansion.')),
-    tickets: Type.Optional(Type.Array(Ticket, { maxItems: 100 })),
-    attachments: Type.Optional(Type.Array(EvidenceLink, { maxItems: 100 })),
+    tests: Type.Optional(KeyRefs('the tests that collect it (the mappedTests expansion)')),
+    tickets: Type.Optional(ProgramTickets),
+    attachments: Type.Optional(
+      Type.Array(ProgramEvidenceLink, {
+        maxItems: EVIDENCE_LINKS_MAX,
+        description: 'External links only; files the service hosts are kept as they are and never listed.',
+      }),
+    ),
+    addedBy: Type.Optional(PersonRef('added it')),
+    addedOn: Type.Optional(EpochMs('Default: when it is first applied.')),
+    lastModifiedBy: Type.Optional(PersonRef('last changed it')),
+    modifiedOn: Type.Optional(NullableMs('Default: when a change is applied.')),
   },
   { additionalProperties: false },
 );
-
-export type EvidenceLink = Static<typeof EvidenceLink>;
-export type EvidenceEntry = Static<typeof EvidenceEntry>;
+export type ProgramEvidence = Static<typeof ProgramEvidence>;

@@ -40,6 +40,8 @@ export const RecordKey = Type.String({
 const name = (maxLength: number) =>
   Type.String({ minLength: 1, maxLength, pattern: '\\S', description: `1-${maxLength} characters, not blank.` });
 
+const EpochMs = Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000 });
+
 export const ProgramRequirement = Type.Object(
   {
     key: Type.String({ ...RecordKey, description: `${KEY_RULE} Unique within its framework.` }),
@@ -57,6 +59,32 @@ export const ProgramFramework = Type.Object(
       maxItems: FRAMEWORK_REQUIREMENTS_MAX,
       description: `In the framework's order; at most ${FRAMEWORK_REQUIREMENTS_MAX}.`,
     }),
+    // What GET /v1/frameworks shows besides (a program document carries it; a catalog has none of it).
+    entities: Type.Optional(
+      Type.Array(Type.String({ ...RecordKey, description: 'The key of an entity.' }), {
+        maxItems: 1_000,
+        uniqueItems: true,
+        description: 'Keys of the entities the framework applies to.',
+      }),
+    ),
+    nextAuditDate: Type.Optional(Type.Union([EpochMs, Type.Null()], { description: 'Unix epoch milliseconds, or null.' })),
+    tscSelections: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+        maxItems: 100,
+        uniqueItems: true,
+        description: 'SOC 2 Trust Services Criteria selected.',
+      }),
+    ),
+    addedBy: Type.Optional(
+      Type.String({ ...RecordKey, description: 'The key of the person who added it; default: who applies the document.' }),
+    ),
+    addedOn: Type.Optional({ ...EpochMs, description: 'Unix epoch milliseconds; default: when it is first applied.' }),
+    lastModifiedBy: Type.Optional(
+      Type.String({ ...RecordKey, description: 'The key of the person who last changed it; default: who applies a change.' }),
+    ),
+    modifiedOn: Type.Optional(
+      Type.Union([EpochMs, Type.Null()], { description: 'Unix epoch milliseconds; default: when a change is applied.' }),
+    ),
   },
   { additionalProperties: false },
 );

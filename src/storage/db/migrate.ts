@@ -16,6 +16,7 @@ import * as m0011 from './migrations/0011_vulnerability_pages_children.ts';
 import * as m0012 from './migrations/0012_vulnerability_list_columns.ts';
 import * as m0013 from './migrations/0013_webhook_deliveries_by_event.ts';
 import * as m0014 from './migrations/0014_service_versions.ts';
+import * as m0017 from './migrations/0017_program_keys.ts';
 import { SERVICE_VERSION } from '../../version.ts';
 import { listAppliedMigrations, newestServiceVersion, recordServiceVersion } from './repositories/schema-migrations.ts';
 
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '0012_vulnerability_list_columns': m0012,
   '0013_webhook_deliveries_by_event': m0013,
   '0014_service_versions': m0014,
+  '0017_program_keys': m0017,
 };
 
 /** The migrations this build knows, oldest first (upgrade tests walk them all). */

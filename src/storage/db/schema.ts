@@ -85,6 +85,8 @@ export interface RequirementsTable {
   framework_id: string;
   code: string;
   name: string;
+  /** (migration 0017) the requirement's place in its framework, as a program document or catalog gives it; 0 for older rows */
+  position: Generated<number>;
 }
 
 export interface ControlsTable {
@@ -391,6 +393,14 @@ export interface CustomFieldValuesTable {
   value: string;
 }
 
+/** (migration 0017) the key a program document named a record by: kind is the program kind's record name (framework, requirement, control…) */
+export interface ProgramKeysTable {
+  organization_id: string;
+  kind: string;
+  key: string;
+  record_id: string;
+}
+
 export interface IdempotencyRecordsTable {
   credential_id: string;
   idempotency_key: string;
@@ -602,4 +612,5 @@ export interface Database {
   webhook_endpoint_secrets: WebhookEndpointSecretsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
+  program_keys: ProgramKeysTable;
 }

@@ -5,7 +5,14 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Db } from '../connect.ts';
 import type { Database } from '../schema.ts';
-import { chunks, insertRows } from './program-links.ts';
+import { insertRows } from './program-writes.ts';
+
+const CHUNK = 500;
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
 
 type Q = Kysely<Database>;
 

@@ -1,218 +1,255 @@
-// The links of program records (people, entities, tickets, risks, requirement and control
-// mappings) as stored IDs, read for a whole kind at once and replaced in bulk: what a program
-// document's apply and export of evidence, tests and findings need (src/domain/*/program.ts).
-// Every statement covers many records; ID lists are cut into chunks that fit both engines.
+// Link rows the program kinds read and replace per record: people (assignees, approvers),
+// entities, risks and tickets hanging from a subject, and the control ↔ requirement ↔ artifact
+// mappings. Read whole per organization and subject type; replaced for the records that changed.
 import type { Kysely } from 'kysely';
+import type { Database, SubjectType } from '../schema.ts';
 import type { Db } from '../connect.ts';
-import type { ArtifactType, Database, SubjectType } from '../schema.ts';
-import { bulkInsert, type Row, type TableName } from '../bulk-insert.ts';
+import { deleteWhereIn, insertRows } from './program-writes.ts';
+import type { Row } from '../bulk-insert.ts';
 
 type Q = Kysely<Database>;
 
-/** IDs per `in (...)` list: far below both engines' bind parameter limits. */
-export const ID_CHUNK = 1000;
+const push = <V>(map: Map<string, V[]>, key: string, value: V) => {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+};
 
-export function chunks<T>(items: readonly T[], size = ID_CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+/** Entity IDs of each subject of the type. */
+export async function entitiesBySubject(db: Q, organizationId: string, subjectType: SubjectType): Promise<Map<string, string[]>> {
+  const rows = await db
+    .selectFrom('subject_entities')
+    .select(['subject_id', 'entity_id'])
+    .where('organization_id', '=', organizationId)
+    .where('subject_type', '=', subjectType)
+    .execute();
+  const out = new Map<string, string[]>();
+  for (const r of rows) push(out, r.subject_id, r.entity_id);
   return out;
 }
 
-export interface PersonLinkRow {
-  subjectId: string;
+/** Risk IDs of each subject of the type. */
+export async function risksBySubject(db: Q, organizationId: string, subjectType: SubjectType): Promise<Map<string, string[]>> {
+  const rows = await db
+    .selectFrom('risk_links')
+    .select(['subject_id', 'risk_id'])
+    .where('organization_id', '=', organizationId)
+    .where('subject_type', '=', subjectType)
+    .execute();
+  const out = new Map<string, string[]>();
+  for (const r of rows) push(out, r.subject_id, r.risk_id);
+  return out;
+}
+
+export interface PersonLink {
   personId: string;
   role: 'assignee' | 'approver';
   isPrimary: boolean;
-  position: number;
 }
 
+/** Assignees and approvers of each subject of the type, in their order. */
+export async function peopleBySubject(db: Q, organizationId: string, subjectType: SubjectType): Promise<Map<string, PersonLink[]>> {
+  const rows = await db
+    .selectFrom('subject_people')
+    .select(['subject_id', 'person_id', 'role', 'is_primary'])
+    .where('organization_id', '=', organizationId)
+    .where('subject_type', '=', subjectType)
+    .orderBy('subject_id')
+    .orderBy('role')
+    .orderBy('position')
+    .execute();
+  const out = new Map<string, PersonLink[]>();
+  for (const r of rows) push(out, r.subject_id, { personId: r.person_id, role: r.role, isPrimary: Boolean(r.is_primary) });
+  return out;
+}
+
+export interface TicketLink {
+  ticketId: string;
+  source: string;
+  url: string;
+}
+
+/** Tickets of each subject of the type, in the order they were stored (by row ID). */
+export async function ticketsBySubject(db: Q, organizationId: string, subjectType: SubjectType): Promise<Map<string, TicketLink[]>> {
+  const rows = await db
+    .selectFrom('tickets')
+    .select(['id', 'subject_id', 'ticket_key', 'source', 'url'])
+    .where('organization_id', '=', organizationId)
+    .where('subject_type', '=', subjectType)
+    .orderBy('subject_id')
+    .orderBy('id')
+    .execute();
+  const out = new Map<string, TicketLink[]>();
+  for (const r of rows) push(out, r.subject_id, { ticketId: r.ticket_key, source: r.source, url: r.url });
+  return out;
+}
+
+/** Requirement IDs each control meets. */
+export async function requirementsByControl(db: Q, organizationId: string): Promise<Map<string, string[]>> {
+  const rows = await db
+    .selectFrom('control_requirements')
+    .select(['control_id', 'requirement_id'])
+    .where('organization_id', '=', organizationId)
+    .execute();
+  const out = new Map<string, string[]>();
+  for (const r of rows) push(out, r.control_id, r.requirement_id);
+  return out;
+}
+
+/** Requirement IDs each artifact of the type meets. */
+export async function requirementsByArtifact(
+  db: Q,
+  organizationId: string,
+  type: 'policy' | 'evidence' | 'test',
+): Promise<Map<string, string[]>> {
+  const rows = await db
+    .selectFrom('artifact_requirements')
+    .select(['artifact_id', 'requirement_id'])
+    .where('organization_id', '=', organizationId)
+    .where('artifact_type', '=', type)
+    .execute();
+  const out = new Map<string, string[]>();
+  for (const r of rows) push(out, r.artifact_id, r.requirement_id);
+  return out;
+}
+
+/** Control IDs each artifact of the type is linked to. */
+export async function controlsByArtifact(
+  db: Q,
+  organizationId: string,
+  type: 'policy' | 'evidence' | 'test',
+): Promise<Map<string, string[]>> {
+  const rows = await db
+    .selectFrom('control_artifacts')
+    .select(['artifact_id', 'control_id'])
+    .where('organization_id', '=', organizationId)
+    .where('artifact_type', '=', type)
+    .execute();
+  const out = new Map<string, string[]>();
+  for (const r of rows) push(out, r.artifact_id, r.control_id);
+  return out;
+}
+
+/** What hangs from subjects of one type, replaced for the given subjects (none given: nothing replaced). */
 export interface SubjectLinks {
-  people: PersonLinkRow[];
-  entities: { subjectId: string; entityId: string }[];
-  tickets: { subjectId: string; ticketKey: string; source: string; url: string }[];
-  risks: { subjectId: string; riskId: string }[];
+  entities?: Map<string, string[]>;
+  risks?: Map<string, string[]>;
+  /** assignees and approvers together: both are replaced */
+  people?: Map<string, PersonLink[]>;
+  tickets?: Map<string, TicketLink[]>;
 }
 
-/** The people, entities, tickets and risks linked to every subject of one type, in list order (people by position, then email). */
-export async function readSubjectLinks(db: Q, organizationId: string, subjectType: SubjectType): Promise<SubjectLinks> {
-  const org = organizationId;
-  const [people, entities, tickets, risks] = await Promise.all([
-    db
-      .selectFrom('subject_people as sp')
-      .innerJoin('people as p', 'p.id', 'sp.person_id')
-      .select(['sp.subject_id', 'sp.person_id', 'sp.role', 'sp.is_primary', 'sp.position'])
-      .where('sp.organization_id', '=', org)
-      .where('sp.subject_type', '=', subjectType)
-      .orderBy('sp.subject_id')
-      .orderBy('sp.position')
-      .orderBy('p.email')
-      .execute(),
-    db
-      .selectFrom('subject_entities')
-      .select(['subject_id', 'entity_id'])
-      .where('organization_id', '=', org)
-      .where('subject_type', '=', subjectType)
-      .execute(),
-    db
-      .selectFrom('tickets')
-      .select(['subject_id', 'ticket_key', 'source', 'url'])
-      .where('organization_id', '=', org)
-      .where('subject_type', '=', subjectType)
-      .orderBy('ticket_key')
-      .orderBy('id')
-      .execute(),
-    db
-      .selectFrom('risk_links')
-      .select(['subject_id', 'risk_id'])
-      .where('organization_id', '=', org)
-      .where('subject_type', '=', subjectType)
-      .execute(),
-  ]);
-  return {
-    people: people.map((r) => ({
-      subjectId: r.subject_id,
-      personId: r.person_id,
-      role: r.role,
-      isPrimary: Boolean(r.is_primary),
-      position: Number(r.position),
-    })),
-    entities: entities.map((r) => ({ subjectId: r.subject_id, entityId: r.entity_id })),
-    tickets: tickets.map((r) => ({ subjectId: r.subject_id, ticketKey: r.ticket_key, source: r.source, url: r.url })),
-    risks: risks.map((r) => ({ subjectId: r.subject_id, riskId: r.risk_id })),
-  };
-}
-
-export interface MappingLinks {
-  requirements: { artifactId: string; requirementId: string }[];
-  controls: { artifactId: string; controlId: string }[];
-}
-
-/** The requirements and controls every artifact of one type is mapped to. */
-export async function readMappingLinks(db: Q, organizationId: string, artifactType: ArtifactType): Promise<MappingLinks> {
-  const [requirements, controls] = await Promise.all([
-    db
-      .selectFrom('artifact_requirements')
-      .select(['artifact_id', 'requirement_id'])
-      .where('organization_id', '=', organizationId)
-      .where('artifact_type', '=', artifactType)
-      .execute(),
-    db
-      .selectFrom('control_artifacts')
-      .select(['artifact_id', 'control_id'])
-      .where('organization_id', '=', organizationId)
-      .where('artifact_type', '=', artifactType)
-      .execute(),
-  ]);
-  return {
-    requirements: requirements.map((r) => ({ artifactId: r.artifact_id, requirementId: r.requirement_id })),
-    controls: controls.map((r) => ({ artifactId: r.artifact_id, controlId: r.control_id })),
-  };
-}
-
-export type LinkTable = 'subject_people' | 'subject_entities' | 'tickets' | 'risk_links';
-
-/** Deletes the links of `table` hanging from the given subjects (all roles of people). */
-export async function deleteSubjectLinks(
-  db: Q,
+/**
+ * Replaces the links of each listed subject: deletes its rows of each kind given, then inserts the
+ * new ones in bulk. `ticketIds` makes the tickets' row IDs (stable per subject and place).
+ */
+export async function replaceSubjectLinks(
+  db: Db,
+  trx: Q,
   organizationId: string,
-  table: LinkTable,
   subjectType: SubjectType,
-  subjectIds: readonly string[],
+  links: SubjectLinks,
+  ticketId: (subjectId: string, index: number) => string,
 ): Promise<void> {
-  for (const ids of chunks(subjectIds)) {
-    await db
-      .deleteFrom(table)
-      .where('organization_id', '=', organizationId)
-      .where('subject_type', '=', subjectType)
-      .where('subject_id', 'in', ids)
-      .execute();
-  }
-}
-
-/** Deletes the requirement or control mappings of the given artifacts. */
-export async function deleteMappings(
-  db: Q,
-  organizationId: string,
-  table: 'artifact_requirements' | 'control_artifacts',
-  artifactType: ArtifactType,
-  artifactIds: readonly string[],
-): Promise<void> {
-  for (const ids of chunks(artifactIds)) {
-    await db
-      .deleteFrom(table)
-      .where('organization_id', '=', organizationId)
-      .where('artifact_type', '=', artifactType)
-      .where('artifact_id', 'in', ids)
-      .execute();
-  }
-}
-
-/** Deletes rows of a child table by a parent ID column (attachments, resources, history…). */
-export async function deleteChildren(
-  db: Q,
-  organizationId: string,
-  table: 'attachments' | 'evidence_tests' | 'test_applications' | 'test_resources' | 'test_history' | 'vulnerability_resources' | 'custom_field_values',
-  column: 'evidence_id' | 'test_id' | 'vulnerability_id' | 'subject_id',
-  parentIds: readonly string[],
-  extra?: (q: any) => any,
-): Promise<void> {
-  for (const ids of chunks(parentIds)) {
-    let q = (db as Kysely<any>).deleteFrom(table).where('organization_id', '=', organizationId).where(column, 'in', ids);
-    if (extra) q = extra(q);
-    await q.execute();
-  }
-}
-
-/** Deletes rows of a record table by ID. */
-export async function deleteRecords(
-  db: Q,
-  organizationId: string,
-  table: 'evidence' | 'tests' | 'vulnerabilities',
-  ids: readonly string[],
-): Promise<void> {
-  for (const part of chunks(ids)) {
-    await (db as Kysely<any>).deleteFrom(table).where('organization_id', '=', organizationId).where('id', 'in', part).execute();
-  }
-}
-
-/** Inserts rows in as few statements as the engine allows, inside the transaction `trx`. */
-export async function insertRows<T extends TableName>(db: Db, trx: Q, table: T, rows: readonly Row<T>[]): Promise<void> {
-  if (rows.length > 0) await bulkInsert(db, table, rows, { executor: trx });
-}
-
-/** What the get shapes of changed records show of the records they link to, read once per apply. */
-export interface NameLookups {
-  people: Map<string, { name: string; email: string }>;
-  entities: Map<string, string>;
-  controls: Map<string, { code: string; name: string }>;
-  requirements: Map<string, { frameworkId: string; frameworkName: string; code: string; name: string }>;
-  risks: Map<string, string>;
-  tests: Map<string, { name: string; result: string; integrationFailing: boolean }>;
-}
-
-export async function loadNameLookups(db: Q, organizationId: string): Promise<NameLookups> {
   const org = organizationId;
-  const [people, entities, controls, requirements, risks, tests] = await Promise.all([
-    db.selectFrom('people').select(['id', 'name', 'email']).where('organization_id', '=', org).execute(),
-    db.selectFrom('entities').select(['id', 'name']).where('organization_id', '=', org).execute(),
-    db.selectFrom('controls').select(['id', 'code', 'name']).where('organization_id', '=', org).execute(),
-    db
-      .selectFrom('requirements as r')
-      .innerJoin('frameworks as f', 'f.id', 'r.framework_id')
-      .select(['r.id', 'r.code', 'r.name', 'f.id as framework_id', 'f.name as framework_name'])
-      .where('r.organization_id', '=', org)
-      .execute(),
-    db.selectFrom('risks').select(['id', 'name']).where('organization_id', '=', org).execute(),
-    db.selectFrom('tests').select(['id', 'name', 'result', 'integration_failing']).where('organization_id', '=', org).execute(),
-  ]);
-  return {
-    people: new Map(people.map((r) => [r.id, { name: r.name, email: r.email }])),
-    entities: new Map(entities.map((r) => [r.id, r.name])),
-    controls: new Map(controls.map((r) => [r.id, { code: r.code, name: r.name }])),
-    requirements: new Map(
-      requirements.map((r) => [r.id, { frameworkId: r.framework_id, frameworkName: r.framework_name, code: r.code, name: r.name }]),
-    ),
-    risks: new Map(risks.map((r) => [r.id, r.name])),
-    tests: new Map(tests.map((r) => [r.id, { name: r.name, result: r.result, integrationFailing: Boolean(r.integration_failing) }])),
-  };
+  if (links.entities && links.entities.size > 0) {
+    await deleteWhereIn(trx, 'subject_entities', org, 'subject_id', [...links.entities.keys()], subjectType);
+    const rows: Row<'subject_entities'>[] = [];
+    for (const [subject, ids] of links.entities)
+      for (const entityId of ids) rows.push({ organization_id: org, subject_type: subjectType, subject_id: subject, entity_id: entityId });
+    await insertRows(db, trx, 'subject_entities', rows);
+  }
+  if (links.risks && links.risks.size > 0) {
+    await deleteWhereIn(trx, 'risk_links', org, 'subject_id', [...links.risks.keys()], subjectType);
+    const rows: Row<'risk_links'>[] = [];
+    for (const [subject, ids] of links.risks)
+      for (const riskId of ids) rows.push({ organization_id: org, risk_id: riskId, subject_type: subjectType, subject_id: subject });
+    await insertRows(db, trx, 'risk_links', rows);
+  }
+  if (links.people && links.people.size > 0) {
+    await deleteWhereIn(trx, 'subject_people', org, 'subject_id', [...links.people.keys()], subjectType);
+    const rows: Row<'subject_people'>[] = [];
+    for (const [subject, people] of links.people) {
+      const positions = { assignee: 0, approver: 0 };
+      for (const p of people)
+        rows.push({
+          organization_id: org,
+          subject_type: subjectType,
+          subject_id: subject,
+          person_id: p.personId,
+          role: p.role,
+          is_primary: p.isPrimary,
+          position: positions[p.role]++,
+        });
+    }
+    await insertRows(db, trx, 'subject_people', rows);
+  }
+  if (links.tickets && links.tickets.size > 0) {
+    await deleteWhereIn(trx, 'tickets', org, 'subject_id', [...links.tickets.keys()], subjectType);
+    const rows: Row<'tickets'>[] = [];
+    for (const [subject, tickets] of links.tickets)
+      tickets.forEach((t, i) => {
+        rows.push({
+          id: ticketId(subject, i),
+          organization_id: org,
+          subject_type: subjectType,
+          subject_id: subject,
+          ticket_key: t.ticketId,
+          source: t.source,
+          url: t.url,
+        });
+      });
+    await insertRows(db, trx, 'tickets', rows);
+  }
+}
+
+/** Replaces the requirement mappings of the given controls. */
+export async function replaceControlRequirements(db: Db, trx: Q, organizationId: string, byControl: Map<string, string[]>): Promise<void> {
+  if (byControl.size === 0) return;
+  await deleteWhereIn(trx, 'control_requirements', organizationId, 'control_id', [...byControl.keys()]);
+  const rows: Row<'control_requirements'>[] = [];
+  for (const [control, ids] of byControl)
+    for (const requirementId of ids) rows.push({ organization_id: organizationId, control_id: control, requirement_id: requirementId });
+  await insertRows(db, trx, 'control_requirements', rows);
+}
+
+/** Replaces the requirement mappings and control links of the given artifacts of one type. */
+export async function replaceArtifactMappings(
+  db: Db,
+  trx: Q,
+  organizationId: string,
+  type: 'policy' | 'evidence' | 'test',
+  mappings: { requirements?: Map<string, string[]>; controls?: Map<string, string[]> },
+): Promise<void> {
+  const org = organizationId;
+  if (mappings.requirements && mappings.requirements.size > 0) {
+    const ids = [...mappings.requirements.keys()];
+    for (let i = 0; i < ids.length; i += 500)
+      await trx
+        .deleteFrom('artifact_requirements')
+        .where('organization_id', '=', org)
+        .where('artifact_type', '=', type)
+        .where('artifact_id', 'in', ids.slice(i, i + 500))
+        .execute();
+    const rows: Row<'artifact_requirements'>[] = [];
+    for (const [artifact, reqs] of mappings.requirements)
+      for (const requirementId of reqs)
+        rows.push({ organization_id: org, artifact_type: type, artifact_id: artifact, requirement_id: requirementId });
+    await insertRows(db, trx, 'artifact_requirements', rows);
+  }
+  if (mappings.controls && mappings.controls.size > 0) {
+    const ids = [...mappings.controls.keys()];
+    for (let i = 0; i < ids.length; i += 500)
+      await trx
+        .deleteFrom('control_artifacts')
+        .where('organization_id', '=', org)
+        .where('artifact_type', '=', type)
+        .where('artifact_id', 'in', ids.slice(i, i + 500))
+        .execute();
+    const rows: Row<'control_artifacts'>[] = [];
+    for (const [artifact, controls] of mappings.controls)
+      for (const controlId of controls)
+        rows.push({ organization_id: org, control_id: controlId, artifact_type: type, artifact_id: artifact });
+    await insertRows(db, trx, 'control_artifacts', rows);
+  }
 }

@@ -1,0 +1,43 @@
+// A control as a program document carries it: every stored field (GET /v1/controls/{controlId}
+// shows them all), its assignees and entities, the requirements it meets and the risks it
+// treats. Artifacts name the controls they are linked to (policies, evidence and tests carry
+// `controls`), so a control's entry never lists its artifacts.
+import { Type, type Static } from 'typebox';
+import { CONTROL_SCOPES, FUNCTION_GROUPINGS } from '../vocabulary.ts';
+import {
+  EpochMs,
+  KeyRefs,
+  LIST_MAX_ITEMS,
+  NOTE_MAX_LENGTH,
+  Name,
+  PersonRef,
+  ProgramAssignees,
+  RecordKey,
+  RequirementRefs,
+  Text,
+} from '../program/fields.ts';
+
+export const ProgramControl = Type.Object(
+  {
+    key: RecordKey,
+    code: Name(100, 'What the program calls it, such as `CTL-0001`.'),
+    name: Name(),
+    description: Type.Optional(Text()),
+    domain: Name(),
+    functionGrouping: Type.Enum([...FUNCTION_GROUPINGS]),
+    scope: Type.Optional(Type.Enum([...CONTROL_SCOPES], { description: 'Default in_scope.' })),
+    outOfScopeReason: Type.Optional(Text(NOTE_MAX_LENGTH, 'Why it is out of scope (only when it is).')),
+    markedOutOfScopeBy: Type.Optional(PersonRef('marked it out of scope')),
+    questions: Type.Optional(Type.Array(Text(NOTE_MAX_LENGTH), { maxItems: LIST_MAX_ITEMS, description: 'In order.' })),
+    assignees: Type.Optional(ProgramAssignees),
+    entities: Type.Optional(KeyRefs('entities')),
+    requirements: Type.Optional(RequirementRefs),
+    risks: Type.Optional(KeyRefs('risks')),
+    addedBy: Type.Optional(PersonRef('added it')),
+    addedOn: Type.Optional(EpochMs('Default: when it is first applied.')),
+    lastModifiedBy: Type.Optional(PersonRef('last changed it')),
+    modifiedOn: Type.Optional(Type.Union([EpochMs(), Type.Null()], { description: 'Default: when a change is applied.' })),
+  },
+  { additionalProperties: false },
+);
+export type ProgramControl = Static<typeof ProgramControl>;

@@ -1,0 +1,95 @@
+// A policy as a program document carries it: every field GET /v1/policies and
+// GET /v1/policies/{policyId} show, its documents (external links, or the metadata of files
+// recorded elsewhere: a document never carries file bytes), its version history, tickets,
+// assignees, approvers, entities, and its mappings: the controls it is linked to, the
+// requirements it meets, the risks it treats.
+import { Type, type Static } from 'typebox';
+import {
+  DEPARTMENTS,
+  EFFORT_ESTIMATES,
+  GAP_STATUSES,
+  POLICY_BEHAVIORS,
+  POLICY_SOURCES,
+  POLICY_STATUSES,
+  RECURRENCES,
+} from '../vocabulary.ts';
+import {
+  EpochMs,
+  KeyRefs,
+  LIST_MAX_ITEMS,
+  NAME_MAX_LENGTH,
+  NOTE_MAX_LENGTH,
+  Name,
+  PersonRef,
+  ProgramAssignees,
+  ProgramTickets,
+  RecordKey,
+  RequirementRefs,
+  Text,
+  Url,
+} from '../program/fields.ts';
+
+const NullableMs = (description: string) => Type.Union([EpochMs(), Type.Null()], { description });
+
+/** A policy document or an evidence attachment given as a link (or a file's metadata). */
+export const ProgramFileEntry = Type.Object(
+  {
+    displayName: Name(),
+    type: Name(50, 'File-type family (word, excel, pdf, image…), or `link` for an external link.'),
+    url: Type.Optional(Url('The external link.')),
+    note: Type.Optional(Text(NOTE_MAX_LENGTH)),
+    addedBy: Type.Optional(PersonRef('added it')),
+    addedOn: Type.Optional(EpochMs('Default: when it is first applied.')),
+    updatedBy: Type.Optional(PersonRef('last updated it')),
+    updatedOn: Type.Optional(EpochMs()),
+  },
+  { additionalProperties: false },
+);
+export type ProgramFileEntry = Static<typeof ProgramFileEntry>;
+
+export const ProgramPolicyVersion = Type.Object(
+  {
+    versionName: Name(),
+    publishedBy: Type.Optional(PersonRef('published it')),
+    publishedOn: EpochMs(),
+  },
+  { additionalProperties: false },
+);
+
+export const ProgramPolicy = Type.Object(
+  {
+    key: RecordKey,
+    customId: Name(100, 'What the program calls it, such as `POL-001` (the API’s policyCustomId).'),
+    name: Name(),
+    status: Type.Optional(Type.Enum([...POLICY_STATUSES], { description: 'Default not_uploaded.' })),
+    department: Type.Optional(Name(NAME_MAX_LENGTH, `Free text, for example ${DEPARTMENTS.slice(0, 3).join(', ')}.`)),
+    isRelevant: Type.Optional(Type.Boolean({ description: 'Default true.' })),
+    notRelevantReason: Type.Optional(Text(NOTE_MAX_LENGTH)),
+    nextReviewDate: Type.Optional(NullableMs('Unix epoch milliseconds, or null.')),
+    gapStatus: Type.Optional(Type.Enum([...GAP_STATUSES], { description: 'Default no_gaps.' })),
+    aiDetectedGaps: Type.Optional(Type.Array(Text(NOTE_MAX_LENGTH), { maxItems: LIST_MAX_ITEMS })),
+    policyBehavior: Type.Optional(Type.Enum([...POLICY_BEHAVIORS])),
+    versionNumber: Type.Optional(Name(50)),
+    effortEstimate: Type.Optional(Type.Enum([...EFFORT_ESTIMATES])),
+    recurrence: Type.Optional(Type.Enum([...RECURRENCES])),
+    source: Type.Optional(Type.Enum([...POLICY_SOURCES])),
+    requirementText: Type.Optional(Text(undefined, 'The API’s policyRequirementText.')),
+    publishedBy: Type.Optional(PersonRef('published it')),
+    publishedOn: Type.Optional(NullableMs('Unix epoch milliseconds, or null.')),
+    assignees: Type.Optional(ProgramAssignees),
+    approvers: Type.Optional(KeyRefs('the approvers (people)')),
+    entities: Type.Optional(KeyRefs('entities')),
+    controls: Type.Optional(KeyRefs('the controls it is linked to')),
+    requirements: Type.Optional(RequirementRefs),
+    risks: Type.Optional(KeyRefs('risks')),
+    documents: Type.Optional(Type.Array(ProgramFileEntry, { maxItems: LIST_MAX_ITEMS, description: 'In order.' })),
+    versionHistory: Type.Optional(Type.Array(ProgramPolicyVersion, { maxItems: LIST_MAX_ITEMS, description: 'In order.' })),
+    tickets: Type.Optional(ProgramTickets),
+    addedBy: Type.Optional(PersonRef('added it')),
+    addedOn: Type.Optional(EpochMs('Default: when it is first applied.')),
+    lastModifiedBy: Type.Optional(PersonRef('last changed it')),
+    modifiedOn: Type.Optional(NullableMs('Default: when a change is applied.')),
+  },
+  { additionalProperties: false },
+);
+export type ProgramPolicy = Static<typeof ProgramPolicy>;

@@ -1,0 +1,99 @@
+// The computed effects of an apply: which controls' statuses flip and which frameworks' progress
+// moves. A bulk apply computes the compliance rule (src/domain/compliance/rules.ts) over the
+// organization's controls and frameworks once before its writes and once after, inside its
+// transaction, instead of once per changed record (events/compliance-changes.ts does that for a
+// single artifact's change).
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/db/schema.ts';
+import {
+  artifactKey,
+  controlCompliance,
+  evidenceState,
+  frameworksProgress,
+  policyState,
+  testState,
+  testStatus,
+  type ArtifactKey,
+  type ArtifactState,
+  type ControlNode,
+  type ControlStatus,
+} from '../compliance/rules.ts';
+import type { FrameworkProgress } from '../frameworks/schema.ts';
+import {
+  loadArtifactColumns,
+  loadControlFrameworkPairs,
+  loadControlsArtifacts,
+  loadFrameworkArtifactPairs,
+} from '../../storage/db/repositories/compliance-scope.ts';
+import { listControlAndFrameworkIds } from '../../storage/db/repositories/program-reads.ts';
+
+export interface ComplianceState {
+  controls: Map<string, ControlStatus>;
+  frameworks: Map<string, FrameworkProgress>;
+}
+
+/** Every control's status (as GET /v1/controls/{controlId} computes it) and every framework's progress. */
+export async function complianceState(trx: Kysely<Database>, organizationId: string): Promise<ComplianceState> {
+  const org = organizationId;
+  const { controlIds, frameworkIds } = await listControlAndFrameworkIds(trx, org);
+  const nodes = new Map<string, ControlNode>();
+  for (const id of controlIds) nodes.set(id, { id, scope: 'in_scope', frameworkIds: new Set(), artifactKeys: [] });
+  for (const pair of await loadControlFrameworkPairs(trx, org, [], frameworkIds))
+    nodes.get(pair.controlId)?.frameworkIds.add(pair.frameworkId);
+  const { artifacts, outOfScope } = await loadControlsArtifacts(trx, org, controlIds);
+  const ids = { policy: new Set<string>(), evidence: new Set<string>(), test: new Set<string>() };
+  for (const link of artifacts) {
+    nodes.get(link.controlId)?.artifactKeys.push(artifactKey(link.type, link.id));
+    ids[link.type].add(link.id);
+  }
+  for (const id of outOfScope) {
+    const node = nodes.get(id);
+    if (node) node.scope = 'out_of_scope';
+  }
+  const artifactFrameworks = new Map<ArtifactKey, Set<string>>();
+  for (const pair of await loadFrameworkArtifactPairs(trx, org, frameworkIds)) {
+    const key = artifactKey(pair.type, pair.id);
+    let set = artifactFrameworks.get(key);
+    if (!set) artifactFrameworks.set(key, (set = new Set()));
+    set.add(pair.frameworkId);
+    ids[pair.type].add(pair.id);
+  }
+  const columns = await loadArtifactColumns(trx, org, { policy: [...ids.policy], evidence: [...ids.evidence], test: [...ids.test] });
+  const states = new Map<ArtifactKey, ArtifactState>();
+  for (const p of columns.policies) states.set(artifactKey('policy', p.id), policyState(p.isRelevant, p.status));
+  for (const e of columns.evidence) states.set(artifactKey('evidence', e.id), evidenceState(e.isRelevant, e.status));
+  for (const t of columns.tests) states.set(artifactKey('test', t.id), testState(testStatus(t.result, t.integrationFailing)));
+
+  const controls = new Map<string, ControlStatus>();
+  const noFrameworks = new Map<ArtifactKey, Set<string>>();
+  for (const node of nodes.values())
+    controls.set(node.id, controlCompliance(node, { artifacts: states, artifactFrameworks: noFrameworks }).status);
+  const frameworks = frameworksProgress(frameworkIds, nodes.values(), { artifacts: states, artifactFrameworks });
+  return { controls, frameworks };
+}
+
+export interface ComplianceEffects {
+  controls: Array<{ controlId: string; before: ControlStatus; after: ControlStatus }>;
+  frameworks: Array<{ frameworkId: string; before: FrameworkProgress; after: FrameworkProgress }>;
+}
+
+/** What moved between two states, for records present in both (a created or deleted record has no flip), sorted by ID. */
+export function effectsBetween(before: ComplianceState, after: ComplianceState): ComplianceEffects {
+  const controls: ComplianceEffects['controls'] = [];
+  for (const [id, was] of before.controls) {
+    const is = after.controls.get(id);
+    if (is !== undefined && is !== was) controls.push({ controlId: id, before: was, after: is });
+  }
+  const frameworks: ComplianceEffects['frameworks'] = [];
+  for (const [id, was] of before.frameworks) {
+    const is = after.frameworks.get(id);
+    if (is !== undefined && JSON.stringify(is) !== JSON.stringify(was)) frameworks.push({ frameworkId: id, before: was, after: is });
+  }
+  const byId =
+    <T>(key: (x: T) => string) =>
+    (a: T, b: T) =>
+      key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
+  controls.sort(byId((c) => c.controlId));
+  frameworks.sort(byId((f) => f.frameworkId));
+  return { controls, frameworks };
+}

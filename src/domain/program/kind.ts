@@ -1,0 +1,135 @@
+// What one kind of record of a program document implements (issue 25), and the registry of kinds
+// in dependency order (a kind references only kinds before it). The pipeline (pipeline.ts) is the
+// same for every kind: validate → resolve keys → read current → diff → write → events.
+import type { Kysely } from 'kysely';
+import type { TSchema } from 'typebox';
+import type { Database } from '../../storage/db/schema.ts';
+import type { Db } from '../../storage/db/connect.ts';
+import type { DataKind } from '../data-versions.ts';
+import type { Resource } from '../auth/scopes.ts';
+import type { FieldIssue } from '../errors.ts';
+import type { NewEvent } from '../events/record.ts';
+import type { ArtifactChange } from '../events/compliance-changes.ts';
+import type { KeyBook } from './keys.ts';
+
+/** The properties of a program document that hold records, in dependency order. */
+export const PROGRAM_KIND_NAMES = [
+  'entities',
+  'people',
+  'risks',
+  'customFields',
+  'frameworks',
+  'controls',
+  'policies',
+  'evidence',
+  'tests',
+  'vulnerabilities',
+] as const;
+export type ProgramKindName = (typeof PROGRAM_KIND_NAMES)[number];
+
+/** An entry of a document: any kind's entry has its key. */
+export interface KeyedEntry {
+  key: string;
+}
+
+/** A reference from an entry to another record by key: `record` is the referenced record kind (KeyBook kinds). */
+export interface Reference {
+  record: string;
+  key: string;
+  /** JSON pointer of the referencing value, from the document's root */
+  pointer: string;
+}
+
+/** One of the organization's current records, as a document entry. */
+export interface CurrentRecord<E extends KeyedEntry> {
+  id: string;
+  entry: E;
+}
+
+export interface ReadContext {
+  q: Kysely<Database>;
+  organizationId: string;
+  keys: KeyBook;
+}
+
+/** How an apply fills what an entry leaves out. */
+export interface NormalizeContext {
+  now: number;
+  /** the key of the person who stamps this apply (KeyBook key of the actor's person row) */
+  actorKey: string;
+  /** the entry's place in its kind's list in the document (a default order) */
+  index: number;
+}
+
+export type RecordAction = 'create' | 'update' | 'delete';
+
+/** A record the diff found different: its document entry before (current) and after (document). */
+export interface RecordChange<E extends KeyedEntry> {
+  action: RecordAction;
+  key: string;
+  id: string;
+  before?: E;
+  after?: E;
+}
+
+export interface WriteContext {
+  db: Db;
+  trx: Kysely<Database>;
+  organizationId: string;
+  now: number;
+  keys: KeyBook;
+  /** the person row that stamps this apply's changes (actor-stamp.ts), made before any kind writes */
+  actorPersonId: string;
+}
+
+/** Where checks report problems: `field` is a JSON pointer into the document. */
+export interface IssueSink {
+  add(field: string, message: string): void;
+}
+
+/** What a kind's changes record: its own events, and the artifacts whose state under the compliance rule may have moved. */
+export interface KindEvents {
+  events: NewEvent[];
+  artifactChanges?: ArtifactChange[];
+}
+
+export interface ProgramKind<E extends KeyedEntry = KeyedEntry> {
+  /** the document's property */
+  name: ProgramKindName;
+  /** the record kind its keys are stored under (program_keys.kind) and references name */
+  record: string;
+  /** the write scopes a credential needs to apply entries of this kind */
+  resources: readonly Resource[];
+  /** the data kinds its writes change (data-versions.ts) */
+  dataKinds: readonly DataKind[];
+  /** the schema of one entry */
+  schema: TSchema;
+  /** derives a new record's ID from its key (default: derivedRecordId) */
+  deriveId?: (organizationId: string, key: string) => string;
+  /**
+   * The organization's records of this kind as document entries, references as keys (keys.keyOf),
+   * in export order. Sub-records with their own keys (a framework's requirements) register them
+   * in `keys` here. Plan, apply and export all read through this, so they agree.
+   */
+  read(ctx: ReadContext): Promise<CurrentRecord<E>[]>;
+  /** Sub-records of an entry that references can name (a framework's requirements): record kind and key. */
+  ownKeys?(entry: E): { record: string; key: string }[];
+  /** The entry as it would be stored: what it leaves out taken from the current record, or defaults for a new one. */
+  normalize(entry: E, current: E | undefined, ctx: NormalizeContext): E;
+  /** Stamps a changed record with who changed it and when, unless the entry says so itself. */
+  stampChange?(entry: E, given: E, ctx: NormalizeContext): E;
+  /** Checks beyond the schema (duplicates inside an entry, value rules); `pointer` is the entry's. */
+  check?(entry: E, pointer: string, issues: FieldIssue[]): void;
+  /** Checks over all entries against the organization's current records (a person's email unique among all people). */
+  checkAll?(entries: readonly E[], current: ReadonlyMap<string, CurrentRecord<E>>, issues: IssueSink): void;
+  /** The ID as the API shows it, when it differs from the stored one (a finding's `<source>%23<key>`). */
+  publicId?(id: string): string;
+  /** The keys an entry references. */
+  references(entry: E, pointer: string): Reference[];
+  /** Writes the changes in bulk, inside the apply's transaction; created records first, deletions last. */
+  write(ctx: WriteContext, changes: readonly RecordChange<E>[]): Promise<void>;
+  /** The events of the changes (after `write`). */
+  events?(ctx: WriteContext, changes: readonly RecordChange<E>[]): Promise<KindEvents> | KindEvents;
+  /** Records of this kind a prune must never delete (an uploaded attachment's evidence record keeps its upload). */
+  protectFromPrune?(current: CurrentRecord<E>): boolean;
+}

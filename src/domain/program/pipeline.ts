@@ -1,0 +1,281 @@
+// The program pipeline (ARCHITECTURE.md, "Writes to the program"): validate → resolve keys to IDs
+// → read the organization's current records in bulk → diff → write only what changed, in bulk, in
+// one transaction → events from the diff. A plan is the same pipeline run in a transaction that is
+// rolled back: its computed effects (controls that flip, frameworks that move) are the rule's
+// answer over the state the writes would make, so plan and apply can never disagree.
+import { isDeepStrictEqual } from 'node:util';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/db/schema.ts';
+import type { BaseContext } from '../context.ts';
+import type { DataKind } from '../data-versions.ts';
+import { bumpDataVersions, lockOrganization, findOrganization } from '../../storage/db/repositories/organizations.ts';
+import { deleteProgramKeys, insertProgramKeys, loadProgramKeys, type ProgramKeyRow } from '../../storage/db/repositories/program-keys.ts';
+import { findAdminEmail, findPersonIdByEmailExact } from '../../storage/db/repositories/actor-people.ts';
+import { ACTOR_PERSON_PREFIX, actorPersonId, isActorPerson, type StampActor } from '../people/actor-stamp.ts';
+import { changedFields } from '../events/changes.ts';
+import { recordEvents, type NewEvent } from '../events/record.ts';
+import { notFound } from '../errors.ts';
+import { KeyBook, type IdDeriver } from './keys.ts';
+import type { CurrentRecord, KeyedEntry, ProgramKind, ProgramKindName, RecordChange, WriteContext } from './kind.ts';
+import { PROGRAM_KINDS } from './registry.ts';
+import type { KindCounts, PlannedChange, ProgramPlan } from './plan-schema.ts';
+import type { ProgramDocument } from './document-schema.ts';
+import { IssueList, assertDocumentShape } from './validate.ts';
+import { complianceState, effectsBetween, type ComplianceState } from './effects.ts';
+
+/** What the program verbs need: the database and clock, who stamps the changes, and the markers to announce them. */
+export interface ProgramContext extends BaseContext {
+  /** who the changes are stamped with (actor-stamp.ts): the credential, the administrator, the service */
+  stamp: StampActor;
+}
+
+export interface ProgramInput {
+  organizationId: string;
+  /** the parsed document (JSON or YAML): checked here */
+  document: unknown;
+  /** delete the records of the kinds the document covers that it does not list */
+  prune?: boolean;
+}
+
+/** The kinds whose changes can move the compliance rule's answers. */
+const COMPLIANCE_KINDS: ReadonlySet<ProgramKindName> = new Set(['frameworks', 'controls', 'policies', 'evidence', 'tests']);
+
+type Entries = Record<string, KeyedEntry[] | undefined>;
+const entriesIn = (doc: ProgramDocument) => doc as unknown as Entries;
+
+/** Schema, then the rules a schema cannot say: unique keys per kind, each kind's own checks. Throws validation_failed. */
+export function checkDocument(document: unknown): ProgramDocument {
+  assertDocumentShape(document);
+  const doc = document as ProgramDocument;
+  const issues = new IssueList();
+  for (const name of Object.keys(doc)) {
+    if (name === 'version') continue;
+    const kind = PROGRAM_KINDS.find((k) => k.name === name);
+    if (!kind) {
+      issues.add(`/${name}`, `this service cannot apply ${name} yet`);
+      continue;
+    }
+    const entries = entriesIn(doc)[name] ?? [];
+    const seen = new Map<string, number>();
+    entries.forEach((entry, i) => {
+      const first = seen.get(entry.key);
+      if (first !== undefined) issues.add(`/${name}/${i}/key`, `repeats the key "${entry.key}" of /${name}/${first}`);
+      else seen.set(entry.key, i);
+      kind.check?.(entry, `/${name}/${i}`, issues.issues);
+    });
+  }
+  issues.throwIfAny();
+  return doc;
+}
+
+/**
+ * The person row that will stamp the actor's changes, without writing it (a no-op apply writes no
+ * row): actorPersonId gives the same ID when the apply does write.
+ */
+async function peekActorPersonId(trx: Kysely<Database>, organizationId: string, actor: StampActor): Promise<string> {
+  if (actor.kind === 'credential') return `${ACTOR_PERSON_PREFIX}cred_${actor.credentialId}`;
+  if (actor.kind === 'service') return `${ACTOR_PERSON_PREFIX}service`;
+  const email = (await findAdminEmail(trx, organizationId, actor.adminId)) ?? `${actor.adminId}@admins.invalid`;
+  const same = await findPersonIdByEmailExact(trx, organizationId, email);
+  return same && !isActorPerson(same) ? same : `${ACTOR_PERSON_PREFIX}admin_${actor.adminId}`;
+}
+
+export function keyBookFor(organizationId: string, rows: readonly ProgramKeyRow[]): KeyBook {
+  const derivers = new Map<string, IdDeriver>();
+  for (const kind of PROGRAM_KINDS) if (kind.deriveId) derivers.set(kind.record, kind.deriveId);
+  return new KeyBook(organizationId, rows, derivers);
+}
+
+/** Reads the given kinds' current records into `current`, registering their keys. */
+export async function readKinds(
+  trx: Kysely<Database>,
+  organizationId: string,
+  book: KeyBook,
+  kinds: readonly ProgramKind[],
+): Promise<Map<ProgramKindName, Map<string, CurrentRecord<KeyedEntry>>>> {
+  const current = new Map<ProgramKindName, Map<string, CurrentRecord<KeyedEntry>>>();
+  for (const kind of kinds) {
+    const records = await kind.read({ q: trx, organizationId, keys: book });
+    const byKey = new Map<string, CurrentRecord<KeyedEntry>>();
+    for (const record of records) {
+      byKey.set(record.entry.key, record);
+      book.register(kind.record, record.entry.key, record.id);
+    }
+    current.set(kind.name, byKey);
+  }
+  return current;
+}
+
+export interface PipelineResult {
+  plan: ProgramPlan;
+}
+
+/**
+ * Runs the pipeline in `trx` for a checked document: every write happens here (a plan rolls the
+ * transaction back). Writes nothing at all when nothing changes.
+ */
+export async function runPipeline(
+  trx: Kysely<Database>,
+  ctx: ProgramContext,
+  input: ProgramInput,
+  doc: ProgramDocument,
+): Promise<PipelineResult> {
+  const org = input.organizationId;
+  if (!(await findOrganization(trx, org))) throw notFound('Organization');
+  await lockOrganization(trx, org);
+  const now = ctx.now();
+  const book = keyBookFor(org, await loadProgramKeys(trx, org));
+  const entriesOf = (kind: ProgramKind) => entriesIn(doc)[kind.name];
+  const present = PROGRAM_KINDS.filter((k) => entriesOf(k) !== undefined);
+
+  // Keys the document itself names, per record kind, and the record kinds it references.
+  const documentKeys = new Map<string, Set<string>>();
+  const addKey = (record: string, key: string) => {
+    let set = documentKeys.get(record);
+    if (!set) documentKeys.set(record, (set = new Set()));
+    set.add(key);
+  };
+  const referenced = new Set<string>();
+  for (const kind of present) {
+    entriesOf(kind)!.forEach((entry, i) => {
+      addKey(kind.record, entry.key);
+      for (const own of kind.ownKeys?.(entry) ?? []) addKey(own.record, own.key);
+      for (const ref of kind.references(entry, `/${kind.name}/${i}`)) referenced.add(ref.record);
+    });
+  }
+  const owners = (k: ProgramKind) => {
+    if (present.includes(k) || referenced.has(k.record)) return true;
+    // requirements are read with their frameworks
+    return k.name === 'frameworks' && referenced.has('requirement');
+  };
+  const current = await readKinds(trx, org, book, PROGRAM_KINDS.filter(owners));
+
+  // References: to a key of the document or of the organization.
+  const issues = new IssueList();
+  for (const kind of present) {
+    const entries = entriesOf(kind)!;
+    for (let i = 0; i < entries.length && !issues.full(); i++) {
+      for (const ref of kind.references(entries[i], `/${kind.name}/${i}`)) {
+        if (documentKeys.get(ref.record)?.has(ref.key) || book.exists(ref.record, ref.key)) continue;
+        issues.add(ref.pointer, `names the ${ref.record} "${ref.key}", which is neither in the document nor in the organization`);
+      }
+    }
+  }
+  for (const kind of present) kind.checkAll?.(entriesOf(kind)!, current.get(kind.name)!, issues);
+  issues.throwIfAny();
+
+  // Diff.
+  const actorId = await peekActorPersonId(trx, org, ctx.stamp);
+  const nctx = { now, actorKey: book.keyOf('person', actorId), index: 0 };
+  const counts: Record<string, KindCounts> = {};
+  const changes = new Map<ProgramKindName, RecordChange<KeyedEntry>[]>();
+  const planned: PlannedChange[] = [];
+  for (const kind of present) {
+    const kindChanges: RecordChange<KeyedEntry>[] = [];
+    const count: KindCounts = { created: 0, updated: 0, deleted: 0, unchanged: 0 };
+    const existing = current.get(kind.name)!;
+    const listed = new Set<string>();
+    for (const [index, entry] of entriesOf(kind)!.entries()) {
+      nctx.index = index;
+      listed.add(entry.key);
+      const was = existing.get(entry.key);
+      const normalized = kind.normalize(entry, was?.entry, nctx);
+      if (!was) {
+        const id = book.idOf(kind.record, entry.key);
+        kindChanges.push({ action: 'create', key: entry.key, id, after: normalized });
+        planned.push({ kind: kind.name, key: entry.key, id: kind.publicId?.(id) ?? id, action: 'create' });
+        count.created += 1;
+      } else if (isDeepStrictEqual(normalized, was.entry)) {
+        count.unchanged += 1;
+      } else {
+        const after = kind.stampChange ? kind.stampChange(normalized, entry, nctx) : normalized;
+        kindChanges.push({ action: 'update', key: entry.key, id: was.id, before: was.entry, after });
+        planned.push({
+          kind: kind.name,
+          key: entry.key,
+          id: kind.publicId?.(was.id) ?? was.id,
+          action: 'update',
+          fields: changedFields(was.entry, after),
+        });
+        count.updated += 1;
+      }
+    }
+    if (input.prune) {
+      for (const [key, record] of existing) {
+        if (listed.has(key) || kind.protectFromPrune?.(record)) continue;
+        kindChanges.push({ action: 'delete', key, id: record.id, before: record.entry });
+        planned.push({ kind: kind.name, key, id: kind.publicId?.(record.id) ?? record.id, action: 'delete' });
+        count.deleted += 1;
+      }
+    }
+    counts[kind.name] = count;
+    if (kindChanges.length > 0) changes.set(kind.name, kindChanges);
+  }
+  const plan: ProgramPlan = { changed: changes.size > 0, counts, changes: planned, effects: { controls: [], frameworks: [] } };
+  if (!plan.changed) return { plan };
+
+  // Write: only what changed.
+  const touched = present.filter((k) => changes.has(k.name));
+  const compliance = touched.some((k) => COMPLIANCE_KINDS.has(k.name));
+  const before: ComplianceState | undefined = compliance ? await complianceState(trx, org) : undefined;
+  const dataKinds = new Set<DataKind>();
+  for (const kind of touched) for (const d of kind.dataKinds) dataKinds.add(d);
+  await bumpDataVersions(trx, org, [...dataKinds]);
+  const stampId = await actorPersonId(trx, org, ctx.stamp);
+  book.register('person', nctx.actorKey, stampId);
+  const wctx: WriteContext = { db: ctx.db, trx, organizationId: org, now, keys: book, actorPersonId: stampId };
+
+  const keyRows: ProgramKeyRow[] = [];
+  for (const kind of touched) {
+    for (const change of changes.get(kind.name)!) {
+      if (change.action === 'delete') continue;
+      if (change.action === 'create') keyRows.push(...book.newKeyRows(kind.record, [change.key]));
+      for (const own of kind.ownKeys?.(change.after!) ?? []) {
+        if (!book.exists(own.record, own.key)) keyRows.push(...book.newKeyRows(own.record, [own.key]));
+      }
+    }
+  }
+  await insertProgramKeys(ctx.db, trx, org, keyRows);
+
+  for (const kind of touched) {
+    const upserts = changes.get(kind.name)!.filter((c) => c.action !== 'delete');
+    if (upserts.length > 0) await kind.write(wctx, upserts);
+  }
+  for (const kind of [...touched].reverse()) {
+    const deletes = changes.get(kind.name)!.filter((c) => c.action === 'delete');
+    if (deletes.length === 0) continue;
+    await kind.write(wctx, deletes);
+    await deleteProgramKeys(
+      trx,
+      org,
+      kind.record,
+      deletes.map((c) => c.id),
+    );
+  }
+
+  // Events, in the same transaction: each kind's own, then the computed ones.
+  const events: NewEvent[] = [];
+  for (const kind of touched) {
+    const own = await kind.events?.(wctx, changes.get(kind.name)!);
+    if (own) events.push(...own.events);
+  }
+  if (before) {
+    const after = await complianceState(trx, org);
+    const effects = effectsBetween(before, after);
+    plan.effects = {
+      controls: effects.controls.map((c) => ({ ...c, key: book.keyOf('control', c.controlId) })),
+      frameworks: effects.frameworks.map((f) => ({ ...f, key: book.keyOf('framework', f.frameworkId) })),
+    };
+    for (const c of effects.controls)
+      events.push({ type: 'control.status_changed', resourceId: c.controlId, occurredAt: now, data: { before: c.before, after: c.after } });
+    for (const f of effects.frameworks)
+      events.push({
+        type: 'framework.progress_changed',
+        resourceId: f.frameworkId,
+        occurredAt: now,
+        data: { before: f.before, after: f.after },
+      });
+  }
+  await recordEvents(trx, org, events);
+  return { plan };
+}

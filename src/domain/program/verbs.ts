@@ -1,0 +1,105 @@
+// The program verbs (issue 25): plan, apply, export. Domain only: no HTTP, no scopes (each door
+// authorizes first: the HTTP door needs the write scope of every kind the document touches, see
+// scopesForDocument; `cds` and the console act for the organization they name). Each takes
+// `{ ctx, input }`; `ctx` is a ProgramContext (pipeline.ts).
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/db/schema.ts';
+import { announceOrganizationChange } from '../auth/state-markers.ts';
+import type { Resource } from '../auth/scopes.ts';
+import { findOrganization } from '../../storage/db/repositories/organizations.ts';
+import { loadProgramKeys } from '../../storage/db/repositories/program-keys.ts';
+import { notFound } from '../errors.ts';
+import type { KeyedEntry, ProgramKindName } from './kind.ts';
+import { PROGRAM_KINDS } from './registry.ts';
+import { PROGRAM_FORMAT_VERSION, type ProgramDocument } from './document-schema.ts';
+import type { ProgramPlan } from './plan-schema.ts';
+import { checkDocument, keyBookFor, readKinds, runPipeline, type ProgramContext, type ProgramInput } from './pipeline.ts';
+
+export type { ProgramContext, ProgramInput } from './pipeline.ts';
+
+/** Thrown through a plan's transaction to roll it back with the plan. */
+class PlanRollback extends Error {
+  readonly plan: ProgramPlan;
+  constructor(plan: ProgramPlan) {
+    super('plan: rolled back');
+    this.plan = plan;
+  }
+}
+
+/** What an apply would do, without doing it. Throws validation_failed (every problem, JSON pointers) or not_found. */
+export async function planProgram({ ctx, input }: { ctx: ProgramContext; input: ProgramInput }): Promise<ProgramPlan> {
+  const doc = checkDocument(input.document);
+  try {
+    await ctx.db.kysely.transaction().execute(async (trx) => {
+      const { plan } = await runPipeline(trx, ctx, input, doc);
+      throw new PlanRollback(plan);
+    });
+  } catch (error) {
+    if (error instanceof PlanRollback) return error.plan;
+    throw error;
+  }
+  throw new Error('unreachable');
+}
+
+/**
+ * Applies the document in `trx` (a door that owns the transaction, such as the HTTP door under
+ * runIdempotent). The caller announces the change after the commit (announceOrganizationChange)
+ * when `plan.changed`.
+ */
+export async function applyProgramIn(trx: Kysely<Database>, ctx: ProgramContext, input: ProgramInput): Promise<ProgramPlan> {
+  const doc = checkDocument(input.document);
+  return (await runPipeline(trx, ctx, input, doc)).plan;
+}
+
+/** Applies the document in one transaction, all or nothing, and answers the plan it carried out. */
+export async function applyProgram({ ctx, input }: { ctx: ProgramContext; input: ProgramInput }): Promise<ProgramPlan> {
+  const doc = checkDocument(input.document);
+  const { plan } = await ctx.db.kysely.transaction().execute((trx) => runPipeline(trx, ctx, input, doc));
+  if (plan.changed) await announceOrganizationChange(ctx, input.organizationId);
+  return plan;
+}
+
+/**
+ * The organization's program, kind by kind in dependency order: each kind is read in bulk when
+ * its turn comes, so a writer can stream the document out without holding every kind at once.
+ * (Keys of earlier kinds are all a later kind needs, and those are small.)
+ */
+export async function* exportProgramKinds({
+  ctx,
+  input,
+}: {
+  ctx: Pick<ProgramContext, 'db'>;
+  input: { organizationId: string };
+}): AsyncGenerator<[ProgramKindName, KeyedEntry[]]> {
+  const org = input.organizationId;
+  const q = ctx.db.kysely;
+  if (!(await findOrganization(q, org))) throw notFound('Organization');
+  const book = keyBookFor(org, await loadProgramKeys(q, org));
+  for (const kind of PROGRAM_KINDS) {
+    const current = await readKinds(q, org, book, [kind]);
+    yield [kind.name, [...current.get(kind.name)!.values()].map((r) => r.entry)];
+  }
+}
+
+/** The organization's program as one document (exportProgramKinds, gathered). */
+export async function exportProgram({
+  ctx,
+  input,
+}: {
+  ctx: Pick<ProgramContext, 'db'>;
+  input: { organizationId: string };
+}): Promise<ProgramDocument> {
+  const doc: Record<string, unknown> = { version: PROGRAM_FORMAT_VERSION };
+  for await (const [name, entries] of exportProgramKinds({ ctx, input })) doc[name] = entries;
+  return doc as ProgramDocument;
+}
+
+/** The write scopes a credential needs to apply the document: those of every kind it lists (checked before anything else). */
+export function scopesForDocument(document: unknown): Resource[] {
+  const needed = new Set<Resource>();
+  if (document && typeof document === 'object') {
+    for (const kind of PROGRAM_KINDS)
+      if ((document as Record<string, unknown>)[kind.name] !== undefined) for (const r of kind.resources) needed.add(r);
+  }
+  return [...needed];
+}
