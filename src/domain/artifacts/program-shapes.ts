@@ -7,13 +7,15 @@ import type { NameLookups } from '../../storage/db/repositories/program-names.ts
 import type { Assignee, Entity, MappedControl, MappedFramework, MappedRequirement, MappedRisk, PersonStamp } from '../shared-schema.ts';
 export const compareStrings = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-const byThen = <T>(...keys: ((x: T) => string)[]) => (a: T, b: T) => {
-  for (const key of keys) {
-    const c = compareStrings(key(a), key(b));
-    if (c !== 0) return c;
-  }
-  return 0;
-};
+const byThen =
+  <T>(...keys: ((x: T) => string)[]) =>
+  (a: T, b: T) => {
+    for (const key of keys) {
+      const c = compareStrings(key(a), key(b));
+      if (c !== 0) return c;
+    }
+    return 0;
+  };
 
 /** People in list order: the stored order (position), then email; the first assignee is primary. */
 export function assigneesOf(lookups: NameLookups, personIds: readonly string[], primary: (index: number) => boolean): Assignee[] {
@@ -44,7 +46,12 @@ export function entitiesOf(lookups: NameLookups, ids: readonly string[]): Entity
       const name = lookups.entities.get(id);
       return name === undefined ? [] : [{ entityId: id, entityName: name }];
     })
-    .sort(byThen<Entity>((e) => e.entityName, (e) => e.entityId));
+    .sort(
+      byThen<Entity>(
+        (e) => e.entityName,
+        (e) => e.entityId,
+      ),
+    );
 }
 
 export function risksOf(lookups: NameLookups, ids: readonly string[]): MappedRisk[] {
@@ -53,7 +60,12 @@ export function risksOf(lookups: NameLookups, ids: readonly string[]): MappedRis
       const name = lookups.risks.get(id);
       return name === undefined ? [] : [{ riskId: id, riskName: name }];
     })
-    .sort(byThen<MappedRisk>((r) => r.riskName, (r) => r.riskId));
+    .sort(
+      byThen<MappedRisk>(
+        (r) => r.riskName,
+        (r) => r.riskId,
+      ),
+    );
 }
 
 export function mappingsOf(
@@ -65,10 +77,24 @@ export function mappingsOf(
     .flatMap((id) => {
       const r = lookups.requirements.get(id);
       return r
-        ? [{ frameworkId: r.frameworkId, frameworkName: r.frameworkName, requirementId: id, requirementCode: r.code, requirementName: r.name }]
+        ? [
+            {
+              frameworkId: r.frameworkId,
+              frameworkName: r.frameworkName,
+              requirementId: id,
+              requirementCode: r.code,
+              requirementName: r.name,
+            },
+          ]
         : [];
     })
-    .sort(byThen<MappedRequirement>((r) => r.frameworkName, (r) => r.requirementCode, (r) => r.requirementId));
+    .sort(
+      byThen<MappedRequirement>(
+        (r) => r.frameworkName,
+        (r) => r.requirementCode,
+        (r) => r.requirementId,
+      ),
+    );
   const frameworks = new Map<string, MappedFramework>();
   for (const r of mappedRequirements)
     if (!frameworks.has(r.frameworkId)) frameworks.set(r.frameworkId, { frameworkId: r.frameworkId, frameworkName: r.frameworkName });
@@ -77,7 +103,12 @@ export function mappingsOf(
       const c = lookups.controls.get(id);
       return c ? [{ controlId: id, controlCode: c.code, controlName: c.name }] : [];
     })
-    .sort(byThen<MappedControl>((c) => c.controlCode, (c) => c.controlId));
+    .sort(
+      byThen<MappedControl>(
+        (c) => c.controlCode,
+        (c) => c.controlId,
+      ),
+    );
   return { mappedFrameworks: [...frameworks.values()], mappedControls, mappedRequirements };
 }
 
@@ -89,4 +120,10 @@ export interface TicketValue {
 
 /** Tickets in the normal form: by key, then source, then URL. */
 export const sortTickets = <T extends TicketValue>(tickets: readonly T[]): T[] =>
-  [...tickets].sort(byThen<T>((t) => t.ticketKey, (t) => t.source, (t) => t.url));
+  [...tickets].sort(
+    byThen<T>(
+      (t) => t.ticketKey,
+      (t) => t.source,
+      (t) => t.url,
+    ),
+  );

@@ -10,7 +10,7 @@ import { customFieldsKind } from '../custom-fields/program-kind.ts';
 import { frameworksKind } from '../frameworks/program-kind.ts';
 // controls: import { controlsKind } from '../controls/program-kind.ts';
 // policies: import { policiesKind } from '../policies/program-kind.ts';
-// evidence (program-kinds): import { evidenceKind } from '../evidence/program-kind.ts';
+import { evidenceKind } from '../evidence/program-kind.ts';
 // tests (program-kinds): import { testsKind } from '../tests/program-kind.ts';
 // vulnerabilities (program-kinds): import { vulnerabilitiesKind } from '../vulnerabilities/program-kind.ts';
 
@@ -22,7 +22,7 @@ export const PROGRAM_KINDS: readonly ProgramKind[] = [
   frameworksKind,
   // controlsKind,
   // policiesKind,
-  // evidenceKind,
+  evidenceKind,
   // testsKind,
   // vulnerabilitiesKind,
 ] as unknown as readonly ProgramKind[];

@@ -61,7 +61,10 @@ export const ProgramTestResource = Type.Object(
 );
 export type ProgramTestResource = Static<typeof ProgramTestResource>;
 
-export const ProgramTestScan = Type.Object({ scannedOn: EpochMs(), status: Type.Enum([...TEST_STATUSES]) }, { additionalProperties: false });
+export const ProgramTestScan = Type.Object(
+  { scannedOn: EpochMs(), status: Type.Enum([...TEST_STATUSES]) },
+  { additionalProperties: false },
+);
 export type ProgramTestScan = Static<typeof ProgramTestScan>;
 
 export const ProgramTest = Type.Object(
@@ -92,7 +95,10 @@ export const ProgramTest = Type.Object(
       Type.Array(ProgramTestResource, { maxItems: TEST_RESOURCES_MAX, description: `Flagged resources; at most ${TEST_RESOURCES_MAX}.` }),
     ),
     history: Type.Optional(
-      Type.Array(ProgramTestScan, { maxItems: TEST_HISTORY_MAX, description: `The testHistory expansion, oldest first; at most ${TEST_HISTORY_MAX}.` }),
+      Type.Array(ProgramTestScan, {
+        maxItems: TEST_HISTORY_MAX,
+        description: `The testHistory expansion, oldest first; at most ${TEST_HISTORY_MAX}.`,
+      }),
     ),
     addedOn: Type.Optional(EpochMs('Default: when it is first applied.')),
     modifiedOn: Type.Optional(Type.Union([EpochMs(), Type.Null()], { description: 'Default: when a change is applied.' })),

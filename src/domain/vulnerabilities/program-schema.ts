@@ -72,7 +72,10 @@ export const ProgramVulnerability = Type.Object(
     reportLink: Type.Optional(Url()),
     assignees: Type.Optional(ProgramAssignees),
     customFields: Type.Optional(
-      Type.Array(ProgramFindingValue, { maxItems: 100, description: 'Values of the organization’s custom fields of findings; one per field.' }),
+      Type.Array(ProgramFindingValue, {
+        maxItems: 100,
+        description: 'Values of the organization’s custom fields of findings; one per field.',
+      }),
     ),
     affectedResources: Type.Optional(
       Type.Array(ProgramAffectedResource, { maxItems: FINDING_RESOURCES_MAX, description: `In order; at most ${FINDING_RESOURCES_MAX}.` }),

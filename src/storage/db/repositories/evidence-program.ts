@@ -111,7 +111,12 @@ export async function insertEvidenceTests(
 }
 
 /** Removes the test links of the given evidence records, or (by test) of the given tests. */
-export async function deleteEvidenceTests(trx: Q, organizationId: string, by: 'evidence_id' | 'test_id', ids: readonly string[]): Promise<void> {
+export async function deleteEvidenceTests(
+  trx: Q,
+  organizationId: string,
+  by: 'evidence_id' | 'test_id',
+  ids: readonly string[],
+): Promise<void> {
   for (const part of chunks(ids)) {
     await trx.deleteFrom('evidence_tests').where('organization_id', '=', organizationId).where(by, 'in', part).execute();
   }

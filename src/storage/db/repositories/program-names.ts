@@ -42,3 +42,9 @@ export async function loadNameLookups(db: Q, organizationId: string): Promise<Na
     tests: new Map(tests.map((r) => [r.id, { name: r.name, result: r.result, integrationFailing: Boolean(r.integration_failing) }])),
   };
 }
+
+/** The framework of every requirement of the organization. */
+export async function requirementFrameworks(db: Q, organizationId: string): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('requirements').select(['id', 'framework_id']).where('organization_id', '=', organizationId).execute();
+  return new Map(rows.map((r) => [r.id, r.framework_id]));
+}
