@@ -11,7 +11,7 @@ import { frameworksKind } from '../frameworks/program-kind.ts';
 // controls: import { controlsKind } from '../controls/program-kind.ts';
 // policies: import { policiesKind } from '../policies/program-kind.ts';
 import { evidenceKind } from '../evidence/program-kind.ts';
-// tests (program-kinds): import { testsKind } from '../tests/program-kind.ts';
+import { testsKind } from '../tests/program-kind.ts';
 // vulnerabilities (program-kinds): import { vulnerabilitiesKind } from '../vulnerabilities/program-kind.ts';
 
 export const PROGRAM_KINDS: readonly ProgramKind[] = [
@@ -23,7 +23,7 @@ export const PROGRAM_KINDS: readonly ProgramKind[] = [
   // controlsKind,
   // policiesKind,
   evidenceKind,
-  // testsKind,
+  testsKind,
   // vulnerabilitiesKind,
 ] as unknown as readonly ProgramKind[];
 
