@@ -12,7 +12,7 @@ import { frameworksKind } from '../frameworks/program-kind.ts';
 // policies: import { policiesKind } from '../policies/program-kind.ts';
 import { evidenceKind } from '../evidence/program-kind.ts';
 import { testsKind } from '../tests/program-kind.ts';
-// vulnerabilities (program-kinds): import { vulnerabilitiesKind } from '../vulnerabilities/program-kind.ts';
+import { vulnerabilitiesKind } from '../vulnerabilities/program-kind.ts';
 
 export const PROGRAM_KINDS: readonly ProgramKind[] = [
   entitiesKind,
@@ -24,7 +24,7 @@ export const PROGRAM_KINDS: readonly ProgramKind[] = [
   // policiesKind,
   evidenceKind,
   testsKind,
-  // vulnerabilitiesKind,
+  vulnerabilitiesKind,
 ] as unknown as readonly ProgramKind[];
 
 export function programKind(name: ProgramKindName): ProgramKind | undefined {
