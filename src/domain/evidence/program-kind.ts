@@ -116,11 +116,15 @@ function assigneesOfLinks(links: readonly PersonLink[], keyOf: (id: string) => s
 }
 
 /** Fields in one order, without empty lists: an entry read back and one normalized compare (and print) alike. */
+/** Fields whose read form says `null` when they have no value (as GET does). */
+const KEEP_NULL: ReadonlySet<string> = new Set(['nextReviewDate', 'modifiedOn']);
+
 function reorder(e: ProgramEvidence): ProgramEvidence {
   const out: Record<string, unknown> = { key: e.key };
   for (const f of FIELDS) {
     const v = e[f];
-    if (v === undefined) continue;
+    // null says "no value" (it clears a field); the read form leaves such fields out
+    if (v === undefined || (v === null && !KEEP_NULL.has(f))) continue;
     if ((LISTS as readonly string[]).includes(f) && Array.isArray(v) && v.length === 0) continue;
     out[f] = v;
   }
@@ -130,7 +134,12 @@ function reorder(e: ProgramEvidence): ProgramEvidence {
 /** The same link (for the stamps an entry leaves out): same URL, name and date. */
 const sameLink = (a: Link, b: Link) => a.url === b.url && a.displayName === b.displayName && a.evidenceDate === b.evidenceDate;
 
-function normalizeLinks(given: readonly Link[], recurrence: string | undefined, current: readonly Link[], ctx: NormalizeContext): Link[] {
+function normalizeLinks(
+  given: readonly Link[],
+  recurrence: string | null | undefined,
+  current: readonly Link[],
+  ctx: NormalizeContext,
+): Link[] {
   return newestFirst(
     given.map((l) => {
       const derived = attachmentPeriod(recurrence ?? null, l.evidenceDate);
@@ -141,11 +150,11 @@ function normalizeLinks(given: readonly Link[], recurrence: string | undefined, 
       const end = l.periodEnd === undefined ? (derived.periodEnd ?? undefined) : periodBound(l.periodEnd, derived.periodEnd);
       if (start !== undefined) out.periodStart = start;
       if (end !== undefined) out.periodEnd = end;
-      const addedBy = l.addedBy ?? (was ? was.addedBy : ctx.actorKey);
-      if (addedBy !== undefined) out.addedBy = addedBy;
+      const addedBy = l.addedBy !== undefined ? l.addedBy : was ? was.addedBy : ctx.actorKey;
+      if (addedBy != null) out.addedBy = addedBy;
       out.addedOn = l.addedOn ?? was?.addedOn ?? ctx.now;
-      const updatedBy = l.updatedBy ?? was?.updatedBy;
-      if (updatedBy !== undefined) out.updatedBy = updatedBy;
+      const updatedBy = l.updatedBy !== undefined ? l.updatedBy : was?.updatedBy;
+      if (updatedBy != null) out.updatedBy = updatedBy;
       const updatedOn = l.updatedOn ?? was?.updatedOn;
       if (updatedOn !== undefined) out.updatedOn = updatedOn;
       return out;
@@ -154,7 +163,7 @@ function normalizeLinks(given: readonly Link[], recurrence: string | undefined, 
 }
 
 function rowColumns(e: ProgramEvidence, w: WriteContext) {
-  const person = (key: string | undefined) => (key === undefined ? null : w.keys.idOf('person', key));
+  const person = (key: string | null | undefined) => (key == null ? null : w.keys.idOf('person', key));
   return {
     name: e.name,
     status: e.status ?? 'not_uploaded',
@@ -305,8 +314,8 @@ export const evidenceKind: ProgramKind<ProgramEvidence> = {
 
   references(entry, pointer) {
     const refs: Reference[] = [];
-    const one = (record: string, key: string | undefined, at: string) => {
-      if (key !== undefined) refs.push({ record, key, pointer: `${pointer}/${at}` });
+    const one = (record: string, key: string | null | undefined, at: string) => {
+      if (key != null) refs.push({ record, key, pointer: `${pointer}/${at}` });
     };
     const many = (record: string, list: readonly string[] | undefined, at: string) =>
       list?.forEach((key, i) => {
@@ -421,9 +430,9 @@ export const evidenceKind: ProgramKind<ProgramEvidence> = {
             evidence_date: l.evidenceDate,
             period_start: l.periodStart ?? null,
             period_end: l.periodEnd ?? null,
-            added_by: l.addedBy === undefined ? null : keys.idOf('person', l.addedBy),
+            added_by: l.addedBy == null ? null : keys.idOf('person', l.addedBy),
             added_on: l.addedOn ?? w.now,
-            updated_by: l.updatedBy === undefined ? null : keys.idOf('person', l.updatedBy),
+            updated_by: l.updatedBy == null ? null : keys.idOf('person', l.updatedBy),
             updated_on: l.updatedOn ?? null,
           });
         });
@@ -527,7 +536,7 @@ export function evidenceShape(
   hosted: readonly AttachmentShape[],
 ): Record<string, unknown> {
   const idOf = (record: string, key: string) => w.keys.idOf(record, key);
-  const personId = (key: string | undefined) => (key === undefined ? null : idOf('person', key));
+  const personId = (key: string | null | undefined) => (key == null ? null : idOf('person', key));
   const assignees = e.assignees ?? [];
   const status = e.status ?? 'not_uploaded';
   const shape: Record<string, unknown> = { evidenceId: id, evidenceName: e.name, status };

@@ -27,7 +27,7 @@ const FIELDS = [
 const ownPart = (ref: string) => ref.slice(ref.indexOf('/') + 1);
 
 function frameworkColumns(e: ProgramFramework, w: WriteContext) {
-  const person = (key: string | undefined) => (key === undefined ? null : w.keys.idOf('person', key));
+  const person = (key: string | null | undefined) => (key == null ? null : w.keys.idOf('person', key));
   return {
     name: e.name,
     next_audit_date: e.nextAuditDate ?? null,
@@ -76,8 +76,8 @@ export const frameworksKind: ProgramKind<ProgramFramework> = {
         addedOn: Number(f.added_on),
         modifiedOn: f.modified_on === null ? null : Number(f.modified_on),
       };
-      if (f.added_by !== null) entry.addedBy = keys.keyOf('person', f.added_by);
-      if (f.last_modified_by !== null) entry.lastModifiedBy = keys.keyOf('person', f.last_modified_by);
+      entry.addedBy = f.added_by === null ? null : keys.keyOf('person', f.added_by);
+      entry.lastModifiedBy = f.last_modified_by === null ? null : keys.keyOf('person', f.last_modified_by);
       out.push({ id: f.id, entry: reorder(entry) });
     }
     return out;
@@ -86,7 +86,12 @@ export const frameworksKind: ProgramKind<ProgramFramework> = {
   ownKeys: (entry) => entry.requirements.map((r) => ({ record: 'requirement', key: requirementRef(entry.key, r.key) })),
 
   normalize(entry, current, ctx) {
-    const merged = mergeEntry(entry, current, { entities: [], tscSelections: [], nextAuditDate: null, ...createdStamps(ctx) }, FIELDS);
+    const merged = mergeEntry(
+      entry,
+      current,
+      { entities: [], tscSelections: [], nextAuditDate: null, lastModifiedBy: null, ...createdStamps(ctx) },
+      FIELDS,
+    );
     merged.requirements = entry.requirements.map((r) => ({ key: r.key, code: r.code, name: r.name }));
     merged.entities = sorted(merged.entities);
     return reorder(merged);
@@ -108,8 +113,8 @@ export const frameworksKind: ProgramKind<ProgramFramework> = {
 
   references(entry, pointer) {
     const refs = (entry.entities ?? []).map((key, i) => ({ record: 'entity', key, pointer: `${pointer}/entities/${i}` }));
-    if (entry.addedBy !== undefined) refs.push({ record: 'person', key: entry.addedBy, pointer: `${pointer}/addedBy` });
-    if (entry.lastModifiedBy !== undefined)
+    if (typeof entry.addedBy === 'string') refs.push({ record: 'person', key: entry.addedBy, pointer: `${pointer}/addedBy` });
+    if (typeof entry.lastModifiedBy === 'string')
       refs.push({ record: 'person', key: entry.lastModifiedBy, pointer: `${pointer}/lastModifiedBy` });
     return refs;
   },

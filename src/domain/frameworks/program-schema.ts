@@ -76,11 +76,15 @@ export const ProgramFramework = Type.Object(
       }),
     ),
     addedBy: Type.Optional(
-      Type.String({ ...RecordKey, description: 'The key of the person who added it; default: who applies the document.' }),
+      Type.Union([Type.String({ ...RecordKey }), Type.Null()], {
+        description: 'The key of the person who added it, or null; default: who applies the document.',
+      }),
     ),
     addedOn: Type.Optional({ ...EpochMs, description: 'Unix epoch milliseconds; default: when it is first applied.' }),
     lastModifiedBy: Type.Optional(
-      Type.String({ ...RecordKey, description: 'The key of the person who last changed it; default: who applies a change.' }),
+      Type.Union([Type.String({ ...RecordKey }), Type.Null()], {
+        description: 'The key of the person who last changed it, or null; default: who applies a change.',
+      }),
     ),
     modifiedOn: Type.Optional(
       Type.Union([EpochMs, Type.Null()], { description: 'Unix epoch milliseconds; default: when a change is applied.' }),

@@ -2,7 +2,7 @@
 // by key, each bounded (PRODUCT.md: titles 1-255 characters, notes up to 2,000, resource and tag
 // strings up to 255). Every kind's entry schema (src/domain/<resource>/program-schema.ts) builds on
 // these, so one bound means the same thing everywhere.
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { RECORD_KEY_MAX_LENGTH, RECORD_KEY_PATTERN, RecordKey } from '../frameworks/program-schema.ts';
 
 export { RecordKey };
@@ -41,6 +41,10 @@ export const Url = (description?: string) =>
 export const EpochMs = (description?: string) =>
   Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000, description: description ?? 'Unix epoch milliseconds.' });
 
+/** A field that may hold no value: `null` says so (left out keeps the current value instead). */
+export const OrNull = <T extends TSchema>(schema: T) =>
+  Type.Union([schema, Type.Null()], { description: `${(schema as { description?: string }).description ?? ''} null: none.`.trim() });
+
 /** A reference to another record of the program by its key. */
 export const KeyRef = (what: string) => Type.String({ ...RecordKey, description: `The key of ${what}.` });
 
@@ -63,7 +67,7 @@ export const RequirementRefs = Type.Array(RequirementRef, {
 });
 
 /** A person stamp: the person's key (an actor of the service exports as a person too). */
-export const PersonRef = (role: string) => KeyRef(`the person who ${role}`);
+export const PersonRef = (role: string) => OrNull(KeyRef(`the person who ${role}`));
 
 /** A ticket of a record. */
 export const ProgramTicket = Type.Object(

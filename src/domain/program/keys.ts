@@ -32,6 +32,7 @@ export class KeyBook {
   readonly organizationId: string;
   private readonly keyById = new Map<string, Map<string, string>>();
   private readonly idByKey = new Map<string, Map<string, string>>();
+  private readonly registeredKeyById = new Map<string, Map<string, string>>();
   private readonly derivers: ReadonlyMap<string, IdDeriver>;
 
   constructor(organizationId: string, rows: readonly ProgramKeyRow[], derivers: ReadonlyMap<string, IdDeriver> = new Map()) {
@@ -59,6 +60,12 @@ export class KeyBook {
   /** Notes a current record of the organization under the key it exports with. */
   register(recordKind: string, key: string, id: string): void {
     this.mapOf(this.idByKey, recordKind).set(key, id);
+    this.mapOf(this.registeredKeyById, recordKind).set(id, key);
+  }
+
+  /** The key a current record was registered under (read this run): a requirement's `<framework>/<requirement>`. */
+  registeredKeyOf(recordKind: string, id: string): string | undefined {
+    return this.registeredKeyById.get(recordKind)?.get(id);
   }
 
   /** Whether the organization has a record of the kind exported under `key`. */

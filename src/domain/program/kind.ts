@@ -104,6 +104,8 @@ export interface ProgramKind<E extends KeyedEntry = KeyedEntry> {
   dataKinds: readonly DataKind[];
   /** the schema of one entry */
   schema: TSchema;
+  /** kinds whose records this one's read needs registered first (controls name requirements: frameworks) */
+  needs?: readonly ProgramKindName[];
   /** derives a new record's ID from its key (default: derivedRecordId) */
   deriveId?: (organizationId: string, key: string) => string;
   /**

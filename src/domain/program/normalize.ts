@@ -19,7 +19,7 @@ export function mergeEntry<E extends KeyedEntry>(entry: E, current: E | undefine
 export const createdStamps = (ctx: NormalizeContext) => ({ addedBy: ctx.actorKey, addedOn: ctx.now, modifiedOn: null });
 
 /** A record the apply changes is stamped with who and when, unless the entry says so itself. */
-export function stampModified<E extends KeyedEntry & { lastModifiedBy?: string; modifiedOn?: number | null }>(
+export function stampModified<E extends KeyedEntry & { lastModifiedBy?: string | null; modifiedOn?: number | null }>(
   normalized: E,
   given: E,
   ctx: NormalizeContext,

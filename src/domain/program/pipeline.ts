@@ -143,8 +143,10 @@ export async function runPipeline(
       for (const ref of kind.references(entry, `/${kind.name}/${i}`)) referenced.add(ref.record);
     });
   }
+  const needed = new Set<ProgramKindName>();
+  for (const k of present) for (const n of k.needs ?? []) needed.add(n);
   const owners = (k: ProgramKind) => {
-    if (present.includes(k) || referenced.has(k.record)) return true;
+    if (present.includes(k) || referenced.has(k.record) || needed.has(k.name)) return true;
     // requirements are read with their frameworks
     return k.name === 'frameworks' && referenced.has('requirement');
   };

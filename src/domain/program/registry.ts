@@ -8,8 +8,8 @@ import { peopleKind } from '../people/program-kind.ts';
 import { risksKind } from '../risks/program-kind.ts';
 import { customFieldsKind } from '../custom-fields/program-kind.ts';
 import { frameworksKind } from '../frameworks/program-kind.ts';
-// controls: import { controlsKind } from '../controls/program-kind.ts';
-// policies: import { policiesKind } from '../policies/program-kind.ts';
+import { controlsKind } from '../controls/program-kind.ts';
+import { policiesKind } from '../policies/program-kind.ts';
 import { evidenceKind } from '../evidence/program-kind.ts';
 import { testsKind } from '../tests/program-kind.ts';
 import { vulnerabilitiesKind } from '../vulnerabilities/program-kind.ts';
@@ -20,8 +20,8 @@ export const PROGRAM_KINDS: readonly ProgramKind[] = [
   risksKind,
   customFieldsKind,
   frameworksKind,
-  // controlsKind,
-  // policiesKind,
+  controlsKind,
+  policiesKind,
   evidenceKind,
   testsKind,
   vulnerabilitiesKind,

@@ -82,11 +82,15 @@ const LISTS = ['applications', 'assignees', 'entities', 'controls', 'requirement
 
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
+/** Fields whose read form says `null` when they have no value (as GET does). */
+const KEEP_NULL: ReadonlySet<string> = new Set(['modifiedOn']);
+
 function reorder(e: ProgramTest): ProgramTest {
   const out: Record<string, unknown> = { key: e.key };
   for (const f of FIELDS) {
     const v = e[f];
-    if (v === undefined) continue;
+    // null says "no value" (it clears a field); the read form leaves such fields out
+    if (v === undefined || (v === null && !KEEP_NULL.has(f))) continue;
     if ((LISTS as readonly string[]).includes(f) && Array.isArray(v) && v.length === 0) continue;
     out[f] = v;
   }

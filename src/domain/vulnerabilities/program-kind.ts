@@ -66,11 +66,15 @@ const LISTS = ['assignees', 'customFields', 'affectedResources', 'tickets', 'ris
 
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
+/** Fields whose read form says `null` when they have no value (as GET does). */
+const KEEP_NULL: ReadonlySet<string> = new Set(['modifiedOn']);
+
 function reorder(e: ProgramVulnerability): ProgramVulnerability {
   const out: Record<string, unknown> = { key: e.key };
   for (const f of FIELDS) {
     const v = e[f];
-    if (v === undefined) continue;
+    // null says "no value" (it clears a field); the read form leaves such fields out
+    if (v === undefined || (v === null && !KEEP_NULL.has(f))) continue;
     if ((LISTS as readonly string[]).includes(f) && Array.isArray(v) && v.length === 0) continue;
     if (f === 'cveId' && v === '') continue;
     out[f] = v;
@@ -115,7 +119,7 @@ const resourceOrder = (resources: readonly Resource[], firstSeen: number | undef
     .map((x) => normalResource(x.r, firstSeen));
 
 function rowColumns(e: ProgramVulnerability, w: WriteContext) {
-  const person = (key: string | undefined) => (key === undefined ? null : w.keys.idOf('person', key));
+  const person = (key: string | null | undefined) => (key == null ? null : w.keys.idOf('person', key));
   return {
     title: e.title,
     status: e.status ?? 'open',
@@ -267,8 +271,8 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
 
   references(entry, pointer) {
     const refs: Reference[] = [];
-    const one = (record: string, key: string | undefined, at: string) => {
-      if (key !== undefined) refs.push({ record, key, pointer: `${pointer}/${at}` });
+    const one = (record: string, key: string | null | undefined, at: string) => {
+      if (key != null) refs.push({ record, key, pointer: `${pointer}/${at}` });
     };
     entry.assignees?.forEach((a, i) => {
       one('person', a.person, `assignees/${i}/person`);
@@ -443,7 +447,7 @@ export function findingShape(
 ): VulnerabilityDetail {
   const { source, findingKey } = partsOf(key);
   const idOf = (record: string, k: string) => w.keys.idOf(record, k);
-  const personId = (k: string | undefined) => (k === undefined ? null : idOf('person', k));
+  const personId = (k: string | null | undefined) => (k == null ? null : idOf('person', k));
   const assignees = e.assignees ?? [];
   const values = new Map((e.customFields ?? []).map((v) => [idOf('customField', v.field), v.value]));
   const detail: VulnerabilityDetail = {

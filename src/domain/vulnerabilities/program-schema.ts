@@ -5,7 +5,7 @@
 // and risks name their records by key.
 import { Type, type Static } from 'typebox';
 import { SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../vocabulary.ts';
-import { EpochMs, KeyRef, KeyRefs, NAME_MAX_LENGTH, Name, PersonRef, ProgramAssignees, Url } from '../program/fields.ts';
+import { EpochMs, OrNull, KeyRef, KeyRefs, NAME_MAX_LENGTH, Name, PersonRef, ProgramAssignees, Url } from '../program/fields.ts';
 import { FIX_AVAILABLE } from './shape.ts';
 import { MAX_CUSTOM_FIELD_VALUE } from './write-schema.ts';
 
@@ -61,15 +61,15 @@ export const ProgramVulnerability = Type.Object(
     cveId: Type.Optional(
       Type.String({ maxLength: 64, pattern: '^(CVE-[0-9]{4}-[0-9]{4,})?$', description: 'A CVE ID, or "" (the default) for none.' }),
     ),
-    fixAvailable: Type.Optional(Type.Enum([...FIX_AVAILABLE])),
-    description: Type.Optional(FindingText),
-    remediation: Type.Optional(FindingText),
-    stepsToReproduce: Type.Optional(FindingText),
+    fixAvailable: Type.Optional(OrNull(Type.Enum([...FIX_AVAILABLE]))),
+    description: Type.Optional(OrNull(FindingText)),
+    remediation: Type.Optional(OrNull(FindingText)),
+    stepsToReproduce: Type.Optional(OrNull(FindingText)),
     firstSeen: Type.Optional(EpochMs('Default: when it is first applied.')),
-    lastScannedOn: Type.Optional(EpochMs()),
-    cvssScore: Type.Optional(Type.Number({ minimum: 0, maximum: 10 })),
-    sla: Type.Optional(Type.Integer({ minimum: 0, maximum: 36_500, description: 'Days allowed to fix the finding.' })),
-    reportLink: Type.Optional(Url()),
+    lastScannedOn: Type.Optional(OrNull(EpochMs())),
+    cvssScore: Type.Optional(OrNull(Type.Number({ minimum: 0, maximum: 10 }))),
+    sla: Type.Optional(OrNull(Type.Integer({ minimum: 0, maximum: 36_500, description: 'Days allowed to fix the finding.' }))),
+    reportLink: Type.Optional(OrNull(Url())),
     assignees: Type.Optional(ProgramAssignees),
     customFields: Type.Optional(
       Type.Array(ProgramFindingValue, {
