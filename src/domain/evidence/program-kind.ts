@@ -117,7 +117,7 @@ function assigneesOfLinks(links: readonly PersonLink[], keyOf: (id: string) => s
 
 /** Fields in one order, without empty lists: an entry read back and one normalized compare (and print) alike. */
 /** Fields whose read form says `null` when they have no value (as GET does). */
-const KEEP_NULL: ReadonlySet<string> = new Set(['nextReviewDate', 'modifiedOn']);
+const KEEP_NULL: ReadonlySet<string> = new Set(['nextReviewDate', 'addedBy', 'lastModifiedBy', 'modifiedOn']);
 
 function reorder(e: ProgramEvidence): ProgramEvidence {
   const out: Record<string, unknown> = { key: e.key };
@@ -151,7 +151,7 @@ function normalizeLinks(
       if (start !== undefined) out.periodStart = start;
       if (end !== undefined) out.periodEnd = end;
       const addedBy = l.addedBy !== undefined ? l.addedBy : was ? was.addedBy : ctx.actorKey;
-      if (addedBy != null) out.addedBy = addedBy;
+      if (addedBy !== undefined) out.addedBy = addedBy;
       out.addedOn = l.addedOn ?? was?.addedOn ?? ctx.now;
       const updatedBy = l.updatedBy !== undefined ? l.updatedBy : was?.updatedBy;
       if (updatedBy != null) out.updatedBy = updatedBy;
@@ -244,7 +244,7 @@ export const evidenceKind: ProgramKind<ProgramEvidence> = {
           const end = periodBound(num(a.period_end), derived.periodEnd);
           if (start !== undefined) link.periodStart = start;
           if (end !== undefined) link.periodEnd = end;
-          if (a.added_by !== null) link.addedBy = person(a.added_by);
+          link.addedBy = a.added_by === null ? null : person(a.added_by);
           link.addedOn = Number(a.added_on);
           if (a.updated_by !== null) link.updatedBy = person(a.updated_by);
           setPresent(link, 'updatedOn', num(a.updated_on));
@@ -263,8 +263,9 @@ export const evidenceKind: ProgramKind<ProgramEvidence> = {
       if (r.revision_requested_by !== null) entry.revisionRequestedBy = person(r.revision_requested_by);
       setPresent(entry, 'revisionRequestedOn', num(r.revision_requested_on));
       setPresent(entry, 'rejectionReason', r.rejection_reason);
-      if (r.added_by !== null) entry.addedBy = person(r.added_by);
-      if (r.last_modified_by !== null) entry.lastModifiedBy = person(r.last_modified_by);
+      // null, not left out: applied elsewhere, a record without them is not stamped with the actor
+      entry.addedBy = r.added_by === null ? null : person(r.added_by);
+      entry.lastModifiedBy = r.last_modified_by === null ? null : person(r.last_modified_by);
       out.push({ id: r.id, entry: reorder(entry), hostedFiles: stored.hostedCounts.get(r.id) ?? 0 });
     }
     return out;
@@ -274,7 +275,7 @@ export const evidenceKind: ProgramKind<ProgramEvidence> = {
     const merged = mergeEntry(
       entry,
       current,
-      { status: 'not_uploaded', isRelevant: true, gapStatus: 'no_gaps', nextReviewDate: null, ...createdStamps(ctx) },
+      { status: 'not_uploaded', isRelevant: true, gapStatus: 'no_gaps', nextReviewDate: null, lastModifiedBy: null, ...createdStamps(ctx) },
       FIELDS,
     );
     for (const f of ['entities', 'controls', 'requirements', 'tests'] as const) merged[f] = sorted(merged[f]);

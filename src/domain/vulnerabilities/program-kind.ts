@@ -67,7 +67,7 @@ const LISTS = ['assignees', 'customFields', 'affectedResources', 'tickets', 'ris
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
 /** Fields whose read form says `null` when they have no value (as GET does). */
-const KEEP_NULL: ReadonlySet<string> = new Set(['modifiedOn']);
+const KEEP_NULL: ReadonlySet<string> = new Set(['addedBy', 'lastModifiedBy', 'modifiedOn']);
 
 function reorder(e: ProgramVulnerability): ProgramVulnerability {
   const out: Record<string, unknown> = { key: e.key };
@@ -221,15 +221,21 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
         setPresent(entry, 'cvssScore', num(f.cvss_score));
         setPresent(entry, 'sla', num(f.sla));
         setPresent(entry, 'reportLink', f.report_link === '' ? null : f.report_link);
-        if (f.added_by !== null) entry.addedBy = person(f.added_by);
-        if (f.last_modified_by !== null) entry.lastModifiedBy = person(f.last_modified_by);
+        // null, not left out: applied elsewhere, a finding without them is not stamped with the actor
+        entry.addedBy = f.added_by === null ? null : person(f.added_by);
+        entry.lastModifiedBy = f.last_modified_by === null ? null : person(f.last_modified_by);
         return { id: f.id, entry: reorder(entry) };
       })
       .sort((a, b) => compareStrings(a.entry.key, b.entry.key));
   },
 
   normalize(entry, current, ctx) {
-    const merged = mergeEntry(entry, current, { status: 'open', cveId: '', firstSeen: ctx.now, ...createdStamps(ctx) }, FIELDS);
+    const merged = mergeEntry(
+      entry,
+      current,
+      { status: 'open', cveId: '', firstSeen: ctx.now, lastModifiedBy: null, ...createdStamps(ctx) },
+      FIELDS,
+    );
     merged.risks = sorted(merged.risks);
     if (entry.customFields !== undefined)
       merged.customFields = entry.customFields
