@@ -179,5 +179,31 @@ for (const dialect of dialects) {
       assert.deepEqual(await rowCounts(server, org), rows);
       assert.equal((await storedEvents(server.database, org)).length, events);
     });
+
+    test('a reference to a requirement its framework no longer lists, or to a record prune would delete, is refused', async () => {
+      await verbs.apply(doc());
+      const control = {
+        key: 'ctl',
+        code: 'CTL-1',
+        name: 'Control',
+        domain: 'Access',
+        functionGrouping: 'protect',
+        requirements: ['soc2/CC6.2'],
+        assignees: [{ person: 'ada' }],
+      };
+      const dropped = doc();
+      dropped.frameworks[0].requirements = dropped.frameworks[0].requirements.slice(0, 1);
+      const gone = await rejection(verbs.plan({ ...dropped, controls: [control] }));
+      assert.deepEqual(
+        gone.details.map((d) => d.field),
+        ['/controls/0/requirements/0'],
+      );
+      const pruned = await rejection(verbs.plan({ ...doc(), people: [], controls: [control] }, true));
+      assert.deepEqual(
+        pruned.details.map((d) => d.field),
+        ['/frameworks/0/addedBy', '/controls/0/assignees/0/person'],
+      );
+      assert.match(pruned.details[0].message, /prune would delete it/);
+    });
   });
 }

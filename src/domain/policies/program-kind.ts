@@ -300,14 +300,15 @@ export const policiesKind: ProgramKind<ProgramPolicy> = {
     );
     merged.assignees = merged.assignees?.map((a) => ({ person: a.person, isPrimary: a.isPrimary ?? false }));
     for (const f of ['entities', 'controls', 'requirements', 'risks'] as const) merged[f] = sorted(merged[f]);
+    // Stored and shown newest first (ties in the document's order): an entry's lists take that order.
     if (entry.documents !== undefined)
-      merged.documents = entry.documents.map((d, i) => normalizeFile(d, current?.documents?.[i], ctx.now, ctx.actorKey));
+      merged.documents = entry.documents
+        .map((d, i) => normalizeFile(d, current?.documents?.[i], ctx.now, ctx.actorKey))
+        .sort((a, b) => (b.addedOn ?? 0) - (a.addedOn ?? 0));
     if (entry.versionHistory !== undefined)
-      merged.versionHistory = entry.versionHistory.map((v) => ({
-        versionName: v.versionName,
-        publishedBy: v.publishedBy ?? null,
-        publishedOn: v.publishedOn,
-      }));
+      merged.versionHistory = entry.versionHistory
+        .map((v) => ({ versionName: v.versionName, publishedBy: v.publishedBy ?? null, publishedOn: v.publishedOn }))
+        .sort((a, b) => b.publishedOn - a.publishedOn);
     if (entry.tickets !== undefined) merged.tickets = entry.tickets.map((t) => ({ ticketId: t.ticketId, source: t.source, url: t.url }));
     return reorder(merged);
   },

@@ -154,11 +154,24 @@ export async function runPipeline(
 
   // References: to a key of the document or of the organization.
   const issues = new IssueList();
+  const presentRecords = new Set(present.map((k) => k.record));
   for (const kind of present) {
     const entries = entriesOf(kind)!;
     for (let i = 0; i < entries.length && !issues.full(); i++) {
       for (const ref of kind.references(entries[i], `/${kind.name}/${i}`)) {
-        if (documentKeys.get(ref.record)?.has(ref.key) || book.exists(ref.record, ref.key)) continue;
+        if (documentKeys.get(ref.record)?.has(ref.key)) continue;
+        // A framework the document lists has the document's requirements only; with prune, a
+        // kind the document lists has the document's records only.
+        const owner = ref.record === 'requirement' ? ref.key.slice(0, ref.key.indexOf('/')) : undefined;
+        if (owner !== undefined && documentKeys.get('framework')?.has(owner)) {
+          issues.add(ref.pointer, `names the requirement "${ref.key}", which its framework in the document does not list`);
+          continue;
+        }
+        if (input.prune && presentRecords.has(ref.record)) {
+          issues.add(ref.pointer, `names the ${ref.record} "${ref.key}", which the document does not list (prune would delete it)`);
+          continue;
+        }
+        if (book.exists(ref.record, ref.key)) continue;
         issues.add(ref.pointer, `names the ${ref.record} "${ref.key}", which is neither in the document nor in the organization`);
       }
     }
