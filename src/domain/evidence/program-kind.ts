@@ -84,20 +84,15 @@ const ROW_FIELDS = FIELDS.filter(
   (f) => !['assignees', 'approvers', 'entities', 'controls', 'requirements', 'tests', 'tickets', 'attachments'].includes(f),
 );
 
-/** Lists an entry leaves out when empty: the read form has no empty lists. */
-const LISTS = ['gaps', 'assignees', 'approvers', 'entities', 'controls', 'requirements', 'tests', 'tickets', 'attachments'] as const;
-
 /** A current record, with how many files the service hosts for it (a prune keeps those records). */
 type EvidenceRecord = CurrentRecord<ProgramEvidence> & { hostedFiles: number };
 
-const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
+/** Sets a field to its value, or to null when it has none: an export writes every field. */
+const nullable = <T extends object, K extends keyof T>(target: T, key: K, value: T[K] | null | undefined) => {
+  target[key] = (value ?? null) as T[K];
+};
 
-/**
- * A link's period bound in the normal form: left out when there is none and the evidence's
- * recurrence gives none either; `null` when there is none although the recurrence gives one.
- */
-const periodBound = (value: number | null, derived: number | null): number | null | undefined =>
-  value === null && derived === null ? undefined : value;
+const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
 /** A link's row ID: the record and the link's place, so links of one date read back in the document's order. */
 const linkRowId = (evidenceId: string, index: number) => `${evidenceId}:link:${String(index).padStart(4, '0')}`;
@@ -115,17 +110,12 @@ function assigneesOfLinks(links: readonly PersonLink[], keyOf: (id: string) => s
     .map((p) => (p.isPrimary ? { person: keyOf(p.personId), isPrimary: true } : { person: keyOf(p.personId) }));
 }
 
-/** Fields in one order, without empty lists: an entry read back and one normalized compare (and print) alike. */
-/** Fields whose read form says `null` when they have no value (as GET does). */
-const KEEP_NULL: ReadonlySet<string> = new Set(['nextReviewDate', 'addedBy', 'lastModifiedBy', 'modifiedOn']);
-
+/** Fields in one order: an entry read back and one normalized compare (and print) alike. */
 function reorder(e: ProgramEvidence): ProgramEvidence {
   const out: Record<string, unknown> = { key: e.key };
   for (const f of FIELDS) {
     const v = e[f];
-    // null says "no value" (it clears a field); the read form leaves such fields out
-    if (v === undefined || (v === null && !KEEP_NULL.has(f))) continue;
-    if ((LISTS as readonly string[]).includes(f) && Array.isArray(v) && v.length === 0) continue;
+    if (v === undefined) continue;
     out[f] = v;
   }
   return out as ProgramEvidence;
@@ -145,18 +135,14 @@ function normalizeLinks(
       const derived = attachmentPeriod(recurrence ?? null, l.evidenceDate);
       const was = current.find((c) => sameLink(c, l));
       const out: Link = { displayName: l.displayName, url: l.url, type: l.type ?? 'link', evidenceDate: l.evidenceDate };
-      if (l.note !== undefined && l.note !== '') out.note = l.note;
-      const start = l.periodStart === undefined ? (derived.periodStart ?? undefined) : periodBound(l.periodStart, derived.periodStart);
-      const end = l.periodEnd === undefined ? (derived.periodEnd ?? undefined) : periodBound(l.periodEnd, derived.periodEnd);
-      if (start !== undefined) out.periodStart = start;
-      if (end !== undefined) out.periodEnd = end;
+      out.note = l.note === undefined || l.note === '' ? null : l.note;
+      out.periodStart = l.periodStart === undefined ? derived.periodStart : l.periodStart;
+      out.periodEnd = l.periodEnd === undefined ? derived.periodEnd : l.periodEnd;
       const addedBy = l.addedBy !== undefined ? l.addedBy : was ? was.addedBy : ctx.actorKey;
       if (addedBy !== undefined) out.addedBy = addedBy;
       out.addedOn = l.addedOn ?? was?.addedOn ?? ctx.now;
-      const updatedBy = l.updatedBy !== undefined ? l.updatedBy : was?.updatedBy;
-      if (updatedBy != null) out.updatedBy = updatedBy;
-      const updatedOn = l.updatedOn ?? was?.updatedOn;
-      if (updatedOn !== undefined) out.updatedOn = updatedOn;
+      out.updatedBy = l.updatedBy !== undefined ? l.updatedBy : (was?.updatedBy ?? null);
+      out.updatedOn = l.updatedOn !== undefined ? l.updatedOn : (was?.updatedOn ?? null);
       return out;
     }),
   );
@@ -236,33 +222,29 @@ export const evidenceKind: ProgramKind<ProgramEvidence> = {
         tests: sorted((tests.get(r.id) ?? []).map((id) => testKeyOf(keys, id))),
         tickets: tickets.get(r.id) ?? [],
         attachments: (links.get(r.id) ?? []).map((a) => {
-          const evidenceDate = Number(a.evidence_date);
-          const derived = attachmentPeriod(r.recurrence, evidenceDate);
-          const link: Link = { displayName: a.display_name, url: a.url!, type: a.type, evidenceDate };
-          setPresent(link, 'note', a.note === '' ? null : a.note);
-          const start = periodBound(num(a.period_start), derived.periodStart);
-          const end = periodBound(num(a.period_end), derived.periodEnd);
-          if (start !== undefined) link.periodStart = start;
-          if (end !== undefined) link.periodEnd = end;
+          const link: Link = { displayName: a.display_name, url: a.url!, type: a.type, evidenceDate: Number(a.evidence_date) };
+          link.note = a.note === '' ? null : a.note;
+          link.periodStart = num(a.period_start);
+          link.periodEnd = num(a.period_end);
           link.addedBy = a.added_by === null ? null : person(a.added_by);
           link.addedOn = Number(a.added_on);
-          if (a.updated_by !== null) link.updatedBy = person(a.updated_by);
-          setPresent(link, 'updatedOn', num(a.updated_on));
+          link.updatedBy = a.updated_by === null ? null : person(a.updated_by);
+          link.updatedOn = num(a.updated_on);
           return link;
         }),
         addedOn: Number(r.added_on),
         modifiedOn: num(r.modified_on),
       };
-      setPresent(entry, 'department', r.department);
-      setPresent(entry, 'notRelevantReason', r.not_relevant_reason);
-      setPresent(entry, 'recurrence', recurrence as ProgramEvidence['recurrence']);
-      setPresent(entry, 'effortEstimate', r.effort_estimate as ProgramEvidence['effortEstimate']);
-      setPresent(entry, 'source', r.source as ProgramEvidence['source']);
-      setPresent(entry, 'evidenceCollectionMethod', r.collection_method as ProgramEvidence['evidenceCollectionMethod']);
-      setPresent(entry, 'requirementText', r.requirement_text);
-      if (r.revision_requested_by !== null) entry.revisionRequestedBy = person(r.revision_requested_by);
-      setPresent(entry, 'revisionRequestedOn', num(r.revision_requested_on));
-      setPresent(entry, 'rejectionReason', r.rejection_reason);
+      nullable(entry, 'department', r.department);
+      nullable(entry, 'notRelevantReason', r.not_relevant_reason);
+      nullable(entry, 'recurrence', recurrence as ProgramEvidence['recurrence']);
+      nullable(entry, 'effortEstimate', r.effort_estimate as ProgramEvidence['effortEstimate']);
+      nullable(entry, 'source', r.source as ProgramEvidence['source']);
+      nullable(entry, 'evidenceCollectionMethod', r.collection_method as ProgramEvidence['evidenceCollectionMethod']);
+      nullable(entry, 'requirementText', r.requirement_text);
+      entry.revisionRequestedBy = r.revision_requested_by === null ? null : person(r.revision_requested_by);
+      nullable(entry, 'revisionRequestedOn', num(r.revision_requested_on));
+      nullable(entry, 'rejectionReason', r.rejection_reason);
       // null, not left out: applied elsewhere, a record without them is not stamped with the actor
       entry.addedBy = r.added_by === null ? null : person(r.added_by);
       entry.lastModifiedBy = r.last_modified_by === null ? null : person(r.last_modified_by);
@@ -275,7 +257,33 @@ export const evidenceKind: ProgramKind<ProgramEvidence> = {
     const merged = mergeEntry(
       entry,
       current,
-      { status: 'not_uploaded', isRelevant: true, gapStatus: 'no_gaps', nextReviewDate: null, lastModifiedBy: null, ...createdStamps(ctx) },
+      {
+        status: 'not_uploaded',
+        department: null,
+        isRelevant: true,
+        notRelevantReason: null,
+        nextReviewDate: null,
+        gapStatus: 'no_gaps',
+        gaps: [],
+        recurrence: null,
+        effortEstimate: null,
+        source: null,
+        evidenceCollectionMethod: null,
+        requirementText: null,
+        revisionRequestedBy: null,
+        revisionRequestedOn: null,
+        rejectionReason: null,
+        assignees: [],
+        approvers: [],
+        entities: [],
+        controls: [],
+        requirements: [],
+        tests: [],
+        tickets: [],
+        attachments: [],
+        lastModifiedBy: null,
+        ...createdStamps(ctx),
+      },
       FIELDS,
     );
     for (const f of ['entities', 'controls', 'requirements', 'tests'] as const) merged[f] = sorted(merged[f]);

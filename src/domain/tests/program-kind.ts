@@ -11,7 +11,7 @@
 // frameworks are computed by the pipeline.
 import { isDeepStrictEqual } from 'node:util';
 import type { ProgramKind, RecordChange, Reference, WriteContext } from '../program/kind.ts';
-import { createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
+import { createdStamps, mergeEntry, sorted } from '../program/normalize.ts';
 import { derivedRecordId } from '../program/keys.ts';
 import { requirementKeys, testIdFor, testKeyOf } from '../program/reference-keys.ts';
 import { ProgramTest, type ProgramTestResource, type ProgramTestScan } from './program-schema.ts';
@@ -78,20 +78,18 @@ const ROW_FIELDS = [
   'modifiedOn',
 ] as const;
 
-const LISTS = ['applications', 'assignees', 'entities', 'controls', 'requirements', 'risks', 'tickets', 'resources', 'history'] as const;
+/** Sets a field to its value, or to null when it has none: an export writes every field. */
+const nullable = <T extends object, K extends keyof T>(target: T, key: K, value: T[K] | null | undefined) => {
+  target[key] = (value ?? null) as T[K];
+};
 
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
-
-/** Fields whose read form says `null` when they have no value (as GET does). */
-const KEEP_NULL: ReadonlySet<string> = new Set(['modifiedOn']);
 
 function reorder(e: ProgramTest): ProgramTest {
   const out: Record<string, unknown> = { key: e.key };
   for (const f of FIELDS) {
     const v = e[f];
-    // null says "no value" (it clears a field); the read form leaves such fields out
-    if (v === undefined || (v === null && !KEEP_NULL.has(f))) continue;
-    if ((LISTS as readonly string[]).includes(f) && Array.isArray(v) && v.length === 0) continue;
+    if (v === undefined) continue;
     out[f] = v;
   }
   return out as ProgramTest;
@@ -263,12 +261,12 @@ export const testsKind: ProgramKind<ProgramTest> = {
           addedOn: Number(t.added_on),
           modifiedOn: num(t.modified_on),
         };
-        setPresent(entry, 'description', t.description);
-        setPresent(entry, 'remediation', t.remediation);
-        setPresent(entry, 'notes', t.notes);
-        setPresent(entry, 'effortEstimate', t.effort_estimate as ProgramTest['effortEstimate']);
-        setPresent(entry, 'ignoreReason', t.ignore_reason);
-        setPresent(entry, 'lastScannedOn', num(t.last_scanned_on));
+        nullable(entry, 'description', t.description);
+        nullable(entry, 'remediation', t.remediation);
+        nullable(entry, 'notes', t.notes);
+        nullable(entry, 'effortEstimate', t.effort_estimate as ProgramTest['effortEstimate']);
+        nullable(entry, 'ignoreReason', t.ignore_reason);
+        nullable(entry, 'lastScannedOn', num(t.last_scanned_on));
         return { id: t.id, entry: reorder(entry) };
       })
       .sort((a, b) => compareStrings(a.entry.name, b.entry.name) || compareStrings(a.id, b.id));
@@ -280,7 +278,28 @@ export const testsKind: ProgramKind<ProgramTest> = {
     const merged = mergeEntry(
       entry,
       current,
-      { kind: 'automated', result: 'passing', integrationFailing: false, addedOn, modifiedOn },
+      {
+        kind: 'automated',
+        result: 'passing',
+        integrationFailing: false,
+        applications: [],
+        description: null,
+        remediation: null,
+        notes: null,
+        effortEstimate: null,
+        ignoreReason: null,
+        lastScannedOn: null,
+        assignees: [],
+        entities: [],
+        controls: [],
+        requirements: [],
+        risks: [],
+        tickets: [],
+        resources: [],
+        history: [],
+        addedOn,
+        modifiedOn,
+      },
       FIELDS,
     );
     for (const f of ['applications', 'entities', 'controls', 'requirements', 'risks'] as const) merged[f] = sorted(merged[f]);

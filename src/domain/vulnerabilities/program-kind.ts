@@ -62,21 +62,19 @@ const FIELDS = [
 ] as const satisfies readonly (keyof ProgramVulnerability)[];
 
 const ROW_FIELDS = FIELDS.filter((f) => !['assignees', 'customFields', 'affectedResources', 'tickets', 'risks'].includes(f));
-const LISTS = ['assignees', 'customFields', 'affectedResources', 'tickets', 'risks'] as const;
+
+/** Sets a field to its value, or to null when it has none: an export writes every field. */
+const nullable = <T extends object, K extends keyof T>(target: T, key: K, value: T[K] | null | undefined) => {
+  target[key] = (value ?? null) as T[K];
+};
 
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
-
-/** Fields whose read form says `null` when they have no value (as GET does). */
-const KEEP_NULL: ReadonlySet<string> = new Set(['addedBy', 'lastModifiedBy', 'modifiedOn']);
 
 function reorder(e: ProgramVulnerability): ProgramVulnerability {
   const out: Record<string, unknown> = { key: e.key };
   for (const f of FIELDS) {
     const v = e[f];
-    // null says "no value" (it clears a field); the read form leaves such fields out
-    if (v === undefined || (v === null && !KEEP_NULL.has(f))) continue;
-    if ((LISTS as readonly string[]).includes(f) && Array.isArray(v) && v.length === 0) continue;
-    if (f === 'cveId' && v === '') continue;
+    if (v === undefined) continue;
     out[f] = v;
   }
   return out as ProgramVulnerability;
@@ -213,14 +211,14 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
           addedOn: Number(f.added_on),
           modifiedOn: num(f.modified_on),
         };
-        setPresent(entry, 'fixAvailable', f.fix_available as ProgramVulnerability['fixAvailable']);
-        setPresent(entry, 'description', f.description);
-        setPresent(entry, 'remediation', f.remediation);
-        setPresent(entry, 'stepsToReproduce', f.steps_to_reproduce);
-        setPresent(entry, 'lastScannedOn', num(f.last_scanned_on));
-        setPresent(entry, 'cvssScore', num(f.cvss_score));
-        setPresent(entry, 'sla', num(f.sla));
-        setPresent(entry, 'reportLink', f.report_link === '' ? null : f.report_link);
+        nullable(entry, 'fixAvailable', f.fix_available as ProgramVulnerability['fixAvailable']);
+        nullable(entry, 'description', f.description);
+        nullable(entry, 'remediation', f.remediation);
+        nullable(entry, 'stepsToReproduce', f.steps_to_reproduce);
+        nullable(entry, 'lastScannedOn', num(f.last_scanned_on));
+        nullable(entry, 'cvssScore', num(f.cvss_score));
+        nullable(entry, 'sla', num(f.sla));
+        nullable(entry, 'reportLink', f.report_link === '' ? null : f.report_link);
         // null, not left out: applied elsewhere, a finding without them is not stamped with the actor
         entry.addedBy = f.added_by === null ? null : person(f.added_by);
         entry.lastModifiedBy = f.last_modified_by === null ? null : person(f.last_modified_by);
@@ -233,7 +231,26 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
     const merged = mergeEntry(
       entry,
       current,
-      { status: 'open', cveId: '', firstSeen: ctx.now, lastModifiedBy: null, ...createdStamps(ctx) },
+      {
+        status: 'open',
+        cveId: '',
+        fixAvailable: null,
+        description: null,
+        remediation: null,
+        stepsToReproduce: null,
+        firstSeen: ctx.now,
+        lastScannedOn: null,
+        cvssScore: null,
+        sla: null,
+        reportLink: null,
+        assignees: [],
+        customFields: [],
+        affectedResources: [],
+        tickets: [],
+        risks: [],
+        lastModifiedBy: null,
+        ...createdStamps(ctx),
+      },
       FIELDS,
     );
     merged.risks = sorted(merged.risks);
