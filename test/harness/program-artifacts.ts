@@ -36,6 +36,24 @@ export async function newOrg(server: TestServer, now = NOW): Promise<Org> {
   };
 }
 
+/**
+ * A's IDs → B's, through the keys the records of both organizations have (B applied A's export):
+ * a record of A with a key row maps by it; one without (the demo's) exported its ID as its key,
+ * or, for a test, the slug of its ID.
+ */
+export async function idMapByKeys(server: TestServer, a: Org, b: Org): Promise<Map<string, string>> {
+  const rows = async (org: string) =>
+    server.database.db.kysely.selectFrom('program_keys').select(['kind', 'key', 'record_id']).where('organization_id', '=', org).execute();
+  const aIds = new Map((await rows(a.id)).map((r) => [`${r.kind}:${r.key}`, r.record_id]));
+  const ids = new Map<string, string>();
+  for (const r of await rows(b.id)) {
+    if (r.kind === 'vulnerability') continue;
+    const fallback = r.kind === 'test' ? testIdFor(a.id, r.key) : r.kind === 'requirement' ? r.key.slice(r.key.indexOf('/') + 1) : r.key;
+    ids.set(aIds.get(`${r.kind}:${r.key}`) ?? fallback, r.record_id);
+  }
+  return ids;
+}
+
 /** A's IDs → B's, through the keys of A's export (B applied it). */
 export function idMap(exported: Record<string, any>, a: Org, b: Org, changes: readonly { key: string; id: string; kind: string }[]) {
   const ids = new Map<string, string>();
