@@ -21,15 +21,22 @@ export async function requirementKeys(q: Kysely<Database>, organizationId: strin
 }
 
 /** The ID an apply gives a test named `key`: `test_<key>_<organization tag>`. */
-export const testIdFor = (organizationId: string, key: string) => `test_${key}_${orgTag(organizationId)}`;
+export const testIdFor = (organizationId: string, key: string) => `test_${key}${tagSuffix(organizationId)}`;
 
 /** The key a test exports with: its stored key, else the slug of an ID of the derived form, else its ID. */
 export function testKeyOf(keys: KeyBook, id: string): string {
   const stored = keys.storedKeyOf('test', id);
   if (stored !== undefined) return stored;
   const prefix = 'test_';
-  const suffix = `_${orgTag(keys.organizationId)}`;
+  const suffix = tagSuffix(keys.organizationId);
   if (id.startsWith(prefix) && id.endsWith(suffix) && id.length > prefix.length + suffix.length)
     return id.slice(prefix.length, -suffix.length);
   return id;
+}
+
+/** `_<organization tag>`, computed once per organization (a hash: tests are many). */
+let lastTag: { organizationId: string; suffix: string } | undefined;
+function tagSuffix(organizationId: string): string {
+  if (lastTag?.organizationId !== organizationId) lastTag = { organizationId, suffix: `_${orgTag(organizationId)}` };
+  return lastTag.suffix;
 }
