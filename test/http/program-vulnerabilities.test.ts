@@ -206,6 +206,13 @@ for (const dialect of dialects) {
         '/vulnerabilities/0/assignees/0/person',
         '/vulnerabilities/0/customFields/0/field',
       ]);
+      // a dropdown takes one of its options, as PATCH checks
+      const dropdown = doc();
+      dropdown.vulnerabilities[0].customFields = [{ field: 'team', value: 'Marketing' }];
+      const valueError = await rejection(verbs.apply(dropdown));
+      assert.deepEqual(valueError.details, [
+        { field: '/vulnerabilities/0/customFields/0/value', message: "must be one of the field's options: Platform, Payments" },
+      ]);
       assert.deepEqual(await rowCounts(server, org), rows);
     });
   });

@@ -29,7 +29,7 @@ import type { Row } from '../../storage/db/bulk-insert.ts';
 import { assigneesOf, compareStrings, personStampOf, risksOf } from '../artifacts/program-shapes.ts';
 import { changedFields } from '../events/changes.ts';
 import type { NewEvent } from '../events/record.ts';
-import type { FieldIssue } from '../errors.ts';
+import { validationFailed, type FieldIssue } from '../errors.ts';
 import { setPresent } from '../set-present.ts';
 import { publicVulnerabilityId, type Severity, type VulnerabilitySource, type VulnerabilityStatus } from './shape.ts';
 import type { VulnerabilityDetail } from './schema.ts';
@@ -96,6 +96,14 @@ function notePublicId(id: string, key: string): void {
   if (publicIds.size >= 1_000_000) publicIds.clear();
   publicIds.set(id, key);
 }
+
+/**
+ * Where each finding is in the document being applied (its index in `vulnerabilities`), noted by
+ * `normalize`, so a value the organization's custom fields refuse (checked when written, once the
+ * custom fields are) is named by its JSON pointer. Only for the message: a run of another
+ * organization naming the same finding at the same moment could misplace the pointer's index.
+ */
+const documentIndex = new Map<string, number>();
 
 const resourceRowId = (findingId: string, i: number) => `${findingId}:resource:${String(i).padStart(4, '0')}`;
 const ticketRowId = (findingId: string, i: number) => `${findingId}:ticket:${String(i).padStart(4, '0')}`;
@@ -228,6 +236,8 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
   },
 
   normalize(entry, current, ctx) {
+    if (documentIndex.size >= 100_000) documentIndex.clear();
+    documentIndex.set(entry.key, ctx.index);
     const merged = mergeEntry(
       entry,
       current,
@@ -370,6 +380,7 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
     await replaceSubjectLinks(db, trx, org, 'vulnerability', { people, tickets, risks }, ticketRowId);
 
     const valuesChanged = upserts.filter((c) => changedList(c, 'customFields'));
+    await checkValues(w, valuesChanged);
     await deleteWhereIn(
       trx,
       'custom_field_values',
@@ -446,6 +457,27 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
     return { events };
   },
 };
+
+/** A dropdown's value must be one of its options (as PATCH checks); a finding's fields must be of findings. */
+async function checkValues(w: WriteContext, changes: readonly RecordChange<ProgramVulnerability>[]): Promise<void> {
+  if (changes.length === 0) return;
+  const definitions = new Map((await listCustomFieldDefinitions(w.trx, w.organizationId, 'vulnerability')).map((d) => [d.id, d]));
+  const issues: FieldIssue[] = [];
+  for (const c of changes) {
+    const index = documentIndex.get(c.key);
+    const at = index === undefined ? `/vulnerabilities (${c.key})` : `/vulnerabilities/${index}`;
+    (c.after!.customFields ?? []).forEach((v, j) => {
+      const definition = definitions.get(w.keys.idOf('customField', v.field));
+      if (!definition) issues.push({ field: `${at}/customFields/${j}/field`, message: `"${v.field}" is not a custom field of findings` });
+      else if (definition.fieldType === 'dropdown' && !definition.options.includes(v.value))
+        issues.push({
+          field: `${at}/customFields/${j}/value`,
+          message: `must be one of the field's options: ${definition.options.join(', ')}`,
+        });
+    });
+  }
+  if (issues.length > 0) throw validationFailed(issues.slice(0, 100));
+}
 
 function repeated(values: readonly string[] | undefined, at: string, message: string, issues: FieldIssue[], suffix = ''): void {
   const seen = new Set<string>();
