@@ -359,15 +359,10 @@ export const evidenceKind: ProgramKind<ProgramEvidence> = {
     if (deleted.length > 0) {
       for (const table of ['subject_people', 'subject_entities', 'tickets', 'risk_links'] as const)
         await deleteWhereIn(trx, table, org, 'subject_id', deleted, 'evidence');
-      await deleteWhereIn(trx, 'artifact_requirements', org, 'artifact_id', deleted, undefined);
+      await deleteWhereIn(trx, 'artifact_requirements', org, 'artifact_id', deleted);
       await deleteEvidenceTests(trx, org, 'evidence_id', deleted);
       await deleteLinkAttachments(trx, org, deleted);
-      await trx
-        .deleteFrom('control_artifacts')
-        .where('organization_id', '=', org)
-        .where('artifact_type', '=', 'evidence')
-        .where('artifact_id', 'in', deleted)
-        .execute();
+      await deleteWhereIn(trx, 'control_artifacts', org, 'artifact_id', deleted);
       await deleteWhereIn(trx, 'evidence', org, 'id', deleted);
     }
 
