@@ -205,5 +205,31 @@ for (const dialect of dialects) {
       );
       assert.match(pruned.details[0].message, /prune would delete it/);
     });
+
+    test('people may trade emails in one apply; an email another person keeps is refused', async () => {
+      const two = [
+        { key: 'ada', name: 'Ada Lovelace', email: 'ada@example.com' },
+        { key: 'grace', name: 'Grace Hopper', email: 'grace@example.com' },
+      ];
+      await verbs.apply({ version: 1, people: two });
+      const traded = [
+        { ...two[0], email: 'grace@example.com' },
+        { ...two[1], email: 'ada@example.com' },
+      ];
+      assert.deepEqual((await verbs.apply({ version: 1, people: traded })).counts.people, {
+        created: 0,
+        updated: 2,
+        deleted: 0,
+        unchanged: 0,
+      });
+      const emails = new Map((await verbs.export()).people!.map((p) => [p.key, p.email]));
+      assert.equal(emails.get('ada'), 'grace@example.com');
+      assert.equal(emails.get('grace'), 'ada@example.com');
+      const clash = await rejection(verbs.apply({ version: 1, people: [{ key: 'alan', name: 'Alan Turing', email: 'Ada@example.com' }] }));
+      assert.deepEqual(
+        clash.details.map((d) => d.field),
+        ['/people/0/email'],
+      );
+    });
   });
 }

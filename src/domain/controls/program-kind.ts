@@ -4,7 +4,7 @@
 // names them (as PATCH does); the statuses that flip are the pipeline's computed events.
 import type { CurrentRecord, ProgramKind, WriteContext } from '../program/kind.ts';
 import { ProgramControl } from './program-schema.ts';
-import { createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
+import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
 import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
 import {
   entitiesBySubject,
@@ -167,6 +167,8 @@ export const controlsKind: ProgramKind<ProgramControl> = {
     return reorder(merged);
   },
   stampChange: (normalized, given, ctx) => reorder(stampModified(normalized, given, ctx)),
+  // what the compliance rule reads of it
+  touchesCompliance: changesAny<ProgramControl>(['scope', 'requirements']),
 
   check(entry, pointer, issues) {
     const seen = new Set<string>();
@@ -236,8 +238,9 @@ export const controlsKind: ProgramKind<ProgramControl> = {
           (a.requirements ?? []).map((k) => keys.idOf('requirement', k)),
         );
     }
-    await replaceSubjectLinks(db, trx, org, 'control', { people, entities, risks }, () => '');
-    await replaceControlRequirements(db, trx, org, requirements);
+    const fresh = new Set(created.map((c) => c.id));
+    await replaceSubjectLinks(db, trx, org, 'control', { people, entities, risks }, () => '', fresh);
+    await replaceControlRequirements(db, trx, org, requirements, fresh);
 
     if (deleted.length > 0) {
       await deleteWhereIn(trx, 'control_requirements', org, 'control_id', deleted);

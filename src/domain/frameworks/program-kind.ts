@@ -4,7 +4,7 @@
 // to match (a requirement deleted takes its mappings with it), in the document's order.
 import type { CurrentRecord, ProgramKind, RecordChange, WriteContext } from '../program/kind.ts';
 import { ProgramFramework } from './program-schema.ts';
-import { createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
+import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
 import { requirementRef } from '../program/keys.ts';
 import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
 import { entitiesBySubject, replaceSubjectLinks } from '../../storage/db/repositories/program-links.ts';
@@ -97,6 +97,8 @@ export const frameworksKind: ProgramKind<ProgramFramework> = {
     return reorder(merged);
   },
   stampChange: (normalized, given, ctx) => reorder(stampModified(normalized, given, ctx)),
+  // what the compliance rule reads of it
+  touchesCompliance: changesAny<ProgramFramework>(['requirements']),
 
   check(entry, pointer, issues) {
     const seen = new Map<string, number>();
@@ -160,7 +162,7 @@ export const frameworksKind: ProgramKind<ProgramFramework> = {
           c.id,
           c.after!.entities!.map((k) => keys.idOf('entity', k)),
         );
-    await replaceSubjectLinks(db, trx, org, 'framework', { entities }, () => '');
+    await replaceSubjectLinks(db, trx, org, 'framework', { entities }, () => '', new Set(created.map((c) => c.id)));
 
     // Deleted frameworks take their requirements, and requirements take their mappings.
     const deletedIds = deleted.map((c) => c.id);

@@ -66,6 +66,9 @@ export const peopleKind: ProgramKind<ProgramPerson> = {
         .filter((c) => c.action === 'create')
         .map((c) => ({ id: c.id, organization_id: org, name: c.after!.name, email: c.after!.email })),
     );
+    // Emails are unique: people trading emails in one apply first let go of theirs.
+    const moving = changes.filter((c) => c.action === 'update' && c.before!.email !== c.after!.email);
+    for (const c of moving) await updateRow(trx, 'people', org, c.id, { email: `${c.id}@moving.invalid` });
     for (const c of changes)
       if (c.action === 'update') await updateRow(trx, 'people', org, c.id, { name: c.after!.name, email: c.after!.email });
     const deleted = changes.filter((c) => c.action === 'delete').map((c) => c.id);

@@ -4,7 +4,7 @@
 // `policy.status_changed`; other fields `policy.updated` (GET-named), as the lifecycle moves do.
 import type { CurrentRecord, ProgramKind, WriteContext } from '../program/kind.ts';
 import { ProgramPolicy, type ProgramFileEntry } from './program-schema.ts';
-import { createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
+import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
 import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
 import {
   controlsByArtifact,
@@ -313,6 +313,8 @@ export const policiesKind: ProgramKind<ProgramPolicy> = {
     return reorder(merged);
   },
   stampChange: (normalized, given, ctx) => reorder(stampModified(normalized, given, ctx)),
+  // what the compliance rule reads of it
+  touchesCompliance: changesAny<ProgramPolicy>(['status', 'isRelevant', 'controls', 'requirements']),
 
   check(entry, pointer, issues) {
     const seen = new Set<string>();
@@ -441,8 +443,17 @@ export const policiesKind: ProgramKind<ProgramPolicy> = {
       }
     }
     // Tickets' row IDs follow the place, so GET's ties keep the document's order.
-    await replaceSubjectLinks(db, trx, org, 'policy', { people, entities, risks, tickets }, (subject, i) => childId(subject, 't', i));
-    await replaceArtifactMappings(db, trx, org, 'policy', { requirements, controls });
+    const fresh = new Set(created.map((c) => c.id));
+    await replaceSubjectLinks(
+      db,
+      trx,
+      org,
+      'policy',
+      { people, entities, risks, tickets },
+      (subject, i) => childId(subject, 't', i),
+      fresh,
+    );
+    await replaceArtifactMappings(db, trx, org, 'policy', { requirements, controls }, fresh);
     await deleteWhereIn(trx, 'policy_documents', org, 'policy_id', replacedDocs);
     await deleteWhereIn(trx, 'policy_versions', org, 'policy_id', replacedVersions);
     await insertRows(db, trx, 'policy_documents', docRows);

@@ -2,7 +2,7 @@
 // moves. A bulk apply computes the compliance rule (src/domain/compliance/rules.ts) over the
 // organization's controls and frameworks once before its writes and once after, inside its
 // transaction, instead of once per changed record (events/compliance-changes.ts does that for a
-// single artifact's change).
+// single artifact's change), with one statement per table for the whole organization.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 import {
@@ -19,13 +19,7 @@ import {
   type ControlStatus,
 } from '../compliance/rules.ts';
 import type { FrameworkProgress } from '../frameworks/schema.ts';
-import {
-  loadArtifactColumns,
-  loadControlFrameworkPairs,
-  loadControlsArtifacts,
-  loadFrameworkArtifactPairs,
-} from '../../storage/db/repositories/compliance-scope.ts';
-import { listControlAndFrameworkIds } from '../../storage/db/repositories/program-reads.ts';
+import { loadComplianceGraph } from '../../storage/db/repositories/program-reads.ts';
 
 export interface ComplianceState {
   controls: Map<string, ControlStatus>;
@@ -34,41 +28,28 @@ export interface ComplianceState {
 
 /** Every control's status (as GET /v1/controls/{controlId} computes it) and every framework's progress. */
 export async function complianceState(trx: Kysely<Database>, organizationId: string): Promise<ComplianceState> {
-  const org = organizationId;
-  const { controlIds, frameworkIds } = await listControlAndFrameworkIds(trx, org);
+  const g = await loadComplianceGraph(trx, organizationId);
   const nodes = new Map<string, ControlNode>();
-  for (const id of controlIds) nodes.set(id, { id, scope: 'in_scope', frameworkIds: new Set(), artifactKeys: [] });
-  for (const pair of await loadControlFrameworkPairs(trx, org, [], frameworkIds))
-    nodes.get(pair.controlId)?.frameworkIds.add(pair.frameworkId);
-  const { artifacts, outOfScope } = await loadControlsArtifacts(trx, org, controlIds);
-  const ids = { policy: new Set<string>(), evidence: new Set<string>(), test: new Set<string>() };
-  for (const link of artifacts) {
-    nodes.get(link.controlId)?.artifactKeys.push(artifactKey(link.type, link.id));
-    ids[link.type].add(link.id);
-  }
-  for (const id of outOfScope) {
-    const node = nodes.get(id);
-    if (node) node.scope = 'out_of_scope';
-  }
+  for (const c of g.controls) nodes.set(c.id, { id: c.id, scope: c.scope, frameworkIds: new Set(), artifactKeys: [] });
+  for (const pair of g.controlFrameworks) nodes.get(pair.controlId)?.frameworkIds.add(pair.frameworkId);
+  for (const link of g.links) nodes.get(link.controlId)?.artifactKeys.push(artifactKey(link.type, link.id));
   const artifactFrameworks = new Map<ArtifactKey, Set<string>>();
-  for (const pair of await loadFrameworkArtifactPairs(trx, org, frameworkIds)) {
+  for (const pair of g.artifactFrameworks) {
     const key = artifactKey(pair.type, pair.id);
     let set = artifactFrameworks.get(key);
     if (!set) artifactFrameworks.set(key, (set = new Set()));
     set.add(pair.frameworkId);
-    ids[pair.type].add(pair.id);
   }
-  const columns = await loadArtifactColumns(trx, org, { policy: [...ids.policy], evidence: [...ids.evidence], test: [...ids.test] });
   const states = new Map<ArtifactKey, ArtifactState>();
-  for (const p of columns.policies) states.set(artifactKey('policy', p.id), policyState(p.isRelevant, p.status));
-  for (const e of columns.evidence) states.set(artifactKey('evidence', e.id), evidenceState(e.isRelevant, e.status));
-  for (const t of columns.tests) states.set(artifactKey('test', t.id), testState(testStatus(t.result, t.integrationFailing)));
+  for (const p of g.policies) states.set(artifactKey('policy', p.id), policyState(p.isRelevant, p.status));
+  for (const e of g.evidence) states.set(artifactKey('evidence', e.id), evidenceState(e.isRelevant, e.status));
+  for (const t of g.tests) states.set(artifactKey('test', t.id), testState(testStatus(t.result, t.integrationFailing)));
 
   const controls = new Map<string, ControlStatus>();
   const noFrameworks = new Map<ArtifactKey, Set<string>>();
   for (const node of nodes.values())
     controls.set(node.id, controlCompliance(node, { artifacts: states, artifactFrameworks: noFrameworks }).status);
-  const frameworks = frameworksProgress(frameworkIds, nodes.values(), { artifacts: states, artifactFrameworks });
+  const frameworks = frameworksProgress(g.frameworkIds, nodes.values(), { artifacts: states, artifactFrameworks });
   return { controls, frameworks };
 }
 

@@ -132,6 +132,12 @@ export interface ProgramKind<E extends KeyedEntry = KeyedEntry> {
   write(ctx: WriteContext, changes: readonly RecordChange<E>[]): Promise<void>;
   /** The events of the changes (after `write`). */
   events?(ctx: WriteContext, changes: readonly RecordChange<E>[]): Promise<KindEvents> | KindEvents;
+  /**
+   * Whether a change can move the compliance rule's answers (a control's status, a framework's
+   * progress); default: any change of a compliance kind can. A plan or apply that changes none
+   * skips computing the effects.
+   */
+  touchesCompliance?(change: RecordChange<E>): boolean;
   /** Records of this kind a prune must never delete (an uploaded attachment's evidence record keeps its upload). */
   protectFromPrune?(current: CurrentRecord<E>): boolean;
 }

@@ -32,3 +32,9 @@ export function stampModified<E extends KeyedEntry & { lastModifiedBy?: string |
 
 export const sorted = (values: readonly string[] | undefined): string[] | undefined =>
   values === undefined ? undefined : [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+/** Whether a change is a creation, a deletion, or changes one of `fields` (compared as JSON). */
+export const changesAny =
+  <E extends KeyedEntry>(fields: readonly (keyof E)[]) =>
+  (change: { action: string; before?: E; after?: E }): boolean =>
+    change.action !== 'update' || fields.some((f) => JSON.stringify(change.before?.[f]) !== JSON.stringify(change.after?.[f]));

@@ -231,7 +231,9 @@ export async function runPipeline(
 
   // Write: only what changed.
   const touched = present.filter((k) => changes.has(k.name));
-  const compliance = touched.some((k) => COMPLIANCE_KINDS.has(k.name));
+  const compliance = touched.some(
+    (k) => COMPLIANCE_KINDS.has(k.name) && changes.get(k.name)!.some((c) => (k.touchesCompliance ? k.touchesCompliance(c) : true)),
+  );
   const before: ComplianceState | undefined = compliance ? await complianceState(trx, org) : undefined;
   const dataKinds = new Set<DataKind>();
   for (const kind of touched) for (const d of kind.dataKinds) dataKinds.add(d);

@@ -150,24 +150,27 @@ export async function replaceSubjectLinks(
   subjectType: SubjectType,
   links: SubjectLinks,
   ticketId: (subjectId: string, index: number) => string,
+  /** subjects created in this transaction: they have no links to delete */
+  fresh: ReadonlySet<string> = new Set(),
 ): Promise<void> {
   const org = organizationId;
+  const old = (m: Map<string, unknown>) => [...m.keys()].filter((id) => !fresh.has(id));
   if (links.entities && links.entities.size > 0) {
-    await deleteWhereIn(trx, 'subject_entities', org, 'subject_id', [...links.entities.keys()], subjectType);
+    await deleteWhereIn(trx, 'subject_entities', org, 'subject_id', old(links.entities), subjectType);
     const rows: Row<'subject_entities'>[] = [];
     for (const [subject, ids] of links.entities)
       for (const entityId of ids) rows.push({ organization_id: org, subject_type: subjectType, subject_id: subject, entity_id: entityId });
     await insertRows(db, trx, 'subject_entities', rows);
   }
   if (links.risks && links.risks.size > 0) {
-    await deleteWhereIn(trx, 'risk_links', org, 'subject_id', [...links.risks.keys()], subjectType);
+    await deleteWhereIn(trx, 'risk_links', org, 'subject_id', old(links.risks), subjectType);
     const rows: Row<'risk_links'>[] = [];
     for (const [subject, ids] of links.risks)
       for (const riskId of ids) rows.push({ organization_id: org, risk_id: riskId, subject_type: subjectType, subject_id: subject });
     await insertRows(db, trx, 'risk_links', rows);
   }
   if (links.people && links.people.size > 0) {
-    await deleteWhereIn(trx, 'subject_people', org, 'subject_id', [...links.people.keys()], subjectType);
+    await deleteWhereIn(trx, 'subject_people', org, 'subject_id', old(links.people), subjectType);
     const rows: Row<'subject_people'>[] = [];
     for (const [subject, people] of links.people) {
       const positions = { assignee: 0, approver: 0 };
@@ -185,7 +188,7 @@ export async function replaceSubjectLinks(
     await insertRows(db, trx, 'subject_people', rows);
   }
   if (links.tickets && links.tickets.size > 0) {
-    await deleteWhereIn(trx, 'tickets', org, 'subject_id', [...links.tickets.keys()], subjectType);
+    await deleteWhereIn(trx, 'tickets', org, 'subject_id', old(links.tickets), subjectType);
     const rows: Row<'tickets'>[] = [];
     for (const [subject, tickets] of links.tickets)
       tickets.forEach((t, i) => {
@@ -204,9 +207,21 @@ export async function replaceSubjectLinks(
 }
 
 /** Replaces the requirement mappings of the given controls. */
-export async function replaceControlRequirements(db: Db, trx: Q, organizationId: string, byControl: Map<string, string[]>): Promise<void> {
+export async function replaceControlRequirements(
+  db: Db,
+  trx: Q,
+  organizationId: string,
+  byControl: Map<string, string[]>,
+  fresh: ReadonlySet<string> = new Set(),
+): Promise<void> {
   if (byControl.size === 0) return;
-  await deleteWhereIn(trx, 'control_requirements', organizationId, 'control_id', [...byControl.keys()]);
+  await deleteWhereIn(
+    trx,
+    'control_requirements',
+    organizationId,
+    'control_id',
+    [...byControl.keys()].filter((id) => !fresh.has(id)),
+  );
   const rows: Row<'control_requirements'>[] = [];
   for (const [control, ids] of byControl)
     for (const requirementId of ids) rows.push({ organization_id: organizationId, control_id: control, requirement_id: requirementId });
@@ -220,10 +235,11 @@ export async function replaceArtifactMappings(
   organizationId: string,
   type: 'policy' | 'evidence' | 'test',
   mappings: { requirements?: Map<string, string[]>; controls?: Map<string, string[]> },
+  fresh: ReadonlySet<string> = new Set(),
 ): Promise<void> {
   const org = organizationId;
   if (mappings.requirements && mappings.requirements.size > 0) {
-    const ids = [...mappings.requirements.keys()];
+    const ids = [...mappings.requirements.keys()].filter((id) => !fresh.has(id));
     for (let i = 0; i < ids.length; i += 500)
       await trx
         .deleteFrom('artifact_requirements')
@@ -238,7 +254,7 @@ export async function replaceArtifactMappings(
     await insertRows(db, trx, 'artifact_requirements', rows);
   }
   if (mappings.controls && mappings.controls.size > 0) {
-    const ids = [...mappings.controls.keys()];
+    const ids = [...mappings.controls.keys()].filter((id) => !fresh.has(id));
     for (let i = 0; i < ids.length; i += 500)
       await trx
         .deleteFrom('control_artifacts')

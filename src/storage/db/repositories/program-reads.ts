@@ -68,3 +68,40 @@ export async function loadNamedRecords(
     controls: new Map(controls.map((c) => [c.id, { code: c.code, name: c.name }])),
   };
 }
+
+/** The columns the compliance rule reads, for the whole organization at once: one statement per table, no lists of IDs. */
+export async function loadComplianceGraph(db: Q, organizationId: string) {
+  const org = organizationId;
+  const [controls, controlFrameworks, links, artifactFrameworks, policies, evidence, tests] = await Promise.all([
+    db.selectFrom('controls').select(['id', 'scope']).where('organization_id', '=', org).execute(),
+    db
+      .selectFrom('control_requirements as cr')
+      .innerJoin('requirements as r', 'r.id', 'cr.requirement_id')
+      .select(['cr.control_id', 'r.framework_id'])
+      .distinct()
+      .where('cr.organization_id', '=', org)
+      .execute(),
+    db.selectFrom('control_artifacts').select(['control_id', 'artifact_type', 'artifact_id']).where('organization_id', '=', org).execute(),
+    db
+      .selectFrom('artifact_requirements as ar')
+      .innerJoin('requirements as r', 'r.id', 'ar.requirement_id')
+      .select(['r.framework_id', 'ar.artifact_type', 'ar.artifact_id'])
+      .distinct()
+      .where('ar.organization_id', '=', org)
+      .execute(),
+    db.selectFrom('policies').select(['id', 'is_relevant', 'status']).where('organization_id', '=', org).execute(),
+    db.selectFrom('evidence').select(['id', 'is_relevant', 'status']).where('organization_id', '=', org).execute(),
+    db.selectFrom('tests').select(['id', 'result', 'integration_failing']).where('organization_id', '=', org).execute(),
+  ]);
+  const frameworks = await db.selectFrom('frameworks').select('id').where('organization_id', '=', org).execute();
+  return {
+    controls: controls.map((c) => ({ id: c.id, scope: c.scope })),
+    frameworkIds: frameworks.map((f) => f.id),
+    controlFrameworks: controlFrameworks.map((r) => ({ controlId: r.control_id, frameworkId: r.framework_id })),
+    links: links.map((l) => ({ controlId: l.control_id, type: l.artifact_type, id: l.artifact_id })),
+    artifactFrameworks: artifactFrameworks.map((r) => ({ frameworkId: r.framework_id, type: r.artifact_type, id: r.artifact_id })),
+    policies: policies.map((p) => ({ id: p.id, isRelevant: Boolean(p.is_relevant), status: p.status })),
+    evidence: evidence.map((e) => ({ id: e.id, isRelevant: Boolean(e.is_relevant), status: e.status })),
+    tests: tests.map((t) => ({ id: t.id, result: t.result, integrationFailing: Boolean(t.integration_failing) })),
+  };
+}
