@@ -12,7 +12,7 @@
 // `isCurrentPeriod` aside) for anything else. Created and deleted records have no event type of
 // their own; their effects on controls and frameworks are computed by the pipeline.
 import type { CurrentRecord, NormalizeContext, ProgramKind, RecordChange, Reference, WriteContext } from '../program/kind.ts';
-import { createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
+import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
 import { ProgramEvidence, type ProgramEvidenceLink } from './program-schema.ts';
 import { attachmentPeriod, type EVIDENCE_STATUSES } from '../vocabulary.ts';
 import { deleteWhereIn, insertRows, updateRow } from '../../storage/db/repositories/program-writes.ts';
@@ -349,6 +349,7 @@ export const evidenceKind: ProgramKind<ProgramEvidence> = {
   },
 
   protectFromPrune: (record) => (record as EvidenceRecord).hostedFiles > 0,
+  touchesCompliance: changesAny<ProgramEvidence>(['status', 'isRelevant', 'controls', 'requirements']),
 
   async write(w, changes) {
     const { db, trx, organizationId: org, keys } = w;
@@ -442,8 +443,9 @@ export const evidenceKind: ProgramKind<ProgramEvidence> = {
         });
       }
     }
-    await replaceSubjectLinks(db, trx, org, 'evidence', { people, entities, tickets }, ticketRowId);
-    await replaceArtifactMappings(db, trx, org, 'evidence', { requirements, controls });
+    const fresh = new Set(created.map((c) => c.id));
+    await replaceSubjectLinks(db, trx, org, 'evidence', { people, entities, tickets }, ticketRowId, fresh);
+    await replaceArtifactMappings(db, trx, org, 'evidence', { requirements, controls }, fresh);
     await deleteEvidenceTests(trx, org, 'evidence_id', testsReplaced);
     await insertEvidenceTests(db, trx, org, tests);
     await deleteLinkAttachments(trx, org, linksReplaced);

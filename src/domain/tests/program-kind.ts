@@ -11,7 +11,7 @@
 // frameworks are computed by the pipeline.
 import { isDeepStrictEqual } from 'node:util';
 import type { ProgramKind, RecordChange, Reference, WriteContext } from '../program/kind.ts';
-import { createdStamps, mergeEntry, sorted } from '../program/normalize.ts';
+import { changesAny, createdStamps, mergeEntry, sorted } from '../program/normalize.ts';
 import { derivedRecordId } from '../program/keys.ts';
 import { requirementKeys, testIdFor, testKeyOf } from '../program/reference-keys.ts';
 import { ProgramTest, type ProgramTestResource, type ProgramTestScan } from './program-schema.ts';
@@ -183,6 +183,7 @@ export const testsKind: ProgramKind<ProgramTest> = {
   dataKinds: ['tests', 'controls', 'evidence'],
   schema: ProgramTest,
   deriveId: testIdFor,
+  touchesCompliance: changesAny<ProgramTest>(['result', 'integrationFailing', 'kind', 'controls', 'requirements']),
 
   async read({ q, organizationId: org, keys }) {
     const [
@@ -462,8 +463,9 @@ export const testsKind: ProgramKind<ProgramTest> = {
           (e.controls ?? []).map((k) => keys.idOf('control', k)),
         );
     }
-    await replaceSubjectLinks(db, trx, org, 'test', { people, entities, tickets, risks }, ticketRowId);
-    await replaceArtifactMappings(db, trx, org, 'test', { requirements, controls });
+    const fresh = new Set(created.map((c) => c.id));
+    await replaceSubjectLinks(db, trx, org, 'test', { people, entities, tickets, risks }, ticketRowId, fresh);
+    await replaceArtifactMappings(db, trx, org, 'test', { requirements, controls }, fresh);
 
     // Flagged resources and their links, whole per test.
     const resourceRows: Row<'test_resources'>[] = [];

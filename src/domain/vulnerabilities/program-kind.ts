@@ -377,7 +377,7 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
           (e.risks ?? []).map((k) => keys.idOf('risk', k)),
         );
     }
-    await replaceSubjectLinks(db, trx, org, 'vulnerability', { people, tickets, risks }, ticketRowId);
+    await replaceSubjectLinks(db, trx, org, 'vulnerability', { people, tickets, risks }, ticketRowId, new Set(created.map((c) => c.id)));
 
     const valuesChanged = upserts.filter((c) => changedList(c, 'customFields'));
     await checkValues(w, valuesChanged);
