@@ -92,6 +92,9 @@ const nullable = <T extends object, K extends keyof T>(target: T, key: K, value:
   target[key] = (value ?? null) as T[K];
 };
 
+/** Who and when: they change with every change, so on their own they are no update. */
+const STAMPS: ReadonlySet<string> = new Set(['addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn']);
+
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
 /** A link's row ID: the record and the link's place, so links of one date read back in the document's order. */
@@ -469,7 +472,8 @@ export const evidenceKind: ProgramKind<ProgramEvidence> = {
           data: { before: b as EvidenceStatus, after: a as EvidenceStatus },
         });
       const fieldChanges = changedFields(before, after);
-      if (Object.keys(fieldChanges).length > 0)
+      // as the moves do: an update event only when a field besides the stamps changed
+      if (Object.keys(fieldChanges).some((f) => !STAMPS.has(f)))
         events.push({ type: 'evidence.updated', resourceId: c.id, occurredAt: w.now, data: { changes: fieldChanges } });
     }
     return { events };

@@ -83,6 +83,9 @@ const nullable = <T extends object, K extends keyof T>(target: T, key: K, value:
   target[key] = (value ?? null) as T[K];
 };
 
+/** Who and when: they change with every change, so on their own they are no update. */
+const STAMPS: ReadonlySet<string> = new Set(['addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn']);
+
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
 function reorder(e: ProgramTest): ProgramTest {
@@ -550,7 +553,8 @@ export const testsKind: ProgramKind<ProgramTest> = {
           data: { before: b as TestStatus, after: a as TestStatus },
         });
       const fieldChanges = changedFields(before, after);
-      if (Object.keys(fieldChanges).length > 0)
+      // as the moves do: an update event only when a field besides the stamps changed
+      if (Object.keys(fieldChanges).some((f) => !STAMPS.has(f)))
         events.push({ type: 'test.updated', resourceId: c.id, occurredAt: w.now, data: { changes: fieldChanges } });
     }
     return { events };
