@@ -177,6 +177,19 @@ for (const dialect of dialects) {
       assert.equal(res.body.data.status, 'needs_attention');
     });
 
+    test('a status change alone records evidence.status_changed and no evidence.updated, as a move does', async () => {
+      const moved = doc();
+      moved.evidence[0].status = 'draft';
+      moved.evidence[0].tickets = [];
+      const seen = (await storedEvents(server.database, org)).length;
+      await verbs.apply(moved);
+      const events = (await storedEvents(server.database, org)).slice(seen).filter((e) => e.type.startsWith('evidence.'));
+      assert.deepEqual(
+        events.map((e) => [e.type, e.data]),
+        [['evidence.status_changed', { before: 'needs_attention', after: 'draft' }]],
+      );
+    });
+
     test('hosted files are never exported, changed or removed; prune keeps their record', async () => {
       // a file the service hosts, recorded as an upload records it
       await server.database.db.kysely
