@@ -2,7 +2,8 @@
 // against the demo loader writing the same organization, side by side in one run, on SQLite and
 // (when BENCH_DATABASE_URL or TEST_DATABASE_URL is set) PostgreSQL.
 //
-//   node bench/program-apply.ts [--scale 20] [--plans 5]
+//   node --expose-gc bench/program-apply.ts [--scale 20] [--plans 5]
+//   (--expose-gc: a full collection before each timed phase, so none pays for the garbage of the one before)
 //
 // Per engine: the demo loader fills organization A (baseline: rows per second, every table it
 // writes); A is exported (rows per second of the program's rows, peak memory); the export is
@@ -146,6 +147,7 @@ async function run(engine: 'sqlite' | 'postgres') {
         .executeTakeFirstOrThrow()
         .then((r) => Number(r.n)));
     log(`${engine}: apply again…`);
+    global.gc?.();
     const again = await measured(() => applyProgram({ ctx, input: { organizationId: b.id, document } }));
     if (again.value.changed) throw new Error('the second apply changed something');
     const controls = (document as { controls?: Array<{ name: string }> }).controls ?? [];
@@ -154,6 +156,7 @@ async function run(engine: 'sqlite' | 'postgres') {
       const original = controls[0].name;
       for (let i = 0; i < plans; i++) {
         controls[0].name = `${original} (renamed ${i})`;
+        global.gc?.();
         const t0 = performance.now();
         const plan = await planProgram({ ctx, input: { organizationId: b.id, document } });
         planTimes.push(performance.now() - t0);

@@ -43,6 +43,9 @@ const COMPLIANCE_KINDS: ReadonlySet<ProgramKindName> = new Set(['frameworks', 'c
 type Entries = Record<string, KeyedEntry[] | undefined>;
 const entriesIn = (doc: ProgramDocument) => doc as unknown as Entries;
 
+/** Whether two entries are equal: JSON text first (entries are plain data, most compare equal), the deep comparison otherwise. */
+const sameEntry = (a: KeyedEntry, b: KeyedEntry) => JSON.stringify(a) === JSON.stringify(b) || isDeepStrictEqual(a, b);
+
 /** Schema, then the rules a schema cannot say: unique keys per kind, each kind's own checks. Throws validation_failed. */
 export function checkDocument(document: unknown): ProgramDocument {
   assertDocumentShape(document);
@@ -200,7 +203,7 @@ export async function runPipeline(
         kindChanges.push({ action: 'create', key: entry.key, id, after: normalized });
         planned.push({ kind: kind.name, key: entry.key, id: kind.publicId?.(id) ?? id, action: 'create' });
         count.created += 1;
-      } else if (isDeepStrictEqual(normalized, was.entry)) {
+      } else if (sameEntry(normalized, was.entry)) {
         count.unchanged += 1;
       } else {
         const after = kind.stampChange ? kind.stampChange(normalized, entry, nctx) : normalized;

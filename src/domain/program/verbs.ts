@@ -72,12 +72,23 @@ export async function* exportProgramKinds({
   input: { organizationId: string };
 }): AsyncGenerator<[ProgramKindName, KeyedEntry[]]> {
   const org = input.organizationId;
-  const q = ctx.db.kysely;
-  if (!(await findOrganization(q, org))) throw notFound('Organization');
-  const book = keyBookFor(org, await loadProgramKeys(q, org));
-  for (const kind of PROGRAM_KINDS) {
-    const current = await readKinds(q, org, book, [kind]);
-    yield [kind.name, [...current.get(kind.name)!.values()].map((r) => r.entry)];
+  // PostgreSQL: one read-only snapshot (REPEATABLE READ), so a write committed meanwhile is either
+  // wholly in the export or not at all. SQLite reads without a transaction: its transactions take
+  // the write lock (BEGIN IMMEDIATE), and it shares one connection with the caller's other reads.
+  const trx =
+    ctx.db.dialect === 'postgres'
+      ? await ctx.db.kysely.startTransaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute()
+      : undefined;
+  try {
+    const q = trx ?? ctx.db.kysely;
+    if (!(await findOrganization(q, org))) throw notFound('Organization');
+    const book = keyBookFor(org, await loadProgramKeys(q, org));
+    for (const kind of PROGRAM_KINDS) {
+      const current = await readKinds(q, org, book, [kind]);
+      yield [kind.name, [...current.get(kind.name)!.values()].map((r) => r.entry)];
+    }
+  } finally {
+    await trx?.rollback().execute();
   }
 }
 
