@@ -6968,20 +6968,283 @@ export interface operations {
                   modifiedOn?: number | null;
                 })[];
               /** @description Evidence records, each named by its unique key. */
-              evidence?: {
+              evidence?: ({
                   /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
                   key: string;
-                }[];
+                  /** @description 1-255 characters, not blank. */
+                  name: string;
+                  /**
+                   * @description Default not_uploaded.
+                   * @enum {unknown}
+                   */
+                  status?: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+                  /** @description Free text, for example Engineering, Security, IT. null: none. */
+                  department?: string | null;
+                  /** @description Default true. */
+                  isRelevant?: boolean;
+                  /** @description Up to 2000 characters. null: none. */
+                  notRelevantReason?: string | null;
+                  /** @description Unix epoch milliseconds, or null. */
+                  nextReviewDate?: number | null;
+                  /**
+                   * @description Default no_gaps.
+                   * @enum {unknown}
+                   */
+                  gapStatus?: "no_gaps" | "gaps_detected";
+                  /** @description The `gaps` expansion; in order. */
+                  gaps?: string[];
+                  /** @description null: none. */
+                  recurrence?: ("monthly" | "quarterly" | "semi_annually" | "yearly" | "one_time") | null;
+                  /** @description null: none. */
+                  effortEstimate?: ("low" | "medium" | "high") | null;
+                  /** @description null: none. */
+                  source?: ("template" | "custom" | "auditor_request") | null;
+                  /** @description null: none. */
+                  evidenceCollectionMethod?: ("manual" | "automated" | "semi_automated") | null;
+                  /** @description The API’s evidenceRequirementText. null: none. */
+                  requirementText?: string | null;
+                  /** @description The key of the person who asked for a revision. null: none. */
+                  revisionRequestedBy?: string | null;
+                  /** @description Unix epoch milliseconds. null: none. */
+                  revisionRequestedOn?: number | null;
+                  /** @description Up to 2000 characters. null: none. */
+                  rejectionReason?: string | null;
+                  /** @description In order; each person once; at most 1000. */
+                  assignees?: {
+                      /** @description The key of a person. */
+                      person: string;
+                      /** @description Default false. */
+                      isPrimary?: boolean;
+                    }[];
+                  /** @description Keys of the approvers (people), in order; at most 1000. */
+                  approvers?: string[];
+                  /** @description Keys of entities; at most 1000. */
+                  entities?: string[];
+                  /** @description Keys of the controls it is linked to; at most 1000. */
+                  controls?: string[];
+                  /** @description Requirements, each `<frameworkKey>/<requirementKey>`. */
+                  requirements?: string[];
+                  /** @description Keys of the tests that collect it (the mappedTests expansion); at most 1000. */
+                  tests?: string[];
+                  /** @description At most 1000. */
+                  tickets?: {
+                      /** @description The ticket's ID in its tracker (for example `SEC-123`). */
+                      ticketId: string;
+                      /** @description The tracker (for example `jira`). */
+                      source: string;
+                      /** @description An http:// or https:// URL. */
+                      url: string;
+                    }[];
+                  /** @description External links only; files the service hosts are kept as they are and never listed. */
+                  attachments?: ({
+                      /** @description 1-255 characters, not blank. */
+                      displayName: string;
+                      /** @description The external link. */
+                      url: string;
+                      /** @description Default `link`. */
+                      type?: string;
+                      /** @description Up to 2000 characters. null: none. */
+                      note?: string | null;
+                      /** @description The date the evidence is from. */
+                      evidenceDate: number;
+                      /** @description Default: the start of the period the evidence’s recurrence gives evidenceDate. */
+                      periodStart?: number | null;
+                      /** @description Default: the end of that period. */
+                      periodEnd?: number | null;
+                      /** @description The key of the person who added it. null: none. */
+                      addedBy?: string | null;
+                      /** @description Default: when it is first applied. */
+                      addedOn?: number;
+                      /** @description The key of the person who last updated it. null: none. */
+                      updatedBy?: string | null;
+                      /** @description Unix epoch milliseconds. null: none. */
+                      updatedOn?: number | null;
+                    })[];
+                  /** @description The key of the person who added it. null: none. */
+                  addedBy?: string | null;
+                  /** @description Default: when it is first applied. */
+                  addedOn?: number;
+                  /** @description The key of the person who last changed it. null: none. */
+                  lastModifiedBy?: string | null;
+                  /** @description Default: when a change is applied. */
+                  modifiedOn?: number | null;
+                })[];
               /** @description Tests, each named by its unique key. */
-              tests?: {
-                  /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              tests?: ({
+                  /** @description A slug (`aws_root_mfa`): lower-case letters, digits, `_` and `-`, starting with a letter or digit. The test’s ID is `test_<key>_<organization tag>`. */
                   key: string;
-                }[];
+                  /** @description 1-255 characters, not blank. */
+                  name: string;
+                  /**
+                   * @description Default automated.
+                   * @enum {unknown}
+                   */
+                  kind?: "automated" | "cloud";
+                  /**
+                   * @description The stored result (default passing). GET shows `affected` for a passing test whose integration is failing.
+                   * @enum {unknown}
+                   */
+                  result?: "ignored" | "fix_required" | "passing";
+                  /** @description Default false. */
+                  integrationFailing?: boolean;
+                  /** @description Application names. */
+                  applications?: string[];
+                  /** @description Up to 20000 characters. null: none. */
+                  description?: string | null;
+                  /** @description Up to 20000 characters. null: none. */
+                  remediation?: string | null;
+                  /** @description Up to 2000 characters. null: none. */
+                  notes?: string | null;
+                  /** @description null: none. */
+                  effortEstimate?: ("low" | "medium" | "high") | null;
+                  /** @description Up to 2000 characters. null: none. */
+                  ignoreReason?: string | null;
+                  /** @description Unix epoch milliseconds. null: none. */
+                  lastScannedOn?: number | null;
+                  /** @description In order; each person once; at most 1000. */
+                  assignees?: {
+                      /** @description The key of a person. */
+                      person: string;
+                      /** @description Default false. */
+                      isPrimary?: boolean;
+                    }[];
+                  /** @description Keys of entities (the test’s products); at most 1000. */
+                  entities?: string[];
+                  /** @description Keys of the controls it is linked to; at most 1000. */
+                  controls?: string[];
+                  /** @description Requirements, each `<frameworkKey>/<requirementKey>`. */
+                  requirements?: string[];
+                  /** @description Keys of risks; at most 1000. */
+                  risks?: string[];
+                  /** @description At most 1000. */
+                  tickets?: {
+                      /** @description The ticket's ID in its tracker (for example `SEC-123`). */
+                      ticketId: string;
+                      /** @description The tracker (for example `jira`). */
+                      source: string;
+                      /** @description An http:// or https:// URL. */
+                      url: string;
+                    }[];
+                  /** @description Flagged resources; at most 10000. */
+                  resources?: ({
+                      /** @description The resource’s ID in its system (an ARN, a URL…). */
+                      resourceId: string;
+                      /** @description 1-255 characters, not blank. */
+                      name: string;
+                      /** @enum {unknown} */
+                      status: "ignored" | "fix_required" | "passing";
+                      /** @description Unix epoch milliseconds. */
+                      lastScannedAt?: number;
+                      /** @description Unix epoch milliseconds. */
+                      firstDetected?: number;
+                      /** @description Keys of people (the resource’s assignees), in order; at most 1000. */
+                      assignees?: string[];
+                      /** @description In order; at most 50. */
+                      tags?: string[];
+                      region?: string;
+                      service?: string;
+                      accountID?: string;
+                      environment?: string;
+                      /** @description Keys of entities; at most 1000. */
+                      entities?: string[];
+                      link?: string;
+                      /** @description Up to 2000 characters. */
+                      description?: string;
+                    })[];
+                  /** @description The testHistory expansion, oldest first; at most 10000. */
+                  history?: ({
+                      /** @description Unix epoch milliseconds. */
+                      scannedOn: number;
+                      /** @enum {unknown} */
+                      status: "ignored" | "fix_required" | "passing" | "affected";
+                    })[];
+                  /** @description Default: when it is first applied. */
+                  addedOn?: number;
+                  /** @description Default: when a change is applied. */
+                  modifiedOn?: number | null;
+                })[];
               /** @description Third-party findings, each named by its unique key. */
-              vulnerabilities?: {
-                  /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+              vulnerabilities?: ({
+                  /** @description The finding’s ID as the API shows it: its source (aws, github, snyk, sonarcloud, qualys, defender, sentinelOne, aikido, tenable, import, api), `%23`, then the finding key (`snyk%23CVE-2024-12345`). */
                   key: string;
-                }[];
+                  /** @description 1-255 characters, not blank. */
+                  title: string;
+                  /**
+                   * @description Default open.
+                   * @enum {unknown}
+                   */
+                  status?: "open" | "closed" | "acknowledged" | "ignored" | "risk";
+                  /** @enum {unknown} */
+                  severity: "critical" | "high" | "medium" | "low";
+                  /** @description A CVE ID, or "" (the default) for none. */
+                  cveId?: string;
+                  /** @description null: none. */
+                  fixAvailable?: ("yes" | "no") | null;
+                  /** @description Up to 750 characters. null: none. */
+                  description?: string | null;
+                  /** @description Up to 750 characters. null: none. */
+                  remediation?: string | null;
+                  /** @description Up to 750 characters. null: none. */
+                  stepsToReproduce?: string | null;
+                  /** @description Default: when it is first applied. */
+                  firstSeen?: number;
+                  /** @description Unix epoch milliseconds. null: none. */
+                  lastScannedOn?: number | null;
+                  /** @description null: none. */
+                  cvssScore?: number | null;
+                  /** @description Days allowed to fix the finding. null: none. */
+                  sla?: number | null;
+                  /** @description An http:// or https:// URL. null: none. */
+                  reportLink?: string | null;
+                  /** @description In order; each person once; at most 1000. */
+                  assignees?: {
+                      /** @description The key of a person. */
+                      person: string;
+                      /** @description Default false. */
+                      isPrimary?: boolean;
+                    }[];
+                  /** @description Values of the organization’s custom fields of findings; one per field. */
+                  customFields?: {
+                      /** @description The key of a custom field of findings. */
+                      field: string;
+                      /** @description A dropdown takes one of its options. */
+                      value: string;
+                    }[];
+                  /** @description In order; at most 100. */
+                  affectedResources?: ({
+                      /** @description 1-255 characters, not blank. */
+                      name: string;
+                      /** @description 1-255 characters, not blank. */
+                      type: string;
+                      /** @description At most 3 tags, in order. */
+                      tags?: string[];
+                      /** @description Default: the finding’s firstSeen. */
+                      firstSeen?: number;
+                      /**
+                       * @description Default open.
+                       * @enum {unknown}
+                       */
+                      status?: "open" | "closed" | "acknowledged" | "ignored" | "risk";
+                    })[];
+                  tickets?: {
+                      /** @description The ticket's ID in its tracker. */
+                      id: string;
+                      /** @description 1-255 characters, not blank. */
+                      source: string;
+                      /** @description An http:// or https:// URL. */
+                      url: string;
+                    }[];
+                  /** @description Keys of risks; at most 1000. */
+                  risks?: string[];
+                  /** @description The key of the person who added it. null: none. */
+                  addedBy?: string | null;
+                  /** @description Default: when it is first applied. */
+                  addedOn?: number;
+                  /** @description The key of the person who last changed it. null: none. */
+                  lastModifiedBy?: string | null;
+                  /** @description Default: when a change is applied. */
+                  modifiedOn?: number | null;
+                })[];
             };
             meta: {
               /** @description Equals the X-Request-Id header. */
@@ -7311,20 +7574,283 @@ export interface operations {
               modifiedOn?: number | null;
             })[];
           /** @description Evidence records, each named by its unique key. */
-          evidence?: {
+          evidence?: ({
               /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
               key: string;
-            }[];
+              /** @description 1-255 characters, not blank. */
+              name: string;
+              /**
+               * @description Default not_uploaded.
+               * @enum {unknown}
+               */
+              status?: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+              /** @description Free text, for example Engineering, Security, IT. null: none. */
+              department?: string | null;
+              /** @description Default true. */
+              isRelevant?: boolean;
+              /** @description Up to 2000 characters. null: none. */
+              notRelevantReason?: string | null;
+              /** @description Unix epoch milliseconds, or null. */
+              nextReviewDate?: number | null;
+              /**
+               * @description Default no_gaps.
+               * @enum {unknown}
+               */
+              gapStatus?: "no_gaps" | "gaps_detected";
+              /** @description The `gaps` expansion; in order. */
+              gaps?: string[];
+              /** @description null: none. */
+              recurrence?: ("monthly" | "quarterly" | "semi_annually" | "yearly" | "one_time") | null;
+              /** @description null: none. */
+              effortEstimate?: ("low" | "medium" | "high") | null;
+              /** @description null: none. */
+              source?: ("template" | "custom" | "auditor_request") | null;
+              /** @description null: none. */
+              evidenceCollectionMethod?: ("manual" | "automated" | "semi_automated") | null;
+              /** @description The API’s evidenceRequirementText. null: none. */
+              requirementText?: string | null;
+              /** @description The key of the person who asked for a revision. null: none. */
+              revisionRequestedBy?: string | null;
+              /** @description Unix epoch milliseconds. null: none. */
+              revisionRequestedOn?: number | null;
+              /** @description Up to 2000 characters. null: none. */
+              rejectionReason?: string | null;
+              /** @description In order; each person once; at most 1000. */
+              assignees?: {
+                  /** @description The key of a person. */
+                  person: string;
+                  /** @description Default false. */
+                  isPrimary?: boolean;
+                }[];
+              /** @description Keys of the approvers (people), in order; at most 1000. */
+              approvers?: string[];
+              /** @description Keys of entities; at most 1000. */
+              entities?: string[];
+              /** @description Keys of the controls it is linked to; at most 1000. */
+              controls?: string[];
+              /** @description Requirements, each `<frameworkKey>/<requirementKey>`. */
+              requirements?: string[];
+              /** @description Keys of the tests that collect it (the mappedTests expansion); at most 1000. */
+              tests?: string[];
+              /** @description At most 1000. */
+              tickets?: {
+                  /** @description The ticket's ID in its tracker (for example `SEC-123`). */
+                  ticketId: string;
+                  /** @description The tracker (for example `jira`). */
+                  source: string;
+                  /** @description An http:// or https:// URL. */
+                  url: string;
+                }[];
+              /** @description External links only; files the service hosts are kept as they are and never listed. */
+              attachments?: ({
+                  /** @description 1-255 characters, not blank. */
+                  displayName: string;
+                  /** @description The external link. */
+                  url: string;
+                  /** @description Default `link`. */
+                  type?: string;
+                  /** @description Up to 2000 characters. null: none. */
+                  note?: string | null;
+                  /** @description The date the evidence is from. */
+                  evidenceDate: number;
+                  /** @description Default: the start of the period the evidence’s recurrence gives evidenceDate. */
+                  periodStart?: number | null;
+                  /** @description Default: the end of that period. */
+                  periodEnd?: number | null;
+                  /** @description The key of the person who added it. null: none. */
+                  addedBy?: string | null;
+                  /** @description Default: when it is first applied. */
+                  addedOn?: number;
+                  /** @description The key of the person who last updated it. null: none. */
+                  updatedBy?: string | null;
+                  /** @description Unix epoch milliseconds. null: none. */
+                  updatedOn?: number | null;
+                })[];
+              /** @description The key of the person who added it. null: none. */
+              addedBy?: string | null;
+              /** @description Default: when it is first applied. */
+              addedOn?: number;
+              /** @description The key of the person who last changed it. null: none. */
+              lastModifiedBy?: string | null;
+              /** @description Default: when a change is applied. */
+              modifiedOn?: number | null;
+            })[];
           /** @description Tests, each named by its unique key. */
-          tests?: {
-              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+          tests?: ({
+              /** @description A slug (`aws_root_mfa`): lower-case letters, digits, `_` and `-`, starting with a letter or digit. The test’s ID is `test_<key>_<organization tag>`. */
               key: string;
-            }[];
+              /** @description 1-255 characters, not blank. */
+              name: string;
+              /**
+               * @description Default automated.
+               * @enum {unknown}
+               */
+              kind?: "automated" | "cloud";
+              /**
+               * @description The stored result (default passing). GET shows `affected` for a passing test whose integration is failing.
+               * @enum {unknown}
+               */
+              result?: "ignored" | "fix_required" | "passing";
+              /** @description Default false. */
+              integrationFailing?: boolean;
+              /** @description Application names. */
+              applications?: string[];
+              /** @description Up to 20000 characters. null: none. */
+              description?: string | null;
+              /** @description Up to 20000 characters. null: none. */
+              remediation?: string | null;
+              /** @description Up to 2000 characters. null: none. */
+              notes?: string | null;
+              /** @description null: none. */
+              effortEstimate?: ("low" | "medium" | "high") | null;
+              /** @description Up to 2000 characters. null: none. */
+              ignoreReason?: string | null;
+              /** @description Unix epoch milliseconds. null: none. */
+              lastScannedOn?: number | null;
+              /** @description In order; each person once; at most 1000. */
+              assignees?: {
+                  /** @description The key of a person. */
+                  person: string;
+                  /** @description Default false. */
+                  isPrimary?: boolean;
+                }[];
+              /** @description Keys of entities (the test’s products); at most 1000. */
+              entities?: string[];
+              /** @description Keys of the controls it is linked to; at most 1000. */
+              controls?: string[];
+              /** @description Requirements, each `<frameworkKey>/<requirementKey>`. */
+              requirements?: string[];
+              /** @description Keys of risks; at most 1000. */
+              risks?: string[];
+              /** @description At most 1000. */
+              tickets?: {
+                  /** @description The ticket's ID in its tracker (for example `SEC-123`). */
+                  ticketId: string;
+                  /** @description The tracker (for example `jira`). */
+                  source: string;
+                  /** @description An http:// or https:// URL. */
+                  url: string;
+                }[];
+              /** @description Flagged resources; at most 10000. */
+              resources?: ({
+                  /** @description The resource’s ID in its system (an ARN, a URL…). */
+                  resourceId: string;
+                  /** @description 1-255 characters, not blank. */
+                  name: string;
+                  /** @enum {unknown} */
+                  status: "ignored" | "fix_required" | "passing";
+                  /** @description Unix epoch milliseconds. */
+                  lastScannedAt?: number;
+                  /** @description Unix epoch milliseconds. */
+                  firstDetected?: number;
+                  /** @description Keys of people (the resource’s assignees), in order; at most 1000. */
+                  assignees?: string[];
+                  /** @description In order; at most 50. */
+                  tags?: string[];
+                  region?: string;
+                  service?: string;
+                  accountID?: string;
+                  environment?: string;
+                  /** @description Keys of entities; at most 1000. */
+                  entities?: string[];
+                  link?: string;
+                  /** @description Up to 2000 characters. */
+                  description?: string;
+                })[];
+              /** @description The testHistory expansion, oldest first; at most 10000. */
+              history?: ({
+                  /** @description Unix epoch milliseconds. */
+                  scannedOn: number;
+                  /** @enum {unknown} */
+                  status: "ignored" | "fix_required" | "passing" | "affected";
+                })[];
+              /** @description Default: when it is first applied. */
+              addedOn?: number;
+              /** @description Default: when a change is applied. */
+              modifiedOn?: number | null;
+            })[];
           /** @description Third-party findings, each named by its unique key. */
-          vulnerabilities?: {
-              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+          vulnerabilities?: ({
+              /** @description The finding’s ID as the API shows it: its source (aws, github, snyk, sonarcloud, qualys, defender, sentinelOne, aikido, tenable, import, api), `%23`, then the finding key (`snyk%23CVE-2024-12345`). */
               key: string;
-            }[];
+              /** @description 1-255 characters, not blank. */
+              title: string;
+              /**
+               * @description Default open.
+               * @enum {unknown}
+               */
+              status?: "open" | "closed" | "acknowledged" | "ignored" | "risk";
+              /** @enum {unknown} */
+              severity: "critical" | "high" | "medium" | "low";
+              /** @description A CVE ID, or "" (the default) for none. */
+              cveId?: string;
+              /** @description null: none. */
+              fixAvailable?: ("yes" | "no") | null;
+              /** @description Up to 750 characters. null: none. */
+              description?: string | null;
+              /** @description Up to 750 characters. null: none. */
+              remediation?: string | null;
+              /** @description Up to 750 characters. null: none. */
+              stepsToReproduce?: string | null;
+              /** @description Default: when it is first applied. */
+              firstSeen?: number;
+              /** @description Unix epoch milliseconds. null: none. */
+              lastScannedOn?: number | null;
+              /** @description null: none. */
+              cvssScore?: number | null;
+              /** @description Days allowed to fix the finding. null: none. */
+              sla?: number | null;
+              /** @description An http:// or https:// URL. null: none. */
+              reportLink?: string | null;
+              /** @description In order; each person once; at most 1000. */
+              assignees?: {
+                  /** @description The key of a person. */
+                  person: string;
+                  /** @description Default false. */
+                  isPrimary?: boolean;
+                }[];
+              /** @description Values of the organization’s custom fields of findings; one per field. */
+              customFields?: {
+                  /** @description The key of a custom field of findings. */
+                  field: string;
+                  /** @description A dropdown takes one of its options. */
+                  value: string;
+                }[];
+              /** @description In order; at most 100. */
+              affectedResources?: ({
+                  /** @description 1-255 characters, not blank. */
+                  name: string;
+                  /** @description 1-255 characters, not blank. */
+                  type: string;
+                  /** @description At most 3 tags, in order. */
+                  tags?: string[];
+                  /** @description Default: the finding’s firstSeen. */
+                  firstSeen?: number;
+                  /**
+                   * @description Default open.
+                   * @enum {unknown}
+                   */
+                  status?: "open" | "closed" | "acknowledged" | "ignored" | "risk";
+                })[];
+              tickets?: {
+                  /** @description The ticket's ID in its tracker. */
+                  id: string;
+                  /** @description 1-255 characters, not blank. */
+                  source: string;
+                  /** @description An http:// or https:// URL. */
+                  url: string;
+                }[];
+              /** @description Keys of risks; at most 1000. */
+              risks?: string[];
+              /** @description The key of the person who added it. null: none. */
+              addedBy?: string | null;
+              /** @description Default: when it is first applied. */
+              addedOn?: number;
+              /** @description The key of the person who last changed it. null: none. */
+              lastModifiedBy?: string | null;
+              /** @description Default: when a change is applied. */
+              modifiedOn?: number | null;
+            })[];
         };
         "application/json": {
           /**
@@ -7557,20 +8083,283 @@ export interface operations {
               modifiedOn?: number | null;
             })[];
           /** @description Evidence records, each named by its unique key. */
-          evidence?: {
+          evidence?: ({
               /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
               key: string;
-            }[];
+              /** @description 1-255 characters, not blank. */
+              name: string;
+              /**
+               * @description Default not_uploaded.
+               * @enum {unknown}
+               */
+              status?: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+              /** @description Free text, for example Engineering, Security, IT. null: none. */
+              department?: string | null;
+              /** @description Default true. */
+              isRelevant?: boolean;
+              /** @description Up to 2000 characters. null: none. */
+              notRelevantReason?: string | null;
+              /** @description Unix epoch milliseconds, or null. */
+              nextReviewDate?: number | null;
+              /**
+               * @description Default no_gaps.
+               * @enum {unknown}
+               */
+              gapStatus?: "no_gaps" | "gaps_detected";
+              /** @description The `gaps` expansion; in order. */
+              gaps?: string[];
+              /** @description null: none. */
+              recurrence?: ("monthly" | "quarterly" | "semi_annually" | "yearly" | "one_time") | null;
+              /** @description null: none. */
+              effortEstimate?: ("low" | "medium" | "high") | null;
+              /** @description null: none. */
+              source?: ("template" | "custom" | "auditor_request") | null;
+              /** @description null: none. */
+              evidenceCollectionMethod?: ("manual" | "automated" | "semi_automated") | null;
+              /** @description The API’s evidenceRequirementText. null: none. */
+              requirementText?: string | null;
+              /** @description The key of the person who asked for a revision. null: none. */
+              revisionRequestedBy?: string | null;
+              /** @description Unix epoch milliseconds. null: none. */
+              revisionRequestedOn?: number | null;
+              /** @description Up to 2000 characters. null: none. */
+              rejectionReason?: string | null;
+              /** @description In order; each person once; at most 1000. */
+              assignees?: {
+                  /** @description The key of a person. */
+                  person: string;
+                  /** @description Default false. */
+                  isPrimary?: boolean;
+                }[];
+              /** @description Keys of the approvers (people), in order; at most 1000. */
+              approvers?: string[];
+              /** @description Keys of entities; at most 1000. */
+              entities?: string[];
+              /** @description Keys of the controls it is linked to; at most 1000. */
+              controls?: string[];
+              /** @description Requirements, each `<frameworkKey>/<requirementKey>`. */
+              requirements?: string[];
+              /** @description Keys of the tests that collect it (the mappedTests expansion); at most 1000. */
+              tests?: string[];
+              /** @description At most 1000. */
+              tickets?: {
+                  /** @description The ticket's ID in its tracker (for example `SEC-123`). */
+                  ticketId: string;
+                  /** @description The tracker (for example `jira`). */
+                  source: string;
+                  /** @description An http:// or https:// URL. */
+                  url: string;
+                }[];
+              /** @description External links only; files the service hosts are kept as they are and never listed. */
+              attachments?: ({
+                  /** @description 1-255 characters, not blank. */
+                  displayName: string;
+                  /** @description The external link. */
+                  url: string;
+                  /** @description Default `link`. */
+                  type?: string;
+                  /** @description Up to 2000 characters. null: none. */
+                  note?: string | null;
+                  /** @description The date the evidence is from. */
+                  evidenceDate: number;
+                  /** @description Default: the start of the period the evidence’s recurrence gives evidenceDate. */
+                  periodStart?: number | null;
+                  /** @description Default: the end of that period. */
+                  periodEnd?: number | null;
+                  /** @description The key of the person who added it. null: none. */
+                  addedBy?: string | null;
+                  /** @description Default: when it is first applied. */
+                  addedOn?: number;
+                  /** @description The key of the person who last updated it. null: none. */
+                  updatedBy?: string | null;
+                  /** @description Unix epoch milliseconds. null: none. */
+                  updatedOn?: number | null;
+                })[];
+              /** @description The key of the person who added it. null: none. */
+              addedBy?: string | null;
+              /** @description Default: when it is first applied. */
+              addedOn?: number;
+              /** @description The key of the person who last changed it. null: none. */
+              lastModifiedBy?: string | null;
+              /** @description Default: when a change is applied. */
+              modifiedOn?: number | null;
+            })[];
           /** @description Tests, each named by its unique key. */
-          tests?: {
-              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+          tests?: ({
+              /** @description A slug (`aws_root_mfa`): lower-case letters, digits, `_` and `-`, starting with a letter or digit. The test’s ID is `test_<key>_<organization tag>`. */
               key: string;
-            }[];
+              /** @description 1-255 characters, not blank. */
+              name: string;
+              /**
+               * @description Default automated.
+               * @enum {unknown}
+               */
+              kind?: "automated" | "cloud";
+              /**
+               * @description The stored result (default passing). GET shows `affected` for a passing test whose integration is failing.
+               * @enum {unknown}
+               */
+              result?: "ignored" | "fix_required" | "passing";
+              /** @description Default false. */
+              integrationFailing?: boolean;
+              /** @description Application names. */
+              applications?: string[];
+              /** @description Up to 20000 characters. null: none. */
+              description?: string | null;
+              /** @description Up to 20000 characters. null: none. */
+              remediation?: string | null;
+              /** @description Up to 2000 characters. null: none. */
+              notes?: string | null;
+              /** @description null: none. */
+              effortEstimate?: ("low" | "medium" | "high") | null;
+              /** @description Up to 2000 characters. null: none. */
+              ignoreReason?: string | null;
+              /** @description Unix epoch milliseconds. null: none. */
+              lastScannedOn?: number | null;
+              /** @description In order; each person once; at most 1000. */
+              assignees?: {
+                  /** @description The key of a person. */
+                  person: string;
+                  /** @description Default false. */
+                  isPrimary?: boolean;
+                }[];
+              /** @description Keys of entities (the test’s products); at most 1000. */
+              entities?: string[];
+              /** @description Keys of the controls it is linked to; at most 1000. */
+              controls?: string[];
+              /** @description Requirements, each `<frameworkKey>/<requirementKey>`. */
+              requirements?: string[];
+              /** @description Keys of risks; at most 1000. */
+              risks?: string[];
+              /** @description At most 1000. */
+              tickets?: {
+                  /** @description The ticket's ID in its tracker (for example `SEC-123`). */
+                  ticketId: string;
+                  /** @description The tracker (for example `jira`). */
+                  source: string;
+                  /** @description An http:// or https:// URL. */
+                  url: string;
+                }[];
+              /** @description Flagged resources; at most 10000. */
+              resources?: ({
+                  /** @description The resource’s ID in its system (an ARN, a URL…). */
+                  resourceId: string;
+                  /** @description 1-255 characters, not blank. */
+                  name: string;
+                  /** @enum {unknown} */
+                  status: "ignored" | "fix_required" | "passing";
+                  /** @description Unix epoch milliseconds. */
+                  lastScannedAt?: number;
+                  /** @description Unix epoch milliseconds. */
+                  firstDetected?: number;
+                  /** @description Keys of people (the resource’s assignees), in order; at most 1000. */
+                  assignees?: string[];
+                  /** @description In order; at most 50. */
+                  tags?: string[];
+                  region?: string;
+                  service?: string;
+                  accountID?: string;
+                  environment?: string;
+                  /** @description Keys of entities; at most 1000. */
+                  entities?: string[];
+                  link?: string;
+                  /** @description Up to 2000 characters. */
+                  description?: string;
+                })[];
+              /** @description The testHistory expansion, oldest first; at most 10000. */
+              history?: ({
+                  /** @description Unix epoch milliseconds. */
+                  scannedOn: number;
+                  /** @enum {unknown} */
+                  status: "ignored" | "fix_required" | "passing" | "affected";
+                })[];
+              /** @description Default: when it is first applied. */
+              addedOn?: number;
+              /** @description Default: when a change is applied. */
+              modifiedOn?: number | null;
+            })[];
           /** @description Third-party findings, each named by its unique key. */
-          vulnerabilities?: {
-              /** @description 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+          vulnerabilities?: ({
+              /** @description The finding’s ID as the API shows it: its source (aws, github, snyk, sonarcloud, qualys, defender, sentinelOne, aikido, tenable, import, api), `%23`, then the finding key (`snyk%23CVE-2024-12345`). */
               key: string;
-            }[];
+              /** @description 1-255 characters, not blank. */
+              title: string;
+              /**
+               * @description Default open.
+               * @enum {unknown}
+               */
+              status?: "open" | "closed" | "acknowledged" | "ignored" | "risk";
+              /** @enum {unknown} */
+              severity: "critical" | "high" | "medium" | "low";
+              /** @description A CVE ID, or "" (the default) for none. */
+              cveId?: string;
+              /** @description null: none. */
+              fixAvailable?: ("yes" | "no") | null;
+              /** @description Up to 750 characters. null: none. */
+              description?: string | null;
+              /** @description Up to 750 characters. null: none. */
+              remediation?: string | null;
+              /** @description Up to 750 characters. null: none. */
+              stepsToReproduce?: string | null;
+              /** @description Default: when it is first applied. */
+              firstSeen?: number;
+              /** @description Unix epoch milliseconds. null: none. */
+              lastScannedOn?: number | null;
+              /** @description null: none. */
+              cvssScore?: number | null;
+              /** @description Days allowed to fix the finding. null: none. */
+              sla?: number | null;
+              /** @description An http:// or https:// URL. null: none. */
+              reportLink?: string | null;
+              /** @description In order; each person once; at most 1000. */
+              assignees?: {
+                  /** @description The key of a person. */
+                  person: string;
+                  /** @description Default false. */
+                  isPrimary?: boolean;
+                }[];
+              /** @description Values of the organization’s custom fields of findings; one per field. */
+              customFields?: {
+                  /** @description The key of a custom field of findings. */
+                  field: string;
+                  /** @description A dropdown takes one of its options. */
+                  value: string;
+                }[];
+              /** @description In order; at most 100. */
+              affectedResources?: ({
+                  /** @description 1-255 characters, not blank. */
+                  name: string;
+                  /** @description 1-255 characters, not blank. */
+                  type: string;
+                  /** @description At most 3 tags, in order. */
+                  tags?: string[];
+                  /** @description Default: the finding’s firstSeen. */
+                  firstSeen?: number;
+                  /**
+                   * @description Default open.
+                   * @enum {unknown}
+                   */
+                  status?: "open" | "closed" | "acknowledged" | "ignored" | "risk";
+                })[];
+              tickets?: {
+                  /** @description The ticket's ID in its tracker. */
+                  id: string;
+                  /** @description 1-255 characters, not blank. */
+                  source: string;
+                  /** @description An http:// or https:// URL. */
+                  url: string;
+                }[];
+              /** @description Keys of risks; at most 1000. */
+              risks?: string[];
+              /** @description The key of the person who added it. null: none. */
+              addedBy?: string | null;
+              /** @description Default: when it is first applied. */
+              addedOn?: number;
+              /** @description The key of the person who last changed it. null: none. */
+              lastModifiedBy?: string | null;
+              /** @description Default: when a change is applied. */
+              modifiedOn?: number | null;
+            })[];
         };
       };
     };

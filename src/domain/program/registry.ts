@@ -10,9 +10,9 @@ import { customFieldsKind } from '../custom-fields/program-kind.ts';
 import { frameworksKind } from '../frameworks/program-kind.ts';
 import { controlsKind } from '../controls/program-kind.ts';
 import { policiesKind } from '../policies/program-kind.ts';
-// evidence (program-kinds): import { evidenceKind } from '../evidence/program-kind.ts';
-// tests (program-kinds): import { testsKind } from '../tests/program-kind.ts';
-// vulnerabilities (program-kinds): import { vulnerabilitiesKind } from '../vulnerabilities/program-kind.ts';
+import { evidenceKind } from '../evidence/program-kind.ts';
+import { testsKind } from '../tests/program-kind.ts';
+import { vulnerabilitiesKind } from '../vulnerabilities/program-kind.ts';
 
 export const PROGRAM_KINDS: readonly ProgramKind[] = [
   entitiesKind,
@@ -22,9 +22,9 @@ export const PROGRAM_KINDS: readonly ProgramKind[] = [
   frameworksKind,
   controlsKind,
   policiesKind,
-  // evidenceKind,
-  // testsKind,
-  // vulnerabilitiesKind,
+  evidenceKind,
+  testsKind,
+  vulnerabilitiesKind,
 ] as unknown as readonly ProgramKind[];
 
 export function programKind(name: ProgramKindName): ProgramKind | undefined {

@@ -2854,16 +2854,258 @@ export interface ExportProgramResponse {
     evidence?: Array<{
       /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
       key: string;
+      /** 1-255 characters, not blank. */
+      name: string;
+      /** Default not_uploaded. */
+      status?: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+      /** Free text, for example Engineering, Security, IT. null: none. */
+      department?: string | null;
+      /** Default true. */
+      isRelevant?: boolean;
+      /** Up to 2000 characters. null: none. */
+      notRelevantReason?: string | null;
+      /** Unix epoch milliseconds, or null. */
+      nextReviewDate?: number | null;
+      /** Default no_gaps. */
+      gapStatus?: "no_gaps" | "gaps_detected";
+      /** The `gaps` expansion; in order. */
+      gaps?: Array<string>;
+      /** null: none. */
+      recurrence?: ("monthly" | "quarterly" | "semi_annually" | "yearly" | "one_time") | null;
+      /** null: none. */
+      effortEstimate?: ("low" | "medium" | "high") | null;
+      /** null: none. */
+      source?: ("template" | "custom" | "auditor_request") | null;
+      /** null: none. */
+      evidenceCollectionMethod?: ("manual" | "automated" | "semi_automated") | null;
+      /** The API’s evidenceRequirementText. null: none. */
+      requirementText?: string | null;
+      /** The key of the person who asked for a revision. null: none. */
+      revisionRequestedBy?: string | null;
+      /** Unix epoch milliseconds. null: none. */
+      revisionRequestedOn?: number | null;
+      /** Up to 2000 characters. null: none. */
+      rejectionReason?: string | null;
+      /** In order; each person once; at most 1000. */
+      assignees?: Array<{
+        /** The key of a person. */
+        person: string;
+        /** Default false. */
+        isPrimary?: boolean;
+      }>;
+      /** Keys of the approvers (people), in order; at most 1000. */
+      approvers?: Array<string>;
+      /** Keys of entities; at most 1000. */
+      entities?: Array<string>;
+      /** Keys of the controls it is linked to; at most 1000. */
+      controls?: Array<string>;
+      /** Requirements, each `<frameworkKey>/<requirementKey>`. */
+      requirements?: Array<string>;
+      /** Keys of the tests that collect it (the mappedTests expansion); at most 1000. */
+      tests?: Array<string>;
+      /** At most 1000. */
+      tickets?: Array<{
+        /** The ticket's ID in its tracker (for example `SEC-123`). */
+        ticketId: string;
+        /** The tracker (for example `jira`). */
+        source: string;
+        /** An http:// or https:// URL. */
+        url: string;
+      }>;
+      /** External links only; files the service hosts are kept as they are and never listed. */
+      attachments?: Array<{
+        /** 1-255 characters, not blank. */
+        displayName: string;
+        /** The external link. */
+        url: string;
+        /** Default `link`. */
+        type?: string;
+        /** Up to 2000 characters. null: none. */
+        note?: string | null;
+        /** The date the evidence is from. */
+        evidenceDate: number;
+        /** Default: the start of the period the evidence’s recurrence gives evidenceDate. */
+        periodStart?: number | null;
+        /** Default: the end of that period. */
+        periodEnd?: number | null;
+        /** The key of the person who added it. null: none. */
+        addedBy?: string | null;
+        /** Default: when it is first applied. */
+        addedOn?: number;
+        /** The key of the person who last updated it. null: none. */
+        updatedBy?: string | null;
+        /** Unix epoch milliseconds. null: none. */
+        updatedOn?: number | null;
+      }>;
+      /** The key of the person who added it. null: none. */
+      addedBy?: string | null;
+      /** Default: when it is first applied. */
+      addedOn?: number;
+      /** The key of the person who last changed it. null: none. */
+      lastModifiedBy?: string | null;
+      /** Default: when a change is applied. */
+      modifiedOn?: number | null;
     }>;
     /** Tests, each named by its unique key. */
     tests?: Array<{
-      /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+      /** A slug (`aws_root_mfa`): lower-case letters, digits, `_` and `-`, starting with a letter or digit. The test’s ID is `test_<key>_<organization tag>`. */
       key: string;
+      /** 1-255 characters, not blank. */
+      name: string;
+      /** Default automated. */
+      kind?: "automated" | "cloud";
+      /** The stored result (default passing). GET shows `affected` for a passing test whose integration is failing. */
+      result?: "ignored" | "fix_required" | "passing";
+      /** Default false. */
+      integrationFailing?: boolean;
+      /** Application names. */
+      applications?: Array<string>;
+      /** Up to 20000 characters. null: none. */
+      description?: string | null;
+      /** Up to 20000 characters. null: none. */
+      remediation?: string | null;
+      /** Up to 2000 characters. null: none. */
+      notes?: string | null;
+      /** null: none. */
+      effortEstimate?: ("low" | "medium" | "high") | null;
+      /** Up to 2000 characters. null: none. */
+      ignoreReason?: string | null;
+      /** Unix epoch milliseconds. null: none. */
+      lastScannedOn?: number | null;
+      /** In order; each person once; at most 1000. */
+      assignees?: Array<{
+        /** The key of a person. */
+        person: string;
+        /** Default false. */
+        isPrimary?: boolean;
+      }>;
+      /** Keys of entities (the test’s products); at most 1000. */
+      entities?: Array<string>;
+      /** Keys of the controls it is linked to; at most 1000. */
+      controls?: Array<string>;
+      /** Requirements, each `<frameworkKey>/<requirementKey>`. */
+      requirements?: Array<string>;
+      /** Keys of risks; at most 1000. */
+      risks?: Array<string>;
+      /** At most 1000. */
+      tickets?: Array<{
+        /** The ticket's ID in its tracker (for example `SEC-123`). */
+        ticketId: string;
+        /** The tracker (for example `jira`). */
+        source: string;
+        /** An http:// or https:// URL. */
+        url: string;
+      }>;
+      /** Flagged resources; at most 10000. */
+      resources?: Array<{
+        /** The resource’s ID in its system (an ARN, a URL…). */
+        resourceId: string;
+        /** 1-255 characters, not blank. */
+        name: string;
+        status: "ignored" | "fix_required" | "passing";
+        /** Unix epoch milliseconds. */
+        lastScannedAt?: number;
+        /** Unix epoch milliseconds. */
+        firstDetected?: number;
+        /** Keys of people (the resource’s assignees), in order; at most 1000. */
+        assignees?: Array<string>;
+        /** In order; at most 50. */
+        tags?: Array<string>;
+        region?: string;
+        service?: string;
+        accountID?: string;
+        environment?: string;
+        /** Keys of entities; at most 1000. */
+        entities?: Array<string>;
+        link?: string;
+        /** Up to 2000 characters. */
+        description?: string;
+      }>;
+      /** The testHistory expansion, oldest first; at most 10000. */
+      history?: Array<{
+        /** Unix epoch milliseconds. */
+        scannedOn: number;
+        status: "ignored" | "fix_required" | "passing" | "affected";
+      }>;
+      /** Default: when it is first applied. */
+      addedOn?: number;
+      /** Default: when a change is applied. */
+      modifiedOn?: number | null;
     }>;
     /** Third-party findings, each named by its unique key. */
     vulnerabilities?: Array<{
-      /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+      /** The finding’s ID as the API shows it: its source (aws, github, snyk, sonarcloud, qualys, defender, sentinelOne, aikido, tenable, import, api), `%23`, then the finding key (`snyk%23CVE-2024-12345`). */
       key: string;
+      /** 1-255 characters, not blank. */
+      title: string;
+      /** Default open. */
+      status?: "open" | "closed" | "acknowledged" | "ignored" | "risk";
+      severity: "critical" | "high" | "medium" | "low";
+      /** A CVE ID, or "" (the default) for none. */
+      cveId?: string;
+      /** null: none. */
+      fixAvailable?: ("yes" | "no") | null;
+      /** Up to 750 characters. null: none. */
+      description?: string | null;
+      /** Up to 750 characters. null: none. */
+      remediation?: string | null;
+      /** Up to 750 characters. null: none. */
+      stepsToReproduce?: string | null;
+      /** Default: when it is first applied. */
+      firstSeen?: number;
+      /** Unix epoch milliseconds. null: none. */
+      lastScannedOn?: number | null;
+      /** null: none. */
+      cvssScore?: number | null;
+      /** Days allowed to fix the finding. null: none. */
+      sla?: number | null;
+      /** An http:// or https:// URL. null: none. */
+      reportLink?: string | null;
+      /** In order; each person once; at most 1000. */
+      assignees?: Array<{
+        /** The key of a person. */
+        person: string;
+        /** Default false. */
+        isPrimary?: boolean;
+      }>;
+      /** Values of the organization’s custom fields of findings; one per field. */
+      customFields?: Array<{
+        /** The key of a custom field of findings. */
+        field: string;
+        /** A dropdown takes one of its options. */
+        value: string;
+      }>;
+      /** In order; at most 100. */
+      affectedResources?: Array<{
+        /** 1-255 characters, not blank. */
+        name: string;
+        /** 1-255 characters, not blank. */
+        type: string;
+        /** At most 3 tags, in order. */
+        tags?: Array<string>;
+        /** Default: the finding’s firstSeen. */
+        firstSeen?: number;
+        /** Default open. */
+        status?: "open" | "closed" | "acknowledged" | "ignored" | "risk";
+      }>;
+      tickets?: Array<{
+        /** The ticket's ID in its tracker. */
+        id: string;
+        /** 1-255 characters, not blank. */
+        source: string;
+        /** An http:// or https:// URL. */
+        url: string;
+      }>;
+      /** Keys of risks; at most 1000. */
+      risks?: Array<string>;
+      /** The key of the person who added it. null: none. */
+      addedBy?: string | null;
+      /** Default: when it is first applied. */
+      addedOn?: number;
+      /** The key of the person who last changed it. null: none. */
+      lastModifiedBy?: string | null;
+      /** Default: when a change is applied. */
+      modifiedOn?: number | null;
     }>;
   };
   meta: {
@@ -3103,16 +3345,258 @@ export interface ApplyProgramBody {
   evidence?: Array<{
     /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
     key: string;
+    /** 1-255 characters, not blank. */
+    name: string;
+    /** Default not_uploaded. */
+    status?: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+    /** Free text, for example Engineering, Security, IT. null: none. */
+    department?: string | null;
+    /** Default true. */
+    isRelevant?: boolean;
+    /** Up to 2000 characters. null: none. */
+    notRelevantReason?: string | null;
+    /** Unix epoch milliseconds, or null. */
+    nextReviewDate?: number | null;
+    /** Default no_gaps. */
+    gapStatus?: "no_gaps" | "gaps_detected";
+    /** The `gaps` expansion; in order. */
+    gaps?: Array<string>;
+    /** null: none. */
+    recurrence?: ("monthly" | "quarterly" | "semi_annually" | "yearly" | "one_time") | null;
+    /** null: none. */
+    effortEstimate?: ("low" | "medium" | "high") | null;
+    /** null: none. */
+    source?: ("template" | "custom" | "auditor_request") | null;
+    /** null: none. */
+    evidenceCollectionMethod?: ("manual" | "automated" | "semi_automated") | null;
+    /** The API’s evidenceRequirementText. null: none. */
+    requirementText?: string | null;
+    /** The key of the person who asked for a revision. null: none. */
+    revisionRequestedBy?: string | null;
+    /** Unix epoch milliseconds. null: none. */
+    revisionRequestedOn?: number | null;
+    /** Up to 2000 characters. null: none. */
+    rejectionReason?: string | null;
+    /** In order; each person once; at most 1000. */
+    assignees?: Array<{
+      /** The key of a person. */
+      person: string;
+      /** Default false. */
+      isPrimary?: boolean;
+    }>;
+    /** Keys of the approvers (people), in order; at most 1000. */
+    approvers?: Array<string>;
+    /** Keys of entities; at most 1000. */
+    entities?: Array<string>;
+    /** Keys of the controls it is linked to; at most 1000. */
+    controls?: Array<string>;
+    /** Requirements, each `<frameworkKey>/<requirementKey>`. */
+    requirements?: Array<string>;
+    /** Keys of the tests that collect it (the mappedTests expansion); at most 1000. */
+    tests?: Array<string>;
+    /** At most 1000. */
+    tickets?: Array<{
+      /** The ticket's ID in its tracker (for example `SEC-123`). */
+      ticketId: string;
+      /** The tracker (for example `jira`). */
+      source: string;
+      /** An http:// or https:// URL. */
+      url: string;
+    }>;
+    /** External links only; files the service hosts are kept as they are and never listed. */
+    attachments?: Array<{
+      /** 1-255 characters, not blank. */
+      displayName: string;
+      /** The external link. */
+      url: string;
+      /** Default `link`. */
+      type?: string;
+      /** Up to 2000 characters. null: none. */
+      note?: string | null;
+      /** The date the evidence is from. */
+      evidenceDate: number;
+      /** Default: the start of the period the evidence’s recurrence gives evidenceDate. */
+      periodStart?: number | null;
+      /** Default: the end of that period. */
+      periodEnd?: number | null;
+      /** The key of the person who added it. null: none. */
+      addedBy?: string | null;
+      /** Default: when it is first applied. */
+      addedOn?: number;
+      /** The key of the person who last updated it. null: none. */
+      updatedBy?: string | null;
+      /** Unix epoch milliseconds. null: none. */
+      updatedOn?: number | null;
+    }>;
+    /** The key of the person who added it. null: none. */
+    addedBy?: string | null;
+    /** Default: when it is first applied. */
+    addedOn?: number;
+    /** The key of the person who last changed it. null: none. */
+    lastModifiedBy?: string | null;
+    /** Default: when a change is applied. */
+    modifiedOn?: number | null;
   }>;
   /** Tests, each named by its unique key. */
   tests?: Array<{
-    /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+    /** A slug (`aws_root_mfa`): lower-case letters, digits, `_` and `-`, starting with a letter or digit. The test’s ID is `test_<key>_<organization tag>`. */
     key: string;
+    /** 1-255 characters, not blank. */
+    name: string;
+    /** Default automated. */
+    kind?: "automated" | "cloud";
+    /** The stored result (default passing). GET shows `affected` for a passing test whose integration is failing. */
+    result?: "ignored" | "fix_required" | "passing";
+    /** Default false. */
+    integrationFailing?: boolean;
+    /** Application names. */
+    applications?: Array<string>;
+    /** Up to 20000 characters. null: none. */
+    description?: string | null;
+    /** Up to 20000 characters. null: none. */
+    remediation?: string | null;
+    /** Up to 2000 characters. null: none. */
+    notes?: string | null;
+    /** null: none. */
+    effortEstimate?: ("low" | "medium" | "high") | null;
+    /** Up to 2000 characters. null: none. */
+    ignoreReason?: string | null;
+    /** Unix epoch milliseconds. null: none. */
+    lastScannedOn?: number | null;
+    /** In order; each person once; at most 1000. */
+    assignees?: Array<{
+      /** The key of a person. */
+      person: string;
+      /** Default false. */
+      isPrimary?: boolean;
+    }>;
+    /** Keys of entities (the test’s products); at most 1000. */
+    entities?: Array<string>;
+    /** Keys of the controls it is linked to; at most 1000. */
+    controls?: Array<string>;
+    /** Requirements, each `<frameworkKey>/<requirementKey>`. */
+    requirements?: Array<string>;
+    /** Keys of risks; at most 1000. */
+    risks?: Array<string>;
+    /** At most 1000. */
+    tickets?: Array<{
+      /** The ticket's ID in its tracker (for example `SEC-123`). */
+      ticketId: string;
+      /** The tracker (for example `jira`). */
+      source: string;
+      /** An http:// or https:// URL. */
+      url: string;
+    }>;
+    /** Flagged resources; at most 10000. */
+    resources?: Array<{
+      /** The resource’s ID in its system (an ARN, a URL…). */
+      resourceId: string;
+      /** 1-255 characters, not blank. */
+      name: string;
+      status: "ignored" | "fix_required" | "passing";
+      /** Unix epoch milliseconds. */
+      lastScannedAt?: number;
+      /** Unix epoch milliseconds. */
+      firstDetected?: number;
+      /** Keys of people (the resource’s assignees), in order; at most 1000. */
+      assignees?: Array<string>;
+      /** In order; at most 50. */
+      tags?: Array<string>;
+      region?: string;
+      service?: string;
+      accountID?: string;
+      environment?: string;
+      /** Keys of entities; at most 1000. */
+      entities?: Array<string>;
+      link?: string;
+      /** Up to 2000 characters. */
+      description?: string;
+    }>;
+    /** The testHistory expansion, oldest first; at most 10000. */
+    history?: Array<{
+      /** Unix epoch milliseconds. */
+      scannedOn: number;
+      status: "ignored" | "fix_required" | "passing" | "affected";
+    }>;
+    /** Default: when it is first applied. */
+    addedOn?: number;
+    /** Default: when a change is applied. */
+    modifiedOn?: number | null;
   }>;
   /** Third-party findings, each named by its unique key. */
   vulnerabilities?: Array<{
-    /** 1-128 letters, digits, `_`, `.` or `-`, starting with a letter, a digit or `_`; case-sensitive. */
+    /** The finding’s ID as the API shows it: its source (aws, github, snyk, sonarcloud, qualys, defender, sentinelOne, aikido, tenable, import, api), `%23`, then the finding key (`snyk%23CVE-2024-12345`). */
     key: string;
+    /** 1-255 characters, not blank. */
+    title: string;
+    /** Default open. */
+    status?: "open" | "closed" | "acknowledged" | "ignored" | "risk";
+    severity: "critical" | "high" | "medium" | "low";
+    /** A CVE ID, or "" (the default) for none. */
+    cveId?: string;
+    /** null: none. */
+    fixAvailable?: ("yes" | "no") | null;
+    /** Up to 750 characters. null: none. */
+    description?: string | null;
+    /** Up to 750 characters. null: none. */
+    remediation?: string | null;
+    /** Up to 750 characters. null: none. */
+    stepsToReproduce?: string | null;
+    /** Default: when it is first applied. */
+    firstSeen?: number;
+    /** Unix epoch milliseconds. null: none. */
+    lastScannedOn?: number | null;
+    /** null: none. */
+    cvssScore?: number | null;
+    /** Days allowed to fix the finding. null: none. */
+    sla?: number | null;
+    /** An http:// or https:// URL. null: none. */
+    reportLink?: string | null;
+    /** In order; each person once; at most 1000. */
+    assignees?: Array<{
+      /** The key of a person. */
+      person: string;
+      /** Default false. */
+      isPrimary?: boolean;
+    }>;
+    /** Values of the organization’s custom fields of findings; one per field. */
+    customFields?: Array<{
+      /** The key of a custom field of findings. */
+      field: string;
+      /** A dropdown takes one of its options. */
+      value: string;
+    }>;
+    /** In order; at most 100. */
+    affectedResources?: Array<{
+      /** 1-255 characters, not blank. */
+      name: string;
+      /** 1-255 characters, not blank. */
+      type: string;
+      /** At most 3 tags, in order. */
+      tags?: Array<string>;
+      /** Default: the finding’s firstSeen. */
+      firstSeen?: number;
+      /** Default open. */
+      status?: "open" | "closed" | "acknowledged" | "ignored" | "risk";
+    }>;
+    tickets?: Array<{
+      /** The ticket's ID in its tracker. */
+      id: string;
+      /** 1-255 characters, not blank. */
+      source: string;
+      /** An http:// or https:// URL. */
+      url: string;
+    }>;
+    /** Keys of risks; at most 1000. */
+    risks?: Array<string>;
+    /** The key of the person who added it. null: none. */
+    addedBy?: string | null;
+    /** Default: when it is first applied. */
+    addedOn?: number;
+    /** The key of the person who last changed it. null: none. */
+    lastModifiedBy?: string | null;
+    /** Default: when a change is applied. */
+    modifiedOn?: number | null;
   }>;
 }
 

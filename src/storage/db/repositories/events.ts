@@ -38,7 +38,12 @@ export async function takeEventNumbers(db: Q, organizationId: string, n: number)
 }
 
 export async function insertEvents(db: Q, organizationId: string, rows: readonly StoredEvent[]): Promise<void> {
-  if (rows.length === 0) return;
+  // chunked: a bulk write (a program document's apply) records thousands of events, and one
+  // statement of 8 values a row would pass the engines' bind parameter limits
+  for (let i = 0; i < rows.length; i += 1000) await insertEventChunk(db, organizationId, rows.slice(i, i + 1000));
+}
+
+async function insertEventChunk(db: Q, organizationId: string, rows: readonly StoredEvent[]): Promise<void> {
   await db
     .insertInto('events')
     .values(

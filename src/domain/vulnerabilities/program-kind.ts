@@ -1,0 +1,555 @@
+// Third-party findings in a program document (issue 25; the entry is ./program-schema.ts). A
+// finding's key is its public ID, `<source>%23<finding key>`, in every organization: findings the
+// demo, the API or an import made export under the ID GET shows, and an apply matches them by it.
+// The stored row's ID (never shown) is derived from the organization and the key.
+//
+// Writes go through plain statements on the findings and their children, so the triggers of
+// migrations 0008 and 0012 keep the counters and the list columns (assignees, custom values,
+// resource count) right whatever changes.
+//
+// Events are those of the API's create and update: `vulnerability.created` with the finding as
+// GET shows it, `vulnerability.updated` with the fields of GET (every expansion: affected
+// resources of every status, tickets, risks) that changed.
+import { isDeepStrictEqual } from 'node:util';
+import type { ProgramKind, RecordChange, Reference, WriteContext } from '../program/kind.ts';
+import { createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
+import { derivedRecordId } from '../program/keys.ts';
+import { ProgramVulnerability, type ProgramAffectedResource, FINDING_ENTRY_KEY } from './program-schema.ts';
+import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
+import {
+  peopleBySubject,
+  replaceSubjectLinks,
+  risksBySubject,
+  ticketsBySubject,
+  type PersonLink,
+} from '../../storage/db/repositories/program-links.ts';
+import { loadNameLookups, type NameLookups } from '../../storage/db/repositories/program-names.ts';
+import { listCustomFieldDefinitions, type CustomFieldDefinition } from '../../storage/db/repositories/vulnerabilities.ts';
+import type { Row } from '../../storage/db/bulk-insert.ts';
+import { assigneesOf, compareStrings, personStampOf, risksOf } from '../artifacts/program-shapes.ts';
+import { changedFields } from '../events/changes.ts';
+import type { NewEvent } from '../events/record.ts';
+import { validationFailed, type FieldIssue } from '../errors.ts';
+import { setPresent } from '../set-present.ts';
+import { publicVulnerabilityId, type Severity, type VulnerabilitySource, type VulnerabilityStatus } from './shape.ts';
+import type { VulnerabilityDetail } from './schema.ts';
+
+type Resource = ProgramAffectedResource;
+
+const FIELDS = [
+  'title',
+  'status',
+  'severity',
+  'cveId',
+  'fixAvailable',
+  'description',
+  'remediation',
+  'stepsToReproduce',
+  'firstSeen',
+  'lastScannedOn',
+  'cvssScore',
+  'sla',
+  'reportLink',
+  'assignees',
+  'customFields',
+  'affectedResources',
+  'tickets',
+  'risks',
+  'addedBy',
+  'addedOn',
+  'lastModifiedBy',
+  'modifiedOn',
+] as const satisfies readonly (keyof ProgramVulnerability)[];
+
+const ROW_FIELDS = FIELDS.filter((f) => !['assignees', 'customFields', 'affectedResources', 'tickets', 'risks'].includes(f));
+
+/** Sets a field to its value, or to null when it has none: an export writes every field. */
+const nullable = <T extends object, K extends keyof T>(target: T, key: K, value: T[K] | null | undefined) => {
+  target[key] = (value ?? null) as T[K];
+};
+
+const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
+
+function reorder(e: ProgramVulnerability): ProgramVulnerability {
+  const out: Record<string, unknown> = { key: e.key };
+  for (const f of FIELDS) {
+    const v = e[f];
+    if (v === undefined) continue;
+    out[f] = v;
+  }
+  return out as ProgramVulnerability;
+}
+
+/** The source and finding key a finding's key names. */
+export function partsOf(key: string): { source: string; findingKey: string } {
+  const match = FINDING_ENTRY_KEY.exec(key);
+  if (!match) throw new Error(`not a finding key: ${key}`);
+  return { source: match[1], findingKey: match[2] };
+}
+
+/**
+ * The public ID of a stored finding by its row ID: the plan shows findings as GET does. Filled
+ * as findings are read and as new ones get their IDs; bounded, as row IDs never change meaning.
+ */
+const publicIds = new Map<string, string>();
+function notePublicId(id: string, key: string): void {
+  if (publicIds.size >= 1_000_000) publicIds.clear();
+  publicIds.set(id, key);
+}
+
+/**
+ * Where each finding is in the document being applied (its index in `vulnerabilities`), noted by
+ * `normalize`, so a value the organization's custom fields refuse (checked when written, once the
+ * custom fields are) is named by its JSON pointer. Only for the message: a run of another
+ * organization naming the same finding at the same moment could misplace the pointer's index.
+ */
+const documentIndex = new Map<string, number>();
+
+const resourceRowId = (findingId: string, i: number) => `${findingId}:resource:${String(i).padStart(4, '0')}`;
+const ticketRowId = (findingId: string, i: number) => `${findingId}:ticket:${String(i).padStart(4, '0')}`;
+
+function normalResource(r: Resource, firstSeen: number | undefined): Resource {
+  const out: Resource = { name: r.name, type: r.type };
+  if (r.tags && r.tags.length > 0) out.tags = r.tags;
+  const seen = r.firstSeen ?? firstSeen;
+  if (seen !== undefined) out.firstSeen = seen;
+  out.status = r.status ?? 'open';
+  return out;
+}
+
+/** Affected resources in the read API's order: by name (ties keep the document's order). */
+const resourceOrder = (resources: readonly Resource[], firstSeen: number | undefined): Resource[] =>
+  resources
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => compareStrings(a.r.name, b.r.name) || a.i - b.i)
+    .map((x) => normalResource(x.r, firstSeen));
+
+function rowColumns(e: ProgramVulnerability, w: WriteContext) {
+  const person = (key: string | null | undefined) => (key == null ? null : w.keys.idOf('person', key));
+  return {
+    title: e.title,
+    status: e.status ?? 'open',
+    severity: e.severity,
+    cve_id: e.cveId ?? '',
+    fix_available: e.fixAvailable ?? null,
+    description: e.description ?? null,
+    remediation: e.remediation ?? null,
+    steps_to_reproduce: e.stepsToReproduce ?? null,
+    first_seen: e.firstSeen ?? w.now,
+    last_scanned_on: e.lastScannedOn ?? null,
+    cvss_score: e.cvssScore ?? null,
+    sla: e.sla ?? null,
+    report_link: e.reportLink ?? null,
+    added_by: person(e.addedBy),
+    added_on: e.addedOn ?? w.now,
+    last_modified_by: person(e.lastModifiedBy),
+    modified_on: e.modifiedOn ?? null,
+  };
+}
+
+const changedList = (c: RecordChange<ProgramVulnerability>, ...fields: (keyof ProgramVulnerability)[]) =>
+  c.action === 'create'
+    ? fields.some((f) => ((c.after![f] as unknown[] | undefined) ?? []).length > 0)
+    : fields.some((f) => !isDeepStrictEqual(c.before![f], c.after![f]));
+
+const group = <T>(rows: readonly T[], key: (r: T) => string): Map<string, T[]> => {
+  const map = new Map<string, T[]>();
+  for (const r of rows) {
+    const k = key(r);
+    const list = map.get(k);
+    if (list) list.push(r);
+    else map.set(k, [r]);
+  }
+  return map;
+};
+
+export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
+  name: 'vulnerabilities',
+  record: 'vulnerability',
+  resources: ['vulnerability'],
+  dataKinds: ['vulnerabilities'],
+  schema: ProgramVulnerability,
+  deriveId: (organizationId, key) => {
+    const id = derivedRecordId(organizationId, 'vulnerability', key);
+    notePublicId(id, key);
+    return id;
+  },
+  publicId: (id) => publicIds.get(id) ?? id,
+
+  async read({ q, organizationId: org, keys }) {
+    const [findings, resources, values, people, tickets, risks] = await Promise.all([
+      selectAll(q, 'vulnerabilities', org),
+      selectAll(q, 'vulnerability_resources', org, ['vulnerability_id', 'name', 'id']),
+      selectAll(q, 'custom_field_values', org),
+      peopleBySubject(q, org, 'vulnerability'),
+      ticketsBySubject(q, org, 'vulnerability'),
+      risksBySubject(q, org, 'vulnerability'),
+    ]);
+    const resourcesOf = group(resources, (r) => r.vulnerability_id);
+    const valuesOf = group(values, (v) => v.subject_id);
+    const person = (id: string) => keys.keyOf('person', id);
+    return findings
+      .map((f) => {
+        const key = publicVulnerabilityId(f.source, f.finding_key);
+        notePublicId(f.id, key);
+        const firstSeen = Number(f.first_seen);
+        const entry: ProgramVulnerability = {
+          key,
+          title: f.title,
+          status: f.status as VulnerabilityStatus,
+          severity: f.severity as Severity,
+          cveId: f.cve_id ?? '',
+          firstSeen,
+          assignees: (people.get(f.id) ?? [])
+            .filter((p) => p.role === 'assignee')
+            .map((p) => (p.isPrimary ? { person: person(p.personId), isPrimary: true } : { person: person(p.personId) })),
+          customFields: (valuesOf.get(f.id) ?? [])
+            .map((v) => ({ field: keys.keyOf('customField', v.custom_field_id), value: v.value }))
+            .sort((a, b) => compareStrings(a.field, b.field)),
+          affectedResources: (resourcesOf.get(f.id) ?? []).map((r) => {
+            const resource: Resource = { name: r.name, type: r.type };
+            const tags = JSON.parse(r.tags) as string[];
+            if (tags.length > 0) resource.tags = tags;
+            resource.firstSeen = Number(r.first_seen);
+            resource.status = r.status as VulnerabilityStatus;
+            return resource;
+          }),
+          tickets: (tickets.get(f.id) ?? []).map((t) => ({ id: t.ticketId, source: t.source, url: t.url })),
+          risks: sorted((risks.get(f.id) ?? []).map((id) => keys.keyOf('risk', id))),
+          addedOn: Number(f.added_on),
+          modifiedOn: num(f.modified_on),
+        };
+        nullable(entry, 'fixAvailable', f.fix_available as ProgramVulnerability['fixAvailable']);
+        nullable(entry, 'description', f.description);
+        nullable(entry, 'remediation', f.remediation);
+        nullable(entry, 'stepsToReproduce', f.steps_to_reproduce);
+        nullable(entry, 'lastScannedOn', num(f.last_scanned_on));
+        nullable(entry, 'cvssScore', num(f.cvss_score));
+        nullable(entry, 'sla', num(f.sla));
+        nullable(entry, 'reportLink', f.report_link === '' ? null : f.report_link);
+        // null, not left out: applied elsewhere, a finding without them is not stamped with the actor
+        entry.addedBy = f.added_by === null ? null : person(f.added_by);
+        entry.lastModifiedBy = f.last_modified_by === null ? null : person(f.last_modified_by);
+        return { id: f.id, entry: reorder(entry) };
+      })
+      .sort((a, b) => compareStrings(a.entry.key, b.entry.key));
+  },
+
+  normalize(entry, current, ctx) {
+    if (documentIndex.size >= 100_000) documentIndex.clear();
+    documentIndex.set(entry.key, ctx.index);
+    const merged = mergeEntry(
+      entry,
+      current,
+      {
+        status: 'open',
+        cveId: '',
+        fixAvailable: null,
+        description: null,
+        remediation: null,
+        stepsToReproduce: null,
+        firstSeen: ctx.now,
+        lastScannedOn: null,
+        cvssScore: null,
+        sla: null,
+        reportLink: null,
+        assignees: [],
+        customFields: [],
+        affectedResources: [],
+        tickets: [],
+        risks: [],
+        lastModifiedBy: null,
+        ...createdStamps(ctx),
+      },
+      FIELDS,
+    );
+    merged.risks = sorted(merged.risks);
+    if (entry.customFields !== undefined)
+      merged.customFields = entry.customFields
+        .map((v) => ({ field: v.field, value: v.value }))
+        .sort((a, b) => compareStrings(a.field, b.field));
+    if (entry.assignees !== undefined)
+      merged.assignees = entry.assignees.map((a) => (a.isPrimary ? { person: a.person, isPrimary: true } : { person: a.person }));
+    if (entry.affectedResources !== undefined) merged.affectedResources = resourceOrder(entry.affectedResources, merged.firstSeen);
+    if (entry.tickets !== undefined) merged.tickets = entry.tickets.map((t) => ({ id: t.id, source: t.source, url: t.url }));
+    return reorder(merged);
+  },
+  stampChange: (normalized, given, ctx) => reorder(stampModified(normalized, given, ctx)),
+
+  check(entry, pointer, issues) {
+    repeated(
+      entry.assignees?.map((a) => a.person),
+      `${pointer}/assignees`,
+      'lists this person twice',
+      issues,
+      '/person',
+    );
+    repeated(
+      entry.customFields?.map((v) => v.field),
+      `${pointer}/customFields`,
+      'gives this custom field twice',
+      issues,
+      '/field',
+    );
+    repeated(
+      entry.tickets?.map((t) => `${t.source}\u0000${t.id}`),
+      `${pointer}/tickets`,
+      'lists this ticket twice',
+      issues,
+    );
+    const { findingKey } = partsOf(entry.key);
+    if (entry.cveId && findingKey.startsWith('CVE-') && entry.cveId !== findingKey)
+      issues.push({ field: `${pointer}/cveId`, message: `must be the finding key ${findingKey} (or left out) when the key is a CVE ID` });
+  },
+
+  references(entry, pointer) {
+    const refs: Reference[] = [];
+    const one = (record: string, key: string | null | undefined, at: string) => {
+      if (key != null) refs.push({ record, key, pointer: `${pointer}/${at}` });
+    };
+    entry.assignees?.forEach((a, i) => {
+      one('person', a.person, `assignees/${i}/person`);
+    });
+    entry.customFields?.forEach((v, i) => {
+      one('customField', v.field, `customFields/${i}/field`);
+    });
+    entry.risks?.forEach((k, i) => {
+      one('risk', k, `risks/${i}`);
+    });
+    one('person', entry.addedBy, 'addedBy');
+    one('person', entry.lastModifiedBy, 'lastModifiedBy');
+    return refs;
+  },
+
+  async write(w, changes) {
+    const { db, trx, organizationId: org, keys } = w;
+    const created = changes.filter((c) => c.action === 'create');
+    const updated = changes.filter((c) => c.action === 'update');
+    const deleted = changes.filter((c) => c.action === 'delete').map((c) => c.id);
+
+    if (deleted.length > 0) {
+      for (const table of ['subject_people', 'tickets', 'risk_links'] as const)
+        await deleteWhereIn(trx, table, org, 'subject_id', deleted, 'vulnerability');
+      await deleteWhereIn(trx, 'custom_field_values', org, 'subject_id', deleted);
+      await deleteWhereIn(trx, 'vulnerability_resources', org, 'vulnerability_id', deleted);
+      await deleteWhereIn(trx, 'vulnerabilities', org, 'id', deleted);
+    }
+
+    await insertRows(
+      db,
+      trx,
+      'vulnerabilities',
+      created.map((c) => ({
+        id: c.id,
+        organization_id: org,
+        source: partsOf(c.key).source,
+        finding_key: partsOf(c.key).findingKey,
+        ...rowColumns(c.after!, w),
+      })),
+    );
+    for (const c of updated)
+      if (ROW_FIELDS.some((f) => !isDeepStrictEqual(c.before![f], c.after![f])))
+        await updateRow(trx, 'vulnerabilities', org, c.id, rowColumns(c.after!, w));
+
+    const upserts = [...created, ...updated];
+    const people = new Map<string, PersonLink[]>();
+    const tickets = new Map<string, { ticketId: string; source: string; url: string }[]>();
+    const risks = new Map<string, string[]>();
+    for (const c of upserts) {
+      const e = c.after!;
+      if (changedList(c, 'assignees'))
+        people.set(
+          c.id,
+          (e.assignees ?? []).map((a) => ({
+            personId: keys.idOf('person', a.person),
+            role: 'assignee' as const,
+            isPrimary: a.isPrimary ?? false,
+          })),
+        );
+      if (changedList(c, 'tickets'))
+        tickets.set(
+          c.id,
+          (e.tickets ?? []).map((t) => ({ ticketId: t.id, source: t.source, url: t.url })),
+        );
+      if (changedList(c, 'risks'))
+        risks.set(
+          c.id,
+          (e.risks ?? []).map((k) => keys.idOf('risk', k)),
+        );
+    }
+    await replaceSubjectLinks(db, trx, org, 'vulnerability', { people, tickets, risks }, ticketRowId, new Set(created.map((c) => c.id)));
+
+    const valuesChanged = upserts.filter((c) => changedList(c, 'customFields'));
+    await checkValues(w, valuesChanged);
+    await deleteWhereIn(
+      trx,
+      'custom_field_values',
+      org,
+      'subject_id',
+      valuesChanged.filter((c) => c.action === 'update').map((c) => c.id),
+    );
+    await insertRows(
+      db,
+      trx,
+      'custom_field_values',
+      valuesChanged.flatMap((c) =>
+        (c.after!.customFields ?? []).map((v) => ({
+          organization_id: org,
+          custom_field_id: keys.idOf('customField', v.field),
+          subject_id: c.id,
+          value: v.value,
+        })),
+      ),
+    );
+
+    const resourcesChanged = upserts.filter((c) => changedList(c, 'affectedResources'));
+    await deleteWhereIn(
+      trx,
+      'vulnerability_resources',
+      org,
+      'vulnerability_id',
+      resourcesChanged.filter((c) => c.action === 'update').map((c) => c.id),
+    );
+    const rows: Row<'vulnerability_resources'>[] = [];
+    for (const c of resourcesChanged)
+      (c.after!.affectedResources ?? []).forEach((r, i) => {
+        rows.push({
+          id: resourceRowId(c.id, i),
+          organization_id: org,
+          vulnerability_id: c.id,
+          name: r.name,
+          type: r.type,
+          tags: JSON.stringify(r.tags ?? []),
+          first_seen: r.firstSeen ?? c.after!.firstSeen ?? w.now,
+          status: r.status ?? 'open',
+        });
+      });
+    await insertRows(db, trx, 'vulnerability_resources', rows);
+  },
+
+  async events(w, changes) {
+    const upserts = changes.filter((c) => c.action !== 'delete');
+    if (upserts.length === 0) return { events: [] };
+    const [lookups, definitions] = await Promise.all([
+      loadNameLookups(w.trx, w.organizationId),
+      listCustomFieldDefinitions(w.trx, w.organizationId, 'vulnerability'),
+    ]);
+    const events: NewEvent[] = [];
+    for (const c of upserts) {
+      const { findingKey, source } = partsOf(c.key);
+      const publicId = publicVulnerabilityId(source, findingKey);
+      if (c.action === 'create') {
+        events.push({
+          type: 'vulnerability.created',
+          resourceId: publicId,
+          occurredAt: w.now,
+          data: { vulnerability: findingShape(c.key, c.after!, w, lookups, definitions, false) },
+        });
+        continue;
+      }
+      const fieldChanges = changedFields(
+        findingShape(c.key, c.before!, w, lookups, definitions, true),
+        findingShape(c.key, c.after!, w, lookups, definitions, true),
+      );
+      if (Object.keys(fieldChanges).length > 0)
+        events.push({ type: 'vulnerability.updated', resourceId: publicId, occurredAt: w.now, data: { changes: fieldChanges } });
+    }
+    return { events };
+  },
+};
+
+/** A dropdown's value must be one of its options (as PATCH checks); a finding's fields must be of findings. */
+async function checkValues(w: WriteContext, changes: readonly RecordChange<ProgramVulnerability>[]): Promise<void> {
+  if (changes.length === 0) return;
+  const definitions = new Map((await listCustomFieldDefinitions(w.trx, w.organizationId, 'vulnerability')).map((d) => [d.id, d]));
+  const issues: FieldIssue[] = [];
+  for (const c of changes) {
+    const index = documentIndex.get(c.key);
+    const at = index === undefined ? `/vulnerabilities (${c.key})` : `/vulnerabilities/${index}`;
+    (c.after!.customFields ?? []).forEach((v, j) => {
+      const definition = definitions.get(w.keys.idOf('customField', v.field));
+      if (!definition) issues.push({ field: `${at}/customFields/${j}/field`, message: `"${v.field}" is not a custom field of findings` });
+      else if (definition.fieldType === 'dropdown' && !definition.options.includes(v.value))
+        issues.push({
+          field: `${at}/customFields/${j}/value`,
+          message: `must be one of the field's options: ${definition.options.join(', ')}`,
+        });
+    });
+  }
+  if (issues.length > 0) throw validationFailed(issues.slice(0, 100));
+}
+
+function repeated(values: readonly string[] | undefined, at: string, message: string, issues: FieldIssue[], suffix = ''): void {
+  const seen = new Set<string>();
+  values?.forEach((v, i) => {
+    if (seen.has(v)) issues.push({ field: `${at}/${i}${suffix}`, message });
+    seen.add(v);
+  });
+}
+
+/**
+ * The finding as GET /v1/vulnerabilities/{id} shows it (what create answers), and with
+ * `expanded` every expansion too (affected resources of every status, tickets, risks): the data
+ * of `vulnerability.created` and the fields `vulnerability.updated` names.
+ */
+export function findingShape(
+  key: string,
+  e: ProgramVulnerability,
+  w: WriteContext,
+  lookups: NameLookups,
+  definitions: readonly CustomFieldDefinition[],
+  expanded: boolean,
+): VulnerabilityDetail {
+  const { source, findingKey } = partsOf(key);
+  const idOf = (record: string, k: string) => w.keys.idOf(record, k);
+  const personId = (k: string | null | undefined) => (k == null ? null : idOf('person', k));
+  const assignees = e.assignees ?? [];
+  const values = new Map((e.customFields ?? []).map((v) => [idOf('customField', v.field), v.value]));
+  const detail: VulnerabilityDetail = {
+    vulnerabilityId: publicVulnerabilityId(source, findingKey),
+    title: e.title,
+    status: (e.status ?? 'open') as VulnerabilityStatus,
+    severity: e.severity as Severity,
+    source: source as VulnerabilitySource,
+    assignees: assigneesOf(
+      lookups,
+      assignees.map((a) => idOf('person', a.person)),
+      (i) => assignees[i].isPrimary ?? false,
+    ),
+    cveId: e.cveId ?? '',
+    customFields: definitions.map((d) => ({
+      customFieldId: d.id,
+      title: d.title,
+      fieldType: d.fieldType,
+      options: d.options,
+      fieldValue: values.get(d.id) ?? '',
+    })),
+    firstSeen: e.firstSeen ?? w.now,
+    addedOn: e.addedOn ?? w.now,
+    modifiedOn: e.modifiedOn ?? null,
+  };
+  setPresent(detail, 'description', e.description);
+  setPresent(detail, 'lastScannedOn', e.lastScannedOn);
+  setPresent(detail, 'cvssScore', e.cvssScore);
+  setPresent(detail, 'sla', e.sla);
+  setPresent(detail, 'reportLink', e.reportLink);
+  setPresent(detail, 'remediation', e.remediation);
+  setPresent(detail, 'stepsToReproduce', e.stepsToReproduce);
+  setPresent(detail, 'addedBy', personStampOf(lookups, personId(e.addedBy)));
+  setPresent(detail, 'lastModifiedBy', personStampOf(lookups, personId(e.lastModifiedBy)));
+  if (expanded) {
+    detail.affectedResources = (e.affectedResources ?? []).map((r) => ({
+      name: r.name,
+      type: r.type,
+      tags: r.tags ?? [],
+      firstSeen: r.firstSeen ?? detail.firstSeen,
+      status: (r.status ?? 'open') as VulnerabilityStatus,
+    }));
+    detail.tickets = (e.tickets ?? []).map((t) => ({ id: t.id, url: t.url, source: t.source }));
+    detail.mappedRisks = risksOf(
+      lookups,
+      (e.risks ?? []).map((k) => idOf('risk', k)),
+    );
+  }
+  return detail;
+}
