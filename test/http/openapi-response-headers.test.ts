@@ -175,6 +175,8 @@ for (const dialect of dialects) {
             status: 'open',
           }),
         'PATCH /v1/vulnerabilities/{vulnerabilityId}': () => json({ reportLink: '' }),
+        'POST /v1/tests/{testId}/results': () => json({ status: 'passing' }),
+        'PATCH /v1/controls/{controlId}': () => json({ assigneeEmails: [] }),
         'POST /v1/evidence/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
         'POST /v1/evidences/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
         'POST /console/api/credentials': () => json({ name: 'Headers suite', accessLevel: 'read_only' }),

@@ -112,6 +112,8 @@ const BODIES: Record<string, () => { body: RequestInit['body']; headers?: Record
   'POST /v1/vulnerabilities': () =>
     json({ vulnerabilityId: newFindingKey(), title: 'Route table finding', severity: 'low', status: 'open' }),
   'PATCH /v1/vulnerabilities/{vulnerabilityId}': () => json({ reportLink: '' }),
+  'POST /v1/tests/{testId}/results': () => json({ status: 'passing' }),
+  'PATCH /v1/controls/{controlId}': () => json({ assigneeEmails: [] }),
   'POST /v1/evidence/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
   'POST /v1/evidences/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
   // console: only reached without a session (401 comes first), so any well-formed body will do

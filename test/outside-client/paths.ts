@@ -99,6 +99,13 @@ export interface paths {
      */
     get: operations["getTest"];
   };
+  "/v1/tests/{testId}/results": {
+    /**
+     * Push a run of a test: its status and the resources it checked (extension)
+     * @description A CI job or a scanner records one run. The test’s status, `lastScannedOn`, resources and `testHistory` follow; the pushed resources replace the test’s. A passing test whose observability integration is failing reads `affected`; an ignored test takes no result (400 naming `status`). Records `test.status_changed`, `test.updated` and the computed `control.status_changed` / `framework.progress_changed` events in the same transaction. Answers the test as GET does. Idempotent under `Idempotency-Key` like the other writes.
+     */
+    post: operations["recordTestResult"];
+  };
   "/v1/vulnerabilities": {
     /**
      * List vulnerability findings, newest first, one page at a time
@@ -2550,6 +2557,257 @@ export interface operations {
       };
       /** @description not_found: no test with this ID in the organization */
       404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Push a run of a test: its status and the resources it checked (extension)
+   * @description A CI job or a scanner records one run. The test’s status, `lastScannedOn`, resources and `testHistory` follow; the pushed resources replace the test’s. A passing test whose observability integration is failing reads `affected`; an ignored test takes no result (400 naming `status`). Records `test.status_changed`, `test.updated` and the computed `control.status_changed` / `framework.progress_changed` events in the same transaction. Answers the test as GET does. Idempotent under `Idempotency-Key` like the other writes.
+   */
+  recordTestResult: {
+    parameters: {
+      header: {
+        /** @description Required. 1-128 letters, digits, `.`, `_`, `~`, `-`. Scoped to the credential; a retry with the same key and body within 24 hours replays the first response. */
+        "idempotency-key": string;
+      };
+      path: {
+        /** @description ID of an automated or a cloud test. */
+        testId: string;
+      };
+    };
+    /** @description One run of a test, pushed by a CI job or a scanner. */
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description The run’s outcome. `affected` is not sent: a passing test whose observability integration is failing reads `affected`. An ignored test takes no result.
+           * @enum {unknown}
+           */
+          status: "passing" | "fix_required";
+          /** @description When the run happened, epoch milliseconds; default: now. Not in the future (a minute of clock skew is allowed). A run older than the test’s lastScannedOn only joins testHistory. */
+          scannedAt?: number;
+          /** @description The resources the run checked, at most 1000; they replace the test's resources. Absent: the run reported none. */
+          resources?: ({
+              /** @description The resource as the scanner names it; unique within one result. A resource reported again keeps its assignees. */
+              resourceId: string;
+              name: string;
+              /**
+               * @description The resource’s own status in this run.
+               * @enum {unknown}
+               */
+              status: "ignored" | "fix_required" | "passing";
+              region?: string;
+              service?: string;
+              accountID?: string;
+              environment?: string;
+              /** @description An http(s) URL to the resource, at most 2,048 characters. */
+              link?: string;
+              /** @description At most 2,000 characters. */
+              description?: string;
+              /** @description At most 50 tags. */
+              tags?: string[];
+            })[];
+        };
+      };
+    };
+    responses: {
+      /** @description The test after the run, as GET returns it (default fields). */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              /** @description `test_` followed by a slug; automated and cloud tests share one ID space. */
+              testId: string;
+              testName: string;
+              /**
+               * @description Computed: a passing test whose integration fails is `affected`.
+               * @enum {unknown}
+               */
+              status: "ignored" | "fix_required" | "passing" | "affected";
+              applications: {
+                  name: string;
+                }[];
+              assignees: {
+                  name: string;
+                  email: string;
+                  isPrimary: boolean;
+                }[];
+              /** @description The test's associated products. */
+              entities: {
+                  entityId: string;
+                  entityName: string;
+                }[];
+              mappedFrameworks: {
+                  frameworkId: string;
+                  frameworkName: string;
+                }[];
+              description?: string;
+              remediation?: string;
+              mappedControls: {
+                  controlId: string;
+                  controlCode: string;
+                  controlName: string;
+                }[];
+              mappedRequirements: {
+                  frameworkId: string;
+                  frameworkName: string;
+                  requirementId: string;
+                  requirementCode: string;
+                  requirementName: string;
+                }[];
+              /** @description Unix epoch milliseconds. */
+              lastScannedOn?: number;
+              effortEstimate?: string;
+              notes?: string;
+              ignoreReason?: string;
+              /** @description Unix epoch milliseconds. */
+              addedOn: number;
+              modifiedOn: number | null;
+              /** @description Flagged resources whose status is in resourceStatus. */
+              resources: ({
+                  resourceId: string;
+                  name: string;
+                  /** @enum {unknown} */
+                  status: "ignored" | "fix_required" | "passing";
+                  /** @description Unix epoch milliseconds. */
+                  lastScannedAt?: number;
+                  /** @description Unix epoch milliseconds. */
+                  firstDetected?: number;
+                  assignees: {
+                      name: string;
+                      email: string;
+                    }[];
+                  tags: string[];
+                  region?: string;
+                  service?: string;
+                  accountID?: string;
+                  environment?: string;
+                  entities: {
+                      entityId: string;
+                      entityName: string;
+                    }[];
+                  link?: string;
+                  description?: string;
+                })[];
+              tickets?: {
+                  ticketId: string;
+                  source: string;
+                  url: string;
+                }[];
+              mappedRisks?: {
+                  riskId: string;
+                  riskName: string;
+                }[];
+              /** @description Scans, oldest first. */
+              testHistory?: ({
+                  /** @description Unix epoch milliseconds. */
+                  scannedOn: number;
+                  /** @enum {unknown} */
+                  status: "ignored" | "fix_required" | "passing" | "affected";
+                })[];
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (details name the field; `status` when the test is ignored), or idempotency_key_required */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (scope) or plan_restricted (plan) */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no test with this ID in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description idempotency_key_reused (same key, different body) or idempotency_request_in_progress */
+      409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

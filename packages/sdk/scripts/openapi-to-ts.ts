@@ -67,6 +67,7 @@ export const OPERATIONS: Record<string, string> = {
   'POST /v1/evidence/{evidenceId}/attachments': 'uploadEvidenceAttachments',
   'GET /v1/tests': 'listTests',
   'GET /v1/tests/{testId}': 'getTest',
+  'POST /v1/tests/{testId}/results': 'recordTestResult',
   'GET /v1/vulnerabilities': 'listVulnerabilities',
   'GET /v1/vulnerabilities/{vulnerabilityId}': 'getVulnerability',
   'POST /v1/vulnerabilities': 'createVulnerability',

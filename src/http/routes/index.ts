@@ -13,6 +13,7 @@ import getEvidenceRoute from './evidence/get.ts';
 import uploadAttachmentsRoutes from './evidence/upload.ts';
 import listTestsRoute from './tests/list.ts';
 import getTestRoute from './tests/get.ts';
+import recordTestResultRoute from './tests/record-result.ts';
 import listVulnerabilitiesRoute from './vulnerabilities/list.ts';
 import getVulnerabilityRoute from './vulnerabilities/get.ts';
 import createVulnerabilityRoute from './vulnerabilities/create.ts';
@@ -55,6 +56,8 @@ const routes = [
   uploadAttachmentsRoutes,
   listTestsRoute,
   getTestRoute,
+  // an extension: a pushed test result (issue 26)
+  recordTestResultRoute,
   listVulnerabilitiesRoute,
   getVulnerabilityRoute,
   createVulnerabilityRoute,

@@ -858,6 +858,133 @@ export interface GetTestResponse {
   };
 }
 
+// POST /v1/tests/{testId}/results: Push a run of a test: its status and the resources it checked (extension)
+
+export interface RecordTestResultParams {
+  /** ID of an automated or a cloud test. */
+  testId: string;
+}
+
+/** One run of a test, pushed by a CI job or a scanner. */
+export interface RecordTestResultBody {
+  /** The run’s outcome. `affected` is not sent: a passing test whose observability integration is failing reads `affected`. An ignored test takes no result. */
+  status: "passing" | "fix_required";
+  /** When the run happened, epoch milliseconds; default: now. Not in the future (a minute of clock skew is allowed). A run older than the test’s lastScannedOn only joins testHistory. */
+  scannedAt?: number;
+  /** The resources the run checked, at most 1000; they replace the test's resources. Absent: the run reported none. */
+  resources?: Array<{
+    /** The resource as the scanner names it; unique within one result. A resource reported again keeps its assignees. */
+    resourceId: string;
+    name: string;
+    /** The resource’s own status in this run. */
+    status: "ignored" | "fix_required" | "passing";
+    region?: string;
+    service?: string;
+    accountID?: string;
+    environment?: string;
+    /** An http(s) URL to the resource, at most 2,048 characters. */
+    link?: string;
+    /** At most 2,000 characters. */
+    description?: string;
+    /** At most 50 tags. */
+    tags?: Array<string>;
+  }>;
+}
+
+/** The test after the run, as GET returns it (default fields). */
+export interface RecordTestResultResponse {
+  data: {
+    /** `test_` followed by a slug; automated and cloud tests share one ID space. */
+    testId: string;
+    testName: string;
+    /** Computed: a passing test whose integration fails is `affected`. */
+    status: "ignored" | "fix_required" | "passing" | "affected";
+    applications: Array<{
+      name: string;
+    }>;
+    assignees: Array<{
+      name: string;
+      email: string;
+      isPrimary: boolean;
+    }>;
+    /** The test's associated products. */
+    entities: Array<{
+      entityId: string;
+      entityName: string;
+    }>;
+    mappedFrameworks: Array<{
+      frameworkId: string;
+      frameworkName: string;
+    }>;
+    description?: string;
+    remediation?: string;
+    mappedControls: Array<{
+      controlId: string;
+      controlCode: string;
+      controlName: string;
+    }>;
+    mappedRequirements: Array<{
+      frameworkId: string;
+      frameworkName: string;
+      requirementId: string;
+      requirementCode: string;
+      requirementName: string;
+    }>;
+    /** Unix epoch milliseconds. */
+    lastScannedOn?: number;
+    effortEstimate?: string;
+    notes?: string;
+    ignoreReason?: string;
+    /** Unix epoch milliseconds. */
+    addedOn: number;
+    modifiedOn: number | null;
+    /** Flagged resources whose status is in resourceStatus. */
+    resources: Array<{
+      resourceId: string;
+      name: string;
+      status: "ignored" | "fix_required" | "passing";
+      /** Unix epoch milliseconds. */
+      lastScannedAt?: number;
+      /** Unix epoch milliseconds. */
+      firstDetected?: number;
+      assignees: Array<{
+        name: string;
+        email: string;
+      }>;
+      tags: Array<string>;
+      region?: string;
+      service?: string;
+      accountID?: string;
+      environment?: string;
+      entities: Array<{
+        entityId: string;
+        entityName: string;
+      }>;
+      link?: string;
+      description?: string;
+    }>;
+    tickets?: Array<{
+      ticketId: string;
+      source: string;
+      url: string;
+    }>;
+    mappedRisks?: Array<{
+      riskId: string;
+      riskName: string;
+    }>;
+    /** Scans, oldest first. */
+    testHistory?: Array<{
+      /** Unix epoch milliseconds. */
+      scannedOn: number;
+      status: "ignored" | "fix_required" | "passing" | "affected";
+    }>;
+  };
+  meta: {
+    /** Equals the X-Request-Id header. */
+    requestId: string;
+  };
+}
+
 // GET /v1/vulnerabilities: List vulnerability findings, newest first, one page at a time
 
 export interface ListVulnerabilitiesQuery {
@@ -2052,6 +2179,15 @@ export const operations = {
     idempotent: false,
     success: 200,
   },
+  recordTestResult: {
+    method: 'POST',
+    path: '/v1/tests/{testId}/results',
+    pathParams: ['testId'],
+    query: {},
+    body: 'json',
+    idempotent: true,
+    success: 200,
+  },
   listVulnerabilities: {
     method: 'GET',
     path: '/v1/vulnerabilities',
@@ -2122,6 +2258,7 @@ export interface OperationTypes {
   getEvidence: { params: GetEvidenceParams; query: GetEvidenceQuery; body: never; response: GetEvidenceResponse };
   listTests: { params: never; query: ListTestsQuery; body: never; response: ListTestsResponse };
   getTest: { params: GetTestParams; query: GetTestQuery; body: never; response: GetTestResponse };
+  recordTestResult: { params: RecordTestResultParams; query: never; body: RecordTestResultBody; response: RecordTestResultResponse };
   listVulnerabilities: { params: never; query: ListVulnerabilitiesQuery; body: never; response: ListVulnerabilitiesResponse };
   createVulnerability: { params: never; query: never; body: CreateVulnerabilityBody; response: CreateVulnerabilityResponse };
   getVulnerability: { params: GetVulnerabilityParams; query: GetVulnerabilityQuery; body: never; response: GetVulnerabilityResponse };
