@@ -28,6 +28,11 @@ export interface paths {
      * @description The list fields plus controlDescription, mappedFrameworks, controlQuestions, outOfScopeReason, authorship (addedBy, addedOn, lastModifiedBy, modifiedOn) and mappedRequirements; status over all its frameworks. complianceOverview (status per framework), mappedArtifacts (policies, evidence and automated tests) and mappedRisks only when asked for in `fields`.
      */
     get: operations["getControl"];
+    /**
+     * Change a control’s scope (with its reason) or assignees (extension)
+     * @description Out of scope needs an `outOfScopeReason` and stamps `markedOutOfScopeBy` with the credential; back in scope clears both. `assigneeEmails` replaces the assignees (the first is primary). An empty body is refused; a body that changes nothing writes nothing. Records `control.updated` and the computed `control.status_changed` / `framework.progress_changed` events in the same transaction. Answers the control as GET does. Idempotent under `Idempotency-Key` like the other writes.
+     */
+    patch: operations["updateControl"];
   };
   "/healthz": {
     /**
@@ -996,6 +1001,232 @@ export interface operations {
       };
       /** @description not_found: no control with this ID in the organization */
       404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Change a control’s scope (with its reason) or assignees (extension)
+   * @description Out of scope needs an `outOfScopeReason` and stamps `markedOutOfScopeBy` with the credential; back in scope clears both. `assigneeEmails` replaces the assignees (the first is primary). An empty body is refused; a body that changes nothing writes nothing. Records `control.updated` and the computed `control.status_changed` / `framework.progress_changed` events in the same transaction. Answers the control as GET does. Idempotent under `Idempotency-Key` like the other writes.
+   */
+  updateControl: {
+    parameters: {
+      header: {
+        /** @description Required. 1-128 letters, digits, `.`, `_`, `~`, `-`. Scoped to the credential; a retry with the same key and body within 24 hours replays the first response. */
+        "idempotency-key": string;
+      };
+      path: {
+        /** @description ID of the control. */
+        controlId: string;
+      };
+    };
+    /** @description Only the fields sent change; at least one is needed. */
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description `out_of_scope` needs an `outOfScopeReason` (unless the control is already out of scope) and stamps `markedOutOfScopeBy`; `in_scope` clears both.
+           * @enum {unknown}
+           */
+          controlScope?: "in_scope" | "out_of_scope";
+          /** @description Why the control is out of scope, 1-2000 characters. Only for a control that is (or goes) out of scope. */
+          outOfScopeReason?: string;
+          /** @description People of the organization (case-insensitive), at most 20; they replace the assignees, the first is the primary one. `[]` removes every assignee. */
+          assigneeEmails?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description The control after the update, as GET returns it (default fields). */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              controlId: string;
+              controlCode: string;
+              controlName: string;
+              controlDomain: string;
+              /** @enum {unknown} */
+              functionGrouping: "govern" | "identify" | "protect" | "detect" | "respond" | "recover";
+              /** @enum {unknown} */
+              controlScope: "in_scope" | "out_of_scope";
+              /**
+               * @description Computed: not_applicable when the control is out of scope or has no relevant artifact; compliant when every relevant artifact is complete; otherwise non_compliant.
+               * @enum {unknown}
+               */
+              status: "compliant" | "non_compliant" | "not_applicable";
+              /** @description floor(100 × complete / relevant artifacts), or 'not_applicable' when the status is not_applicable. */
+              controlCompliancePercentage: number | "not_applicable";
+              assignees: {
+                  name: string;
+                  email: string;
+                  isPrimary: boolean;
+                }[];
+              entities: {
+                  entityId: string;
+                  entityName: string;
+                }[];
+              controlDescription?: string;
+              mappedFrameworks: {
+                  frameworkId: string;
+                  frameworkName: string;
+                }[];
+              controlQuestions: string[];
+              outOfScopeReason?: string;
+              addedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              addedOn?: number;
+              lastModifiedBy?: {
+                name: string;
+                email: string;
+              };
+              modifiedOn?: number | null;
+              mappedRequirements: {
+                  frameworkName: string;
+                  requirementCode: string;
+                  requirementName: string;
+                }[];
+              complianceOverview?: ({
+                  frameworkName: string;
+                  /** @description The framework's entities. */
+                  entities: {
+                      entityId: string;
+                      entityName: string;
+                    }[];
+                  /**
+                   * @description Computed: not_applicable when the control is out of scope or has no relevant artifact; compliant when every relevant artifact is complete; otherwise non_compliant.
+                   * @enum {unknown}
+                   */
+                  controlStatus: "compliant" | "non_compliant" | "not_applicable";
+                  /** @description floor(100 × complete / relevant artifacts), or 'not_applicable' when the status is not_applicable. */
+                  artifactCompliancePercentage: number | "not_applicable";
+                })[];
+              mappedArtifacts?: ({
+                  name: string;
+                  /** @enum {unknown} */
+                  artifactType: "policy" | "evidence" | "test";
+                  /** @description The policy's or evidence record's status, or the test's computed status. */
+                  artifactStatus: string;
+                  entities: {
+                      entityId: string;
+                      entityName: string;
+                    }[];
+                  /** @description Names of the frameworks the artifact is mapped to. */
+                  frameworks: string[];
+                  /** @description Policies and evidence: their flag; tests: status is not ignored. */
+                  isRelevant: boolean;
+                  /** @description notRelevantReason or ignoreReason, when recorded. */
+                  justification?: string;
+                })[];
+              mappedRisks?: {
+                  riskId: string;
+                  riskName: string;
+                }[];
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (details name the field: `outOfScopeReason` when a move needs or refuses one), or idempotency_key_required */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (scope) or plan_restricted (plan) */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no control with this ID in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description idempotency_key_reused (same key, different body) or idempotency_request_in_progress */
+      409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

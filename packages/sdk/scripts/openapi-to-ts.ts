@@ -60,6 +60,7 @@ export const OPERATIONS: Record<string, string> = {
   'GET /v1/frameworks': 'listFrameworks',
   'GET /v1/controls': 'listControls',
   'GET /v1/controls/{controlId}': 'getControl',
+  'PATCH /v1/controls/{controlId}': 'updateControl',
   'GET /v1/policies': 'listPolicies',
   'GET /v1/policies/{policyId}': 'getPolicy',
   'GET /v1/evidence': 'listEvidence',

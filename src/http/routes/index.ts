@@ -5,6 +5,7 @@ import tokenRoute from './oauth/token.ts';
 import listFrameworksRoute from './frameworks/list.ts';
 import listControlsRoute from './controls/list.ts';
 import getControlRoute from './controls/get.ts';
+import updateControlRoute from './controls/update.ts';
 import healthRoutes from './ops/health.ts';
 import listPoliciesRoute from './policies/list.ts';
 import getPolicyRoute from './policies/get.ts';
@@ -48,6 +49,8 @@ const routes = [
   listFrameworksRoute,
   listControlsRoute,
   getControlRoute,
+  // an extension: a control's scope and assignees (issue 26)
+  updateControlRoute,
   healthRoutes,
   listPoliciesRoute,
   getPolicyRoute,

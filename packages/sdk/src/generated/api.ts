@@ -275,6 +275,107 @@ export interface GetControlResponse {
   };
 }
 
+// PATCH /v1/controls/{controlId}: Change a control’s scope (with its reason) or assignees (extension)
+
+export interface UpdateControlParams {
+  /** ID of the control. */
+  controlId: string;
+}
+
+/** Only the fields sent change; at least one is needed. */
+export interface UpdateControlBody {
+  /** `out_of_scope` needs an `outOfScopeReason` (unless the control is already out of scope) and stamps `markedOutOfScopeBy`; `in_scope` clears both. */
+  controlScope?: "in_scope" | "out_of_scope";
+  /** Why the control is out of scope, 1-2000 characters. Only for a control that is (or goes) out of scope. */
+  outOfScopeReason?: string;
+  /** People of the organization (case-insensitive), at most 20; they replace the assignees, the first is the primary one. `[]` removes every assignee. */
+  assigneeEmails?: Array<string>;
+}
+
+/** The control after the update, as GET returns it (default fields). */
+export interface UpdateControlResponse {
+  data: {
+    controlId: string;
+    controlCode: string;
+    controlName: string;
+    controlDomain: string;
+    functionGrouping: "govern" | "identify" | "protect" | "detect" | "respond" | "recover";
+    controlScope: "in_scope" | "out_of_scope";
+    /** Computed: not_applicable when the control is out of scope or has no relevant artifact; compliant when every relevant artifact is complete; otherwise non_compliant. */
+    status: "compliant" | "non_compliant" | "not_applicable";
+    /** floor(100 × complete / relevant artifacts), or 'not_applicable' when the status is not_applicable. */
+    controlCompliancePercentage: number | "not_applicable";
+    assignees: Array<{
+      name: string;
+      email: string;
+      isPrimary: boolean;
+    }>;
+    entities: Array<{
+      entityId: string;
+      entityName: string;
+    }>;
+    controlDescription?: string;
+    mappedFrameworks: Array<{
+      frameworkId: string;
+      frameworkName: string;
+    }>;
+    controlQuestions: Array<string>;
+    outOfScopeReason?: string;
+    addedBy?: {
+      name: string;
+      email: string;
+    };
+    /** Unix epoch milliseconds. */
+    addedOn?: number;
+    lastModifiedBy?: {
+      name: string;
+      email: string;
+    };
+    modifiedOn?: number | null;
+    mappedRequirements: Array<{
+      frameworkName: string;
+      requirementCode: string;
+      requirementName: string;
+    }>;
+    complianceOverview?: Array<{
+      frameworkName: string;
+      /** The framework's entities. */
+      entities: Array<{
+        entityId: string;
+        entityName: string;
+      }>;
+      /** Computed: not_applicable when the control is out of scope or has no relevant artifact; compliant when every relevant artifact is complete; otherwise non_compliant. */
+      controlStatus: "compliant" | "non_compliant" | "not_applicable";
+      /** floor(100 × complete / relevant artifacts), or 'not_applicable' when the status is not_applicable. */
+      artifactCompliancePercentage: number | "not_applicable";
+    }>;
+    mappedArtifacts?: Array<{
+      name: string;
+      artifactType: "policy" | "evidence" | "test";
+      /** The policy's or evidence record's status, or the test's computed status. */
+      artifactStatus: string;
+      entities: Array<{
+        entityId: string;
+        entityName: string;
+      }>;
+      /** Names of the frameworks the artifact is mapped to. */
+      frameworks: Array<string>;
+      /** Policies and evidence: their flag; tests: status is not ignored. */
+      isRelevant: boolean;
+      /** notRelevantReason or ignoreReason, when recorded. */
+      justification?: string;
+    }>;
+    mappedRisks?: Array<{
+      riskId: string;
+      riskName: string;
+    }>;
+  };
+  meta: {
+    /** Equals the X-Request-Id header. */
+    requestId: string;
+  };
+}
+
 // GET /v1/policies: List policies
 
 export interface ListPoliciesQuery {
@@ -2125,6 +2226,15 @@ export const operations = {
     idempotent: false,
     success: 200,
   },
+  updateControl: {
+    method: 'PATCH',
+    path: '/v1/controls/{controlId}',
+    pathParams: ['controlId'],
+    query: {},
+    body: 'json',
+    idempotent: true,
+    success: 200,
+  },
   listPolicies: {
     method: 'GET',
     path: '/v1/policies',
@@ -2252,6 +2362,7 @@ export interface OperationTypes {
   listFrameworks: { params: never; query: ListFrameworksQuery; body: never; response: ListFrameworksResponse };
   listControls: { params: never; query: ListControlsQuery; body: never; response: ListControlsResponse };
   getControl: { params: GetControlParams; query: GetControlQuery; body: never; response: GetControlResponse };
+  updateControl: { params: UpdateControlParams; query: never; body: UpdateControlBody; response: UpdateControlResponse };
   listPolicies: { params: never; query: ListPoliciesQuery; body: never; response: ListPoliciesResponse };
   getPolicy: { params: GetPolicyParams; query: GetPolicyQuery; body: never; response: GetPolicyResponse };
   listEvidence: { params: never; query: ListEvidenceQuery; body: never; response: ListEvidenceResponse };
