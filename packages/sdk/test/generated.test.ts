@@ -47,7 +47,7 @@ test('query parameters get the wire form the server reads', () => {
       .filter(([, o]) => o.idempotent)
       .map(([name]) => name)
       .sort(),
-    ['createVulnerability', 'updateVulnerability', 'uploadEvidenceAttachments'],
+    ['createVulnerability', 'recordTestResult', 'updateControl', 'updateVulnerability', 'uploadEvidenceAttachments'],
   );
 });
 
