@@ -248,6 +248,10 @@ for (const dialect of dialects) {
         [{ status: 'passing', resources: [resource('a', 'passing', { region: long })] }, 'resources[0].region'],
         [{ status: 'passing', resources: [resource('a', 'passing', { description: 'x'.repeat(2001) })] }, 'resources[0].description'],
         [{ status: 'passing', resources: [resource('a', 'passing', { tags: [long] })] }, 'resources[0].tags[0]'],
+        [
+          { status: 'passing', resources: [resource('a', 'passing', { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) })] },
+          'resources[0].tags',
+        ],
         [{ status: 'passing', resources: [resource('a', 'passing', { link: 'javascript:alert(1)' })] }, 'resources[0].link'],
         [{ status: 'passing', resources: [resource('a', 'passing', { link: 'https://user:pw@example.com/' })] }, 'resources[0].link'],
         [{ status: 'passing', resources: [resource('a', 'affected')] }, 'resources[0].status'],
@@ -258,10 +262,20 @@ for (const dialect of dialects) {
         const res = await pushResult(server, p.token, p.testId, body as any);
         assertRefused(res, field, JSON.stringify(body).slice(0, 120));
       }
-      // 1,000 resources are accepted
+      // 1,000 resources with every field are accepted (past the 4,096 entries other bodies may hold)
+      const full = (i: number) =>
+        resource(`r${String(i).padStart(4, '0')}`, 'fix_required', {
+          region: 'eu-west-1',
+          service: 's3',
+          accountID: '123456789012',
+          environment: 'prod',
+          link: `https://console.example.com/r/${i}`,
+          description: 'Public bucket',
+          tags: ['a', 'b', 'c', 'd', 'e'],
+        });
       const max = await pushResult(server, p.token, p.testId, {
         status: 'fix_required',
-        resources: Array.from({ length: 1000 }, (_, i) => resource(`r${String(i).padStart(4, '0')}`, 'fix_required', { tags: ['t'] })),
+        resources: Array.from({ length: 1000 }, (_, i) => full(i)),
       });
       assert.equal(max.status, 200, show(max));
       assert.equal(max.body.data.resources.length, 1000);

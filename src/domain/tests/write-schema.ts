@@ -8,7 +8,12 @@ export const RESULT_STATUSES = ['passing', 'fix_required'] as const;
 /** Most resources one result may report. */
 export const MAX_RESULT_RESOURCES = 1000;
 /** Most tags one resource may carry. */
-export const MAX_RESOURCE_TAGS = 50;
+export const MAX_RESOURCE_TAGS = 20;
+/**
+ * Most fields and list items the body may hold in all (src/http/json-body.ts): 1,000 resources of
+ * every field (10) and 20 tags, and the run's own fields.
+ */
+export const MAX_RESULT_JSON_ENTRIES = MAX_RESULT_RESOURCES * (10 + MAX_RESOURCE_TAGS) + 16;
 /** A scannedAt this far ahead of the server's clock is still "now" (client clocks drift). */
 export const RESULT_CLOCK_SKEW_MS = 60_000;
 

@@ -14,7 +14,7 @@ const recordResult: Command = {
   examples: [
     'tests record-result TEST_ID --status passing',
     'tests record-result TEST_ID --status fix_required --resources findings.json',
-    'scanner --json | compliance tests record-result TEST_ID --status fix_required --resources -',
+    'tests record-result TEST_ID --status fix_required --resources - < scan-findings.json',
     'tests record-result TEST_ID --file run.json --idempotency-key "ci-$CI_PIPELINE_ID"',
   ],
   args: 'TEST_ID',

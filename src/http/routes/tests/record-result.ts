@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { recordTestResult } from '../../../domain/tests/record-result.ts';
-import { RecordTestResultBody } from '../../../domain/tests/write-schema.ts';
+import { MAX_RESULT_JSON_ENTRIES, RecordTestResultBody } from '../../../domain/tests/write-schema.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
@@ -17,6 +17,7 @@ export default function recordTestResultRoute(app: FastifyInstance, { system }: 
     '/v1/tests/:testId/results',
     {
       preValidation: writeGuards('test'),
+      config: { maxJsonEntries: MAX_RESULT_JSON_ENTRIES },
       schema: {
         operationId: 'recordTestResult',
         tags: ['tests'],
