@@ -1,4 +1,4 @@
-// The moves through the CLI on each engine, as child processes against a real server: a CI job
+// Test results and control scope through the CLI on each engine, as child processes against a real server: a CI job
 // pushes a test result (`tests record-result`, resources from a file and from stdin) and the
 // control flips on the feed (`events list`); a control goes out of scope and back
 // (`controls update`); the refusals' exit codes; the help and the shell completion name them.
@@ -16,7 +16,7 @@ function ok(res: CliResult): string {
 }
 const json = (res: CliResult) => JSON.parse(ok(res));
 
-describe('compliance moves', { concurrency: dialects.length }, () => {
+describe('compliance tests record-result and controls update', { concurrency: dialects.length }, () => {
   for (const dialect of dialects) {
     describe(`on ${dialect}`, { concurrency: 1 }, () => {
       let s: CliService;
