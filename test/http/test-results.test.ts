@@ -285,6 +285,18 @@ for (const dialect of dialects) {
         ['test.updated'],
         'only the accepted push recorded anything',
       );
+      // The next run changes one resource of the 1,000: the event names that one, not all of them.
+      const next = Array.from({ length: 1000 }, (_, i) => (i === 7 ? { ...full(i), status: 'passing' } : full(i)));
+      assert.equal((await pushResult(server, p.token, p.testId, { status: 'fix_required', resources: next })).status, 200);
+      const [updated] = (await storedEvents(server.database, p.organizationId)).slice(1);
+      assert.equal(updated.type, 'test.updated');
+      assert.deepEqual(
+        [
+          updated.data.changes.resources.before.map((r: any) => [r.resourceId, r.status]),
+          updated.data.changes.resources.after.map((r: any) => [r.resourceId, r.status]),
+        ],
+        [[['r0007', 'fix_required']], [['r0007', 'passing']]],
+      );
     });
 
     test('unknown tests and other organizations’ tests are 404; a read-only credential is 403', async () => {

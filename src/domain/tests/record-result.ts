@@ -11,8 +11,9 @@
 //   run's status and resources stand;
 // - an ignored test takes no result (400 naming `status`, result-moves.ts);
 // - `test.status_changed` when the status the API shows moves; `test.updated` when the resources
-//   changed (lastScannedOn, testHistory and the resources' lastScannedAt alone record nothing, so
-//   an hourly run that finds the same things adds no event; GET shows them);
+//   changed, its `resources` change naming only the resources added, removed or changed
+//   (lastScannedOn, testHistory and the resources' lastScannedAt alone record nothing, so an
+//   hourly run that finds the same things adds no event; GET shows them);
 // - modifiedOn is set when the status or the resources change.
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
@@ -39,7 +40,7 @@ import { recordEvents, type NewEvent } from '../events/record.ts';
 import { TEST_RESOURCE_STATUSES } from '../vocabulary.ts';
 import { buildTestDetail } from './get.ts';
 import { statusAfterResult } from './result-moves.ts';
-import type { TestDetail } from './schema.ts';
+import type { TestDetail, TestResource } from './schema.ts';
 import { RESULT_CLOCK_SKEW_MS, type RecordTestResultBody, type ResultResource } from './write-schema.ts';
 
 export interface RecordTestResultInput {
@@ -83,6 +84,34 @@ const byResourceId = (a: { resourceId: string }, b: { resourceId: string }) =>
 function sameResources(a: StoredTestResource[], b: StoredTestResource[]): boolean {
   if (a.length !== b.length) return false;
   return isDeepStrictEqual([...a].sort(byResourceId).map(substance), [...b].sort(byResourceId).map(substance));
+}
+
+/** A resource as GET shows it, without its scan time: what makes it "changed" for an event. */
+const shown = (r: TestResource) => {
+  const { lastScannedAt: _at, ...rest } = r;
+  return rest;
+};
+
+/**
+ * The `resources` change of test.updated: only the resources added, removed or changed (by
+ * resourceId, their scan time aside), before and after, in GET's order; undefined when none. A run
+ * of 1,000 resources that changes one names one, not 2,000.
+ */
+function resourceChanges(before: TestResource[], after: TestResource[]): { before?: TestResource[]; after?: TestResource[] } | undefined {
+  const was = new Map(before.map((r) => [r.resourceId, r]));
+  const is = new Map(after.map((r) => [r.resourceId, r]));
+  const differs = (id: string) => {
+    const a = was.get(id);
+    const b = is.get(id);
+    return !a || !b || !isDeepStrictEqual(shown(a), shown(b));
+  };
+  const gone = before.filter((r) => differs(r.resourceId));
+  const come = after.filter((r) => differs(r.resourceId));
+  if (gone.length === 0 && come.length === 0) return undefined;
+  const change: { before?: TestResource[]; after?: TestResource[] } = {};
+  if (gone.length > 0) change.before = gone;
+  if (come.length > 0) change.after = come;
+  return change;
 }
 
 /** The get shape with every resource, whatever its status: the events name every resource that changed. */
@@ -152,6 +181,9 @@ export async function recordTestResult({ ctx, input }: { ctx: Context; input: Re
         events.push({ type: 'test.status_changed', resourceId: row.id, occurredAt: now, data: { before: current, after: next } });
       }
       const { status: _status, ...changes } = changedFields(before, after);
+      const resources = resourceChanges(before.resources, after.resources);
+      if (resources) changes.resources = resources;
+      else delete changes.resources;
       if (changedResources) {
         events.push({ type: 'test.updated', resourceId: row.id, occurredAt: now, data: { changes } });
       }
