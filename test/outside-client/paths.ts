@@ -2875,7 +2875,7 @@ export interface operations {
               link?: string;
               /** @description At most 2,000 characters. */
               description?: string;
-              /** @description At most 50 tags. */
+              /** @description At most 20 tags. */
               tags?: string[];
             })[];
         };

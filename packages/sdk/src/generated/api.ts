@@ -987,7 +987,7 @@ export interface RecordTestResultBody {
     link?: string;
     /** At most 2,000 characters. */
     description?: string;
-    /** At most 50 tags. */
+    /** At most 20 tags. */
     tags?: Array<string>;
   }>;
 }
