@@ -147,9 +147,10 @@ export async function recordTestResult({ ctx, input }: { ctx: Context; input: Re
     const next = statusAfterResult(current, body.status, row.integrationFailing);
     const latest = row.lastScannedOn === null || scannedAt >= row.lastScannedOn;
 
-    const before = await buildTestDetail(trx, org, { testId: row.id, ...ALL_RESOURCES });
+    let before: TestDetail | undefined;
     let changedResources = false;
     if (latest) {
+      before = await buildTestDetail(trx, org, { testId: row.id, ...ALL_RESOURCES });
       const stored = await listAllTestResources(trx, org, row.id);
       const resources = nextResources(stored, body.resources ?? [], scannedAt);
       const kept = new Set(resources.map((r) => r.id));
@@ -175,7 +176,7 @@ export async function recordTestResult({ ctx, input }: { ctx: Context; input: Re
     });
 
     const events: NewEvent[] = [];
-    if (latest) {
+    if (before) {
       const after = await buildTestDetail(trx, org, { testId: row.id, ...ALL_RESOURCES });
       if (next !== current) {
         events.push({ type: 'test.status_changed', resourceId: row.id, occurredAt: now, data: { before: current, after: next } });
