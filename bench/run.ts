@@ -1,7 +1,7 @@
 // npm run bench: the benchmarks, each in its own process, one after another.
 //
 //   npm run bench                                  reads (both engines) and uploads
-//   npm run bench -- --only reads|uploads|controls|vulnerabilities|vulnerability-pages|statements|frameworks|outbox|webhook-latency|staleness|memory|malformed-flood|vulnerability-import[,...]
+//   npm run bench -- --only reads|uploads|controls|vulnerabilities|vulnerability-pages|statements|frameworks|outbox|test-result-push|webhook-latency|staleness|memory|malformed-flood|vulnerability-import|program-load[,...]
 //   npm run bench -- --only reads -- --seconds 5   arguments after a second -- go to each script
 //
 // reads: bench/reads.ts, every list endpoint, a get-one and /healthz against a raw node:http server
@@ -9,9 +9,10 @@
 // _REDIS_URL are set). uploads: bench/uploads.ts, 100 MiB in 5 files against a raw server streaming
 // to disk. The others are the per-area benchmarks (see the head of each file; webhook-latency
 // and staleness need PostgreSQL); outbox: bench/outbox.ts, what recording change events adds to a write;
-// malformed-flood: bench/malformed-flood.ts, malformed requests and what a flood of them costs.
+// malformed-flood: bench/malformed-flood.ts, malformed requests and what a flood of them costs;
 // vulnerability-import: bench/vulnerability-import.ts, a 100,000-result SARIF import and its
 // unchanged re-import into the scale-20 organization, with the server's peak memory.
+// test-result-push: bench/test-result-push.ts, a pushed test result that flips a control next to an upload.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from './lib/child.ts';
@@ -25,6 +26,7 @@ const SCRIPTS = {
   statements: 'bench/statements.ts',
   frameworks: 'bench/frameworks.ts',
   outbox: 'bench/outbox.ts',
+  'test-result-push': 'bench/test-result-push.ts',
   'webhook-latency': 'bench/webhook-latency.ts',
   staleness: 'bench/staleness.ts',
   memory: 'bench/memory.ts',

@@ -23,6 +23,7 @@ import { IDEMPOTENCY_KEY_PATTERN } from '../src/domain/idempotency/run.ts';
 import { POLICY_EXPANSIONS } from '../src/domain/policies/get.ts';
 import { POLICY_OPTIONAL_FIELDS } from '../src/domain/policies/list.ts';
 import { TEST_EXPANSIONS, TEST_LIST_FIELDS } from '../src/domain/tests/shape.ts';
+import { RESULT_STATUSES } from '../src/domain/tests/write-schema.ts';
 import { CREATE_STATUSES } from '../src/domain/vulnerabilities/write-schema.ts';
 import { FIX_AVAILABLE, PAGE_SIZES, VULNERABILITY_EXPANSIONS, VULNERABILITY_LIST_FIELDS } from '../src/domain/vulnerabilities/shape.ts';
 import {
@@ -66,6 +67,7 @@ export function renderCliVocabulary(): string {
     ['POLICY_STATUS', POLICY_STATUSES],
     ['EVIDENCE_STATUS', EVIDENCE_STATUSES],
     ['TEST_STATUS', TEST_STATUSES],
+    ['TEST_RESULT_STATUS', RESULT_STATUSES],
     ['VULNERABILITY_STATUS', VULNERABILITY_STATUSES],
     ['VULNERABILITY_CREATE_STATUS', createStatuses],
     ['SEVERITY', SEVERITIES],

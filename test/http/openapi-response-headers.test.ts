@@ -190,6 +190,8 @@ for (const dialect of dialects) {
           }),
         'PATCH /v1/vulnerabilities/{vulnerabilityId}': () => json({ reportLink: '' }),
         'PUT /v1/program': () => ({ body: 'version: 1\n', headers: { 'content-type': 'application/yaml' } }),
+        'POST /v1/tests/{testId}/results': () => json({ status: 'passing' }),
+        'PATCH /v1/controls/{controlId}': () => json({ assigneeEmails: [] }),
         'POST /v1/evidence/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
         'POST /v1/evidences/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
         'POST /v1/evidence/{evidenceId}/approve': () => json({}),

@@ -129,6 +129,8 @@ const BODIES: Record<string, () => { body: RequestInit['body']; headers?: Record
     json({ vulnerabilityId: newFindingKey(), title: 'Route table finding', severity: 'low', status: 'open' }),
   'PATCH /v1/vulnerabilities/{vulnerabilityId}': () => json({ reportLink: '' }),
   'PUT /v1/program': () => ({ body: 'version: 1\nframeworks: []\n', headers: { 'content-type': 'application/yaml' } }),
+  'POST /v1/tests/{testId}/results': () => json({ status: 'passing' }),
+  'PATCH /v1/controls/{controlId}': () => json({ assigneeEmails: [] }),
   'POST /v1/evidence/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
   'POST /v1/evidences/{evidenceId}/attachments': () => ({ body: attachmentForm() }),
   // evidence review and the policy lifecycle (extensions): a valid body; the move may then be refused by status

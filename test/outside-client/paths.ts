@@ -28,6 +28,11 @@ export interface paths {
      * @description The list fields plus controlDescription, mappedFrameworks, controlQuestions, outOfScopeReason, authorship (addedBy, addedOn, lastModifiedBy, modifiedOn) and mappedRequirements; status over all its frameworks. complianceOverview (status per framework), mappedArtifacts (policies, evidence and automated tests) and mappedRisks only when asked for in `fields`.
      */
     get: operations["getControl"];
+    /**
+     * Change a control’s scope (with its reason) or assignees (extension)
+     * @description Out of scope needs an `outOfScopeReason` and stamps `markedOutOfScopeBy` with the credential; back in scope clears both. `assigneeEmails` replaces the assignees (the first is primary). An empty body is refused; a body that changes nothing writes nothing. Records `control.updated` and the computed `control.status_changed` / `framework.progress_changed` events in the same transaction. Answers the control as GET does. Idempotent under `Idempotency-Key` like the other writes.
+     */
+    patch: operations["updateControl"];
   };
   "/healthz": {
     /**
@@ -169,6 +174,13 @@ export interface paths {
      * @description The list fields of one test plus its flagged resources; expansions only when asked for in `fields`.
      */
     get: operations["getTest"];
+  };
+  "/v1/tests/{testId}/results": {
+    /**
+     * Push a run of a test: its status and the resources it checked (extension)
+     * @description A CI job or a scanner records one run. The test’s status, `lastScannedOn`, resources and `testHistory` follow; the pushed resources replace the test’s. A passing test whose observability integration is failing reads `affected`; an ignored test takes no result (400 naming `status`). Records `test.status_changed`, `test.updated` and the computed `control.status_changed` / `framework.progress_changed` events in the same transaction. Answers the test as GET does. Idempotent under `Idempotency-Key` like the other writes.
+     */
+    post: operations["recordTestResult"];
   };
   "/v1/vulnerabilities": {
     /**
@@ -1088,6 +1100,232 @@ export interface operations {
       };
       /** @description not_found: no control with this ID in the organization */
       404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Change a control’s scope (with its reason) or assignees (extension)
+   * @description Out of scope needs an `outOfScopeReason` and stamps `markedOutOfScopeBy` with the credential; back in scope clears both. `assigneeEmails` replaces the assignees (the first is primary). An empty body is refused; a body that changes nothing writes nothing. Records `control.updated` and the computed `control.status_changed` / `framework.progress_changed` events in the same transaction. Answers the control as GET does. Idempotent under `Idempotency-Key` like the other writes.
+   */
+  updateControl: {
+    parameters: {
+      header: {
+        /** @description Required. 1-128 letters, digits, `.`, `_`, `~`, `-`. Scoped to the credential; a retry with the same key and body within 24 hours replays the first response. */
+        "idempotency-key": string;
+      };
+      path: {
+        /** @description ID of the control. */
+        controlId: string;
+      };
+    };
+    /** @description Only the fields sent change; at least one is needed. */
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description `out_of_scope` needs an `outOfScopeReason` (unless the control is already out of scope) and stamps `markedOutOfScopeBy`; `in_scope` clears both.
+           * @enum {unknown}
+           */
+          controlScope?: "in_scope" | "out_of_scope";
+          /** @description Why the control is out of scope, 1-2000 characters. Only for a control that is (or goes) out of scope. */
+          outOfScopeReason?: string;
+          /** @description People of the organization (case-insensitive), at most 20; they replace the assignees, the first is the primary one. `[]` removes every assignee. */
+          assigneeEmails?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description The control after the update, as GET returns it (default fields). */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              controlId: string;
+              controlCode: string;
+              controlName: string;
+              controlDomain: string;
+              /** @enum {unknown} */
+              functionGrouping: "govern" | "identify" | "protect" | "detect" | "respond" | "recover";
+              /** @enum {unknown} */
+              controlScope: "in_scope" | "out_of_scope";
+              /**
+               * @description Computed: not_applicable when the control is out of scope or has no relevant artifact; compliant when every relevant artifact is complete; otherwise non_compliant.
+               * @enum {unknown}
+               */
+              status: "compliant" | "non_compliant" | "not_applicable";
+              /** @description floor(100 × complete / relevant artifacts), or 'not_applicable' when the status is not_applicable. */
+              controlCompliancePercentage: number | "not_applicable";
+              assignees: {
+                  name: string;
+                  email: string;
+                  isPrimary: boolean;
+                }[];
+              entities: {
+                  entityId: string;
+                  entityName: string;
+                }[];
+              controlDescription?: string;
+              mappedFrameworks: {
+                  frameworkId: string;
+                  frameworkName: string;
+                }[];
+              controlQuestions: string[];
+              outOfScopeReason?: string;
+              addedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              addedOn?: number;
+              lastModifiedBy?: {
+                name: string;
+                email: string;
+              };
+              modifiedOn?: number | null;
+              mappedRequirements: {
+                  frameworkName: string;
+                  requirementCode: string;
+                  requirementName: string;
+                }[];
+              complianceOverview?: ({
+                  frameworkName: string;
+                  /** @description The framework's entities. */
+                  entities: {
+                      entityId: string;
+                      entityName: string;
+                    }[];
+                  /**
+                   * @description Computed: not_applicable when the control is out of scope or has no relevant artifact; compliant when every relevant artifact is complete; otherwise non_compliant.
+                   * @enum {unknown}
+                   */
+                  controlStatus: "compliant" | "non_compliant" | "not_applicable";
+                  /** @description floor(100 × complete / relevant artifacts), or 'not_applicable' when the status is not_applicable. */
+                  artifactCompliancePercentage: number | "not_applicable";
+                })[];
+              mappedArtifacts?: ({
+                  name: string;
+                  /** @enum {unknown} */
+                  artifactType: "policy" | "evidence" | "test";
+                  /** @description The policy's or evidence record's status, or the test's computed status. */
+                  artifactStatus: string;
+                  entities: {
+                      entityId: string;
+                      entityName: string;
+                    }[];
+                  /** @description Names of the frameworks the artifact is mapped to. */
+                  frameworks: string[];
+                  /** @description Policies and evidence: their flag; tests: status is not ignored. */
+                  isRelevant: boolean;
+                  /** @description notRelevantReason or ignoreReason, when recorded. */
+                  justification?: string;
+                })[];
+              mappedRisks?: {
+                  riskId: string;
+                  riskName: string;
+                }[];
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (details name the field: `outOfScopeReason` when a move needs or refuses one), or idempotency_key_required */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (scope) or plan_restricted (plan) */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no control with this ID in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description idempotency_key_reused (same key, different body) or idempotency_request_in_progress */
+      409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5387,6 +5625,257 @@ export interface operations {
       };
       /** @description not_found: no test with this ID in the organization */
       404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
+   * Push a run of a test: its status and the resources it checked (extension)
+   * @description A CI job or a scanner records one run. The test’s status, `lastScannedOn`, resources and `testHistory` follow; the pushed resources replace the test’s. A passing test whose observability integration is failing reads `affected`; an ignored test takes no result (400 naming `status`). Records `test.status_changed`, `test.updated` and the computed `control.status_changed` / `framework.progress_changed` events in the same transaction. Answers the test as GET does. Idempotent under `Idempotency-Key` like the other writes.
+   */
+  recordTestResult: {
+    parameters: {
+      header: {
+        /** @description Required. 1-128 letters, digits, `.`, `_`, `~`, `-`. Scoped to the credential; a retry with the same key and body within 24 hours replays the first response. */
+        "idempotency-key": string;
+      };
+      path: {
+        /** @description ID of an automated or a cloud test. */
+        testId: string;
+      };
+    };
+    /** @description One run of a test, pushed by a CI job or a scanner. */
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description The run’s outcome. `affected` is not sent: a passing test whose observability integration is failing reads `affected`. An ignored test takes no result.
+           * @enum {unknown}
+           */
+          status: "passing" | "fix_required";
+          /** @description When the run happened, epoch milliseconds; default: now. Not in the future (a minute of clock skew is allowed). A run older than the test’s lastScannedOn only joins testHistory. */
+          scannedAt?: number;
+          /** @description The resources the run checked, at most 1000; they replace the test's resources. Absent: the run reported none. */
+          resources?: ({
+              /** @description The resource as the scanner names it; unique within one result. A resource reported again keeps its assignees. */
+              resourceId: string;
+              name: string;
+              /**
+               * @description The resource’s own status in this run.
+               * @enum {unknown}
+               */
+              status: "ignored" | "fix_required" | "passing";
+              region?: string;
+              service?: string;
+              accountID?: string;
+              environment?: string;
+              /** @description An http(s) URL to the resource, at most 2,048 characters. */
+              link?: string;
+              /** @description At most 2,000 characters. */
+              description?: string;
+              /** @description At most 20 tags. */
+              tags?: string[];
+            })[];
+        };
+      };
+    };
+    responses: {
+      /** @description The test after the run, as GET returns it (default fields). */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              /** @description `test_` followed by a slug; automated and cloud tests share one ID space. */
+              testId: string;
+              testName: string;
+              /**
+               * @description Computed: a passing test whose integration fails is `affected`.
+               * @enum {unknown}
+               */
+              status: "ignored" | "fix_required" | "passing" | "affected";
+              applications: {
+                  name: string;
+                }[];
+              assignees: {
+                  name: string;
+                  email: string;
+                  isPrimary: boolean;
+                }[];
+              /** @description The test's associated products. */
+              entities: {
+                  entityId: string;
+                  entityName: string;
+                }[];
+              mappedFrameworks: {
+                  frameworkId: string;
+                  frameworkName: string;
+                }[];
+              description?: string;
+              remediation?: string;
+              mappedControls: {
+                  controlId: string;
+                  controlCode: string;
+                  controlName: string;
+                }[];
+              mappedRequirements: {
+                  frameworkId: string;
+                  frameworkName: string;
+                  requirementId: string;
+                  requirementCode: string;
+                  requirementName: string;
+                }[];
+              /** @description Unix epoch milliseconds. */
+              lastScannedOn?: number;
+              effortEstimate?: string;
+              notes?: string;
+              ignoreReason?: string;
+              /** @description Unix epoch milliseconds. */
+              addedOn: number;
+              modifiedOn: number | null;
+              /** @description Flagged resources whose status is in resourceStatus. */
+              resources: ({
+                  resourceId: string;
+                  name: string;
+                  /** @enum {unknown} */
+                  status: "ignored" | "fix_required" | "passing";
+                  /** @description Unix epoch milliseconds. */
+                  lastScannedAt?: number;
+                  /** @description Unix epoch milliseconds. */
+                  firstDetected?: number;
+                  assignees: {
+                      name: string;
+                      email: string;
+                    }[];
+                  tags: string[];
+                  region?: string;
+                  service?: string;
+                  accountID?: string;
+                  environment?: string;
+                  entities: {
+                      entityId: string;
+                      entityName: string;
+                    }[];
+                  link?: string;
+                  description?: string;
+                })[];
+              tickets?: {
+                  ticketId: string;
+                  source: string;
+                  url: string;
+                }[];
+              mappedRisks?: {
+                  riskId: string;
+                  riskName: string;
+                }[];
+              /** @description Scans, oldest first. */
+              testHistory?: ({
+                  /** @description Unix epoch milliseconds. */
+                  scannedOn: number;
+                  /** @enum {unknown} */
+                  status: "ignored" | "fix_required" | "passing" | "affected";
+                })[];
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (details name the field; `status` when the test is ignored), or idempotency_key_required */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (scope) or plan_restricted (plan) */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no test with this ID in the organization */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description idempotency_key_reused (same key, different body) or idempotency_request_in_progress */
+      409: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

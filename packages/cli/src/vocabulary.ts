@@ -9,6 +9,7 @@ export const CONTROL_SCOPE = ['in_scope', 'out_of_scope'] as const;
 export const POLICY_STATUS = ['not_uploaded', 'draft', 'published', 'needs_attention', 'draft_approved', 'needs_review', 'pending_approval'] as const;
 export const EVIDENCE_STATUS = ['not_uploaded', 'uploaded', 'needs_attention', 'draft', 'needs_review', 'pending_approval', 'needs_revision'] as const;
 export const TEST_STATUS = ['ignored', 'fix_required', 'passing', 'affected'] as const;
+export const TEST_RESULT_STATUS = ['passing', 'fix_required'] as const;
 export const VULNERABILITY_STATUS = ['open', 'closed', 'acknowledged', 'ignored', 'risk'] as const;
 export const VULNERABILITY_CREATE_STATUS = ['open', 'closed', 'acknowledged'] as const;
 export const SEVERITY = ['critical', 'high', 'medium', 'low'] as const;

@@ -1,7 +1,9 @@
 // One control, with its description, questions, mappings and
 // authorship, its status over all its frameworks, and the expansions asked for: the status per
 // framework (complianceOverview), the artifacts behind it (mappedArtifacts) and its risks.
+import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
+import type { Database } from '../../storage/db/schema.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound } from '../errors.ts';
 import { cachedResult } from '../result-cache.ts';
@@ -46,7 +48,9 @@ export async function getControl({ ctx, input }: { ctx: Context; input: GetContr
   // The answer depends on the plan (mappedArtifacts), so the plan is part of the key. A plan change
   // also bumps every data version; keying by it keeps the cache correct without relying on that.
   const plan = [...ctx.actor.plan];
-  return cachedResult(ctx, 'controls.get', { ...input, plan }, () => compute(ctx, input));
+  return cachedResult(ctx, 'controls.get', { ...input, plan }, () =>
+    buildControlDetail(ctx.db.kysely, ctx.actor.organizationId, ctx.actor.plan, input),
+  );
 }
 
 const TYPE_ORDER: Record<ArtifactType, number> = { policy: 0, evidence: 1, test: 2 };
@@ -59,9 +63,13 @@ function artifactView(a: ControlArtifactRow): { status: string; state: ArtifactS
   return { status, state: testState(status) };
 }
 
-async function compute(ctx: Context, input: GetControlInput): Promise<ControlDetail> {
-  const db = ctx.db.kysely;
-  const org = ctx.actor.organizationId;
+/** The get shape of one control, read through `db` (a write's transaction reads its own change). */
+export async function buildControlDetail(
+  db: Kysely<Database>,
+  org: string,
+  plan: ReadonlySet<string>,
+  input: GetControlInput,
+): Promise<ControlDetail> {
   const row = await findControl(db, org, input.controlId);
   if (!row) throw notFound('Control');
   const id = row.id;
@@ -141,7 +149,7 @@ async function compute(ctx: Context, input: GetControlInput): Promise<ControlDet
     // The plan bounds the answer: a kind of artifact the plan excludes is left out of the list. The
     // statuses above still follow the rule over every artifact (they are the control's own data).
     const listed = artifacts
-      .filter((a) => ctx.actor.plan.has(a.type))
+      .filter((a) => plan.has(a.type))
       .filter((a) => a.type !== 'test' || a.kind === 'automated')
       .sort((a, b) => TYPE_ORDER[a.type] - TYPE_ORDER[b.type] || byNameThenId(a, b));
     control.mappedArtifacts = listed.map((a) => {

@@ -1,7 +1,9 @@
 // One test (automated or cloud) in the get shape, with its flagged
 // resources filtered by `resourceStatus` (a union; default fix_required). `affected` is a test
 // status with no resource-level equivalent: on its own it selects no resource.
+import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
+import type { Database } from '../../storage/db/schema.ts';
 import type { TestStatus } from '../compliance/rules.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound } from '../errors.ts';
@@ -33,12 +35,11 @@ export interface GetTestInput {
 
 export async function getTest({ ctx, input }: { ctx: Context; input: GetTestInput }): Promise<TestDetail> {
   authorize(ctx.actor, 'test', 'read');
-  return cachedResult(ctx, 'tests.get', input, () => compute(ctx, input));
+  return cachedResult(ctx, 'tests.get', input, () => buildTestDetail(ctx.db.kysely, ctx.actor.organizationId, input));
 }
 
-async function compute(ctx: Context, input: GetTestInput): Promise<TestDetail> {
-  const org = ctx.actor.organizationId;
-  const db = ctx.db.kysely;
+/** The get shape of one test, read through `db` (a write's transaction reads its own change). */
+export async function buildTestDetail(db: Kysely<Database>, org: string, input: GetTestInput): Promise<TestDetail> {
   const row = await findTest(db, org, input.testId);
   if (!row) throw notFound('Test');
   const id = [row.id];

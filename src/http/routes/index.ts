@@ -5,6 +5,7 @@ import tokenRoute from './oauth/token.ts';
 import listFrameworksRoute from './frameworks/list.ts';
 import listControlsRoute from './controls/list.ts';
 import getControlRoute from './controls/get.ts';
+import updateControlRoute from './controls/update.ts';
 import healthRoutes from './ops/health.ts';
 import listPoliciesRoute from './policies/list.ts';
 import getPolicyRoute from './policies/get.ts';
@@ -15,6 +16,7 @@ import uploadAttachmentsRoutes from './evidence/upload.ts';
 import evidenceReviewRoutes from './evidence/review.ts';
 import listTestsRoute from './tests/list.ts';
 import getTestRoute from './tests/get.ts';
+import recordTestResultRoute from './tests/record-result.ts';
 import listVulnerabilitiesRoute from './vulnerabilities/list.ts';
 import getVulnerabilityRoute from './vulnerabilities/get.ts';
 import createVulnerabilityRoute from './vulnerabilities/create.ts';
@@ -54,6 +56,8 @@ const routes = [
   listFrameworksRoute,
   listControlsRoute,
   getControlRoute,
+  // an extension: a control's scope and assignees (issue 26)
+  updateControlRoute,
   healthRoutes,
   listPoliciesRoute,
   getPolicyRoute,
@@ -66,6 +70,8 @@ const routes = [
   evidenceReviewRoutes,
   listTestsRoute,
   getTestRoute,
+  // an extension: a pushed test result (issue 26)
+  recordTestResultRoute,
   listVulnerabilitiesRoute,
   getVulnerabilityRoute,
   createVulnerabilityRoute,

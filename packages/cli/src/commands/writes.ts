@@ -37,6 +37,13 @@ export async function sendWrite<T extends { response: ResponseInfo }>(
 
 /** A JSON object from a file, or from stdin for `-`. */
 export async function readJsonObject(source: string, ctx: Context, flag: string): Promise<Record<string, unknown>> {
+  const value = await readJson(source, ctx, flag);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${flag}: expected a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+/** A JSON value from a file, or from stdin for `-`. */
+export async function readJson(source: string, ctx: Context, flag: string): Promise<unknown> {
   let text: string;
   try {
     text = source === '-' ? await readAll(ctx.io.stdin) : fs.readFileSync(source, 'utf8');
@@ -49,8 +56,7 @@ export async function readJsonObject(source: string, ctx: Context, flag: string)
   } catch (err) {
     throw new UsageError(`${flag}: ${source === '-' ? 'stdin' : source} is not JSON: ${(err as Error).message}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${flag}: expected a JSON object`);
-  return value as Record<string, unknown>;
+  return value;
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {

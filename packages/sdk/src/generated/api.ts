@@ -279,6 +279,107 @@ export interface GetControlResponse {
   };
 }
 
+// PATCH /v1/controls/{controlId}: Change a control’s scope (with its reason) or assignees (extension)
+
+export interface UpdateControlParams {
+  /** ID of the control. */
+  controlId: string;
+}
+
+/** Only the fields sent change; at least one is needed. */
+export interface UpdateControlBody {
+  /** `out_of_scope` needs an `outOfScopeReason` (unless the control is already out of scope) and stamps `markedOutOfScopeBy`; `in_scope` clears both. */
+  controlScope?: "in_scope" | "out_of_scope";
+  /** Why the control is out of scope, 1-2000 characters. Only for a control that is (or goes) out of scope. */
+  outOfScopeReason?: string;
+  /** People of the organization (case-insensitive), at most 20; they replace the assignees, the first is the primary one. `[]` removes every assignee. */
+  assigneeEmails?: Array<string>;
+}
+
+/** The control after the update, as GET returns it (default fields). */
+export interface UpdateControlResponse {
+  data: {
+    controlId: string;
+    controlCode: string;
+    controlName: string;
+    controlDomain: string;
+    functionGrouping: "govern" | "identify" | "protect" | "detect" | "respond" | "recover";
+    controlScope: "in_scope" | "out_of_scope";
+    /** Computed: not_applicable when the control is out of scope or has no relevant artifact; compliant when every relevant artifact is complete; otherwise non_compliant. */
+    status: "compliant" | "non_compliant" | "not_applicable";
+    /** floor(100 × complete / relevant artifacts), or 'not_applicable' when the status is not_applicable. */
+    controlCompliancePercentage: number | "not_applicable";
+    assignees: Array<{
+      name: string;
+      email: string;
+      isPrimary: boolean;
+    }>;
+    entities: Array<{
+      entityId: string;
+      entityName: string;
+    }>;
+    controlDescription?: string;
+    mappedFrameworks: Array<{
+      frameworkId: string;
+      frameworkName: string;
+    }>;
+    controlQuestions: Array<string>;
+    outOfScopeReason?: string;
+    addedBy?: {
+      name: string;
+      email: string;
+    };
+    /** Unix epoch milliseconds. */
+    addedOn?: number;
+    lastModifiedBy?: {
+      name: string;
+      email: string;
+    };
+    modifiedOn?: number | null;
+    mappedRequirements: Array<{
+      frameworkName: string;
+      requirementCode: string;
+      requirementName: string;
+    }>;
+    complianceOverview?: Array<{
+      frameworkName: string;
+      /** The framework's entities. */
+      entities: Array<{
+        entityId: string;
+        entityName: string;
+      }>;
+      /** Computed: not_applicable when the control is out of scope or has no relevant artifact; compliant when every relevant artifact is complete; otherwise non_compliant. */
+      controlStatus: "compliant" | "non_compliant" | "not_applicable";
+      /** floor(100 × complete / relevant artifacts), or 'not_applicable' when the status is not_applicable. */
+      artifactCompliancePercentage: number | "not_applicable";
+    }>;
+    mappedArtifacts?: Array<{
+      name: string;
+      artifactType: "policy" | "evidence" | "test";
+      /** The policy's or evidence record's status, or the test's computed status. */
+      artifactStatus: string;
+      entities: Array<{
+        entityId: string;
+        entityName: string;
+      }>;
+      /** Names of the frameworks the artifact is mapped to. */
+      frameworks: Array<string>;
+      /** Policies and evidence: their flag; tests: status is not ignored. */
+      isRelevant: boolean;
+      /** notRelevantReason or ignoreReason, when recorded. */
+      justification?: string;
+    }>;
+    mappedRisks?: Array<{
+      riskId: string;
+      riskName: string;
+    }>;
+  };
+  meta: {
+    /** Equals the X-Request-Id header. */
+    requestId: string;
+  };
+}
+
 // GET /v1/policies: List policies
 
 export interface ListPoliciesQuery {
@@ -1824,6 +1925,133 @@ export interface GetTestQuery {
 
 /** The test. */
 export interface GetTestResponse {
+  data: {
+    /** `test_` followed by a slug; automated and cloud tests share one ID space. */
+    testId: string;
+    testName: string;
+    /** Computed: a passing test whose integration fails is `affected`. */
+    status: "ignored" | "fix_required" | "passing" | "affected";
+    applications: Array<{
+      name: string;
+    }>;
+    assignees: Array<{
+      name: string;
+      email: string;
+      isPrimary: boolean;
+    }>;
+    /** The test's associated products. */
+    entities: Array<{
+      entityId: string;
+      entityName: string;
+    }>;
+    mappedFrameworks: Array<{
+      frameworkId: string;
+      frameworkName: string;
+    }>;
+    description?: string;
+    remediation?: string;
+    mappedControls: Array<{
+      controlId: string;
+      controlCode: string;
+      controlName: string;
+    }>;
+    mappedRequirements: Array<{
+      frameworkId: string;
+      frameworkName: string;
+      requirementId: string;
+      requirementCode: string;
+      requirementName: string;
+    }>;
+    /** Unix epoch milliseconds. */
+    lastScannedOn?: number;
+    effortEstimate?: string;
+    notes?: string;
+    ignoreReason?: string;
+    /** Unix epoch milliseconds. */
+    addedOn: number;
+    modifiedOn: number | null;
+    /** Flagged resources whose status is in resourceStatus. */
+    resources: Array<{
+      resourceId: string;
+      name: string;
+      status: "ignored" | "fix_required" | "passing";
+      /** Unix epoch milliseconds. */
+      lastScannedAt?: number;
+      /** Unix epoch milliseconds. */
+      firstDetected?: number;
+      assignees: Array<{
+        name: string;
+        email: string;
+      }>;
+      tags: Array<string>;
+      region?: string;
+      service?: string;
+      accountID?: string;
+      environment?: string;
+      entities: Array<{
+        entityId: string;
+        entityName: string;
+      }>;
+      link?: string;
+      description?: string;
+    }>;
+    tickets?: Array<{
+      ticketId: string;
+      source: string;
+      url: string;
+    }>;
+    mappedRisks?: Array<{
+      riskId: string;
+      riskName: string;
+    }>;
+    /** Scans, oldest first. */
+    testHistory?: Array<{
+      /** Unix epoch milliseconds. */
+      scannedOn: number;
+      status: "ignored" | "fix_required" | "passing" | "affected";
+    }>;
+  };
+  meta: {
+    /** Equals the X-Request-Id header. */
+    requestId: string;
+  };
+}
+
+// POST /v1/tests/{testId}/results: Push a run of a test: its status and the resources it checked (extension)
+
+export interface RecordTestResultParams {
+  /** ID of an automated or a cloud test. */
+  testId: string;
+}
+
+/** One run of a test, pushed by a CI job or a scanner. */
+export interface RecordTestResultBody {
+  /** The run’s outcome. `affected` is not sent: a passing test whose observability integration is failing reads `affected`. An ignored test takes no result. */
+  status: "passing" | "fix_required";
+  /** When the run happened, epoch milliseconds; default: now. Not in the future (a minute of clock skew is allowed). A run older than the test’s lastScannedOn only joins testHistory. */
+  scannedAt?: number;
+  /** The resources the run checked, at most 1000; they replace the test's resources. Absent: the run reported none. */
+  resources?: Array<{
+    /** The resource as the scanner names it; unique within one result. A resource reported again keeps its assignees. */
+    resourceId: string;
+    name: string;
+    /** The resource’s own status in this run. */
+    status: "ignored" | "fix_required" | "passing";
+    region?: string;
+    service?: string;
+    accountID?: string;
+    environment?: string;
+    /** An http(s) URL to the resource, at most 2,048 characters. */
+    link?: string;
+    /** At most 2,000 characters. */
+    description?: string;
+    /** At most 20 tags. */
+    tags?: Array<string>;
+  }>;
+}
+
+/** The test after the run, as GET returns it (default fields). */
+export interface RecordTestResultResponse {
   data: {
     /** `test_` followed by a slug; automated and cloud tests share one ID space. */
     testId: string;
@@ -4161,6 +4389,15 @@ export const operations = {
     idempotent: false,
     success: 200,
   },
+  updateControl: {
+    method: 'PATCH',
+    path: '/v1/controls/{controlId}',
+    pathParams: ['controlId'],
+    query: {},
+    body: 'json',
+    idempotent: true,
+    success: 200,
+  },
   listPolicies: {
     method: 'GET',
     path: '/v1/policies',
@@ -4287,6 +4524,15 @@ export const operations = {
     idempotent: false,
     success: 200,
   },
+  recordTestResult: {
+    method: 'POST',
+    path: '/v1/tests/{testId}/results',
+    pathParams: ['testId'],
+    query: {},
+    body: 'json',
+    idempotent: true,
+    success: 200,
+  },
   listVulnerabilities: {
     method: 'GET',
     path: '/v1/vulnerabilities',
@@ -4387,6 +4633,7 @@ export interface OperationTypes {
   listFrameworks: { params: never; query: ListFrameworksQuery; body: never; response: ListFrameworksResponse };
   listControls: { params: never; query: ListControlsQuery; body: never; response: ListControlsResponse };
   getControl: { params: GetControlParams; query: GetControlQuery; body: never; response: GetControlResponse };
+  updateControl: { params: UpdateControlParams; query: never; body: UpdateControlBody; response: UpdateControlResponse };
   listPolicies: { params: never; query: ListPoliciesQuery; body: never; response: ListPoliciesResponse };
   getPolicy: { params: GetPolicyParams; query: GetPolicyQuery; body: never; response: GetPolicyResponse };
   updatePolicy: { params: UpdatePolicyParams; query: never; body: UpdatePolicyBody; response: UpdatePolicyResponse };
@@ -4401,6 +4648,7 @@ export interface OperationTypes {
   requestEvidenceRevision: { params: RequestEvidenceRevisionParams; query: never; body: RequestEvidenceRevisionBody; response: RequestEvidenceRevisionResponse };
   listTests: { params: never; query: ListTestsQuery; body: never; response: ListTestsResponse };
   getTest: { params: GetTestParams; query: GetTestQuery; body: never; response: GetTestResponse };
+  recordTestResult: { params: RecordTestResultParams; query: never; body: RecordTestResultBody; response: RecordTestResultResponse };
   listVulnerabilities: { params: never; query: ListVulnerabilitiesQuery; body: never; response: ListVulnerabilitiesResponse };
   createVulnerability: { params: never; query: never; body: CreateVulnerabilityBody; response: CreateVulnerabilityResponse };
   getVulnerability: { params: GetVulnerabilityParams; query: GetVulnerabilityQuery; body: never; response: GetVulnerabilityResponse };

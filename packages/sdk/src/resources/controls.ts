@@ -1,6 +1,6 @@
-// GET /v1/controls, GET /v1/controls/{controlId}
-import type { GetControlQuery, ListControlsQuery } from '../generated/api.ts';
-import { send, type ClientContext, type RequestOptions } from './operation.ts';
+// GET /v1/controls, GET/PATCH /v1/controls/{controlId}
+import type { GetControlQuery, ListControlsQuery, UpdateControlBody } from '../generated/api.ts';
+import { send, type ClientContext, type RequestOptions, type WriteOptions } from './operation.ts';
 
 export class Controls {
   readonly #ctx: ClientContext;
@@ -15,5 +15,14 @@ export class Controls {
 
   get(controlId: string, query?: GetControlQuery, options?: RequestOptions) {
     return send(this.#ctx, 'getControl', { params: { controlId }, query, options });
+  }
+
+  /**
+   * Changes the control's scope or assignees (extension): `controlScope` `out_of_scope` needs an
+   * `outOfScopeReason`; `assigneeEmails` replaces the assignees (the first is primary). Answers the
+   * control as `get` does. Idempotent: the same `idempotencyKey` (generated when not given) replays.
+   */
+  update(controlId: string, body: UpdateControlBody, options?: WriteOptions) {
+    return send(this.#ctx, 'updateControl', { params: { controlId }, json: body, options });
   }
 }
