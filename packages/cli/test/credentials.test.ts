@@ -224,7 +224,7 @@ describe('compliance: credentials and configuration', () => {
     const cases: Array<[args: string[], message: RegExp]> = [
       [['contrls', 'list'], /unknown command "contrls"\. Did you mean "controls"\?/],
       [['vuln', 'list'], /unknown command "vuln"\. Did you mean "vulnerabilities"\?/],
-      [['controls', 'lst'], /unknown command "controls lst"; controls has list, get\. Did you mean "controls list"\?/],
+      [['controls', 'lst'], /unknown command "controls lst"; controls has list, get, update\. Did you mean "controls list"\?/],
       [['controls', 'list', '--stauts', 'compliant'], /unknown option "--stauts"\. Did you mean "--status"\?/],
       [['frameworks', 'list', '--outptu', 'json'], /unknown option "--outptu"\. Did you mean "--output"\?/],
       [['--profle', 'work', 'whoami'], /unknown option "--profle"\. Did you mean "--profile"\?/],

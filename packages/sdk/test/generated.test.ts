@@ -48,8 +48,8 @@ test('query parameters get the wire form the server reads', () => {
       .map(([name]) => name)
       .sort(),
     [
-      'approveEvidence',
       'applyProgram',
+      'approveEvidence',
       'approvePolicy',
       'createVulnerability',
       'importVulnerabilities',
