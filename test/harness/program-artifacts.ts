@@ -70,9 +70,17 @@ const EVIDENCE_LIST_FIELDS =
   'mappedFrameworkIds,mappedControlIds,notRelevantReason,recurrence,effortEstimate,source,evidenceCollectionMethod,ticketsCount,addedBy,addedOn,lastModifiedBy,modifiedOn';
 const TEST_LIST_FIELDS = 'mappedFrameworkIds,effortEstimate,ignoreReason,addedOn,modifiedOn,ticketsCount';
 
-/** Only the attachments a document carries: external links. */
-const linksOnly = (evidence: any) =>
-  evidence.attachments ? { ...evidence, attachments: evidence.attachments.filter((a: any) => a.url !== undefined) } : evidence;
+/**
+ * Only the attachments a document carries: external links. A record that holds files the service
+ * hosts keeps them in its own organization, and so does the time at which they make it stale:
+ * its `statusReason` (which names that time) is left out too.
+ */
+const linksOnly = (evidence: any) => {
+  if (!evidence.attachments) return evidence;
+  const links = evidence.attachments.filter((a: any) => a.url !== undefined);
+  const { statusReason: _hostedTime, ...rest } = evidence;
+  return { ...(links.length < evidence.attachments.length ? rest : evidence), attachments: links };
+};
 
 /** Every GET of evidence, tests and findings, every field and expansion; and the computed fields of controls and frameworks. */
 export async function artifactReads(server: TestServer, org: Org, limit = Infinity) {

@@ -11,6 +11,7 @@
 // status, `evidence.updated` with the changed fields of GET /v1/evidence/{id} (every expansion,
 // `isCurrentPeriod` aside) for anything else. Created and deleted records have no event type of
 // their own; their effects on controls and frameworks are computed by the pipeline.
+import { refreshStaleAt } from '../../storage/db/repositories/time-due.ts';
 import type { CurrentRecord, NormalizeContext, ProgramKind, RecordChange, Reference, WriteContext } from '../program/kind.ts';
 import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
 import { ProgramEvidence, type ProgramEvidenceLink } from './program-schema.ts';
@@ -453,6 +454,17 @@ export const evidenceKind: ProgramKind<ProgramEvidence> = {
     await insertEvidenceTests(db, trx, org, tests);
     await deleteLinkAttachments(trx, org, linksReplaced);
     await insertLinkAttachments(db, trx, org, links);
+    // When time makes each record stale follows its attachments and recurrence (src/domain/time/due.ts):
+    // kept for every record whose links or recurrence this apply wrote.
+    const timed = upserts.filter(
+      (c) => c.action === 'create' || changedList(c, 'attachments') || c.before!.recurrence !== c.after!.recurrence,
+    );
+    if (timed.length > 0)
+      await refreshStaleAt(
+        trx,
+        org,
+        timed.map((c) => c.id),
+      );
   },
 
   async events(w, changes) {
