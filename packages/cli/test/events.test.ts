@@ -106,7 +106,7 @@ describe('compliance events', { concurrency: dialects.length }, () => {
           s.cli(['events', 'list', '--page-size', '501']),
           s.cli(['events', 'list', '--limit', '0']),
           s.cli(['events', 'tail', '--since', 'x', '--from-now']),
-          s.cli(['events', 'list', '--type', 'vulnerability.deleted']),
+          s.cli(['events', 'list', '--type', 'vulnerability.archived']),
           s.cli(['events', 'list', '--since', 'not-a-cursor']),
         ]);
         for (const res of [size, limit, both]) assert.equal(res.code, 2, explain(res));
