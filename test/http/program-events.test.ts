@@ -56,7 +56,9 @@ const lifecycleDoc = () => ({
       assignees: [{ person: 'ada', isPrimary: true }],
     },
   ],
-  policies: [{ key: 'mfa-policy', customId: 'POL-9', name: 'MFA policy', status: 'published', controls: ['mfa'], requirements: ['iso/A.5'] }],
+  policies: [
+    { key: 'mfa-policy', customId: 'POL-9', name: 'MFA policy', status: 'published', controls: ['mfa'], requirements: ['iso/A.5'] },
+  ],
   evidence: [{ key: 'mfa-report', name: 'MFA report', controls: ['mfa'] }],
   tests: [{ key: 'okta_mfa', name: 'Okta enforces MFA', kind: 'cloud', result: 'passing', controls: ['mfa'] }],
   vulnerabilities: [{ key: 'api%23VUL-0009', title: 'Weak TLS', severity: 'low' }],
@@ -174,7 +176,10 @@ for (const dialect of dialects) {
       const client = await createOrgWithCredential(server.system, { accessLevel: 'read_write' });
       org = client.organizationId;
       token = await getToken(server.url, client);
-      verbs = programVerbs(programContext(server, client.credentialId, () => NOW), org);
+      verbs = programVerbs(
+        programContext(server, client.credentialId, () => NOW),
+        org,
+      );
     });
     after(() => server.close());
 
@@ -232,10 +237,7 @@ for (const dialect of dialects) {
 
     test('a prune records each deleted record’s .deleted event with its ID', async () => {
       const seen = (await storedEvents(server.database, org)).length;
-      await verbs.apply(
-        { version: 1, frameworks: [], controls: [], policies: [], evidence: [], tests: [], vulnerabilities: [] },
-        true,
-      );
+      await verbs.apply({ version: 1, frameworks: [], controls: [], policies: [], evidence: [], tests: [], vulnerabilities: [] }, true);
       const fresh = (await storedEvents(server.database, org)).slice(seen);
       assert.deepEqual(
         fresh.map((e) => [e.type, e.resourceId, e.data]),

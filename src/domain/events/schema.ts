@@ -85,10 +85,9 @@ const changesOf = (resource: string, path: string) =>
 
 /** `data` of a `<resource>.created` event: the record as its GET answers it (default fields), right after the write. */
 const createdOf = <S extends TSchema>(property: string, shape: S, path: string, by: string) =>
-  Type.Object(
-    { [property]: shape } as Record<string, S>,
-    { description: `A ${by} was created; \`${property}\` is the record exactly as GET ${path} answers it with its default fields.` },
-  );
+  Type.Object({ [property]: shape } as Record<string, S>, {
+    description: `A ${by} was created; \`${property}\` is the record exactly as GET ${path} answers it with its default fields.`,
+  });
 
 /** `data` of a `<resource>.deleted` event: the ID of the record deleted. */
 const deletedOf = (idField: string, by: string) =>
