@@ -126,7 +126,10 @@ describe('compliance events', { concurrency: dialects.length }, () => {
         assert.match(ok(main), /events tail\s+follow the change events/);
         assert.match(ok(tailHelp), /--from-now/);
         assert.match(ok(tailHelp), /Ctrl-C stops it with exit status 0/);
-        assert.match(ok(bash), /"events tail:--type"\) COMPREPLY=.*control\.status_changed.* framework\.created .*framework\.progress_changed/);
+        assert.match(
+          ok(bash),
+          /"events tail:--type"\) COMPREPLY=.*control\.status_changed.* framework\.created .*framework\.progress_changed/,
+        );
         assert.match(ok(bash), /events\) COMPREPLY=\(\$\(compgen -W "list tail"/);
       });
 
