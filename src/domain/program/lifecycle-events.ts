@@ -11,8 +11,9 @@ import { buildControlDetail } from '../controls/get.ts';
 import { buildPolicyDetail } from '../policies/get.ts';
 import { buildEvidenceDetail } from '../evidence/get.ts';
 import { buildTestDetail } from '../tests/get.ts';
-import { findPolicy } from '../../storage/db/repositories/policies.ts';
-import { findEvidence } from '../../storage/db/repositories/evidence.ts';
+import { loadLinksFrom } from '../artifacts/read.ts';
+import { listPolicies } from '../../storage/db/repositories/policies.ts';
+import { listEvidence } from '../../storage/db/repositories/evidence.ts';
 import { listFrameworks } from '../../storage/db/repositories/frameworks.ts';
 import { loadSubjectEntities } from '../../storage/db/repositories/links.ts';
 import type { KeyedEntry, ProgramKind, RecordChange, WriteContext } from './kind.ts';
@@ -48,7 +49,9 @@ export async function lifecycleEvents(
   const events: NewEvent[] = [];
   const created = of.created ? changes.filter((c) => c.action === 'create') : [];
   if (created.length > 0) {
+    const t0 = performance.now();
     const shapes = await createdShapes(w, of.resource, created, progress);
+    if (process.env.PE_TIMING) console.error('TIMING', of.resource, created.length, Math.round(performance.now() - t0));
     for (const c of created) {
       events.push({
         type: `${of.resource}.created`,
@@ -96,11 +99,22 @@ async function createdShapes(
     }
     return out;
   }
+  if (resource === 'policy' || resource === 'evidence') {
+    // Rows and links read once for all of them, then each GET shape built from them (no query).
+    const wanted = new Set(ids);
+    const needs = { mappings: true, people: true, tickets: false };
+    if (resource === 'policy') {
+      const [rows, links] = await Promise.all([listPolicies(trx, org, {}), loadLinksFrom(trx, org, 'policy', ids, needs)]);
+      for (const row of rows) if (wanted.has(row.id)) out.set(row.id, await buildPolicyDetail(trx, org, row, [], links));
+    } else {
+      const [rows, links] = await Promise.all([listEvidence(trx, org, {}), loadLinksFrom(trx, org, 'evidence', ids, needs)]);
+      for (const row of rows) if (wanted.has(row.id)) out.set(row.id, await buildEvidenceDetail(trx, org, row, [], w.now, links));
+    }
+    return out;
+  }
   // One GET builder per record, in order (they share the transaction's connection).
   for (const id of ids) {
     if (resource === 'control') out.set(id, await buildControlDetail(trx, org, EVERY_RESOURCE, { controlId: id }));
-    else if (resource === 'policy') out.set(id, await buildPolicyDetail(trx, org, (await findPolicy(trx, org, id))!, []));
-    else if (resource === 'evidence') out.set(id, await buildEvidenceDetail(trx, org, (await findEvidence(trx, org, id))!, [], w.now));
     else if (resource === 'test') out.set(id, await buildTestDetail(trx, org, { testId: id }));
   }
   return out;
