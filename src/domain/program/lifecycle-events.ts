@@ -10,7 +10,7 @@ import { RESOURCES } from '../auth/scopes.ts';
 import { buildControlDetail } from '../controls/get.ts';
 import { buildPolicyDetail } from '../policies/get.ts';
 import { buildEvidenceDetail } from '../evidence/get.ts';
-import { buildTestDetail } from '../tests/get.ts';
+import { buildTestDetail, preloadTestLinks } from '../tests/get.ts';
 import { loadLinksFrom } from '../artifacts/read.ts';
 import { listPolicies } from '../../storage/db/repositories/policies.ts';
 import { listEvidence } from '../../storage/db/repositories/evidence.ts';
@@ -28,6 +28,9 @@ const RESOURCE_OF: Partial<Record<string, { resource: string; idField: string; c
   // a finding's creation is recorded by its kind (vulnerability.created)
   vulnerabilities: { resource: 'vulnerability', idField: 'vulnerabilityId', created: false },
 };
+
+/** IDs per statement when reading links of many records. */
+const ID_CHUNK = 500;
 
 /** The GET shape of a control needs the plan only for expansions; the default fields are the same under any plan. */
 const EVERY_RESOURCE: ReadonlySet<string> = new Set(RESOURCES);
@@ -49,9 +52,7 @@ export async function lifecycleEvents(
   const events: NewEvent[] = [];
   const created = of.created ? changes.filter((c) => c.action === 'create') : [];
   if (created.length > 0) {
-    const t0 = performance.now();
     const shapes = await createdShapes(w, of.resource, created, progress);
-    if (process.env.PE_TIMING) console.error('TIMING', of.resource, created.length, Math.round(performance.now() - t0));
     for (const c of created) {
       events.push({
         type: `${of.resource}.created`,
@@ -84,7 +85,7 @@ async function createdShapes(
     const wanted = new Set(ids);
     const [rows, entities, progressById] = await Promise.all([
       listFrameworks(trx, org, {}),
-      loadSubjectEntities(trx, org, 'framework', ids),
+      loadSubjectEntities(trx, org, 'framework'),
       progress(),
     ]);
     for (const row of rows) {
@@ -112,10 +113,17 @@ async function createdShapes(
     }
     return out;
   }
-  // One GET builder per record, in order (they share the transaction's connection).
-  for (const id of ids) {
-    if (resource === 'control') out.set(id, await buildControlDetail(trx, org, EVERY_RESOURCE, { controlId: id }));
-    else if (resource === 'test') out.set(id, await buildTestDetail(trx, org, { testId: id }));
+  if (resource === 'test') {
+    // The links read once for all of them; each test's own row and flagged resources per test.
+    // In chunks, so no statement names more IDs than an engine binds.
+    for (let i = 0; i < ids.length; i += ID_CHUNK) {
+      const chunk = ids.slice(i, i + ID_CHUNK);
+      const links = await preloadTestLinks(trx, org, chunk);
+      for (const id of chunk) out.set(id, await buildTestDetail(trx, org, { testId: id }, links));
+    }
+    return out;
   }
+  // One GET builder per control, in order (they share the transaction's connection).
+  for (const id of ids) out.set(id, await buildControlDetail(trx, org, EVERY_RESOURCE, { controlId: id }));
   return out;
 }
