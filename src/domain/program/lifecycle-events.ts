@@ -7,7 +7,7 @@
 import type { NewEvent } from '../events/record.ts';
 import type { FrameworkProgress } from '../frameworks/schema.ts';
 import { RESOURCES } from '../auth/scopes.ts';
-import { buildControlDetail } from '../controls/get.ts';
+import { buildControlDetail, preloadControlLinks } from '../controls/get.ts';
 import { buildPolicyDetail } from '../policies/get.ts';
 import { buildEvidenceDetail } from '../evidence/get.ts';
 import { buildTestDetail, preloadTestLinks } from '../tests/get.ts';
@@ -123,7 +123,21 @@ async function createdShapes(
     }
     return out;
   }
-  // One GET builder per control, in order (they share the transaction's connection).
-  for (const id of ids) out.set(id, await buildControlDetail(trx, org, EVERY_RESOURCE, { controlId: id }));
+  // Controls: assignees, entities and stamping people read once per chunk; the rest per control.
+  for (let i = 0; i < ids.length; i += ID_CHUNK) {
+    const chunk = created.slice(i, i + ID_CHUNK);
+    const people = new Set<string>();
+    for (const c of chunk) {
+      const entry = c.after as { addedBy?: string | null; lastModifiedBy?: string | null };
+      for (const key of [entry.addedBy, entry.lastModifiedBy]) if (typeof key === 'string') people.add(w.keys.idOf('person', key));
+    }
+    const links = await preloadControlLinks(
+      trx,
+      org,
+      chunk.map((c) => c.id),
+      [...people],
+    );
+    for (const c of chunk) out.set(c.id, await buildControlDetail(trx, org, EVERY_RESOURCE, { controlId: c.id }, links));
+  }
   return out;
 }
