@@ -177,7 +177,7 @@ for (const dialect of dialects) {
         [{ count: 0 }, 'count'],
         [{ count: 501 }, 'count'],
         [{ count: 'ten' }, 'count'],
-        [{ types: 'vulnerability.deleted' }, 'types'],
+        [{ types: 'vulnerability.archived' }, 'types'],
         [{ types: 'credential.revoked' }, 'types'],
         [{ resourceId: 'x'.repeat(513) }, 'resourceId'],
         [{ nextCursor: 'x'.repeat(1025) }, 'nextCursor'],

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { dialects } from '../harness/engines.ts';
-import { createOrgWithCredential, getToken, startServer, type TestServer } from '../harness/server.ts';
+import { api, createOrgWithCredential, getToken, startServer, type TestServer } from '../harness/server.ts';
 import { dataVersions, programContext, programVerbs, rowCounts } from '../harness/program.ts';
 import { readAll, storedEvents } from '../harness/events.ts';
 
@@ -38,6 +38,30 @@ const doc = (policyStatus: string, controlName = 'Access reviews') => ({
       requirements: ['soc2/CC6.1'],
     },
   ],
+});
+
+/** A document that creates one record of each kind with created/deleted events (and people, which have none). */
+const lifecycleDoc = () => ({
+  version: 1,
+  people: [{ key: 'ada', name: 'Ada Lovelace', email: 'ada@example.com' }],
+  frameworks: [{ key: 'iso', name: 'ISO 27001', requirements: [{ key: 'A.5', code: 'A.5', name: 'Policies' }] }],
+  controls: [
+    {
+      key: 'mfa',
+      code: 'CTL-9',
+      name: 'MFA everywhere',
+      domain: 'Identity Management',
+      functionGrouping: 'protect',
+      requirements: ['iso/A.5'],
+      assignees: [{ person: 'ada', isPrimary: true }],
+    },
+  ],
+  policies: [
+    { key: 'mfa-policy', customId: 'POL-9', name: 'MFA policy', status: 'published', controls: ['mfa'], requirements: ['iso/A.5'] },
+  ],
+  evidence: [{ key: 'mfa-report', name: 'MFA report', controls: ['mfa'] }],
+  tests: [{ key: 'okta_mfa', name: 'Okta enforces MFA', kind: 'cloud', result: 'passing', controls: ['mfa'] }],
+  vulnerabilities: [{ key: 'api%23VUL-0009', title: 'Weak TLS', severity: 'low' }],
 });
 
 /** Makes the insertion of a framework event fail: the last statement of an apply that moves a framework. */
@@ -137,6 +161,105 @@ for (const dialect of dialects) {
       assert.deepEqual(await rowCounts(server, org), rows);
       assert.deepEqual(await dataVersions(server, org), versions);
       assert.deepEqual(await verbs.export(), exported);
+    });
+  });
+
+  describe(`program documents: created and deleted events (${dialect})`, () => {
+    let server: TestServer;
+    let token: string;
+    let org: string;
+    let verbs: ReturnType<typeof programVerbs>;
+    let ids: Map<string, string>;
+
+    before(async () => {
+      server = await startServer({ dialect, now: () => NOW });
+      const client = await createOrgWithCredential(server.system, { accessLevel: 'read_write' });
+      org = client.organizationId;
+      token = await getToken(server.url, client);
+      verbs = programVerbs(
+        programContext(server, client.credentialId, () => NOW),
+        org,
+      );
+    });
+    after(() => server.close());
+
+    test('an apply that fails at its last statement records no created event and creates nothing', async () => {
+      const rows = await rowCounts(server, org);
+      const restore = await failFrameworkEvents(server);
+      try {
+        await assert.rejects(verbs.apply(lifecycleDoc()));
+      } finally {
+        await restore();
+      }
+      assert.deepEqual(await rowCounts(server, org), rows);
+      assert.deepEqual(await storedEvents(server.database, org), []);
+    });
+
+    test('an apply that creates records records each one’s .created event, with the record as its GET answers it', async () => {
+      const plan = await verbs.apply(lifecycleDoc());
+      ids = new Map(plan.changes.map((c) => [c.key, c.id]));
+      const { events } = await readAll(server, token);
+      assert.deepEqual(
+        events.map((e: any) => [e.type, e.resourceId]),
+        [
+          ['framework.created', ids.get('iso')],
+          ['control.created', ids.get('mfa')],
+          ['policy.created', ids.get('mfa-policy')],
+          ['evidence.created', ids.get('mfa-report')],
+          ['test.created', ids.get('okta_mfa')],
+          ['vulnerability.created', 'api%23VUL-0009'],
+        ],
+      );
+      const data = new Map(events.map((e: any) => [e.type, e.data]));
+      const get = async (path: string) => (await api(server.url, path, token)).body.data;
+      assert.deepEqual(data.get('control.created'), { control: await get(`/v1/controls/${ids.get('mfa')}`) });
+      assert.deepEqual(data.get('policy.created'), { policy: await get(`/v1/policies/${ids.get('mfa-policy')}`) });
+      assert.deepEqual(data.get('evidence.created'), { evidence: await get(`/v1/evidence/${ids.get('mfa-report')}`) });
+      assert.deepEqual(data.get('test.created'), { test: await get(`/v1/tests/${ids.get('okta_mfa')}`) });
+      const frameworks = await get('/v1/frameworks');
+      assert.deepEqual(data.get('framework.created'), { framework: frameworks.find((f: any) => f.frameworkId === ids.get('iso')) });
+      // the framework's progress is the one the apply leaves: its policy published, its test passing
+      assert.equal(data.get('framework.created').framework.complianceProgress.policies.published, 1);
+      // every event of the apply was written by its transaction: one occurredAt, consecutive
+      const stored = await storedEvents(server.database, org);
+      assert.deepEqual(
+        stored.map((e) => e.seq),
+        stored.map((_, i) => stored[0].seq + i),
+      );
+    });
+
+    test('re-applying the same document records nothing', async () => {
+      const seen = (await storedEvents(server.database, org)).length;
+      const plan = await verbs.apply(lifecycleDoc());
+      assert.equal(plan.changed, false);
+      assert.equal((await storedEvents(server.database, org)).length, seen);
+    });
+
+    test('a prune records each deleted record’s .deleted event with its ID', async () => {
+      const seen = (await storedEvents(server.database, org)).length;
+      await verbs.apply({ version: 1, frameworks: [], controls: [], policies: [], evidence: [], tests: [], vulnerabilities: [] }, true);
+      const fresh = (await storedEvents(server.database, org)).slice(seen);
+      assert.deepEqual(
+        fresh.map((e) => [e.type, e.resourceId, e.data]),
+        [
+          ['framework.deleted', ids.get('iso'), { frameworkId: ids.get('iso') }],
+          ['control.deleted', ids.get('mfa'), { controlId: ids.get('mfa') }],
+          ['policy.deleted', ids.get('mfa-policy'), { policyId: ids.get('mfa-policy') }],
+          ['evidence.deleted', ids.get('mfa-report'), { evidenceId: ids.get('mfa-report') }],
+          ['test.deleted', ids.get('okta_mfa'), { testId: ids.get('okta_mfa') }],
+          ['vulnerability.deleted', 'api%23VUL-0009', { vulnerabilityId: 'api%23VUL-0009' }],
+        ],
+      );
+      // the feed gives them too
+      const { events } = await readAll(server, token, { types: 'control.deleted,vulnerability.deleted' });
+      assert.deepEqual(
+        events.map((e: any) => e.type),
+        ['control.deleted', 'vulnerability.deleted'],
+      );
+      // and pruning again records nothing
+      const after = (await storedEvents(server.database, org)).length;
+      await verbs.apply({ version: 1, frameworks: [], controls: [], policies: [], evidence: [], tests: [], vulnerabilities: [] }, true);
+      assert.equal((await storedEvents(server.database, org)).length, after);
     });
   });
 }

@@ -161,7 +161,7 @@ for (const dialect of dialects) {
         [{ eventTypes: ['*'] }, 'url'],
         [{ url: 'https://hooks.example.com/' }, 'eventTypes'],
         [{ url: 'https://hooks.example.com/', eventTypes: [] }, 'eventTypes'],
-        [{ url: 'https://hooks.example.com/', eventTypes: ['vulnerability.deleted'] }, 'eventTypes'],
+        [{ url: 'https://hooks.example.com/', eventTypes: ['vulnerability.archived'] }, 'eventTypes'],
         [{ url: 'https://hooks.example.com/', eventTypes: ['*'], description: 'x'.repeat(501) }, 'description'],
         [{ url: 'https://hooks.example.com/', eventTypes: ['*'], description: 'bad\u202Ename' }, 'description', /invisible/],
         [{ url: 'https://hooks.example.com/', eventTypes: ['*'], secret: 'mine' }, 'secret'],

@@ -413,6 +413,27 @@ export interface webhooks {
      */
     post: operations["vulnerabilityUpdatedWebhook"];
   };
+  "vulnerability.deleted": {
+    /**
+     * A vulnerability finding was deleted.
+     * @description A vulnerability finding was deleted. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["vulnerabilityDeletedWebhook"];
+  };
+  "evidence.created": {
+    /**
+     * An evidence record was created.
+     * @description An evidence record was created. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["evidenceCreatedWebhook"];
+  };
+  "evidence.deleted": {
+    /**
+     * An evidence record was deleted.
+     * @description An evidence record was deleted. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["evidenceDeletedWebhook"];
+  };
   "evidence.attachments_added": {
     /**
      * Attachments were uploaded to an evidence record.
@@ -434,6 +455,20 @@ export interface webhooks {
      */
     post: operations["evidenceUpdatedWebhook"];
   };
+  "policy.created": {
+    /**
+     * A policy was created.
+     * @description A policy was created. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["policyCreatedWebhook"];
+  };
+  "policy.deleted": {
+    /**
+     * A policy was deleted.
+     * @description A policy was deleted. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["policyDeletedWebhook"];
+  };
   "policy.status_changed": {
     /**
      * A policy’s status changed.
@@ -447,6 +482,20 @@ export interface webhooks {
      * @description A policy’s fields changed. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
      */
     post: operations["policyUpdatedWebhook"];
+  };
+  "test.created": {
+    /**
+     * A test was created.
+     * @description A test was created. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["testCreatedWebhook"];
+  };
+  "test.deleted": {
+    /**
+     * A test was deleted.
+     * @description A test was deleted. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["testDeletedWebhook"];
   };
   "test.status_changed": {
     /**
@@ -462,6 +511,20 @@ export interface webhooks {
      */
     post: operations["testUpdatedWebhook"];
   };
+  "control.created": {
+    /**
+     * A control was created.
+     * @description A control was created. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["controlCreatedWebhook"];
+  };
+  "control.deleted": {
+    /**
+     * A control was deleted.
+     * @description A control was deleted. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["controlDeletedWebhook"];
+  };
   "control.updated": {
     /**
      * A control’s fields changed (for example its scope).
@@ -475,6 +538,20 @@ export interface webhooks {
      * @description Computed: a control’s compliance status flipped. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
      */
     post: operations["controlStatusChangedWebhook"];
+  };
+  "framework.created": {
+    /**
+     * A framework was created.
+     * @description A framework was created. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["frameworkCreatedWebhook"];
+  };
+  "framework.deleted": {
+    /**
+     * A framework was deleted.
+     * @description A framework was deleted. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+     */
+    post: operations["frameworkDeletedWebhook"];
   };
   "framework.progress_changed": {
     /**
@@ -6708,7 +6785,7 @@ export interface operations {
   listEvents: {
     parameters: {
       query?: {
-        /** @description Only events of these types; each needs the read scope of its resource. Default: every type the token may read. Comma-separated list of: vulnerability.created, vulnerability.updated, evidence.attachments_added, evidence.status_changed, evidence.updated, policy.status_changed, policy.updated, test.status_changed, test.updated, control.updated, control.status_changed, framework.progress_changed. */
+        /** @description Only events of these types; each needs the read scope of its resource. Default: every type the token may read. Comma-separated list of: vulnerability.created, vulnerability.updated, vulnerability.deleted, evidence.created, evidence.deleted, evidence.attachments_added, evidence.status_changed, evidence.updated, policy.created, policy.deleted, policy.status_changed, policy.updated, test.created, test.deleted, test.status_changed, test.updated, control.created, control.deleted, control.updated, control.status_changed, framework.created, framework.deleted, framework.progress_changed. */
         types?: string;
         /** @description Only events about this resource: its ID exactly as the API shows it (a vulnerabilityId stays encoded, e.g. `api%23VUL-0001`). */
         resourceId?: string;
@@ -6840,6 +6917,168 @@ export interface operations {
                 /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
                 eventId: string;
                 /** @enum {string} */
+                type: "vulnerability.deleted";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "vulnerability";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description A finding was deleted (a program document applied with prune). */
+                data: {
+                  /** @description The ID of the finding deleted, as the API showed it. */
+                  vulnerabilityId: string;
+                };
+              } | ({
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
+                type: "evidence.created";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "evidence";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description A evidence record was created; `evidence` is the record exactly as GET /v1/evidence/{evidenceId} answers it with its default fields. */
+                data: {
+                  evidence: {
+                    evidenceId: string;
+                    evidenceName: string;
+                    /** @enum {unknown} */
+                    status: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+                    /** @description Free text, for example Engineering, Security, IT; left out when unassigned. */
+                    department?: string;
+                    assignees: {
+                        name: string;
+                        email: string;
+                        isPrimary: boolean;
+                      }[];
+                    approvers: {
+                        name: string;
+                        email: string;
+                      }[];
+                    isRelevant: boolean;
+                    nextReviewDate: number | null;
+                    entities: {
+                        entityId: string;
+                        entityName: string;
+                      }[];
+                    /** @enum {unknown} */
+                    gapStatus: "no_gaps" | "gaps_detected";
+                    gapCount: number;
+                    mappedFrameworkIds?: string[];
+                    mappedControlIds?: string[];
+                    notRelevantReason?: string;
+                    /** @description Rough size of the work left: one of low, medium, high. */
+                    effortEstimate?: string;
+                    /** @description Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+                    recurrence?: string;
+                    addedBy?: {
+                      name: string;
+                      email: string;
+                    };
+                    /** @description Unix epoch milliseconds. */
+                    addedOn?: number;
+                    lastModifiedBy?: {
+                      name: string;
+                      email: string;
+                    };
+                    modifiedOn?: number | null;
+                    /** @description Where the request came from: one of template, custom, auditor_request. */
+                    source?: string;
+                    /** @description One of manual, automated, semi_automated. */
+                    evidenceCollectionMethod?: string;
+                    ticketsCount?: number;
+                    evidenceRequirementText?: string;
+                    mappedFrameworks: {
+                        frameworkId: string;
+                        frameworkName: string;
+                      }[];
+                    mappedControls: {
+                        controlId: string;
+                        controlCode: string;
+                        controlName: string;
+                      }[];
+                    mappedRequirements: {
+                        frameworkId: string;
+                        frameworkName: string;
+                        requirementId: string;
+                        requirementCode: string;
+                        requirementName: string;
+                      }[];
+                    revisionRequestedBy?: {
+                      name: string;
+                      email: string;
+                    };
+                    /** @description Unix epoch milliseconds. */
+                    revisionRequestedOn?: number;
+                    rejectionReason?: string;
+                    /** @description Extension: why the record is in its status, when time moved it there (`needs_attention`: the period of the latest upload has ended and nothing covers the current one). Absent otherwise. */
+                    statusReason?: string;
+                    mappedTests?: ({
+                        testId: string;
+                        testName: string;
+                        /** @enum {unknown} */
+                        status: "ignored" | "fix_required" | "passing" | "affected";
+                      })[];
+                    gaps?: string[];
+                    /** @description Empty while the status is not_uploaded. */
+                    attachments?: {
+                        displayName: string;
+                        /** @description File-type family (word, excel, image…), or `link` for an external link. */
+                        type: string;
+                        /** @description Only for an external link a user added; never for a file the service hosts. */
+                        url?: string;
+                        note?: string;
+                        addedBy?: {
+                          name: string;
+                          email: string;
+                        };
+                        /** @description Unix epoch milliseconds. */
+                        addedOn: number;
+                        updatedBy?: {
+                          name: string;
+                          email: string;
+                        };
+                        /** @description Unix epoch milliseconds. */
+                        updatedOn?: number;
+                        /** @description Unix epoch milliseconds. */
+                        evidenceDate: number;
+                        /** @description Whether now lies within [periodStart, periodEnd]; false when there is no period. */
+                        isCurrentPeriod: boolean;
+                        /** @description Unix epoch milliseconds. */
+                        periodStart?: number;
+                        /** @description Unix epoch milliseconds. */
+                        periodEnd?: number;
+                      }[];
+                    tickets?: {
+                        ticketId: string;
+                        source: string;
+                        url: string;
+                      }[];
+                  };
+                };
+              }) | {
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
+                type: "evidence.deleted";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "evidence";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description A evidence record was deleted (a program document applied with prune). */
+                data: {
+                  /** @description The ID of the evidence record deleted, as the API showed it. */
+                  evidenceId: string;
+                };
+              } | {
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
                 type: "evidence.attachments_added";
                 /** @description When the change was made: Unix epoch milliseconds. */
                 occurredAt: number;
@@ -6924,6 +7163,144 @@ export interface operations {
                 /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
                 eventId: string;
                 /** @enum {string} */
+                type: "policy.created";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "policy";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description A policy was created; `policy` is the record exactly as GET /v1/policies/{policyId} answers it with its default fields. */
+                data: {
+                  policy: {
+                    policyId: string;
+                    policyCustomId: string;
+                    policyName: string;
+                    /** @enum {unknown} */
+                    status: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+                    /** @description Free text, for example Engineering, Security, IT; left out when unassigned. */
+                    department?: string;
+                    assignees: {
+                        name: string;
+                        email: string;
+                        isPrimary: boolean;
+                      }[];
+                    approvers: {
+                        name: string;
+                        email: string;
+                      }[];
+                    isRelevant: boolean;
+                    nextReviewDate: number | null;
+                    entities: {
+                        entityId: string;
+                        entityName: string;
+                      }[];
+                    /** @enum {unknown} */
+                    gapStatus: "no_gaps" | "gaps_detected";
+                    aiDetectedGaps: string[];
+                    /** @description One of requires_acknowledgement, informational. */
+                    policyBehavior?: string;
+                    mappedFrameworkIds?: string[];
+                    mappedControlIds?: string[];
+                    notRelevantReason?: string;
+                    /** @description Rough size of the work left: one of low, medium, high. */
+                    effortEstimate?: string;
+                    /** @description Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+                    recurrence?: string;
+                    addedBy?: {
+                      name: string;
+                      email: string;
+                    };
+                    /** @description Unix epoch milliseconds. */
+                    addedOn?: number;
+                    lastModifiedBy?: {
+                      name: string;
+                      email: string;
+                    };
+                    modifiedOn?: number | null;
+                    versionNumber?: string;
+                    /** @description Where the policy came from: one of template, custom, imported. */
+                    source?: string;
+                    publishedBy?: {
+                      name: string;
+                      email: string;
+                    };
+                    publishedOn: number | null;
+                    policyRequirementText?: string;
+                    mappedFrameworks: {
+                        frameworkId: string;
+                        frameworkName: string;
+                      }[];
+                    mappedControls: {
+                        controlId: string;
+                        controlCode: string;
+                        controlName: string;
+                      }[];
+                    mappedRequirements: {
+                        frameworkId: string;
+                        frameworkName: string;
+                        requirementId: string;
+                        requirementCode: string;
+                        requirementName: string;
+                      }[];
+                    /** @description Extension: why the policy is in its status, when time moved it there (`needs_review`: the next review date has passed). Absent otherwise. */
+                    statusReason?: string;
+                    documents?: {
+                        displayName: string;
+                        /** @description File-type family (word, excel, image…), or `link` for an external link. */
+                        type: string;
+                        /** @description Only for an external link a user added; never for a file the service hosts. */
+                        url?: string;
+                        note?: string;
+                        addedBy?: {
+                          name: string;
+                          email: string;
+                        };
+                        /** @description Unix epoch milliseconds. */
+                        addedOn: number;
+                        updatedBy?: {
+                          name: string;
+                          email: string;
+                        };
+                        /** @description Unix epoch milliseconds. */
+                        updatedOn?: number;
+                      }[];
+                    versionHistory?: {
+                        versionName: string;
+                        publishedBy?: {
+                          name: string;
+                          email: string;
+                        };
+                        /** @description Unix epoch milliseconds. */
+                        publishedOn: number;
+                      }[];
+                    tickets?: {
+                        ticketId: string;
+                        source: string;
+                        url: string;
+                      }[];
+                  };
+                };
+              }) | {
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
+                type: "policy.deleted";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "policy";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description A policy was deleted (a program document applied with prune). */
+                data: {
+                  /** @description The ID of the policy deleted, as the API showed it. */
+                  policyId: string;
+                };
+              } | ({
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
                 type: "policy.status_changed";
                 /** @description When the change was made: Unix epoch milliseconds. */
                 occurredAt: number;
@@ -6965,6 +7342,127 @@ export interface operations {
                 /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
                 eventId: string;
                 /** @enum {string} */
+                type: "test.created";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "test";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description A test was created; `test` is the record exactly as GET /v1/tests/{testId} answers it with its default fields. */
+                data: {
+                  test: {
+                    /** @description `test_` followed by a slug; automated and cloud tests share one ID space. */
+                    testId: string;
+                    testName: string;
+                    /**
+                     * @description Computed: a passing test whose integration fails is `affected`.
+                     * @enum {unknown}
+                     */
+                    status: "ignored" | "fix_required" | "passing" | "affected";
+                    applications: {
+                        name: string;
+                      }[];
+                    assignees: {
+                        name: string;
+                        email: string;
+                        isPrimary: boolean;
+                      }[];
+                    /** @description The test's associated products. */
+                    entities: {
+                        entityId: string;
+                        entityName: string;
+                      }[];
+                    mappedFrameworks: {
+                        frameworkId: string;
+                        frameworkName: string;
+                      }[];
+                    description?: string;
+                    remediation?: string;
+                    mappedControls: {
+                        controlId: string;
+                        controlCode: string;
+                        controlName: string;
+                      }[];
+                    mappedRequirements: {
+                        frameworkId: string;
+                        frameworkName: string;
+                        requirementId: string;
+                        requirementCode: string;
+                        requirementName: string;
+                      }[];
+                    /** @description Unix epoch milliseconds. */
+                    lastScannedOn?: number;
+                    effortEstimate?: string;
+                    notes?: string;
+                    ignoreReason?: string;
+                    /** @description Unix epoch milliseconds. */
+                    addedOn: number;
+                    modifiedOn: number | null;
+                    /** @description Flagged resources whose status is in resourceStatus. */
+                    resources: ({
+                        resourceId: string;
+                        name: string;
+                        /** @enum {unknown} */
+                        status: "ignored" | "fix_required" | "passing";
+                        /** @description Unix epoch milliseconds. */
+                        lastScannedAt?: number;
+                        /** @description Unix epoch milliseconds. */
+                        firstDetected?: number;
+                        assignees: {
+                            name: string;
+                            email: string;
+                          }[];
+                        tags: string[];
+                        region?: string;
+                        service?: string;
+                        accountID?: string;
+                        environment?: string;
+                        entities: {
+                            entityId: string;
+                            entityName: string;
+                          }[];
+                        link?: string;
+                        description?: string;
+                      })[];
+                    tickets?: {
+                        ticketId: string;
+                        source: string;
+                        url: string;
+                      }[];
+                    mappedRisks?: {
+                        riskId: string;
+                        riskName: string;
+                      }[];
+                    /** @description Scans, oldest first. */
+                    testHistory?: ({
+                        /** @description Unix epoch milliseconds. */
+                        scannedOn: number;
+                        /** @enum {unknown} */
+                        status: "ignored" | "fix_required" | "passing" | "affected";
+                      })[];
+                  };
+                };
+              }) | {
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
+                type: "test.deleted";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "test";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description A test was deleted (a program document applied with prune). */
+                data: {
+                  /** @description The ID of the test deleted, as the API showed it. */
+                  testId: string;
+                };
+              } | ({
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
                 type: "test.status_changed";
                 /** @description When the change was made: Unix epoch milliseconds. */
                 occurredAt: number;
@@ -7001,6 +7499,121 @@ export interface operations {
                       after?: unknown;
                     };
                   };
+                };
+              } | ({
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
+                type: "control.created";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "control";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description A control was created; `control` is the record exactly as GET /v1/controls/{controlId} answers it with its default fields. */
+                data: {
+                  control: {
+                    controlId: string;
+                    controlCode: string;
+                    controlName: string;
+                    controlDomain: string;
+                    /** @enum {unknown} */
+                    functionGrouping: "govern" | "identify" | "protect" | "detect" | "respond" | "recover";
+                    /** @enum {unknown} */
+                    controlScope: "in_scope" | "out_of_scope";
+                    /**
+                     * @description Computed: not_applicable when the control is out of scope or has no relevant artifact; compliant when every relevant artifact is complete; otherwise non_compliant.
+                     * @enum {unknown}
+                     */
+                    status: "compliant" | "non_compliant" | "not_applicable";
+                    /** @description floor(100 × complete / relevant artifacts), or 'not_applicable' when the status is not_applicable. */
+                    controlCompliancePercentage: number | "not_applicable";
+                    assignees: {
+                        name: string;
+                        email: string;
+                        isPrimary: boolean;
+                      }[];
+                    entities: {
+                        entityId: string;
+                        entityName: string;
+                      }[];
+                    controlDescription?: string;
+                    mappedFrameworks: {
+                        frameworkId: string;
+                        frameworkName: string;
+                      }[];
+                    controlQuestions: string[];
+                    outOfScopeReason?: string;
+                    addedBy?: {
+                      name: string;
+                      email: string;
+                    };
+                    /** @description Unix epoch milliseconds. */
+                    addedOn?: number;
+                    lastModifiedBy?: {
+                      name: string;
+                      email: string;
+                    };
+                    modifiedOn?: number | null;
+                    mappedRequirements: {
+                        frameworkName: string;
+                        requirementCode: string;
+                        requirementName: string;
+                      }[];
+                    complianceOverview?: ({
+                        frameworkName: string;
+                        /** @description The framework's entities. */
+                        entities: {
+                            entityId: string;
+                            entityName: string;
+                          }[];
+                        /**
+                         * @description Computed: not_applicable when the control is out of scope or has no relevant artifact; compliant when every relevant artifact is complete; otherwise non_compliant.
+                         * @enum {unknown}
+                         */
+                        controlStatus: "compliant" | "non_compliant" | "not_applicable";
+                        /** @description floor(100 × complete / relevant artifacts), or 'not_applicable' when the status is not_applicable. */
+                        artifactCompliancePercentage: number | "not_applicable";
+                      })[];
+                    mappedArtifacts?: ({
+                        name: string;
+                        /** @enum {unknown} */
+                        artifactType: "policy" | "evidence" | "test";
+                        /** @description The policy's or evidence record's status, or the test's computed status. */
+                        artifactStatus: string;
+                        entities: {
+                            entityId: string;
+                            entityName: string;
+                          }[];
+                        /** @description Names of the frameworks the artifact is mapped to. */
+                        frameworks: string[];
+                        /** @description Policies and evidence: their flag; tests: status is not ignored. */
+                        isRelevant: boolean;
+                        /** @description notRelevantReason or ignoreReason, when recorded. */
+                        justification?: string;
+                      })[];
+                    mappedRisks?: {
+                        riskId: string;
+                        riskName: string;
+                      }[];
+                  };
+                };
+              }) | {
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
+                type: "control.deleted";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "control";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description A control was deleted (a program document applied with prune). */
+                data: {
+                  /** @description The ID of the control deleted, as the API showed it. */
+                  controlId: string;
                 };
               } | {
                 /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
@@ -7050,7 +7663,80 @@ export interface operations {
                     resourceId: string;
                   };
                 };
+              }) | ({
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
+                type: "framework.created";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "framework";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description A framework was created; `framework` is the framework exactly as GET /v1/frameworks lists it with its default fields (its complianceProgress after the write). */
+                data: {
+                  framework: {
+                    frameworkId: string;
+                    frameworkName: string;
+                    entities: {
+                        entityId: string;
+                        entityName: string;
+                      }[];
+                    nextAuditDate: number | null;
+                    complianceProgress: {
+                      controls: {
+                        compliant: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      policies: {
+                        published: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      evidence: {
+                        uploaded: number;
+                        total: number;
+                        percentage: number;
+                      };
+                      tests: {
+                        passing: number;
+                        total: number;
+                        percentage: number;
+                      };
+                    };
+                    addedBy?: {
+                      name: string;
+                      email: string;
+                    };
+                    /** @description Unix epoch milliseconds. */
+                    addedOn?: number;
+                    lastModifiedBy?: {
+                      name: string;
+                      email: string;
+                    };
+                    modifiedOn?: number | null;
+                    tscSelections?: string[];
+                  };
+                };
               }) | {
+                /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+                eventId: string;
+                /** @enum {string} */
+                type: "framework.deleted";
+                /** @description When the change was made: Unix epoch milliseconds. */
+                occurredAt: number;
+                /** @enum {string} */
+                resourceType: "framework";
+                /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+                resourceId: string;
+                /** @description A framework was deleted (a program document applied with prune). */
+                data: {
+                  /** @description The ID of the framework deleted, as the API showed it. */
+                  frameworkId: string;
+                };
+              } | {
                 /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
                 eventId: string;
                 /** @enum {string} */
@@ -9952,7 +10638,7 @@ export interface operations {
           /** @description A label for people, e.g. the system receiving the events. */
           description?: string;
           /** @description The event types sent to the endpoint; ["*"] sends every type. */
-          eventTypes: ("*" | "vulnerability.created" | "vulnerability.updated" | "evidence.attachments_added" | "evidence.status_changed" | "evidence.updated" | "policy.status_changed" | "policy.updated" | "test.status_changed" | "test.updated" | "control.updated" | "control.status_changed" | "framework.progress_changed" | "credential.created" | "credential.revoked")[];
+          eventTypes: ("*" | "vulnerability.created" | "vulnerability.updated" | "vulnerability.deleted" | "evidence.created" | "evidence.deleted" | "evidence.attachments_added" | "evidence.status_changed" | "evidence.updated" | "policy.created" | "policy.deleted" | "policy.status_changed" | "policy.updated" | "test.created" | "test.deleted" | "test.status_changed" | "test.updated" | "control.created" | "control.deleted" | "control.updated" | "control.status_changed" | "framework.created" | "framework.deleted" | "framework.progress_changed" | "credential.created" | "credential.revoked")[];
         };
       };
     };
@@ -10238,7 +10924,7 @@ export interface operations {
           /** @description A label for people, e.g. the system receiving the events. */
           description?: string;
           /** @description The event types sent to the endpoint; ["*"] sends every type. */
-          eventTypes?: ("*" | "vulnerability.created" | "vulnerability.updated" | "evidence.attachments_added" | "evidence.status_changed" | "evidence.updated" | "policy.status_changed" | "policy.updated" | "test.status_changed" | "test.updated" | "control.updated" | "control.status_changed" | "framework.progress_changed" | "credential.created" | "credential.revoked")[];
+          eventTypes?: ("*" | "vulnerability.created" | "vulnerability.updated" | "vulnerability.deleted" | "evidence.created" | "evidence.deleted" | "evidence.attachments_added" | "evidence.status_changed" | "evidence.updated" | "policy.created" | "policy.deleted" | "policy.status_changed" | "policy.updated" | "test.created" | "test.deleted" | "test.status_changed" | "test.updated" | "control.created" | "control.deleted" | "control.updated" | "control.status_changed" | "framework.created" | "framework.deleted" | "framework.progress_changed" | "credential.created" | "credential.revoked")[];
           /**
            * @description disabled: nothing is sent and pending deliveries fail; enabled: delivery resumes with a clean record.
            * @enum {unknown}
@@ -11638,6 +12324,249 @@ export interface operations {
     };
   };
   /**
+   * A vulnerability finding was deleted.
+   * @description A vulnerability finding was deleted. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  vulnerabilityDeletedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "vulnerability.deleted";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "vulnerability";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description A finding was deleted (a program document applied with prune). */
+          data: {
+            /** @description The ID of the finding deleted, as the API showed it. */
+            vulnerabilityId: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * An evidence record was created.
+   * @description An evidence record was created. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  evidenceCreatedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "evidence.created";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "evidence";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description A evidence record was created; `evidence` is the record exactly as GET /v1/evidence/{evidenceId} answers it with its default fields. */
+          data: {
+            evidence: {
+              evidenceId: string;
+              evidenceName: string;
+              /** @enum {unknown} */
+              status: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+              /** @description Free text, for example Engineering, Security, IT; left out when unassigned. */
+              department?: string;
+              assignees: {
+                  name: string;
+                  email: string;
+                  isPrimary: boolean;
+                }[];
+              approvers: {
+                  name: string;
+                  email: string;
+                }[];
+              isRelevant: boolean;
+              nextReviewDate: number | null;
+              entities: {
+                  entityId: string;
+                  entityName: string;
+                }[];
+              /** @enum {unknown} */
+              gapStatus: "no_gaps" | "gaps_detected";
+              gapCount: number;
+              mappedFrameworkIds?: string[];
+              mappedControlIds?: string[];
+              notRelevantReason?: string;
+              /** @description Rough size of the work left: one of low, medium, high. */
+              effortEstimate?: string;
+              /** @description Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+              recurrence?: string;
+              addedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              addedOn?: number;
+              lastModifiedBy?: {
+                name: string;
+                email: string;
+              };
+              modifiedOn?: number | null;
+              /** @description Where the request came from: one of template, custom, auditor_request. */
+              source?: string;
+              /** @description One of manual, automated, semi_automated. */
+              evidenceCollectionMethod?: string;
+              ticketsCount?: number;
+              evidenceRequirementText?: string;
+              mappedFrameworks: {
+                  frameworkId: string;
+                  frameworkName: string;
+                }[];
+              mappedControls: {
+                  controlId: string;
+                  controlCode: string;
+                  controlName: string;
+                }[];
+              mappedRequirements: {
+                  frameworkId: string;
+                  frameworkName: string;
+                  requirementId: string;
+                  requirementCode: string;
+                  requirementName: string;
+                }[];
+              revisionRequestedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              revisionRequestedOn?: number;
+              rejectionReason?: string;
+              /** @description Extension: why the record is in its status, when time moved it there (`needs_attention`: the period of the latest upload has ended and nothing covers the current one). Absent otherwise. */
+              statusReason?: string;
+              mappedTests?: ({
+                  testId: string;
+                  testName: string;
+                  /** @enum {unknown} */
+                  status: "ignored" | "fix_required" | "passing" | "affected";
+                })[];
+              gaps?: string[];
+              /** @description Empty while the status is not_uploaded. */
+              attachments?: {
+                  displayName: string;
+                  /** @description File-type family (word, excel, image…), or `link` for an external link. */
+                  type: string;
+                  /** @description Only for an external link a user added; never for a file the service hosts. */
+                  url?: string;
+                  note?: string;
+                  addedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  addedOn: number;
+                  updatedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  updatedOn?: number;
+                  /** @description Unix epoch milliseconds. */
+                  evidenceDate: number;
+                  /** @description Whether now lies within [periodStart, periodEnd]; false when there is no period. */
+                  isCurrentPeriod: boolean;
+                  /** @description Unix epoch milliseconds. */
+                  periodStart?: number;
+                  /** @description Unix epoch milliseconds. */
+                  periodEnd?: number;
+                }[];
+              tickets?: {
+                  ticketId: string;
+                  source: string;
+                  url: string;
+                }[];
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * An evidence record was deleted.
+   * @description An evidence record was deleted. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  evidenceDeletedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "evidence.deleted";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "evidence";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description A evidence record was deleted (a program document applied with prune). */
+          data: {
+            /** @description The ID of the evidence record deleted, as the API showed it. */
+            evidenceId: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
    * Attachments were uploaded to an evidence record.
    * @description Attachments were uploaded to an evidence record. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
    */
@@ -11796,6 +12725,198 @@ export interface operations {
     };
   };
   /**
+   * A policy was created.
+   * @description A policy was created. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  policyCreatedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "policy.created";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "policy";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description A policy was created; `policy` is the record exactly as GET /v1/policies/{policyId} answers it with its default fields. */
+          data: {
+            policy: {
+              policyId: string;
+              policyCustomId: string;
+              policyName: string;
+              /** @enum {unknown} */
+              status: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+              /** @description Free text, for example Engineering, Security, IT; left out when unassigned. */
+              department?: string;
+              assignees: {
+                  name: string;
+                  email: string;
+                  isPrimary: boolean;
+                }[];
+              approvers: {
+                  name: string;
+                  email: string;
+                }[];
+              isRelevant: boolean;
+              nextReviewDate: number | null;
+              entities: {
+                  entityId: string;
+                  entityName: string;
+                }[];
+              /** @enum {unknown} */
+              gapStatus: "no_gaps" | "gaps_detected";
+              aiDetectedGaps: string[];
+              /** @description One of requires_acknowledgement, informational. */
+              policyBehavior?: string;
+              mappedFrameworkIds?: string[];
+              mappedControlIds?: string[];
+              notRelevantReason?: string;
+              /** @description Rough size of the work left: one of low, medium, high. */
+              effortEstimate?: string;
+              /** @description Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+              recurrence?: string;
+              addedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              addedOn?: number;
+              lastModifiedBy?: {
+                name: string;
+                email: string;
+              };
+              modifiedOn?: number | null;
+              versionNumber?: string;
+              /** @description Where the policy came from: one of template, custom, imported. */
+              source?: string;
+              publishedBy?: {
+                name: string;
+                email: string;
+              };
+              publishedOn: number | null;
+              policyRequirementText?: string;
+              mappedFrameworks: {
+                  frameworkId: string;
+                  frameworkName: string;
+                }[];
+              mappedControls: {
+                  controlId: string;
+                  controlCode: string;
+                  controlName: string;
+                }[];
+              mappedRequirements: {
+                  frameworkId: string;
+                  frameworkName: string;
+                  requirementId: string;
+                  requirementCode: string;
+                  requirementName: string;
+                }[];
+              /** @description Extension: why the policy is in its status, when time moved it there (`needs_review`: the next review date has passed). Absent otherwise. */
+              statusReason?: string;
+              documents?: {
+                  displayName: string;
+                  /** @description File-type family (word, excel, image…), or `link` for an external link. */
+                  type: string;
+                  /** @description Only for an external link a user added; never for a file the service hosts. */
+                  url?: string;
+                  note?: string;
+                  addedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  addedOn: number;
+                  updatedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  updatedOn?: number;
+                }[];
+              versionHistory?: {
+                  versionName: string;
+                  publishedBy?: {
+                    name: string;
+                    email: string;
+                  };
+                  /** @description Unix epoch milliseconds. */
+                  publishedOn: number;
+                }[];
+              tickets?: {
+                  ticketId: string;
+                  source: string;
+                  url: string;
+                }[];
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A policy was deleted.
+   * @description A policy was deleted. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  policyDeletedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "policy.deleted";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "policy";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description A policy was deleted (a program document applied with prune). */
+          data: {
+            /** @description The ID of the policy deleted, as the API showed it. */
+            policyId: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
    * A policy’s status changed.
    * @description A policy’s status changed. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
    */
@@ -11872,6 +12993,181 @@ export interface operations {
           data: {
             /** @description Only the fields that changed, named as in GET /v1/policies/{policyId}, each with its value before and after. */
             changes: Record<string, never>;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A test was created.
+   * @description A test was created. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  testCreatedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "test.created";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "test";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description A test was created; `test` is the record exactly as GET /v1/tests/{testId} answers it with its default fields. */
+          data: {
+            test: {
+              /** @description `test_` followed by a slug; automated and cloud tests share one ID space. */
+              testId: string;
+              testName: string;
+              /**
+               * @description Computed: a passing test whose integration fails is `affected`.
+               * @enum {unknown}
+               */
+              status: "ignored" | "fix_required" | "passing" | "affected";
+              applications: {
+                  name: string;
+                }[];
+              assignees: {
+                  name: string;
+                  email: string;
+                  isPrimary: boolean;
+                }[];
+              /** @description The test's associated products. */
+              entities: {
+                  entityId: string;
+                  entityName: string;
+                }[];
+              mappedFrameworks: {
+                  frameworkId: string;
+                  frameworkName: string;
+                }[];
+              description?: string;
+              remediation?: string;
+              mappedControls: {
+                  controlId: string;
+                  controlCode: string;
+                  controlName: string;
+                }[];
+              mappedRequirements: {
+                  frameworkId: string;
+                  frameworkName: string;
+                  requirementId: string;
+                  requirementCode: string;
+                  requirementName: string;
+                }[];
+              /** @description Unix epoch milliseconds. */
+              lastScannedOn?: number;
+              effortEstimate?: string;
+              notes?: string;
+              ignoreReason?: string;
+              /** @description Unix epoch milliseconds. */
+              addedOn: number;
+              modifiedOn: number | null;
+              /** @description Flagged resources whose status is in resourceStatus. */
+              resources: ({
+                  resourceId: string;
+                  name: string;
+                  /** @enum {unknown} */
+                  status: "ignored" | "fix_required" | "passing";
+                  /** @description Unix epoch milliseconds. */
+                  lastScannedAt?: number;
+                  /** @description Unix epoch milliseconds. */
+                  firstDetected?: number;
+                  assignees: {
+                      name: string;
+                      email: string;
+                    }[];
+                  tags: string[];
+                  region?: string;
+                  service?: string;
+                  accountID?: string;
+                  environment?: string;
+                  entities: {
+                      entityId: string;
+                      entityName: string;
+                    }[];
+                  link?: string;
+                  description?: string;
+                })[];
+              tickets?: {
+                  ticketId: string;
+                  source: string;
+                  url: string;
+                }[];
+              mappedRisks?: {
+                  riskId: string;
+                  riskName: string;
+                }[];
+              /** @description Scans, oldest first. */
+              testHistory?: ({
+                  /** @description Unix epoch milliseconds. */
+                  scannedOn: number;
+                  /** @enum {unknown} */
+                  status: "ignored" | "fix_required" | "passing" | "affected";
+                })[];
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A test was deleted.
+   * @description A test was deleted. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  testDeletedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "test.deleted";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "test";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description A test was deleted (a program document applied with prune). */
+          data: {
+            /** @description The ID of the test deleted, as the API showed it. */
+            testId: string;
           };
         };
       };
@@ -11972,6 +13268,175 @@ export interface operations {
     };
   };
   /**
+   * A control was created.
+   * @description A control was created. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  controlCreatedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "control.created";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "control";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description A control was created; `control` is the record exactly as GET /v1/controls/{controlId} answers it with its default fields. */
+          data: {
+            control: {
+              controlId: string;
+              controlCode: string;
+              controlName: string;
+              controlDomain: string;
+              /** @enum {unknown} */
+              functionGrouping: "govern" | "identify" | "protect" | "detect" | "respond" | "recover";
+              /** @enum {unknown} */
+              controlScope: "in_scope" | "out_of_scope";
+              /**
+               * @description Computed: not_applicable when the control is out of scope or has no relevant artifact; compliant when every relevant artifact is complete; otherwise non_compliant.
+               * @enum {unknown}
+               */
+              status: "compliant" | "non_compliant" | "not_applicable";
+              /** @description floor(100 × complete / relevant artifacts), or 'not_applicable' when the status is not_applicable. */
+              controlCompliancePercentage: number | "not_applicable";
+              assignees: {
+                  name: string;
+                  email: string;
+                  isPrimary: boolean;
+                }[];
+              entities: {
+                  entityId: string;
+                  entityName: string;
+                }[];
+              controlDescription?: string;
+              mappedFrameworks: {
+                  frameworkId: string;
+                  frameworkName: string;
+                }[];
+              controlQuestions: string[];
+              outOfScopeReason?: string;
+              addedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              addedOn?: number;
+              lastModifiedBy?: {
+                name: string;
+                email: string;
+              };
+              modifiedOn?: number | null;
+              mappedRequirements: {
+                  frameworkName: string;
+                  requirementCode: string;
+                  requirementName: string;
+                }[];
+              complianceOverview?: ({
+                  frameworkName: string;
+                  /** @description The framework's entities. */
+                  entities: {
+                      entityId: string;
+                      entityName: string;
+                    }[];
+                  /**
+                   * @description Computed: not_applicable when the control is out of scope or has no relevant artifact; compliant when every relevant artifact is complete; otherwise non_compliant.
+                   * @enum {unknown}
+                   */
+                  controlStatus: "compliant" | "non_compliant" | "not_applicable";
+                  /** @description floor(100 × complete / relevant artifacts), or 'not_applicable' when the status is not_applicable. */
+                  artifactCompliancePercentage: number | "not_applicable";
+                })[];
+              mappedArtifacts?: ({
+                  name: string;
+                  /** @enum {unknown} */
+                  artifactType: "policy" | "evidence" | "test";
+                  /** @description The policy's or evidence record's status, or the test's computed status. */
+                  artifactStatus: string;
+                  entities: {
+                      entityId: string;
+                      entityName: string;
+                    }[];
+                  /** @description Names of the frameworks the artifact is mapped to. */
+                  frameworks: string[];
+                  /** @description Policies and evidence: their flag; tests: status is not ignored. */
+                  isRelevant: boolean;
+                  /** @description notRelevantReason or ignoreReason, when recorded. */
+                  justification?: string;
+                })[];
+              mappedRisks?: {
+                  riskId: string;
+                  riskName: string;
+                }[];
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A control was deleted.
+   * @description A control was deleted. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  controlDeletedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "control.deleted";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "control";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description A control was deleted (a program document applied with prune). */
+          data: {
+            /** @description The ID of the control deleted, as the API showed it. */
+            controlId: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
    * A control’s fields changed (for example its scope).
    * @description A control’s fields changed (for example its scope). Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
    */
@@ -12055,6 +13520,133 @@ export interface operations {
               /** @description The resourceId of that event. */
               resourceId: string;
             };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A framework was created.
+   * @description A framework was created. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  frameworkCreatedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "framework.created";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "framework";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description A framework was created; `framework` is the framework exactly as GET /v1/frameworks lists it with its default fields (its complianceProgress after the write). */
+          data: {
+            framework: {
+              frameworkId: string;
+              frameworkName: string;
+              entities: {
+                  entityId: string;
+                  entityName: string;
+                }[];
+              nextAuditDate: number | null;
+              complianceProgress: {
+                controls: {
+                  compliant: number;
+                  total: number;
+                  percentage: number;
+                };
+                policies: {
+                  published: number;
+                  total: number;
+                  percentage: number;
+                };
+                evidence: {
+                  uploaded: number;
+                  total: number;
+                  percentage: number;
+                };
+                tests: {
+                  passing: number;
+                  total: number;
+                  percentage: number;
+                };
+              };
+              addedBy?: {
+                name: string;
+                email: string;
+              };
+              /** @description Unix epoch milliseconds. */
+              addedOn?: number;
+              lastModifiedBy?: {
+                name: string;
+                email: string;
+              };
+              modifiedOn?: number | null;
+              tscSelections?: string[];
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Acknowledged: any 2xx answer within the time-out; its body is ignored (the first 1 KB is kept for the console). */
+      200: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A framework was deleted.
+   * @description A framework was deleted. Sent as `POST` to every enabled endpoint subscribed to the type, at least once: deduplicate on `webhook-id`. Signed per the Standard Webhooks specification: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<raw body>` with the endpoint’s `whsec_` secret (the SDK’s `webhooks.verify`, or any Standard Webhooks or Svix library), and refuse timestamps more than 5 minutes away. Any 2xx within 10 s (WEBHOOK_TIMEOUT_MS) acknowledges it; anything else, a redirect or no answer is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then every 6 h (each ±20 %), until the endpoint has failed for 3 days (WEBHOOK_GIVE_UP_SEC): then it is disabled.
+   */
+  frameworkDeletedWebhook: {
+    parameters: {
+      header: {
+        /** @description The event’s `eventId`: the same on every attempt and redelivery. */
+        "webhook-id": string;
+        /** @description When this attempt was signed: Unix epoch seconds. */
+        "webhook-timestamp": string;
+        /** @description `v1,<base64 HMAC-SHA256>`; during a secret rotation’s overlap one signature per live secret, separated by spaces. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+          eventId: string;
+          /** @constant */
+          type: "framework.deleted";
+          /** @description When the change was made: Unix epoch milliseconds. */
+          occurredAt: number;
+          /** @constant */
+          resourceType: "framework";
+          /** @description The ID of the resource changed, exactly as the API shows it elsewhere. */
+          resourceId: string;
+          /** @description A framework was deleted (a program document applied with prune). */
+          data: {
+            /** @description The ID of the framework deleted, as the API showed it. */
+            frameworkId: string;
           };
         };
       };

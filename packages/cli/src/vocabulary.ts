@@ -16,7 +16,7 @@ export const SEVERITY = ['critical', 'high', 'medium', 'low'] as const;
 export const SOURCE = ['aws', 'github', 'snyk', 'sonarcloud', 'qualys', 'defender', 'sentinelOne', 'aikido', 'tenable', 'import', 'api'] as const;
 export const FIX_AVAILABLE = ['yes', 'no'] as const;
 export const PAGE_SIZES = [50, 100] as const;
-export const EVENT_TYPE = ['vulnerability.created', 'vulnerability.updated', 'evidence.attachments_added', 'evidence.status_changed', 'evidence.updated', 'policy.status_changed', 'policy.updated', 'test.status_changed', 'test.updated', 'control.updated', 'control.status_changed', 'framework.progress_changed'] as const;
+export const EVENT_TYPE = ['vulnerability.created', 'vulnerability.updated', 'vulnerability.deleted', 'evidence.created', 'evidence.deleted', 'evidence.attachments_added', 'evidence.status_changed', 'evidence.updated', 'policy.created', 'policy.deleted', 'policy.status_changed', 'policy.updated', 'test.created', 'test.deleted', 'test.status_changed', 'test.updated', 'control.created', 'control.deleted', 'control.updated', 'control.status_changed', 'framework.created', 'framework.deleted', 'framework.progress_changed'] as const;
 export const SCANNER_FORMAT = ['sarif', 'trivy', 'grype', 'osv', 'cyclonedx', 'openvex'] as const;
 
 /** Optional fields of each list (`fields` on the list endpoints). */

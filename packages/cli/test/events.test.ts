@@ -106,7 +106,7 @@ describe('compliance events', { concurrency: dialects.length }, () => {
           s.cli(['events', 'list', '--page-size', '501']),
           s.cli(['events', 'list', '--limit', '0']),
           s.cli(['events', 'tail', '--since', 'x', '--from-now']),
-          s.cli(['events', 'list', '--type', 'vulnerability.deleted']),
+          s.cli(['events', 'list', '--type', 'vulnerability.archived']),
           s.cli(['events', 'list', '--since', 'not-a-cursor']),
         ]);
         for (const res of [size, limit, both]) assert.equal(res.code, 2, explain(res));
@@ -126,7 +126,10 @@ describe('compliance events', { concurrency: dialects.length }, () => {
         assert.match(ok(main), /events tail\s+follow the change events/);
         assert.match(ok(tailHelp), /--from-now/);
         assert.match(ok(tailHelp), /Ctrl-C stops it with exit status 0/);
-        assert.match(ok(bash), /"events tail:--type"\) COMPREPLY=.*control\.status_changed framework\.progress_changed/);
+        assert.match(
+          ok(bash),
+          /"events tail:--type"\) COMPREPLY=.*control\.status_changed.* framework\.created .*framework\.progress_changed/,
+        );
         assert.match(ok(bash), /events\) COMPREPLY=\(\$\(compgen -W "list tail"/);
       });
 

@@ -95,7 +95,7 @@ export interface AuditEntry {
   userAgent: string | null;
 }
 
-export type EndpointEventType = '*' | 'vulnerability.created' | 'vulnerability.updated' | 'evidence.attachments_added' | 'evidence.status_changed' | 'evidence.updated' | 'policy.status_changed' | 'policy.updated' | 'test.status_changed' | 'test.updated' | 'control.updated' | 'control.status_changed' | 'framework.progress_changed' | 'credential.created' | 'credential.revoked';
+export type EndpointEventType = '*' | 'vulnerability.created' | 'vulnerability.updated' | 'vulnerability.deleted' | 'evidence.created' | 'evidence.deleted' | 'evidence.attachments_added' | 'evidence.status_changed' | 'evidence.updated' | 'policy.created' | 'policy.deleted' | 'policy.status_changed' | 'policy.updated' | 'test.created' | 'test.deleted' | 'test.status_changed' | 'test.updated' | 'control.created' | 'control.deleted' | 'control.updated' | 'control.status_changed' | 'framework.created' | 'framework.deleted' | 'framework.progress_changed' | 'credential.created' | 'credential.revoked';
 
 export interface WebhookEndpoint {
   endpointId: string;

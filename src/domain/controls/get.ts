@@ -63,12 +63,36 @@ function artifactView(a: ControlArtifactRow): { status: string; state: ArtifactS
   return { status, state: testState(status) };
 }
 
+/** Links of many controls read at once, keyed by control (people by person ID). */
+export interface PreloadedControlLinks {
+  assignees: Awaited<ReturnType<typeof loadSubjectPeople>>;
+  entities: Awaited<ReturnType<typeof loadSubjectEntities>>;
+  people: Awaited<ReturnType<typeof loadPeopleByIds>>;
+}
+
+/** The links `buildControlDetail` reads, for many controls in one read each (`personIds`: their stamps' people). */
+export async function preloadControlLinks(
+  db: Kysely<Database>,
+  org: string,
+  ids: string[],
+  personIds: string[],
+): Promise<PreloadedControlLinks> {
+  const [assignees, entities, people] = await Promise.all([
+    loadSubjectPeople(db, org, 'control', 'assignee', ids),
+    loadSubjectEntities(db, org, 'control', ids),
+    loadPeopleByIds(db, org, personIds),
+  ]);
+  return { assignees, entities, people };
+}
+
 /** The get shape of one control, read through `db` (a write's transaction reads its own change). */
 export async function buildControlDetail(
   db: Kysely<Database>,
   org: string,
   plan: ReadonlySet<string>,
   input: GetControlInput,
+  /** assignees, entities and stamping people already read for many controls at once (a bulk caller's) */
+  preloaded?: PreloadedControlLinks,
 ): Promise<ControlDetail> {
   const row = await findControl(db, org, input.controlId);
   if (!row) throw notFound('Control');
@@ -80,13 +104,14 @@ export async function buildControlDetail(
     await Promise.all([
       listControlRequirements(db, org, id),
       listControlArtifacts(db, org, id),
-      loadSubjectPeople(db, org, 'control', 'assignee', [id]),
-      loadSubjectEntities(db, org, 'control', [id]),
-      loadPeopleByIds(
-        db,
-        org,
-        [row.addedBy, row.lastModifiedBy].filter((p): p is string => p !== null),
-      ),
+      preloaded?.assignees ?? loadSubjectPeople(db, org, 'control', 'assignee', [id]),
+      preloaded?.entities ?? loadSubjectEntities(db, org, 'control', [id]),
+      preloaded?.people ??
+        loadPeopleByIds(
+          db,
+          org,
+          [row.addedBy, row.lastModifiedBy].filter((p): p is string => p !== null),
+        ),
       wantsOverview || wantsArtifacts ? loadControlArtifactFrameworks(db, org, id) : undefined,
       wantsArtifacts ? loadControlArtifactEntities(db, org, id) : undefined,
       wantsOverview ? loadSubjectEntities(db, org, 'framework') : undefined,

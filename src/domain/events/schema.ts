@@ -5,7 +5,11 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { Credential } from '../auth/schema.ts';
 import { CONTROL_STATUSES } from '../controls/schema.ts';
 import { Attachment } from '../evidence/schema.ts';
-import { FrameworkProgress } from '../frameworks/schema.ts';
+import { ControlDetail } from '../controls/schema.ts';
+import { EvidenceDetail } from '../evidence/schema.ts';
+import { Framework, FrameworkProgress } from '../frameworks/schema.ts';
+import { PolicyDetail } from '../policies/schema.ts';
+import { TestDetail } from '../tests/schema.ts';
 import { EpochMs } from '../shared-schema.ts';
 import { VulnerabilityDetail } from '../vulnerabilities/schema.ts';
 import { EVIDENCE_STATUSES, POLICY_STATUSES, TEST_STATUSES } from '../vocabulary.ts';
@@ -14,15 +18,26 @@ import { EVIDENCE_STATUSES, POLICY_STATUSES, TEST_STATUSES } from '../vocabulary
 export const EVENT_TYPES = [
   'vulnerability.created',
   'vulnerability.updated',
+  'vulnerability.deleted',
+  'evidence.created',
+  'evidence.deleted',
   'evidence.attachments_added',
   'evidence.status_changed',
   'evidence.updated',
+  'policy.created',
+  'policy.deleted',
   'policy.status_changed',
   'policy.updated',
+  'test.created',
+  'test.deleted',
   'test.status_changed',
   'test.updated',
+  'control.created',
+  'control.deleted',
   'control.updated',
   'control.status_changed',
+  'framework.created',
+  'framework.deleted',
   'framework.progress_changed',
   'credential.created',
   'credential.revoked',
@@ -68,6 +83,19 @@ const changesOf = (resource: string, path: string) =>
     { description: `A ${resource} changed; a write that changes nothing records no event.` },
   );
 
+/** `data` of a `<resource>.created` event: the record as its GET answers it (default fields), right after the write. */
+const createdOf = <S extends TSchema>(property: string, shape: S, path: string, by: string) =>
+  Type.Object({ [property]: shape } as Record<string, S>, {
+    description: `A ${by} was created; \`${property}\` is the record exactly as GET ${path} answers it with its default fields.`,
+  });
+
+/** `data` of a `<resource>.deleted` event: the ID of the record deleted. */
+const deletedOf = (idField: string, by: string) =>
+  Type.Object(
+    { [idField]: Type.String({ description: `The ID of the ${by} deleted, as the API showed it.` }) },
+    { description: `A ${by} was deleted (a program document applied with prune).` },
+  );
+
 /** The `data` of each event type. */
 export const EventData = {
   'vulnerability.created': Type.Object(
@@ -83,6 +111,9 @@ export const EventData = {
     },
     { description: 'A finding changed; an update that changes nothing records no event.' },
   ),
+  'vulnerability.deleted': deletedOf('vulnerabilityId', 'finding'),
+  'evidence.created': createdOf('evidence', EvidenceDetail, '/v1/evidence/{evidenceId}', 'evidence record'),
+  'evidence.deleted': deletedOf('evidenceId', 'evidence record'),
   'evidence.attachments_added': Type.Object(
     {
       attachments: Type.Array(Attachment, {
@@ -96,16 +127,22 @@ export const EventData = {
     { description: 'An evidence record’s status changed (an upload makes it `uploaded`, or `pending_approval` when it has approvers).' },
   ),
   'evidence.updated': changesOf('evidence record', '/v1/evidence/{evidenceId}'),
+  'policy.created': createdOf('policy', PolicyDetail, '/v1/policies/{policyId}', 'policy'),
+  'policy.deleted': deletedOf('policyId', 'policy'),
   'policy.status_changed': Type.Object(
     { before: PolicyStatus, after: PolicyStatus },
     { description: 'A policy’s status changed (a lifecycle move, a review falling due, a program document).' },
   ),
   'policy.updated': changesOf('policy', '/v1/policies/{policyId}'),
+  'test.created': createdOf('test', TestDetail, '/v1/tests/{testId}', 'test'),
+  'test.deleted': deletedOf('testId', 'test'),
   'test.status_changed': Type.Object(
     { before: TestStatus, after: TestStatus },
     { description: 'A test’s status changed (a pushed result, a program document).' },
   ),
   'test.updated': changesOf('test', '/v1/tests/{testId}'),
+  'control.created': createdOf('control', ControlDetail, '/v1/controls/{controlId}', 'control'),
+  'control.deleted': deletedOf('controlId', 'control'),
   'control.updated': changesOf('control', '/v1/controls/{controlId}'),
   'control.status_changed': Type.Object(
     {
@@ -128,6 +165,14 @@ export const EventData = {
     },
     { description: 'Computed: a write flipped the control’s compliance status (as GET /v1/controls/{controlId} computes it).' },
   ),
+  'framework.created': Type.Object(
+    { framework: Framework },
+    {
+      description:
+        'A framework was created; `framework` is the framework exactly as GET /v1/frameworks lists it with its default fields (its complianceProgress after the write).',
+    },
+  ),
+  'framework.deleted': deletedOf('frameworkId', 'framework'),
   'framework.progress_changed': Type.Object(
     { before: FrameworkProgress, after: FrameworkProgress },
     { description: 'Computed: a write changed the framework’s complianceProgress (as GET /v1/frameworks shows it).' },
@@ -145,15 +190,26 @@ export const EventData = {
 const TYPE_DESCRIPTIONS: Record<EventType, string> = {
   'vulnerability.created': 'A vulnerability finding was created.',
   'vulnerability.updated': 'A vulnerability finding was updated.',
+  'vulnerability.deleted': 'A vulnerability finding was deleted.',
+  'evidence.created': 'An evidence record was created.',
+  'evidence.deleted': 'An evidence record was deleted.',
   'evidence.attachments_added': 'Attachments were uploaded to an evidence record.',
   'evidence.status_changed': 'An evidence record’s status changed.',
   'evidence.updated': 'An evidence record’s fields changed.',
+  'policy.created': 'A policy was created.',
+  'policy.deleted': 'A policy was deleted.',
   'policy.status_changed': 'A policy’s status changed.',
   'policy.updated': 'A policy’s fields changed.',
+  'test.created': 'A test was created.',
+  'test.deleted': 'A test was deleted.',
   'test.status_changed': 'A test’s status changed.',
   'test.updated': 'A test’s fields changed.',
+  'control.created': 'A control was created.',
+  'control.deleted': 'A control was deleted.',
   'control.updated': 'A control’s fields changed (for example its scope).',
   'control.status_changed': 'Computed: a control’s compliance status flipped.',
+  'framework.created': 'A framework was created.',
+  'framework.deleted': 'A framework was deleted.',
   'framework.progress_changed': 'Computed: a framework’s complianceProgress changed.',
   'credential.created': 'An API credential was created (webhooks only, not in the feed).',
   'credential.revoked': 'An API credential was revoked (webhooks only, not in the feed).',
@@ -175,15 +231,26 @@ function eventOf<T extends EventType>(type: T) {
 
 export const VulnerabilityCreatedEvent = eventOf('vulnerability.created');
 export const VulnerabilityUpdatedEvent = eventOf('vulnerability.updated');
+export const VulnerabilityDeletedEvent = eventOf('vulnerability.deleted');
+export const EvidenceCreatedEvent = eventOf('evidence.created');
+export const EvidenceDeletedEvent = eventOf('evidence.deleted');
 export const EvidenceAttachmentsAddedEvent = eventOf('evidence.attachments_added');
 export const EvidenceStatusChangedEvent = eventOf('evidence.status_changed');
 export const EvidenceUpdatedEvent = eventOf('evidence.updated');
+export const PolicyCreatedEvent = eventOf('policy.created');
+export const PolicyDeletedEvent = eventOf('policy.deleted');
 export const PolicyStatusChangedEvent = eventOf('policy.status_changed');
 export const PolicyUpdatedEvent = eventOf('policy.updated');
+export const TestCreatedEvent = eventOf('test.created');
+export const TestDeletedEvent = eventOf('test.deleted');
 export const TestStatusChangedEvent = eventOf('test.status_changed');
 export const TestUpdatedEvent = eventOf('test.updated');
+export const ControlCreatedEvent = eventOf('control.created');
+export const ControlDeletedEvent = eventOf('control.deleted');
 export const ControlUpdatedEvent = eventOf('control.updated');
 export const ControlStatusChangedEvent = eventOf('control.status_changed');
+export const FrameworkCreatedEvent = eventOf('framework.created');
+export const FrameworkDeletedEvent = eventOf('framework.deleted');
 export const FrameworkProgressChangedEvent = eventOf('framework.progress_changed');
 export const CredentialCreatedEvent = eventOf('credential.created');
 export const CredentialRevokedEvent = eventOf('credential.revoked');
@@ -193,15 +260,26 @@ export const FeedEvent = Type.Union(
   [
     VulnerabilityCreatedEvent,
     VulnerabilityUpdatedEvent,
+    VulnerabilityDeletedEvent,
+    EvidenceCreatedEvent,
+    EvidenceDeletedEvent,
     EvidenceAttachmentsAddedEvent,
     EvidenceStatusChangedEvent,
     EvidenceUpdatedEvent,
+    PolicyCreatedEvent,
+    PolicyDeletedEvent,
     PolicyStatusChangedEvent,
     PolicyUpdatedEvent,
+    TestCreatedEvent,
+    TestDeletedEvent,
     TestStatusChangedEvent,
     TestUpdatedEvent,
+    ControlCreatedEvent,
+    ControlDeletedEvent,
     ControlUpdatedEvent,
     ControlStatusChangedEvent,
+    FrameworkCreatedEvent,
+    FrameworkDeletedEvent,
     FrameworkProgressChangedEvent,
   ],
   { description: 'A change event of the feed. `type` says which; `data` is documented per type.' },

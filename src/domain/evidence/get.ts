@@ -8,7 +8,7 @@ import { authorize } from '../auth/scopes.ts';
 import { notFound } from '../errors.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
-import { commonMappings, commonOptionalFields, fileEntry, loadLinksFrom, stamp, ticketsOf } from '../artifacts/read.ts';
+import { commonMappings, commonOptionalFields, fileEntry, loadLinksFrom, stamp, ticketsOf, type ArtifactLinks } from '../artifacts/read.ts';
 import { evidenceListItem } from './list.ts';
 import type { Attachment, EvidenceDetail } from './schema.ts';
 import { testStatus } from '../compliance/rules.ts';
@@ -74,12 +74,16 @@ export async function buildEvidenceDetail(
   row: EvidenceRow,
   expansions: readonly EvidenceExpansion[],
   now: number,
+  /** links already loaded for many records at once (mappings and people; used when tickets are not asked for) */
+  preloaded?: ArtifactLinks,
 ): Promise<CachedDetail> {
   const fields = new Set(expansions);
   // Attachments are listed only once something was uploaded.
   const wantsAttachments = fields.has('attachments') && row.status !== 'not_uploaded';
   const [links, attachments, tests] = await Promise.all([
-    loadLinksFrom(db, org, 'evidence', [row.id], { mappings: true, people: true, tickets: fields.has('tickets') }),
+    preloaded && !fields.has('tickets')
+      ? preloaded
+      : loadLinksFrom(db, org, 'evidence', [row.id], { mappings: true, people: true, tickets: fields.has('tickets') }),
     wantsAttachments ? listAttachments(db, org, row.id) : undefined,
     fields.has('mappedTests') ? listEvidenceTests(db, org, row.id) : undefined,
   ]);

@@ -7,7 +7,7 @@ import { authorize } from '../auth/scopes.ts';
 import { notFound } from '../errors.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
-import { commonMappings, commonOptionalFields, fileEntry, loadLinksFrom, stamp, ticketsOf } from '../artifacts/read.ts';
+import { commonMappings, commonOptionalFields, fileEntry, loadLinksFrom, stamp, ticketsOf, type ArtifactLinks } from '../artifacts/read.ts';
 import { policyListItem } from './list.ts';
 import type { PolicyDetail, PolicyVersion } from './schema.ts';
 import { policyStatusReason } from '../time/due.ts';
@@ -46,10 +46,14 @@ export async function buildPolicyDetail(
   org: string,
   row: PolicyRow,
   expansions: readonly PolicyExpansion[],
+  /** links already loaded for many policies at once (mappings and people; used when tickets are not asked for) */
+  preloaded?: ArtifactLinks,
 ): Promise<PolicyDetail> {
   const fields = new Set(expansions);
   const [links, documents, versions] = await Promise.all([
-    loadLinksFrom(db, org, 'policy', [row.id], { mappings: true, people: true, tickets: fields.has('tickets') }),
+    preloaded && !fields.has('tickets')
+      ? preloaded
+      : loadLinksFrom(db, org, 'policy', [row.id], { mappings: true, people: true, tickets: fields.has('tickets') }),
     fields.has('documents') ? listPolicyDocuments(db, org, row.id) : undefined,
     fields.has('versionHistory') ? listPolicyVersions(db, org, row.id) : undefined,
   ]);

@@ -10,6 +10,7 @@ import type { BaseContext } from '../context.ts';
 import type { DataKind } from '../data-versions.ts';
 import { bumpDataVersions, lockOrganization, findOrganization } from '../../storage/db/repositories/organizations.ts';
 import { deleteProgramKeys, insertProgramKeys, loadProgramKeys, type ProgramKeyRow } from '../../storage/db/repositories/program-keys.ts';
+import { lifecycleEvents } from './lifecycle-events.ts';
 import { findAdminEmail, findPersonIdByEmailExact } from '../../storage/db/repositories/actor-people.ts';
 import { ACTOR_PERSON_PREFIX, actorPersonId, isActorPerson, type StampActor } from '../people/actor-stamp.ts';
 import { changedFields } from '../events/changes.ts';
@@ -274,13 +275,17 @@ export async function runPipeline(
   }
 
   // Events, in the same transaction: each kind's own, then the computed ones.
+  // Per kind: its own events, then its records' created and deleted events (lifecycle-events.ts).
   const events: NewEvent[] = [];
+  let afterState: Promise<ComplianceState> | undefined;
+  const stateAfter = () => (afterState ??= complianceState(trx, org));
   for (const kind of touched) {
     const own = await kind.events?.(wctx, changes.get(kind.name)!);
     if (own) events.push(...own.events);
+    events.push(...(await lifecycleEvents(wctx, kind, changes.get(kind.name)!, async () => (await stateAfter()).frameworks)));
   }
   if (before) {
-    const after = await complianceState(trx, org);
+    const after = await stateAfter();
     const effects = effectsBetween(before, after);
     plan.effects = {
       controls: effects.controls.map((c) => ({ ...c, key: book.keyOf('control', c.controlId) })),

@@ -39,7 +39,31 @@ export async function getTest({ ctx, input }: { ctx: Context; input: GetTestInpu
 }
 
 /** The get shape of one test, read through `db` (a write's transaction reads its own change). */
-export async function buildTestDetail(db: Kysely<Database>, org: string, input: GetTestInput): Promise<TestDetail> {
+/** Links of many tests read at once (a bulk caller's), keyed by test ID: they replace this builder's own reads of them. */
+export interface PreloadedTestLinks {
+  applications: Awaited<ReturnType<typeof loadTestApplications>>;
+  assignees: Awaited<ReturnType<typeof loadSubjectPeople>>;
+  entities: Awaited<ReturnType<typeof loadSubjectEntities>>;
+  mappings: Awaited<ReturnType<typeof loadArtifactMappings>>;
+}
+
+/** The links `buildTestDetail` reads, for many tests in one read each. */
+export async function preloadTestLinks(db: Kysely<Database>, org: string, ids: string[]): Promise<PreloadedTestLinks> {
+  const [applications, assignees, entities, mappings] = await Promise.all([
+    loadTestApplications(db, org, ids),
+    loadSubjectPeople(db, org, 'test', 'assignee', ids),
+    loadSubjectEntities(db, org, 'test', ids),
+    loadArtifactMappings(db, org, 'test', ids),
+  ]);
+  return { applications, assignees, entities, mappings };
+}
+
+export async function buildTestDetail(
+  db: Kysely<Database>,
+  org: string,
+  input: GetTestInput,
+  preloaded?: PreloadedTestLinks,
+): Promise<TestDetail> {
   const row = await findTest(db, org, input.testId);
   if (!row) throw notFound('Test');
   const id = [row.id];
@@ -48,11 +72,8 @@ export async function buildTestDetail(db: Kysely<Database>, org: string, input: 
   // Only statuses a resource can have select anything (`affected` is a test-level status).
   const statuses = requested.filter((s) => (TEST_RESOURCE_STATUSES as readonly string[]).includes(s));
 
-  const [applications, assignees, entities, mappings, resources, tickets, risks, history] = await Promise.all([
-    loadTestApplications(db, org, id),
-    loadSubjectPeople(db, org, 'test', 'assignee', id),
-    loadSubjectEntities(db, org, 'test', id),
-    loadArtifactMappings(db, org, 'test', id),
+  const [{ applications, assignees, entities, mappings }, resources, tickets, risks, history] = await Promise.all([
+    preloaded ?? preloadTestLinks(db, org, id),
     listTestResources(db, org, row.id, statuses),
     fields.has('tickets') ? loadTickets(db, org, 'test', id) : Promise.resolve(undefined),
     fields.has('mappedRisks') ? loadRisks(db, org, 'test', id) : Promise.resolve(undefined),

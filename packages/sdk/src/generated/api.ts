@@ -2499,8 +2499,8 @@ export interface UpdateVulnerabilityResponse {
 // GET /v1/events: List change events in commit order, one page at a time (extension)
 
 export interface ListEventsQuery {
-  /** Only events of these types; each needs the read scope of its resource. Default: every type the token may read. Comma-separated list of: vulnerability.created, vulnerability.updated, evidence.attachments_added, evidence.status_changed, evidence.updated, policy.status_changed, policy.updated, test.status_changed, test.updated, control.updated, control.status_changed, framework.progress_changed. */
-  types?: ReadonlyArray<"vulnerability.created" | "vulnerability.updated" | "evidence.attachments_added" | "evidence.status_changed" | "evidence.updated" | "policy.status_changed" | "policy.updated" | "test.status_changed" | "test.updated" | "control.updated" | "control.status_changed" | "framework.progress_changed">;
+  /** Only events of these types; each needs the read scope of its resource. Default: every type the token may read. Comma-separated list of: vulnerability.created, vulnerability.updated, vulnerability.deleted, evidence.created, evidence.deleted, evidence.attachments_added, evidence.status_changed, evidence.updated, policy.created, policy.deleted, policy.status_changed, policy.updated, test.created, test.deleted, test.status_changed, test.updated, control.created, control.deleted, control.updated, control.status_changed, framework.created, framework.deleted, framework.progress_changed. */
+  types?: ReadonlyArray<"vulnerability.created" | "vulnerability.updated" | "vulnerability.deleted" | "evidence.created" | "evidence.deleted" | "evidence.attachments_added" | "evidence.status_changed" | "evidence.updated" | "policy.created" | "policy.deleted" | "policy.status_changed" | "policy.updated" | "test.created" | "test.deleted" | "test.status_changed" | "test.updated" | "control.created" | "control.deleted" | "control.updated" | "control.status_changed" | "framework.created" | "framework.deleted" | "framework.progress_changed">;
   /** Only events about this resource: its ID exactly as the API shows it (a vulnerabilityId stays encoded, e.g. `api%23VUL-0001`). */
   resourceId?: string;
   /** Page size: 1 to 500 (default 100). */
@@ -2611,6 +2611,159 @@ export interface ListEventsResponse {
   } | {
     /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
     eventId: string;
+    type: "vulnerability.deleted";
+    /** When the change was made: Unix epoch milliseconds. */
+    occurredAt: number;
+    resourceType: "vulnerability";
+    /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+    resourceId: string;
+    /** A finding was deleted (a program document applied with prune). */
+    data: {
+      /** The ID of the finding deleted, as the API showed it. */
+      vulnerabilityId: string;
+    };
+  } | {
+    /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+    eventId: string;
+    type: "evidence.created";
+    /** When the change was made: Unix epoch milliseconds. */
+    occurredAt: number;
+    resourceType: "evidence";
+    /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+    resourceId: string;
+    /** A evidence record was created; `evidence` is the record exactly as GET /v1/evidence/{evidenceId} answers it with its default fields. */
+    data: {
+      evidence: {
+        evidenceId: string;
+        evidenceName: string;
+        status: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+        /** Free text, for example Engineering, Security, IT; left out when unassigned. */
+        department?: string;
+        assignees: Array<{
+          name: string;
+          email: string;
+          isPrimary: boolean;
+        }>;
+        approvers: Array<{
+          name: string;
+          email: string;
+        }>;
+        isRelevant: boolean;
+        nextReviewDate: number | null;
+        entities: Array<{
+          entityId: string;
+          entityName: string;
+        }>;
+        gapStatus: "no_gaps" | "gaps_detected";
+        gapCount: number;
+        mappedFrameworkIds?: Array<string>;
+        mappedControlIds?: Array<string>;
+        notRelevantReason?: string;
+        /** Rough size of the work left: one of low, medium, high. */
+        effortEstimate?: string;
+        /** Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+        recurrence?: string;
+        addedBy?: {
+          name: string;
+          email: string;
+        };
+        /** Unix epoch milliseconds. */
+        addedOn?: number;
+        lastModifiedBy?: {
+          name: string;
+          email: string;
+        };
+        modifiedOn?: number | null;
+        /** Where the request came from: one of template, custom, auditor_request. */
+        source?: string;
+        /** One of manual, automated, semi_automated. */
+        evidenceCollectionMethod?: string;
+        ticketsCount?: number;
+        evidenceRequirementText?: string;
+        mappedFrameworks: Array<{
+          frameworkId: string;
+          frameworkName: string;
+        }>;
+        mappedControls: Array<{
+          controlId: string;
+          controlCode: string;
+          controlName: string;
+        }>;
+        mappedRequirements: Array<{
+          frameworkId: string;
+          frameworkName: string;
+          requirementId: string;
+          requirementCode: string;
+          requirementName: string;
+        }>;
+        revisionRequestedBy?: {
+          name: string;
+          email: string;
+        };
+        /** Unix epoch milliseconds. */
+        revisionRequestedOn?: number;
+        rejectionReason?: string;
+        /** Extension: why the record is in its status, when time moved it there (`needs_attention`: the period of the latest upload has ended and nothing covers the current one). Absent otherwise. */
+        statusReason?: string;
+        mappedTests?: Array<{
+          testId: string;
+          testName: string;
+          status: "ignored" | "fix_required" | "passing" | "affected";
+        }>;
+        gaps?: Array<string>;
+        /** Empty while the status is not_uploaded. */
+        attachments?: Array<{
+          displayName: string;
+          /** File-type family (word, excel, image…), or `link` for an external link. */
+          type: string;
+          /** Only for an external link a user added; never for a file the service hosts. */
+          url?: string;
+          note?: string;
+          addedBy?: {
+            name: string;
+            email: string;
+          };
+          /** Unix epoch milliseconds. */
+          addedOn: number;
+          updatedBy?: {
+            name: string;
+            email: string;
+          };
+          /** Unix epoch milliseconds. */
+          updatedOn?: number;
+          /** Unix epoch milliseconds. */
+          evidenceDate: number;
+          /** Whether now lies within [periodStart, periodEnd]; false when there is no period. */
+          isCurrentPeriod: boolean;
+          /** Unix epoch milliseconds. */
+          periodStart?: number;
+          /** Unix epoch milliseconds. */
+          periodEnd?: number;
+        }>;
+        tickets?: Array<{
+          ticketId: string;
+          source: string;
+          url: string;
+        }>;
+      };
+    };
+  } | {
+    /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+    eventId: string;
+    type: "evidence.deleted";
+    /** When the change was made: Unix epoch milliseconds. */
+    occurredAt: number;
+    resourceType: "evidence";
+    /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+    resourceId: string;
+    /** A evidence record was deleted (a program document applied with prune). */
+    data: {
+      /** The ID of the evidence record deleted, as the API showed it. */
+      evidenceId: string;
+    };
+  } | {
+    /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+    eventId: string;
     type: "evidence.attachments_added";
     /** When the change was made: Unix epoch milliseconds. */
     occurredAt: number;
@@ -2685,6 +2838,138 @@ export interface ListEventsResponse {
   } | {
     /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
     eventId: string;
+    type: "policy.created";
+    /** When the change was made: Unix epoch milliseconds. */
+    occurredAt: number;
+    resourceType: "policy";
+    /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+    resourceId: string;
+    /** A policy was created; `policy` is the record exactly as GET /v1/policies/{policyId} answers it with its default fields. */
+    data: {
+      policy: {
+        policyId: string;
+        policyCustomId: string;
+        policyName: string;
+        status: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+        /** Free text, for example Engineering, Security, IT; left out when unassigned. */
+        department?: string;
+        assignees: Array<{
+          name: string;
+          email: string;
+          isPrimary: boolean;
+        }>;
+        approvers: Array<{
+          name: string;
+          email: string;
+        }>;
+        isRelevant: boolean;
+        nextReviewDate: number | null;
+        entities: Array<{
+          entityId: string;
+          entityName: string;
+        }>;
+        gapStatus: "no_gaps" | "gaps_detected";
+        aiDetectedGaps: Array<string>;
+        /** One of requires_acknowledgement, informational. */
+        policyBehavior?: string;
+        mappedFrameworkIds?: Array<string>;
+        mappedControlIds?: Array<string>;
+        notRelevantReason?: string;
+        /** Rough size of the work left: one of low, medium, high. */
+        effortEstimate?: string;
+        /** Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+        recurrence?: string;
+        addedBy?: {
+          name: string;
+          email: string;
+        };
+        /** Unix epoch milliseconds. */
+        addedOn?: number;
+        lastModifiedBy?: {
+          name: string;
+          email: string;
+        };
+        modifiedOn?: number | null;
+        versionNumber?: string;
+        /** Where the policy came from: one of template, custom, imported. */
+        source?: string;
+        publishedBy?: {
+          name: string;
+          email: string;
+        };
+        publishedOn: number | null;
+        policyRequirementText?: string;
+        mappedFrameworks: Array<{
+          frameworkId: string;
+          frameworkName: string;
+        }>;
+        mappedControls: Array<{
+          controlId: string;
+          controlCode: string;
+          controlName: string;
+        }>;
+        mappedRequirements: Array<{
+          frameworkId: string;
+          frameworkName: string;
+          requirementId: string;
+          requirementCode: string;
+          requirementName: string;
+        }>;
+        /** Extension: why the policy is in its status, when time moved it there (`needs_review`: the next review date has passed). Absent otherwise. */
+        statusReason?: string;
+        documents?: Array<{
+          displayName: string;
+          /** File-type family (word, excel, image…), or `link` for an external link. */
+          type: string;
+          /** Only for an external link a user added; never for a file the service hosts. */
+          url?: string;
+          note?: string;
+          addedBy?: {
+            name: string;
+            email: string;
+          };
+          /** Unix epoch milliseconds. */
+          addedOn: number;
+          updatedBy?: {
+            name: string;
+            email: string;
+          };
+          /** Unix epoch milliseconds. */
+          updatedOn?: number;
+        }>;
+        versionHistory?: Array<{
+          versionName: string;
+          publishedBy?: {
+            name: string;
+            email: string;
+          };
+          /** Unix epoch milliseconds. */
+          publishedOn: number;
+        }>;
+        tickets?: Array<{
+          ticketId: string;
+          source: string;
+          url: string;
+        }>;
+      };
+    };
+  } | {
+    /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+    eventId: string;
+    type: "policy.deleted";
+    /** When the change was made: Unix epoch milliseconds. */
+    occurredAt: number;
+    resourceType: "policy";
+    /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+    resourceId: string;
+    /** A policy was deleted (a program document applied with prune). */
+    data: {
+      /** The ID of the policy deleted, as the API showed it. */
+      policyId: string;
+    };
+  } | {
+    /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+    eventId: string;
     type: "policy.status_changed";
     /** When the change was made: Unix epoch milliseconds. */
     occurredAt: number;
@@ -2718,6 +3003,118 @@ export interface ListEventsResponse {
   } | {
     /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
     eventId: string;
+    type: "test.created";
+    /** When the change was made: Unix epoch milliseconds. */
+    occurredAt: number;
+    resourceType: "test";
+    /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+    resourceId: string;
+    /** A test was created; `test` is the record exactly as GET /v1/tests/{testId} answers it with its default fields. */
+    data: {
+      test: {
+        /** `test_` followed by a slug; automated and cloud tests share one ID space. */
+        testId: string;
+        testName: string;
+        /** Computed: a passing test whose integration fails is `affected`. */
+        status: "ignored" | "fix_required" | "passing" | "affected";
+        applications: Array<{
+          name: string;
+        }>;
+        assignees: Array<{
+          name: string;
+          email: string;
+          isPrimary: boolean;
+        }>;
+        /** The test's associated products. */
+        entities: Array<{
+          entityId: string;
+          entityName: string;
+        }>;
+        mappedFrameworks: Array<{
+          frameworkId: string;
+          frameworkName: string;
+        }>;
+        description?: string;
+        remediation?: string;
+        mappedControls: Array<{
+          controlId: string;
+          controlCode: string;
+          controlName: string;
+        }>;
+        mappedRequirements: Array<{
+          frameworkId: string;
+          frameworkName: string;
+          requirementId: string;
+          requirementCode: string;
+          requirementName: string;
+        }>;
+        /** Unix epoch milliseconds. */
+        lastScannedOn?: number;
+        effortEstimate?: string;
+        notes?: string;
+        ignoreReason?: string;
+        /** Unix epoch milliseconds. */
+        addedOn: number;
+        modifiedOn: number | null;
+        /** Flagged resources whose status is in resourceStatus. */
+        resources: Array<{
+          resourceId: string;
+          name: string;
+          status: "ignored" | "fix_required" | "passing";
+          /** Unix epoch milliseconds. */
+          lastScannedAt?: number;
+          /** Unix epoch milliseconds. */
+          firstDetected?: number;
+          assignees: Array<{
+            name: string;
+            email: string;
+          }>;
+          tags: Array<string>;
+          region?: string;
+          service?: string;
+          accountID?: string;
+          environment?: string;
+          entities: Array<{
+            entityId: string;
+            entityName: string;
+          }>;
+          link?: string;
+          description?: string;
+        }>;
+        tickets?: Array<{
+          ticketId: string;
+          source: string;
+          url: string;
+        }>;
+        mappedRisks?: Array<{
+          riskId: string;
+          riskName: string;
+        }>;
+        /** Scans, oldest first. */
+        testHistory?: Array<{
+          /** Unix epoch milliseconds. */
+          scannedOn: number;
+          status: "ignored" | "fix_required" | "passing" | "affected";
+        }>;
+      };
+    };
+  } | {
+    /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+    eventId: string;
+    type: "test.deleted";
+    /** When the change was made: Unix epoch milliseconds. */
+    occurredAt: number;
+    resourceType: "test";
+    /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+    resourceId: string;
+    /** A test was deleted (a program document applied with prune). */
+    data: {
+      /** The ID of the test deleted, as the API showed it. */
+      testId: string;
+    };
+  } | {
+    /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+    eventId: string;
     type: "test.status_changed";
     /** When the change was made: Unix epoch milliseconds. */
     occurredAt: number;
@@ -2747,6 +3144,108 @@ export interface ListEventsResponse {
         /** The value after the write; absent when the field has no value any more. */
         after?: unknown;
       }>;
+    };
+  } | {
+    /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+    eventId: string;
+    type: "control.created";
+    /** When the change was made: Unix epoch milliseconds. */
+    occurredAt: number;
+    resourceType: "control";
+    /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+    resourceId: string;
+    /** A control was created; `control` is the record exactly as GET /v1/controls/{controlId} answers it with its default fields. */
+    data: {
+      control: {
+        controlId: string;
+        controlCode: string;
+        controlName: string;
+        controlDomain: string;
+        functionGrouping: "govern" | "identify" | "protect" | "detect" | "respond" | "recover";
+        controlScope: "in_scope" | "out_of_scope";
+        /** Computed: not_applicable when the control is out of scope or has no relevant artifact; compliant when every relevant artifact is complete; otherwise non_compliant. */
+        status: "compliant" | "non_compliant" | "not_applicable";
+        /** floor(100 × complete / relevant artifacts), or 'not_applicable' when the status is not_applicable. */
+        controlCompliancePercentage: number | "not_applicable";
+        assignees: Array<{
+          name: string;
+          email: string;
+          isPrimary: boolean;
+        }>;
+        entities: Array<{
+          entityId: string;
+          entityName: string;
+        }>;
+        controlDescription?: string;
+        mappedFrameworks: Array<{
+          frameworkId: string;
+          frameworkName: string;
+        }>;
+        controlQuestions: Array<string>;
+        outOfScopeReason?: string;
+        addedBy?: {
+          name: string;
+          email: string;
+        };
+        /** Unix epoch milliseconds. */
+        addedOn?: number;
+        lastModifiedBy?: {
+          name: string;
+          email: string;
+        };
+        modifiedOn?: number | null;
+        mappedRequirements: Array<{
+          frameworkName: string;
+          requirementCode: string;
+          requirementName: string;
+        }>;
+        complianceOverview?: Array<{
+          frameworkName: string;
+          /** The framework's entities. */
+          entities: Array<{
+            entityId: string;
+            entityName: string;
+          }>;
+          /** Computed: not_applicable when the control is out of scope or has no relevant artifact; compliant when every relevant artifact is complete; otherwise non_compliant. */
+          controlStatus: "compliant" | "non_compliant" | "not_applicable";
+          /** floor(100 × complete / relevant artifacts), or 'not_applicable' when the status is not_applicable. */
+          artifactCompliancePercentage: number | "not_applicable";
+        }>;
+        mappedArtifacts?: Array<{
+          name: string;
+          artifactType: "policy" | "evidence" | "test";
+          /** The policy's or evidence record's status, or the test's computed status. */
+          artifactStatus: string;
+          entities: Array<{
+            entityId: string;
+            entityName: string;
+          }>;
+          /** Names of the frameworks the artifact is mapped to. */
+          frameworks: Array<string>;
+          /** Policies and evidence: their flag; tests: status is not ignored. */
+          isRelevant: boolean;
+          /** notRelevantReason or ignoreReason, when recorded. */
+          justification?: string;
+        }>;
+        mappedRisks?: Array<{
+          riskId: string;
+          riskName: string;
+        }>;
+      };
+    };
+  } | {
+    /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+    eventId: string;
+    type: "control.deleted";
+    /** When the change was made: Unix epoch milliseconds. */
+    occurredAt: number;
+    resourceType: "control";
+    /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+    resourceId: string;
+    /** A control was deleted (a program document applied with prune). */
+    data: {
+      /** The ID of the control deleted, as the API showed it. */
+      controlId: string;
     };
   } | {
     /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
@@ -2787,6 +3286,75 @@ export interface ListEventsResponse {
         /** The resourceId of that event. */
         resourceId: string;
       };
+    };
+  } | {
+    /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+    eventId: string;
+    type: "framework.created";
+    /** When the change was made: Unix epoch milliseconds. */
+    occurredAt: number;
+    resourceType: "framework";
+    /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+    resourceId: string;
+    /** A framework was created; `framework` is the framework exactly as GET /v1/frameworks lists it with its default fields (its complianceProgress after the write). */
+    data: {
+      framework: {
+        frameworkId: string;
+        frameworkName: string;
+        entities: Array<{
+          entityId: string;
+          entityName: string;
+        }>;
+        nextAuditDate: number | null;
+        complianceProgress: {
+          controls: {
+            compliant: number;
+            total: number;
+            percentage: number;
+          };
+          policies: {
+            published: number;
+            total: number;
+            percentage: number;
+          };
+          evidence: {
+            uploaded: number;
+            total: number;
+            percentage: number;
+          };
+          tests: {
+            passing: number;
+            total: number;
+            percentage: number;
+          };
+        };
+        addedBy?: {
+          name: string;
+          email: string;
+        };
+        /** Unix epoch milliseconds. */
+        addedOn?: number;
+        lastModifiedBy?: {
+          name: string;
+          email: string;
+        };
+        modifiedOn?: number | null;
+        tscSelections?: Array<string>;
+      };
+    };
+  } | {
+    /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+    eventId: string;
+    type: "framework.deleted";
+    /** When the change was made: Unix epoch milliseconds. */
+    occurredAt: number;
+    resourceType: "framework";
+    /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+    resourceId: string;
+    /** A framework was deleted (a program document applied with prune). */
+    data: {
+      /** The ID of the framework deleted, as the API showed it. */
+      frameworkId: string;
     };
   } | {
     /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
@@ -4079,6 +4647,159 @@ export type WebhookPayload = {
 } | {
   /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
   eventId: string;
+  type: "vulnerability.deleted";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "vulnerability";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** A finding was deleted (a program document applied with prune). */
+  data: {
+    /** The ID of the finding deleted, as the API showed it. */
+    vulnerabilityId: string;
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "evidence.created";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "evidence";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** A evidence record was created; `evidence` is the record exactly as GET /v1/evidence/{evidenceId} answers it with its default fields. */
+  data: {
+    evidence: {
+      evidenceId: string;
+      evidenceName: string;
+      status: "not_uploaded" | "uploaded" | "needs_attention" | "draft" | "needs_review" | "pending_approval" | "needs_revision";
+      /** Free text, for example Engineering, Security, IT; left out when unassigned. */
+      department?: string;
+      assignees: Array<{
+        name: string;
+        email: string;
+        isPrimary: boolean;
+      }>;
+      approvers: Array<{
+        name: string;
+        email: string;
+      }>;
+      isRelevant: boolean;
+      nextReviewDate: number | null;
+      entities: Array<{
+        entityId: string;
+        entityName: string;
+      }>;
+      gapStatus: "no_gaps" | "gaps_detected";
+      gapCount: number;
+      mappedFrameworkIds?: Array<string>;
+      mappedControlIds?: Array<string>;
+      notRelevantReason?: string;
+      /** Rough size of the work left: one of low, medium, high. */
+      effortEstimate?: string;
+      /** Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+      recurrence?: string;
+      addedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      addedOn?: number;
+      lastModifiedBy?: {
+        name: string;
+        email: string;
+      };
+      modifiedOn?: number | null;
+      /** Where the request came from: one of template, custom, auditor_request. */
+      source?: string;
+      /** One of manual, automated, semi_automated. */
+      evidenceCollectionMethod?: string;
+      ticketsCount?: number;
+      evidenceRequirementText?: string;
+      mappedFrameworks: Array<{
+        frameworkId: string;
+        frameworkName: string;
+      }>;
+      mappedControls: Array<{
+        controlId: string;
+        controlCode: string;
+        controlName: string;
+      }>;
+      mappedRequirements: Array<{
+        frameworkId: string;
+        frameworkName: string;
+        requirementId: string;
+        requirementCode: string;
+        requirementName: string;
+      }>;
+      revisionRequestedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      revisionRequestedOn?: number;
+      rejectionReason?: string;
+      /** Extension: why the record is in its status, when time moved it there (`needs_attention`: the period of the latest upload has ended and nothing covers the current one). Absent otherwise. */
+      statusReason?: string;
+      mappedTests?: Array<{
+        testId: string;
+        testName: string;
+        status: "ignored" | "fix_required" | "passing" | "affected";
+      }>;
+      gaps?: Array<string>;
+      /** Empty while the status is not_uploaded. */
+      attachments?: Array<{
+        displayName: string;
+        /** File-type family (word, excel, image…), or `link` for an external link. */
+        type: string;
+        /** Only for an external link a user added; never for a file the service hosts. */
+        url?: string;
+        note?: string;
+        addedBy?: {
+          name: string;
+          email: string;
+        };
+        /** Unix epoch milliseconds. */
+        addedOn: number;
+        updatedBy?: {
+          name: string;
+          email: string;
+        };
+        /** Unix epoch milliseconds. */
+        updatedOn?: number;
+        /** Unix epoch milliseconds. */
+        evidenceDate: number;
+        /** Whether now lies within [periodStart, periodEnd]; false when there is no period. */
+        isCurrentPeriod: boolean;
+        /** Unix epoch milliseconds. */
+        periodStart?: number;
+        /** Unix epoch milliseconds. */
+        periodEnd?: number;
+      }>;
+      tickets?: Array<{
+        ticketId: string;
+        source: string;
+        url: string;
+      }>;
+    };
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "evidence.deleted";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "evidence";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** A evidence record was deleted (a program document applied with prune). */
+  data: {
+    /** The ID of the evidence record deleted, as the API showed it. */
+    evidenceId: string;
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
   type: "evidence.attachments_added";
   /** When the change was made: Unix epoch milliseconds. */
   occurredAt: number;
@@ -4148,6 +4869,138 @@ export type WebhookPayload = {
 } | {
   /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
   eventId: string;
+  type: "policy.created";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "policy";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** A policy was created; `policy` is the record exactly as GET /v1/policies/{policyId} answers it with its default fields. */
+  data: {
+    policy: {
+      policyId: string;
+      policyCustomId: string;
+      policyName: string;
+      status: "not_uploaded" | "draft" | "published" | "needs_attention" | "draft_approved" | "needs_review" | "pending_approval";
+      /** Free text, for example Engineering, Security, IT; left out when unassigned. */
+      department?: string;
+      assignees: Array<{
+        name: string;
+        email: string;
+        isPrimary: boolean;
+      }>;
+      approvers: Array<{
+        name: string;
+        email: string;
+      }>;
+      isRelevant: boolean;
+      nextReviewDate: number | null;
+      entities: Array<{
+        entityId: string;
+        entityName: string;
+      }>;
+      gapStatus: "no_gaps" | "gaps_detected";
+      aiDetectedGaps: Array<string>;
+      /** One of requires_acknowledgement, informational. */
+      policyBehavior?: string;
+      mappedFrameworkIds?: Array<string>;
+      mappedControlIds?: Array<string>;
+      notRelevantReason?: string;
+      /** Rough size of the work left: one of low, medium, high. */
+      effortEstimate?: string;
+      /** Cadence: one of monthly, quarterly, semi_annually, yearly, one_time. */
+      recurrence?: string;
+      addedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      addedOn?: number;
+      lastModifiedBy?: {
+        name: string;
+        email: string;
+      };
+      modifiedOn?: number | null;
+      versionNumber?: string;
+      /** Where the policy came from: one of template, custom, imported. */
+      source?: string;
+      publishedBy?: {
+        name: string;
+        email: string;
+      };
+      publishedOn: number | null;
+      policyRequirementText?: string;
+      mappedFrameworks: Array<{
+        frameworkId: string;
+        frameworkName: string;
+      }>;
+      mappedControls: Array<{
+        controlId: string;
+        controlCode: string;
+        controlName: string;
+      }>;
+      mappedRequirements: Array<{
+        frameworkId: string;
+        frameworkName: string;
+        requirementId: string;
+        requirementCode: string;
+        requirementName: string;
+      }>;
+      /** Extension: why the policy is in its status, when time moved it there (`needs_review`: the next review date has passed). Absent otherwise. */
+      statusReason?: string;
+      documents?: Array<{
+        displayName: string;
+        /** File-type family (word, excel, image…), or `link` for an external link. */
+        type: string;
+        /** Only for an external link a user added; never for a file the service hosts. */
+        url?: string;
+        note?: string;
+        addedBy?: {
+          name: string;
+          email: string;
+        };
+        /** Unix epoch milliseconds. */
+        addedOn: number;
+        updatedBy?: {
+          name: string;
+          email: string;
+        };
+        /** Unix epoch milliseconds. */
+        updatedOn?: number;
+      }>;
+      versionHistory?: Array<{
+        versionName: string;
+        publishedBy?: {
+          name: string;
+          email: string;
+        };
+        /** Unix epoch milliseconds. */
+        publishedOn: number;
+      }>;
+      tickets?: Array<{
+        ticketId: string;
+        source: string;
+        url: string;
+      }>;
+    };
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "policy.deleted";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "policy";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** A policy was deleted (a program document applied with prune). */
+  data: {
+    /** The ID of the policy deleted, as the API showed it. */
+    policyId: string;
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
   type: "policy.status_changed";
   /** When the change was made: Unix epoch milliseconds. */
   occurredAt: number;
@@ -4176,6 +5029,118 @@ export type WebhookPayload = {
 } | {
   /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
   eventId: string;
+  type: "test.created";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "test";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** A test was created; `test` is the record exactly as GET /v1/tests/{testId} answers it with its default fields. */
+  data: {
+    test: {
+      /** `test_` followed by a slug; automated and cloud tests share one ID space. */
+      testId: string;
+      testName: string;
+      /** Computed: a passing test whose integration fails is `affected`. */
+      status: "ignored" | "fix_required" | "passing" | "affected";
+      applications: Array<{
+        name: string;
+      }>;
+      assignees: Array<{
+        name: string;
+        email: string;
+        isPrimary: boolean;
+      }>;
+      /** The test's associated products. */
+      entities: Array<{
+        entityId: string;
+        entityName: string;
+      }>;
+      mappedFrameworks: Array<{
+        frameworkId: string;
+        frameworkName: string;
+      }>;
+      description?: string;
+      remediation?: string;
+      mappedControls: Array<{
+        controlId: string;
+        controlCode: string;
+        controlName: string;
+      }>;
+      mappedRequirements: Array<{
+        frameworkId: string;
+        frameworkName: string;
+        requirementId: string;
+        requirementCode: string;
+        requirementName: string;
+      }>;
+      /** Unix epoch milliseconds. */
+      lastScannedOn?: number;
+      effortEstimate?: string;
+      notes?: string;
+      ignoreReason?: string;
+      /** Unix epoch milliseconds. */
+      addedOn: number;
+      modifiedOn: number | null;
+      /** Flagged resources whose status is in resourceStatus. */
+      resources: Array<{
+        resourceId: string;
+        name: string;
+        status: "ignored" | "fix_required" | "passing";
+        /** Unix epoch milliseconds. */
+        lastScannedAt?: number;
+        /** Unix epoch milliseconds. */
+        firstDetected?: number;
+        assignees: Array<{
+          name: string;
+          email: string;
+        }>;
+        tags: Array<string>;
+        region?: string;
+        service?: string;
+        accountID?: string;
+        environment?: string;
+        entities: Array<{
+          entityId: string;
+          entityName: string;
+        }>;
+        link?: string;
+        description?: string;
+      }>;
+      tickets?: Array<{
+        ticketId: string;
+        source: string;
+        url: string;
+      }>;
+      mappedRisks?: Array<{
+        riskId: string;
+        riskName: string;
+      }>;
+      /** Scans, oldest first. */
+      testHistory?: Array<{
+        /** Unix epoch milliseconds. */
+        scannedOn: number;
+        status: "ignored" | "fix_required" | "passing" | "affected";
+      }>;
+    };
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "test.deleted";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "test";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** A test was deleted (a program document applied with prune). */
+  data: {
+    /** The ID of the test deleted, as the API showed it. */
+    testId: string;
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
   type: "test.status_changed";
   /** When the change was made: Unix epoch milliseconds. */
   occurredAt: number;
@@ -4200,6 +5165,108 @@ export type WebhookPayload = {
   data: {
     /** Only the fields that changed, named as in GET /v1/tests/{testId}, each with its value before and after. */
     changes: Record<string, unknown>;
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "control.created";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "control";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** A control was created; `control` is the record exactly as GET /v1/controls/{controlId} answers it with its default fields. */
+  data: {
+    control: {
+      controlId: string;
+      controlCode: string;
+      controlName: string;
+      controlDomain: string;
+      functionGrouping: "govern" | "identify" | "protect" | "detect" | "respond" | "recover";
+      controlScope: "in_scope" | "out_of_scope";
+      /** Computed: not_applicable when the control is out of scope or has no relevant artifact; compliant when every relevant artifact is complete; otherwise non_compliant. */
+      status: "compliant" | "non_compliant" | "not_applicable";
+      /** floor(100 × complete / relevant artifacts), or 'not_applicable' when the status is not_applicable. */
+      controlCompliancePercentage: number | "not_applicable";
+      assignees: Array<{
+        name: string;
+        email: string;
+        isPrimary: boolean;
+      }>;
+      entities: Array<{
+        entityId: string;
+        entityName: string;
+      }>;
+      controlDescription?: string;
+      mappedFrameworks: Array<{
+        frameworkId: string;
+        frameworkName: string;
+      }>;
+      controlQuestions: Array<string>;
+      outOfScopeReason?: string;
+      addedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      addedOn?: number;
+      lastModifiedBy?: {
+        name: string;
+        email: string;
+      };
+      modifiedOn?: number | null;
+      mappedRequirements: Array<{
+        frameworkName: string;
+        requirementCode: string;
+        requirementName: string;
+      }>;
+      complianceOverview?: Array<{
+        frameworkName: string;
+        /** The framework's entities. */
+        entities: Array<{
+          entityId: string;
+          entityName: string;
+        }>;
+        /** Computed: not_applicable when the control is out of scope or has no relevant artifact; compliant when every relevant artifact is complete; otherwise non_compliant. */
+        controlStatus: "compliant" | "non_compliant" | "not_applicable";
+        /** floor(100 × complete / relevant artifacts), or 'not_applicable' when the status is not_applicable. */
+        artifactCompliancePercentage: number | "not_applicable";
+      }>;
+      mappedArtifacts?: Array<{
+        name: string;
+        artifactType: "policy" | "evidence" | "test";
+        /** The policy's or evidence record's status, or the test's computed status. */
+        artifactStatus: string;
+        entities: Array<{
+          entityId: string;
+          entityName: string;
+        }>;
+        /** Names of the frameworks the artifact is mapped to. */
+        frameworks: Array<string>;
+        /** Policies and evidence: their flag; tests: status is not ignored. */
+        isRelevant: boolean;
+        /** notRelevantReason or ignoreReason, when recorded. */
+        justification?: string;
+      }>;
+      mappedRisks?: Array<{
+        riskId: string;
+        riskName: string;
+      }>;
+    };
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "control.deleted";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "control";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** A control was deleted (a program document applied with prune). */
+  data: {
+    /** The ID of the control deleted, as the API showed it. */
+    controlId: string;
   };
 } | {
   /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
@@ -4235,6 +5302,75 @@ export type WebhookPayload = {
       /** The resourceId of that event. */
       resourceId: string;
     };
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "framework.created";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "framework";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** A framework was created; `framework` is the framework exactly as GET /v1/frameworks lists it with its default fields (its complianceProgress after the write). */
+  data: {
+    framework: {
+      frameworkId: string;
+      frameworkName: string;
+      entities: Array<{
+        entityId: string;
+        entityName: string;
+      }>;
+      nextAuditDate: number | null;
+      complianceProgress: {
+        controls: {
+          compliant: number;
+          total: number;
+          percentage: number;
+        };
+        policies: {
+          published: number;
+          total: number;
+          percentage: number;
+        };
+        evidence: {
+          uploaded: number;
+          total: number;
+          percentage: number;
+        };
+        tests: {
+          passing: number;
+          total: number;
+          percentage: number;
+        };
+      };
+      addedBy?: {
+        name: string;
+        email: string;
+      };
+      /** Unix epoch milliseconds. */
+      addedOn?: number;
+      lastModifiedBy?: {
+        name: string;
+        email: string;
+      };
+      modifiedOn?: number | null;
+      tscSelections?: Array<string>;
+    };
+  };
+} | {
+  /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
+  eventId: string;
+  type: "framework.deleted";
+  /** When the change was made: Unix epoch milliseconds. */
+  occurredAt: number;
+  resourceType: "framework";
+  /** The ID of the resource changed, exactly as the API shows it elsewhere. */
+  resourceId: string;
+  /** A framework was deleted (a program document applied with prune). */
+  data: {
+    /** The ID of the framework deleted, as the API showed it. */
+    frameworkId: string;
   };
 } | {
   /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */

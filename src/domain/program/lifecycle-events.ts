@@ -1,0 +1,143 @@
+// The `<resource>.created` and `<resource>.deleted` events of an apply (issue 25: every change an
+// apply makes records its events). A created record's event carries the record as its GET answers
+// it with its default fields, built by the resource's own GET builder inside the apply's
+// transaction after every write (so it shows the state the apply leaves); a deleted record's
+// event carries its ID. Kinds without resource endpoints (entities, people, risks, custom fields)
+// record none; findings' `vulnerability.created` is the kind's own (vulnerabilities/program-kind.ts).
+import type { NewEvent } from '../events/record.ts';
+import type { FrameworkProgress } from '../frameworks/schema.ts';
+import { RESOURCES } from '../auth/scopes.ts';
+import { buildControlDetail, preloadControlLinks } from '../controls/get.ts';
+import { buildPolicyDetail } from '../policies/get.ts';
+import { buildEvidenceDetail } from '../evidence/get.ts';
+import { buildTestDetail, preloadTestLinks } from '../tests/get.ts';
+import { loadLinksFrom } from '../artifacts/read.ts';
+import { listPolicies } from '../../storage/db/repositories/policies.ts';
+import { listEvidence } from '../../storage/db/repositories/evidence.ts';
+import { listFrameworks } from '../../storage/db/repositories/frameworks.ts';
+import { loadSubjectEntities } from '../../storage/db/repositories/links.ts';
+import type { KeyedEntry, ProgramKind, RecordChange, WriteContext } from './kind.ts';
+
+/** The resource of each kind with created/deleted events, and the `data` property naming a deleted record's ID. */
+const RESOURCE_OF: Partial<Record<string, { resource: string; idField: string; created: boolean }>> = {
+  frameworks: { resource: 'framework', idField: 'frameworkId', created: true },
+  controls: { resource: 'control', idField: 'controlId', created: true },
+  policies: { resource: 'policy', idField: 'policyId', created: true },
+  evidence: { resource: 'evidence', idField: 'evidenceId', created: true },
+  tests: { resource: 'test', idField: 'testId', created: true },
+  // a finding's creation is recorded by its kind (vulnerability.created)
+  vulnerabilities: { resource: 'vulnerability', idField: 'vulnerabilityId', created: false },
+};
+
+/** IDs per statement when reading links of many records. */
+const ID_CHUNK = 500;
+
+/** The GET shape of a control needs the plan only for expansions; the default fields are the same under any plan. */
+const EVERY_RESOURCE: ReadonlySet<string> = new Set(RESOURCES);
+
+/**
+ * The created and deleted events of one kind's changes: creations in the document's order, then
+ * deletions in the order the kind reads its records (both stable from run to run).
+ * `progress` gives every framework's complianceProgress after the apply (asked only when a
+ * framework was created).
+ */
+export async function lifecycleEvents(
+  w: WriteContext,
+  kind: ProgramKind,
+  changes: readonly RecordChange<KeyedEntry>[],
+  progress: () => Promise<ReadonlyMap<string, FrameworkProgress>>,
+): Promise<NewEvent[]> {
+  const of = RESOURCE_OF[kind.name];
+  if (!of) return [];
+  const events: NewEvent[] = [];
+  const created = of.created ? changes.filter((c) => c.action === 'create') : [];
+  if (created.length > 0) {
+    const shapes = await createdShapes(w, of.resource, created, progress);
+    for (const c of created) {
+      events.push({
+        type: `${of.resource}.created`,
+        resourceId: kind.publicId?.(c.id) ?? c.id,
+        occurredAt: w.now,
+        data: { [of.resource]: shapes.get(c.id) },
+      } as unknown as NewEvent);
+    }
+  }
+  for (const c of changes) {
+    if (c.action !== 'delete') continue;
+    const id = kind.publicId?.(c.id) ?? c.id;
+    events.push({ type: `${of.resource}.deleted`, resourceId: id, occurredAt: w.now, data: { [of.idField]: id } } as unknown as NewEvent);
+  }
+  return events;
+}
+
+/** The GET shape of each created record, by ID, read in the apply's transaction. */
+async function createdShapes(
+  w: WriteContext,
+  resource: string,
+  created: readonly RecordChange<KeyedEntry>[],
+  progress: () => Promise<ReadonlyMap<string, FrameworkProgress>>,
+): Promise<Map<string, unknown>> {
+  const { trx, organizationId: org } = w;
+  const ids = created.map((c) => c.id);
+  const out = new Map<string, unknown>();
+  if (resource === 'framework') {
+    // As GET /v1/frameworks lists it (default fields): one read for all of them.
+    const wanted = new Set(ids);
+    const [rows, entities, progressById] = await Promise.all([
+      listFrameworks(trx, org, {}),
+      loadSubjectEntities(trx, org, 'framework'),
+      progress(),
+    ]);
+    for (const row of rows) {
+      if (!wanted.has(row.id)) continue;
+      out.set(row.id, {
+        frameworkId: row.id,
+        frameworkName: row.name,
+        entities: entities.get(row.id) ?? [],
+        nextAuditDate: row.nextAuditDate,
+        complianceProgress: progressById.get(row.id),
+      });
+    }
+    return out;
+  }
+  if (resource === 'policy' || resource === 'evidence') {
+    // Rows and links read once for all of them, then each GET shape built from them (no query).
+    const wanted = new Set(ids);
+    const needs = { mappings: true, people: true, tickets: false };
+    if (resource === 'policy') {
+      const [rows, links] = await Promise.all([listPolicies(trx, org, {}), loadLinksFrom(trx, org, 'policy', ids, needs)]);
+      for (const row of rows) if (wanted.has(row.id)) out.set(row.id, await buildPolicyDetail(trx, org, row, [], links));
+    } else {
+      const [rows, links] = await Promise.all([listEvidence(trx, org, {}), loadLinksFrom(trx, org, 'evidence', ids, needs)]);
+      for (const row of rows) if (wanted.has(row.id)) out.set(row.id, await buildEvidenceDetail(trx, org, row, [], w.now, links));
+    }
+    return out;
+  }
+  if (resource === 'test') {
+    // The links read once for all of them; each test's own row and flagged resources per test.
+    // In chunks, so no statement names more IDs than an engine binds.
+    for (let i = 0; i < ids.length; i += ID_CHUNK) {
+      const chunk = ids.slice(i, i + ID_CHUNK);
+      const links = await preloadTestLinks(trx, org, chunk);
+      for (const id of chunk) out.set(id, await buildTestDetail(trx, org, { testId: id }, links));
+    }
+    return out;
+  }
+  // Controls: assignees, entities and stamping people read once per chunk; the rest per control.
+  for (let i = 0; i < ids.length; i += ID_CHUNK) {
+    const chunk = created.slice(i, i + ID_CHUNK);
+    const people = new Set<string>();
+    for (const c of chunk) {
+      const entry = c.after as { addedBy?: string | null; lastModifiedBy?: string | null };
+      for (const key of [entry.addedBy, entry.lastModifiedBy]) if (typeof key === 'string') people.add(w.keys.idOf('person', key));
+    }
+    const links = await preloadControlLinks(
+      trx,
+      org,
+      chunk.map((c) => c.id),
+      [...people],
+    );
+    for (const c of chunk) out.set(c.id, await buildControlDetail(trx, org, EVERY_RESOURCE, { controlId: c.id }, links));
+  }
+  return out;
+}
