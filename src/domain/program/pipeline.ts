@@ -43,7 +43,6 @@ const COMPLIANCE_KINDS: ReadonlySet<ProgramKindName> = new Set(['frameworks', 'c
 type Entries = Record<string, KeyedEntry[] | undefined>;
 const entriesIn = (doc: ProgramDocument) => doc as unknown as Entries;
 
-
 /** Schema, then the rules a schema cannot say: unique keys per kind, each kind's own checks. Throws validation_failed. */
 export function checkDocument(document: unknown): ProgramDocument {
   assertDocumentShape(document);
