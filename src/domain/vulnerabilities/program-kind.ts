@@ -15,7 +15,7 @@ import type { ProgramKind, RecordChange, Reference, WriteContext } from '../prog
 import { createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
 import { derivedRecordId } from '../program/keys.ts';
 import { ProgramVulnerability, type ProgramAffectedResource, FINDING_ENTRY_KEY } from './program-schema.ts';
-import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
+import { deleteWhereIn, insertRows, selectAll, selectColumns, updateRow } from '../../storage/db/repositories/program-writes.ts';
 import {
   peopleBySubject,
   replaceSubjectLinks,
@@ -86,6 +86,30 @@ export function partsOf(key: string): { source: string; findingKey: string } {
   if (!match) throw new Error(`not a finding key: ${key}`);
   return { source: match[1], findingKey: match[2] };
 }
+
+/** The columns a finding's entry is made of (not the list page's JSON nor an import's bookkeeping). */
+const FINDING_COLUMNS = [
+  'id',
+  'source',
+  'finding_key',
+  'title',
+  'status',
+  'severity',
+  'cve_id',
+  'fix_available',
+  'description',
+  'remediation',
+  'steps_to_reproduce',
+  'first_seen',
+  'last_scanned_on',
+  'cvss_score',
+  'sla',
+  'report_link',
+  'added_by',
+  'added_on',
+  'last_modified_by',
+  'modified_on',
+] as const;
 
 const resourceRowId = (findingId: string, i: number) => `${findingId}:resource:${String(i).padStart(4, '0')}`;
 const ticketRowId = (findingId: string, i: number) => `${findingId}:ticket:${String(i).padStart(4, '0')}`;
@@ -160,7 +184,7 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
 
   async read({ q, organizationId: org, keys }) {
     const [findings, resources, values, people, tickets, risks] = await Promise.all([
-      selectAll(q, 'vulnerabilities', org),
+      selectColumns(q, 'vulnerabilities', org, FINDING_COLUMNS),
       selectAll(q, 'vulnerability_resources', org, ['vulnerability_id', 'name', 'id']),
       selectAll(q, 'custom_field_values', org),
       peopleBySubject(q, org, 'vulnerability'),
