@@ -3,7 +3,6 @@
 // into the document (`/controls/3/requirements/0`): the HTTP door answers them as they are, and the
 // CLIs map them to file, line and column.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Compile } from 'typebox/compile';
 import type { FieldIssue } from '../errors.ts';
 import { validationFailed } from '../errors.ts';
 import { ProgramDocument } from './document-schema.ts';
@@ -19,14 +18,6 @@ function validator(): ValidateFunction {
   }
   return compiled;
 }
-
-/**
- * TypeBox's compiled check of the same schema: about twice as fast as Ajv's on a valid document
- * (a plan or an apply validates the whole document each time; ~0.15 s of a 36 MB document). It
- * only answers "valid"; a document it refuses is checked again by Ajv, whose errors name the places
- * (and whose verdict stands). Both count lengths in code points and read patterns as Unicode.
- */
-let fast: ReturnType<typeof Compile<typeof ProgramDocument>> | undefined;
 
 const escapePointer = (name: string) => name.replaceAll('~', '~0').replaceAll('/', '~1');
 
@@ -79,8 +70,6 @@ function messageOf(e: ErrorObject): string {
 
 /** The schema's problems, one per place (the first rule each place breaks). */
 export function schemaIssues(document: unknown): FieldIssue[] {
-  fast ??= Compile(ProgramDocument);
-  if (fast.Check(document)) return [];
   const validate = validator();
   if (validate(document)) return [];
   const byField = new Map<string, FieldIssue>();
