@@ -70,6 +70,8 @@ export interface RecordChange<E extends KeyedEntry> {
   id: string;
   before?: E;
   after?: E;
+  /** a create's or update's position in the document's list of its kind (for messages naming its JSON pointer) */
+  index?: number;
 }
 
 export interface WriteContext {
@@ -125,7 +127,7 @@ export interface ProgramKind<E extends KeyedEntry = KeyedEntry> {
   /** Checks over all entries against the organization's current records (a person's email unique among all people). */
   checkAll?(entries: readonly E[], current: ReadonlyMap<string, CurrentRecord<E>>, issues: IssueSink): void;
   /** The ID as the API shows it, when it differs from the stored one (a finding's `<source>%23<key>`). */
-  publicId?(id: string): string;
+  publicId?(id: string, key: string): string;
   /** The keys an entry references. */
   references(entry: E, pointer: string): Reference[];
   /** Writes the changes in bulk, inside the apply's transaction; created records first, deletions last. */

@@ -38,3 +38,31 @@ export const changesAny =
   <E extends KeyedEntry>(fields: readonly (keyof E)[]) =>
   (change: { action: string; before?: E; after?: E }): boolean =>
     change.action !== 'update' || fields.some((f) => JSON.stringify(change.before?.[f]) !== JSON.stringify(change.after?.[f]));
+
+/**
+ * Whether two entries hold the same data (plain JSON-like values: objects, arrays, strings,
+ * numbers, booleans, null). Key order does not matter and a property holding `undefined` counts as
+ * absent (as in JSON). Stops at the first difference and allocates nothing: the diff compares every
+ * listed record of a re-apply, where serializing both sides cost more than the rest of the diff.
+ */
+export function sameData(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return Number.isNaN(a) && Number.isNaN(b);
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameData(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let count = 0;
+  for (const k in x) {
+    const v = x[k];
+    if (v === undefined) continue;
+    count += 1;
+    if (!sameData(v, y[k])) return false;
+  }
+  for (const k in y) if (y[k] !== undefined) count -= 1;
+  return count === 0;
+}

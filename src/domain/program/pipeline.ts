@@ -3,7 +3,6 @@
 // one transaction → events from the diff. A plan is the same pipeline run in a transaction that is
 // rolled back: its computed effects (controls that flip, frameworks that move) are the rule's
 // answer over the state the writes would make, so plan and apply can never disagree.
-import { isDeepStrictEqual } from 'node:util';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 import type { BaseContext } from '../context.ts';
@@ -22,6 +21,7 @@ import { PROGRAM_KINDS } from './registry.ts';
 import type { KindCounts, PlannedChange, ProgramPlan } from './plan-schema.ts';
 import type { ProgramDocument } from './document-schema.ts';
 import { IssueList, assertDocumentShape } from './validate.ts';
+import { sameData } from './normalize.ts';
 import { complianceState, effectsBetween, type ComplianceState } from './effects.ts';
 
 /** What the program verbs need: the database and clock, who stamps the changes, and the markers to announce them. */
@@ -43,9 +43,6 @@ const COMPLIANCE_KINDS: ReadonlySet<ProgramKindName> = new Set(['frameworks', 'c
 
 type Entries = Record<string, KeyedEntry[] | undefined>;
 const entriesIn = (doc: ProgramDocument) => doc as unknown as Entries;
-
-/** Whether two entries are equal: JSON text first (entries are plain data, most compare equal), the deep comparison otherwise. */
-const sameEntry = (a: KeyedEntry, b: KeyedEntry) => JSON.stringify(a) === JSON.stringify(b) || isDeepStrictEqual(a, b);
 
 /** Schema, then the rules a schema cannot say: unique keys per kind, each kind's own checks. Throws validation_failed. */
 export function checkDocument(document: unknown): ProgramDocument {
@@ -201,18 +198,18 @@ export async function runPipeline(
       const normalized = kind.normalize(entry, was?.entry, nctx);
       if (!was) {
         const id = book.idOf(kind.record, entry.key);
-        kindChanges.push({ action: 'create', key: entry.key, id, after: normalized });
-        planned.push({ kind: kind.name, key: entry.key, id: kind.publicId?.(id) ?? id, action: 'create' });
+        kindChanges.push({ action: 'create', key: entry.key, id, after: normalized, index });
+        planned.push({ kind: kind.name, key: entry.key, id: kind.publicId?.(id, entry.key) ?? id, action: 'create' });
         count.created += 1;
-      } else if (sameEntry(normalized, was.entry)) {
+      } else if (sameData(normalized, was.entry)) {
         count.unchanged += 1;
       } else {
         const after = kind.stampChange ? kind.stampChange(normalized, entry, nctx) : normalized;
-        kindChanges.push({ action: 'update', key: entry.key, id: was.id, before: was.entry, after });
+        kindChanges.push({ action: 'update', key: entry.key, id: was.id, before: was.entry, after, index });
         planned.push({
           kind: kind.name,
           key: entry.key,
-          id: kind.publicId?.(was.id) ?? was.id,
+          id: kind.publicId?.(was.id, entry.key) ?? was.id,
           action: 'update',
           fields: changedFields(was.entry, after),
         });
@@ -223,7 +220,7 @@ export async function runPipeline(
       for (const [key, record] of existing) {
         if (listed.has(key) || kind.protectFromPrune?.(record)) continue;
         kindChanges.push({ action: 'delete', key, id: record.id, before: record.entry });
-        planned.push({ kind: kind.name, key, id: kind.publicId?.(record.id) ?? record.id, action: 'delete' });
+        planned.push({ kind: kind.name, key, id: kind.publicId?.(record.id, key) ?? record.id, action: 'delete' });
         count.deleted += 1;
       }
     }

@@ -15,7 +15,7 @@ import type { ProgramKind, RecordChange, Reference, WriteContext } from '../prog
 import { createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
 import { derivedRecordId } from '../program/keys.ts';
 import { ProgramVulnerability, type ProgramAffectedResource, FINDING_ENTRY_KEY } from './program-schema.ts';
-import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
+import { deleteWhereIn, insertRows, selectAll, selectColumns, updateRow } from '../../storage/db/repositories/program-writes.ts';
 import {
   peopleBySubject,
   replaceSubjectLinks,
@@ -87,23 +87,29 @@ export function partsOf(key: string): { source: string; findingKey: string } {
   return { source: match[1], findingKey: match[2] };
 }
 
-/**
- * The public ID of a stored finding by its row ID: the plan shows findings as GET does. Filled
- * as findings are read and as new ones get their IDs; bounded, as row IDs never change meaning.
- */
-const publicIds = new Map<string, string>();
-function notePublicId(id: string, key: string): void {
-  if (publicIds.size >= 1_000_000) publicIds.clear();
-  publicIds.set(id, key);
-}
-
-/**
- * Where each finding is in the document being applied (its index in `vulnerabilities`), noted by
- * `normalize`, so a value the organization's custom fields refuse (checked when written, once the
- * custom fields are) is named by its JSON pointer. Only for the message: a run of another
- * organization naming the same finding at the same moment could misplace the pointer's index.
- */
-const documentIndex = new Map<string, number>();
+/** The columns a finding's entry is made of (not the list page's JSON nor an import's bookkeeping). */
+const FINDING_COLUMNS = [
+  'id',
+  'source',
+  'finding_key',
+  'title',
+  'status',
+  'severity',
+  'cve_id',
+  'fix_available',
+  'description',
+  'remediation',
+  'steps_to_reproduce',
+  'first_seen',
+  'last_scanned_on',
+  'cvss_score',
+  'sla',
+  'report_link',
+  'added_by',
+  'added_on',
+  'last_modified_by',
+  'modified_on',
+] as const;
 
 const resourceRowId = (findingId: string, i: number) => `${findingId}:resource:${String(i).padStart(4, '0')}`;
 const ticketRowId = (findingId: string, i: number) => `${findingId}:ticket:${String(i).padStart(4, '0')}`;
@@ -169,16 +175,16 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
   resources: ['vulnerability'],
   dataKinds: ['vulnerabilities'],
   schema: ProgramVulnerability,
-  deriveId: (organizationId, key) => {
-    const id = derivedRecordId(organizationId, 'vulnerability', key);
-    notePublicId(id, key);
-    return id;
+  deriveId: (organizationId, key) => derivedRecordId(organizationId, 'vulnerability', key),
+  // A finding's key names its source and key: the public ID follows from it (no state kept between runs).
+  publicId: (_id, key) => {
+    const { source, findingKey } = partsOf(key);
+    return publicVulnerabilityId(source, findingKey);
   },
-  publicId: (id) => publicIds.get(id) ?? id,
 
   async read({ q, organizationId: org, keys }) {
     const [findings, resources, values, people, tickets, risks] = await Promise.all([
-      selectAll(q, 'vulnerabilities', org),
+      selectColumns(q, 'vulnerabilities', org, FINDING_COLUMNS),
       selectAll(q, 'vulnerability_resources', org, ['vulnerability_id', 'name', 'id']),
       selectAll(q, 'custom_field_values', org),
       peopleBySubject(q, org, 'vulnerability'),
@@ -191,7 +197,6 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
     return findings
       .map((f) => {
         const key = publicVulnerabilityId(f.source, f.finding_key);
-        notePublicId(f.id, key);
         const firstSeen = Number(f.first_seen);
         const entry: ProgramVulnerability = {
           key,
@@ -236,8 +241,6 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
   },
 
   normalize(entry, current, ctx) {
-    if (documentIndex.size >= 100_000) documentIndex.clear();
-    documentIndex.set(entry.key, ctx.index);
     const merged = mergeEntry(
       entry,
       current,
@@ -464,7 +467,7 @@ async function checkValues(w: WriteContext, changes: readonly RecordChange<Progr
   const definitions = new Map((await listCustomFieldDefinitions(w.trx, w.organizationId, 'vulnerability')).map((d) => [d.id, d]));
   const issues: FieldIssue[] = [];
   for (const c of changes) {
-    const index = documentIndex.get(c.key);
+    const index = c.index;
     const at = index === undefined ? `/vulnerabilities (${c.key})` : `/vulnerabilities/${index}`;
     (c.after!.customFields ?? []).forEach((v, j) => {
       const definition = definitions.get(w.keys.idOf('customField', v.field));
