@@ -56,7 +56,7 @@ export async function lifecycleEvents(
     for (const c of created) {
       events.push({
         type: `${of.resource}.created`,
-        resourceId: kind.publicId?.(c.id) ?? c.id,
+        resourceId: kind.publicId?.(c.id, c.key) ?? c.id,
         occurredAt: w.now,
         data: { [of.resource]: shapes.get(c.id) },
       } as unknown as NewEvent);
@@ -64,7 +64,7 @@ export async function lifecycleEvents(
   }
   for (const c of changes) {
     if (c.action !== 'delete') continue;
-    const id = kind.publicId?.(c.id) ?? c.id;
+    const id = kind.publicId?.(c.id, c.key) ?? c.id;
     events.push({ type: `${of.resource}.deleted`, resourceId: id, occurredAt: w.now, data: { [of.idField]: id } } as unknown as NewEvent);
   }
   return events;
