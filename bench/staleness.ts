@@ -57,6 +57,7 @@ async function startNode(): Promise<Child> {
       DEMO_ON_EMPTY: 'false',
       LOG_LEVEL: 'warn',
       WEBHOOK_DELIVERY: 'off',
+      TIME_SCHEDULER: 'on',
     },
     port,
   );

@@ -58,7 +58,11 @@ for (const dialect of dialects) {
     const nodes: ServerProcess[] = [];
 
     const startNode = async (env: Record<string, string> = {}) => {
-      const node = await startServerProcess({ database, store: createTestStore('memory'), env: { RATE_LIMIT_MAX: '100000', ...env } });
+      const node = await startServerProcess({
+        database,
+        store: createTestStore('memory'),
+        env: { RATE_LIMIT_MAX: '100000', TIME_SCHEDULER: 'on', ...env },
+      });
       nodes.push(node);
       return node;
     };
