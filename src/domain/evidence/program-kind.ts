@@ -11,6 +11,7 @@
 // status, `evidence.updated` with the changed fields of GET /v1/evidence/{id} (every expansion,
 // `isCurrentPeriod` aside) for anything else. Created and deleted records have no event type of
 // their own; their effects on controls and frameworks are computed by the pipeline.
+import { changedList } from '../program/list-changes.ts';
 import { refreshStaleAt } from '../../storage/db/repositories/time-due.ts';
 import type { CurrentRecord, NormalizeContext, ProgramKind, RecordChange, Reference, WriteContext } from '../program/kind.ts';
 import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
@@ -177,11 +178,6 @@ function rowColumns(e: ProgramEvidence, w: WriteContext) {
     modified_on: e.modifiedOn ?? null,
   };
 }
-
-const changedList = (c: RecordChange<ProgramEvidence>, ...fields: (keyof ProgramEvidence)[]) =>
-  c.action === 'create'
-    ? fields.some((f) => ((c.after![f] as unknown[] | undefined) ?? []).length > 0)
-    : fields.some((f) => !isDeepStrictEqual(c.before![f], c.after![f]));
 
 export const evidenceKind: ProgramKind<ProgramEvidence> = {
   name: 'evidence',

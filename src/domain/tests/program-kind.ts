@@ -9,8 +9,9 @@
 // GET /v1/tests/{id} (every expansion, flagged resources of every status) for anything else.
 // Created and deleted tests have no event type of their own; their effects on controls and
 // frameworks are computed by the pipeline.
+import { changedList, group } from '../program/list-changes.ts';
 import { isDeepStrictEqual } from 'node:util';
-import type { ProgramKind, RecordChange, Reference, WriteContext } from '../program/kind.ts';
+import type { ProgramKind, Reference, WriteContext } from '../program/kind.ts';
 import { changesAny, createdStamps, mergeEntry, sorted } from '../program/normalize.ts';
 import { derivedRecordId } from '../program/keys.ts';
 import { requirementKeys, testIdFor, testKeyOf } from '../program/reference-keys.ts';
@@ -162,22 +163,6 @@ function rowColumns(e: ProgramTest, w: WriteContext) {
     modified_on: e.modifiedOn ?? null,
   };
 }
-
-const changedList = (c: RecordChange<ProgramTest>, ...fields: (keyof ProgramTest)[]) =>
-  c.action === 'create'
-    ? fields.some((f) => ((c.after![f] as unknown[] | undefined) ?? []).length > 0)
-    : fields.some((f) => !isDeepStrictEqual(c.before![f], c.after![f]));
-
-const group = <T>(rows: readonly T[], key: (r: T) => string): Map<string, T[]> => {
-  const map = new Map<string, T[]>();
-  for (const r of rows) {
-    const k = key(r);
-    const list = map.get(k);
-    if (list) list.push(r);
-    else map.set(k, [r]);
-  }
-  return map;
-};
 
 export const testsKind: ProgramKind<ProgramTest> = {
   name: 'tests',

@@ -10,6 +10,7 @@
 // Events are those of the API's create and update: `vulnerability.created` with the finding as
 // GET shows it, `vulnerability.updated` with the fields of GET (every expansion: affected
 // resources of every status, tickets, risks) that changed.
+import { changedList, group } from '../program/list-changes.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { ProgramKind, RecordChange, Reference, WriteContext } from '../program/kind.ts';
 import { createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
@@ -152,22 +153,6 @@ function rowColumns(e: ProgramVulnerability, w: WriteContext) {
     modified_on: e.modifiedOn ?? null,
   };
 }
-
-const changedList = (c: RecordChange<ProgramVulnerability>, ...fields: (keyof ProgramVulnerability)[]) =>
-  c.action === 'create'
-    ? fields.some((f) => ((c.after![f] as unknown[] | undefined) ?? []).length > 0)
-    : fields.some((f) => !isDeepStrictEqual(c.before![f], c.after![f]));
-
-const group = <T>(rows: readonly T[], key: (r: T) => string): Map<string, T[]> => {
-  const map = new Map<string, T[]>();
-  for (const r of rows) {
-    const k = key(r);
-    const list = map.get(k);
-    if (list) list.push(r);
-    else map.set(k, [r]);
-  }
-  return map;
-};
 
 export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
   name: 'vulnerabilities',
