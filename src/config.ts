@@ -187,11 +187,7 @@ export interface Config {
   };
   /** time moving statuses: stale evidence, policies due for review (docs/program-moves.md, "Time") */
   time: {
-    /**
-     * TIME_SCHEDULER=on|off (default off): whether this node runs the time scheduler. Off by default
-     * while the demo is a snapshot dated DEFAULT_DEMO_NOW (src/demo/generate.ts): on, a fresh demo's
-     * records whose periods ended since would move at the first start (docs/program-moves.md, "Time").
-     */
+    /** TIME_SCHEDULER=on|off (default on): whether this node runs the time scheduler */
     schedulerEnabled: boolean;
     /** the longest an idle scheduler sleeps between looks (TIME_POLL_MS, default 1000); it wakes at the next due time when sooner */
     pollMs: number;
@@ -418,7 +414,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       manualSends: { max: int(env, 'WEBHOOK_MANUAL_SENDS_PER_MIN', 30, 1), windowSec: 60 },
     },
     time: {
-      schedulerEnabled: oneOf(env, 'TIME_SCHEDULER', ['on', 'off'] as const, 'off') === 'on',
+      schedulerEnabled: oneOf(env, 'TIME_SCHEDULER', ['on', 'off'] as const, 'on') === 'on',
       pollMs: int(env, 'TIME_POLL_MS', 1000, 10),
       batchSize: int(env, 'TIME_BATCH_SIZE', 500, 1),
     },

@@ -6,8 +6,8 @@ import type { CliContext } from './context.ts';
 import type { CliIo } from './io.ts';
 
 export interface OptionSpec {
-  /** `number`: a positive number */
-  type: 'string' | 'boolean' | 'number';
+  /** `number`: a positive number; `instant`: an ISO 8601 date or date-time, as milliseconds since the epoch */
+  type: 'string' | 'boolean' | 'number' | 'instant';
   /** how the usage names the value, e.g. `ORG` */
   value?: string;
   required?: boolean;

@@ -1,6 +1,6 @@
 // Reads a command's argument and flags as the command declares them (command.ts). Every mistake is
 // a UsageError (exit 2) naming the flag or argument: an unknown flag (with the nearest known one),
-// a missing value, a value that is not a positive number, a missing required flag or argument, an
+// a missing value, a value that is not a positive number or an instant, a missing required flag or argument, an
 // extra argument.
 import { parseArgs } from 'node:util';
 import { commandName, type Command, type OptionSpec, type OptionValues } from './command.ts';
@@ -36,7 +36,10 @@ export function parseOptions(command: Command, args: string[]): { values: Option
   const values: OptionValues = {};
   for (const [name, spec] of Object.entries(command.options)) {
     const raw = parsed.values[name];
-    values[name] = spec.type === 'number' && raw !== undefined ? positiveNumber(`--${name}`, raw as string) : raw;
+    if (raw === undefined) values[name] = raw;
+    else if (spec.type === 'number') values[name] = positiveNumber(`--${name}`, raw as string);
+    else if (spec.type === 'instant') values[name] = instant(`--${name}`, raw as string);
+    else values[name] = raw;
   }
   return { values, argument };
 }
@@ -58,4 +61,11 @@ function positiveNumber(flag: string, value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} must be a positive number.`);
   return n;
+}
+
+/** An ISO 8601 date (midnight UTC) or date-time with its offset; Date.parse alone would also take "March 3". */
+function instant(flag: string, value: string): number {
+  const at = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(at)) throw new UsageError(`${flag} must be an ISO 8601 date or date-time, like 2027-03-01 or 2027-03-01T09:00:00Z.`);
+  return at;
 }

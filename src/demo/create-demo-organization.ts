@@ -1,5 +1,7 @@
 // `cds demo` and the first start of an empty embedded database: a demo organization with its
-// data, one credential of each access level and a console administrator.
+// data, one credential of each access level and a console administrator. The data is generated
+// at the context's clock (or `asOf`), so its periods and review dates are those of the moment it
+// is made and a node running the time scheduler finds nothing due in it at once.
 import type { BaseContext } from '../domain/context.ts';
 import { createOrganization } from '../domain/organizations/create.ts';
 import { createCredential } from '../domain/auth/create-credential.ts';
@@ -22,13 +24,14 @@ export interface DemoResult {
 
 export async function createDemoOrganization(
   ctx: BaseContext,
-  options: { scale?: number; seed?: number; name?: string; progress?: boolean },
+  options: { scale?: number; seed?: number; name?: string; progress?: boolean; asOf?: number },
 ): Promise<DemoResult> {
   const organization = await createOrganization({ ctx, input: { name: options.name ?? 'Demo Organization' } });
   const bar = options.progress ? progressBar('Loading demo data') : undefined;
   const summary = await loadDemoData(ctx.db, organization.id, {
     scale: options.scale,
     seed: options.seed,
+    now: options.asOf ?? ctx.now(),
     onProgress: bar ? (done, total) => bar.update(done, total) : undefined,
   });
   bar?.done();

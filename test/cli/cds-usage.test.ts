@@ -114,6 +114,7 @@ describe('cds help and usage errors', { concurrency: 4 }, () => {
 
   it('a flag value that cannot be read exits 2', async () => {
     assert.match(usageError(await cds('demo', '--scale', 'lots')), /--scale must be a positive number/);
+    assert.match(usageError(await cds('demo', '--as-of', 'March 3')), /--as-of must be an ISO 8601 date or date-time/);
     assert.match(usageError(await cds('credential', 'list', '--org')), /--org/);
   });
 });
