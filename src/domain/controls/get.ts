@@ -26,10 +26,13 @@ import { setPresent } from '../set-present.ts';
 import { byNameThenId } from './snapshot.ts';
 import {
   findControl,
+  findControls,
   loadControlArtifactEntities,
   loadControlArtifactFrameworks,
   listControlArtifacts,
   listControlRequirements,
+  listControlsArtifacts,
+  listControlsRequirements,
   loadPeopleByIds,
   type ControlArtifactRow,
 } from '../../storage/db/repositories/controls.ts';
@@ -68,21 +71,33 @@ export interface PreloadedControlLinks {
   assignees: Awaited<ReturnType<typeof loadSubjectPeople>>;
   entities: Awaited<ReturnType<typeof loadSubjectEntities>>;
   people: Awaited<ReturnType<typeof loadPeopleByIds>>;
+  /** the controls' own rows, requirements and artifacts, when the caller read those too (`whole`) */
+  rows?: Awaited<ReturnType<typeof findControls>>;
+  requirements?: Awaited<ReturnType<typeof listControlsRequirements>>;
+  artifacts?: Awaited<ReturnType<typeof listControlsArtifacts>>;
 }
 
-/** The links `buildControlDetail` reads, for many controls in one read each (`personIds`: their stamps' people). */
+/**
+ * The links `buildControlDetail` reads, for many controls in one read each (`personIds`: their
+ * stamps' people). `whole`: also their rows, requirements and artifacts, so that building each
+ * control's default shape reads nothing more (an apply's `control.created` events).
+ */
 export async function preloadControlLinks(
   db: Kysely<Database>,
   org: string,
   ids: string[],
   personIds: string[],
+  whole = false,
 ): Promise<PreloadedControlLinks> {
-  const [assignees, entities, people] = await Promise.all([
+  const [assignees, entities, people, rows, requirements, artifacts] = await Promise.all([
     loadSubjectPeople(db, org, 'control', 'assignee', ids),
     loadSubjectEntities(db, org, 'control', ids),
     loadPeopleByIds(db, org, personIds),
+    whole ? findControls(db, org, ids) : undefined,
+    whole ? listControlsRequirements(db, org, ids) : undefined,
+    whole ? listControlsArtifacts(db, org, ids) : undefined,
   ]);
-  return { assignees, entities, people };
+  return { assignees, entities, people, rows, requirements, artifacts };
 }
 
 /** The get shape of one control, read through `db` (a write's transaction reads its own change). */
@@ -94,7 +109,7 @@ export async function buildControlDetail(
   /** assignees, entities and stamping people already read for many controls at once (a bulk caller's) */
   preloaded?: PreloadedControlLinks,
 ): Promise<ControlDetail> {
-  const row = await findControl(db, org, input.controlId);
+  const row = preloaded?.rows ? preloaded.rows.get(input.controlId) : await findControl(db, org, input.controlId);
   if (!row) throw notFound('Control');
   const id = row.id;
   const fields = new Set(input.fields ?? []);
@@ -102,8 +117,8 @@ export async function buildControlDetail(
   const wantsArtifacts = fields.has('mappedArtifacts');
   const [requirements, artifacts, assignees, entities, people, artifactFrameworks, artifactEntities, frameworkEntities, risks] =
     await Promise.all([
-      listControlRequirements(db, org, id),
-      listControlArtifacts(db, org, id),
+      preloaded?.requirements ? (preloaded.requirements.get(id) ?? []) : listControlRequirements(db, org, id),
+      preloaded?.artifacts ? (preloaded.artifacts.get(id) ?? []) : listControlArtifacts(db, org, id),
       preloaded?.assignees ?? loadSubjectPeople(db, org, 'control', 'assignee', [id]),
       preloaded?.entities ?? loadSubjectEntities(db, org, 'control', [id]),
       preloaded?.people ??

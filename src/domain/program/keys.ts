@@ -33,6 +33,8 @@ export class KeyBook {
   private readonly keyById = new Map<string, Map<string, string>>();
   private readonly idByKey = new Map<string, Map<string, string>>();
   private readonly registeredKeyById = new Map<string, Map<string, string>>();
+  /** derived IDs already computed (a hash each): a key is resolved several times in one run */
+  private readonly derivedByKey = new Map<string, Map<string, string>>();
   private readonly derivers: ReadonlyMap<string, IdDeriver>;
 
   constructor(organizationId: string, rows: readonly ProgramKeyRow[], derivers: ReadonlyMap<string, IdDeriver> = new Map()) {
@@ -77,8 +79,14 @@ export class KeyBook {
   idOf(recordKind: string, key: string): string {
     const current = this.idByKey.get(recordKind)?.get(key);
     if (current !== undefined) return current;
-    const derive = this.derivers.get(recordKind);
-    return derive ? derive(this.organizationId, key) : derivedRecordId(this.organizationId, recordKind, key);
+    const derived = this.mapOf(this.derivedByKey, recordKind);
+    let id = derived.get(key);
+    if (id === undefined) {
+      const derive = this.derivers.get(recordKind);
+      id = derive ? derive(this.organizationId, key) : derivedRecordId(this.organizationId, recordKind, key);
+      derived.set(key, id);
+    }
+    return id;
   }
 
   /** The key rows to store for records created under `keys` (none where the key is the ID itself). */

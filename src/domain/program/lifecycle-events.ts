@@ -114,16 +114,16 @@ async function createdShapes(
     return out;
   }
   if (resource === 'test') {
-    // The links read once for all of them; each test's own row and flagged resources per test.
-    // In chunks, so no statement names more IDs than an engine binds.
+    // Everything their default shape shows read once per chunk of 500, so no statement names more
+    // IDs than an engine binds.
     for (let i = 0; i < ids.length; i += ID_CHUNK) {
       const chunk = ids.slice(i, i + ID_CHUNK);
-      const links = await preloadTestLinks(trx, org, chunk);
+      const links = await preloadTestLinks(trx, org, chunk, true);
       for (const id of chunk) out.set(id, await buildTestDetail(trx, org, { testId: id }, links));
     }
     return out;
   }
-  // Controls: assignees, entities and stamping people read once per chunk; the rest per control.
+  // Controls: everything their default shape shows read once per chunk of 500.
   for (let i = 0; i < ids.length; i += ID_CHUNK) {
     const chunk = created.slice(i, i + ID_CHUNK);
     const people = new Set<string>();
@@ -136,6 +136,7 @@ async function createdShapes(
       org,
       chunk.map((c) => c.id),
       [...people],
+      true,
     );
     for (const c of chunk) out.set(c.id, await buildControlDetail(trx, org, EVERY_RESOURCE, { controlId: c.id }, links));
   }

@@ -23,6 +23,7 @@ import type { ProgramDocument } from './document-schema.ts';
 import { IssueList, assertDocumentShape } from './validate.ts';
 import { sameData } from './normalize.ts';
 import { complianceState, effectsBetween, type ComplianceState } from './effects.ts';
+import { keepDigests, settledKinds, type KindDigests } from './settled-kinds.ts';
 
 /** What the program verbs need: the database and clock, who stamps the changes, and the markers to announce them. */
 export interface ProgramContext extends BaseContext {
@@ -44,9 +45,12 @@ const COMPLIANCE_KINDS: ReadonlySet<ProgramKindName> = new Set(['frameworks', 'c
 type Entries = Record<string, KeyedEntry[] | undefined>;
 const entriesIn = (doc: ProgramDocument) => doc as unknown as Entries;
 
-/** Schema, then the rules a schema cannot say: unique keys per kind, each kind's own checks. Throws validation_failed. */
-export function checkDocument(document: unknown): ProgramDocument {
-  assertDocumentShape(document);
+/**
+ * Schema, then the rules a schema cannot say: unique keys per kind, each kind's own checks. Throws
+ * validation_failed. `settled`: kinds whose entries an earlier apply checked as they are (settled-kinds.ts).
+ */
+export function checkDocument(document: unknown, settled: ReadonlySet<ProgramKindName> = new Set()): ProgramDocument {
+  assertDocumentShape(document, settled);
   const doc = document as ProgramDocument;
   const issues = new IssueList();
   for (const name of Object.keys(doc)) {
@@ -56,6 +60,7 @@ export function checkDocument(document: unknown): ProgramDocument {
       issues.add(`/${name}`, `this service cannot apply ${name} yet`);
       continue;
     }
+    if (settled.has(kind.name)) continue;
     const entries = entriesIn(doc)[name] ?? [];
     const seen = new Map<string, number>();
     entries.forEach((entry, i) => {
@@ -119,15 +124,27 @@ export async function runPipeline(
   trx: Kysely<Database>,
   ctx: ProgramContext,
   input: ProgramInput,
-  doc: ProgramDocument,
+  digests: KindDigests,
+  /** apply: keep the digests of what it leaves (a plan's transaction is rolled back anyway) */
+  keep: boolean,
 ): Promise<PipelineResult> {
   const org = input.organizationId;
   if (!(await findOrganization(trx, org))) throw notFound('Organization');
   await lockOrganization(trx, org);
+  const settled = await settledKinds(trx, org, digests);
+  const doc = checkDocument(input.document, settled);
   const now = ctx.now();
-  const book = keyBookFor(org, await loadProgramKeys(trx, org));
   const entriesOf = (kind: ProgramKind) => entriesIn(doc)[kind.name];
   const present = PROGRAM_KINDS.filter((k) => entriesOf(k) !== undefined);
+  // Settled kinds: unchanged, so neither read nor diffed (their references are still checked
+  // against the kinds that are not).
+  const active = present.filter((k) => !settled.has(k.name));
+  const unchanged = (kind: ProgramKind): KindCounts => ({ created: 0, updated: 0, deleted: 0, unchanged: entriesOf(kind)!.length });
+  if (active.length === 0) {
+    const counts = Object.fromEntries(present.map((k) => [k.name, unchanged(k)]));
+    return { plan: { changed: false, counts, changes: [], effects: { controls: [], frameworks: [] } } };
+  }
+  const book = keyBookFor(org, await loadProgramKeys(trx, org));
 
   // Keys the document itself names, per record kind, and the record kinds it references.
   const documentKeys = new Map<string, Set<string>>();
@@ -136,18 +153,22 @@ export async function runPipeline(
     if (!set) documentKeys.set(record, (set = new Set()));
     set.add(key);
   };
+  // What the kinds that are not settled reference: read, so their keys resolve to the records'
+  // IDs. A settled kind's references to other kinds are checked below only where those kinds are
+  // read; to a kind that is settled too or not in the document, they hold as they did.
   const referenced = new Set<string>();
   for (const kind of present) {
+    const isActive = active.includes(kind);
     entriesOf(kind)!.forEach((entry, i) => {
       addKey(kind.record, entry.key);
       for (const own of kind.ownKeys?.(entry) ?? []) addKey(own.record, own.key);
-      for (const ref of kind.references(entry, `/${kind.name}/${i}`)) referenced.add(ref.record);
+      if (isActive) for (const ref of kind.references(entry, `/${kind.name}/${i}`)) referenced.add(ref.record);
     });
   }
   const needed = new Set<ProgramKindName>();
-  for (const k of present) for (const n of k.needs ?? []) needed.add(n);
+  for (const k of active) for (const n of k.needs ?? []) needed.add(n);
   const owners = (k: ProgramKind) => {
-    if (present.includes(k) || referenced.has(k.record) || needed.has(k.name)) return true;
+    if (active.includes(k) || referenced.has(k.record) || needed.has(k.name)) return true;
     // requirements are read with their frameworks
     return k.name === 'frameworks' && referenced.has('requirement');
   };
@@ -156,11 +177,15 @@ export async function runPipeline(
   // References: to a key of the document or of the organization.
   const issues = new IssueList();
   const presentRecords = new Set(present.map((k) => k.record));
+  const activeRecords = new Set(active.map((k) => k.record));
   for (const kind of present) {
     const entries = entriesOf(kind)!;
+    const isSettled = settled.has(kind.name);
     for (let i = 0; i < entries.length && !issues.full(); i++) {
       for (const ref of kind.references(entries[i], `/${kind.name}/${i}`)) {
         if (documentKeys.get(ref.record)?.has(ref.key)) continue;
+        // a settled kind's reference can have been broken only by a kind this document changes
+        if (isSettled && !activeRecords.has(ref.record) && !(ref.record === 'requirement' && activeRecords.has('framework'))) continue;
         // A framework the document lists has the document's requirements only; with prune, a
         // kind the document lists has the document's records only.
         const owner = ref.record === 'requirement' ? ref.key.slice(0, ref.key.indexOf('/')) : undefined;
@@ -177,7 +202,7 @@ export async function runPipeline(
       }
     }
   }
-  for (const kind of present) kind.checkAll?.(entriesOf(kind)!, current.get(kind.name)!, issues);
+  for (const kind of active) kind.checkAll?.(entriesOf(kind)!, current.get(kind.name)!, issues);
   issues.throwIfAny();
 
   // Diff.
@@ -187,6 +212,10 @@ export async function runPipeline(
   const changes = new Map<ProgramKindName, RecordChange<KeyedEntry>[]>();
   const planned: PlannedChange[] = [];
   for (const kind of present) {
+    if (settled.has(kind.name)) {
+      counts[kind.name] = unchanged(kind);
+      continue;
+    }
     const kindChanges: RecordChange<KeyedEntry>[] = [];
     const count: KindCounts = { created: 0, updated: 0, deleted: 0, unchanged: 0 };
     const existing = current.get(kind.name)!;
@@ -299,5 +328,6 @@ export async function runPipeline(
       });
   }
   await recordEvents(trx, org, events);
+  if (keep) await keepDigests(trx, org, digests);
   return { plan };
 }

@@ -5,18 +5,40 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FieldIssue } from '../errors.ts';
 import { validationFailed } from '../errors.ts';
+import { Type, type TSchema } from 'typebox';
 import { ProgramDocument } from './document-schema.ts';
+import { KIND_MAX_ENTRIES } from './fields.ts';
+import { PROGRAM_KIND_NAMES, type ProgramKindName } from './kind.ts';
 
 /** The most problems one answer lists. */
 export const MAX_ISSUES = 100;
 
-let compiled: ValidateFunction | undefined;
-function validator(): ValidateFunction {
-  if (!compiled) {
-    const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false, unicodeRegExp: true });
-    compiled = ajv.compile(ProgramDocument);
+// The document is checked in parts: its outline (the version, which kinds, each a list) and each
+// kind's list on its own, so a plan can leave out kinds it knows are unchanged (settled-kinds.ts).
+// Together the parts are exactly ProgramDocument.
+let ajv: Ajv | undefined;
+const compiled = new Map<string, ValidateFunction>();
+function validator(part: 'outline' | ProgramKindName): ValidateFunction {
+  let validate = compiled.get(part);
+  if (!validate) {
+    ajv ??= new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false, unicodeRegExp: true });
+    const properties = ProgramDocument.properties as Record<string, TSchema>;
+    const schema =
+      part === 'outline'
+        ? Type.Object(
+            {
+              version: properties.version,
+              ...Object.fromEntries(
+                PROGRAM_KIND_NAMES.map((name) => [name, Type.Optional(Type.Array(Type.Unknown(), { maxItems: KIND_MAX_ENTRIES }))]),
+              ),
+            },
+            { additionalProperties: false },
+          )
+        : properties[part];
+    validate = ajv.compile(schema);
+    compiled.set(part, validate);
   }
-  return compiled;
+  return validate;
 }
 
 const escapePointer = (name: string) => name.replaceAll('~', '~0').replaceAll('/', '~1');
@@ -68,23 +90,38 @@ function messageOf(e: ErrorObject): string {
   }
 }
 
-/** The schema's problems, one per place (the first rule each place breaks). */
-export function schemaIssues(document: unknown): FieldIssue[] {
-  const validate = validator();
-  if (validate(document)) return [];
+/**
+ * The schema's problems, one per place (the first rule each place breaks). `skip`: kinds whose
+ * entries are not checked (known to be what an earlier apply checked).
+ */
+export function schemaIssues(document: unknown, skip: ReadonlySet<string> = new Set()): FieldIssue[] {
   const byField = new Map<string, FieldIssue>();
-  for (const e of validate.errors ?? []) {
-    if (e.keyword === 'anyOf' || e.keyword === 'if') continue;
-    let field = e.instancePath;
-    if (e.keyword === 'additionalProperties')
-      field += `/${escapePointer(String((e.params as { additionalProperty: string }).additionalProperty))}`;
-    else if (e.keyword === 'required') field += `/${escapePointer(String((e.params as { missingProperty: string }).missingProperty))}`;
-    if (field === '') field = '/';
-    if (!byField.has(field)) byField.set(field, { field, message: messageOf(e) });
-    if (byField.size >= MAX_ISSUES) break;
+  let failed = false;
+  const collect = (validate: ValidateFunction, prefix: string) => {
+    failed = true;
+    for (const e of validate.errors ?? []) {
+      if (byField.size >= MAX_ISSUES) return;
+      if (e.keyword === 'anyOf' || e.keyword === 'if') continue;
+      let field = prefix + e.instancePath;
+      if (e.keyword === 'additionalProperties')
+        field += `/${escapePointer(String((e.params as { additionalProperty: string }).additionalProperty))}`;
+      else if (e.keyword === 'required') field += `/${escapePointer(String((e.params as { missingProperty: string }).missingProperty))}`;
+      if (field === '') field = '/';
+      if (!byField.has(field)) byField.set(field, { field, message: messageOf(e) });
+    }
+  };
+  const outline = validator('outline');
+  if (!outline(document)) collect(outline, '');
+  if (document && typeof document === 'object' && !Array.isArray(document)) {
+    for (const name of PROGRAM_KIND_NAMES) {
+      const entries = (document as Record<string, unknown>)[name];
+      if (!Array.isArray(entries) || skip.has(name) || byField.size >= MAX_ISSUES) continue;
+      const validate = validator(name);
+      if (!validate(entries)) collect(validate, `/${name}`);
+    }
   }
   // a value whose anyOf branches all failed is told by its branches; keep at least one answer
-  if (byField.size === 0) byField.set('/', { field: '/', message: 'is not a program document' });
+  if (failed && byField.size === 0) byField.set('/', { field: '/', message: 'is not a program document' });
   return [...byField.values()];
 }
 
@@ -102,8 +139,8 @@ export class IssueList {
   }
 }
 
-/** Throws validation_failed with every schema problem of the document. */
-export function assertDocumentShape(document: unknown): void {
-  const issues = schemaIssues(document);
+/** Throws validation_failed with every schema problem of the document (`skip`: kinds not checked, see schemaIssues). */
+export function assertDocumentShape(document: unknown, skip?: ReadonlySet<string>): void {
+  const issues = schemaIssues(document, skip);
   if (issues.length > 0) throw validationFailed(issues, 'The program document is invalid.');
 }

@@ -9,13 +9,25 @@ import type { Resource } from '../auth/scopes.ts';
 import { findOrganization } from '../../storage/db/repositories/organizations.ts';
 import { loadProgramKeys } from '../../storage/db/repositories/program-keys.ts';
 import { notFound } from '../errors.ts';
-import type { KeyedEntry, ProgramKindName } from './kind.ts';
+import { PROGRAM_KIND_NAMES, type KeyedEntry, type ProgramKindName } from './kind.ts';
+import { assertDocumentShape } from './validate.ts';
+import { digestKinds, type KindDigests } from './settled-kinds.ts';
 import { PROGRAM_KINDS } from './registry.ts';
 import { PROGRAM_FORMAT_VERSION, type ProgramDocument } from './document-schema.ts';
 import type { ProgramPlan } from './plan-schema.ts';
-import { checkDocument, keyBookFor, readKinds, runPipeline, type ProgramContext, type ProgramInput } from './pipeline.ts';
+import { keyBookFor, readKinds, runPipeline, type ProgramContext, type ProgramInput } from './pipeline.ts';
 
 export type { ProgramContext, ProgramInput } from './pipeline.ts';
+
+/**
+ * Checks the document's outline before any transaction starts (a document that is not one never
+ * waits for the write lock), and digests its kinds (settled-kinds.ts). The entries are checked in
+ * the pipeline, all but those of the kinds it finds settled.
+ */
+function outlineAndDigests(input: ProgramInput): KindDigests {
+  assertDocumentShape(input.document, new Set(PROGRAM_KIND_NAMES));
+  return digestKinds(input.document, input.prune === true);
+}
 
 /** Thrown through a plan's transaction to roll it back with the plan. */
 class PlanRollback extends Error {
@@ -28,10 +40,10 @@ class PlanRollback extends Error {
 
 /** What an apply would do, without doing it. Throws validation_failed (every problem, JSON pointers) or not_found. */
 export async function planProgram({ ctx, input }: { ctx: ProgramContext; input: ProgramInput }): Promise<ProgramPlan> {
-  const doc = checkDocument(input.document);
+  const digests = outlineAndDigests(input);
   try {
     await ctx.db.kysely.transaction().execute(async (trx) => {
-      const { plan } = await runPipeline(trx, ctx, input, doc);
+      const { plan } = await runPipeline(trx, ctx, input, digests, false);
       throw new PlanRollback(plan);
     });
   } catch (error) {
@@ -47,14 +59,13 @@ export async function planProgram({ ctx, input }: { ctx: ProgramContext; input: 
  * when `plan.changed`.
  */
 export async function applyProgramIn(trx: Kysely<Database>, ctx: ProgramContext, input: ProgramInput): Promise<ProgramPlan> {
-  const doc = checkDocument(input.document);
-  return (await runPipeline(trx, ctx, input, doc)).plan;
+  return (await runPipeline(trx, ctx, input, outlineAndDigests(input), true)).plan;
 }
 
 /** Applies the document in one transaction, all or nothing, and answers the plan it carried out. */
 export async function applyProgram({ ctx, input }: { ctx: ProgramContext; input: ProgramInput }): Promise<ProgramPlan> {
-  const doc = checkDocument(input.document);
-  const { plan } = await ctx.db.kysely.transaction().execute((trx) => runPipeline(trx, ctx, input, doc));
+  const digests = outlineAndDigests(input);
+  const { plan } = await ctx.db.kysely.transaction().execute((trx) => runPipeline(trx, ctx, input, digests, true));
   if (plan.changed) await announceOrganizationChange(ctx, input.organizationId);
   return plan;
 }

@@ -17,7 +17,9 @@ import {
 } from '../../storage/db/repositories/links.ts';
 import {
   findTest,
+  findTests,
   listTestResources,
+  listTestsResources,
   loadTestApplications,
   listTestHistory,
   type TestResourceRow,
@@ -45,17 +47,39 @@ export interface PreloadedTestLinks {
   assignees: Awaited<ReturnType<typeof loadSubjectPeople>>;
   entities: Awaited<ReturnType<typeof loadSubjectEntities>>;
   mappings: Awaited<ReturnType<typeof loadArtifactMappings>>;
+  /** the tests' rows and their default flagged resources with those resources' links, when the caller read those too (`whole`) */
+  whole?: {
+    rows: Awaited<ReturnType<typeof findTests>>;
+    resources: Awaited<ReturnType<typeof listTestsResources>>;
+    resourcePeople: Awaited<ReturnType<typeof loadSubjectPeople>>;
+    resourceEntities: Awaited<ReturnType<typeof loadSubjectEntities>>;
+  };
 }
 
-/** The links `buildTestDetail` reads, for many tests in one read each. */
-export async function preloadTestLinks(db: Kysely<Database>, org: string, ids: string[]): Promise<PreloadedTestLinks> {
-  const [applications, assignees, entities, mappings] = await Promise.all([
+/**
+ * The links `buildTestDetail` reads, for many tests in one read each. `whole`: also their rows and
+ * default flagged resources with the resources' links, so that building each test's default shape
+ * reads nothing more (an apply's `test.created` events).
+ */
+export async function preloadTestLinks(db: Kysely<Database>, org: string, ids: string[], whole = false): Promise<PreloadedTestLinks> {
+  const [applications, assignees, entities, mappings, rows, resources] = await Promise.all([
     loadTestApplications(db, org, ids),
     loadSubjectPeople(db, org, 'test', 'assignee', ids),
     loadSubjectEntities(db, org, 'test', ids),
     loadArtifactMappings(db, org, 'test', ids),
+    whole ? findTests(db, org, ids) : undefined,
+    whole ? listTestsResources(db, org, ids, [...DEFAULT_TEST_RESOURCE_STATUSES]) : undefined,
   ]);
-  return { applications, assignees, entities, mappings };
+  const links: PreloadedTestLinks = { applications, assignees, entities, mappings };
+  if (rows && resources) {
+    const resourceIds = [...resources.values()].flatMap((list) => list.map((r) => r.id));
+    const [resourcePeople, resourceEntities] = await Promise.all([
+      loadSubjectPeople(db, org, 'test_resource', 'assignee', resourceIds),
+      loadSubjectEntities(db, org, 'test_resource', resourceIds),
+    ]);
+    links.whole = { rows, resources, resourcePeople, resourceEntities };
+  }
+  return links;
 }
 
 export async function buildTestDetail(
@@ -64,7 +88,9 @@ export async function buildTestDetail(
   input: GetTestInput,
   preloaded?: PreloadedTestLinks,
 ): Promise<TestDetail> {
-  const row = await findTest(db, org, input.testId);
+  // what a bulk caller read for the default shape (no resourceStatus asked)
+  const whole = input.resourceStatus && input.resourceStatus.length > 0 ? undefined : preloaded?.whole;
+  const row = whole ? whole.rows.get(input.testId) : await findTest(db, org, input.testId);
   if (!row) throw notFound('Test');
   const id = [row.id];
   const fields = new Set(input.fields ?? []);
@@ -74,16 +100,18 @@ export async function buildTestDetail(
 
   const [{ applications, assignees, entities, mappings }, resources, tickets, risks, history] = await Promise.all([
     preloaded ?? preloadTestLinks(db, org, id),
-    listTestResources(db, org, row.id, statuses),
+    whole ? (whole.resources.get(row.id) ?? []) : listTestResources(db, org, row.id, statuses),
     fields.has('tickets') ? loadTickets(db, org, 'test', id) : Promise.resolve(undefined),
     fields.has('mappedRisks') ? loadRisks(db, org, 'test', id) : Promise.resolve(undefined),
     fields.has('testHistory') ? listTestHistory(db, org, row.id) : Promise.resolve(undefined),
   ]);
   const resourceIds = resources.map((r) => r.id);
-  const [resourcePeople, resourceEntities] = await Promise.all([
-    loadSubjectPeople(db, org, 'test_resource', 'assignee', resourceIds),
-    loadSubjectEntities(db, org, 'test_resource', resourceIds),
-  ]);
+  const [resourcePeople, resourceEntities] = whole
+    ? [whole.resourcePeople, whole.resourceEntities]
+    : await Promise.all([
+        loadSubjectPeople(db, org, 'test_resource', 'assignee', resourceIds),
+        loadSubjectEntities(db, org, 'test_resource', resourceIds),
+      ]);
 
   const detail: TestDetail = {
     ...baseTestFields(row, { applications, assignees, entities }),

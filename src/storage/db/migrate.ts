@@ -19,6 +19,8 @@ import * as m0014 from './migrations/0014_service_versions.ts';
 import * as m0015 from './migrations/0015_vulnerability_import_scope.ts';
 import * as m0016 from './migrations/0016_time_due.ts';
 import * as m0017 from './migrations/0017_program_keys.ts';
+import * as m0018 from './migrations/0018_subject_entity_lookup.ts';
+import * as m0019 from './migrations/0019_program_digests.ts';
 import { SERVICE_VERSION } from '../../version.ts';
 import { listAppliedMigrations, newestServiceVersion, recordServiceVersion } from './repositories/schema-migrations.ts';
 
@@ -40,6 +42,8 @@ const migrations: Record<string, Migration> = {
   '0015_vulnerability_import_scope': m0015,
   '0016_time_due': m0016,
   '0017_program_keys': m0017,
+  '0018_subject_entity_lookup': m0018,
+  '0019_program_digests': m0019,
 };
 
 /** The migrations this build knows, oldest first (upgrade tests walk them all). */

@@ -408,6 +408,14 @@ export interface ProgramKeysTable {
   record_id: string;
 }
 
+/** What the last program apply left per kind (migration 0019): its entries' digest and the data versions after it. */
+export interface ProgramDigestsTable {
+  organization_id: string;
+  kind: string;
+  digest: string;
+  versions: string;
+}
+
 export interface IdempotencyRecordsTable {
   credential_id: string;
   idempotency_key: string;
@@ -620,4 +628,5 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
   program_keys: ProgramKeysTable;
+  program_digests: ProgramDigestsTable;
 }

@@ -146,6 +146,25 @@ export async function findControl(db: Q, organizationId: string, id: string): Pr
   return { ...toControlRow(row), description: row.description, questions: JSON.parse(row.questions) as string[] };
 }
 
+/** Controls per statement when reading many controls at once. */
+const CONTROL_CHUNK = 500;
+
+/** Many controls by ID, only within the organization (500 IDs a statement). */
+export async function findControls(db: Q, organizationId: string, ids: readonly string[]): Promise<Map<string, ControlDetailRow>> {
+  const out = new Map<string, ControlDetailRow>();
+  for (let i = 0; i < ids.length; i += CONTROL_CHUNK) {
+    const rows = await db
+      .selectFrom('controls')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('id', 'in', ids.slice(i, i + CONTROL_CHUNK))
+      .execute();
+    for (const row of rows)
+      out.set(row.id, { ...toControlRow(row), description: row.description, questions: JSON.parse(row.questions) as string[] });
+  }
+  return out;
+}
+
 /** ID → name of every framework of the organization. */
 export async function loadFrameworkNames(db: Q, organizationId: string): Promise<Map<string, string>> {
   const rows = await db.selectFrom('frameworks').select(['id', 'name']).where('organization_id', '=', organizationId).execute();
@@ -394,23 +413,41 @@ export interface ControlRequirementRow {
   requirementName: string;
 }
 
-/** The requirements a control is mapped to, ordered by framework name, requirement code, then IDs. */
+/** The requirements a control is mapped to (unordered: the caller sorts them). */
 export async function listControlRequirements(db: Q, organizationId: string, controlId: string): Promise<ControlRequirementRow[]> {
-  const rows = await db
-    .selectFrom('control_requirements as cr')
-    .innerJoin('requirements as r', 'r.id', 'cr.requirement_id')
-    .innerJoin('frameworks as f', 'f.id', 'r.framework_id')
-    .select(['f.id as framework_id', 'f.name as framework_name', 'r.id as requirement_id', 'r.code', 'r.name'])
-    .where('cr.organization_id', '=', organizationId)
-    .where('cr.control_id', '=', controlId)
-    .execute();
-  return rows.map((r) => ({
-    frameworkId: r.framework_id,
-    frameworkName: r.framework_name,
-    requirementId: r.requirement_id,
-    requirementCode: r.code,
-    requirementName: r.name,
-  }));
+  return (await listControlsRequirements(db, organizationId, [controlId])).get(controlId) ?? [];
+}
+
+/** The requirements of many controls, by control (500 controls a statement). */
+export async function listControlsRequirements(
+  db: Q,
+  organizationId: string,
+  controlIds: readonly string[],
+): Promise<Map<string, ControlRequirementRow[]>> {
+  const out = new Map<string, ControlRequirementRow[]>();
+  for (let i = 0; i < controlIds.length; i += CONTROL_CHUNK) {
+    const rows = await db
+      .selectFrom('control_requirements as cr')
+      .innerJoin('requirements as r', 'r.id', 'cr.requirement_id')
+      .innerJoin('frameworks as f', 'f.id', 'r.framework_id')
+      .select(['cr.control_id', 'f.id as framework_id', 'f.name as framework_name', 'r.id as requirement_id', 'r.code', 'r.name'])
+      .where('cr.organization_id', '=', organizationId)
+      .where('cr.control_id', 'in', controlIds.slice(i, i + CONTROL_CHUNK))
+      .execute();
+    for (const r of rows) {
+      const row = {
+        frameworkId: r.framework_id,
+        frameworkName: r.framework_name,
+        requirementId: r.requirement_id,
+        requirementCode: r.code,
+        requirementName: r.name,
+      };
+      const list = out.get(r.control_id);
+      if (list) list.push(row);
+      else out.set(r.control_id, [row]);
+    }
+  }
+  return out;
 }
 
 /** An artifact mapped to a control, with what its status, relevance and justification come from. */
@@ -431,37 +468,57 @@ export interface ControlArtifactRow {
 
 /** Every policy, evidence record and test (automated and cloud) mapped to the control: three statements. */
 export async function listControlArtifacts(db: Q, organizationId: string, controlId: string): Promise<ControlArtifactRow[]> {
+  return (await listControlsArtifacts(db, organizationId, [controlId])).get(controlId) ?? [];
+}
+
+/**
+ * The artifacts of many controls, by control: three statements per 500 controls. Each read starts
+ * at the control's mapping rows (control_artifacts_cover_idx) and looks the artifact up by its key,
+ * so it costs what the control has mapped, never a walk of the organization's artifacts (which
+ * SQLite chose for an `id in (subquery)` form with no statistics).
+ */
+export async function listControlsArtifacts(
+  db: Q,
+  organizationId: string,
+  controlIds: readonly string[],
+): Promise<Map<string, ControlArtifactRow[]>> {
   const org = organizationId;
-  const mapped = (type: ArtifactType) =>
-    db
-      .selectFrom('control_artifacts')
-      .select('artifact_id')
-      .where('organization_id', '=', org)
-      .where('control_id', '=', controlId)
-      .where('artifact_type', '=', type);
-  const [policies, evidence, tests] = await Promise.all([
-    db
-      .selectFrom('policies')
-      .select(['id', 'name', 'status', 'is_relevant', 'not_relevant_reason'])
-      .where('organization_id', '=', org)
-      .where('id', 'in', mapped('policy'))
-      .execute(),
-    db
-      .selectFrom('evidence')
-      .select(['id', 'name', 'status', 'is_relevant', 'not_relevant_reason'])
-      .where('organization_id', '=', org)
-      .where('id', 'in', mapped('evidence'))
-      .execute(),
-    db
-      .selectFrom('tests')
-      .select(['id', 'name', 'kind', 'result', 'integration_failing', 'ignore_reason'])
-      .where('organization_id', '=', org)
-      .where('id', 'in', mapped('test'))
-      .execute(),
-  ]);
-  return [
-    ...policies.map(
-      (p): ControlArtifactRow => ({
+  const out = new Map<string, ControlArtifactRow[]>();
+  const add = (controlId: string, row: ControlArtifactRow) => {
+    const list = out.get(controlId);
+    if (list) list.push(row);
+    else out.set(controlId, [row]);
+  };
+  for (let i = 0; i < controlIds.length; i += CONTROL_CHUNK) {
+    const ids = controlIds.slice(i, i + CONTROL_CHUNK);
+    const [policies, evidence, tests] = await Promise.all([
+      db
+        .selectFrom('control_artifacts as ca')
+        .innerJoin('policies as a', (j) => j.onRef('a.id', '=', 'ca.artifact_id').onRef('a.organization_id', '=', 'ca.organization_id'))
+        .select(['ca.control_id', 'a.id', 'a.name', 'a.status', 'a.is_relevant', 'a.not_relevant_reason'])
+        .where('ca.organization_id', '=', org)
+        .where('ca.control_id', 'in', ids)
+        .where('ca.artifact_type', '=', 'policy')
+        .execute(),
+      db
+        .selectFrom('control_artifacts as ca')
+        .innerJoin('evidence as a', (j) => j.onRef('a.id', '=', 'ca.artifact_id').onRef('a.organization_id', '=', 'ca.organization_id'))
+        .select(['ca.control_id', 'a.id', 'a.name', 'a.status', 'a.is_relevant', 'a.not_relevant_reason'])
+        .where('ca.organization_id', '=', org)
+        .where('ca.control_id', 'in', ids)
+        .where('ca.artifact_type', '=', 'evidence')
+        .execute(),
+      db
+        .selectFrom('control_artifacts as ca')
+        .innerJoin('tests as a', (j) => j.onRef('a.id', '=', 'ca.artifact_id').onRef('a.organization_id', '=', 'ca.organization_id'))
+        .select(['ca.control_id', 'a.id', 'a.name', 'a.kind', 'a.result', 'a.integration_failing', 'a.ignore_reason'])
+        .where('ca.organization_id', '=', org)
+        .where('ca.control_id', 'in', ids)
+        .where('ca.artifact_type', '=', 'test')
+        .execute(),
+    ]);
+    for (const p of policies)
+      add(p.control_id, {
         type: 'policy',
         id: p.id,
         name: p.name,
@@ -470,10 +527,9 @@ export async function listControlArtifacts(db: Q, organizationId: string, contro
         reason: p.not_relevant_reason,
         kind: null,
         integrationFailing: false,
-      }),
-    ),
-    ...evidence.map(
-      (e): ControlArtifactRow => ({
+      });
+    for (const e of evidence)
+      add(e.control_id, {
         type: 'evidence',
         id: e.id,
         name: e.name,
@@ -482,10 +538,9 @@ export async function listControlArtifacts(db: Q, organizationId: string, contro
         reason: e.not_relevant_reason,
         kind: null,
         integrationFailing: false,
-      }),
-    ),
-    ...tests.map(
-      (t): ControlArtifactRow => ({
+      });
+    for (const t of tests)
+      add(t.control_id, {
         type: 'test',
         id: t.id,
         name: t.name,
@@ -494,9 +549,9 @@ export async function listControlArtifacts(db: Q, organizationId: string, contro
         reason: t.ignore_reason,
         kind: t.kind,
         integrationFailing: Boolean(t.integration_failing),
-      }),
-    ),
-  ];
+      });
+  }
+  return out;
 }
 
 /** The frameworks each artifact mapped to the control is mapped to, ordered by framework name then ID. */

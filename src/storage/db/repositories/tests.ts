@@ -72,6 +72,24 @@ export async function findTest(db: Q, organizationId: string, testId: string): P
   return row && toTest(row);
 }
 
+/** Tests per statement when reading many tests at once. */
+const TEST_CHUNK = 500;
+
+/** Many tests by ID, only within the organization (500 IDs a statement). */
+export async function findTests(db: Q, organizationId: string, testIds: readonly string[]): Promise<Map<string, TestRow>> {
+  const out = new Map<string, TestRow>();
+  for (let i = 0; i < testIds.length; i += TEST_CHUNK) {
+    const rows = await db
+      .selectFrom('tests')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('id', 'in', testIds.slice(i, i + TEST_CHUNK))
+      .execute();
+    for (const row of rows) out.set(row.id, toTest(row));
+  }
+  return out;
+}
+
 /** The applications of every test of the organization (or of the given tests), ordered by name. */
 export async function loadTestApplications(db: Q, organizationId: string, testIds?: string[]): Promise<Map<string, Application[]>> {
   let query = db
@@ -109,32 +127,52 @@ export interface TestResourceRow {
 
 /** A test's flagged resources whose status is one of `statuses`, ordered by name, then resource ID. */
 export async function listTestResources(db: Q, organizationId: string, testId: string, statuses: string[]): Promise<TestResourceRow[]> {
-  if (statuses.length === 0) return [];
-  const rows = await db
-    .selectFrom('test_resources')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('test_id', '=', testId)
-    .where('status', 'in', statuses)
-    .orderBy('name')
-    .orderBy('resource_id')
-    .orderBy('id')
-    .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    resourceId: r.resource_id,
-    name: r.name,
-    status: r.status,
-    lastScannedAt: r.last_scanned_at === null ? null : Number(r.last_scanned_at),
-    firstDetected: r.first_detected === null ? null : Number(r.first_detected),
-    tags: JSON.parse(r.tags) as string[],
-    region: r.region,
-    service: r.service,
-    accountId: r.account_id,
-    environment: r.environment,
-    link: r.link,
-    description: r.description,
-  }));
+  return (await listTestsResources(db, organizationId, [testId], statuses)).get(testId) ?? [];
+}
+
+/** The flagged resources of many tests whose status is one of `statuses`, by test, each ordered by name, then resource ID. */
+export async function listTestsResources(
+  db: Q,
+  organizationId: string,
+  testIds: readonly string[],
+  statuses: string[],
+): Promise<Map<string, TestResourceRow[]>> {
+  const out = new Map<string, TestResourceRow[]>();
+  if (statuses.length === 0) return out;
+  for (let i = 0; i < testIds.length; i += TEST_CHUNK) {
+    const rows = await db
+      .selectFrom('test_resources')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('test_id', 'in', testIds.slice(i, i + TEST_CHUNK))
+      .where('status', 'in', statuses)
+      .orderBy('test_id')
+      .orderBy('name')
+      .orderBy('resource_id')
+      .orderBy('id')
+      .execute();
+    for (const r of rows) {
+      const row: TestResourceRow = {
+        id: r.id,
+        resourceId: r.resource_id,
+        name: r.name,
+        status: r.status,
+        lastScannedAt: r.last_scanned_at === null ? null : Number(r.last_scanned_at),
+        firstDetected: r.first_detected === null ? null : Number(r.first_detected),
+        tags: JSON.parse(r.tags) as string[],
+        region: r.region,
+        service: r.service,
+        accountId: r.account_id,
+        environment: r.environment,
+        link: r.link,
+        description: r.description,
+      };
+      const list = out.get(r.test_id);
+      if (list) list.push(row);
+      else out.set(r.test_id, [row]);
+    }
+  }
+  return out;
 }
 
 export interface TestHistoryRow {
