@@ -35,39 +35,48 @@ const ID_CHUNK = 500;
 /** The GET shape of a control needs the plan only for expansions; the default fields are the same under any plan. */
 const EVERY_RESOURCE: ReadonlySet<string> = new Set(RESOURCES);
 
+/** Created records whose events are built and handed over at once: what an apply holds of them. */
+const EVENT_CHUNK = 500;
+
 /**
- * The created and deleted events of one kind's changes: creations in the document's order, then
- * deletions in the order the kind reads its records (both stable from run to run).
- * `progress` gives every framework's complianceProgress after the apply (asked only when a
- * framework was created).
+ * The created and deleted events of one kind's changes, handed to `record` a chunk at a time
+ * (created records' GET shapes are read and built 500 at a time, so an apply of thousands never
+ * holds them all): creations in the document's order, then deletions in the order the kind reads
+ * its records (both stable from run to run). `progress` gives every framework's
+ * complianceProgress after the apply (asked only when a framework was created).
  */
 export async function lifecycleEvents(
   w: WriteContext,
   kind: ProgramKind,
   changes: readonly RecordChange<KeyedEntry>[],
   progress: () => Promise<ReadonlyMap<string, FrameworkProgress>>,
-): Promise<NewEvent[]> {
+  record: (events: NewEvent[]) => Promise<void>,
+): Promise<void> {
   const of = RESOURCE_OF[kind.name];
-  if (!of) return [];
-  const events: NewEvent[] = [];
+  if (!of) return;
   const created = of.created ? changes.filter((c) => c.action === 'create') : [];
-  if (created.length > 0) {
-    const shapes = await createdShapes(w, of.resource, created, progress);
-    for (const c of created) {
-      events.push({
-        type: `${of.resource}.created`,
-        resourceId: kind.publicId?.(c.id, c.key) ?? c.id,
-        occurredAt: w.now,
-        data: { [of.resource]: shapes.get(c.id) },
-      } as unknown as NewEvent);
-    }
+  for (let i = 0; i < created.length; i += EVENT_CHUNK) {
+    const chunk = created.slice(i, i + EVENT_CHUNK);
+    const shapes = await createdShapes(w, of.resource, chunk, progress);
+    await record(
+      chunk.map(
+        (c) =>
+          ({
+            type: `${of.resource}.created`,
+            resourceId: kind.publicId?.(c.id, c.key) ?? c.id,
+            occurredAt: w.now,
+            data: { [of.resource]: shapes.get(c.id) },
+          }) as unknown as NewEvent,
+      ),
+    );
   }
+  const deleted: NewEvent[] = [];
   for (const c of changes) {
     if (c.action !== 'delete') continue;
     const id = kind.publicId?.(c.id, c.key) ?? c.id;
-    events.push({ type: `${of.resource}.deleted`, resourceId: id, occurredAt: w.now, data: { [of.idField]: id } } as unknown as NewEvent);
+    deleted.push({ type: `${of.resource}.deleted`, resourceId: id, occurredAt: w.now, data: { [of.idField]: id } } as unknown as NewEvent);
   }
-  return events;
+  if (deleted.length > 0) await record(deleted);
 }
 
 /** The GET shape of each created record, by ID, read in the apply's transaction. */
@@ -101,14 +110,14 @@ async function createdShapes(
     return out;
   }
   if (resource === 'policy' || resource === 'evidence') {
-    // Rows and links read once for all of them, then each GET shape built from them (no query).
+    // Their rows and links read at once, then each GET shape built from them (no query).
     const wanted = new Set(ids);
     const needs = { mappings: true, people: true, tickets: false };
     if (resource === 'policy') {
-      const [rows, links] = await Promise.all([listPolicies(trx, org, {}), loadLinksFrom(trx, org, 'policy', ids, needs)]);
+      const [rows, links] = await Promise.all([listPolicies(trx, org, { ids }), loadLinksFrom(trx, org, 'policy', ids, needs)]);
       for (const row of rows) if (wanted.has(row.id)) out.set(row.id, await buildPolicyDetail(trx, org, row, [], links));
     } else {
-      const [rows, links] = await Promise.all([listEvidence(trx, org, {}), loadLinksFrom(trx, org, 'evidence', ids, needs)]);
+      const [rows, links] = await Promise.all([listEvidence(trx, org, { ids }), loadLinksFrom(trx, org, 'evidence', ids, needs)]);
       for (const row of rows) if (wanted.has(row.id)) out.set(row.id, await buildEvidenceDetail(trx, org, row, [], w.now, links));
     }
     return out;

@@ -224,13 +224,16 @@ export async function runPipeline(
       nctx.index = index;
       listed.add(entry.key);
       const was = existing.get(entry.key);
-      const normalized = kind.normalize(entry, was?.entry, nctx);
       if (!was) {
+        // normalized when written, one kind at a time (materialize), not held for every kind at once
         const id = book.idOf(kind.record, entry.key);
-        kindChanges.push({ action: 'create', key: entry.key, id, after: normalized, index });
+        kindChanges.push({ action: 'create', key: entry.key, id, index });
         planned.push({ kind: kind.name, key: entry.key, id: kind.publicId?.(id, entry.key) ?? id, action: 'create' });
         count.created += 1;
-      } else if (sameData(normalized, was.entry)) {
+        continue;
+      }
+      const normalized = kind.normalize(entry, was.entry, nctx);
+      if (sameData(normalized, was.entry)) {
         count.unchanged += 1;
       } else {
         const after = kind.stampChange ? kind.stampChange(normalized, entry, nctx) : normalized;
@@ -255,6 +258,8 @@ export async function runPipeline(
     }
     counts[kind.name] = count;
     if (kindChanges.length > 0) changes.set(kind.name, kindChanges);
+    // what the diff keeps of the kind's current records is the changed ones' `before`: the rest can go
+    current.delete(kind.name);
   }
   const plan: ProgramPlan = { changed: changes.size > 0, counts, changes: planned, effects: { controls: [], frameworks: [] } };
   if (!plan.changed) return { plan };
@@ -277,16 +282,28 @@ export async function runPipeline(
     for (const change of changes.get(kind.name)!) {
       if (change.action === 'delete') continue;
       if (change.action === 'create') keyRows.push(...book.newKeyRows(kind.record, [change.key]));
-      for (const own of kind.ownKeys?.(change.after!) ?? []) {
+      for (const own of kind.ownKeys?.(change.after ?? entriesOf(kind)![change.index!]) ?? []) {
         if (!book.exists(own.record, own.key)) keyRows.push(...book.newKeyRows(own.record, [own.key]));
       }
     }
   }
   await insertProgramKeys(ctx.db, trx, org, keyRows);
 
+  // A created record's normalized entry exists only while its kind is written and while its
+  // events are built: the document's entries are the one copy of the program held throughout.
+  const materialize = (kind: ProgramKind) => {
+    for (const c of changes.get(kind.name)!)
+      if (c.action === 'create' && c.after === undefined)
+        c.after = kind.normalize(entriesOf(kind)![c.index!], undefined, { ...nctx, index: c.index! });
+  };
+  const release = (kind: ProgramKind) => {
+    for (const c of changes.get(kind.name)!) if (c.action === 'create') c.after = undefined;
+  };
   for (const kind of touched) {
     const upserts = changes.get(kind.name)!.filter((c) => c.action !== 'delete');
+    materialize(kind);
     if (upserts.length > 0) await kind.write(wctx, upserts);
+    release(kind);
   }
   for (const kind of [...touched].reverse()) {
     const deletes = changes.get(kind.name)!.filter((c) => c.action === 'delete');
@@ -305,10 +322,23 @@ export async function runPipeline(
   const events: NewEvent[] = [];
   let afterState: Promise<ComplianceState> | undefined;
   const stateAfter = () => (afterState ??= complianceState(trx, org));
+  // Recorded kind by kind and 500 at a time (the numbers are consecutive all the same), so an apply
+  // holds one chunk of events at a time.
   for (const kind of touched) {
+    materialize(kind);
     const own = await kind.events?.(wctx, changes.get(kind.name)!);
-    if (own) events.push(...own.events);
-    events.push(...(await lifecycleEvents(wctx, kind, changes.get(kind.name)!, async () => (await stateAfter()).frameworks)));
+    if (own) {
+      for (let i = 0; i < own.events.length; i += 500) await recordEvents(trx, org, own.events.slice(i, i + 500));
+      own.events.length = 0;
+    }
+    await lifecycleEvents(
+      wctx,
+      kind,
+      changes.get(kind.name)!,
+      async () => (await stateAfter()).frameworks,
+      async (chunk) => void (await recordEvents(trx, org, chunk)),
+    );
+    release(kind);
   }
   if (before) {
     const after = await stateAfter();

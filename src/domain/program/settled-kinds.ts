@@ -26,15 +26,15 @@ export function digestKinds(document: unknown, prune: boolean): KindDigests {
   for (const name of PROGRAM_KIND_NAMES) {
     const entries = (document as Record<string, unknown>)[name];
     if (entries === undefined) continue;
-    let text: string | undefined;
+    if (!Array.isArray(entries)) continue; // not a list (the schema check says so): no digest, the full path
+    const hash = createHash('sha256');
+    hash.update(`${SERVICE_VERSION}\u0000${PROGRAM_FORMAT_VERSION}\u0000${name}\u0000${prune ? 'prune' : 'keep'}\u0000`);
     try {
-      text = JSON.stringify(entries);
+      // entry by entry: never the whole kind as one string
+      for (const entry of entries) hash.update(`${JSON.stringify(entry) ?? 'undefined'}\u0000`);
     } catch {
       continue; // not plain data (the schema check says why): no digest, the full path
     }
-    const hash = createHash('sha256');
-    hash.update(`${SERVICE_VERSION}\u0000${PROGRAM_FORMAT_VERSION}\u0000${name}\u0000${prune ? 'prune' : 'keep'}\u0000`);
-    hash.update(text ?? 'undefined');
     digests.set(name, hash.digest('base64url'));
   }
   return digests;

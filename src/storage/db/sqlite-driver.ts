@@ -65,26 +65,54 @@ export function openSqlite(file: string): DatabaseSync {
 
 /** How many prepared statements to keep: the service issues a few hundred distinct queries. */
 const STATEMENT_CACHE_SIZE = 500;
+/**
+ * Statements longer than this are bulk writes of thousands of rows (bulk-insert.ts): SQLite's
+ * compiled program for one takes megabytes outside the JavaScript heap, so only the last few are
+ * kept (a bulk insert reuses its full-size statement chunk after chunk). Kept with the others, a
+ * scale-20 program apply left over 100 MiB of them resident.
+ */
+const LARGE_STATEMENT_CHARS = 8192;
+const LARGE_STATEMENT_CACHE_SIZE = 4;
+
+/** A least-recently-used map of prepared statements by SQL text. */
+function statementCache(limit: number) {
+  const statements = new Map<string, Statement>();
+  return {
+    take(sql: string): Statement | undefined {
+      const statement = statements.get(sql);
+      if (statement) {
+        statements.delete(sql);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+    keep(sql: string, statement: Statement): void {
+      if (statements.size >= limit) statements.delete(statements.keys().next().value as string);
+      statements.set(sql, statement);
+    },
+    clear: () => statements.clear(),
+  };
+}
 
 export function nodeSqliteDialect(db: DatabaseSync, writes: WriteCounter = new WriteCounter()): SqliteDialect {
   // Preparing a statement cost more than running it on the hot paths (about a tenth of a cached
   // GET /v1/frameworks), so prepared statements are reused by SQL text, least recently used
   // dropped first. Kysely runs statements one at a time on this single connection, so reuse is safe.
-  const statements = new Map<string, Statement>();
+  const small = statementCache(STATEMENT_CACHE_SIZE);
+  const large = statementCache(LARGE_STATEMENT_CACHE_SIZE);
   const prepare = (sql: string): Statement => {
-    let statement = statements.get(sql);
-    if (statement) {
-      statements.delete(sql);
-    } else {
+    const cache = sql.length > LARGE_STATEMENT_CHARS ? large : small;
+    let statement = cache.take(sql);
+    if (!statement) {
       statement = new Statement(db.prepare(sql), sql, writes);
-      if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
+      cache.keep(sql, statement);
     }
-    statements.set(sql, statement);
     return statement;
   };
   const database: SqliteDatabase = {
     close: () => {
-      statements.clear();
+      small.clear();
+      large.clear();
       db.close();
     },
     prepare,

@@ -13,6 +13,8 @@ const KIND: Record<ArtifactTable, ArtifactKind> = { policies: 'policy', evidence
 
 /** A list filter in storage terms. Values within one field combine as OR, fields as AND. */
 export interface ArtifactFilter {
+  /** only these records (a bulk reader's, such as an apply's created events; not a list parameter) */
+  ids?: string[];
   status?: string[];
   frameworkIds?: string[];
   controlIds?: string[];
@@ -124,6 +126,7 @@ export async function listArtifactRows<T extends ArtifactTable>(
   const named = filter.departments?.length ? await storedDepartments(db, table, org, filter.departments) : [];
   let query = (db as Kysely<any>).selectFrom(`${table} as a`).selectAll().where('a.organization_id', '=', org);
   const f = filter;
+  if (f.ids) query = query.where('a.id', 'in', f.ids.length > 0 ? f.ids : ['']);
   if (f.status?.length) query = query.where('a.status', 'in', f.status);
   if (f.isRelevant !== undefined) query = query.where('a.is_relevant', '=', f.isRelevant);
   if (f.nextReviewAtFrom !== undefined) query = query.where('a.next_review_date', '>=', f.nextReviewAtFrom);
