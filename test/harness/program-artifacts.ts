@@ -73,14 +73,26 @@ const TEST_LIST_FIELDS = 'mappedFrameworkIds,effortEstimate,ignoreReason,addedOn
 /**
  * Only the attachments a document carries: external links. A record that holds files the service
  * hosts keeps them in its own organization, and so does the time at which they make it stale:
- * its `statusReason` (which names that time) is left out too.
+ * its `statusReason` (which names that time) is left out too, here and, through `hosted`, in the
+ * copy (see withoutHostedReasons), where only its links tell the time.
  */
-const linksOnly = (evidence: any) => {
+const linksOnly = (evidence: any, hosted: string[]) => {
   if (!evidence.attachments) return evidence;
   const links = evidence.attachments.filter((a: any) => a.url !== undefined);
+  if (links.length === evidence.attachments.length) return evidence;
+  hosted.push(evidence.evidenceId);
   const { statusReason: _hostedTime, ...rest } = evidence;
-  return { ...(links.length < evidence.attachments.length ? rest : evidence), attachments: links };
+  return { ...rest, attachments: links };
 };
+
+/** The copy's evidence details without `statusReason` where the original held hosted files (`hosted`: the copy's IDs of those). */
+export function withoutHostedReasons(details: any[], hosted: ReadonlySet<string>): any[] {
+  return details.map((e) => {
+    if (!hosted.has(e.evidenceId)) return e;
+    const { statusReason: _hostedTime, ...rest } = e;
+    return rest;
+  });
+}
 
 /** Every GET of evidence, tests and findings, every field and expansion; and the computed fields of controls and frameworks. */
 export async function artifactReads(server: TestServer, org: Org, limit = Infinity) {
@@ -93,8 +105,9 @@ export async function artifactReads(server: TestServer, org: Org, limit = Infini
   };
   const evidence = (await get(`/v1/evidence?fields=${EVIDENCE_LIST_FIELDS}`)).data;
   const evidenceDetails = [];
+  const hosted: string[] = [];
   for (const e of evidence.slice(0, limit))
-    evidenceDetails.push(linksOnly((await get(`/v1/evidence/${e.evidenceId}?fields=mappedTests,gaps,attachments,tickets`)).data));
+    evidenceDetails.push(linksOnly((await get(`/v1/evidence/${e.evidenceId}?fields=mappedTests,gaps,attachments,tickets`)).data, hosted));
   const tests = (await get(`/v1/tests?fields=${TEST_LIST_FIELDS}`)).data;
   const testDetails = [];
   for (const t of tests.slice(0, limit))
@@ -124,5 +137,5 @@ export async function artifactReads(server: TestServer, org: Org, limit = Infini
   const controls = (await get('/v1/controls')).data;
   const controlDetails = [];
   for (const c of controls.slice(0, Math.min(limit, 40))) controlDetails.push((await get(`/v1/controls/${c.controlId}`)).data);
-  return { evidence, evidenceDetails, tests, testDetails, findings, findingDetails, fixYes, frameworks, controls, controlDetails };
+  return { evidence, evidenceDetails, hosted, tests, testDetails, findings, findingDetails, fixYes, frameworks, controls, controlDetails };
 }
