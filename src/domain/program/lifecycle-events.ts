@@ -36,7 +36,7 @@ const ID_CHUNK = 500;
 const EVERY_RESOURCE: ReadonlySet<string> = new Set(RESOURCES);
 
 /** Created records whose events are built and handed over at once: what an apply holds of them. */
-const EVENT_CHUNK = 500;
+export const EVENT_CHUNK = 500;
 
 /**
  * The created and deleted events of one kind's changes, handed to `record` a chunk at a time

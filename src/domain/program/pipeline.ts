@@ -9,7 +9,7 @@ import type { BaseContext } from '../context.ts';
 import type { DataKind } from '../data-versions.ts';
 import { bumpDataVersions, lockOrganization, findOrganization } from '../../storage/db/repositories/organizations.ts';
 import { deleteProgramKeys, insertProgramKeys, loadProgramKeys, type ProgramKeyRow } from '../../storage/db/repositories/program-keys.ts';
-import { lifecycleEvents } from './lifecycle-events.ts';
+import { EVENT_CHUNK, lifecycleEvents } from './lifecycle-events.ts';
 import { findAdminEmail, findPersonIdByEmailExact } from '../../storage/db/repositories/actor-people.ts';
 import { ACTOR_PERSON_PREFIX, actorPersonId, isActorPerson, type StampActor } from '../people/actor-stamp.ts';
 import { changedFields } from '../events/changes.ts';
@@ -158,7 +158,7 @@ export async function runPipeline(
   // read; to a kind that is settled too or not in the document, they hold as they did.
   const referenced = new Set<string>();
   for (const kind of present) {
-    const isActive = active.includes(kind);
+    const isActive = !settled.has(kind.name);
     entriesOf(kind)!.forEach((entry, i) => {
       addKey(kind.record, entry.key);
       for (const own of kind.ownKeys?.(entry) ?? []) addKey(own.record, own.key);
@@ -328,7 +328,7 @@ export async function runPipeline(
     materialize(kind);
     const own = await kind.events?.(wctx, changes.get(kind.name)!);
     if (own) {
-      for (let i = 0; i < own.events.length; i += 500) await recordEvents(trx, org, own.events.slice(i, i + 500));
+      for (let i = 0; i < own.events.length; i += EVENT_CHUNK) await recordEvents(trx, org, own.events.slice(i, i + EVENT_CHUNK));
       own.events.length = 0;
     }
     await lifecycleEvents(

@@ -9,10 +9,10 @@
 // control → artifact links) that reads them 2-3× faster than as rows on SQLite and ~1.4× on
 // PostgreSQL (measured): node:sqlite and pg spend most of a large read building one object per
 // row, and these reads dominate a cold GET /v1/controls (see bench/controls.ts).
-import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { ArtifactType, Database } from '../schema.ts';
 import type { CONTROL_SCOPES, FUNCTION_GROUPINGS } from '../../../domain/vocabulary.ts';
-import { hasEntity, hasPerson, type Entity, type MappedFramework } from './links.ts';
+import { group, hasEntity, hasPerson, type Entity, type MappedFramework } from './links.ts';
 
 type Q = Kysely<Database>;
 
@@ -142,9 +142,14 @@ export async function findControl(db: Q, organizationId: string, id: string): Pr
     .where('organization_id', '=', organizationId)
     .where('id', '=', id)
     .executeTakeFirst();
-  if (!row) return undefined;
-  return { ...toControlRow(row), description: row.description, questions: JSON.parse(row.questions) as string[] };
+  return row && toControlDetailRow(row);
 }
+
+const toControlDetailRow = (row: Selectable<Database['controls']>): ControlDetailRow => ({
+  ...toControlRow(row),
+  description: row.description,
+  questions: JSON.parse(row.questions) as string[],
+});
 
 /** Controls per statement when reading many controls at once. */
 const CONTROL_CHUNK = 500;
@@ -159,8 +164,7 @@ export async function findControls(db: Q, organizationId: string, ids: readonly 
       .where('organization_id', '=', organizationId)
       .where('id', 'in', ids.slice(i, i + CONTROL_CHUNK))
       .execute();
-    for (const row of rows)
-      out.set(row.id, { ...toControlRow(row), description: row.description, questions: JSON.parse(row.questions) as string[] });
+    for (const row of rows) out.set(row.id, toControlDetailRow(row));
   }
   return out;
 }
@@ -424,30 +428,30 @@ export async function listControlsRequirements(
   organizationId: string,
   controlIds: readonly string[],
 ): Promise<Map<string, ControlRequirementRow[]>> {
-  const out = new Map<string, ControlRequirementRow[]>();
+  const rows = [];
   for (let i = 0; i < controlIds.length; i += CONTROL_CHUNK) {
-    const rows = await db
-      .selectFrom('control_requirements as cr')
-      .innerJoin('requirements as r', 'r.id', 'cr.requirement_id')
-      .innerJoin('frameworks as f', 'f.id', 'r.framework_id')
-      .select(['cr.control_id', 'f.id as framework_id', 'f.name as framework_name', 'r.id as requirement_id', 'r.code', 'r.name'])
-      .where('cr.organization_id', '=', organizationId)
-      .where('cr.control_id', 'in', controlIds.slice(i, i + CONTROL_CHUNK))
-      .execute();
-    for (const r of rows) {
-      const row = {
-        frameworkId: r.framework_id,
-        frameworkName: r.framework_name,
-        requirementId: r.requirement_id,
-        requirementCode: r.code,
-        requirementName: r.name,
-      };
-      const list = out.get(r.control_id);
-      if (list) list.push(row);
-      else out.set(r.control_id, [row]);
-    }
+    rows.push(
+      ...(await db
+        .selectFrom('control_requirements as cr')
+        .innerJoin('requirements as r', 'r.id', 'cr.requirement_id')
+        .innerJoin('frameworks as f', 'f.id', 'r.framework_id')
+        .select(['cr.control_id', 'f.id as framework_id', 'f.name as framework_name', 'r.id as requirement_id', 'r.code', 'r.name'])
+        .where('cr.organization_id', '=', organizationId)
+        .where('cr.control_id', 'in', controlIds.slice(i, i + CONTROL_CHUNK))
+        .execute()),
+    );
   }
-  return out;
+  return group(
+    rows,
+    (r) => r.control_id,
+    (r): ControlRequirementRow => ({
+      frameworkId: r.framework_id,
+      frameworkName: r.framework_name,
+      requirementId: r.requirement_id,
+      requirementCode: r.code,
+      requirementName: r.name,
+    }),
+  );
 }
 
 /** An artifact mapped to a control, with what its status, relevance and justification come from. */
@@ -483,75 +487,66 @@ export async function listControlsArtifacts(
   controlIds: readonly string[],
 ): Promise<Map<string, ControlArtifactRow[]>> {
   const org = organizationId;
-  const out = new Map<string, ControlArtifactRow[]>();
-  const add = (controlId: string, row: ControlArtifactRow) => {
-    const list = out.get(controlId);
-    if (list) list.push(row);
-    else out.set(controlId, [row]);
-  };
+  const rows: Array<{ controlId: string; artifact: ControlArtifactRow }> = [];
+  /** a policy or evidence record: status and relevance are its own */
+  const reviewed =
+    (type: 'policy' | 'evidence') =>
+    (a: { control_id: string; id: string; name: string; status: string; is_relevant: unknown; not_relevant_reason: string | null }) => ({
+      controlId: a.control_id,
+      artifact: {
+        type,
+        id: a.id,
+        name: a.name,
+        status: a.status,
+        isRelevant: Boolean(a.is_relevant),
+        reason: a.not_relevant_reason,
+        kind: null,
+        integrationFailing: false,
+      },
+    });
   for (let i = 0; i < controlIds.length; i += CONTROL_CHUNK) {
     const ids = controlIds.slice(i, i + CONTROL_CHUNK);
-    const [policies, evidence, tests] = await Promise.all([
+    const mappings = (type: ArtifactType) =>
       db
         .selectFrom('control_artifacts as ca')
+        .where('ca.organization_id', '=', org)
+        .where('ca.control_id', 'in', ids)
+        .where('ca.artifact_type', '=', type);
+    const [policies, evidence, tests] = await Promise.all([
+      mappings('policy')
         .innerJoin('policies as a', (j) => j.onRef('a.id', '=', 'ca.artifact_id').onRef('a.organization_id', '=', 'ca.organization_id'))
         .select(['ca.control_id', 'a.id', 'a.name', 'a.status', 'a.is_relevant', 'a.not_relevant_reason'])
-        .where('ca.organization_id', '=', org)
-        .where('ca.control_id', 'in', ids)
-        .where('ca.artifact_type', '=', 'policy')
         .execute(),
-      db
-        .selectFrom('control_artifacts as ca')
+      mappings('evidence')
         .innerJoin('evidence as a', (j) => j.onRef('a.id', '=', 'ca.artifact_id').onRef('a.organization_id', '=', 'ca.organization_id'))
         .select(['ca.control_id', 'a.id', 'a.name', 'a.status', 'a.is_relevant', 'a.not_relevant_reason'])
-        .where('ca.organization_id', '=', org)
-        .where('ca.control_id', 'in', ids)
-        .where('ca.artifact_type', '=', 'evidence')
         .execute(),
-      db
-        .selectFrom('control_artifacts as ca')
+      mappings('test')
         .innerJoin('tests as a', (j) => j.onRef('a.id', '=', 'ca.artifact_id').onRef('a.organization_id', '=', 'ca.organization_id'))
         .select(['ca.control_id', 'a.id', 'a.name', 'a.kind', 'a.result', 'a.integration_failing', 'a.ignore_reason'])
-        .where('ca.organization_id', '=', org)
-        .where('ca.control_id', 'in', ids)
-        .where('ca.artifact_type', '=', 'test')
         .execute(),
     ]);
-    for (const p of policies)
-      add(p.control_id, {
-        type: 'policy',
-        id: p.id,
-        name: p.name,
-        status: p.status,
-        isRelevant: Boolean(p.is_relevant),
-        reason: p.not_relevant_reason,
-        kind: null,
-        integrationFailing: false,
-      });
-    for (const e of evidence)
-      add(e.control_id, {
-        type: 'evidence',
-        id: e.id,
-        name: e.name,
-        status: e.status,
-        isRelevant: Boolean(e.is_relevant),
-        reason: e.not_relevant_reason,
-        kind: null,
-        integrationFailing: false,
-      });
+    rows.push(...policies.map(reviewed('policy')), ...evidence.map(reviewed('evidence')));
     for (const t of tests)
-      add(t.control_id, {
-        type: 'test',
-        id: t.id,
-        name: t.name,
-        status: t.result,
-        isRelevant: true,
-        reason: t.ignore_reason,
-        kind: t.kind,
-        integrationFailing: Boolean(t.integration_failing),
+      rows.push({
+        controlId: t.control_id,
+        artifact: {
+          type: 'test',
+          id: t.id,
+          name: t.name,
+          status: t.result,
+          isRelevant: true,
+          reason: t.ignore_reason,
+          kind: t.kind,
+          integrationFailing: Boolean(t.integration_failing),
+        },
       });
   }
-  return out;
+  return group(
+    rows,
+    (r) => r.controlId,
+    (r) => r.artifact,
+  );
 }
 
 /** The frameworks each artifact mapped to the control is mapped to, ordered by framework name then ID. */

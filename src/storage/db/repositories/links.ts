@@ -27,7 +27,8 @@ export interface TicketRow {
   url: string;
 }
 
-function group<R, V>(rows: R[], key: (r: R) => string, value: (r: R) => V): Map<string, V[]> {
+/** Values of rows by a key of theirs, in row order. */
+export function group<R, V>(rows: readonly R[], key: (r: R) => string, value: (r: R) => V): Map<string, V[]> {
   const map = new Map<string, V[]>();
   for (const row of rows) {
     const k = key(row);

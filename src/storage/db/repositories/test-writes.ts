@@ -3,6 +3,7 @@
 // and entities stay) and one history entry. The rules live in the domain; this is SQL only.
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
+import { toTestResourceRow, type TestResourceRow } from './tests.ts';
 
 type Q = Kysely<Database>;
 
@@ -11,22 +12,8 @@ const INSERT_CHUNK = 500;
 /** IDs per DELETE … IN (…). */
 const ID_CHUNK = 500;
 
-export interface StoredTestResource {
-  /** the row's ID: kept for a resource reported again */
-  id: string;
-  resourceId: string;
-  name: string;
-  status: string;
-  lastScannedAt: number | null;
-  firstDetected: number | null;
-  tags: string[];
-  region: string | null;
-  service: string | null;
-  accountId: string | null;
-  environment: string | null;
-  link: string | null;
-  description: string | null;
-}
+/** A resource as stored (its row ID is kept for a resource reported again). */
+export type StoredTestResource = TestResourceRow;
 
 /** Every resource of the test, whatever its status. */
 export async function listAllTestResources(db: Q, organizationId: string, testId: string): Promise<StoredTestResource[]> {
@@ -36,21 +23,7 @@ export async function listAllTestResources(db: Q, organizationId: string, testId
     .where('organization_id', '=', organizationId)
     .where('test_id', '=', testId)
     .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    resourceId: r.resource_id,
-    name: r.name,
-    status: r.status,
-    lastScannedAt: r.last_scanned_at === null ? null : Number(r.last_scanned_at),
-    firstDetected: r.first_detected === null ? null : Number(r.first_detected),
-    tags: JSON.parse(r.tags) as string[],
-    region: r.region,
-    service: r.service,
-    accountId: r.account_id,
-    environment: r.environment,
-    link: r.link,
-    description: r.description,
-  }));
+  return rows.map(toTestResourceRow);
 }
 
 /**

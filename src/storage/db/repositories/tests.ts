@@ -4,7 +4,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../schema.ts';
 import type { Application } from '../../../domain/tests/schema.ts';
-import { hasPerson, mappedToFramework } from './links.ts';
+import { group, hasPerson, mappedToFramework } from './links.ts';
 
 type Q = Kysely<Database>;
 
@@ -137,42 +137,43 @@ export async function listTestsResources(
   testIds: readonly string[],
   statuses: string[],
 ): Promise<Map<string, TestResourceRow[]>> {
-  const out = new Map<string, TestResourceRow[]>();
-  if (statuses.length === 0) return out;
+  if (statuses.length === 0) return new Map();
+  const rows = [];
   for (let i = 0; i < testIds.length; i += TEST_CHUNK) {
-    const rows = await db
-      .selectFrom('test_resources')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .where('test_id', 'in', testIds.slice(i, i + TEST_CHUNK))
-      .where('status', 'in', statuses)
-      .orderBy('test_id')
-      .orderBy('name')
-      .orderBy('resource_id')
-      .orderBy('id')
-      .execute();
-    for (const r of rows) {
-      const row: TestResourceRow = {
-        id: r.id,
-        resourceId: r.resource_id,
-        name: r.name,
-        status: r.status,
-        lastScannedAt: r.last_scanned_at === null ? null : Number(r.last_scanned_at),
-        firstDetected: r.first_detected === null ? null : Number(r.first_detected),
-        tags: JSON.parse(r.tags) as string[],
-        region: r.region,
-        service: r.service,
-        accountId: r.account_id,
-        environment: r.environment,
-        link: r.link,
-        description: r.description,
-      };
-      const list = out.get(r.test_id);
-      if (list) list.push(row);
-      else out.set(r.test_id, [row]);
-    }
+    rows.push(
+      ...(await db
+        .selectFrom('test_resources')
+        .selectAll()
+        .where('organization_id', '=', organizationId)
+        .where('test_id', 'in', testIds.slice(i, i + TEST_CHUNK))
+        .where('status', 'in', statuses)
+        .orderBy('test_id')
+        .orderBy('name')
+        .orderBy('resource_id')
+        .orderBy('id')
+        .execute()),
+    );
   }
-  return out;
+  return group(rows, (r) => r.test_id, toTestResourceRow);
+}
+
+/** A stored resource row as the code reads it. */
+export function toTestResourceRow(r: Selectable<Database['test_resources']>): TestResourceRow {
+  return {
+    id: r.id,
+    resourceId: r.resource_id,
+    name: r.name,
+    status: r.status,
+    lastScannedAt: r.last_scanned_at === null ? null : Number(r.last_scanned_at),
+    firstDetected: r.first_detected === null ? null : Number(r.first_detected),
+    tags: JSON.parse(r.tags) as string[],
+    region: r.region,
+    service: r.service,
+    accountId: r.account_id,
+    environment: r.environment,
+    link: r.link,
+    description: r.description,
+  };
 }
 
 export interface TestHistoryRow {
