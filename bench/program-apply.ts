@@ -11,7 +11,9 @@
 // demo loader's, growth of this process's resident memory: the verbs run here as they run in the
 // server); the same export is applied again (nothing changes: its time against the first apply's);
 // a plan of a one-field change (one control's name) is timed `--plans` times (p50). Each engine
-// runs in a child process of its own; memory is the kernel's high-water mark (Linux).
+// runs in a child process of its own; memory is the kernel's high-water mark (Linux). The child
+// sets the heap's growth as the server does (HEAP_GROWTH_PERCENT, src/heap-growth.ts); each engine
+// runs a second time with V8's own factor (HEAP_GROWTH_PERCENT=0), whose growth is printed beside.
 // The apply covers the kinds the registry holds (src/domain/program/registry.ts).
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
@@ -28,6 +30,8 @@ import { loadDemoData } from '../src/demo/generate.ts';
 import { applyProgram, exportProgram, planProgram } from '../src/domain/program/verbs.ts';
 import type { ProgramContext } from '../src/domain/program/pipeline.ts';
 import { postgresUrl } from './lib/bench-database.ts';
+import { loadConfig } from '../src/config.ts';
+import { setHeapGrowth } from '../src/heap-growth.ts';
 import { formatTable, median } from './lib/table.ts';
 
 const { values } = parseArgs({
@@ -145,6 +149,7 @@ async function openEngine(engine: 'sqlite' | 'postgres'): Promise<{ db: Db; drop
 }
 
 async function run(engine: 'sqlite' | 'postgres') {
+  setHeapGrowth(loadConfig(process.env).heapGrowthPercent);
   const { db, drop } = await openEngine(engine);
   try {
     await migrateToLatest(db);
@@ -215,16 +220,25 @@ if (values.engine) {
   process.exit(0);
 }
 const engines: Array<'sqlite' | 'postgres'> = ['sqlite', ...(postgresUrl() ? (['postgres'] as const) : [])];
-const results: Array<Awaited<ReturnType<typeof run>>> = [];
-for (const engine of engines) {
+const child = (engine: string, env: NodeJS.ProcessEnv, planRuns: number): Awaited<ReturnType<typeof run>> => {
   const out = execFileSync(
     process.execPath,
-    [...process.execArgv, fileURLToPath(import.meta.url), '--engine', engine, '--scale', String(scale), '--plans', String(plans)],
-    { stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 },
+    [...process.execArgv, fileURLToPath(import.meta.url), '--engine', engine, '--scale', String(scale), '--plans', String(planRuns)],
+    { stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20, env },
   );
-  results.push(JSON.parse(out.toString('utf8')));
+  return JSON.parse(out.toString('utf8'));
+};
+const results: Array<Awaited<ReturnType<typeof run>> & { v8GrowthMiB: number }> = [];
+for (const engine of engines) {
+  const served = child(engine, process.env, plans);
+  log(`${engine}: again with V8's own heap growth (HEAP_GROWTH_PERCENT=0)…`);
+  const own = child(engine, { ...process.env, HEAP_GROWTH_PERCENT: '0' }, 0);
+  results.push({ ...served, v8GrowthMiB: own.applyGrowthMiB });
 }
-console.log(`Program documents, scale ${scale} (rows: every program table of the organization)\n`);
+const growth = loadConfig(process.env).heapGrowthPercent;
+console.log(
+  `Program documents, scale ${scale} (rows: every program table of the organization; heap growth ${growth === 0 ? "V8's own" : `${growth}%`} as the server's HEAP_GROWTH_PERCENT)\n`,
+);
 console.log(
   formatTable(
     [
@@ -234,6 +248,7 @@ console.log(
       'ratio',
       'apply s',
       'RSS growth MiB',
+      "… V8's own growth",
       're-apply s',
       're-apply/apply',
       'plan p50 ms',
@@ -247,13 +262,14 @@ console.log(
       (r.applyRowsPerSec / r.demoRowsPerSec).toFixed(2),
       (r.applyMs / 1000).toFixed(1),
       r.applyGrowthMiB.toFixed(0),
+      r.v8GrowthMiB.toFixed(0),
       (r.againMs / 1000).toFixed(2),
       (r.againMs / r.applyMs).toFixed(2),
       r.planP50.toFixed(0),
       String(r.exportRowsPerSec),
       r.exportPeakMiB.toFixed(0),
     ]),
-    [false, true, true, true, true, true, true, true, true, true, true],
+    [false, true, true, true, true, true, true, true, true, true, true, true],
   ),
 );
 console.log(`\n(apply wrote ${results.map((r) => `${r.engine}: ${r.applyRows} rows of the demo's ${r.demoRows}`).join('; ')})`);

@@ -16,6 +16,11 @@ export const REGIONS = ['in', 'us', 'eu', 'au'] as const;
 export const DEFAULT_MAX_ACTIVE_CREDENTIALS = 100;
 /** How long a silent server process keeps its claims unless CLAIM_LIVENESS_MS says otherwise. */
 export const DEFAULT_CLAIM_LIVENESS_MS = 3000;
+/**
+ * The heap may grow to twice what survived V8's last full collection unless HEAP_GROWTH_PERCENT says
+ * otherwise (docs/decisions/program-writes.md, "Memory").
+ */
+export const DEFAULT_HEAP_GROWTH_PERCENT = 100;
 export type Region = (typeof REGIONS)[number];
 
 /** How log lines are written: `auto` is `pretty` when stdout is a terminal, `json` otherwise. */
@@ -130,6 +135,12 @@ export interface Config {
   usageFlushIntervalMs: number;
   /** active (not revoked) API credentials an organization may hold; creating one more is refused */
   maxActiveCredentialsPerOrg: number;
+  /**
+   * How far V8 lets the heap grow past what survived its last full collection before it collects
+   * again, in percent (HEAP_GROWTH_PERCENT, default 100: to twice). 0 leaves V8's own factor, up to
+   * four times on a large machine. Set once at start (src/heap-growth.ts).
+   */
+  heapGrowthPercent: number;
   /** bytes of serialized cached answers a node keeps (RESULT_CACHE_MAX_BYTES); least recently used go first */
   resultCacheMaxBytes: number;
   /**
@@ -204,6 +215,14 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): n
   if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
   const value = Number(raw);
   if (value < min) throw new ConfigError(`${name} must be at least ${min}`);
+  return value;
+}
+
+/** HEAP_GROWTH_PERCENT: 0 (V8's own factor) or 10 to 300 (V8's factor tops out at four times). */
+function heapGrowth(env: NodeJS.ProcessEnv): number {
+  const value = int(env, 'HEAP_GROWTH_PERCENT', DEFAULT_HEAP_GROWTH_PERCENT, 0);
+  if (value !== 0 && (value < 10 || value > 300))
+    throw new ConfigError(`HEAP_GROWTH_PERCENT must be 0 (V8's own sizing) or between 10 and 300, got "${env.HEAP_GROWTH_PERCENT}"`);
   return value;
 }
 
@@ -391,6 +410,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     usageFlushIntervalMs: int(env, 'USAGE_FLUSH_INTERVAL_MS', 10_000, 100),
     maxActiveCredentialsPerOrg: int(env, 'MAX_ACTIVE_CREDENTIALS_PER_ORG', DEFAULT_MAX_ACTIVE_CREDENTIALS, 1),
+    heapGrowthPercent: heapGrowth(env),
     resultCacheMaxBytes: int(env, 'RESULT_CACHE_MAX_BYTES', 64 * 1024 * 1024, 0),
     resultCacheMaxObjectBytes: int(env, 'RESULT_CACHE_MAX_OBJECT_BYTES', DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES, 0),
     program: {

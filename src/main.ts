@@ -2,6 +2,7 @@
 // listen, and shut down gracefully on SIGTERM/SIGINT.
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { setHeapGrowth } from './heap-growth.ts';
 import { openDb } from './storage/db/connect.ts';
 import { migrateToLatest, NewerDatabaseError } from './storage/db/migrate.ts';
 import { openRateLimitStore } from './storage/ratelimit/open.ts';
@@ -36,6 +37,7 @@ async function main() {
     }
     throw err;
   }
+  setHeapGrowth(config.heapGrowthPercent);
 
   // Connection errors of idle clients are reported here; requests see them as 503s.
   let report = (what: string, err: Error) => console.error(`${what}: ${err.message}`);

@@ -1,6 +1,7 @@
 // What every `cds` command runs with: the server's configuration (from the same environment) and
 // a base context on its database (the verbs `cds` calls need no cache, blob store or limiter), migrated to the latest version first.
 import { loadConfig, type Config } from '../config.ts';
+import { setHeapGrowth } from '../heap-growth.ts';
 import type { BaseContext } from '../domain/context.ts';
 import { openDb } from '../storage/db/connect.ts';
 import { migrateToLatest } from '../storage/db/migrate.ts';
@@ -18,6 +19,7 @@ export async function withCliContext<T>(
   options: { migrate: boolean } = { migrate: true },
 ): Promise<T> {
   const config = loadConfig(env);
+  setHeapGrowth(config.heapGrowthPercent);
   const db = openDb({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath });
   // With PostgreSQL and Redis, a revocation, an access or a plan change is announced to the
   // servers through Redis (domain/auth/state-markers.ts); on SQLite they see the file change.

@@ -215,5 +215,25 @@ for (const dialect of dialects) {
       ]);
       assert.deepEqual(await rowCounts(server, org), rows);
     });
+
+    test('every wrong dropdown value is named however many findings the document lists, and nothing is written', async () => {
+      // the pipeline writes a kind a chunk of records at a time (pipeline.ts, CHANGE_CHUNK): the
+      // problems of every chunk are reported, not only the first chunk's
+      const rows = await rowCounts(server, org);
+      const many = doc();
+      for (let i = 0; i < 4100; i++) many.vulnerabilities.push({ key: `api%23BULK-${i}`, title: `Finding ${i}`, severity: 'low' });
+      const bad = (i: number) => Object.assign(many.vulnerabilities[i], { customFields: [{ field: 'team', value: 'Marketing' }] });
+      for (const i of [3, 2500, 4101]) bad(i);
+      const error = await rejection(verbs.apply(many));
+      assert.deepEqual(
+        error.details.map((d) => d.field),
+        [
+          '/vulnerabilities/3/customFields/0/value',
+          '/vulnerabilities/2500/customFields/0/value',
+          '/vulnerabilities/4101/customFields/0/value',
+        ],
+      );
+      assert.deepEqual(await rowCounts(server, org), rows);
+    });
   });
 }

@@ -15,7 +15,6 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 import { insertEvents, takeEventNumbers, type StoredEvent } from '../../storage/db/repositories/events.ts';
 import { newEventId } from './event-id.ts';
-import { eventPayload } from './payload.ts';
 import { enqueueDeliveries } from '../webhooks/enqueue.ts';
 import { resourceTypeOf, type EventDataOf, type EventType } from './schema.ts';
 
@@ -24,13 +23,12 @@ export type NewEvent = {
   [T in EventType]: { type: T; resourceId: string; occurredAt: number; data: EventDataOf<T> };
 }[EventType];
 
+/** What the fan-out needs of a recorded event (a delivery builds its body from the stored event). */
 export interface RecordedEvent {
   eventId: string;
   type: EventType;
   /** the organization's event number: commit order */
   seq: number;
-  /** the wire event as JSON text: the feed's item and the webhook request body */
-  payload: string;
 }
 
 /**
@@ -62,7 +60,7 @@ export async function recordEvents(trx: Kysely<Database>, organizationId: string
       data,
     };
     rows.push(row);
-    recorded.push({ eventId, type: event.type, seq: first + i, payload: eventPayload(row) });
+    recorded.push({ eventId, type: event.type, seq: first + i });
   });
   await insertEvents(trx, organizationId, rows);
   // The webhook deliveries of these events, in the same transaction: one exists if and only if its event does.

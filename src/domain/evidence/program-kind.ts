@@ -36,7 +36,7 @@ import {
   readStoredEvidence,
   type LinkAttachmentColumns,
 } from '../../storage/db/repositories/evidence-program.ts';
-import { loadNameLookups, type NameLookups } from '../../storage/db/repositories/program-names.ts';
+import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
 import { listAttachments } from '../../storage/db/repositories/evidence.ts';
 import { approversOf, assigneesOf, compareStrings, entitiesOf, mappingsOf, personStampOf } from '../artifacts/program-shapes.ts';
 import { testStatus } from '../compliance/rules.ts';
@@ -466,7 +466,7 @@ export const evidenceKind: ProgramKind<ProgramEvidence> = {
   async events(w, changes) {
     const updates = changes.filter((c) => c.action === 'update');
     if (updates.length === 0) return { events: [] };
-    const lookups = await loadNameLookups(w.trx, w.organizationId);
+    const lookups = await w.names();
     const events: NewEvent[] = [];
     for (const c of updates) {
       const files = await hostedFiles(w, c.id, lookups, c);

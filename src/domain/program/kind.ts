@@ -11,6 +11,7 @@ import type { FieldIssue } from '../errors.ts';
 import type { NewEvent } from '../events/record.ts';
 import type { ArtifactChange } from '../events/compliance-changes.ts';
 import type { KeyBook } from './keys.ts';
+import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
 
 /** The properties of a program document that hold records, in dependency order. */
 export const PROGRAM_KIND_NAMES = [
@@ -84,6 +85,12 @@ export interface WriteContext {
   actorPersonId: string;
 }
 
+/** What a kind's events are built with: the apply's writes are all done. */
+export interface EventContext extends WriteContext {
+  /** the names of the records the changed ones link to, as every write left them: read once per apply, when first asked */
+  names(): Promise<NameLookups>;
+}
+
 /** Where checks report problems: `field` is a JSON pointer into the document. */
 export interface IssueSink {
   add(field: string, message: string): void;
@@ -130,10 +137,20 @@ export interface ProgramKind<E extends KeyedEntry = KeyedEntry> {
   publicId?(id: string, key: string): string;
   /** The keys an entry references. */
   references(entry: E, pointer: string): Reference[];
-  /** Writes the changes in bulk, inside the apply's transaction; created records first, deletions last. */
+  /**
+   * Checks against what the apply has written before this kind (a finding's dropdown value against
+   * its field's options, which the document can define). Called before the kind writes, a chunk of
+   * changes at a time, each report kept.
+   */
+  checkWrites?(ctx: WriteContext, changes: readonly RecordChange<E>[], issues: IssueSink): Promise<void>;
+  /**
+   * Writes the changes in bulk, inside the apply's transaction; created records first, deletions
+   * last. Called a chunk of records at a time (the pipeline's CHANGE_CHUNK), so a write touches only
+   * the rows of the records it is given.
+   */
   write(ctx: WriteContext, changes: readonly RecordChange<E>[]): Promise<void>;
-  /** The events of the changes (after `write`). */
-  events?(ctx: WriteContext, changes: readonly RecordChange<E>[]): Promise<KindEvents> | KindEvents;
+  /** The events of the changes (after `write`), in the changes' order; called a chunk of changes at a time, as `write`. */
+  events?(ctx: EventContext, changes: readonly RecordChange<E>[]): Promise<KindEvents> | KindEvents;
   /**
    * Whether a change can move the compliance rule's answers (a control's status, a framework's
    * progress); default: any change of a compliance kind can. A plan or apply that changes none

@@ -29,6 +29,9 @@ const RESOURCE_OF: Partial<Record<string, { resource: string; idField: string; c
   vulnerabilities: { resource: 'vulnerability', idField: 'vulnerabilityId', created: false },
 };
 
+/** Whether a kind's own events record its creations (findings' `vulnerability.created`), so they need the created entries. */
+export const recordsOwnCreations = (kind: ProgramKind): boolean => RESOURCE_OF[kind.name]?.created === false;
+
 /** IDs per statement when reading links of many records. */
 const ID_CHUNK = 500;
 
@@ -49,6 +52,8 @@ export async function lifecycleEvents(
   w: WriteContext,
   kind: ProgramKind,
   changes: readonly RecordChange<KeyedEntry>[],
+  /** a change's entry as written (a created record's normalized entry, made again when asked: the pipeline does not keep it) */
+  entryOf: (change: RecordChange<KeyedEntry>) => KeyedEntry,
   progress: () => Promise<ReadonlyMap<string, FrameworkProgress>>,
   record: (events: NewEvent[]) => Promise<void>,
 ): Promise<void> {
@@ -57,7 +62,7 @@ export async function lifecycleEvents(
   const created = of.created ? changes.filter((c) => c.action === 'create') : [];
   for (let i = 0; i < created.length; i += EVENT_CHUNK) {
     const chunk = created.slice(i, i + EVENT_CHUNK);
-    const shapes = await createdShapes(w, of.resource, chunk, progress);
+    const shapes = await createdShapes(w, of.resource, chunk, entryOf, progress);
     await record(
       chunk.map(
         (c) =>
@@ -84,6 +89,7 @@ async function createdShapes(
   w: WriteContext,
   resource: string,
   created: readonly RecordChange<KeyedEntry>[],
+  entryOf: (change: RecordChange<KeyedEntry>) => KeyedEntry,
   progress: () => Promise<ReadonlyMap<string, FrameworkProgress>>,
 ): Promise<Map<string, unknown>> {
   const { trx, organizationId: org } = w;
@@ -137,7 +143,7 @@ async function createdShapes(
     const chunk = created.slice(i, i + ID_CHUNK);
     const people = new Set<string>();
     for (const c of chunk) {
-      const entry = c.after as { addedBy?: string | null; lastModifiedBy?: string | null };
+      const entry = entryOf(c) as { addedBy?: string | null; lastModifiedBy?: string | null };
       for (const key of [entry.addedBy, entry.lastModifiedBy]) if (typeof key === 'string') people.add(w.keys.idOf('person', key));
     }
     const links = await preloadControlLinks(

@@ -28,7 +28,7 @@ import {
   ticketsBySubject,
   type PersonLink,
 } from '../../storage/db/repositories/program-links.ts';
-import { loadNameLookups, type NameLookups } from '../../storage/db/repositories/program-names.ts';
+import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
 import type { Row } from '../../storage/db/bulk-insert.ts';
 import { assigneesOf, approversOf, compareStrings, entitiesOf, mappingsOf, risksOf } from '../artifacts/program-shapes.ts';
 import { testStatus, type TestStatus } from '../compliance/rules.ts';
@@ -525,7 +525,7 @@ export const testsKind: ProgramKind<ProgramTest> = {
   async events(w, changes) {
     const updates = changes.filter((c) => c.action === 'update');
     if (updates.length === 0) return { events: [] };
-    const lookups = await loadNameLookups(w.trx, w.organizationId);
+    const lookups = await w.names();
     const events: NewEvent[] = [];
     for (const c of updates) {
       const { status: b, ...before } = testShape(c.id, c.before!, w, lookups);

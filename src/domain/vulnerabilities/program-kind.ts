@@ -12,7 +12,7 @@
 // resources of every status, tickets, risks) that changed.
 import { changedList, group } from '../program/list-changes.ts';
 import { isDeepStrictEqual } from 'node:util';
-import type { ProgramKind, RecordChange, Reference, WriteContext } from '../program/kind.ts';
+import type { IssueSink, ProgramKind, RecordChange, Reference, WriteContext } from '../program/kind.ts';
 import { createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
 import { derivedRecordId } from '../program/keys.ts';
 import { ProgramVulnerability, type ProgramAffectedResource, FINDING_ENTRY_KEY } from './program-schema.ts';
@@ -24,13 +24,13 @@ import {
   ticketsBySubject,
   type PersonLink,
 } from '../../storage/db/repositories/program-links.ts';
-import { loadNameLookups, type NameLookups } from '../../storage/db/repositories/program-names.ts';
+import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
 import { listCustomFieldDefinitions, type CustomFieldDefinition } from '../../storage/db/repositories/vulnerabilities.ts';
 import type { Row } from '../../storage/db/bulk-insert.ts';
 import { assigneesOf, compareStrings, personStampOf, risksOf } from '../artifacts/program-shapes.ts';
 import { changedFields } from '../events/changes.ts';
 import type { NewEvent } from '../events/record.ts';
-import { validationFailed, type FieldIssue } from '../errors.ts';
+import type { FieldIssue } from '../errors.ts';
 import { setPresent } from '../set-present.ts';
 import { publicVulnerabilityId, type Severity, type VulnerabilitySource, type VulnerabilityStatus } from './shape.ts';
 import type { VulnerabilityDetail } from './schema.ts';
@@ -309,6 +309,8 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
     return refs;
   },
 
+  checkWrites: checkValues,
+
   async write(w, changes) {
     const { db, trx, organizationId: org, keys } = w;
     const created = changes.filter((c) => c.action === 'create');
@@ -368,7 +370,6 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
     await replaceSubjectLinks(db, trx, org, 'vulnerability', { people, tickets, risks }, ticketRowId, new Set(created.map((c) => c.id)));
 
     const valuesChanged = upserts.filter((c) => changedList(c, 'customFields'));
-    await checkValues(w, valuesChanged);
     await deleteWhereIn(
       trx,
       'custom_field_values',
@@ -418,10 +419,7 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
   async events(w, changes) {
     const upserts = changes.filter((c) => c.action !== 'delete');
     if (upserts.length === 0) return { events: [] };
-    const [lookups, definitions] = await Promise.all([
-      loadNameLookups(w.trx, w.organizationId),
-      listCustomFieldDefinitions(w.trx, w.organizationId, 'vulnerability'),
-    ]);
+    const [lookups, definitions] = await Promise.all([w.names(), listCustomFieldDefinitions(w.trx, w.organizationId, 'vulnerability')]);
     const events: NewEvent[] = [];
     for (const c of upserts) {
       const { findingKey, source } = partsOf(c.key);
@@ -446,25 +444,24 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
   },
 };
 
-/** A dropdown's value must be one of its options (as PATCH checks); a finding's fields must be of findings. */
-async function checkValues(w: WriteContext, changes: readonly RecordChange<ProgramVulnerability>[]): Promise<void> {
-  if (changes.length === 0) return;
+/**
+ * A dropdown's value must be one of its options (as PATCH checks); a finding's fields must be of
+ * findings. Checked against the definitions the apply has written (the document can define them).
+ */
+async function checkValues(w: WriteContext, changes: readonly RecordChange<ProgramVulnerability>[], issues: IssueSink): Promise<void> {
+  const valuesChanged = changes.filter((c) => c.action !== 'delete' && changedList(c, 'customFields'));
+  if (valuesChanged.length === 0) return;
   const definitions = new Map((await listCustomFieldDefinitions(w.trx, w.organizationId, 'vulnerability')).map((d) => [d.id, d]));
-  const issues: FieldIssue[] = [];
-  for (const c of changes) {
+  for (const c of valuesChanged) {
     const index = c.index;
     const at = index === undefined ? `/vulnerabilities (${c.key})` : `/vulnerabilities/${index}`;
     (c.after!.customFields ?? []).forEach((v, j) => {
       const definition = definitions.get(w.keys.idOf('customField', v.field));
-      if (!definition) issues.push({ field: `${at}/customFields/${j}/field`, message: `"${v.field}" is not a custom field of findings` });
+      if (!definition) issues.add(`${at}/customFields/${j}/field`, `"${v.field}" is not a custom field of findings`);
       else if (definition.fieldType === 'dropdown' && !definition.options.includes(v.value))
-        issues.push({
-          field: `${at}/customFields/${j}/value`,
-          message: `must be one of the field's options: ${definition.options.join(', ')}`,
-        });
+        issues.add(`${at}/customFields/${j}/value`, `must be one of the field's options: ${definition.options.join(', ')}`);
     });
   }
-  if (issues.length > 0) throw validationFailed(issues.slice(0, 100));
 }
 
 function repeated(values: readonly string[] | undefined, at: string, message: string, issues: FieldIssue[], suffix = ''): void {
