@@ -235,5 +235,39 @@ for (const dialect of dialects) {
       );
       assert.deepEqual(await rowCounts(server, org), rows);
     });
+
+    test('more findings than a chunk: every one is written with its children and has its created event, in order', async () => {
+      // the pipeline writes a kind and builds its own events 2,000 records at a time (pipeline.ts)
+      const other = await createOrgWithCredential(server.system, { accessLevel: 'read_write' });
+      const otherToken = await getToken(server.url, other);
+      const otherVerbs = programVerbs(
+        programContext(server, other.credentialId, () => NOW),
+        other.organizationId,
+      );
+      const many = { ...doc(), vulnerabilities: [] as Array<Record<string, unknown>> };
+      for (let i = 0; i < 4100; i++)
+        many.vulnerabilities.push({
+          key: `api%23BULK-${String(i).padStart(4, '0')}`,
+          title: `Finding ${i}`,
+          severity: 'low',
+          assignees: [{ person: 'ada', isPrimary: true }],
+          customFields: [{ field: 'team', value: i % 2 === 0 ? 'Platform' : 'Payments' }],
+          affectedResources: [{ name: `host-${i}`, type: 'host' }],
+        });
+      const plan = await otherVerbs.apply(many);
+      assert.deepEqual(plan.counts.vulnerabilities, { created: 4100, updated: 0, deleted: 0, unchanged: 0 });
+      const created = (await storedEvents(server.database, other.organizationId)).filter((e) => e.type === 'vulnerability.created');
+      assert.deepEqual(
+        created.map((e) => e.resourceId),
+        many.vulnerabilities.map((v) => v.key),
+      );
+      for (const i of [0, 1999, 2000, 4099]) {
+        const id = many.vulnerabilities[i].key as string;
+        const get = (await api(server.url, `/v1/vulnerabilities/${id}`, otherToken)).body.data;
+        assert.deepEqual((created[i].data as any).vulnerability, get, id);
+        assert.equal(get.customFields.find((f: any) => f.title === 'Team').fieldValue, i % 2 === 0 ? 'Platform' : 'Payments');
+      }
+      assert.equal((await otherVerbs.plan(many)).changed, false);
+    });
   });
 }
