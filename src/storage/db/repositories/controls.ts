@@ -12,7 +12,7 @@
 import { PostgresAdapter, sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { ArtifactType, Database } from '../schema.ts';
 import type { CONTROL_SCOPES, FUNCTION_GROUPINGS } from '../../../domain/vocabulary.ts';
-import { group, hasEntity, hasPerson, type Entity, type MappedFramework } from './links.ts';
+import { group, hasEntity, hasPerson, toMappedRequirement, type Entity, type MappedFramework, type MappedRequirement } from './links.ts';
 
 type Q = Kysely<Database>;
 
@@ -409,13 +409,8 @@ export async function loadFrameworksArtifacts(
 
 // ---- One control (get-one) ----
 
-export interface ControlRequirementRow {
-  frameworkId: string;
-  frameworkName: string;
-  requirementId: string;
-  requirementCode: string;
-  requirementName: string;
-}
+/** A requirement a control is mapped to: the read API's shape (shared-schema.ts). */
+export type ControlRequirementRow = MappedRequirement;
 
 /** The requirements a control is mapped to (unordered: the caller sorts them). */
 export async function listControlRequirements(db: Q, organizationId: string, controlId: string): Promise<ControlRequirementRow[]> {
@@ -441,17 +436,7 @@ export async function listControlsRequirements(
         .execute()),
     );
   }
-  return group(
-    rows,
-    (r) => r.control_id,
-    (r): ControlRequirementRow => ({
-      frameworkId: r.framework_id,
-      frameworkName: r.framework_name,
-      requirementId: r.requirement_id,
-      requirementCode: r.code,
-      requirementName: r.name,
-    }),
-  );
+  return group(rows, (r) => r.control_id, toMappedRequirement);
 }
 
 /** An artifact mapped to a control, with what its status, relevance and justification come from. */

@@ -140,6 +140,23 @@ export interface ArtifactMappings {
   controls: Map<string, MappedControl[]>;
 }
 
+/** A requirement mapping row (requirement joined with its framework) as the read API shows it. */
+export function toMappedRequirement(r: {
+  framework_id: string;
+  framework_name: string;
+  requirement_id: string;
+  code: string;
+  name: string;
+}): MappedRequirement {
+  return {
+    frameworkId: r.framework_id,
+    frameworkName: r.framework_name,
+    requirementId: r.requirement_id,
+    requirementCode: r.code,
+    requirementName: r.name,
+  };
+}
+
 /**
  * The frameworks, requirements and controls every artifact of one type (or the given IDs) is
  * mapped to. Frameworks are derived from the requirements, each listed once.
@@ -172,17 +189,7 @@ export async function loadArtifactMappings(
     reqQuery.orderBy('f.name').orderBy('r.code').orderBy('r.id').execute(),
     ctlQuery.orderBy('c.code').orderBy('c.id').execute(),
   ]);
-  const requirements = group(
-    reqRows,
-    (r) => r.artifact_id,
-    (r): MappedRequirement => ({
-      frameworkId: r.framework_id,
-      frameworkName: r.framework_name,
-      requirementId: r.requirement_id,
-      requirementCode: r.code,
-      requirementName: r.name,
-    }),
-  );
+  const requirements = group(reqRows, (r) => r.artifact_id, toMappedRequirement);
   const frameworks = new Map<string, MappedFramework[]>();
   for (const [artifactId, reqs] of requirements) {
     const seen = new Map<string, MappedFramework>();
