@@ -7,6 +7,7 @@
 // itself; only then are they moved into place. A data folder that already holds
 // a deployment is refused unless `force` is set, and then replaced as a whole.
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -196,6 +197,7 @@ async function writeChecked(entry: TarEntry, file: string, expected: ArchivedFil
   if (entry.size !== expected.size)
     throw new BackupError(`${entry.name} in the archive is not the size its manifest names; the archive is damaged.`);
   const hash = createHash('sha256');
+  const out = createWriteStream(file, { flags: 'wx', mode: 0o600, flush: true });
   try {
     await pipeline(
       checkedBody(entry, expected.size, format),
@@ -205,9 +207,12 @@ async function writeChecked(entry: TarEntry, file: string, expected: ArchivedFil
           yield chunk;
         }
       },
-      createWriteStream(file, { flags: 'wx', mode: 0o600, flush: true }),
+      out,
     );
   } catch (err) {
+    // a refusal at the first bytes can come before the file is even open: wait until it is closed,
+    // or the open would create it after the clean-up has run
+    if (!out.closed) await once(out, 'close');
     // the free space was checked first, but other writers share the filesystem
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOSPC' || code === 'EDQUOT')
