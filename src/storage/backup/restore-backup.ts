@@ -1,10 +1,13 @@
 // `cds restore ARCHIVE`: an archive of `cds backup` back into the configured data folder
 // (docs/operations.md, "Backup and restore"). Nothing in place is touched until the whole archive
-// has been read and checked: the database and every blob are written under temporary names beside
-// their destinations, each compared with the size and SHA-256 its manifest names, the database
-// checked by SQLite itself; only then are they moved into place. A data folder that already holds
+// has been read and checked: the manifest's sizes are compared with the free space first
+// (free-space.ts), then the database and every blob are written under temporary names beside
+// their destinations, each refused at its first bytes if it is not of its kind (entry-checks.ts)
+// and compared with the size and SHA-256 its manifest names, the database checked by SQLite
+// itself; only then are they moved into place. A data folder that already holds
 // a deployment is refused unless `force` is set, and then replaced as a whole.
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -16,6 +19,8 @@ import { MIGRATION_NAMES } from '../db/migrate.ts';
 import { sqliteQuickCheck } from '../db/repositories/schema-migrations.ts';
 import { countLiveInstances } from '../db/repositories/server-instances.ts';
 import { BackupError } from './backup-error.ts';
+import { checkedBody, JSON_OBJECT, SQLITE_DATABASE, type EntryFormat } from './entry-checks.ts';
+import { assertRoomFor } from './free-space.ts';
 import {
   BLOB_ENTRY_PREFIX,
   DATABASE_ENTRY,
@@ -67,13 +72,7 @@ export async function restoreBackup(config: Config, archive: string, options: { 
     await fs.mkdir(path.dirname(config.sqlitePath), { recursive: true, mode: 0o700 });
     await fs.mkdir(stagedBlobs, { recursive: true, mode: 0o700 });
     manifest = await unpack(source, stagedDb, stagedBlobs);
-    const db = openDb({ sqlitePath: stagedDb });
-    try {
-      const check = await sqliteQuickCheck(db.kysely);
-      if (check !== 'ok') throw new BackupError(`The archived database fails SQLite's check (${check}); the archive is damaged.`);
-    } finally {
-      await db.close();
-    }
+    await assertSqliteSound(stagedDb);
     // put in place: the old deployment (with --force) goes as a whole, then the restored one moves in
     for (const file of databaseFiles(config.sqlitePath)) await fs.rm(file, { force: true });
     await fs.rm(config.blobDir, { recursive: true, force: true });
@@ -89,6 +88,22 @@ export async function restoreBackup(config: Config, archive: string, options: { 
     blobs: manifest.blobs.length,
     replaced: occupied !== undefined,
   };
+}
+
+/** SQLite's quick_check of the staged database; a file SQLite cannot open at all is refused the same way. */
+async function assertSqliteSound(file: string): Promise<void> {
+  let check: string;
+  try {
+    const db = openDb({ sqlitePath: file });
+    try {
+      check = await sqliteQuickCheck(db.kysely);
+    } finally {
+      await db.close();
+    }
+  } catch (err) {
+    check = (err as Error).message; // "file is not a database", "database disk image is malformed"
+  }
+  if (check !== 'ok') throw new BackupError(`${DATABASE_ENTRY} in the archive fails SQLite's check (${check}); the archive is damaged.`);
 }
 
 /** Server processes whose heartbeat in the database in place is within the liveness window. */
@@ -125,19 +140,20 @@ async function unpack(source: string, stagedDb: string, stagedBlobs: string): Pr
       throw new BackupError(`Not a backup archive of this service (its first file is not ${MANIFEST_ENTRY}).`);
     if (first.value.size > MAX_MANIFEST_BYTES)
       throw new BackupError("The archive's manifest is larger than any this service writes; refusing it.");
-    const manifest = parseManifest((await collect(first.value)).toString('utf8'));
+    const manifest = parseManifest((await collect(checkedBody(first.value, first.value.size, JSON_OBJECT))).toString('utf8'));
     const unknown = manifest.migrations.filter((m) => !MIGRATION_NAMES.includes(m));
     if (unknown.length > 0) {
       throw new BackupError(
         `The archive was made by version ${manifest.serviceVersion}, whose database has migration ${unknown.join(', ')} that this version does not know; restore it with version ${manifest.serviceVersion} or later.`,
       );
     }
+    await assertRoomFor(manifest, path.dirname(stagedDb), stagedBlobs);
     const expected = new Map<string, ArchivedFile>(manifest.blobs.map((b) => [`${BLOB_ENTRY_PREFIX}${b.key}`, b]));
     let sawDatabase = false;
     for await (const entry of entries) {
       if (entry.name === DATABASE_ENTRY && !sawDatabase) {
         sawDatabase = true;
-        await writeChecked(entry, stagedDb, manifest.database);
+        await writeChecked(entry, stagedDb, manifest.database, SQLITE_DATABASE);
         continue;
       }
       const blob = expected.get(entry.name);
@@ -167,27 +183,42 @@ async function unpack(source: string, stagedDb: string, stagedBlobs: string): Pr
   }
 }
 
-async function collect(entry: TarEntry): Promise<Buffer> {
+async function collect(body: AsyncIterable<Buffer>): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of entry.body) chunks.push(Buffer.from(chunk));
+  for await (const chunk of body) chunks.push(Buffer.from(chunk));
   return Buffer.concat(chunks);
 }
 
-/** Writes an entry's bytes to `file` (owner-only, flushed to disk), refusing them unless they match the manifest. */
-async function writeChecked(entry: TarEntry, file: string, expected: ArchivedFile): Promise<void> {
+/**
+ * Writes an entry's bytes to `file` (owner-only, flushed to disk), refusing them unless they match
+ * the manifest and, with a `format`, unless they begin as that format does.
+ */
+async function writeChecked(entry: TarEntry, file: string, expected: ArchivedFile, format?: EntryFormat): Promise<void> {
   if (entry.size !== expected.size)
     throw new BackupError(`${entry.name} in the archive is not the size its manifest names; the archive is damaged.`);
   const hash = createHash('sha256');
-  await pipeline(
-    entry.body,
-    async function* (chunks: AsyncIterable<Buffer>) {
-      for await (const chunk of chunks) {
-        hash.update(chunk);
-        yield chunk;
-      }
-    },
-    createWriteStream(file, { flags: 'wx', mode: 0o600, flush: true }),
-  );
+  const out = createWriteStream(file, { flags: 'wx', mode: 0o600, flush: true });
+  try {
+    await pipeline(
+      checkedBody(entry, expected.size, format),
+      async function* (chunks: AsyncIterable<Buffer>) {
+        for await (const chunk of chunks) {
+          hash.update(chunk);
+          yield chunk;
+        }
+      },
+      out,
+    );
+  } catch (err) {
+    // a refusal at the first bytes can come before the file is even open: wait until it is closed,
+    // or the open would create it after the clean-up has run
+    if (!out.closed) await once(out, 'close');
+    // the free space was checked first, but other writers share the filesystem
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT')
+      throw new BackupError(`No space left writing ${entry.name} of the archive to ${file}; free space there and restore again.`);
+    throw err;
+  }
   if (hash.digest('hex') !== expected.sha256) {
     throw new BackupError(
       `${entry.name} in the archive does not match the SHA-256 its manifest names; the archive is damaged or was altered.`,
