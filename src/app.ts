@@ -51,6 +51,11 @@ declare module 'fastify' {
     oauthErrors?: boolean;
     /** the body type the route takes, named when another arrives (default application/json) */
     accepts?: string;
+    /**
+     * an address over the malformed-request limit is refused only the requests that would answer
+     * 400, once their (small, bounded) body is read, not all of them before (src/http/plugins/malformed-limit.ts)
+     */
+    malformedLimitAfterBody?: boolean;
   }
 }
 

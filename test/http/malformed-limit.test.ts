@@ -1,8 +1,10 @@
 // Malformed requests count against their client address on every rate-limit store (issue 28 item
 // 6; docs/security.md, "Malformed requests"): past MALFORMED_RATE_LIMIT_MAX answers 400 in a
-// window, the address's requests to console sign-in and the token endpoint answer 429 for the rest
-// of it, before their body is read; other addresses, requests with a valid token or console
-// session, and /healthz are not affected, and malformed requests with a valid token do not count.
+// window, the address's requests to console sign-in answer 429 for the rest of it, before their
+// body is read, and so do its malformed token requests (after reading their body of at most 4 KiB:
+// a well-formed token request is answered on its client ID and secret, issue 35 item 3); other
+// addresses, requests with a valid token or console session, and /healthz are not affected, and
+// malformed requests with a valid token do not count.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { stores } from '../harness/engines.ts';
@@ -80,15 +82,17 @@ for (const store of stores) {
       // malformed or not, sign-in from the address waits for the window's end
       assertLimited(await signIn(server, address, { nonsense: true }));
       assertLimited(await signIn(server, address, { email, password: CONSOLE_PASSWORD }));
-      // the token endpoint answers its own 429 body
-      const refused = await tokenRequest(server, address, {
+      // the token endpoint refuses malformed bodies with its own 429 body, but answers a right secret
+      const refused = await tokenRequest(server, address, { grant_type: 'client_credentials' });
+      assert.equal(refused.status, 429, JSON.stringify(refused.body));
+      assert.equal(refused.body.error, 'temporarily_unavailable');
+      assert.match(refused.headers.get('retry-after') ?? '', /^\d+$/);
+      const answered = await tokenRequest(server, address, {
         grant_type: 'client_credentials',
         client_id: client.clientId,
         client_secret: client.clientSecret,
       });
-      assert.equal(refused.status, 429, JSON.stringify(refused.body));
-      assert.equal(refused.body.error, 'temporarily_unavailable');
-      assert.match(refused.headers.get('retry-after') ?? '', /^\d+$/);
+      assert.equal(answered.status, 200, JSON.stringify(answered.body));
 
       // another address signs in and gets tokens as before
       const other = '198.51.100.2';
@@ -132,16 +136,50 @@ for (const store of stores) {
       assert.equal(first.headers.get('x-ratelimit-remaining'), String(LIMIT - 1));
     });
 
-    test('a malformed token request counts: the sixth is refused before any secret is checked', async () => {
+    test('malformed token requests count: past the limit malformed bodies answer 429, and a right secret from the address is still answered', async () => {
       const address = '198.51.100.5';
       for (let i = 0; i < LIMIT; i++) {
         const res = await tokenRequest(server, address, { grant_type: 'password' });
         assert.equal(res.status, 400, JSON.stringify(res.body));
         assert.equal(res.body.error, 'invalid_request');
       }
-      const res = await tokenRequest(server, address, { grant_type: 'client_credentials', client_id: client.clientId, client_secret: 'x' });
-      assert.equal(res.status, 429, JSON.stringify(res.body));
-      assert.equal(res.body.error, 'temporarily_unavailable');
+      // every kind of malformed body: a wrong field, JSON that does not parse, another Content-Type, one too large
+      const malformed: Array<{ body: string; type: string }> = [
+        { body: JSON.stringify({ grant_type: 'password' }), type: 'application/json' },
+        { body: '{"grant_type":', type: 'application/json' },
+        { body: 'grant_type=client_credentials', type: 'application/x-www-form-urlencoded' },
+        {
+          body: JSON.stringify({ grant_type: 'client_credentials', client_id: 'x'.repeat(10_000), client_secret: 'x' }),
+          type: 'application/json',
+        },
+      ];
+      for (const { body, type } of malformed) {
+        const res = await api(server.url, '/oauth/token', undefined, {
+          method: 'POST',
+          headers: from(address, { 'content-type': type }),
+          body,
+        });
+        assert.equal(res.status, 429, `${type} ${body.slice(0, 40)}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.error, 'temporarily_unavailable');
+        assert.match(res.headers.get('retry-after') ?? '', /^\d+$/);
+        assert.equal(res.headers.get('x-ratelimit-remaining'), '0');
+      }
+      // a well-formed request is judged by its client ID and secret, whatever the address sent before
+      const wrong = await tokenRequest(server, address, {
+        grant_type: 'client_credentials',
+        client_id: client.clientId,
+        client_secret: 'x',
+      });
+      assert.equal(wrong.status, 401, JSON.stringify(wrong.body));
+      assert.equal(wrong.body.error, 'invalid_client');
+      const right = await tokenRequest(server, address, {
+        grant_type: 'client_credentials',
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+      });
+      assert.equal(right.status, 200, JSON.stringify(right.body));
+      // and console sign-in from the address stays refused
+      assertLimited(await signIn(server, address, { email, password: CONSOLE_PASSWORD }));
     });
   });
 }

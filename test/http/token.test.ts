@@ -263,7 +263,7 @@ for (const store of stores) {
       assert.equal(res.headers.get('x-ratelimit-remaining'), '49');
     });
 
-    test('failed requests count per client address; an address over its limit gets 429 before any secret is checked', async () => {
+    test('failed requests count per client address; past the limit failures answer 429, and the right secret is still answered', async () => {
       const client = await createOrgWithCredential(server.system);
       const from = { 'x-forwarded-for': '203.0.113.77' };
       await inFreshWindow();
@@ -279,17 +279,83 @@ for (const store of stores) {
         assert.equal(res.headers.get('x-ratelimit-limit'), '30');
         assert.equal(res.headers.get('x-ratelimit-remaining'), String(30 - i));
       }
-      // now even the right secret from that address is refused, without being checked
-      const limited = await postToken(server.url, JSON.stringify(grant(client)), 'application/json', from);
-      assertOAuthError(limited, 429, 'temporarily_unavailable');
-      const retryAfter = Number(limited.headers.get('retry-after'));
-      assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
-      // another address is unaffected, and the credential's budget was never touched
-      const ok = await postToken(server.url, JSON.stringify(grant(client)), 'application/json', { 'x-forwarded-for': '198.51.100.30' });
-      assert.equal(ok.status, 200);
+      // now failures from that address answer 429, known client ID or not (the answer does not tell which)
+      const descriptions = new Set<string>();
+      for (const bad of [
+        grant({ clientId: client.clientId, clientSecret: 'cds_secret_nope' }),
+        grant({ clientId: 'cds_id_AAAAAAAAAAAAAAAA', clientSecret: 'x' }),
+        grant({ clientId: 'x'.repeat(100), clientSecret: 'x' }),
+      ]) {
+        const limited = await postToken(server.url, JSON.stringify(bad), 'application/json', from);
+        assertOAuthError(limited, 429, 'temporarily_unavailable');
+        descriptions.add(limited.body.error_description.replace(/\d+ s\.$/, ''));
+        const retryAfter = Number(limited.headers.get('retry-after'));
+        assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+      }
+      assert.equal(descriptions.size, 1, [...descriptions].join(' | '));
+      // the right secret from that address is answered, charged to the credential's budget only
+      const ok = await postToken(server.url, JSON.stringify(grant(client)), 'application/json', from);
+      assert.equal(ok.status, 200, JSON.stringify(ok.body));
       assert.equal(ok.headers.get('x-ratelimit-remaining'), '9');
       const metrics = await fetch(`${server.opsUrl}/metrics`).then((r) => r.text());
       assert.match(metrics, /^cds_rate_limit_rejections_total\{limiter="token_failure"\} [1-9]/m);
+    });
+
+    test('200 requests with client IDs not of the issued form do not lock out a right secret sent from the same address', async () => {
+      const client = await createOrgWithCredential(server.system);
+      const from = { 'x-forwarded-for': '203.0.113.90' };
+      await inFreshWindow();
+      for (let i = 1; i <= 200; i++) {
+        const res = await postToken(
+          server.url,
+          JSON.stringify(grant({ clientId: `not-a-client-${i}`, clientSecret: 'x' })),
+          'application/json',
+          from,
+        );
+        // the cheap refusals still count per address: 401 up to the limit (30 here), then 429
+        assertOAuthError(res, i <= 30 ? 401 : 429, i <= 30 ? 'invalid_client' : 'temporarily_unavailable');
+      }
+      const ok = await postToken(server.url, JSON.stringify(grant(client)), 'application/json', from);
+      assert.equal(ok.status, 200, JSON.stringify(ok.body));
+      assert.equal(ok.headers.get('x-ratelimit-limit'), '10', "the credential's own budget");
+      assert.equal(ok.headers.get('x-ratelimit-remaining'), '9');
+      // a wrong secret from that address is still refused, as the address is over its failure limit
+      const wrong = await postToken(
+        server.url,
+        JSON.stringify(grant({ clientId: client.clientId, clientSecret: 'cds_secret_nope' })),
+        'application/json',
+        from,
+      );
+      assertOAuthError(wrong, 429, 'temporarily_unavailable');
+    });
+
+    test('wrong secrets for a known client ID past the limit are refused before their check, per address and client ID', async () => {
+      const client = await createOrgWithCredential(server.system);
+      const sibling = await addCredential(server.system, client.organizationId);
+      const from = { 'x-forwarded-for': '203.0.113.91' };
+      const guess = (i: number) => JSON.stringify(grant({ clientId: client.clientId, clientSecret: `cds_secret_guess${i}` }));
+      await inFreshWindow();
+      for (let i = 1; i <= 30; i++) {
+        const res = await postToken(server.url, guess(i), 'application/json', from);
+        assertOAuthError(res, 401, 'invalid_client');
+        assert.equal(res.headers.get('x-ratelimit-remaining'), String(30 - i));
+      }
+      for (let i = 31; i <= 40; i++)
+        assertOAuthError(await postToken(server.url, guess(i), 'application/json', from), 429, 'temporarily_unavailable');
+      // past the limit the secret is not checked: even the right one, for this client ID, from this address
+      assertOAuthError(
+        await postToken(server.url, JSON.stringify(grant(client)), 'application/json', from),
+        429,
+        'temporarily_unavailable',
+      );
+      // the guesses did not touch the client elsewhere, nor another client from that address
+      const elsewhere = await postToken(server.url, JSON.stringify(grant(client)), 'application/json', {
+        'x-forwarded-for': '198.51.100.91',
+      });
+      assert.equal(elsewhere.status, 200, JSON.stringify(elsewhere.body));
+      assert.equal(elsewhere.headers.get('x-ratelimit-remaining'), '9', 'no guess was charged to its budget');
+      const other = await postToken(server.url, JSON.stringify(grant(sibling)), 'application/json', from);
+      assert.equal(other.status, 200, JSON.stringify(other.body));
     });
 
     test('a client_id not of the issued form answers 401 invalid_client and leaves no key derived from it in the store', async () => {

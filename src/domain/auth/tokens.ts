@@ -36,28 +36,25 @@ export function parseTokenRequest(body: unknown): { clientId: string; clientSecr
   return { clientId: client_id as string, clientSecret: client_secret as string };
 }
 
+/** The one answer to every failed client authentication, so the endpoint does not tell which client IDs exist. */
+export const invalidClient = () => new OAuthError('invalid_client', 'Client authentication failed.');
+
 /**
- * Checks a client's ID and secret; the credential on success, `invalid_client` otherwise (one answer
- * for every failure, so the endpoint does not tell which client IDs exist). A client ID not of the
- * issued form is refused without a lookup.
+ * The credential a token request names, when it may be issued tokens here: a client ID of the
+ * issued form (anything else is refused without a lookup), known, unrevoked and of this region.
+ * Looked up before its secret is checked so that the caller can limit guesses per client
+ * (src/http/routes/oauth/token.ts).
  */
-export async function authenticateClient({
-  ctx,
-  input,
-}: {
-  ctx: BaseContext;
-  input: { clientId: string; clientSecret: string };
-}): Promise<CredentialRecord> {
-  const invalid = () => new OAuthError('invalid_client', 'Client authentication failed.');
-  const credential = isIssuedClientId(input.clientId) ? await findCredentialByClientId(ctx.db.kysely, input.clientId) : undefined;
-  if (!credential) {
-    secretMatches(input.clientSecret, '0'.repeat(64)); // same work as a real check
-    throw invalid();
-  }
-  if (!secretMatches(input.clientSecret, credential.secretHash)) throw invalid();
-  if (credential.revokedAt !== null) throw invalid();
-  if (credential.region !== ctx.region) throw invalid();
-  return credential;
+export async function findClient({ ctx, input }: { ctx: BaseContext; input: { clientId: string } }): Promise<CredentialRecord | undefined> {
+  if (!isIssuedClientId(input.clientId)) return undefined;
+  const credential = await findCredentialByClientId(ctx.db.kysely, input.clientId);
+  return credential && credential.revokedAt === null && credential.region === ctx.region ? credential : undefined;
+}
+
+/** Whether `secret` is the credential's, in constant time; without a credential, the same work and false. */
+export function clientSecretMatches(credential: CredentialRecord | undefined, secret: string): credential is CredentialRecord {
+  const matches = secretMatches(secret, credential?.secretHash ?? '0'.repeat(64));
+  return credential !== undefined && matches;
 }
 
 /** Issues an access token to an authenticated credential. */

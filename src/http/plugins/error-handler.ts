@@ -84,7 +84,10 @@ function clientError(err: FastifyError, accepts = 'application/json'): ServiceEr
   return undefined;
 }
 
-function toServiceError(err: FastifyError, accepts?: string): ServiceError | undefined {
+/** What the error handler is given: a framework error, or a refusal it answers instead (a ServiceError). */
+type Failure = FastifyError | ServiceError;
+
+function toServiceError(err: Failure, accepts?: string): ServiceError | undefined {
   if (err instanceof ServiceError) return err;
   return asDependencyError(err) ?? clientError(err, accepts);
 }
@@ -113,7 +116,7 @@ function describeClientError(err: ServiceError): string {
 }
 
 /** The token endpoint's answer: its own body, `{ error, error_description }`, never cached. */
-function sendOAuth(request: FastifyRequest, reply: FastifyReply, err: FastifyError) {
+function sendOAuth(request: FastifyRequest, reply: FastifyReply, err: Failure) {
   let answer: [error: string, description: string, status: number];
   const service = err instanceof OAuthError ? undefined : toServiceError(err);
   if (err instanceof OAuthError) {
@@ -246,8 +249,18 @@ function bearerChallenge(code: ErrorCode, authorization: string | undefined): st
   return `Bearer error="invalid_token", error_description="${INVALID_TOKEN_DESCRIPTION[code]}"`;
 }
 
+/** Whether `err` is answered 400 (validation_failed, or the token endpoint's invalid_request). */
+function answersBadRequest(err: FastifyError, accepts?: string): boolean {
+  if (err instanceof OAuthError) return err.error === 'invalid_request';
+  const service = toServiceError(err, accepts);
+  return service !== undefined && STATUS_OF[service.code] === 400;
+}
+
 export function registerErrorHandler(app: FastifyInstance, onDependencyError?: (err: DependencyUnavailableError) => void) {
-  app.setErrorHandler((err: FastifyError, request, reply) => {
+  app.setErrorHandler((caught: FastifyError, request, reply) => {
+    // An address over the malformed-request limit, on a route that reads its body first: its 400s become that refusal.
+    const refuse = request.malformedRefusal;
+    const err: Failure = refuse && answersBadRequest(caught, request.routeOptions.config?.accepts) ? refuse() : caught;
     if (request.routeOptions.config?.oauthErrors) return sendOAuth(request, reply, err);
     const service = toServiceError(err, request.routeOptions.config?.accepts) ?? unexpected(request, err);
     if (service instanceof DependencyUnavailableError) {

@@ -9,11 +9,23 @@
 // one NAT or load balancer share an address). Unauthenticated /v1 and console requests are
 // refused 401 before their body is read, so in practice this limits the routes open to anyone:
 // console sign-in and the token endpoint (docs/security.md, "Malformed requests").
+//
+// A route with `malformedLimitAfterBody` (the token endpoint, whose body is at most 4 KiB) is not
+// refused before its body is read: the refusal is kept on the request, and the error handler
+// answers it instead of a 400, so a well-formed request from the address is still answered.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { SystemContext } from '../../domain/context.ts';
+import type { RateLimitExceeded } from '../../domain/errors.ts';
 import { hitLimit, peekLimit, rateLimitExceeded } from '../../storage/ratelimit/limiter.ts';
 import { setRateLimitHeaders } from './auth.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** the malformed-request limit's refusal, answered instead of a 400 (routes with malformedLimitAfterBody) */
+    malformedRefusal?: () => RateLimitExceeded;
+  }
+}
 
 const SCOPE = 'malformed';
 
@@ -39,11 +51,14 @@ export function registerMalformedLimit(app: FastifyInstance, { config, system, o
   app.addHook('preParsing', async (request, reply, payload) => {
     if (hasCredential(request) || !takesInput(request)) return payload;
     const state = await peekLimit(store, SCOPE, request.ip, limit, system.now());
-    if (state.exceeded) {
+    if (!state.exceeded) return payload;
+    const refuse = () => {
       setRateLimitHeaders(reply, state.limit, state.window);
       onRejected(SCOPE);
-      throw rateLimitExceeded(state.retryAfterSec, 'Too many malformed requests from this address');
-    }
+      return rateLimitExceeded(state.retryAfterSec, 'Too many malformed requests from this address');
+    };
+    if (!request.routeOptions.config.malformedLimitAfterBody) throw refuse();
+    request.malformedRefusal = refuse;
     return payload;
   });
 

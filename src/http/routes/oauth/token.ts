@@ -1,12 +1,20 @@
 // POST /oauth/token: the OAuth 2.0 client-credentials grant. JSON only; its own error body.
-// Two limits, both through the shared limiter: failed requests (unknown client, wrong secret,
-// revoked) count per client address, and an address over that limit is refused before any secret
-// is checked; the credential's own budget is charged only once its secret has been verified, so
-// someone who merely knows a client ID cannot use up its owner's tokens.
+// A well-formed request naming a usable credential with its right secret is answered whatever its
+// address sent before (clients behind one NAT share an address; issue 35 item 3). The limits, all
+// through the shared limiter:
+// - failed requests (client ID unknown, not of the issued form, revoked; wrong secret) count per
+//   client address; past that limit failures answer 429 instead of 401 (after their check, so the
+//   answer does not tell which client IDs exist);
+// - wrong secrets for a known client ID also count per address and client ID, and past that limit
+//   the secrets of that client from that address are refused before they are checked, so no
+//   address can keep guessing one client's secret;
+// - the credential's own budget is charged only once its secret has been verified, so someone who
+//   merely knows a client ID cannot use up its owner's tokens.
+// Malformed bodies (400) count per address in the malformed-request limit (src/http/plugins/
+// malformed-limit.ts), which refuses them here only once the body (at most 4 KiB) is read.
 import type { FastifyInstance } from 'fastify';
 import { TokenRequest, TokenResponse } from '../../../domain/auth/schema.ts';
-import { authenticateClient, issueToken, parseTokenRequest } from '../../../domain/auth/tokens.ts';
-import { OAuthError } from '../../../domain/errors.ts';
+import { clientSecretMatches, findClient, invalidClient, issueToken, parseTokenRequest } from '../../../domain/auth/tokens.ts';
 import type { RouteDeps } from '../deps.ts';
 import { setRateLimitHeaders } from '../../plugins/auth.ts';
 import { described } from '../../schemas/common.ts';
@@ -15,6 +23,9 @@ import { hitLimit, peekLimit, rateLimitExceeded } from '../../../storage/ratelim
 /** The largest token request body: three short strings fit many times over. */
 export const TOKEN_BODY_LIMIT_BYTES = 4096;
 
+/** One refusal for both failure limits, so that it does not tell whether the client ID is known. */
+const TOO_MANY_FAILURES = 'Too many failed token requests from this address';
+
 const oauthError = (description: string) => ({ description, $ref: 'OAuthErrorBody#' });
 
 export default function tokenRoute(app: FastifyInstance, { config, system, metrics }: RouteDeps) {
@@ -22,7 +33,7 @@ export default function tokenRoute(app: FastifyInstance, { config, system, metri
   app.post(
     '/oauth/token',
     {
-      config: { oauthErrors: true },
+      config: { oauthErrors: true, malformedLimitAfterBody: true },
       bodyLimit: TOKEN_BODY_LIMIT_BYTES,
       schema: {
         operationId: 'createToken',
@@ -49,21 +60,28 @@ export default function tokenRoute(app: FastifyInstance, { config, system, metri
       const input = parseTokenRequest(request.body);
       const { token: budget, unauthenticated: failures } = config.rateLimits;
       const address = request.ip;
-      const blocked = await peekLimit(store, 'token-failure', address, failures, system.now());
-      if (blocked.exceeded) {
-        setRateLimitHeaders(reply, blocked.limit, blocked.window);
-        metrics.rateLimitRejections.inc({ limiter: 'token_failure' });
-        throw rateLimitExceeded(blocked.retryAfterSec, 'Too many failed token requests from this address');
-      }
-      let credential;
-      try {
-        credential = await authenticateClient({ ctx: system, input });
-      } catch (err) {
-        if (err instanceof OAuthError && err.error === 'invalid_client') {
-          const counted = await hitLimit(store, 'token-failure', address, failures, system.now());
-          setRateLimitHeaders(reply, counted.limit, counted.window);
+      const credential = await findClient({ ctx: system, input });
+      // Guesses are limited per address and client: one address's guesses at a client's secret
+      // cannot lock that client out elsewhere, nor lock other clients out at that address.
+      const guesses = credential && `${credential.id} ${address}`;
+      if (guesses) {
+        const blocked = await peekLimit(store, 'token-guess', guesses, failures, system.now());
+        if (blocked.exceeded) {
+          setRateLimitHeaders(reply, blocked.limit, blocked.window);
+          metrics.rateLimitRejections.inc({ limiter: 'token_failure' });
+          throw rateLimitExceeded(blocked.retryAfterSec, TOO_MANY_FAILURES);
         }
-        throw err;
+      }
+      if (!clientSecretMatches(credential, input.clientSecret)) {
+        const counted = await hitLimit(store, 'token-failure', address, failures, system.now());
+        const guessed = guesses ? await hitLimit(store, 'token-guess', guesses, failures, system.now()) : undefined;
+        const over = counted.exceeded ? counted : guessed?.exceeded ? guessed : undefined;
+        setRateLimitHeaders(reply, counted.limit, (over ?? counted).window);
+        if (over) {
+          metrics.rateLimitRejections.inc({ limiter: 'token_failure' });
+          throw rateLimitExceeded(over.retryAfterSec, TOO_MANY_FAILURES);
+        }
+        throw invalidClient();
       }
       const charged = await hitLimit(store, 'token', credential.id, budget, system.now());
       setRateLimitHeaders(reply, charged.limit, charged.window);
