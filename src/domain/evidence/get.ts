@@ -2,6 +2,7 @@
 // mappings, authorship and revision request, plus the expansions asked for (mapped tests, gaps,
 // attachments, tickets).
 import { cachedResult } from '../result-cache.ts';
+import { mappingsWithinPlan } from '../artifacts/plan-bounds.ts';
 import { setPresent } from '../set-present.ts';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
@@ -42,7 +43,11 @@ export interface GetEvidenceInput {
 
 export async function getEvidence({ ctx, input }: { ctx: Context; input: GetEvidenceInput }): Promise<EvidenceDetail> {
   authorize(ctx.actor, 'evidence', 'read');
-  const { attachments, ...detail } = await cachedResult(ctx, 'evidence.get', input, () => compute(ctx, input));
+  // The answer depends on the plan (mappingsWithinPlan), so the plan is part of the key.
+  const key = { ...input, plan: [...ctx.actor.plan] };
+  const { attachments, ...detail } = await cachedResult(ctx, 'evidence.get', key, async () =>
+    mappingsWithinPlan(await compute(ctx, input), ctx.actor.plan),
+  );
   if (!attachments) return detail;
   // Whether an attachment covers the current period depends on the clock, not only on the data,
   // so it is decided per request rather than cached.
