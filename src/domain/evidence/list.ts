@@ -1,7 +1,6 @@
 // The evidence list (served under two names, evidence and evidences): the caller's evidence
 // records matching the filters, with the fields asked for.
-import { cachedResult } from '../result-cache.ts';
-import { mappingsWithinPlan } from '../artifacts/plan-bounds.ts';
+import { cachedWithinPlan } from '../artifacts/plan-bounds.ts';
 import { setPresent } from '../set-present.ts';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
@@ -39,9 +38,7 @@ export type ListEvidenceInput = ArtifactListInput<EvidenceStatus, EvidenceOption
 
 export async function listEvidence({ ctx, input }: { ctx: Context; input: ListEvidenceInput }): Promise<Evidence[]> {
   authorize(ctx.actor, 'evidence', 'read');
-  // The answer depends on the plan (mappingsWithinPlan), so the plan is part of the key.
-  const key = { ...input, plan: [...ctx.actor.plan] };
-  return cachedResult(ctx, 'evidence.list', key, async () => (await compute(ctx, input)).map((e) => mappingsWithinPlan(e, ctx.actor.plan)));
+  return cachedWithinPlan(ctx, 'evidence.list', input, () => compute(ctx, input));
 }
 
 /** The default list fields of an evidence record (get-one starts from them too). */
