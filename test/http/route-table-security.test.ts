@@ -9,12 +9,24 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { dialects } from '../harness/engines.ts';
-import { addCredential, api, createOrgWithCredential, getToken, startServer, type Client, type TestServer } from '../harness/server.ts';
+import {
+  addCredential,
+  api,
+  createAdminFor,
+  createOrgWithCredential,
+  getToken,
+  startServer,
+  type Client,
+  type TestServer,
+} from '../harness/server.ts';
+import { consoleCall, consoleSignIn, CONSOLE_PASSWORD, type Signed } from '../harness/console-session.ts';
 import { fixtures } from '../harness/fixtures.ts';
 import { findingFixtures } from '../harness/fixtures-findings.ts';
 import { ACCESS_LEVELS, RESOURCES, scopesFor, type Resource } from '../../src/domain/auth/scopes.ts';
 import { bumpDataVersions } from '../../src/storage/db/repositories/organizations.ts';
 import { DATA_KINDS } from '../../src/domain/data-versions.ts';
+import { PROGRAM_KINDS } from '../../src/domain/program/registry.ts';
+import { EVENT_TYPES } from '../../src/domain/events/schema.ts';
 
 // Hundreds of requests per credential; the rate limits are covered elsewhere.
 const env = { RATE_LIMIT_MAX: '1000000', UNAUTHENTICATED_RATE_LIMIT_MAX: '1000000', TOKEN_RATE_LIMIT_MAX: '1000000' };
@@ -171,6 +183,70 @@ const MOVE_FROM: Record<string, { table: 'evidence' | 'policies'; status: string
   'POST /v1/policies/{policyId}/request_review': { table: 'policies', status: 'published' },
 };
 
+// ---- The console's doors bounded by the organization's plan ----
+
+/** A console request: its path's parameters filled by `ids`, and the JSON body if any. */
+interface ConsoleRequest {
+  why: string;
+  body?: unknown;
+}
+
+/** Program documents that name `resource`: each kind holding it, and each link field of another kind to it. */
+function documentsNaming(resource: Resource): ConsoleRequest[] {
+  const out: ConsoleRequest[] = [];
+  for (const kind of PROGRAM_KINDS) {
+    const named = kind.resources.includes(resource) ? { why: `the kind ${kind.name}`, doc: { version: 1, [kind.name]: [] } } : undefined;
+    if (named) out.push({ why: named.why, body: { text: JSON.stringify(named.doc), fileName: 'program.json' } });
+    for (const [field, linked] of Object.entries(kind.links ?? {})) {
+      if (linked !== resource || kind.resources.includes(resource)) continue;
+      // an empty list writes the links (it clears them), so it is refused like any value
+      const doc = { version: 1, [kind.name]: [{ key: 'route-table', [field]: [] }] };
+      out.push({ why: `the link ${kind.name}[].${field}`, body: { text: JSON.stringify(doc), fileName: 'program.json' } });
+    }
+  }
+  return out;
+}
+
+/** An event type of `resource`, to subscribe an endpoint to. */
+const eventTypeOf = (resource: Resource) => EVENT_TYPES.find((t) => t.startsWith(`${resource}.`))!;
+
+/**
+ * Console operations the organization's plan bounds (PRODUCT.md, "Plans bound every door"): per
+ * resource, the requests naming it that an administrator of an organization whose plan leaves the
+ * resource out sends, each answered 403 plan_restricted. Every other console operation is in
+ * CONSOLE_PLAN_UNCHECKED with the reason, so one added later fails the suite until it is placed.
+ */
+const CONSOLE_PLAN_BOUND: Record<string, (resource: Resource) => ConsoleRequest[]> = {
+  'POST /console/api/program': documentsNaming,
+  'GET /console/api/overview': (resource) => (resource === 'framework' ? [{ why: 'the frameworks and their progress' }] : []),
+  'POST /console/api/webhook-endpoints': (resource) => [
+    { why: `eventTypes ${eventTypeOf(resource)}`, body: { url: 'https://93.184.216.34/route-table', eventTypes: [eventTypeOf(resource)] } },
+  ],
+  'PATCH /console/api/webhook-endpoints/{endpointId}': (resource) => [
+    { why: `eventTypes ${eventTypeOf(resource)}`, body: { eventTypes: [eventTypeOf(resource)] } },
+  ],
+};
+
+/** Console operations not checked for the plan here, and why. */
+const CONSOLE_PLAN_UNCHECKED: Record<string, string> = {
+  'GET /console/api/session': 'the session itself',
+  'DELETE /console/api/session': 'signing out',
+  'GET /console/api/credentials': 'credentials are not a plan resource',
+  'POST /console/api/credentials': 'credentials are not a plan resource (their scopes are bounded at use)',
+  'POST /console/api/credentials/{credentialId}/revoke': 'credentials are not a plan resource',
+  'GET /console/api/audit-log': "the organization's own administrative history",
+  'GET /console/api/usage': 'request counts, no records',
+  'GET /console/api/webhook-endpoints': 'endpoints name no records',
+  'GET /console/api/webhook-endpoints/{endpointId}': 'endpoints name no records',
+  'DELETE /console/api/webhook-endpoints/{endpointId}': 'endpoints name no records',
+  'POST /console/api/webhook-endpoints/{endpointId}/rotate-secret': 'endpoints name no records',
+  'POST /console/api/webhook-endpoints/{endpointId}/test': 'a webhook.test event names no records',
+  'GET /console/api/webhook-endpoints/{endpointId}/deliveries': 'event types and outcomes only, never the event data',
+  'GET /console/api/webhook-deliveries/{deliveryId}/attempts': "the receiver's answers only, never the event data",
+  'POST /console/api/webhook-deliveries/{deliveryId}/redeliver':
+    'bounded by the plan as the event is read (needs an event recorded before the plan changed): http/webhook-plan-bounds.test.ts',
+};
+
 // ---- Parameter values ----
 
 /** A value the parameter's schema accepts (for required parameters the check is not about). */
@@ -263,6 +339,7 @@ const checked = {
   otherOrganization: 0,
   malformed: 0,
   consoleUnauthorized: 0,
+  consolePlanRestricted: 0,
 };
 
 // ---- The suite ----
@@ -314,6 +391,8 @@ for (const dialect of dialects) {
     const tokenByLevel: Partial<Record<string, string>> = {};
     /** per resource, a Read & Write token of an organization whose plan leaves that resource out */
     const restrictedToken: Partial<Record<Resource, string>> = {};
+    /** per resource, a signed-in administrator of that organization and the IDs of its console records */
+    const restrictedAdmin: Partial<Record<Resource, { session: Signed; ids: Record<string, string> }>> = {};
 
     /**
      * One of each resource, written straight into the database. Finding IDs are keys unique only
@@ -368,10 +447,23 @@ for (const dialect of dialects) {
       assert.notDeepEqual(ownIds, otherIds);
       for (const resource of RESOURCES) {
         const plan = RESOURCES.filter((r) => r !== resource).join(',');
-        restrictedToken[resource] = await getToken(
-          server.url,
-          await createOrgWithCredential(server.system, { name: `No ${resource}`, plan, accessLevel: 'read_write' }),
-        );
+        const restricted = await createOrgWithCredential(server.system, { name: `No ${resource}`, plan, accessLevel: 'read_write' });
+        restrictedToken[resource] = await getToken(server.url, restricted);
+        // …and its administrator, for the console's doors, with an endpoint subscribed within the plan
+        const email = `no-${resource}@example.com`;
+        await createAdminFor({
+          ctx: server.system,
+          input: { organizationId: restricted.organizationId, email, password: CONSOLE_PASSWORD },
+          actor: { type: 'cli', id: null, label: 'route-table security', ip: null, userAgent: null },
+        });
+        const session = await consoleSignIn(server.url, email);
+        const other = RESOURCES.find((r) => r !== resource)!;
+        const endpoint = await consoleCall(server.url, session, '/console/api/webhook-endpoints', {
+          method: 'POST',
+          body: { url: 'https://93.184.216.34/route-table', eventTypes: [eventTypeOf(other)] },
+        });
+        assert.equal(endpoint.status, 201, `an endpoint for the organization without ${resource}: ${show(endpoint)}`);
+        restrictedAdmin[resource] = { session, ids: { endpointId: endpoint.body.data.endpointId } };
       }
     });
     after(() => server?.close());
@@ -509,6 +601,36 @@ for (const dialect of dialects) {
       }
     });
 
+    describe("console doors bounded by the organization's plan", () => {
+      test('every console operation is either plan-checked here or listed with the reason it is not', () => {
+        for (const op of consoleOperations)
+          assert.ok(
+            op.label in CONSOLE_PLAN_BOUND !== op.label in CONSOLE_PLAN_UNCHECKED,
+            `${op.label}: add it to CONSOLE_PLAN_BOUND (requests naming each resource) or CONSOLE_PLAN_UNCHECKED (why not), once`,
+          );
+        const labels = new Set(consoleOperations.map((o) => o.label));
+        for (const label of [...Object.keys(CONSOLE_PLAN_BOUND), ...Object.keys(CONSOLE_PLAN_UNCHECKED)])
+          assert.ok(labels.has(label), `${label} is listed but the document has no such console operation`);
+      });
+
+      for (const op of consoleOperations.filter((o) => CONSOLE_PLAN_BOUND[o.label])) {
+        test(`${op.label}: an administrator whose plan excludes the resource named → 403 plan_restricted`, async () => {
+          let sent = 0;
+          for (const resource of RESOURCES) {
+            const admin = restrictedAdmin[resource]!;
+            for (const request of CONSOLE_PLAN_BOUND[op.label](resource)) {
+              const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => admin.ids[name]);
+              const res = await consoleCall(server.url, admin.session, path, { method: op.method, body: request.body });
+              assertErrorCode(res, 403, 'plan_restricted', `${op.label} naming ${request.why} for a plan without ${resource}`);
+              sent++;
+            }
+          }
+          assert.ok(sent > 0, `${op.label}: no request named a resource`);
+          checked.consolePlanRestricted++;
+        });
+      }
+    });
+
     test('coverage: every /v1 operation was checked, and every write operation for its scope', (t) => {
       const writes = v1Operations.filter((o) => o.write).length;
       t.diagnostic(
@@ -518,6 +640,7 @@ for (const dialect of dialects) {
       assert.equal(checked.planRestricted, v1Operations.length);
       assert.ok(checked.forbidden >= writes, `only ${checked.forbidden} operations checked for 403 forbidden; ${writes} write operations`);
       assert.equal(checked.consoleUnauthorized, consoleOperations.length);
+      assert.equal(checked.consolePlanRestricted, Object.keys(CONSOLE_PLAN_BOUND).length);
       for (const key of Object.keys(checked) as Array<keyof typeof checked>) if (key !== 'forbiddenSkipped') checked[key] = 0;
       checked.forbiddenSkipped = 0;
     });

@@ -89,6 +89,7 @@ export const controlsKind: ProgramKind<ProgramControl> = {
   name: 'controls',
   record: 'control',
   resources: ['control'],
+  links: { requirements: 'framework' },
   dataKinds: ['controls'],
   schema: ProgramControl,
   needs: ['frameworks'],

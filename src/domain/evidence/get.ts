@@ -1,7 +1,7 @@
 // One evidence record (served under both the evidence and the evidences names), with its
 // mappings, authorship and revision request, plus the expansions asked for (mapped tests, gaps,
 // attachments, tickets).
-import { cachedResult } from '../result-cache.ts';
+import { cachedWithinPlan } from '../artifacts/plan-bounds.ts';
 import { setPresent } from '../set-present.ts';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
@@ -42,7 +42,7 @@ export interface GetEvidenceInput {
 
 export async function getEvidence({ ctx, input }: { ctx: Context; input: GetEvidenceInput }): Promise<EvidenceDetail> {
   authorize(ctx.actor, 'evidence', 'read');
-  const { attachments, ...detail } = await cachedResult(ctx, 'evidence.get', input, () => compute(ctx, input));
+  const { attachments, ...detail } = await cachedWithinPlan(ctx, 'evidence.get', input, () => compute(ctx, input));
   if (!attachments) return detail;
   // Whether an attachment covers the current period depends on the clock, not only on the data,
   // so it is decided per request rather than cached.

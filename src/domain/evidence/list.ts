@@ -1,6 +1,6 @@
 // The evidence list (served under two names, evidence and evidences): the caller's evidence
 // records matching the filters, with the fields asked for.
-import { cachedResult } from '../result-cache.ts';
+import { cachedWithinPlan } from '../artifacts/plan-bounds.ts';
 import { setPresent } from '../set-present.ts';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
@@ -38,7 +38,7 @@ export type ListEvidenceInput = ArtifactListInput<EvidenceStatus, EvidenceOption
 
 export async function listEvidence({ ctx, input }: { ctx: Context; input: ListEvidenceInput }): Promise<Evidence[]> {
   authorize(ctx.actor, 'evidence', 'read');
-  return cachedResult(ctx, 'evidence.list', input, () => compute(ctx, input));
+  return cachedWithinPlan(ctx, 'evidence.list', input, () => compute(ctx, input));
 }
 
 /** The default list fields of an evidence record (get-one starts from them too). */

@@ -183,6 +183,7 @@ export const evidenceKind: ProgramKind<ProgramEvidence> = {
   name: 'evidence',
   record: 'evidence',
   resources: ['evidence'],
+  links: { controls: 'control', requirements: 'framework', tests: 'test' },
   dataKinds: ['evidence', 'controls'],
   schema: ProgramEvidence,
 

@@ -1,6 +1,6 @@
 // One policy, with its mappings and authorship, plus the expansions
 // asked for (documents, version history, tickets).
-import { cachedResult } from '../result-cache.ts';
+import { cachedWithinPlan } from '../artifacts/plan-bounds.ts';
 import { setPresent } from '../set-present.ts';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
@@ -26,7 +26,7 @@ export interface GetPolicyInput {
 
 export async function getPolicy({ ctx, input }: { ctx: Context; input: GetPolicyInput }): Promise<PolicyDetail> {
   authorize(ctx.actor, 'policy', 'read');
-  const policy = await cachedResult(ctx, 'policies.get', input, () => compute(ctx, input));
+  const policy = await cachedWithinPlan(ctx, 'policies.get', input, () => compute(ctx, input));
   // Decided per request: whether the review date has passed depends on the clock, not only on the data.
   const statusReason = policyStatusReason(policy, ctx.now());
   return statusReason === undefined ? policy : { ...policy, statusReason };

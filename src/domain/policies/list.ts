@@ -1,5 +1,5 @@
 // The policy list: the caller's policies matching the filters, with the fields asked for.
-import { cachedResult } from '../result-cache.ts';
+import { cachedWithinPlan } from '../artifacts/plan-bounds.ts';
 import { setPresent } from '../set-present.ts';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
@@ -40,7 +40,7 @@ export type ListPoliciesInput = ArtifactListInput<PolicyStatus, PolicyOptionalFi
 
 export async function listPolicies({ ctx, input }: { ctx: Context; input: ListPoliciesInput }): Promise<Policy[]> {
   authorize(ctx.actor, 'policy', 'read');
-  return cachedResult(ctx, 'policies.list', input, () => compute(ctx, input));
+  return cachedWithinPlan(ctx, 'policies.list', input, () => compute(ctx, input));
 }
 
 /** The default list fields of a policy (get-one starts from them too). */

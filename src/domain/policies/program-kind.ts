@@ -175,6 +175,7 @@ export const policiesKind: ProgramKind<ProgramPolicy> = {
   name: 'policies',
   record: 'policy',
   resources: ['policy'],
+  links: { controls: 'control', requirements: 'framework' },
   dataKinds: ['policies', 'controls'],
   schema: ProgramPolicy,
   needs: ['frameworks'],

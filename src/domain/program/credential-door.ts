@@ -10,10 +10,9 @@ import { RESOURCES, type Actor, type Resource } from '../auth/scopes.ts';
 import { ServiceError } from '../errors.ts';
 import { fingerprintSubject, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
-import { PROGRAM_FORMAT_VERSION, type ProgramDocument } from './document-schema.ts';
+import type { ProgramDocument } from './document-schema.ts';
 import type { ProgramPlan } from './plan-schema.ts';
-import { PROGRAM_KINDS } from './registry.ts';
-import { applyProgramIn, exportProgramKinds, planProgram, scopesForDocument, type ProgramContext } from './verbs.ts';
+import { applyProgramIn, exportProgram, planProgram, scopesForDocument, type ProgramContext } from './verbs.ts';
 
 /**
  * Throws unless the actor holds `<resource>:<action>` for every resource, naming every missing
@@ -82,26 +81,15 @@ export async function programForCredential({ ctx, input }: { ctx: Context; input
 }
 
 /**
- * The credential's organization's program: needs the read scope of every resource; kinds whose
- * records the organization's plan leaves out are left out of the document, as an expansion leaves
- * them out of an answer.
+ * The credential's organization's program: needs the read scope of every resource the plan
+ * includes; the export leaves out what the plan excludes (plan-bounds.ts), as an expansion does.
  */
 export async function exportProgramForCredential({ ctx }: { ctx: Context }): Promise<ProgramDocument> {
-  const holdsAll = RESOURCES.filter((r) => ctx.actor.plan.has(r));
-  authorizeAll(ctx.actor, holdsAll, 'read', 'Exporting the program');
-  return exportProgramWithin(ctx, ctx.actor.organizationId, (resources) => resources.every((r) => ctx.actor.plan.has(r)));
-}
-
-/** The program's kinds that `include` keeps, gathered into one document. */
-export async function exportProgramWithin(
-  ctx: Pick<ProgramContext, 'db'>,
-  organizationId: string,
-  include: (resources: readonly Resource[]) => boolean,
-): Promise<ProgramDocument> {
-  const resourcesOf = new Map(PROGRAM_KINDS.map((k) => [k.name, k.resources]));
-  const doc: Record<string, unknown> = { version: PROGRAM_FORMAT_VERSION };
-  for await (const [name, entries] of exportProgramKinds({ ctx, input: { organizationId } })) {
-    if (include(resourcesOf.get(name) ?? [])) doc[name] = entries;
-  }
-  return doc as ProgramDocument;
+  authorizeAll(
+    ctx.actor,
+    RESOURCES.filter((r) => ctx.actor.plan.has(r)),
+    'read',
+    'Exporting the program',
+  );
+  return exportProgram({ ctx, input: { organizationId: ctx.actor.organizationId } });
 }

@@ -109,6 +109,11 @@ export interface ProgramKind<E extends KeyedEntry = KeyedEntry> {
   record: string;
   /** the write scopes a credential needs to apply entries of this kind */
   resources: readonly Resource[];
+  /**
+   * The entry fields that link to records of another plan resource (plan-bounds.ts): a plan that
+   * excludes that resource refuses a document naming the field and leaves it out of an export.
+   */
+  links?: Readonly<Record<string, Resource>>;
   /** the data kinds its writes change (data-versions.ts) */
   dataKinds: readonly DataKind[];
   /** the schema of one entry */

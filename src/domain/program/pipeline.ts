@@ -24,6 +24,7 @@ import type { ProgramDocument } from './document-schema.ts';
 import { IssueList, assertDocumentShape } from './validate.ts';
 import { sameData } from './normalize.ts';
 import { complianceState, effectsBetween, type ComplianceState } from './effects.ts';
+import { assertDocumentWithinPlan, effectsWithinPlan } from './plan-bounds.ts';
 import { keepDigests, settledKinds, type KindDigests } from './settled-kinds.ts';
 
 /** What the program verbs need: the database and clock, who stamps the changes, and the markers to announce them. */
@@ -138,7 +139,11 @@ export async function runPipeline(
   keep: boolean,
 ): Promise<PipelineResult> {
   const org = input.organizationId;
-  if (!(await findOrganization(trx, org))) throw notFound('Organization');
+  const organization = await findOrganization(trx, org);
+  if (!organization) throw notFound('Organization');
+  // The organization's plan bounds every door alike, before the write lock is waited for.
+  const orgPlan = new Set(organization.plan);
+  assertDocumentWithinPlan(input.document, orgPlan);
   await lockOrganization(trx, org);
   const settled = await settledKinds(trx, org, digests);
   const doc = checkDocument(input.document, settled);
@@ -369,10 +374,13 @@ export async function runPipeline(
   if (before) {
     const after = await stateAfter();
     const effects = effectsBetween(before, after);
+    const shown = effectsWithinPlan(effects, orgPlan);
     plan.effects = {
-      controls: effects.controls.map((c) => ({ ...c, key: book.keyOf('control', c.controlId) })),
-      frameworks: effects.frameworks.map((f) => ({ ...f, key: book.keyOf('framework', f.frameworkId) })),
+      controls: shown.controls.map((c) => ({ ...c, key: book.keyOf('control', c.controlId) })),
+      frameworks: shown.frameworks.map((f) => ({ ...f, key: book.keyOf('framework', f.frameworkId) })),
     };
+    // Recorded whatever the plan (they are the organization's history); the events feed and
+    // webhooks show them only within the plan (events/plan-bounds.ts).
     for (const c of effects.controls)
       events.push({ type: 'control.status_changed', resourceId: c.controlId, occurredAt: now, data: { before: c.before, after: c.after } });
     for (const f of effects.frameworks)

@@ -13,6 +13,7 @@ import { PROGRAM_KIND_NAMES, type KeyedEntry, type ProgramKindName } from './kin
 import { assertDocumentShape } from './validate.ts';
 import { digestKinds, type KindDigests } from './settled-kinds.ts';
 import { PROGRAM_KINDS } from './registry.ts';
+import { entryWithinPlan, kindWithinPlan } from './plan-bounds.ts';
 import { PROGRAM_FORMAT_VERSION, type ProgramDocument } from './document-schema.ts';
 import type { ProgramPlan } from './plan-schema.ts';
 import { keyBookFor, readKinds, runPipeline, type ProgramContext, type ProgramInput } from './pipeline.ts';
@@ -71,7 +72,7 @@ export async function applyProgram({ ctx, input }: { ctx: ProgramContext; input:
 }
 
 /**
- * The organization's program, kind by kind in dependency order: each kind is read in bulk when
+ * The organization's program within its plan, kind by kind in dependency order: each kind is read in bulk when
  * its turn comes, so a writer can stream the document out without holding every kind at once.
  * (Keys of earlier kinds are all a later kind needs, and those are small.)
  */
@@ -92,11 +93,17 @@ export async function* exportProgramKinds({
       : undefined;
   try {
     const q = trx ?? ctx.db.kysely;
-    if (!(await findOrganization(q, org))) throw notFound('Organization');
+    const organization = await findOrganization(q, org);
+    if (!organization) throw notFound('Organization');
+    // The plan bounds every export alike (plan-bounds.ts): the kinds it excludes are left out,
+    // and so are the links of the other kinds to records of those.
+    const plan = new Set(organization.plan);
     const book = keyBookFor(org, await loadProgramKeys(q, org));
     for (const kind of PROGRAM_KINDS) {
+      // read even when left out: a later kind's read may need its keys registered (kind.needs)
       const current = await readKinds(q, org, book, [kind]);
-      yield [kind.name, [...current.get(kind.name)!.values()].map((r) => r.entry)];
+      if (kindWithinPlan(kind, plan))
+        yield [kind.name, [...current.get(kind.name)!.values()].map((r) => entryWithinPlan(kind, r.entry, plan))];
     }
   } finally {
     await trx?.rollback().execute();

@@ -7,7 +7,7 @@ import type { Database } from '../../storage/db/schema.ts';
 import type { TestStatus } from '../compliance/rules.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound } from '../errors.ts';
-import { cachedResult } from '../result-cache.ts';
+import { cachedWithinPlan } from '../artifacts/plan-bounds.ts';
 import {
   loadArtifactMappings,
   loadRisks,
@@ -37,7 +37,7 @@ export interface GetTestInput {
 
 export async function getTest({ ctx, input }: { ctx: Context; input: GetTestInput }): Promise<TestDetail> {
   authorize(ctx.actor, 'test', 'read');
-  return cachedResult(ctx, 'tests.get', input, () => buildTestDetail(ctx.db.kysely, ctx.actor.organizationId, input));
+  return cachedWithinPlan(ctx, 'tests.get', input, () => buildTestDetail(ctx.db.kysely, ctx.actor.organizationId, input));
 }
 
 /** The get shape of one test, read through `db` (a write's transaction reads its own change). */

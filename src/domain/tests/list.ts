@@ -4,7 +4,7 @@
 // case-insensitively.
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
-import { cachedResult } from '../result-cache.ts';
+import { cachedWithinPlan } from '../artifacts/plan-bounds.ts';
 import { countTickets, loadArtifactMappings, loadSubjectEntities, loadSubjectPeople } from '../../storage/db/repositories/links.ts';
 import { listTests as listTestRows, loadTestApplications } from '../../storage/db/repositories/tests.ts';
 import { baseTestFields, statusOf, type TestListField } from './shape.ts';
@@ -20,7 +20,7 @@ export interface ListTestsInput {
 
 export async function listTests({ ctx, input }: { ctx: Context; input: ListTestsInput }): Promise<TestSummary[]> {
   authorize(ctx.actor, 'test', 'read');
-  return cachedResult(ctx, 'tests.list', input, () => compute(ctx, input));
+  return cachedWithinPlan(ctx, 'tests.list', input, () => compute(ctx, input));
 }
 
 async function compute(ctx: Context, input: ListTestsInput): Promise<TestSummary[]> {

@@ -168,6 +168,7 @@ export const testsKind: ProgramKind<ProgramTest> = {
   name: 'tests',
   record: 'test',
   resources: ['test'],
+  links: { controls: 'control', requirements: 'framework' },
   dataKinds: ['tests', 'controls', 'evidence'],
   schema: ProgramTest,
   deriveId: testIdFor,
