@@ -44,6 +44,7 @@ import { liveSigningSecrets } from './domain/webhooks/signing-secrets.ts';
 import { forbiddenAddressReason } from './domain/webhooks/address-policy.ts';
 import type { SystemContext } from './domain/context.ts';
 import { TimeWorker, type TimeWorkerOptions } from './domain/time/worker.ts';
+import { WorkerPool } from './workers/pool.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -183,7 +184,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       done();
     });
   }
-  registerRoutes(app, { config, system, metrics, usage, answers, warm });
+  // Threads start with the first task and end with the app (after the requests in flight).
+  const workers = new WorkerPool(config.workerThreads);
+  app.addHook('onClose', async () => workers.close());
+  registerRoutes(app, { config, system, metrics, usage, answers, warm, workers });
   app.get('/openapi.json', { schema: { hide: true } }, async () =>
     servedDocument(app.swagger(), config.publicBaseUrl ?? listeningBaseUrl(app.server.address(), config)),
   );

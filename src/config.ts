@@ -3,6 +3,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES } from './domain/result-cache.ts';
+import { defaultWorkerThreads } from './workers/pool.ts';
 import {
   DEFAULT_PROGRAM_MAX_BYTES,
   DEFAULT_PROGRAM_MAX_RECORDS,
@@ -155,6 +156,11 @@ export interface Config {
    * to PROGRAM_MAX_BYTES in its own process).
    */
   program: ProgramLimits;
+  /**
+   * Threads of the worker pool that parses program documents off the event loop (WORKER_THREADS,
+   * default every core but one, at least 1; src/workers/pool.ts).
+   */
+  workerThreads: number;
   /** change events (docs/decisions/events-and-webhooks.md, "How the parts fit") */
   events: {
     /** how long events are kept (EVENT_RETENTION_DAYS, default 30); older ones are removed by the cleanup */
@@ -418,6 +424,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxRecords: int(env, 'PROGRAM_MAX_RECORDS', DEFAULT_PROGRAM_MAX_RECORDS, 1),
       maxYamlBytes: int(env, 'PROGRAM_MAX_YAML_BYTES', DEFAULT_PROGRAM_MAX_YAML_BYTES, 1024),
     },
+    workerThreads: int(env, 'WORKER_THREADS', defaultWorkerThreads(), 1),
     events: { retentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1) },
     webhooks: {
       allowPrivateAddresses: bool(env, 'WEBHOOKS_ALLOW_PRIVATE_ADDRESSES', false),

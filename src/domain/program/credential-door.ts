@@ -12,6 +12,7 @@ import { fingerprintSubject, jsonFingerprint } from '../idempotency/fingerprint.
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import type { ProgramDocument } from './document-schema.ts';
 import type { ProgramPlan } from './plan-schema.ts';
+import { PROGRAM_KINDS } from './registry.ts';
 import { applyProgramIn, exportProgram, planProgram, scopesForDocument, type ProgramContext } from './verbs.ts';
 
 /**
@@ -36,6 +37,25 @@ export function authorizeAll(actor: Actor, resources: readonly Resource[], actio
       `${what} touches ${outside.join(', ')} data, which the organization's plan does not include.`,
     );
   }
+}
+
+/** The write scopes a program document may need: those of every kind it can hold. */
+export const PROGRAM_WRITE_SCOPES = RESOURCES.filter((r) => PROGRAM_KINDS.some((k) => k.resources.includes(r))).map(
+  (r) => `${r}:write` as const,
+);
+
+/**
+ * Throws 403 forbidden unless the actor holds at least one write scope a document may need. The
+ * HTTP door checks it before it reads the body: a credential that can write nothing never makes
+ * the server read or parse a document (issue 36). The document's own scopes are checked once it is
+ * parsed (authorizeAll).
+ */
+export function refuseWithoutWriteScope(actor: Actor): void {
+  if (PROGRAM_WRITE_SCOPES.some((scope) => actor.scopes.has(scope))) return;
+  throw new ServiceError(
+    'forbidden',
+    `A program document needs the write scope of each kind it holds (${PROGRAM_WRITE_SCOPES.join(', ')}); this credential holds none of them.`,
+  );
 }
 
 export interface CredentialProgramInput {

@@ -60,7 +60,8 @@ function refused(issues: ProgramIssue[], message?: string): ServiceError {
   return validationFailed(issues, message ?? 'The program document is refused.');
 }
 
-function decodeUtf8(bytes: Uint8Array, file: string): string {
+/** A document's bytes as text (a BOM dropped); refused unless UTF-8. */
+export function decodeUtf8(bytes: Uint8Array, file: string): string {
   try {
     const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -162,23 +163,25 @@ export function loadProgramText(text: string, options: { file?: string; format?:
     throw refused([{ field: '', message: tooManyRecords(options.limits.maxRecords), file }]);
   }
   const nul = nulPointer(value);
-  let yamlDocument: ReturnType<typeof parseYamlText>['document'] | undefined;
-  const loaded: LoadedProgram = {
-    value,
-    files: [file],
-    locate(pointer) {
-      const segments = segmentsOf(pointer);
-      if (format === 'json') return place(locateInJson(body, segments));
-      // The YAML syntax tree is not kept (it costs many times the text); it is made again once,
-      // when a message needs a place.
-      yamlDocument ??= parseYamlText(body, { keepDocument: true }).document;
-      return place(locateInYaml(yamlDocument, segments));
-    },
-  };
+  const loaded: LoadedProgram = { value, files: [file], locate: textLocator(body, file, format) };
   if (nul !== undefined) {
     throw refused([{ field: nul, message: 'must not contain the NUL character (U+0000)', ...loaded.locate(nul) }]);
   }
   return loaded;
+}
+
+/** Where the value at a JSON pointer (or its deepest existing parent) is written in `body`. */
+export function textLocator(body: string, file: string, format: ProgramFormat): (pointer: string) => SourcePlace {
+  const place = (index: number): SourcePlace => ({ file, ...lineColumn(body, index) });
+  let yamlDocument: ReturnType<typeof parseYamlText>['document'] | undefined;
+  return (pointer) => {
+    const segments = segmentsOf(pointer);
+    if (format === 'json') return place(locateInJson(body, segments));
+    // The YAML syntax tree is not kept (it costs many times the text); it is made again once,
+    // when a message needs a place.
+    yamlDocument ??= parseYamlText(body, { keepDocument: true }).document;
+    return place(locateInYaml(yamlDocument, segments));
+  };
 }
 
 /** One document's bytes (an HTTP body, a file): size and UTF-8 first. */

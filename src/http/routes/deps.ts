@@ -6,6 +6,7 @@ import type { Metrics } from '../plugins/metrics.ts';
 import type { UsageRecorder } from '../../domain/console/usage-recorder.ts';
 import type { AnswerBytes } from '../answer-bytes.ts';
 import type { WarmReads } from '../warm-reads.ts';
+import type { WorkerPool } from '../../workers/pool.ts';
 
 export interface RouteDeps {
   config: Config;
@@ -17,4 +18,6 @@ export interface RouteDeps {
   answers: AnswerBytes;
   /** warm reads answered before routing (src/http/warm-reads.ts); absent: every request goes through Fastify */
   warm?: WarmReads;
+  /** the threads CPU-heavy work runs on (src/workers/pool.ts), off the event loop */
+  workers: WorkerPool;
 }

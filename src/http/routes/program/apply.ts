@@ -7,14 +7,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
-import { bodySha256, programForCredential } from '../../../domain/program/credential-door.ts';
+import { bodySha256, programForCredential, refuseWithoutWriteScope } from '../../../domain/program/credential-door.ts';
 import { ProgramDocument } from '../../../domain/program/document-schema.ts';
 import { ProgramPlan } from '../../../domain/program/plan-schema.ts';
 import { ServiceError, validationFailed } from '../../../domain/errors.ts';
 import { RecordKey } from '../../../domain/frameworks/program-schema.ts';
 import { frameworkFromCatalog } from '../../../formats/oscal/catalog-import.ts';
 import { PROGRAM_FORMAT_VERSION } from '../../../domain/program/document-schema.ts';
-import { loadProgramBytes, withPlaces, type LoadedProgram } from '../../../formats/program/load.ts';
+import { loadProgramInPool, type PooledProgram } from '../../../workers/program-document.ts';
 import { PROGRAM_SCHEMA_PATH } from '../../../formats/program/schema-file.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { idempotencyKeyOf, idempotencyOf, sendOutcome } from '../../idempotency.ts';
@@ -74,11 +74,19 @@ const BODY_DESCRIPTION =
 
 const isTrue = (flag: string | undefined) => flag === 'true' || flag === '1';
 
-/** The document the body holds, and how to place a problem in it. */
-function documentOf(request: FastifyRequest<{ Querystring: Static<typeof Query> }>, bytes: Buffer, limits: RouteDeps['config']['program']) {
+/**
+ * The document the body holds, and how to place a problem in it: parsed in a worker thread
+ * (src/workers/program-document.ts), so the event loop goes on answering other requests.
+ */
+async function documentOf(
+  request: FastifyRequest<{ Querystring: Static<typeof Query> }>,
+  bytes: Buffer,
+  { config, workers }: Pick<RouteDeps, 'config' | 'workers'>,
+): Promise<PooledProgram> {
   const source = request.query.source ?? 'document';
   const format = formatOfContentType(request.headers['content-type']);
-  if (source === 'document') return loadProgramBytes(bytes, { file: 'body', format, limits });
+  const body = { bytes, file: 'body', format, limits: config.program };
+  if (source === 'document') return loadProgramInPool(workers, body);
   if (format !== 'json') {
     throw validationFailed([{ field: 'Content-Type', message: 'must be application/json for an OSCAL catalog' }]);
   }
@@ -87,19 +95,19 @@ function documentOf(request: FastifyRequest<{ Querystring: Static<typeof Query> 
       { field: 'prune', message: 'cannot be true with source=oscal-catalog: pruning would delete the other frameworks' },
     ]);
   }
-  const catalog = loadProgramBytes(bytes, { file: 'body', format, limits });
+  const catalog = await loadProgramInPool(workers, body);
   let framework;
   try {
     framework = frameworkFromCatalog(catalog.value, { key: request.query.frameworkKey });
   } catch (error) {
-    throw withPlaces(error, catalog);
+    throw await catalog.withPlaces(error);
   }
-  return { value: { version: PROGRAM_FORMAT_VERSION, frameworks: [framework] }, files: ['body'], locate: () => undefined } as LoadedProgram;
+  return { value: { version: PROGRAM_FORMAT_VERSION, frameworks: [framework] }, withPlaces: async (error) => error };
 }
 
 /** Problems with their line and column in the body (the file name is always the body: left out). */
-function placed(error: unknown, loaded: LoadedProgram | undefined): unknown {
-  const withPlace = loaded ? withPlaces(error, loaded) : error;
+async function placed(error: unknown, loaded: PooledProgram | undefined): Promise<unknown> {
+  const withPlace = loaded ? await loaded.withPlaces(error) : error;
   if (!(withPlace instanceof ServiceError)) return withPlace;
   const details = withPlace.details.map((d) => {
     if (typeof d !== 'object' || d === null || !('file' in d)) return d;
@@ -109,13 +117,26 @@ function placed(error: unknown, loaded: LoadedProgram | undefined): unknown {
   return new ServiceError(withPlace.code, withPlace.message, details);
 }
 
-export default function applyProgramRoute(app: FastifyInstance, { system, config }: RouteDeps) {
+export default function applyProgramRoute(app: FastifyInstance, { system, config, workers }: RouteDeps) {
   app.register(async (scope) => {
     registerProgramBody(scope, config.program.maxBytes);
     scope.withTypeProvider<TypeBoxTypeProvider>().put(
       '/v1/program',
       {
         config: { accepts: 'application/yaml or application/json' },
+        // Before a byte of the body is read: a credential that can write nothing is refused at
+        // once (issue 36). The body left unread, the connection is closed after the answer.
+        preParsing: async (request, reply, payload) => {
+          if (request.actor) {
+            try {
+              refuseWithoutWriteScope(request.actor);
+            } catch (error) {
+              reply.header('connection', 'close');
+              throw error;
+            }
+          }
+          return payload;
+        },
         // The body schema documents the document; the bytes are parsed and checked by the domain.
         validatorCompiler: ({ schema, httpPart }) => (httpPart === 'body' ? () => true : validatorCompiler({ schema, httpPart } as never)),
         schema: {
@@ -161,9 +182,9 @@ export default function applyProgramRoute(app: FastifyInstance, { system, config
         const bytes = (request.body as RawBody | undefined)?.bytes;
         if (!bytes || bytes.length === 0)
           throw validationFailed([{ field: 'body', message: 'must be a program document' }], 'The body is empty.');
-        let loaded: LoadedProgram | undefined;
+        let loaded: PooledProgram | undefined;
         try {
-          loaded = documentOf(request, bytes, config.program);
+          loaded = await documentOf(request, bytes, { config, workers });
           const outcome = await programForCredential({
             ctx,
             input: {
@@ -180,7 +201,7 @@ export default function applyProgramRoute(app: FastifyInstance, { system, config
           });
           return sendOutcome(request, reply, outcome);
         } catch (error) {
-          throw placed(error, loaded);
+          throw await placed(error, loaded);
         }
       },
     );

@@ -9,7 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { programForAdmin } from '../../../../domain/program/console-door.ts';
 import { ProgramPlan } from '../../../../domain/program/plan-schema.ts';
 import { ServiceError } from '../../../../domain/errors.ts';
-import { loadProgramText, withPlaces, type LoadedProgram } from '../../../../formats/program/load.ts';
+import { loadProgramInPool, type PooledProgram } from '../../../../workers/program-document.ts';
 import { adminContextOf } from '../../../plugins/console-session.ts';
 import { envelope } from '../../../reply.ts';
 import { Envelope } from '../../../schemas/common.ts';
@@ -40,7 +40,7 @@ const Body = Type.Object(
   { additionalProperties: false },
 );
 
-export default function consoleProgramRoute(app: FastifyInstance, { system, config }: RouteDeps) {
+export default function consoleProgramRoute(app: FastifyInstance, { system, config, workers }: RouteDeps) {
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/console/api/program',
     {
@@ -66,14 +66,16 @@ export default function consoleProgramRoute(app: FastifyInstance, { system, conf
     async (request) => {
       const ctx = adminContextOf(system, request);
       const fileName = request.body.fileName ?? 'document';
-      let loaded: LoadedProgram | undefined;
+      let loaded: PooledProgram | undefined;
       try {
         if (Buffer.byteLength(request.body.text) > config.program.maxBytes) {
           throw new ServiceError('validation_failed', 'The program document is too large.', [
             { field: 'text', message: `is over the limit of ${config.program.maxBytes} bytes (PROGRAM_MAX_BYTES)` },
           ]);
         }
-        loaded = loadProgramText(request.body.text, {
+        // Parsed in a worker thread, off the event loop (src/workers/program-document.ts).
+        loaded = await loadProgramInPool(workers, {
+          text: request.body.text,
           file: fileName,
           format: fileName.toLowerCase().endsWith('.json') ? 'json' : 'yaml',
           limits: config.program,
@@ -89,7 +91,7 @@ export default function consoleProgramRoute(app: FastifyInstance, { system, conf
         });
         return envelope(request, plan);
       } catch (error) {
-        const placed = loaded ? withPlaces(error, loaded) : error;
+        const placed = loaded ? await loaded.withPlaces(error) : error;
         if (!(placed instanceof ServiceError)) throw placed;
         // the file is the one uploaded: its name adds nothing
         throw new ServiceError(

@@ -1,0 +1,114 @@
+// A small pool of worker threads for CPU-heavy work (parsing program documents, and next scanner
+// files), so that the event loop keeps answering reads, /healthz and heartbeats while it runs
+// (issue 36; docs/decisions/performance.md, "Worker threads"). Created once per app (src/app.ts) with
+// WORKER_THREADS threads, started on the first task, closed with the app.
+//
+// A task names a handler of src/workers/tasks.ts and passes it structured-clonable input. A
+// handler's answer comes back in pieces (see `Pieces` in tasks.ts): each piece is its own message,
+// so the main thread deserializes a large answer a slice at a time, between other requests,
+// instead of holding the loop for the whole of it. A ServiceError thrown in a worker is thrown
+// again here as the same ServiceError; any other error, or a worker that dies, rejects the task.
+import { availableParallelism } from 'node:os';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ServiceError } from '../domain/errors.ts';
+import type { TaskName, TaskInput, WorkerMessage } from './tasks.ts';
+
+/** The pool's size unless WORKER_THREADS says otherwise: every core but the event loop's, at least one. */
+export const defaultWorkerThreads = () => Math.max(1, availableParallelism() - 1);
+
+// `.ts` when the source runs (Node strips the types in workers too), `.js` in the built dist/.
+const WORKER_FILE = new URL(`./worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+
+interface Pending {
+  name: TaskName;
+  input: unknown;
+  pieces: unknown[];
+  resolve(value: { pieces: unknown[]; result: unknown }): void;
+  reject(error: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  task: Pending | undefined;
+}
+
+export class WorkerPool {
+  readonly size: number;
+  readonly #slots: Slot[] = [];
+  readonly #queue: Pending[] = [];
+  #closed = false;
+
+  constructor(size: number) {
+    this.size = Math.max(1, size);
+  }
+
+  /** Runs `name` on a free thread (queued in order when all are busy): its pieces and its result. */
+  run<N extends TaskName>(name: N, input: TaskInput<N>): Promise<{ pieces: unknown[]; result: unknown }> {
+    if (this.#closed) return Promise.reject(new Error('the worker pool is closed'));
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ name, input, pieces: [], resolve, reject });
+      this.#dispatch();
+    });
+  }
+
+  /** Ends every thread; tasks not finished are rejected. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const pending of this.#queue.splice(0)) pending.reject(new Error('the worker pool is closed'));
+    await Promise.all(
+      this.#slots.splice(0).map((slot) => {
+        slot.task?.reject(new Error('the worker pool is closed'));
+        return slot.worker.terminate();
+      }),
+    );
+  }
+
+  #dispatch() {
+    while (this.#queue.length > 0) {
+      let slot = this.#slots.find((s) => s.task === undefined);
+      if (!slot && this.#slots.length < this.size) slot = this.#start();
+      if (!slot) return;
+      const task = this.#queue.shift()!;
+      slot.task = task;
+      slot.worker.ref();
+      slot.worker.postMessage({ name: task.name, input: task.input });
+    }
+  }
+
+  #start(): Slot {
+    const worker = new Worker(WORKER_FILE);
+    const slot: Slot = { worker, task: undefined };
+    this.#slots.push(slot);
+    // An idle thread does not keep the process alive (it is ref'ed while it runs a task).
+    worker.unref();
+    worker.on('message', (message: WorkerMessage) => {
+      const task = slot.task;
+      if (!task) return;
+      if (message.type === 'piece') {
+        task.pieces.push(message.piece);
+        return;
+      }
+      slot.task = undefined;
+      slot.worker.unref();
+      if (message.type === 'done') task.resolve({ pieces: task.pieces, result: message.result });
+      else if (message.error.serviceError)
+        task.reject(new ServiceError(message.error.code as never, message.error.message, message.error.details as never));
+      else task.reject(new Error(message.error.message));
+      this.#dispatch();
+    });
+    // A thread that dies (out of memory, a crash) fails its task and is replaced on demand.
+    const lost = (error: Error) => {
+      const index = this.#slots.indexOf(slot);
+      if (index < 0) return;
+      this.#slots.splice(index, 1);
+      slot.task?.reject(error);
+      slot.task = undefined;
+      if (!this.#closed) this.#dispatch();
+    };
+    worker.on('error', lost);
+    worker.on('exit', (code) => lost(new Error(`a worker thread exited (code ${code})`)));
+    return slot;
+  }
+}

@@ -1,0 +1,20 @@
+// A worker thread of the pool (src/workers/pool.ts): runs one task at a time, by name.
+import { parentPort } from 'node:worker_threads';
+import { ServiceError } from '../domain/errors.ts';
+import { TASKS, type TaskError, type TaskName, type WorkerMessage } from './tasks.ts';
+
+const port = parentPort!;
+const send = (message: WorkerMessage) => port.postMessage(message);
+
+port.on('message', ({ name, input }: { name: TaskName; input: never }) => {
+  try {
+    const result = TASKS[name](input, (piece) => send({ type: 'piece', piece }));
+    send({ type: 'done', result });
+  } catch (error) {
+    const failure: TaskError =
+      error instanceof ServiceError
+        ? { serviceError: true, code: error.code, message: error.message, details: error.details }
+        : { serviceError: false, message: error instanceof Error ? error.message : String(error) };
+    send({ type: 'failed', error: failure });
+  }
+});
