@@ -107,8 +107,8 @@ export async function* multipartParts(request: IncomingMessage, limits: Multipar
     parser.removeAllListeners('file');
     parser.on('error', () => {}); // late errors of an abandoned parse are of no interest
     parser.destroy();
-    // The rest of an abandoned body is read and discarded by Node's HTTP server after the response.
-    request.resume();
+    // The rest of an abandoned body is left to the answer's hook: read and discarded within a
+    // bound, or the connection closed after the answer (src/http/plugins/unread-body.ts).
   }
 }
 

@@ -18,20 +18,19 @@ const tooLarge = (maxBytes: number) =>
     'The program document is too large.',
   );
 
-/** The whole stream as one buffer, refused as soon as it passes `maxBytes`. */
+/**
+ * The whole stream as one buffer, refused as soon as it passes `maxBytes` (or declares more). A
+ * refusal leaves the rest unread: the answer's hook decides whether it is read and discarded or
+ * the connection closed (src/http/plugins/unread-body.ts); destroying the stream here would
+ * close the connection before the refusal could be answered.
+ */
 export async function readLimited(stream: Readable, maxBytes: number, declaredLength?: number): Promise<Buffer> {
-  if (declaredLength !== undefined && declaredLength > maxBytes) {
-    stream.resume();
-    throw tooLarge(maxBytes);
-  }
+  if (declaredLength !== undefined && declaredLength > maxBytes) throw tooLarge(maxBytes);
   const chunks: Buffer[] = [];
   let total = 0;
-  for await (const chunk of stream) {
+  for await (const chunk of stream.iterator({ destroyOnReturn: false })) {
     total += (chunk as Buffer).length;
-    if (total > maxBytes) {
-      stream.destroy();
-      throw tooLarge(maxBytes);
-    }
+    if (total > maxBytes) throw tooLarge(maxBytes);
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks, total);

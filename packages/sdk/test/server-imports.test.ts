@@ -217,5 +217,20 @@ for (const dialect of dialects) {
       });
       assert.equal((await sdk.vulnerabilities.listPage({ count: 50 })).meta.totalCount, before, 'nothing was written');
     });
+
+    // issue 35: the refused body was left on the client's reused connection and the next call waited
+    test('a file refused at its first token, then an accepted one: both answered on the reused connection', {
+      timeout: 20_000,
+    }, async () => {
+      const refused = await sdk.vulnerabilities.import({ format: 'sarif', file: Buffer.from(`x${' '.repeat(LIMIT / 2)}`) }).catch((e) => e);
+      assert.deepEqual(fieldsOf(refused), ['']);
+      const accepted = await sdk.vulnerabilities.import({
+        format: 'sarif',
+        scope: 'keep-alive',
+        file: Buffer.from(sarif([resultAt('src/k.js', 1)])),
+      });
+      assert.equal(accepted.response.status, 200);
+      assert.equal(accepted.data.created, 1);
+    });
   });
 }

@@ -146,7 +146,10 @@ function registerImport(app: FastifyInstance, { system }: RouteDeps) {
     async (request, reply) => {
       const ctx = requestContext(system, request);
       const multipart = /^multipart\//i.test(request.headers['content-type'] ?? '');
-      const file: FileInput = multipart ? await multipartInput(request) : { body: bytesOf(request.raw) };
+      // Not destroyed when the import stops early: the refusal must still be answered on it.
+      const file: FileInput = multipart
+        ? await multipartInput(request)
+        : { body: bytesOf(request.raw.iterator({ destroyOnReturn: false })) };
       try {
         const query = request.query;
         for (const field of ['format', 'scope'] as const) {

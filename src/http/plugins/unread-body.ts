@@ -1,0 +1,48 @@
+// An answer sent before its request's body was read to the end (a refusal at the file's first
+// token, a wrong multipart field, a credential refused before the body was parsed) leaves the rest
+// of that body between this request and the connection's next one. Node's HTTP server parses the
+// next request only once the body has been read off the socket, and it does not read it when a
+// handler had started to (a paused stream): a keep-alive client's next request then waited for
+// the request time-out (issue 35). This hook, on every answer, is the one place that settles it
+// (docs/decisions/writes-and-uploads.md, "A body left unread"):
+// - a body that has fully arrived, or whose Content-Length is at most UNREAD_BODY_DRAIN_BYTES, is
+//   read and discarded after the answer, and the connection stays open for the next request;
+// - a longer one, one of unknown length (chunked), or one whose stream was destroyed, is answered
+//   with `Connection: close`: Node closes the connection after the answer instead of reading
+//   megabytes nobody will use.
+// Readers of a body that may stop early read it with `iterator({ destroyOnReturn: false })`:
+// leaving an async iterator otherwise destroys the request stream, and the connection with it.
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+
+/** Most bytes of a refused request's body read and discarded to keep its connection open. */
+export const UNREAD_BODY_DRAIN_BYTES = 4 * 1024 * 1024;
+
+/** True when the request declared a body (a length above zero, or chunked) that was not read to its end. */
+function leftUnread(raw: IncomingMessage): boolean {
+  if (raw.readableEnded) return false;
+  const { 'content-length': length, 'transfer-encoding': coding } = raw.headers;
+  return coding !== undefined || (length !== undefined && length !== '0');
+}
+
+const discard = () => {};
+
+/** A callback hook: it runs on every answer and waits for nothing. */
+export function registerUnreadBody(app: FastifyInstance) {
+  app.addHook('onSend', (request, reply, _payload, done) => {
+    const raw = request.raw;
+    if (leftUnread(raw)) {
+      const declared = Number(raw.headers['content-length']);
+      // A stream its reader destroyed can no longer be read: only closing frees the connection.
+      const drained = !raw.destroyed && (raw.complete || (Number.isSafeInteger(declared) && declared <= UNREAD_BODY_DRAIN_BYTES));
+      if (!drained) reply.header('Connection', 'close');
+      // The handler is done with the body. A reader that stopped early without letting go (an
+      // async iterator abandoned mid-file) still listens for 'readable', which keeps the stream
+      // paused whatever resume() says; what remains is discarded until the end or the close.
+      raw.removeAllListeners('readable');
+      raw.on('data', discard);
+      raw.resume();
+    }
+    done();
+  });
+}
