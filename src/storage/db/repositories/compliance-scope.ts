@@ -2,21 +2,13 @@
 // of an organization's compliance graph one artifact's change can reach — the controls linked to
 // the artifact, the frameworks of those controls and of the artifact, and the controls and
 // artifacts of those frameworks — instead of the whole organization the controls snapshot loads.
-// Lists of IDs are sent in chunks, so no statement exceeds either engine's limit on parameters.
+// Lists of IDs are sent in chunks (id-chunks.ts), so no statement exceeds either engine's limit on parameters.
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
+import { chunked } from '../id-chunks.ts';
 import type { ArtifactType } from '../../../domain/compliance/rules.ts';
 
 type Q = Kysely<Database>;
-
-/** IDs per statement: far below SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
-const CHUNK = 500;
-
-async function chunked<T>(ids: readonly string[], read: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
-  const out: T[] = [];
-  for (let i = 0; i < ids.length; i += CHUNK) out.push(...(await read(ids.slice(i, i + CHUNK))));
-  return out;
-}
 
 /** The controls an artifact is linked to, and the frameworks it is mapped to through its requirements. */
 export async function findArtifactReach(

@@ -6,13 +6,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Db } from '../connect.ts';
 import type { Database } from '../schema.ts';
 import { insertRows } from './program-writes.ts';
-
-const CHUNK = 500;
-function chunks<T>(items: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
-  return out;
-}
+import { idChunks } from '../id-chunks.ts';
 
 type Q = Kysely<Database>;
 
@@ -76,7 +70,7 @@ export async function updateEvidenceRow(trx: Q, organizationId: string, row: Evi
 
 /** Removes the external links of the given records; hosted files are never touched. */
 export async function deleteLinkAttachments(trx: Q, organizationId: string, evidenceIds: readonly string[]): Promise<void> {
-  for (const ids of chunks(evidenceIds)) {
+  for (const ids of idChunks(evidenceIds)) {
     await trx
       .deleteFrom('attachments')
       .where('organization_id', '=', organizationId)
@@ -117,7 +111,7 @@ export async function deleteEvidenceTests(
   by: 'evidence_id' | 'test_id',
   ids: readonly string[],
 ): Promise<void> {
-  for (const part of chunks(ids)) {
+  for (const part of idChunks(ids)) {
     await trx.deleteFrom('evidence_tests').where('organization_id', '=', organizationId).where(by, 'in', part).execute();
   }
 }

@@ -1,9 +1,11 @@
 // Shared loaders and filters for the polymorphic links that many resources carry: people
 // (assignees, approvers), entities, tickets, risks, and the artifact mappings to frameworks,
 // requirements and controls. Every loader answers for a whole organization (lists) or for given
-// subject IDs (get-one) in one query, never one query per row.
+// subject IDs (get-one, or a bulk caller's many) in one query per chunk of IDs (id-chunks.ts),
+// never one query per row.
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { ArtifactType, Database, SubjectType } from '../schema.ts';
+import { chunked } from '../id-chunks.ts';
 
 // The wire shapes these loaders fill are defined once, as schemas, in the domain.
 import type {
@@ -25,6 +27,14 @@ export interface TicketRow {
   ticketKey: string;
   source: string;
   url: string;
+}
+
+/**
+ * The rows of a loader's query for every subject (no IDs) or for the given IDs, a chunk of IDs a
+ * statement: every subject's rows come from one statement, so each subject's stay in their order.
+ */
+function forSubjects<R>(ids: readonly string[] | undefined, read: (ids?: string[]) => Promise<R[]>): Promise<R[]> {
+  return ids ? chunked(ids, read) : read();
 }
 
 /** Values of rows by a key of theirs, in row order. */
@@ -53,15 +63,17 @@ export async function loadSubjectPeople(
   role: 'assignee' | 'approver',
   subjectIds?: string[],
 ): Promise<Map<string, Assignee[]>> {
-  let query = db
-    .selectFrom('subject_people as sp')
-    .innerJoin('people as p', 'p.id', 'sp.person_id')
-    .select(['sp.subject_id', 'p.name', 'p.email', 'sp.is_primary'])
-    .where('sp.organization_id', '=', organizationId)
-    .where('sp.subject_type', '=', subjectType)
-    .where('sp.role', '=', role);
-  if (subjectIds) query = query.where('sp.subject_id', 'in', subjectIds.length ? subjectIds : ['']);
-  const rows = await query.orderBy('sp.subject_id').orderBy('sp.position').orderBy('p.email').execute();
+  const rows = await forSubjects(subjectIds, (ids) => {
+    let query = db
+      .selectFrom('subject_people as sp')
+      .innerJoin('people as p', 'p.id', 'sp.person_id')
+      .select(['sp.subject_id', 'p.name', 'p.email', 'sp.is_primary'])
+      .where('sp.organization_id', '=', organizationId)
+      .where('sp.subject_type', '=', subjectType)
+      .where('sp.role', '=', role);
+    if (ids) query = query.where('sp.subject_id', 'in', ids);
+    return query.orderBy('sp.subject_id').orderBy('sp.position').orderBy('p.email').execute();
+  });
   return group(
     rows,
     (r) => r.subject_id,
@@ -76,14 +88,16 @@ export async function loadSubjectEntities(
   subjectType: SubjectType,
   subjectIds?: string[],
 ): Promise<Map<string, Entity[]>> {
-  let query = db
-    .selectFrom('subject_entities as se')
-    .innerJoin('entities as e', 'e.id', 'se.entity_id')
-    .select(['se.subject_id', 'e.id', 'e.name'])
-    .where('se.organization_id', '=', organizationId)
-    .where('se.subject_type', '=', subjectType);
-  if (subjectIds) query = query.where('se.subject_id', 'in', subjectIds.length ? subjectIds : ['']);
-  const rows = await query.orderBy('e.name').orderBy('e.id').execute();
+  const rows = await forSubjects(subjectIds, (ids) => {
+    let query = db
+      .selectFrom('subject_entities as se')
+      .innerJoin('entities as e', 'e.id', 'se.entity_id')
+      .select(['se.subject_id', 'e.id', 'e.name'])
+      .where('se.organization_id', '=', organizationId)
+      .where('se.subject_type', '=', subjectType);
+    if (ids) query = query.where('se.subject_id', 'in', ids);
+    return query.orderBy('e.name').orderBy('e.id').execute();
+  });
   return group(
     rows,
     (r) => r.subject_id,
@@ -92,13 +106,15 @@ export async function loadSubjectEntities(
 }
 
 export async function loadTickets(db: Q, organizationId: string, subjectType: SubjectType, subjectIds?: string[]) {
-  let query = db
-    .selectFrom('tickets')
-    .select(['subject_id', 'ticket_key', 'source', 'url'])
-    .where('organization_id', '=', organizationId)
-    .where('subject_type', '=', subjectType);
-  if (subjectIds) query = query.where('subject_id', 'in', subjectIds.length ? subjectIds : ['']);
-  const rows = await query.orderBy('ticket_key').execute();
+  const rows = await forSubjects(subjectIds, (ids) => {
+    let query = db
+      .selectFrom('tickets')
+      .select(['subject_id', 'ticket_key', 'source', 'url'])
+      .where('organization_id', '=', organizationId)
+      .where('subject_type', '=', subjectType);
+    if (ids) query = query.where('subject_id', 'in', ids);
+    return query.orderBy('ticket_key').execute();
+  });
   return group(
     rows,
     (r) => r.subject_id,
@@ -119,14 +135,16 @@ export async function countTickets(db: Q, organizationId: string, subjectType: S
 }
 
 export async function loadRisks(db: Q, organizationId: string, subjectType: SubjectType, subjectIds?: string[]) {
-  let query = db
-    .selectFrom('risk_links as rl')
-    .innerJoin('risks as r', 'r.id', 'rl.risk_id')
-    .select(['rl.subject_id', 'r.id', 'r.name'])
-    .where('rl.organization_id', '=', organizationId)
-    .where('rl.subject_type', '=', subjectType);
-  if (subjectIds) query = query.where('rl.subject_id', 'in', subjectIds.length ? subjectIds : ['']);
-  const rows = await query.orderBy('r.name').orderBy('r.id').execute();
+  const rows = await forSubjects(subjectIds, (ids) => {
+    let query = db
+      .selectFrom('risk_links as rl')
+      .innerJoin('risks as r', 'r.id', 'rl.risk_id')
+      .select(['rl.subject_id', 'r.id', 'r.name'])
+      .where('rl.organization_id', '=', organizationId)
+      .where('rl.subject_type', '=', subjectType);
+    if (ids) query = query.where('rl.subject_id', 'in', ids);
+    return query.orderBy('r.name').orderBy('r.id').execute();
+  });
   return group(
     rows,
     (r) => r.subject_id,
@@ -167,27 +185,28 @@ export async function loadArtifactMappings(
   artifactType: ArtifactType,
   artifactIds?: string[],
 ): Promise<ArtifactMappings> {
-  let reqQuery = db
-    .selectFrom('artifact_requirements as ar')
-    .innerJoin('requirements as r', 'r.id', 'ar.requirement_id')
-    .innerJoin('frameworks as f', 'f.id', 'r.framework_id')
-    .select(['ar.artifact_id', 'f.id as framework_id', 'f.name as framework_name', 'r.id as requirement_id', 'r.code', 'r.name'])
-    .where('ar.organization_id', '=', organizationId)
-    .where('ar.artifact_type', '=', artifactType);
-  let ctlQuery = db
-    .selectFrom('control_artifacts as ca')
-    .innerJoin('controls as c', 'c.id', 'ca.control_id')
-    .select(['ca.artifact_id', 'c.id', 'c.code', 'c.name'])
-    .where('ca.organization_id', '=', organizationId)
-    .where('ca.artifact_type', '=', artifactType);
-  if (artifactIds) {
-    const ids = artifactIds.length ? artifactIds : [''];
-    reqQuery = reqQuery.where('ar.artifact_id', 'in', ids);
-    ctlQuery = ctlQuery.where('ca.artifact_id', 'in', ids);
-  }
   const [reqRows, ctlRows] = await Promise.all([
-    reqQuery.orderBy('f.name').orderBy('r.code').orderBy('r.id').execute(),
-    ctlQuery.orderBy('c.code').orderBy('c.id').execute(),
+    forSubjects(artifactIds, (ids) => {
+      let query = db
+        .selectFrom('artifact_requirements as ar')
+        .innerJoin('requirements as r', 'r.id', 'ar.requirement_id')
+        .innerJoin('frameworks as f', 'f.id', 'r.framework_id')
+        .select(['ar.artifact_id', 'f.id as framework_id', 'f.name as framework_name', 'r.id as requirement_id', 'r.code', 'r.name'])
+        .where('ar.organization_id', '=', organizationId)
+        .where('ar.artifact_type', '=', artifactType);
+      if (ids) query = query.where('ar.artifact_id', 'in', ids);
+      return query.orderBy('f.name').orderBy('r.code').orderBy('r.id').execute();
+    }),
+    forSubjects(artifactIds, (ids) => {
+      let query = db
+        .selectFrom('control_artifacts as ca')
+        .innerJoin('controls as c', 'c.id', 'ca.control_id')
+        .select(['ca.artifact_id', 'c.id', 'c.code', 'c.name'])
+        .where('ca.organization_id', '=', organizationId)
+        .where('ca.artifact_type', '=', artifactType);
+      if (ids) query = query.where('ca.artifact_id', 'in', ids);
+      return query.orderBy('c.code').orderBy('c.id').execute();
+    }),
   ]);
   const requirements = group(reqRows, (r) => r.artifact_id, toMappedRequirement);
   const frameworks = new Map<string, MappedFramework[]>();

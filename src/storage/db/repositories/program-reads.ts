@@ -1,6 +1,7 @@
 // Reads the program pipeline needs beside each kind's own (src/domain/program/).
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
+import { chunked } from '../id-chunks.ts';
 
 type Q = Kysely<Database>;
 
@@ -11,13 +12,6 @@ export async function listControlAndFrameworkIds(db: Q, organizationId: string):
     db.selectFrom('frameworks').select('id').where('organization_id', '=', organizationId).execute(),
   ]);
   return { controlIds: controls.map((r) => r.id), frameworkIds: frameworks.map((r) => r.id) };
-}
-
-const CHUNK = 500;
-async function chunked<T>(ids: readonly string[], read: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
-  const out: T[] = [];
-  for (let i = 0; i < ids.length; i += CHUNK) out.push(...(await read(ids.slice(i, i + CHUNK))));
-  return out;
 }
 
 export interface NamedRecords {
