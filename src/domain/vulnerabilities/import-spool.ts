@@ -29,14 +29,37 @@ export async function spoolBody(
 ): Promise<Spooled> {
   const key = `${SPOOL_PREFIX}${input.organizationId}/${input.now}-${randomUUID()}`;
   try {
-    const { sha256 } = await blobs.put(key, Readable.from(objectFirst(input.format, input.body), { objectMode: false }), {
-      maxBytes: input.maxBytes,
-    });
+    const { sha256 } = await blobs.put(key, streamOf(objectFirst(input.format, input.body)), { maxBytes: input.maxBytes });
     return { key, sha256 };
   } catch (err) {
     if (err instanceof BlobTooLargeError) throw tooLarge(input.maxBytes);
     throw err;
   }
+}
+
+/**
+ * The body as a Readable for BlobStore.put. Not Readable.from: when the store stops early (the file
+ * too large, the store failing), destroying that waits for the generator to return, which an async
+ * generator does only after its pending read, and a client that stopped sending never completes
+ * it: the refusal would wait for the request time-out. Here the return is asked and not awaited;
+ * the pending read settles when the connection is drained or closed after the answer.
+ */
+function streamOf(body: AsyncIterable<Uint8Array>): Readable {
+  const chunks = body[Symbol.asyncIterator]();
+  return new Readable({
+    async read() {
+      try {
+        const step = await chunks.next();
+        this.push(step.done ? null : step.value);
+      } catch (err) {
+        this.destroy(err as Error);
+      }
+    },
+    destroy(err, callback) {
+      chunks.return?.().catch(() => {});
+      callback(err);
+    },
+  });
 }
 
 const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
