@@ -62,6 +62,8 @@ export interface Config {
   publicBaseUrl: string | undefined;
   /** `postgres://…` selects PostgreSQL; otherwise the embedded SQLite file below is used. */
   databaseUrl: string | undefined;
+  /** PostgreSQL connections per node (DATABASE_POOL_SIZE) */
+  databasePoolSize: number;
   sqlitePath: string;
   /** `redis://…` selects the Redis rate-limit store shared by every node; otherwise in-memory. */
   redisUrl: string | undefined;
@@ -370,6 +372,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     region: region as Region,
     publicBaseUrl: publicBaseUrl(env),
     databaseUrl,
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1),
     sqlitePath: path.resolve(env.SQLITE_PATH ?? path.join(dataDir, 'cds.sqlite')),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'cds:rl:',

@@ -44,6 +44,7 @@ async function main() {
   const throttled = throttle((what: string, err: Error) => report(what, err), 10_000);
   const db = openDb({
     databaseUrl: config.databaseUrl,
+    poolSize: config.databasePoolSize,
     sqlitePath: config.sqlitePath,
     onPoolError: (err) => throttled('database connection error', err),
   });

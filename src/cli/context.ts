@@ -20,7 +20,7 @@ export async function withCliContext<T>(
 ): Promise<T> {
   const config = loadConfig(env);
   setHeapGrowth(config.heapGrowthPercent);
-  const db = openDb({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath });
+  const db = openDb({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, sqlitePath: config.sqlitePath });
   // With PostgreSQL and Redis, a revocation, an access or a plan change is announced to the
   // servers through Redis (domain/auth/state-markers.ts); on SQLite they see the file change.
   const markers =

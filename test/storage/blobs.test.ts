@@ -16,7 +16,7 @@ import { DependencyUnavailableError } from '../../src/domain/errors.ts';
 import { LocalDiskBlobStore } from '../../src/storage/blobs/local-disk.ts';
 import { openBlobStore } from '../../src/storage/blobs/open.ts';
 import { S3BlobStore } from '../../src/storage/blobs/s3.ts';
-import { BlobTooLargeError, InvalidBlobKeyError, type BlobStore } from '../../src/storage/blobs/store.ts';
+import { BlobNotFoundError, BlobTooLargeError, InvalidBlobKeyError, type BlobStore } from '../../src/storage/blobs/store.ts';
 import { startS3rver } from '../harness/s3rver.ts';
 import { blobExists } from '../harness/blobs.ts';
 
@@ -124,6 +124,24 @@ for (const makeEngine of [localEngine, s3Engine]) {
       assert.equal((await store.put(key, Readable.from([small]), { maxBytes: 10 })).sha256, sha256(small));
       assert.deepEqual(await collect(store.list('org/1/evidence/10/')), [key]);
       await store.delete(key);
+    });
+
+    it('get streams a stored blob back byte for byte; a missing key errors the stream with BlobNotFoundError', async () => {
+      const key = 'spool/org-1/get-back';
+      await store.put(key, streamOf(DATA), { maxBytes: 20 * MB });
+      const chunks: Buffer[] = [];
+      for await (const chunk of store.get(key)) chunks.push(chunk as Buffer);
+      const back = Buffer.concat(chunks);
+      assert.equal(back.length, DATA.length);
+      assert.equal(sha256(back), sha256(DATA));
+      await store.delete(key);
+      await assert.rejects(
+        (async () => {
+          for await (const _ of store.get(key));
+        })(),
+        (err: unknown) => err instanceof BlobNotFoundError,
+      );
+      assert.throws(() => store.get('../escape'), InvalidBlobKeyError);
     });
 
     it('an empty file is stored', async () => {

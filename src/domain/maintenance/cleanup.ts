@@ -1,7 +1,8 @@
 // Periodic clean-up that keeps storage bounded: idempotency records past their window (24-hour
 // responses, abandoned claims), rows of server instances long gone, blobs of uploads whose process
 // died before recording them (also reaped more often on their own: reap-abandoned-uploads.ts), and
-// (local disk) temporary files of interrupted writes, ended console sessions, usage counts
+// (local disk) temporary files of interrupted writes, scanner files spooled by imports whose process
+// died (older than temporaryAgeMs, which outlives any request), ended console sessions, usage counts
 // older than the usage page shows (with a day's margin), and change events older than their
 // retention (EVENT_RETENTION_DAYS) together with the webhook deliveries made that long ago and their
 // attempts (a delivery holds no copy of its event, but its attempts keep receivers' answers, and
@@ -14,6 +15,7 @@ import { deleteExpiredIdempotencyRecords } from '../../storage/db/repositories/i
 import { deleteSilentInstances } from '../../storage/db/repositories/server-instances.ts';
 import { DEFAULT_CLAIM_LIVENESS_MS } from '../../config.ts';
 import { reapAbandonedUploads } from './reap-abandoned-uploads.ts';
+import { sweepSpool } from '../vulnerabilities/import-spool.ts';
 import { deleteExpiredSessions } from '../../storage/db/repositories/admin-sessions.ts';
 import { deleteUsageBefore } from '../../storage/db/repositories/credential-usage.ts';
 import { USAGE_BUCKET_MS, USAGE_BUCKETS } from '../console/usage-recorder.ts';
@@ -31,6 +33,7 @@ export interface CleanupResult {
   abandonedUploads: number;
   orphanBlobs: number;
   temporaryFiles: number;
+  spooledFiles: number;
   consoleSessions: number;
   usageRows: number;
   events: number;
@@ -63,6 +66,7 @@ export async function runCleanup({ ctx, input }: { ctx: CleanupContext; input: C
     abandonedUploads: 0,
     orphanBlobs: 0,
     temporaryFiles: 0,
+    spooledFiles: 0,
     consoleSessions: 0,
     usageRows: 0,
     events: 0,
@@ -75,6 +79,7 @@ export async function runCleanup({ ctx, input }: { ctx: CleanupContext; input: C
   result.abandonedUploads = reaped.abandonedUploads;
   result.orphanBlobs = reaped.orphanBlobs;
   result.temporaryFiles = (await blobs.sweepTemporary?.(temporaryAgeMs)) ?? 0;
+  result.spooledFiles = await sweepSpool(blobs, now() - temporaryAgeMs);
   result.consoleSessions = await deleteExpiredSessions(db.kysely, now(), sessionIdleMs ?? Number.MAX_SAFE_INTEGER);
   result.usageRows = await deleteUsageBefore(db.kysely, now() - (USAGE_BUCKETS + 24) * USAGE_BUCKET_MS);
   const eventCutoff = now() - (input.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS) * 86_400_000;

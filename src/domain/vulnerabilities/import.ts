@@ -1,5 +1,7 @@
 // Imports a scanner's file (issue 27; docs/decisions/program-writes.md, "Scanner imports"). The
-// write pipeline: the file is parsed as it streams (src/formats/), each finding checked and keyed in
+// write pipeline: the file is first spooled to the blob store as it arrives (import-spool.ts:
+// metered, hashed, nothing locked: issue 36), then parsed as it streams back from there
+// (src/formats/), each finding checked and keyed in
 // its scope, read against the stored findings in batches, and only what changed is written, in
 // bulk, in the one transaction of the request, with the events built from the same diff. Findings
 // of the scope and source that the file no longer reports are closed at the end. A failure
@@ -9,15 +11,7 @@ import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { validationFailed } from '../errors.ts';
 import { fingerprintSubject, jsonFingerprint } from '../idempotency/fingerprint.ts';
-import {
-  claimKey,
-  completeUnderClaim,
-  keyReused,
-  keyScopeOf,
-  storedOutcome,
-  type IdempotencyInput,
-  type Outcome,
-} from '../idempotency/run.ts';
+import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
 import { WRITES } from '../data-versions.ts';
 import { changedFields } from '../events/changes.ts';
@@ -51,7 +45,7 @@ import { actorPersonId } from '../people/actor-stamp.ts';
 import { detailOfRow } from './get.ts';
 import type { VulnerabilityRow } from '../../storage/db/repositories/vulnerabilities.ts';
 import { DEFAULT_IMPORT_MAX_BYTES, type ImportResult } from './import-schema.ts';
-import { drain, meteredBody } from './import-body.ts';
+import { readSpool, removeSpool, spoolBody } from './import-spool.ts';
 import { digestOf, mergeFindings, resourcesPart, scannedState, scopedKey, statusOf, uniqueResources } from './import-plan.ts';
 import type { ScannedFinding, ScanSummary } from './scanned-finding.ts';
 import type { CustomField } from './schema.ts';
@@ -82,32 +76,33 @@ export async function importVulnerabilities({ ctx, input }: { ctx: Context; inpu
     if (!requestScope || requestScope !== input.scope.trim())
       throw validationFailed([{ field: 'scope', message: 'must be one line of at most 255 characters, not blank' }]);
   }
-  const body = meteredBody(input.body, ctx.importMaxBytes ?? DEFAULT_IMPORT_MAX_BYTES);
-  const fingerprintOf = (sha256: string) =>
-    jsonFingerprint(fingerprintSubject('vulnerabilities.import', ''), { format, scope: requestScope ?? null, sha256 });
-  const keyScope = keyScopeOf(ctx, input.idempotency);
-
-  // The file is only known once read, so the claim is taken without a fingerprint.
-  const claim = await claimKey(keyScope, []);
-  if (claim.kind === 'completed') {
-    if (fingerprintOf(await drain(body)) !== claim.record.fingerprint) throw keyReused();
-    return storedOutcome(claim.record);
-  }
-  let changed = false;
-  const outcome = await completeUnderClaim(
-    keyScope,
-    claim.owner,
-    () => fingerprintOf(body.sha256()),
-    async (trx) => {
+  // Spooled before the claim, the transaction or the lock: a slow client holds none of them.
+  const spooled = await spoolBody(ctx.blobs, {
+    organizationId: org,
+    now: ctx.now(),
+    format,
+    maxBytes: ctx.importMaxBytes ?? DEFAULT_IMPORT_MAX_BYTES,
+    body: input.body,
+  });
+  try {
+    const fingerprint = jsonFingerprint(fingerprintSubject('vulnerabilities.import', ''), {
+      format,
+      scope: requestScope ?? null,
+      sha256: spooled.sha256,
+    });
+    let changed = false;
+    const outcome = await runIdempotent(keyScopeOf(ctx, input.idempotency), [fingerprint], async (trx) => {
       const run = new ImportRun(ctx, trx as Kysely<Database>, format, requestScope);
-      const result = await run.execute(body.chunks);
+      const result = await run.execute(readSpool(ctx.blobs, spooled));
       changed = run.changed;
       return { kind: 'updated' as const, resource: result };
-    },
-  );
-  // Committed: every node reads the new data version before this is acknowledged.
-  if (changed) await announceOrganizationChange(ctx, org);
-  return outcome;
+    });
+    // Committed: every node reads the new data version before this is acknowledged.
+    if (changed) await announceOrganizationChange(ctx, org);
+    return outcome;
+  } finally {
+    await removeSpool(ctx.blobs, spooled);
+  }
 }
 
 /** One import inside its transaction: the counts, the keys reported, and the batch being read. */

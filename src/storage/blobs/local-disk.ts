@@ -7,13 +7,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DependencyUnavailableError } from '../../domain/errors.ts';
 import {
   assertBlobKey,
   assertBlobPrefix,
   assertMaxBytes,
+  BlobNotFoundError,
   BlobTooLargeError,
   Meter,
   watchSource,
@@ -103,6 +104,25 @@ export class LocalDiskBlobStore implements BlobStore {
         .sync()
         .catch(() => {})
         .finally(() => handle.close());
+  }
+
+  get(key: string): Readable {
+    const file = this.pathOf(key);
+    async function* read(): AsyncGenerator<Buffer> {
+      let handle: fs.FileHandle;
+      try {
+        handle = await fs.open(file, 'r');
+      } catch (err) {
+        throw (err as NodeJS.ErrnoException).code === 'ENOENT' ? new BlobNotFoundError(key) : unavailable(err);
+      }
+      // The read stream closes the handle when it ends or is destroyed (a reader that stops early).
+      try {
+        yield* handle.createReadStream({ highWaterMark: 64 * 1024 });
+      } catch (err) {
+        throw unavailable(err);
+      }
+    }
+    return Readable.from(read(), { objectMode: false });
   }
 
   async delete(key: string): Promise<void> {

@@ -3,7 +3,7 @@
 // as a multipart upload, part by part; on failure or oversize the multipart upload is aborted, so
 // no object and no stored parts remain (S3 publishes an object only when the upload completes).
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { S3Settings } from '../../config.ts';
 import { DependencyUnavailableError } from '../../domain/errors.ts';
@@ -11,6 +11,7 @@ import {
   assertBlobKey,
   assertBlobPrefix,
   assertMaxBytes,
+  BlobNotFoundError,
   BlobTooLargeError,
   Meter,
   watchSource,
@@ -118,6 +119,26 @@ export class S3BlobStore implements BlobStore {
     const sourceErr = watched.error();
     if (sourceErr !== undefined && (pipeErr === sourceErr || uploadErr === sourceErr)) throw sourceErr;
     throw unavailable(uploadErr ?? pipeErr);
+  }
+
+  get(key: string): Readable {
+    assertBlobKey(key);
+    const { sdk, bucket } = this;
+    async function* read(): AsyncGenerator<Uint8Array> {
+      let body: Readable;
+      try {
+        const { s3, client } = await sdk;
+        body = (await client.send(new s3.GetObjectCommand({ Bucket: bucket, Key: key }))).Body as Readable;
+      } catch (err) {
+        throw status(err) === 404 ? new BlobNotFoundError(key) : unavailable(err);
+      }
+      try {
+        yield* body; // in Node the SDK answers the object's bytes as the HTTP response stream
+      } catch (err) {
+        throw unavailable(err);
+      }
+    }
+    return Readable.from(read(), { objectMode: false });
   }
 
   async delete(key: string): Promise<void> {

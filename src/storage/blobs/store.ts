@@ -3,7 +3,8 @@
 // S3-compatible bucket when S3_BUCKET is set. Keys are opaque, caller-chosen strings (an upload
 // writes `uploads/<orgId>/<uploadId>/<n>`, src/domain/evidence/upload.ts); every store validates
 // them with assertBlobKey. The service never asks whether a key exists: it lists a prefix to
-// clean up and deletes what it no longer needs.
+// clean up, deletes what it no longer needs, and reads back only what it wrote itself (a spooled
+// scanner file, src/domain/vulnerabilities/import-spool.ts).
 import { createHash } from 'node:crypto';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 
@@ -29,6 +30,12 @@ export interface BlobStore {
    * `source` is destroyed. An existing blob under `key` is replaced.
    */
   put(key: string, source: Readable, options: PutOptions): Promise<PutResult>;
+  /**
+   * The blob's bytes as a stream, read as they are consumed (never held whole). An invalid key
+   * throws at once; a missing blob errors the stream with BlobNotFoundError, a failing store with
+   * DependencyUnavailableError.
+   */
+  get(key: string): Readable;
   /** Removes the blob; removing a missing blob is not an error. */
   delete(key: string): Promise<void>;
   /** Every key starting with `prefix` (for orphan clean-up); order is not specified. */
@@ -51,6 +58,13 @@ export class BlobTooLargeError extends Error {
     super(`The file is larger than ${maxBytes} bytes.`);
     this.name = 'BlobTooLargeError';
     this.maxBytes = maxBytes;
+  }
+}
+
+export class BlobNotFoundError extends Error {
+  constructor(key: string) {
+    super(`No blob under ${JSON.stringify(key.slice(0, 100))}.`);
+    this.name = 'BlobNotFoundError';
   }
 }
 
