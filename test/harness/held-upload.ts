@@ -4,6 +4,8 @@
 import http from 'node:http';
 
 export interface HeldUpload {
+  /** sends the next `bytes` of the body (a client trickling its file), resolving once they are written */
+  send(bytes: number): Promise<void>;
   /** sends the rest of the body and resolves with the answer */
   finish(): Promise<{ status: number; body: any }>;
   /** resolves with the answer, or with the error that ended the connection */
@@ -51,11 +53,17 @@ export function holdUpload(options: {
     });
   });
   req.flushHeaders();
-  req.write(options.body.subarray(0, options.sentBytes));
+  let sent = options.sentBytes;
+  req.write(options.body.subarray(0, sent));
   return {
     answer,
+    send(bytes: number) {
+      const chunk = options.body.subarray(sent, sent + bytes);
+      sent += chunk.length;
+      return new Promise<void>((resolve, reject) => req.write(chunk, (err) => (err ? reject(err) : resolve())));
+    },
     async finish() {
-      req.end(options.body.subarray(options.sentBytes));
+      req.end(options.body.subarray(sent));
       const result = await answer;
       if (result instanceof Error) throw result;
       return result;

@@ -150,10 +150,16 @@ export async function actorOfGrant(ctx: BaseContext, grant: TokenGrant | undefin
   if (refusal) throw refusal;
   const admitted = grant as TokenGrant;
   if (needsTouch(ctx, admitted)) {
+    const previous = admitted.lastUsedAt;
     const now = ctx.now();
-    await touchCredential(ctx.db.kysely, admitted.credentialId, now);
     // A grant kept in memory remembers the touch, so the next requests of the minute do not write.
     admitted.lastUsedAt = now;
+    // Recorded beside the answer, not before it: on SQLite this write waits its turn behind any
+    // other organization's open transaction (one writer), and a read must not wait (issue 36).
+    // Failed (the database went away), the next request tries again.
+    touchCredential(ctx.db.kysely, admitted.credentialId, now).catch(() => {
+      if (admitted.lastUsedAt === now) admitted.lastUsedAt = previous;
+    });
   }
   return actorOf(admitted);
 }

@@ -6,7 +6,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { changeStamp } from './sqlite-change-stamp.ts';
-import { nodeSqliteDialect, openSqlite, WriteCounter } from './sqlite-driver.ts';
+import { nodeSqliteDialect, openSqlite, openSqliteReader, WriteCounter } from './sqlite-driver.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -16,9 +16,9 @@ export interface Db {
   /** a cheap round trip, used by /readyz */
   ping(): Promise<void>;
   /**
-   * SQLite only: a value that changes whenever anything was written to the database since it was
-   * last read, by this process or another (`cds` on the same file; seen from the next turn of the
-   * event loop, see sqlite-change-stamp.ts). Reading it costs no I/O, so a node can trust state it
+   * SQLite only: a value that changes whenever anything was committed to the database since it was
+   * last read, by this process (at once) or another (`cds` on the same file; seen from the next
+   * turn of the event loop, see sqlite-change-stamp.ts); not by statements of a transaction still open. Reading it costs no I/O, so a node can trust state it
    * read earlier for as long as it is unchanged (src/domain/auth/grant-cache.ts).
    */
   changeStamp?: () => string;
@@ -77,7 +77,9 @@ export function openDb(options: DbOptions): Db {
   }
   const sqlite = openSqlite(file);
   const writes = new WriteCounter();
-  const kysely = new Kysely<Database>({ dialect: nodeSqliteDialect(sqlite, writes) });
+  // Reads beside the writer (sqlite-connections.ts); an in-memory database is seen by its one connection only.
+  const reader = file === ':memory:' ? undefined : openSqliteReader(file);
+  const kysely = new Kysely<Database>({ dialect: nodeSqliteDialect(sqlite, { writes, reader }) });
   return {
     kysely,
     dialect: 'sqlite',

@@ -1,12 +1,15 @@
-// Db.changeStamp on SQLite: a string that changes whenever the database was written, by this
-// connection or by another (another process, such as `cds` revoking a credential, or another
-// connection of this one).
+// Db.changeStamp on SQLite: a string that changes whenever something was committed to the
+// database, by this process or by another (such as `cds` revoking a credential).
 //
-// - This connection's writes: the driver's count of statements that can write (WriteCounter in
-//   sqlite-driver.ts), a number in memory.
-// - Other connections' commits: `PRAGMA data_version`, which changes when another connection has
-//   committed. Reading it opens a read transaction (locks on the WAL index, system calls), which
-//   on every request was the largest part of a warm read's own work. So it is read once per turn
+// - This process's commits: the driver's count of committed transactions and single writes
+//   (WriteCounter in sqlite-driver.ts, counted in sqlite-connections.ts once the COMMIT has run), a
+//   number in memory. Statements inside a transaction that is still open do not move it: nothing
+//   else can read them yet (reads outside the transaction run on the reader connection, on the
+//   last commit), so a grant or an answer read meanwhile is still proved by committed data.
+// - Other processes' commits: `PRAGMA data_version` on the writer connection, which changes when
+//   another connection has committed (this process's reader never writes). Reading it opens a
+//   read transaction (locks on the WAL index, system calls), which on every request was the
+//   largest part of a warm read's own work. So it is read once per turn
 //   of the event loop: the first request of a turn reads it and the requests read from the
 //   sockets in the same turn share it; it is dropped when the turn ends (setImmediate runs after
 //   the poll phase) and never trusted for longer than MAX_SHARED_MS, whichever comes first.

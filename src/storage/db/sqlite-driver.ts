@@ -3,8 +3,8 @@
 // shipped by the `node` npm package, and a native addon cannot be compiled for it offline (no
 // headers ship with that package); see docs/decisions/code-and-stack.md.
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
-import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Driver } from 'kysely';
-import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import { SqliteDialect, type Driver, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { ReadBesideWriteDriver } from './sqlite-connections.ts';
 
 // SQLite has no boolean type: Kysely passes JS booleans through, node:sqlite refuses them.
 function bind(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
@@ -16,38 +16,34 @@ function bind(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
 }
 
 /**
- * Counts the statements run on one connection that can change the database, so that a cache can
- * tell "nothing written here since" by comparing one number (connect.ts, Db.changeStamp): asking
- * SQLite (total_changes()) on every request cost more than the rest of a warm read's bookkeeping.
- * Every statement that is not a plain SELECT counts (INSERT, UPDATE, DELETE with or without
- * RETURNING, WITH, BEGIN, COMMIT…): counting too many only costs a cache an extra read.
+ * Counts what this process committed on its writer connection, so that a cache can tell "nothing
+ * committed here since" by comparing one number (connect.ts, Db.changeStamp): asking SQLite
+ * (total_changes()) on every request cost more than the rest of a warm read's bookkeeping. It moves
+ * when a transaction's COMMIT has run and when a statement that is not a plain SELECT has run
+ * outside a transaction (sqlite-connections.ts), never with the statements inside an open
+ * transaction: those are seen by no other request until the commit, and counting them made every
+ * cached grant and warm answer unprovable while one organization's import ran (issue 36).
+ * Counting too many (a failed commit, a PRAGMA) only costs a cache an extra read.
  */
 export class WriteCounter {
   count = 0;
 }
 
-const PLAIN_READ = /^\s*select\b/i;
-
-class Statement implements SqliteStatement {
+export class Statement implements SqliteStatement {
   readonly reader: boolean;
   private readonly stmt: StatementSync;
-  private readonly writes: WriteCounter | undefined;
-  constructor(stmt: StatementSync, sql: string, writes: WriteCounter) {
+  constructor(stmt: StatementSync) {
     this.stmt = stmt;
     this.reader = stmt.columns().length > 0;
-    this.writes = PLAIN_READ.test(sql) ? undefined : writes;
   }
   all(parameters: ReadonlyArray<unknown>): unknown[] {
-    if (this.writes) this.writes.count++;
     return this.stmt.all(...bind(parameters));
   }
   run(parameters: ReadonlyArray<unknown>) {
-    if (this.writes) this.writes.count++;
     const result = this.stmt.run(...bind(parameters));
     return { changes: result.changes, lastInsertRowid: result.lastInsertRowid };
   }
   iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
-    if (this.writes) this.writes.count++;
     return this.stmt.iterate(...bind(parameters)) as IterableIterator<unknown>;
   }
 }
@@ -60,6 +56,18 @@ export function openSqlite(file: string): DatabaseSync {
   db.exec('PRAGMA synchronous = NORMAL');
   db.exec('PRAGMA busy_timeout = 5000');
   db.exec('PRAGMA foreign_keys = ON');
+  return db;
+}
+
+/**
+ * The reader connection beside the writer (sqlite-connections.ts): the same file, opened after the
+ * writer has put it in WAL mode, read-only so that a statement routed to it by mistake fails
+ * instead of writing outside the writer's lock and its change count.
+ */
+export function openSqliteReader(file: string): DatabaseSync {
+  const db = new DatabaseSync(file, { readOnly: true });
+  // A WAL reader waits only in rare moments (another process recovering the WAL index).
+  db.exec('PRAGMA busy_timeout = 5000');
   return db;
 }
 
@@ -94,44 +102,45 @@ function statementCache(limit: number) {
   };
 }
 
-export function nodeSqliteDialect(db: DatabaseSync, writes: WriteCounter = new WriteCounter()): SqliteDialect {
-  // Preparing a statement cost more than running it on the hot paths (about a tenth of a cached
-  // GET /v1/frameworks), so prepared statements are reused by SQL text, least recently used
-  // dropped first. Kysely runs statements one at a time on this single connection, so reuse is safe.
+/**
+ * The prepared statements of one connection, reused by SQL text. Preparing a statement cost more
+ * than running it on the hot paths (about a tenth of a cached GET /v1/frameworks); the least
+ * recently used are dropped first. Each connection has its own: a statement belongs to the
+ * connection that prepared it, and node:sqlite runs it to the end before anything else runs.
+ */
+export function preparedStatements(db: DatabaseSync): SqliteDatabase {
   const small = statementCache(STATEMENT_CACHE_SIZE);
   const large = statementCache(LARGE_STATEMENT_CACHE_SIZE);
-  const prepare = (sql: string): Statement => {
-    const cache = sql.length > LARGE_STATEMENT_CHARS ? large : small;
-    let statement = cache.take(sql);
-    if (!statement) {
-      statement = new Statement(db.prepare(sql), sql, writes);
-      cache.keep(sql, statement);
-    }
-    return statement;
-  };
-  const database: SqliteDatabase = {
+  return {
+    prepare: (sql: string): Statement => {
+      const cache = sql.length > LARGE_STATEMENT_CHARS ? large : small;
+      let statement = cache.take(sql);
+      if (!statement) {
+        statement = new Statement(db.prepare(sql));
+        cache.keep(sql, statement);
+      }
+      return statement;
+    },
     close: () => {
       small.clear();
       large.clear();
       db.close();
     },
-    prepare,
   };
-  return new ImmediateSqliteDialect({ database });
 }
 
 /**
- * Transactions start with BEGIN IMMEDIATE, taking the write lock up front. A plain (deferred)
- * BEGIN that reads first and writes later cannot wait for a lock another process holds: SQLite
- * fails it with SQLITE_BUSY at once, whatever busy_timeout says. Taking the lock first makes a
- * second server process on the same file wait its turn instead.
+ * Kysely's SQLite dialect over node:sqlite: `writer` runs transactions and writes, one at a time;
+ * `reader`, when given (a file database), runs plain SELECTs outside transactions at once, beside
+ * them (sqlite-connections.ts).
  */
-class ImmediateSqliteDialect extends SqliteDialect {
-  override createDriver(): Driver {
-    const driver = super.createDriver();
-    driver.beginTransaction = async (connection: DatabaseConnection) => {
-      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-    };
-    return driver;
-  }
+export function nodeSqliteDialect(writer: DatabaseSync, options: { writes?: WriteCounter; reader?: DatabaseSync } = {}): SqliteDialect {
+  const writes = options.writes ?? new WriteCounter();
+  const database = preparedStatements(writer);
+  const reader = options.reader && preparedStatements(options.reader);
+  return new (class extends SqliteDialect {
+    override createDriver(): Driver {
+      return new ReadBesideWriteDriver(database, reader, writes);
+    }
+  })({ database });
 }
