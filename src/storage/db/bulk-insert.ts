@@ -90,6 +90,65 @@ async function typesOf(db: Db, executor: Kysely<Database>, table: string): Promi
   return types;
 }
 
+/** The arrays-form INSERT of `columns` into `table`, its arrays bound from parameter `offset + 1` on. */
+async function arraysInsert(
+  db: Db,
+  executor: Kysely<Database>,
+  table: string,
+  columns: readonly string[],
+  offset: number,
+): Promise<string> {
+  const types = await typesOf(db, executor, table);
+  const casts = columns.map((c, i) => {
+    const type = types.get(c);
+    if (!type) throw new Error(`bulk insert: ${table} has no column ${c}`);
+    return `$${offset + i + 1}::${type}[]`;
+  });
+  return `insert into ${quote(table)} (${columns.map(quote).join(',')}) select * from unnest(${casts.join(',')})`;
+}
+
+/** One array per column of rows[start, end), NULL for a missing value. */
+function arrayParameters(rows: readonly object[], columns: readonly string[], start = 0, end = rows.length): unknown[][] {
+  return columns.map((column) => {
+    const values: unknown[] = new Array(end - start);
+    for (let r = start; r < end; r++) {
+      const value = (rows[r] as Record<string, unknown>)[column];
+      values[r - start] = value === undefined ? null : value;
+    }
+    return values;
+  });
+}
+
+/**
+ * PostgreSQL only: inserts `parents` and their `children` in one statement (the parents' insert as
+ * a WITH clause), so statement-level triggers see both tables complete: a parent that carries
+ * what its children make of it (migration 0020's resources_count) is not rewritten after them.
+ * The children's foreign keys are checked at the end of the statement, when the parents exist.
+ */
+export async function bulkInsertWithChildren<P extends TableName, C extends TableName>(
+  db: Db,
+  executor: Kysely<Database>,
+  parent: { table: P; rows: readonly Row<P>[] },
+  child: { table: C; rows: readonly Row<C>[] },
+): Promise<void> {
+  if (db.dialect !== 'postgres') throw new Error('one statement for parents and children needs PostgreSQL');
+  if (parent.rows.length === 0) return;
+  if (child.rows.length === 0) {
+    await insertChunks(db, executor, parent.table, parent.rows, {});
+    return;
+  }
+  const parentColumns = Object.keys(parent.rows[0] as object);
+  const childColumns = Object.keys(child.rows[0] as object);
+  const parents = await arraysInsert(db, executor, parent.table, parentColumns, 0);
+  const children = await arraysInsert(db, executor, child.table, childColumns, parentColumns.length);
+  await executor.executeQuery(
+    CompiledQuery.raw(`with parents as (${parents}) ${children}`, [
+      ...arrayParameters(parent.rows, parentColumns),
+      ...arrayParameters(child.rows, childColumns),
+    ]),
+  );
+}
+
 async function insertChunks(
   db: Db,
   executor: Kysely<Database>,
@@ -101,29 +160,12 @@ async function insertChunks(
   const columns = Object.keys(rows[0]);
   const perStatement = rowsPerStatement(dialect, columns.length, options);
   const arrays = formFor(dialect, options) === 'arrays';
-  let arraysSql = '';
-  if (arrays) {
-    const types = await typesOf(db, executor, table);
-    const casts = columns.map((c, i) => {
-      const type = types.get(c);
-      if (!type) throw new Error(`bulk insert: ${table} has no column ${c}`);
-      return `$${i + 1}::${type}[]`;
-    });
-    arraysSql = `insert into ${quote(table)} (${columns.map(quote).join(',')}) select * from unnest(${casts.join(',')})`;
-  }
+  const arraysSql = arrays ? await arraysInsert(db, executor, table, columns, 0) : '';
   for (let start = 0; start < rows.length; start += perStatement) {
     const end = Math.min(rows.length, start + perStatement);
     let compiled: CompiledQuery;
     if (arrays) {
-      const params = columns.map((column) => {
-        const values: unknown[] = new Array(end - start);
-        for (let r = start; r < end; r++) {
-          const value = (rows[r] as Record<string, unknown>)[column];
-          values[r - start] = value === undefined ? null : value;
-        }
-        return values;
-      });
-      compiled = CompiledQuery.raw(arraysSql, params);
+      compiled = CompiledQuery.raw(arraysSql, arrayParameters(rows, columns, start, end));
     } else {
       const params: unknown[] = new Array((end - start) * columns.length);
       let p = 0;

@@ -350,7 +350,11 @@ export interface VulnerabilitiesTable {
   added_on: Ms;
   last_modified_by: string | null;
   modified_on: Ms | null;
-  /** What a list page shows of the finding's children, kept by triggers only (migration 0012). */
+  /**
+   * What a list page shows of the finding's children, kept by triggers (migration 0012; 0020 on
+   * PostgreSQL). Not written by the API's types: a PostgreSQL import inserts resources_count with
+   * its resources in one statement, and the triggers correct any value their children disagree with.
+   */
   assignees_json: ColumnType<string | null, never, never>;
   custom_values_json: ColumnType<string | null, never, never>;
   resources_count: ColumnType<number | string, never, never>;
