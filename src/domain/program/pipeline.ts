@@ -326,8 +326,13 @@ export async function runPipeline(
   // chunk's copies are garbage before the next chunk's are made.
   const entryOf = (kind: ProgramKind, c: RecordChange<KeyedEntry>): KeyedEntry =>
     c.after ?? kind.normalize(entriesOf(kind)![c.index!], undefined, { ...nctx, index: c.index! });
-  const materialize = (kind: ProgramKind, chunk: readonly RecordChange<KeyedEntry>[]) => {
-    for (const c of chunk) if (c.action === 'create' && c.after === undefined) c.after = entryOf(kind, c);
+  // a turn between entries: a chunk of tests with 10,000 resources each is seconds of normalizing
+  const materialize = async (kind: ProgramKind, chunk: readonly RecordChange<KeyedEntry>[]) => {
+    for (const c of chunk)
+      if (c.action === 'create' && c.after === undefined) {
+        c.after = entryOf(kind, c);
+        await shareTheLoop();
+      }
   };
   const release = (chunk: readonly RecordChange<KeyedEntry>[]) => {
     for (const c of chunk) if (c.action === 'create') c.after = undefined;
@@ -337,7 +342,7 @@ export async function runPipeline(
     const problems = new IssueList();
     for (let i = 0; i < upserts.length && !problems.full(); i += CHANGE_CHUNK) {
       const chunk = upserts.slice(i, i + CHANGE_CHUNK);
-      materialize(kind, chunk);
+      await materialize(kind, chunk);
       await kind.checkWrites?.(wctx, chunk, problems);
       // after a problem the chunks left are only checked, so every problem is reported: the
       // transaction is rolled back and what was written goes with it
@@ -376,7 +381,7 @@ export async function runPipeline(
     if (kind.events)
       for (let i = 0; i < shown.length; i += CHANGE_CHUNK) {
         const chunk = shown.slice(i, i + CHANGE_CHUNK);
-        if (owns) materialize(kind, chunk);
+        if (owns) await materialize(kind, chunk);
         const own = await kind.events(ectx, chunk);
         release(chunk);
         for (let j = 0; j < own.events.length; j += EVENT_CHUNK) await recordEvents(trx, org, own.events.slice(j, j + EVENT_CHUNK));
