@@ -137,9 +137,9 @@ for (const dialect of dialects) {
       assert.equal((await put(server.url, writer, largeJson(1), { type: 'application/json' })).status, 200);
       // the neighbour's write: one finding created (a transaction of its own, no worker thread)
       let n = 0;
-      const neighbourWrite = async () => {
+      // timed from when it was due, as /healthz is: the server runs in this process
+      const neighbourWrite = async (due = performance.now()) => {
         n++;
-        const started = performance.now();
         const res = await fetch(`${server.url}/v1/vulnerabilities`, {
           method: 'POST',
           headers: { authorization: `Bearer ${neighbour}`, 'content-type': 'application/json', 'idempotency-key': `neighbour-${n}` },
@@ -152,7 +152,7 @@ for (const dialect of dialects) {
         });
         assert.equal(res.status, 201, await res.text());
         await res.arrayBuffer().catch(() => {});
-        return performance.now() - started;
+        return performance.now() - due;
       };
       await neighbourWrite();
 
@@ -163,8 +163,10 @@ for (const dialect of dialects) {
       // the neighbour writes one entity after another for as long as the plan runs
       const writes = (async () => {
         let slowest = 0;
+        let due = performance.now();
         while (!done) {
-          slowest = Math.max(slowest, await neighbourWrite());
+          slowest = Math.max(slowest, await neighbourWrite(due));
+          due = performance.now() + 25;
           await new Promise((r) => setTimeout(r, 25));
         }
         return slowest;
@@ -175,16 +177,15 @@ for (const dialect of dialects) {
       const slowestWrite = await writes;
       assert.equal(res.status, 200, res.body.slice(0, 500));
       assert.equal(JSON.parse(res.body).data.counts.tests.created, 6);
-      console.log(
-        `plan ${took.toFixed(0)} ms, slowest /healthz ${slowest.toFixed(0)} ms, slowest neighbour write ${slowestWrite.toFixed(0)} ms`,
-      );
-      // On the code before, the plan held the loop and the write lock for all of its writes and
-      // events (4 tests on a loaded 2-core machine: /healthz 1.1-1.8 s, the neighbour's write
-      // 1.2-2.2 s); now its checks run in the worker, its transaction writes no flagged resource
-      // and records no event, and gives the loop a turn every 20 ms (0.15-0.8 s for 6 tests on
-      // the same machine, the server, this client and the worker sharing its two cores).
-      assert.ok(slowest < 1000, `/healthz took ${slowest.toFixed(0)} ms (the plan ${took.toFixed(0)} ms)`);
-      assert.ok(slowestWrite < 1000, `a neighbour's write took ${slowestWrite.toFixed(0)} ms (the plan ${took.toFixed(0)} ms)`);
+      // On the code before, the plan held the loop and the write lock for nearly all of it (SQLite,
+      // 2 cores: /healthz and the neighbour's write 0.76-0.8 s of a 1.0-1.1 s plan on a quiet
+      // machine, 1.2-3.3 s of 1.6-5.0 s on a loaded one); now its checks run in the worker, its
+      // transaction writes no flagged resource and records no event, and it gives the loop a turn
+      // every 20 ms (50-90 ms of a 0.3 s plan quiet). On a loaded machine what remains is waiting
+      // for a core, which grows with the plan: hence a bound of half the plan, or 300 ms.
+      const bound = Math.max(300, took / 2);
+      assert.ok(slowest < bound, `/healthz took ${slowest.toFixed(0)} ms (the plan ${took.toFixed(0)} ms)`);
+      assert.ok(slowestWrite < bound, `a neighbour's write took ${slowestWrite.toFixed(0)} ms (the plan ${took.toFixed(0)} ms)`);
     });
   });
 }

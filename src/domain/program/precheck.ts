@@ -29,9 +29,10 @@ const ALL_KINDS = new Set<string>(PROGRAM_KIND_NAMES);
  * pipeline's own.
  */
 export function precheckDocument(document: unknown, prune: boolean): DocumentCheck {
-  const digests = digestKinds(document, prune);
   const outline = schemaIssues(document, ALL_KINDS);
-  if (outline.length > 0) return { outline, entries: [], digests };
+  // refused at the outline: no apply, so no digest
+  if (outline.length > 0) return { outline, entries: [], digests: new Map() };
+  const digests = digestKinds(document, prune);
   try {
     checkDocument(document);
     return { outline, entries: [], digests };
