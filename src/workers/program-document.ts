@@ -4,6 +4,8 @@
 // lists, so the main thread never deserializes more than about PIECE_VALUES values at a time; a
 // refusal comes back as the loader's own `validation_failed`. The places (line, column) of the
 // problems the domain finds later are looked up in a worker too: for YAML that is a second parse.
+// Asked to (`check`), the worker also checks the document as it parsed it (precheck.ts: every
+// entry's schema and rules, the kinds' digests), so the pipeline's transaction does not.
 import { ServiceError } from '../domain/errors.ts';
 import {
   decodeUtf8,
@@ -15,6 +17,7 @@ import {
   type SourcePlace,
 } from '../formats/program/load.ts';
 import type { ProgramLimits } from '../formats/program/limits.ts';
+import { precheckDocument, type DocumentCheck } from '../domain/program/precheck.ts';
 import type { WorkerPool } from './pool.ts';
 import type { Emit } from './tasks.ts';
 
@@ -28,6 +31,8 @@ export interface ProgramSource {
   file: string;
   format: ProgramFormat;
   limits: ProgramLimits;
+  /** check the document too (precheck.ts), for an apply with or without prune */
+  check?: { prune: boolean };
 }
 
 /** The document without its top-level lists, which came as pieces: `[key]` marks a list's place. */
@@ -102,10 +107,11 @@ const textOf = (source: ProgramSource) => {
 
 /** The handlers run in the worker threads (src/workers/tasks.ts). */
 export const programDocumentTasks = {
-  'program.load': (source: ProgramSource, emit: Emit): Outline => {
+  'program.load': (source: ProgramSource, emit: Emit): { outline: Outline; checked?: DocumentCheck } => {
     const options = { file: source.file, format: source.format, limits: source.limits };
     const loaded = source.bytes !== undefined ? loadProgramBytes(source.bytes, options) : loadProgramText(source.text ?? '', options);
-    return inPieces(loaded.value, emit);
+    const checked = source.check && precheckDocument(loaded.value, source.check.prune);
+    return { outline: inPieces(loaded.value, emit), checked };
   },
   'program.locate': (input: ProgramSource & { pointers: string[] }): Array<SourcePlace | undefined> => {
     const locate = textLocator(textOf(input), input.file, input.format);
@@ -116,6 +122,8 @@ export const programDocumentTasks = {
 /** A document read in the pool. */
 export interface PooledProgram {
   value: unknown;
+  /** what the worker's checks found, when the source asked for them (ProgramInput.checked) */
+  checked?: DocumentCheck;
   /** `error` with the place of each of its problems added, as load.ts's withPlaces does */
   withPlaces(error: unknown): Promise<unknown>;
 }
@@ -123,10 +131,12 @@ export interface PooledProgram {
 /** Reads a document in a worker thread; throws the loader's `validation_failed` when it refuses it. */
 export async function loadProgramInPool(pool: WorkerPool, source: ProgramSource): Promise<PooledProgram> {
   const { pieces, result } = await pool.run('program.load', source);
-  const value = assemble(result as Outline, pieces);
+  const { outline, checked } = result as { outline: Outline; checked?: DocumentCheck };
+  const value = assemble(outline, pieces);
   const files = [source.file];
   return {
     value,
+    checked,
     async withPlaces(error) {
       if (!(error instanceof ServiceError)) return error;
       // withPlaces decides which problems need a place; the places are then found in a worker.

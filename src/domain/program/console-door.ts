@@ -6,6 +6,7 @@ import type { AdminContext } from '../context.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
 import { recordAudit } from '../console/audit.ts';
 import type { ProgramPlan } from './plan-schema.ts';
+import type { DocumentCheck } from './precheck.ts';
 import { applyProgramIn, planProgram, type ProgramContext } from './verbs.ts';
 
 /** What an audit entry says of an apply: its source and how much it changed. */
@@ -26,11 +27,11 @@ export async function programForAdmin({
   input,
 }: {
   ctx: AdminContext;
-  input: { document: unknown; prune: boolean; mode: 'plan' | 'apply'; source: string };
+  input: { document: unknown; checked?: DocumentCheck; prune: boolean; mode: 'plan' | 'apply'; source: string };
 }): Promise<ProgramPlan> {
   const organizationId = ctx.actor.organizationId;
   const pctx: ProgramContext = { ...ctx, stamp: ctx.actor.id ? { kind: 'admin', adminId: ctx.actor.id } : { kind: 'service' } };
-  const verbInput = { organizationId, document: input.document, prune: input.prune };
+  const verbInput = { organizationId, document: input.document, checked: input.checked, prune: input.prune };
   if (input.mode === 'plan') return planProgram({ ctx: pctx, input: verbInput });
   const plan = await ctx.db.kysely.transaction().execute(async (trx) => {
     const applied = await applyProgramIn(trx, pctx, verbInput);

@@ -11,6 +11,7 @@ import { ServiceError } from '../errors.ts';
 import { fingerprintSubject, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import type { ProgramDocument } from './document-schema.ts';
+import type { DocumentCheck } from './precheck.ts';
 import type { ProgramPlan } from './plan-schema.ts';
 import { PROGRAM_KINDS } from './registry.ts';
 import { applyProgramIn, exportProgram, planProgram, scopesForDocument, type ProgramContext } from './verbs.ts';
@@ -61,6 +62,8 @@ export function refuseWithoutWriteScope(actor: Actor): void {
 export interface CredentialProgramInput {
   /** the parsed document */
   document: unknown;
+  /** what the door's parse checked of it (ProgramInput.checked) */
+  checked?: DocumentCheck;
   prune: boolean;
   /** `plan`: what an apply would do, writing nothing (needs no Idempotency-Key) */
   mode: 'plan' | 'apply';
@@ -83,7 +86,7 @@ export async function programForCredential({ ctx, input }: { ctx: Context; input
   const organizationId = ctx.actor.organizationId;
   authorizeAll(ctx.actor, scopesForDocument(input.document), 'write', 'This document');
   const pctx = credentialContext(ctx);
-  const verbInput = { organizationId, document: input.document, prune: input.prune };
+  const verbInput = { organizationId, document: input.document, checked: input.checked, prune: input.prune };
   if (input.mode === 'plan') return { kind: 'updated', resource: await planProgram({ ctx: pctx, input: verbInput }), replayed: false };
   if (!input.idempotency) throw new ServiceError('idempotency_key_required', 'This write needs an Idempotency-Key header.');
   const fingerprint = jsonFingerprint(fingerprintSubject('program.apply', ''), {

@@ -83,6 +83,11 @@ export interface WriteContext {
   keys: KeyBook;
   /** the person row that stamps this apply's changes (actor-stamp.ts), made before any kind writes */
   actorPersonId: string;
+  /**
+   * A plan's writes, rolled back: a kind may leave out rows that nothing the plan answers reads
+   * (neither the compliance rule, nor a later kind's checks, nor, in a plan, any event).
+   */
+  plan: boolean;
 }
 
 /** What a kind's events are built with: the apply's writes are all done. */

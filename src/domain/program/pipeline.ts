@@ -14,7 +14,7 @@ import { findAdminEmail, findPersonIdByEmailExact } from '../../storage/db/repos
 import { ACTOR_PERSON_PREFIX, actorPersonId, isActorPerson, type StampActor } from '../people/actor-stamp.ts';
 import { changedFields } from '../events/changes.ts';
 import { recordEvents, type NewEvent } from '../events/record.ts';
-import { notFound } from '../errors.ts';
+import { notFound, validationFailed } from '../errors.ts';
 import { KeyBook, type IdDeriver } from './keys.ts';
 import type { CurrentRecord, EventContext, KeyedEntry, ProgramKind, ProgramKindName, RecordChange, WriteContext } from './kind.ts';
 import { loadNameLookups, type NameLookups } from '../../storage/db/repositories/program-names.ts';
@@ -26,6 +26,8 @@ import { sameData } from './normalize.ts';
 import { complianceState, effectsBetween, type ComplianceState } from './effects.ts';
 import { assertDocumentWithinPlan, effectsWithinPlan } from './plan-bounds.ts';
 import { keepDigests, settledKinds, type KindDigests } from './settled-kinds.ts';
+import type { DocumentCheck } from './precheck.ts';
+import { shareTheLoop } from '../../event-loop-turns.ts';
 
 /** What the program verbs need: the database and clock, who stamps the changes, and the markers to announce them. */
 export interface ProgramContext extends BaseContext {
@@ -39,6 +41,11 @@ export interface ProgramInput {
   document: unknown;
   /** delete the records of the kinds the document covers that it does not list */
   prune?: boolean;
+  /**
+   * What precheckDocument (precheck.ts) found of this very document and prune, where it was parsed
+   * (a worker thread): the pipeline then answers it instead of checking the entries again.
+   */
+  checked?: DocumentCheck;
 }
 
 /**
@@ -82,6 +89,12 @@ export function checkDocument(document: unknown, settled: ReadonlySet<ProgramKin
   }
   issues.throwIfAny();
   return doc;
+}
+
+/** The entries' problems found before the transaction (precheck.ts), thrown where checkDocument throws its own. */
+function checkedAlready(document: unknown, checked: DocumentCheck): ProgramDocument {
+  if (checked.entries.length > 0) throw validationFailed(checked.entries, 'The program document is invalid.');
+  return document as ProgramDocument;
 }
 
 /**
@@ -135,8 +148,12 @@ export async function runPipeline(
   ctx: ProgramContext,
   input: ProgramInput,
   digests: KindDigests,
-  /** apply: keep the digests of what it leaves (a plan's transaction is rolled back anyway) */
-  keep: boolean,
+  /**
+   * `apply` records the events and keeps the digests of what it leaves; a `plan` (whose
+   * transaction is rolled back) does neither: its answer is the changes and effects, never the
+   * events, and building them was more than half of a large plan's time in the write lock.
+   */
+  mode: 'plan' | 'apply',
 ): Promise<PipelineResult> {
   const org = input.organizationId;
   const organization = await findOrganization(trx, org);
@@ -146,7 +163,7 @@ export async function runPipeline(
   assertDocumentWithinPlan(input.document, orgPlan);
   await lockOrganization(trx, org);
   const settled = await settledKinds(trx, org, digests);
-  const doc = checkDocument(input.document, settled);
+  const doc = input.checked ? checkedAlready(input.document, input.checked) : checkDocument(input.document, settled);
   const now = ctx.now();
   const entriesOf = (kind: ProgramKind) => entriesIn(doc)[kind.name];
   const present = PROGRAM_KINDS.filter((k) => entriesOf(k) !== undefined);
@@ -235,6 +252,7 @@ export async function runPipeline(
     const existing = current.get(kind.name)!;
     const listed = new Set<string>();
     for (const [index, entry] of entriesOf(kind)!.entries()) {
+      await shareTheLoop();
       nctx.index = index;
       listed.add(entry.key);
       const was = existing.get(entry.key);
@@ -289,7 +307,7 @@ export async function runPipeline(
   await bumpDataVersions(trx, org, [...dataKinds]);
   const stampId = await actorPersonId(trx, org, ctx.stamp);
   book.register('person', nctx.actorKey, stampId);
-  const wctx: WriteContext = { db: ctx.db, trx, organizationId: org, now, keys: book, actorPersonId: stampId };
+  const wctx: WriteContext = { db: ctx.db, trx, organizationId: org, now, keys: book, actorPersonId: stampId, plan: mode === 'plan' };
 
   const keyRows: ProgramKeyRow[] = [];
   for (const kind of touched) {
@@ -308,8 +326,13 @@ export async function runPipeline(
   // chunk's copies are garbage before the next chunk's are made.
   const entryOf = (kind: ProgramKind, c: RecordChange<KeyedEntry>): KeyedEntry =>
     c.after ?? kind.normalize(entriesOf(kind)![c.index!], undefined, { ...nctx, index: c.index! });
-  const materialize = (kind: ProgramKind, chunk: readonly RecordChange<KeyedEntry>[]) => {
-    for (const c of chunk) if (c.action === 'create' && c.after === undefined) c.after = entryOf(kind, c);
+  // a turn between entries: a chunk of tests with 10,000 resources each is seconds of normalizing
+  const materialize = async (kind: ProgramKind, chunk: readonly RecordChange<KeyedEntry>[]) => {
+    for (const c of chunk)
+      if (c.action === 'create' && c.after === undefined) {
+        c.after = entryOf(kind, c);
+        await shareTheLoop();
+      }
   };
   const release = (chunk: readonly RecordChange<KeyedEntry>[]) => {
     for (const c of chunk) if (c.action === 'create') c.after = undefined;
@@ -319,12 +342,13 @@ export async function runPipeline(
     const problems = new IssueList();
     for (let i = 0; i < upserts.length && !problems.full(); i += CHANGE_CHUNK) {
       const chunk = upserts.slice(i, i + CHANGE_CHUNK);
-      materialize(kind, chunk);
+      await materialize(kind, chunk);
       await kind.checkWrites?.(wctx, chunk, problems);
       // after a problem the chunks left are only checked, so every problem is reported: the
       // transaction is rolled back and what was written goes with it
       if (problems.issues.length === 0) await kind.write(wctx, chunk);
       release(chunk);
+      await shareTheLoop();
     }
     problems.throwIfAny();
   }
@@ -348,8 +372,8 @@ export async function runPipeline(
   let afterState: Promise<ComplianceState> | undefined;
   const stateAfter = () => (afterState ??= complianceState(trx, org));
   // Recorded kind by kind and a chunk at a time (the numbers are consecutive all the same), so an
-  // apply holds one chunk of events at a time.
-  for (const kind of touched) {
+  // apply holds one chunk of events at a time. A plan records none (see `mode`).
+  for (const kind of mode === 'apply' ? touched : []) {
     const all = changes.get(kind.name)!;
     // a kind's own events are of updates, and of creations only where its kind records them itself
     const owns = recordsOwnCreations(kind);
@@ -357,10 +381,11 @@ export async function runPipeline(
     if (kind.events)
       for (let i = 0; i < shown.length; i += CHANGE_CHUNK) {
         const chunk = shown.slice(i, i + CHANGE_CHUNK);
-        if (owns) materialize(kind, chunk);
+        if (owns) await materialize(kind, chunk);
         const own = await kind.events(ectx, chunk);
         release(chunk);
         for (let j = 0; j < own.events.length; j += EVENT_CHUNK) await recordEvents(trx, org, own.events.slice(j, j + EVENT_CHUNK));
+        await shareTheLoop();
       }
     await lifecycleEvents(
       wctx,
@@ -391,7 +416,7 @@ export async function runPipeline(
         data: { before: f.before, after: f.after },
       });
   }
-  await recordEvents(trx, org, events);
-  if (keep) await keepDigests(trx, org, digests);
+  if (mode === 'apply') await recordEvents(trx, org, events);
+  if (mode === 'apply') await keepDigests(trx, org, digests);
   return { plan };
 }

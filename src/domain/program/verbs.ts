@@ -8,7 +8,7 @@ import { announceOrganizationChange } from '../auth/state-markers.ts';
 import type { Resource } from '../auth/scopes.ts';
 import { findOrganization } from '../../storage/db/repositories/organizations.ts';
 import { loadProgramKeys } from '../../storage/db/repositories/program-keys.ts';
-import { notFound } from '../errors.ts';
+import { notFound, validationFailed } from '../errors.ts';
 import { PROGRAM_KIND_NAMES, type KeyedEntry, type ProgramKindName } from './kind.ts';
 import { assertDocumentShape } from './validate.ts';
 import { digestKinds, type KindDigests } from './settled-kinds.ts';
@@ -23,9 +23,14 @@ export type { ProgramContext, ProgramInput } from './pipeline.ts';
 /**
  * Checks the document's outline before any transaction starts (a document that is not one never
  * waits for the write lock), and digests its kinds (settled-kinds.ts). The entries are checked in
- * the pipeline, all but those of the kinds it finds settled.
+ * the pipeline, all but those of the kinds it finds settled; or, when the door checked the
+ * document where it parsed it (`input.checked`, precheck.ts), their problems are thrown there.
  */
 function outlineAndDigests(input: ProgramInput): KindDigests {
+  if (input.checked) {
+    if (input.checked.outline.length > 0) throw validationFailed(input.checked.outline, 'The program document is invalid.');
+    return input.checked.digests;
+  }
   assertDocumentShape(input.document, new Set(PROGRAM_KIND_NAMES));
   return digestKinds(input.document, input.prune === true);
 }
@@ -44,7 +49,7 @@ export async function planProgram({ ctx, input }: { ctx: ProgramContext; input: 
   const digests = outlineAndDigests(input);
   try {
     await ctx.db.kysely.transaction().execute(async (trx) => {
-      const { plan } = await runPipeline(trx, ctx, input, digests, false);
+      const { plan } = await runPipeline(trx, ctx, input, digests, 'plan');
       throw new PlanRollback(plan);
     });
   } catch (error) {
@@ -60,13 +65,13 @@ export async function planProgram({ ctx, input }: { ctx: ProgramContext; input: 
  * when `plan.changed`.
  */
 export async function applyProgramIn(trx: Kysely<Database>, ctx: ProgramContext, input: ProgramInput): Promise<ProgramPlan> {
-  return (await runPipeline(trx, ctx, input, outlineAndDigests(input), true)).plan;
+  return (await runPipeline(trx, ctx, input, outlineAndDigests(input), 'apply')).plan;
 }
 
 /** Applies the document in one transaction, all or nothing, and answers the plan it carried out. */
 export async function applyProgram({ ctx, input }: { ctx: ProgramContext; input: ProgramInput }): Promise<ProgramPlan> {
   const digests = outlineAndDigests(input);
-  const { plan } = await ctx.db.kysely.transaction().execute((trx) => runPipeline(trx, ctx, input, digests, true));
+  const { plan } = await ctx.db.kysely.transaction().execute((trx) => runPipeline(trx, ctx, input, digests, 'apply'));
   if (plan.changed) await announceOrganizationChange(ctx, input.organizationId);
   return plan;
 }

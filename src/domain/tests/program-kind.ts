@@ -456,11 +456,13 @@ export const testsKind: ProgramKind<ProgramTest> = {
     await replaceSubjectLinks(db, trx, org, 'test', { people, entities, tickets, risks }, ticketRowId, fresh);
     await replaceArtifactMappings(db, trx, org, 'test', { requirements, controls }, fresh);
 
-    // Flagged resources and their links, whole per test.
+    // Flagged resources and their links, whole per test. Not in a plan (w.plan): no rule and no
+    // later kind reads them, and at 10,000 per test they were nearly all of a large plan's time
+    // in the write lock (issue 36: 7-12 s of a 51 MiB plan's transaction).
     const resourceRows: Row<'test_resources'>[] = [];
     const resourcePeople: Row<'subject_people'>[] = [];
     const resourceEntities: Row<'subject_entities'>[] = [];
-    for (const c of upserts.filter((u) => changedList(u, 'resources'))) {
+    for (const c of w.plan ? [] : upserts.filter((u) => changedList(u, 'resources'))) {
       (c.after!.resources ?? []).forEach((r, i) => {
         const id = resourceRowId(c.id, i);
         resourceRows.push({

@@ -10,6 +10,7 @@
 import { CompiledQuery, sql, type Insertable, type Kysely } from 'kysely';
 import type { Db, DialectName } from './connect.ts';
 import type { Database } from './schema.ts';
+import { shareTheLoop } from '../../event-loop-turns.ts';
 
 export type TableName = keyof Database & string;
 export type Row<T extends TableName> = Insertable<Database[T]>;
@@ -179,6 +180,7 @@ async function insertChunks(
       compiled = CompiledQuery.raw(valuesSql(dialect, table, columns, end - start, end - start === perStatement), params);
     }
     await executor.executeQuery(compiled);
+    await shareTheLoop();
   }
 }
 

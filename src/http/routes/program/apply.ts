@@ -86,7 +86,8 @@ async function documentOf(
   const source = request.query.source ?? 'document';
   const format = formatOfContentType(request.headers['content-type']);
   const body = { bytes, file: 'body', format, limits: config.program };
-  if (source === 'document') return loadProgramInPool(workers, body);
+  // checked in the worker too, so the transaction does not (precheck.ts)
+  if (source === 'document') return loadProgramInPool(workers, { ...body, check: { prune: isTrue(request.query.prune) } });
   if (format !== 'json') {
     throw validationFailed([{ field: 'Content-Type', message: 'must be application/json for an OSCAL catalog' }]);
   }
@@ -189,6 +190,7 @@ export default function applyProgramRoute(app: FastifyInstance, { system, config
             ctx,
             input: {
               document: loaded.value,
+              checked: loaded.checked,
               prune: isTrue(request.query.prune),
               mode,
               idempotency: request.idempotencyKey !== undefined ? idempotencyOf(request, () => '/v1/program') : undefined,

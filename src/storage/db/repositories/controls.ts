@@ -13,6 +13,7 @@ import { PostgresAdapter, sql, type Kysely, type RawBuilder, type Selectable } f
 import type { ArtifactType, Database } from '../schema.ts';
 import type { CONTROL_SCOPES, FUNCTION_GROUPINGS } from '../../../domain/vocabulary.ts';
 import { group, hasEntity, hasPerson, toMappedRequirement, type Entity, type MappedFramework, type MappedRequirement } from './links.ts';
+import { chunked } from '../id-chunks.ts';
 
 type Q = Kysely<Database>;
 
@@ -423,19 +424,16 @@ export async function listControlsRequirements(
   organizationId: string,
   controlIds: readonly string[],
 ): Promise<Map<string, ControlRequirementRow[]>> {
-  const rows = [];
-  for (let i = 0; i < controlIds.length; i += CONTROL_CHUNK) {
-    rows.push(
-      ...(await db
-        .selectFrom('control_requirements as cr')
-        .innerJoin('requirements as r', 'r.id', 'cr.requirement_id')
-        .innerJoin('frameworks as f', 'f.id', 'r.framework_id')
-        .select(['cr.control_id', 'f.id as framework_id', 'f.name as framework_name', 'r.id as requirement_id', 'r.code', 'r.name'])
-        .where('cr.organization_id', '=', organizationId)
-        .where('cr.control_id', 'in', controlIds.slice(i, i + CONTROL_CHUNK))
-        .execute()),
-    );
-  }
+  const rows = await chunked(controlIds, (chunk) =>
+    db
+      .selectFrom('control_requirements as cr')
+      .innerJoin('requirements as r', 'r.id', 'cr.requirement_id')
+      .innerJoin('frameworks as f', 'f.id', 'r.framework_id')
+      .select(['cr.control_id', 'f.id as framework_id', 'f.name as framework_name', 'r.id as requirement_id', 'r.code', 'r.name'])
+      .where('cr.organization_id', '=', organizationId)
+      .where('cr.control_id', 'in', chunk)
+      .execute(),
+  );
   return group(rows, (r) => r.control_id, toMappedRequirement);
 }
 

@@ -5,6 +5,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../schema.ts';
 import type { Application } from '../../../domain/tests/schema.ts';
 import { group, hasPerson, mappedToFramework } from './links.ts';
+import { chunked } from '../id-chunks.ts';
 
 type Q = Kysely<Database>;
 
@@ -138,22 +139,19 @@ export async function listTestsResources(
   statuses: string[],
 ): Promise<Map<string, TestResourceRow[]>> {
   if (statuses.length === 0) return new Map();
-  const rows = [];
-  for (let i = 0; i < testIds.length; i += TEST_CHUNK) {
-    rows.push(
-      ...(await db
-        .selectFrom('test_resources')
-        .selectAll()
-        .where('organization_id', '=', organizationId)
-        .where('test_id', 'in', testIds.slice(i, i + TEST_CHUNK))
-        .where('status', 'in', statuses)
-        .orderBy('test_id')
-        .orderBy('name')
-        .orderBy('resource_id')
-        .orderBy('id')
-        .execute()),
-    );
-  }
+  const rows = await chunked(testIds, (chunk) =>
+    db
+      .selectFrom('test_resources')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('test_id', 'in', chunk)
+      .where('status', 'in', statuses)
+      .orderBy('test_id')
+      .orderBy('name')
+      .orderBy('resource_id')
+      .orderBy('id')
+      .execute(),
+  );
   return group(rows, (r) => r.test_id, toTestResourceRow);
 }
 

@@ -73,17 +73,19 @@ export default function consoleProgramRoute(app: FastifyInstance, { system, conf
             { field: 'text', message: `is over the limit of ${config.program.maxBytes} bytes (PROGRAM_MAX_BYTES)` },
           ]);
         }
-        // Parsed in a worker thread, off the event loop (src/workers/program-document.ts).
+        // Parsed and checked in a worker thread, off the event loop (src/workers/program-document.ts).
         loaded = await loadProgramInPool(workers, {
           text: request.body.text,
           file: fileName,
           format: fileName.toLowerCase().endsWith('.json') ? 'json' : 'yaml',
           limits: config.program,
+          check: { prune: Boolean(request.query.prune) },
         });
         const plan = await programForAdmin({
           ctx,
           input: {
             document: loaded.value,
+            checked: loaded.checked,
             prune: Boolean(request.query.prune),
             mode: request.query.mode === 'apply' ? 'apply' : 'plan',
             source: fileName,
