@@ -403,11 +403,20 @@ interface Measured {
   /** the peak over the whole noisy phase, and over its first run alone */
   rssPeak: number;
   rssFirstPeak: number;
+  serverErrors: string[];
 }
 
 async function measure(database: BenchDatabase, scenario: Scenario): Promise<Measured> {
   await scenario.prepare();
   const service = await startService(database);
+  // The server's error lines (LOG_LEVEL=warn: pino's JSON on stdout), the first few, so that a 500
+  // is printed with its cause.
+  const serverErrors: string[] = [];
+  service.child.stdout!.on('data', (chunk: string) => {
+    for (const line of chunk.split('\n')) {
+      if (serverErrors.length < 5 && /"level":(50|60)/.test(line)) serverErrors.push(line.slice(0, 600));
+    }
+  });
   try {
     const tokens = await tokensOf(service, database);
     // Warm-up (not counted): the quiet tenants' answers are cached and their connections open.
@@ -449,6 +458,7 @@ async function measure(database: BenchDatabase, scenario: Scenario): Promise<Mea
       rssBefore,
       rssPeak,
       rssFirstPeak: rssFirstPeak!,
+      serverErrors,
     };
   } finally {
     await service.stop();
@@ -554,6 +564,7 @@ for (const engine of engines) {
       const first = new Map(m.answers.map((a) => [a.status, a] as const).reverse());
       const answers = [...first.values()].map((a) => `${a.status} ${a.body.replace(/\s+/g, ' ').slice(0, 160)}`);
       console.log(`  ${scenario.label}: ${m.runsMs.map(ms).join(', ')}; ${answers.join(' | ')}`);
+      for (const line of m.serverErrors) console.log(`    server: ${line}`);
       for (const [phase, result] of [
         ['quiet', m.quiet],
         ['noisy', m.noisy],
