@@ -410,11 +410,18 @@ async function measure(database: BenchDatabase, scenario: Scenario): Promise<Mea
   await scenario.prepare();
   const service = await startService(database);
   // The server's error lines (LOG_LEVEL=warn: pino's JSON on stdout), the first few, so that a 500
-  // is printed with its cause.
+  // is printed with its cause: the message and the service's own stack frames.
   const serverErrors: string[] = [];
   service.child.stdout!.on('data', (chunk: string) => {
     for (const line of chunk.split('\n')) {
-      if (serverErrors.length < 5 && /"level":(50|60)/.test(line)) serverErrors.push(line.slice(0, 600));
+      if (serverErrors.length >= 5 || !/"level":(50|60)/.test(line)) continue;
+      try {
+        const { err, msg } = JSON.parse(line) as { err?: { message?: string; stack?: string }; msg?: string };
+        const frames = (err?.stack ?? '').split('\n').filter((f) => f.includes('/src/'));
+        serverErrors.push([err?.message ?? msg, ...frames.slice(0, 4).map((f) => f.trim())].join(' ← '));
+      } catch {
+        serverErrors.push(line.slice(0, 600)); // a line cut between two chunks
+      }
     }
   });
   try {
