@@ -18,6 +18,8 @@ export interface BenchDatabase {
   /** "SQLite" or "PostgreSQL + Redis" (or "PostgreSQL" without a Redis URL) */
   label: string;
   demo: DemoResult;
+  /** every organization loaded, `demo` first (options.organizations, default 1) */
+  demos: DemoResult[];
   /** DATABASE_URL or SQLITE_PATH, REDIS_URL and REDIS_KEY_PREFIX, BLOB_DIR */
   env: Record<string, string>;
   drop(): Promise<void>;
@@ -26,7 +28,10 @@ export interface BenchDatabase {
 export const postgresUrl = () => process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined;
 export const redisUrl = () => process.env.BENCH_REDIS_URL || process.env.TEST_REDIS_URL || undefined;
 
-export async function createBenchDatabase(engine: BenchEngine, options: { scale: number; tag: string }): Promise<BenchDatabase> {
+export async function createBenchDatabase(
+  engine: BenchEngine,
+  options: { scale: number; tag: string; organizations?: number },
+): Promise<BenchDatabase> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `cds-bench-${options.tag}-`));
   const suffix = randomBytes(4).toString('hex');
   let env: Record<string, string> = { BLOB_DIR: path.join(dir, 'blobs'), DATA_DIR: dir };
@@ -54,17 +59,21 @@ export async function createBenchDatabase(engine: BenchEngine, options: { scale:
     env = { ...env, SQLITE_PATH: path.join(dir, 'bench.sqlite') };
   }
   const db = openDb(engine === 'postgres' ? { databaseUrl: env.DATABASE_URL } : { sqlitePath: env.SQLITE_PATH });
-  let demo: DemoResult;
+  const demos: DemoResult[] = [];
   try {
     await migrateToLatest(db);
-    demo = await createDemoOrganization({ db, region: 'us', now: Date.now }, { scale: options.scale, name: `Bench ${options.tag}` });
+    for (let i = 0; i < (options.organizations ?? 1); i++) {
+      const name = i === 0 ? `Bench ${options.tag}` : `Bench ${options.tag} ${i + 1}`;
+      demos.push(await createDemoOrganization({ db, region: 'us', now: Date.now }, { scale: options.scale, name }));
+    }
   } finally {
     await db.close();
   }
   return {
     engine,
     label: engine === 'sqlite' ? 'SQLite' : env.REDIS_URL ? 'PostgreSQL + Redis' : 'PostgreSQL',
-    demo,
+    demo: demos[0],
+    demos,
     env,
     drop: async () => {
       await dropSchema();
