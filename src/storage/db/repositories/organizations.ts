@@ -1,5 +1,6 @@
 import { PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../schema.ts';
+import { RateLimitExceeded } from '../../../domain/errors.ts';
 import { DATA_KINDS, INITIAL_DATA_VERSIONS, type DataKind, type DataVersions } from '../../../domain/data-versions.ts';
 
 export interface Organization {
@@ -83,14 +84,37 @@ export async function bumpDataVersions(db: Q, id: string, kinds: readonly DataKi
 }
 
 /**
+ * The longest a write waits for another write of the same organization to let its lock go
+ * (PostgreSQL). Past it the write is refused `429` with Retry-After, as Stripe answers a request on
+ * a locked object: waiting on, it would meet the statement time-out and answer 500 (ten imports of
+ * one organization at once did, issue 36).
+ */
+export const ORGANIZATION_LOCK_WAIT_MS = 10_000;
+const ORGANIZATION_LOCK_RETRY_SEC = 5;
+
+/**
  * Called first in a transaction that checks an organization-wide limit before a write (counting
  * then inserting): concurrent ones then run one after the other. PostgreSQL: a row lock on the
- * organization. SQLite: nothing to do, its transactions take the write lock up front (BEGIN
- * IMMEDIATE, see sqlite-driver.ts).
+ * organization, waited for at most ORGANIZATION_LOCK_WAIT_MS (then RateLimitExceeded). SQLite:
+ * nothing to do, its transactions take the write lock up front (BEGIN IMMEDIATE, see
+ * sqlite-connections.ts).
  */
 export async function lockOrganization(db: Q, id: string): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
-  await db.selectFrom('organizations').select('id').where('id', '=', id).forUpdate().execute();
+  // The bound applies to this wait only: set for the transaction, then put back.
+  await sql`select set_config('lock_timeout', ${String(ORGANIZATION_LOCK_WAIT_MS)}, true)`.execute(db);
+  try {
+    await db.selectFrom('organizations').select('id').where('id', '=', id).forNoKeyUpdate().execute();
+  } catch (err) {
+    // 55P03 lock_not_available: another write of the organization held its lock past the bound
+    if ((err as { code?: unknown }).code === '55P03')
+      throw new RateLimitExceeded(
+        ORGANIZATION_LOCK_RETRY_SEC,
+        `Another write of this organization has held it for over ${ORGANIZATION_LOCK_WAIT_MS / 1000} s; retry in ${ORGANIZATION_LOCK_RETRY_SEC} s.`,
+      );
+    throw err;
+  }
+  await sql`set local lock_timeout to default`.execute(db);
 }
 
 export async function countOrganizations(db: Q): Promise<number> {
