@@ -282,7 +282,9 @@ function startJobWorker(app: FastifyInstance, config: Config, deps: AppDeps, sys
       app.log.info({ jobId: job.id, organizationId: job.organization_id, kind: job.kind, ending }, 'job ended');
       deps.jobs?.onEnd?.(job, ending);
     },
-    onError: (err) => app.log.warn({ err: { message: err.message } }, 'jobs: error; the job runs again when its lease ends'),
+    // a claim or a database failure (the job runs again when its lease ends), or an unexpected
+    // error of a job (stored as its internal_error)
+    onError: (err) => app.log.warn({ err: { message: err.message } }, 'jobs: a claim or a job failed'),
   });
   let stopped: Promise<void> | undefined;
   app.addHook('onReady', async () => worker.start());

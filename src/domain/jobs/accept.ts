@@ -35,7 +35,16 @@ export async function acceptJob(
     jobQueued();
     return outcome;
   }
-  // A replay answers the job as it is now; the job outlives the key (it ends after it was accepted).
-  const current = outcome.kind === 'accepted' ? await findJob(ctx.db.kysely, ctx.actor.organizationId, outcome.resource.id, 0) : undefined;
-  return current ? { ...outcome, resource: jobView(current) } : outcome;
+  return replayedAsNow(ctx, outcome);
+}
+
+/**
+ * A replayed outcome; when it is an accepted job, the job as it is now (so a retry after it ended
+ * shows its result). The job outlives the key: it ends after it was accepted, and is kept 24 hours
+ * after that.
+ */
+export async function replayedAsNow<T>(ctx: Context, outcome: Outcome<T>): Promise<Outcome<T>> {
+  if (!outcome.replayed || outcome.kind !== 'accepted') return outcome;
+  const current = await findJob(ctx.db.kysely, ctx.actor.organizationId, (outcome.resource as Job).id, 0);
+  return current ? { ...outcome, resource: jobView(current) as T } : outcome;
 }

@@ -1,11 +1,11 @@
 // Runs one claimed job to its end: as the credential that asked (its access level and the
 // organization's plan now: a credential revoked meanwhile fails the job), by its kind's verb, then
 // stores the result, or the error body the synchronous door would have answered, and removes the
-// job's spooled file. A failure of the database itself is not the job's: it is left to its lease,
-// and runs again on the next claim.
+// job's spooled file. A failure of the moment (the database down, the organization busy) is not the
+// job's: it is thrown, and the worker queues the job again.
 import type { SystemContext } from '../context.ts';
 import { scopesFor, type AccessLevel } from '../auth/scopes.ts';
-import { DependencyUnavailableError, errorObject, ServiceError } from '../errors.ts';
+import { DependencyUnavailableError, errorObject, RateLimitExceeded, ServiceError } from '../errors.ts';
 import { findCredential } from '../../storage/db/repositories/credentials.ts';
 import { findOrganizationState } from '../../storage/db/repositories/organizations.ts';
 import { finishJob, type JobRow } from '../../storage/db/repositories/jobs.ts';
@@ -22,7 +22,9 @@ export async function runJob(ctx: SystemContext, row: JobRow, owner: string, onU
     const actorCtx = { ...ctx, actor: await actorOf(ctx, row) };
     result = JSON.stringify(await runImportJob(actorCtx, input));
   } catch (err) {
-    if (err instanceof DependencyUnavailableError) throw err;
+    // Not the job's failure but the moment's (a dependency down; on PostgreSQL, the organization
+    // busy past the lock wait): the worker queues it again.
+    if (err instanceof DependencyUnavailableError || err instanceof RateLimitExceeded) throw err;
     // a bug, not the file: stored as the synchronous door answers it (500 internal_error), without its text
     if (!(err instanceof ServiceError)) onUnexpected?.(err as Error);
     error = JSON.stringify(

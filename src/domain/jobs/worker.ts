@@ -6,6 +6,7 @@
 // claims it again; the import being a diff of the file against the stored findings, the re-run
 // converges on the same state.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { SystemContext } from '../context.ts';
 import { claimJobs, releaseJob, renewJobLease, type JobRow } from '../../storage/db/repositories/jobs.ts';
 import { LOCAL_OWNER_PREFIX } from '../../storage/db/repositories/webhook-deliveries.ts';
@@ -112,7 +113,12 @@ export class JobWorker {
     );
     const work = runJob(this.ctx, row, this.owner, this.onError)
       .then((ending) => this.onEnd?.(row, ending))
-      .catch((err) => this.onError(err as Error)) // left to its lease: claimed again when it runs out
+      .catch(async (err) => {
+        this.onError(err as Error);
+        // queued again for any node after a moment's failure; if even that fails, the lease runs out
+        await sleep(Math.min(this.settings.pollMs * 10, 5000));
+        await releaseJob(this.ctx.db.kysely, row.id, this.owner).catch(() => {});
+      })
       .finally(() => {
         clearInterval(renew);
         this.inFlight.delete(row.id);

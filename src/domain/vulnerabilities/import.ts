@@ -45,7 +45,7 @@ import { actorPersonId } from '../people/actor-stamp.ts';
 import { detailOfRow } from './get.ts';
 import type { VulnerabilityRow } from '../../storage/db/repositories/vulnerabilities.ts';
 import { DEFAULT_IMPORT_JOB_THRESHOLD_BYTES, DEFAULT_IMPORT_MAX_BYTES, type ImportResult } from './import-schema.ts';
-import { acceptJob } from '../jobs/accept.ts';
+import { acceptJob, replayedAsNow } from '../jobs/accept.ts';
 import type { Job } from '../jobs/schema.ts';
 import { readSpool, removeSpool, spoolBody } from './import-spool.ts';
 import { digestOf, mergeFindings, resourcesPart, scannedState, scopedKey, statusOf, uniqueResources } from './import-plan.ts';
@@ -124,7 +124,8 @@ export async function importVulnerabilities({ ctx, input }: { ctx: Context; inpu
     });
     // Committed: every node reads the new data version before this is acknowledged.
     if (changed) await announceOrganizationChange(ctx, org);
-    return outcome;
+    // the key may have been bound to a job by an earlier request (sent with Prefer: respond-async)
+    return replayedAsNow<ImportResult | Job>(ctx, outcome);
   } finally {
     if (!keepSpool) await removeSpool(ctx.blobs, spooled);
   }
