@@ -45,6 +45,7 @@ import { liveSigningSecrets } from './domain/webhooks/signing-secrets.ts';
 import { forbiddenAddressReason } from './domain/webhooks/address-policy.ts';
 import type { SystemContext } from './domain/context.ts';
 import { TimeWorker, type TimeWorkerOptions } from './domain/time/worker.ts';
+import { JobWorker, type JobWorkerOptions } from './domain/jobs/worker.ts';
 import { WorkerPool } from './workers/pool.ts';
 
 declare module 'fastify' {
@@ -88,6 +89,8 @@ export interface AppDeps {
   warmReads?: boolean;
   /** a listener of the time scheduler's batches (tests, benchmarks); the scheduler runs when TIME_SCHEDULER is on */
   time?: Pick<TimeWorkerOptions, 'onBatch'>;
+  /** a listener of the jobs this node runs to their end (tests) */
+  jobs?: Pick<JobWorkerOptions, 'onEnd'>;
 }
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
@@ -146,6 +149,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   if (config.webhooks.deliveryEnabled) startDeliveryWorker(app, config, deps, system, metrics);
   if (config.time.schedulerEnabled) startTimeWorker(app, config, deps, system, metrics);
+  startJobWorker(app, config, deps, system);
   metrics.watchWebhookOutbox(() => webhookBacklog(deps.db.kysely, system.now(), OUTBOX_COUNT_CAP), system.now);
 
   registerResponseHeaders(app);
@@ -262,6 +266,33 @@ function startTimeWorker(app: FastifyInstance, config: Config, deps: AppDeps, sy
   app.addHook('onReady', async () => worker.start());
   app.addHook('preClose', async () => {
     await worker.stop();
+  });
+}
+
+/**
+ * The job worker of this node (src/domain/jobs/worker.ts): started when the app is ready; as it
+ * closes it stops claiming, lets its jobs run for most of the shutdown grace, then queues those
+ * still running again for another node.
+ */
+function startJobWorker(app: FastifyInstance, config: Config, deps: AppDeps, system: SystemContext) {
+  const worker = new JobWorker({
+    ctx: system,
+    settings: { ...config.jobs, leaseMs: config.writeLeaseMs },
+    onEnd: (job, ending) => {
+      app.log.info({ jobId: job.id, organizationId: job.organization_id, kind: job.kind, ending }, 'job ended');
+      deps.jobs?.onEnd?.(job, ending);
+    },
+    // a claim or a database failure (the job runs again when its lease ends), or an unexpected
+    // error of a job (stored as its internal_error)
+    onError: (err) => app.log.warn({ err: { message: err.message } }, 'jobs: a claim or a job failed'),
+  });
+  let stopped: Promise<void> | undefined;
+  app.addHook('onReady', async () => worker.start());
+  app.addHook('preClose', async () => {
+    stopped = worker.stop(Math.max(0, config.shutdownGraceMs - 1000));
+  });
+  app.addHook('onClose', async () => {
+    await (stopped ?? worker.stop(0));
   });
 }
 

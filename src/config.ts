@@ -3,6 +3,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES } from './domain/result-cache.ts';
+import { DEFAULT_IMPORT_JOB_THRESHOLD_BYTES } from './domain/vulnerabilities/import-schema.ts';
 import { defaultWorkerThreads } from './workers/pool.ts';
 import {
   DEFAULT_PROGRAM_MAX_BYTES,
@@ -96,6 +97,8 @@ export interface Config {
   attachmentQuotaBytes: number;
   /** largest scanner file an import reads (IMPORT_MAX_BYTES); refused while it streams */
   importMaxBytes: number;
+  /** a scanner file larger than this is imported as a job, answered 202 (IMPORT_JOB_THRESHOLD_BYTES; 0: every import) */
+  importJobThresholdBytes: number;
   /** server time-outs, in milliseconds */
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
@@ -205,6 +208,12 @@ export interface Config {
     manualSends: RateLimitSettings;
   };
   /** time moving statuses: stale evidence, policies due for review (docs/program-moves.md, "Time") */
+  jobs: {
+    /** jobs one node runs at once (JOB_CONCURRENCY, default 1) */
+    concurrency: number;
+    /** the longest an idle job worker sleeps between looks (JOB_POLL_MS, default 1000); a job queued on this node wakes it at once */
+    pollMs: number;
+  };
   time: {
     /** TIME_SCHEDULER=on|off (default on): whether this node runs the time scheduler */
     schedulerEnabled: boolean;
@@ -401,6 +410,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     attachmentQuotaBytes: int(env, 'ATTACHMENT_QUOTA_BYTES', 10 * 1024 ** 3, 1),
     importMaxBytes: int(env, 'IMPORT_MAX_BYTES', 100 * 1024 * 1024, 1),
+    importJobThresholdBytes: int(env, 'IMPORT_JOB_THRESHOLD_BYTES', DEFAULT_IMPORT_JOB_THRESHOLD_BYTES, 0),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 120_000, 1000),
     keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0),
@@ -442,6 +452,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       orgConcurrency: int(env, 'WEBHOOK_ORG_CONCURRENCY', 4, 1),
       endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 2, 1),
       manualSends: { max: int(env, 'WEBHOOK_MANUAL_SENDS_PER_MIN', 30, 1), windowSec: 60 },
+    },
+    jobs: {
+      concurrency: int(env, 'JOB_CONCURRENCY', 1, 1),
+      pollMs: int(env, 'JOB_POLL_MS', 1000, 10),
     },
     time: {
       schedulerEnabled: oneOf(env, 'TIME_SCHEDULER', ['on', 'off'] as const, 'on') === 'on',

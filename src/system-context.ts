@@ -47,6 +47,7 @@ export function systemContext(
     maxActiveCredentialsPerOrg: config.maxActiveCredentialsPerOrg,
     attachmentQuotaBytes: config.attachmentQuotaBytes,
     importMaxBytes: config.importMaxBytes,
+    importJobThresholdBytes: config.importJobThresholdBytes,
     webhooks: config.webhooks,
     lookupHost: parts.lookupHost,
   };

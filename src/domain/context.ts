@@ -60,6 +60,8 @@ export interface SystemContext extends BaseContext {
   attachmentQuotaBytes?: number;
   /** see Config.importMaxBytes; default DEFAULT_IMPORT_MAX_BYTES (domain/vulnerabilities/import-schema.ts) */
   importMaxBytes?: number;
+  /** see Config.importJobThresholdBytes; default DEFAULT_IMPORT_JOB_THRESHOLD_BYTES (import-schema.ts) */
+  importJobThresholdBytes?: number;
 }
 
 /**

@@ -32,6 +32,13 @@ export const DependencyIssue = Type.Object({ dependency: Type.String(), issue: T
 export const RetryAfter = Type.Object({ retryAfterSec: Type.Integer() });
 export const ErrorDetail = Type.Union([FieldIssue, DependencyIssue, RetryAfter]);
 
+/** The `error` object of every /v1 error body (and of a failed job, domain/jobs/schema.ts). */
+export const ErrorObject = Type.Object({
+  code: Type.Enum([...ERROR_CODES]),
+  message: Type.String(),
+  details: Type.Array(ErrorDetail),
+});
+
 export type FieldIssue = Static<typeof FieldIssue>;
 export type DependencyIssue = Static<typeof DependencyIssue>;
 export type RetryAfter = Static<typeof RetryAfter>;
@@ -46,6 +53,30 @@ export class ServiceError extends Error {
     this.code = code;
     this.details = details;
   }
+}
+
+/**
+ * Most entries of an error's `details`. A request can break a rule per field it sends (a body of
+ * 130,000 unknown keys did, and was answered with 6.6 MB of details); past this many the answer
+ * lists the first ones and says how many more there are (docs/security.md, "Malformed requests"). Here, not in
+ * the error handler, because a job's stored error (domain/jobs/) is the same body.
+ */
+export const MAX_LISTED_DETAILS = 20;
+
+/**
+ * `details` within MAX_LISTED_DETAILS: when there are more, the first ones and, last, an entry
+ * naming `field` (the part of the request they are in) that says how many more there are.
+ */
+export function listedDetails<T>(details: T[], field: string): Array<T | FieldIssue> {
+  if (details.length <= MAX_LISTED_DETAILS) return details;
+  const shown = details.slice(0, MAX_LISTED_DETAILS - 1);
+  const more = details.length - shown.length;
+  return [...shown, { field, message: `has ${more} more problems that are not listed` }];
+}
+
+/** The `error` object of the /v1 error body: what a request answers and what a failed job stores. */
+export function errorObject(err: ServiceError): Static<typeof ErrorObject> {
+  return { code: err.code, message: err.message, details: listedDetails(err.details, 'request') };
 }
 
 export const validationFailed = (issues: FieldIssue[], message = 'The request is invalid.') =>

@@ -1,6 +1,7 @@
 // HTTP side of idempotent writes: the Idempotency-Key header (required, with the spec's pattern),
 // checked before the body so a missing key is reported as such, and the reply of an outcome: 201
-// for a creation (with `Location` where the resource has a path), 200 for an update, replays
+// for a creation (with `Location` where the resource has a path), 200 for an update, 202 for bulk
+// work accepted as a job (with `Location` where to follow it), replays
 // marked with `Idempotent-Replayed: true`.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -73,11 +74,11 @@ export function idempotencyOf(request: FastifyRequest, legacyPath: (target: stri
   return { key: request.idempotencyKey!, legacySubject: (target) => fingerprintSubject(request.method, legacyPath(target)) };
 }
 
-const STATUS_OF = { created: 201, updated: 200 } as const;
+const STATUS_OF = { created: 201, updated: 200, accepted: 202 } as const;
 
-/** Replies with an outcome; `location` gives the path of a created resource, when it has one. */
+/** Replies with an outcome; `location` gives the path of a created resource or of an accepted job, when it has one. */
 export function sendOutcome<T>(request: FastifyRequest, reply: FastifyReply, outcome: Outcome<T>, location?: (resource: T) => string) {
-  if (outcome.kind === 'created' && location) reply.header('Location', location(outcome.resource));
+  if (outcome.kind !== 'updated' && location) reply.header('Location', location(outcome.resource));
   if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
   return reply.code(STATUS_OF[outcome.kind]).send(envelope(request, outcome.resource));
 }

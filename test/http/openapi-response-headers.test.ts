@@ -23,6 +23,7 @@ import { DATA_KINDS } from '../../src/domain/data-versions.ts';
 import { findingFixtures } from '../harness/fixtures-findings.ts';
 import { createEndpoint } from '../../src/domain/webhooks/create-endpoint.ts';
 import { enqueueEvents, insertEndpointFixture, testEvent } from '../harness/webhooks.ts';
+import { acceptedJobId } from '../harness/vulnerability-imports.ts';
 
 /** Moves allowed only from some statuses: the status the suite puts the record in first. */
 const MOVE_FROM: Record<string, { table: 'evidence' | 'policies'; status: string }> = {
@@ -120,6 +121,11 @@ for (const dialect of dialects) {
         assert.equal(res.status, 200, `${list}: ${JSON.stringify(res.body)}`);
         ids[name] = res.body.data[0][name];
       }
+      // jobs are not listed: one is made (a small import the service is asked to run as a job)
+      ids.jobId = await acceptedJobId(
+        server,
+        await getToken(server.url, await addCredential(server.system, org.organizationId, 'read_write')),
+      );
       // a webhook endpoint with one delivery, for the console's delivery routes (the worker's
       // attempts are refused: loopback is not allowed by default, so nothing is sent)
       const endpoint = await insertEndpointFixture(server.system, { organizationId: org.organizationId, url: 'http://127.0.0.1:9/' });

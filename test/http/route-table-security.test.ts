@@ -27,6 +27,7 @@ import { bumpDataVersions } from '../../src/storage/db/repositories/organization
 import { DATA_KINDS } from '../../src/domain/data-versions.ts';
 import { PROGRAM_KINDS } from '../../src/domain/program/registry.ts';
 import { EVENT_TYPES } from '../../src/domain/events/schema.ts';
+import { acceptedJobId } from '../harness/vulnerability-imports.ts';
 
 // Hundreds of requests per credential; the rate limits are covered elsewhere.
 const env = { RATE_LIMIT_MAX: '1000000', UNAUTHENTICATED_RATE_LIMIT_MAX: '1000000', TOKEN_RATE_LIMIT_MAX: '1000000' };
@@ -77,10 +78,16 @@ const operations: Operation[] = Object.entries<any>(doc.paths).flatMap(([path, i
 const v1Operations = operations.filter((o) => o.path.startsWith('/v1/') && o.path !== '/v1/program/schema');
 const consoleOperations = operations.filter((o) => o.console);
 
+/**
+ * Paths that serve no resource of their own: a job (an extension, issue 36) is read with the scope
+ * and plan of what it writes, and every kind of job today is a scanner import.
+ */
+const RESOURCE_OF_SEGMENT: Record<string, Resource> = { jobs: 'vulnerability' };
+
 /** The resource a /v1 path serves: its first segment after /v1, singular (`evidences` → evidence). */
 function resourceOfPath(path: string): Resource | undefined {
   const segment = path.split('/')[2];
-  return RESOURCES.find((r) => segment === r || segment.startsWith(r.slice(0, -1)));
+  return RESOURCE_OF_SEGMENT[segment] ?? RESOURCES.find((r) => segment === r || segment.startsWith(r.slice(0, -1)));
 }
 
 /**
@@ -421,6 +428,11 @@ for (const dialect of dialects) {
       for (const op of v1Operations) {
         for (const p of op.parameters.filter((q) => q.in === 'path')) {
           if (ids[p.name]) continue;
+          if (p.name === 'jobId') {
+            // jobs are not listed: one is made for the organization
+            ids.jobId = await acceptedJobId(server, token);
+            continue;
+          }
           const listPath = `/v1/${op.path.split('/')[2]}`;
           const res = await api(server.url, listPath, token);
           assert.equal(res.status, 200, `listing ${listPath} for ${p.name}: ${show(res)}`);

@@ -206,6 +206,13 @@ export interface paths {
      */
     patch: operations["updateVulnerability"];
   };
+  "/v1/jobs/{jobId}": {
+    /**
+     * Follow a job (extension)
+     * @description A job of the caller’s organization: bulk work the service accepted with `202 Accepted` and runs in the background (an import above IMPORT_JOB_THRESHOLD_BYTES, or sent with `Prefer: respond-async`). Its `status` goes `queued`, `running`, then `succeeded` with `result` (what the synchronous request answers in `data`) or `failed` with `error` (the `error` object the synchronous request answers). Readable for 24 hours after it finished, then not found. Needs the read scope of what the job writes (an import: vulnerability:read).
+     */
+    get: operations["getJob"];
+  };
   "/v1/events": {
     /**
      * List change events in commit order, one page at a time (extension)
@@ -392,7 +399,7 @@ export interface paths {
   "/v1/vulnerabilities/imports": {
     /**
      * Import a scanner’s findings (extension)
-     * @description Reads a scanner’s file (SARIF 2.1.0, Trivy JSON, Grype JSON, OSV-Scanner JSON, CycloneDX 1.4+ with VEX, OpenVEX; docs/scanner-formats.md) as it streams, and brings the findings of its scope and source up to date in one transaction: new ones are created; known ones are updated when something changed and left unwritten (no event) when nothing did; findings of the scope and source that the file no longer reports are closed, and a closed one reported again reopens. Statuses a person set (acknowledged, ignored, risk) are kept; the tool’s suppressions and VEX not_affected/false_positive make a finding ignored, VEX fixed closes it. The file is the raw body (any content type but multipart; `format` and `scope` in the query), or the `file` part of a multipart/form-data body after its `format` and `scope` fields. At most IMPORT_MAX_BYTES (default 104857600 bytes), refused while it streams. A malformed file, or one not of the named format, answers 400 validation_failed with a detail naming the JSON pointer; nothing is written. Idempotent under `Idempotency-Key`: the same format, scope and file (by SHA-256) replays the answer.
+     * @description Reads a scanner’s file (SARIF 2.1.0, Trivy JSON, Grype JSON, OSV-Scanner JSON, CycloneDX 1.4+ with VEX, OpenVEX; docs/scanner-formats.md) as it streams, and brings the findings of its scope and source up to date in one transaction: new ones are created; known ones are updated when something changed and left unwritten (no event) when nothing did; findings of the scope and source that the file no longer reports are closed, and a closed one reported again reopens. Statuses a person set (acknowledged, ignored, risk) are kept; the tool’s suppressions and VEX not_affected/false_positive make a finding ignored, VEX fixed closes it. The file is the raw body (any content type but multipart; `format` and `scope` in the query), or the `file` part of a multipart/form-data body after its `format` and `scope` fields. At most IMPORT_MAX_BYTES (default 104857600 bytes), refused while it streams. A malformed file, or one not of the named format, answers 400 validation_failed with a detail naming the JSON pointer; nothing is written. Idempotent under `Idempotency-Key`: the same format, scope and file (by SHA-256) replays the answer. A file larger than IMPORT_JOB_THRESHOLD_BYTES (default 8 MiB), or any file sent with `Prefer: respond-async`, is imported as a job: the answer is `202 Accepted` with the job and `Location: /v1/jobs/{jobId}`, which gives the same result (or error) once it has run; the key then replays that 202.
      */
     post: operations["importVulnerabilities"];
   };
@@ -631,7 +638,7 @@ export interface components {
     "X-RateLimit-Reset": number;
     /** @description Seconds to wait before retrying. */
     "Retry-After": number;
-    /** @description Path of the created resource (the get-one of it). */
+    /** @description Path of the created resource (the get-one of it); on a 202, of the job to follow (`GET /v1/jobs/{jobId}`). */
     Location: string;
     /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key` and body (the write was not repeated); absent otherwise. */
     "Idempotent-Replayed": "true";
@@ -6764,6 +6771,180 @@ export interface operations {
     };
   };
   /**
+   * Follow a job (extension)
+   * @description A job of the caller’s organization: bulk work the service accepted with `202 Accepted` and runs in the background (an import above IMPORT_JOB_THRESHOLD_BYTES, or sent with `Prefer: respond-async`). Its `status` goes `queued`, `running`, then `succeeded` with `result` (what the synchronous request answers in `data`) or `failed` with `error` (the `error` object the synchronous request answers). Readable for 24 hours after it finished, then not found. Needs the read scope of what the job writes (an import: vulnerability:read).
+   */
+  getJob: {
+    parameters: {
+      path: {
+        /** @description The job’s ID (`job_<uuid>`). */
+        jobId: string;
+      };
+    };
+    responses: {
+      /** @description The job as it is now. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": {
+            /** @description A job: bulk work accepted with 202. When `succeeded` it has `result`, the object the synchronous request answers in `data`; when `failed`, `error`, the `error` object the synchronous request answers (code, message, details). */
+            data: {
+              /** @description The job’s ID: follow it at `GET /v1/jobs/{id}` (the `Location` of the 202). */
+              id: string;
+              /**
+               * @description What the job does: `vulnerabilities.import` (POST /v1/vulnerabilities/imports).
+               * @enum {unknown}
+               */
+              kind: "vulnerabilities.import";
+              /**
+               * @description `queued`, then `running`, then `succeeded` (with `result`) or `failed` (with `error`).
+               * @enum {unknown}
+               */
+              status: "queued" | "running" | "succeeded" | "failed";
+              /**
+               * Format: date-time
+               * @description When the request was accepted.
+               */
+              createdAt: string;
+              startedAt: string | null;
+              finishedAt: string | null;
+              result?: {
+                /**
+                 * @description The format the file was read as.
+                 * @enum {unknown}
+                 */
+                format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex";
+                /** @description The scope the findings were matched in: the request’s, else the file’s; null when neither names one. */
+                scope: string | null;
+                /**
+                 * @description The source the findings got: the tool’s own when it is one of the spec’s (SARIF), otherwise `import`.
+                 * @enum {unknown}
+                 */
+                source: "aws" | "github" | "snyk" | "sonarcloud" | "qualys" | "defender" | "sentinelOne" | "aikido" | "tenable" | "import" | "api";
+                /** @description New findings. */
+                created: number;
+                /** @description Findings already known whose fields or status changed (not counted as closed or reopened). */
+                updated: number;
+                /** @description Findings closed: no longer reported in this scope and source, or closed by the tool (VEX fixed). */
+                closed: number;
+                /** @description Closed findings reported again. */
+                reopened: number;
+                /** @description Findings reported again with nothing changed: not written, no event. */
+                unchanged: number;
+                /** @description The IDs of the findings created, updated, closed or reopened, as the API shows them (`<source>%23<key>`). */
+                findingIds: string[];
+              };
+              error?: {
+                /** @enum {unknown} */
+                code: "validation_failed" | "idempotency_key_required" | "unauthorized" | "token_revoked" | "token_stale" | "forbidden" | "plan_restricted" | "not_found" | "idempotency_key_reused" | "idempotency_request_in_progress" | "rate_limit_exceeded" | "internal_error" | "upstream_unavailable";
+                message: string;
+                details: ({
+                    field: string;
+                    message: string;
+                    /** @description Extension: the line of the problem in a program document body. */
+                    line?: number;
+                    /** @description Extension: the column of the problem in a program document body. */
+                    column?: number;
+                  } | {
+                    dependency: string;
+                    issue: string;
+                  } | {
+                    retryAfterSec: number;
+                  })[];
+              };
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed: a parameter is invalid (details name it) */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (scope) or plan_restricted (plan) */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description not_found: no job with this ID in the organization, or it finished more than 24 hours ago */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
    * List change events in commit order, one page at a time (extension)
    * @description Extension (issue 15): the organization’s change events, in the order the changes committed. Every write — from the API, the console or the `cds` command — records its events in the same transaction as the change, so an event exists if and only if the change committed.
    *
@@ -11333,6 +11514,7 @@ export interface operations {
       202: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          Location: components["headers"]["Location"];
         };
         content: {
           "application/json": {
@@ -11449,6 +11631,7 @@ export interface operations {
       202: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          Location: components["headers"]["Location"];
         };
         content: {
           "application/json": {
@@ -12013,7 +12196,7 @@ export interface operations {
   };
   /**
    * Import a scanner’s findings (extension)
-   * @description Reads a scanner’s file (SARIF 2.1.0, Trivy JSON, Grype JSON, OSV-Scanner JSON, CycloneDX 1.4+ with VEX, OpenVEX; docs/scanner-formats.md) as it streams, and brings the findings of its scope and source up to date in one transaction: new ones are created; known ones are updated when something changed and left unwritten (no event) when nothing did; findings of the scope and source that the file no longer reports are closed, and a closed one reported again reopens. Statuses a person set (acknowledged, ignored, risk) are kept; the tool’s suppressions and VEX not_affected/false_positive make a finding ignored, VEX fixed closes it. The file is the raw body (any content type but multipart; `format` and `scope` in the query), or the `file` part of a multipart/form-data body after its `format` and `scope` fields. At most IMPORT_MAX_BYTES (default 104857600 bytes), refused while it streams. A malformed file, or one not of the named format, answers 400 validation_failed with a detail naming the JSON pointer; nothing is written. Idempotent under `Idempotency-Key`: the same format, scope and file (by SHA-256) replays the answer.
+   * @description Reads a scanner’s file (SARIF 2.1.0, Trivy JSON, Grype JSON, OSV-Scanner JSON, CycloneDX 1.4+ with VEX, OpenVEX; docs/scanner-formats.md) as it streams, and brings the findings of its scope and source up to date in one transaction: new ones are created; known ones are updated when something changed and left unwritten (no event) when nothing did; findings of the scope and source that the file no longer reports are closed, and a closed one reported again reopens. Statuses a person set (acknowledged, ignored, risk) are kept; the tool’s suppressions and VEX not_affected/false_positive make a finding ignored, VEX fixed closes it. The file is the raw body (any content type but multipart; `format` and `scope` in the query), or the `file` part of a multipart/form-data body after its `format` and `scope` fields. At most IMPORT_MAX_BYTES (default 104857600 bytes), refused while it streams. A malformed file, or one not of the named format, answers 400 validation_failed with a detail naming the JSON pointer; nothing is written. Idempotent under `Idempotency-Key`: the same format, scope and file (by SHA-256) replays the answer. A file larger than IMPORT_JOB_THRESHOLD_BYTES (default 8 MiB), or any file sent with `Prefer: respond-async`, is imported as a job: the answer is `202 Accepted` with the job and `Location: /v1/jobs/{jobId}`, which gives the same result (or error) once it has run; the key then replays that 202.
    */
   importVulnerabilities: {
     parameters: {
@@ -12026,6 +12209,8 @@ export interface operations {
       header: {
         /** @description Required. 1-128 letters, digits, `.`, `_`, `~`, `-`. Scoped to the credential; a retry with the same key and body within 24 hours replays the first response. */
         "idempotency-key": string;
+        /** @description Optional. `respond-async` (RFC 7240): import as a job (202) whatever the file’s size. */
+        prefer?: string;
       };
     };
     requestBody: {
@@ -12082,6 +12267,91 @@ export interface operations {
               unchanged: number;
               /** @description The IDs of the findings created, updated, closed or reopened, as the API shows them (`<source>%23<key>`). */
               findingIds: string[];
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description The import was accepted as a job: follow it at `Location` (GET /v1/jobs/{jobId}). */
+      202: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            /** @description A job: bulk work accepted with 202. When `succeeded` it has `result`, the object the synchronous request answers in `data`; when `failed`, `error`, the `error` object the synchronous request answers (code, message, details). */
+            data: {
+              /** @description The job’s ID: follow it at `GET /v1/jobs/{id}` (the `Location` of the 202). */
+              id: string;
+              /**
+               * @description What the job does: `vulnerabilities.import` (POST /v1/vulnerabilities/imports).
+               * @enum {unknown}
+               */
+              kind: "vulnerabilities.import";
+              /**
+               * @description `queued`, then `running`, then `succeeded` (with `result`) or `failed` (with `error`).
+               * @enum {unknown}
+               */
+              status: "queued" | "running" | "succeeded" | "failed";
+              /**
+               * Format: date-time
+               * @description When the request was accepted.
+               */
+              createdAt: string;
+              startedAt: string | null;
+              finishedAt: string | null;
+              result?: {
+                /**
+                 * @description The format the file was read as.
+                 * @enum {unknown}
+                 */
+                format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex";
+                /** @description The scope the findings were matched in: the request’s, else the file’s; null when neither names one. */
+                scope: string | null;
+                /**
+                 * @description The source the findings got: the tool’s own when it is one of the spec’s (SARIF), otherwise `import`.
+                 * @enum {unknown}
+                 */
+                source: "aws" | "github" | "snyk" | "sonarcloud" | "qualys" | "defender" | "sentinelOne" | "aikido" | "tenable" | "import" | "api";
+                /** @description New findings. */
+                created: number;
+                /** @description Findings already known whose fields or status changed (not counted as closed or reopened). */
+                updated: number;
+                /** @description Findings closed: no longer reported in this scope and source, or closed by the tool (VEX fixed). */
+                closed: number;
+                /** @description Closed findings reported again. */
+                reopened: number;
+                /** @description Findings reported again with nothing changed: not written, no event. */
+                unchanged: number;
+                /** @description The IDs of the findings created, updated, closed or reopened, as the API shows them (`<source>%23<key>`). */
+                findingIds: string[];
+              };
+              error?: {
+                /** @enum {unknown} */
+                code: "validation_failed" | "idempotency_key_required" | "unauthorized" | "token_revoked" | "token_stale" | "forbidden" | "plan_restricted" | "not_found" | "idempotency_key_reused" | "idempotency_request_in_progress" | "rate_limit_exceeded" | "internal_error" | "upstream_unavailable";
+                message: string;
+                details: ({
+                    field: string;
+                    message: string;
+                    /** @description Extension: the line of the problem in a program document body. */
+                    line?: number;
+                    /** @description Extension: the column of the problem in a program document body. */
+                    column?: number;
+                  } | {
+                    dependency: string;
+                    issue: string;
+                  } | {
+                    retryAfterSec: number;
+                  })[];
+              };
             };
             meta: {
               /** @description Equals the X-Request-Id header. */

@@ -73,6 +73,28 @@ export function progressBar(label: string, options: ProgressOptions): Progress {
   };
 }
 
+/**
+ * One line of words on stderr for a wait without a measure (a job the service runs: `queued`,
+ * `running`, `done`): redrawn in place at a terminal, a plain line per change when forced with
+ * --progress elsewhere, nothing when progress is off (a pipe).
+ */
+export function statusLine(label: string, options: Omit<ProgressOptions, 'unit'>): { set(text: string): void; end(): void } {
+  const { enabled, stream } = options;
+  const tty = Boolean(stream.isTTY);
+  let shown: string | undefined;
+  return {
+    set(text) {
+      if (!enabled || text === shown) return;
+      shown = text;
+      stream.write(tty ? `\r${label} ${text}\x1b[K` : `${label} ${text}\n`);
+    },
+    end() {
+      if (enabled && tty && shown !== undefined) stream.write('\n');
+      shown = undefined;
+    },
+  };
+}
+
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;

@@ -86,6 +86,7 @@ export const OPERATIONS: Record<string, string> = {
   'PUT /v1/program': 'applyProgram',
   'GET /v1/program': 'exportProgram',
   'GET /v1/program/schema': 'getProgramSchema',
+  'GET /v1/jobs/{jobId}': 'getJob',
 };
 
 /**
@@ -210,11 +211,15 @@ function renderOperation(key: string, name: string, path: string, method: string
     throw new Error(`${key}: request body type ${Object.keys(content)} is not supported`);
   }
 
-  const success = Object.keys(op.responses).filter((s) => /^2\d\d$/.test(s));
-  if (success.length !== 1) throw new Error(`${key}: expected one success response, got ${success}`);
+  // One success answer; besides it, a 202 for bulk work accepted as a job (its body: `${type}Accepted`).
+  const success = Object.keys(op.responses).filter((s) => /^2\d\d$/.test(s) && s !== '202');
+  if (success.length !== 1) throw new Error(`${key}: expected one success response besides a 202, got ${success}`);
   const schema = op.responses[success[0]].content?.['application/json']?.schema;
   if (!schema) throw new Error(`${key}: the ${success[0]} response has no JSON schema`);
   types.push(...declare(`${type}Response`, schema, components));
+  const acceptedSchema = op.responses['202']?.content?.['application/json']?.schema;
+  if (op.responses['202'] && !acceptedSchema) throw new Error(`${key}: the 202 response has no JSON schema`);
+  if (acceptedSchema) types.push(...declare(`${type}Accepted`, acceptedSchema, components));
 
   const entry = [
     `  ${name}: {`,
@@ -230,7 +235,7 @@ function renderOperation(key: string, name: string, path: string, method: string
   const has = (ok: boolean, suffix: string) => (ok ? `${type}${suffix}` : 'never');
   const typeEntry =
     `  ${name}: { params: ${has(pathParams.length > 0, 'Params')}; query: ${has(query.length > 0, 'Query')}; ` +
-    `body: ${has(body === 'json', 'Body')}; response: ${type}Response };`;
+    `body: ${has(body === 'json', 'Body')}; response: ${type}Response; accepted: ${has(acceptedSchema !== undefined, 'Accepted')} };`;
   return { types, entry, typeEntry };
 }
 

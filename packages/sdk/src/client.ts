@@ -12,6 +12,7 @@ import { Policies } from './resources/policies.ts';
 import { Program } from './resources/program.ts';
 import { Tests } from './resources/tests.ts';
 import { Vulnerabilities } from './resources/vulnerabilities.ts';
+import { Jobs } from './resources/jobs.ts';
 import { debugHooks, safeHooks, type Hooks } from './transport/hooks.ts';
 import { RequestSender, type FetchLike } from './transport/request-sender.ts';
 import { TokenCache, type TokenStore, type TokenStoreErrorHandler } from './transport/token-cache.ts';
@@ -86,6 +87,8 @@ export class ComplianceClient {
   readonly evidence: Evidence;
   readonly tests: Tests;
   readonly vulnerabilities: Vulnerabilities;
+  /** bulk work the service accepted with 202 (an extension): `retrieve(id)` */
+  readonly jobs: Jobs;
   /** the organization's program as one document: plan, apply, export (an extension of the service) */
   readonly program: Program;
   /** the change events feed (GET /v1/events): pages, walks and a follower that polls */
@@ -152,6 +155,7 @@ export class ComplianceClient {
     this.evidence = new Evidence(ctx);
     this.tests = new Tests(ctx);
     this.vulnerabilities = new Vulnerabilities(ctx);
+    this.jobs = new Jobs(ctx);
     this.program = new Program(ctx);
     this.events = new Events(ctx);
   }

@@ -210,6 +210,37 @@ export function apiErrorFromResponse(status: number, headers: Headers, text: str
   return new Kind(init);
 }
 
+/** The status each code of the spec is answered with (the service's one mapping, error-handler.ts). */
+const STATUS_OF_CODE: Record<ErrorCode, number> = {
+  validation_failed: 400,
+  idempotency_key_required: 400,
+  unauthorized: 401,
+  token_revoked: 401,
+  token_stale: 401,
+  forbidden: 403,
+  plan_restricted: 403,
+  not_found: 404,
+  idempotency_key_reused: 409,
+  idempotency_request_in_progress: 409,
+  rate_limit_exceeded: 429,
+  internal_error: 500,
+  upstream_unavailable: 503,
+};
+
+/**
+ * The error of a failed job: its `error` is the object the synchronous request would have answered,
+ * so it is thrown as the same class, with the status that request would have had.
+ */
+export function apiErrorFromJob(
+  error: { code: ErrorCode; message: string; details: ErrorDetail[] },
+  headers: Headers,
+  requestId: string | undefined,
+): ComplianceApiError {
+  const status = STATUS_OF_CODE[error.code] ?? 500;
+  const Kind = byStatus[status] ?? ComplianceApiError;
+  return new Kind({ status, code: error.code, message: error.message, details: error.details, requestId, headers });
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -34,7 +34,14 @@ export { EventFollower, EventWalk, type EventFeedPage, type EventListQuery, type
 export { webhooks, type Webhooks } from './webhooks/index.ts';
 export type { VerifyWebhookOptions, WebhookBody, WebhookSecret } from './webhooks/verify.ts';
 export type { WebhookHeaders } from './webhooks/headers.ts';
-export type { ImportFile, ImportVulnerabilitiesInput, VulnerabilityListQuery, VulnerabilityPage } from './resources/vulnerabilities.ts';
+export type {
+  ImportFile,
+  ImportOptions,
+  ImportVulnerabilitiesInput,
+  VulnerabilityListQuery,
+  VulnerabilityPage,
+} from './resources/vulnerabilities.ts';
+export { DEFAULT_JOB_TIMEOUT_MS, type Job, type JobFollowOptions } from './resources/jobs.ts';
 export type { ProgramOptions, ProgramPlan } from './resources/program.ts';
 export type * from './types.ts';
 export type * from './generated/api.ts';

@@ -50,9 +50,9 @@ export interface KeyScope {
   instance?: ServerInstance;
 }
 
-/** What a write did: created or updated `resource`. */
+/** What a write did: created or updated `resource`, or accepted it as a job to run later (`resource` is the job). */
 export interface WriteResult<T> {
-  kind: 'created' | 'updated';
+  kind: 'created' | 'updated' | 'accepted';
   resource: T;
 }
 

@@ -6,7 +6,7 @@
 // older than the usage page shows (with a day's margin), and change events older than their
 // retention (EVENT_RETENTION_DAYS) together with the webhook deliveries made that long ago and their
 // attempts (a delivery holds no copy of its event, but its attempts keep receivers' answers, and
-// nothing of an event may outlive it: issue 28), removed in bounded batches so no statement holds
+// nothing of an event may outlive it: issue 28), and jobs 24 hours after they ended, removed in bounded batches so no statement holds
 // locks long. Every node runs it; the work is idempotent,
 // so nodes running it at the same time only repeat deletions that are harmless.
 import type { Db } from '../../storage/db/connect.ts';
@@ -15,7 +15,10 @@ import { deleteExpiredIdempotencyRecords } from '../../storage/db/repositories/i
 import { deleteSilentInstances } from '../../storage/db/repositories/server-instances.ts';
 import { DEFAULT_CLAIM_LIVENESS_MS } from '../../config.ts';
 import { reapAbandonedUploads } from './reap-abandoned-uploads.ts';
-import { sweepSpool } from '../vulnerabilities/import-spool.ts';
+import { removeSpool, sweepSpool } from '../vulnerabilities/import-spool.ts';
+import { deleteFinishedJobsBefore, listOpenJobInputs } from '../../storage/db/repositories/jobs.ts';
+import { JOB_RETENTION_MS } from '../jobs/schema.ts';
+import type { ImportJobInput } from '../vulnerabilities/import.ts';
 import { deleteExpiredSessions } from '../../storage/db/repositories/admin-sessions.ts';
 import { deleteUsageBefore } from '../../storage/db/repositories/credential-usage.ts';
 import { USAGE_BUCKET_MS, USAGE_BUCKETS } from '../console/usage-recorder.ts';
@@ -38,6 +41,8 @@ export interface CleanupResult {
   usageRows: number;
   events: number;
   webhookDeliveries: number;
+  /** jobs removed 24 hours after they ended (JOB_RETENTION_MS) */
+  jobs: number;
 }
 
 /** What the clean-up works on: the database, the blob store and the clock (a subset of SystemContext). */
@@ -71,6 +76,7 @@ export async function runCleanup({ ctx, input }: { ctx: CleanupContext; input: C
     usageRows: 0,
     events: 0,
     webhookDeliveries: 0,
+    jobs: 0,
   };
   result.idempotencyRecords = await deleteExpiredIdempotencyRecords(db.kysely, now());
   // Rows of instances silent for a whole lease: their claims are abandoned whether the row is there or not.
@@ -79,14 +85,25 @@ export async function runCleanup({ ctx, input }: { ctx: CleanupContext; input: C
   result.abandonedUploads = reaped.abandonedUploads;
   result.orphanBlobs = reaped.orphanBlobs;
   result.temporaryFiles = (await blobs.sweepTemporary?.(temporaryAgeMs)) ?? 0;
-  result.spooledFiles = await sweepSpool(blobs, now() - temporaryAgeMs);
+  // a job's spool outlives any request: kept until the job ends, whatever its age
+  const jobSpools = new Set((await listOpenJobInputs(db.kysely)).map((input) => spoolOfJob(input)));
+  result.spooledFiles = await sweepSpool(blobs, now() - temporaryAgeMs, jobSpools);
   result.consoleSessions = await deleteExpiredSessions(db.kysely, now(), sessionIdleMs ?? Number.MAX_SAFE_INTEGER);
   result.usageRows = await deleteUsageBefore(db.kysely, now() - (USAGE_BUCKETS + 24) * USAGE_BUCKET_MS);
   const eventCutoff = now() - (input.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS) * 86_400_000;
   result.events = await inBatches((limit) => deleteEventsBefore(db.kysely, eventCutoff, limit));
   result.webhookDeliveries = await inBatches((limit) => deleteDeliveriesBefore(db.kysely, eventCutoff, limit));
+  result.jobs = await inBatches(async (limit) => {
+    const inputs = await deleteFinishedJobsBefore(db.kysely, now() - JOB_RETENTION_MS, limit);
+    // the job removed its spool when it ended; this catches a removal that failed then
+    for (const input of inputs) await removeSpool(blobs, { key: spoolOfJob(input) });
+    return inputs.length;
+  });
   return result;
 }
+
+/** The spool key of a job's input (JSON); every kind is an import for now. */
+const spoolOfJob = (input: string) => (JSON.parse(input) as ImportJobInput).spool;
 
 /** Runs a bounded deletion batch by batch, at most EVENT_DELETE_BATCHES_PER_RUN batches; answers the rows removed. */
 async function inBatches(deleteBatch: (limit: number) => Promise<number>): Promise<number> {

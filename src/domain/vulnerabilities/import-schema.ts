@@ -9,6 +9,9 @@ import { MAX_NAME } from './scanned-finding.ts';
 /** The largest file an import reads unless IMPORT_MAX_BYTES says otherwise: 100 MB, like uploads. */
 export const DEFAULT_IMPORT_MAX_BYTES = 100 * 1024 * 1024;
 
+/** A file larger than this is imported as a job (202) unless IMPORT_JOB_THRESHOLD_BYTES says otherwise: 8 MiB. */
+export const DEFAULT_IMPORT_JOB_THRESHOLD_BYTES = 8 * 1024 * 1024;
+
 const formatText = `The file's format: one of ${SCANNER_FORMATS.map((f) => `\`${f}\``).join(', ')} (docs/scanner-formats.md).`;
 
 /** The format as sent: any text up to 40 characters, so an unknown name is answered with the list of known ones. */

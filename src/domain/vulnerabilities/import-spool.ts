@@ -3,7 +3,8 @@
 // sends slowly holds no transaction, no organization lock and no pooled connection; the import then
 // reads it back from the store. A spool blob lives as long as its request: deleted when the import
 // ends however it ends, and swept after WRITE_LEASE_MS when its process died (sweepSpool, run by the
-// periodic clean-up), its age read from its key.
+// periodic clean-up), its age read from its key. An import accepted as a job (domain/jobs/) keeps its
+// spool until the job ends; the sweep leaves the spools of unfinished jobs alone.
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { BlobStore } from '../../storage/blobs/store.ts';
@@ -17,6 +18,8 @@ export interface Spooled {
   key: string;
   /** lowercase hex SHA-256 of the file (the Idempotency-Key fingerprint needs it) */
   sha256: string;
+  /** bytes stored (an import above IMPORT_JOB_THRESHOLD_BYTES is a job) */
+  size: number;
 }
 
 export const tooLarge = (maxBytes: number) =>
@@ -29,8 +32,8 @@ export async function spoolBody(
 ): Promise<Spooled> {
   const key = `${SPOOL_PREFIX}${input.organizationId}/${input.now}-${randomUUID()}`;
   try {
-    const { sha256 } = await blobs.put(key, streamOf(objectFirst(input.format, input.body)), { maxBytes: input.maxBytes });
-    return { key, sha256 };
+    const { sha256, size } = await blobs.put(key, streamOf(objectFirst(input.format, input.body)), { maxBytes: input.maxBytes });
+    return { key, sha256, size };
   } catch (err) {
     if (err instanceof BlobTooLargeError) throw tooLarge(input.maxBytes);
     throw err;
@@ -99,21 +102,24 @@ async function refuseStart(format: ScannerFormat, start: Buffer): Promise<never>
 }
 
 /** The spooled file, streamed back for the import to parse. */
-export function readSpool(blobs: BlobStore, spooled: Spooled): AsyncIterable<Uint8Array> {
+export function readSpool(blobs: BlobStore, spooled: Pick<Spooled, 'key'>): AsyncIterable<Uint8Array> {
   return blobs.get(spooled.key);
 }
 
 /** Removes the spool; a failure leaves it to sweepSpool. */
-export async function removeSpool(blobs: BlobStore, spooled: Spooled): Promise<void> {
+export async function removeSpool(blobs: BlobStore, spooled: Pick<Spooled, 'key'>): Promise<void> {
   await blobs.delete(spooled.key).catch(() => {});
 }
 
-/** Deletes spool blobs older than `before` (ms since epoch), left by a process that died mid-import. */
-export async function sweepSpool(blobs: BlobStore, before: number): Promise<number> {
+/**
+ * Deletes spool blobs older than `before` (ms since epoch), left by a process that died mid-import;
+ * `keep` holds the spools of jobs not finished yet, which may wait longer than any request.
+ */
+export async function sweepSpool(blobs: BlobStore, before: number, keep: ReadonlySet<string> = new Set()): Promise<number> {
   let removed = 0;
   for await (const key of blobs.list(SPOOL_PREFIX)) {
     const written = Number(/\/(\d+)-[^/]*$/.exec(key)?.[1]);
-    if (!(written < before)) continue;
+    if (!(written < before) || keep.has(key)) continue;
     await blobs.delete(key);
     removed++;
   }

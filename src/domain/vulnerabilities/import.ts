@@ -44,7 +44,9 @@ import { sourceOfTool } from '../../formats/scanners/source.ts';
 import { actorPersonId } from '../people/actor-stamp.ts';
 import { detailOfRow } from './get.ts';
 import type { VulnerabilityRow } from '../../storage/db/repositories/vulnerabilities.ts';
-import { DEFAULT_IMPORT_MAX_BYTES, type ImportResult } from './import-schema.ts';
+import { DEFAULT_IMPORT_JOB_THRESHOLD_BYTES, DEFAULT_IMPORT_MAX_BYTES, type ImportResult } from './import-schema.ts';
+import { acceptJob, replayedAsNow } from '../jobs/accept.ts';
+import type { Job } from '../jobs/schema.ts';
 import { readSpool, removeSpool, spoolBody } from './import-spool.ts';
 import { digestOf, mergeFindings, resourcesPart, scannedState, scopedKey, statusOf, uniqueResources } from './import-plan.ts';
 import type { ScannedFinding, ScanSummary } from './scanned-finding.ts';
@@ -56,6 +58,17 @@ export interface ImportInput {
   scope?: string;
   body: AsyncIterable<Uint8Array | string>;
   idempotency: IdempotencyInput;
+  /** `Prefer: respond-async` (RFC 7240): accept the import as a job whatever the file's size */
+  respondAsync?: boolean;
+}
+
+/** What a job of kind `vulnerabilities.import` runs on (the jobs row's `input`). */
+export interface ImportJobInput {
+  format: ScannerFormat;
+  scope: string | null;
+  /** the spooled file's blob key, and its SHA-256 */
+  spool: string;
+  sha256: string;
 }
 
 /** Findings read, checked and written together: one read of the stored ones, one insert, one event batch. */
@@ -65,7 +78,11 @@ const CLOSE_PAGE = 1000;
 /** Formats whose files never name a scope: their findings need not wait for one. */
 const SCOPELESS: ReadonlySet<ScannerFormat> = new Set(['osv', 'openvex']);
 
-export async function importVulnerabilities({ ctx, input }: { ctx: Context; input: ImportInput }): Promise<Outcome<ImportResult>> {
+/**
+ * The import's answer: its result (200), or, for a file above IMPORT_JOB_THRESHOLD_BYTES or a
+ * request that prefers it, the job that will run it (202; domain/jobs/).
+ */
+export async function importVulnerabilities({ ctx, input }: { ctx: Context; input: ImportInput }): Promise<Outcome<ImportResult | Job>> {
   authorize(ctx.actor, 'vulnerability', 'write');
   const org = ctx.actor.organizationId;
   if (!isScannerFormat(input.format)) throw validationFailed([unknownFormatIssue(input.format)]);
@@ -84,12 +101,20 @@ export async function importVulnerabilities({ ctx, input }: { ctx: Context; inpu
     maxBytes: ctx.importMaxBytes ?? DEFAULT_IMPORT_MAX_BYTES,
     body: input.body,
   });
+  let keepSpool = false;
   try {
     const fingerprint = jsonFingerprint(fingerprintSubject('vulnerabilities.import', ''), {
       format,
       scope: requestScope ?? null,
       sha256: spooled.sha256,
     });
+    if (input.respondAsync || spooled.size > (ctx.importJobThresholdBytes ?? DEFAULT_IMPORT_JOB_THRESHOLD_BYTES)) {
+      const job: ImportJobInput = { format, scope: requestScope ?? null, spool: spooled.key, sha256: spooled.sha256 };
+      const outcome = await acceptJob(ctx, input.idempotency, fingerprint, { kind: 'vulnerabilities.import', input: job });
+      // A new job owns the spool now; a replay's spool is this request's copy only.
+      keepSpool = !outcome.replayed;
+      return outcome;
+    }
     let changed = false;
     const outcome = await runIdempotent(keyScopeOf(ctx, input.idempotency), [fingerprint], async (trx) => {
       const run = new ImportRun(ctx, trx as Kysely<Database>, format, requestScope);
@@ -99,10 +124,29 @@ export async function importVulnerabilities({ ctx, input }: { ctx: Context; inpu
     });
     // Committed: every node reads the new data version before this is acknowledged.
     if (changed) await announceOrganizationChange(ctx, org);
-    return outcome;
+    // the key may have been bound to a job by an earlier request (sent with Prefer: respond-async)
+    return replayedAsNow<ImportResult | Job>(ctx, outcome);
   } finally {
-    await removeSpool(ctx.blobs, spooled);
+    if (!keepSpool) await removeSpool(ctx.blobs, spooled);
   }
+}
+
+/**
+ * Runs an import accepted as a job (domain/jobs/worker.ts) as the credential that sent it: the same
+ * pipeline from the same spooled file, in one transaction of its own (the key was bound to the
+ * job). A re-run after a dead node converges, the import being a diff. The caller removes the spool.
+ */
+export async function runImportJob(ctx: Context, job: ImportJobInput): Promise<ImportResult> {
+  authorize(ctx.actor, 'vulnerability', 'write');
+  let changed = false;
+  const result = await ctx.db.kysely.transaction().execute(async (trx) => {
+    const run = new ImportRun(ctx, trx as Kysely<Database>, job.format, job.scope ?? undefined);
+    const result = await run.execute(readSpool(ctx.blobs, { key: job.spool }));
+    changed = run.changed;
+    return result;
+  });
+  if (changed) await announceOrganizationChange(ctx, ctx.actor.organizationId);
+  return result;
 }
 
 /** One import inside its transaction: the counts, the keys reported, and the batch being read. */

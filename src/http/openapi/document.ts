@@ -66,7 +66,7 @@ export const HEADERS = {
     schema: { type: 'integer', minimum: 1 },
   },
   Location: {
-    description: 'Path of the created resource (the get-one of it).',
+    description: 'Path of the created resource (the get-one of it); on a 202, of the job to follow (`GET /v1/jobs/{jobId}`).',
     required: true,
     schema: { type: 'string', maxLength: 2048 },
   },
@@ -106,8 +106,9 @@ const V1_EXTENSIONS = new Set([
   'requestPolicyReview',
   'updatePolicy',
   'updateControl',
-  // scanner imports
+  // scanner imports, and the jobs that run the large ones
   'importVulnerabilities',
+  'getJob',
   // program documents
   'applyProgram',
   'exportProgram',
@@ -130,7 +131,7 @@ function headersOf(path: string, status: string, op: Json): HeaderName[] {
   if (INTERFACE_PATH.test(path) && counted && !isPublic) names.push('X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
   if (code === 429) names.push('Retry-After');
   if (code === 401 && v1) names.push('WWW-Authenticate');
-  if (code === 201 && LOCATION_ON_CREATE.has(op.operationId)) names.push('Location');
+  if ((code === 201 && LOCATION_ON_CREATE.has(op.operationId)) || code === 202) names.push('Location');
   const idempotent = (op.parameters ?? []).some((p: Json) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
   if (idempotent && code >= 200 && code < 300) names.push('Idempotent-Replayed');
   return names;
@@ -176,6 +177,11 @@ export function openApiOptions(): OpenApiOptions {
       { name: 'evidence', description: 'Evidence records and their attachments' },
       { name: 'tests', description: 'Automated and cloud tests with their flagged resources' },
       { name: 'vulnerabilities', description: 'Third-party vulnerability findings' },
+      {
+        name: 'jobs',
+        description:
+          'Extension: bulk work accepted with 202 (a large scanner import) and followed to its end; readable 24 hours after it finished',
+      },
       {
         name: 'events',
         description:

@@ -6,6 +6,8 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   DependencyUnavailableError,
+  errorObject,
+  listedDetails,
   OAuthError,
   RateLimitExceeded,
   ServiceError,
@@ -35,26 +37,10 @@ const STATUS_OF: Record<ErrorCode, number> = {
   upstream_unavailable: 503,
 };
 
-/**
- * Most entries of an error's `details`. A request can break a rule per field it sends (a body of
- * 130,000 unknown keys did, and was answered with 6.6 MB of details); past this many the answer
- * lists the first ones and says how many more there are (docs/security.md, "Malformed requests").
- */
-export const MAX_LISTED_DETAILS = 20;
+export { MAX_LISTED_DETAILS } from '../../domain/errors.ts';
 
 /** The request parts as a validation answer names them when it speaks of the whole part. */
 const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
-
-/**
- * `details` within MAX_LISTED_DETAILS: when there are more, the first ones and, last, an entry
- * naming `field` (the part of the request they are in) that says how many more there are.
- */
-export function listedDetails<T>(details: T[], field: string): Array<T | FieldIssue> {
-  if (details.length <= MAX_LISTED_DETAILS) return details;
-  const shown = details.slice(0, MAX_LISTED_DETAILS - 1);
-  const more = details.length - shown.length;
-  return [...shown, { field, message: `has ${more} more problems that are not listed` }];
-}
 
 /** Turns a framework (Fastify/AJV) client error into validation_failed; undefined if it is not one. */
 function clientError(err: FastifyError, accepts = 'application/json'): ServiceError | undefined {
@@ -94,7 +80,7 @@ function toServiceError(err: Failure, accepts?: string): ServiceError | undefine
 
 /** The /v1 error body, built here only: every failure on /v1, the console API and ops answers with it. */
 function errorBody(err: ServiceError, requestId: string) {
-  return { error: { code: err.code, message: err.message, details: listedDetails(err.details, 'request') }, meta: { requestId } };
+  return { error: errorObject(err), meta: { requestId } };
 }
 
 /** Logs a failure that is not a ServiceError and answers it with a bare internal_error. */

@@ -22,6 +22,7 @@ import getVulnerabilityRoute from './vulnerabilities/get.ts';
 import createVulnerabilityRoute from './vulnerabilities/create.ts';
 import updateVulnerabilityRoute from './vulnerabilities/update.ts';
 import importVulnerabilitiesRoute from './vulnerabilities/import.ts';
+import getJobRoute from './jobs/get.ts';
 import listEventsRoute from './events/list.ts';
 import getProgramSchemaRoute from './program/schema.ts';
 import applyProgramRoute from './program/apply.ts';
@@ -78,6 +79,8 @@ const routes = [
   updateVulnerabilityRoute,
   // an extension: scanner imports (issue 27)
   importVulnerabilitiesRoute,
+  // an extension: jobs, bulk work followed to its end (issue 36)
+  getJobRoute,
   // an extension: the change events feed (issue 15)
   listEventsRoute,
   // an extension: program documents (issue 25)

@@ -1,6 +1,6 @@
 // Shapes shared by every route: the success envelope and the two error bodies of the spec.
 import { Type, type TSchema } from 'typebox';
-import { ERROR_CODES, ErrorDetail, OAUTH_ERRORS } from '../../domain/errors.ts';
+import { ErrorObject, OAUTH_ERRORS } from '../../domain/errors.ts';
 
 export const Meta = Type.Object({ requestId: Type.String({ description: 'Equals the X-Request-Id header.' }) });
 
@@ -16,11 +16,7 @@ export function described<T extends TSchema>(schema: T, description: string): T 
 
 export const ErrorBody = Type.Object(
   {
-    error: Type.Object({
-      code: Type.Enum([...ERROR_CODES]),
-      message: Type.String(),
-      details: Type.Array(ErrorDetail),
-    }),
+    error: ErrorObject,
     meta: Meta,
   },
   { $id: 'ErrorBody', description: 'The error body of every /v1 endpoint.' },

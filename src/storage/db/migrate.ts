@@ -22,6 +22,7 @@ import * as m0017 from './migrations/0017_program_keys.ts';
 import * as m0018 from './migrations/0018_subject_entity_lookup.ts';
 import * as m0019 from './migrations/0019_program_digests.ts';
 import * as m0020 from './migrations/0020_vulnerability_set_maintenance.ts';
+import * as m0021 from './migrations/0021_jobs.ts';
 import { SERVICE_VERSION } from '../../version.ts';
 import { listAppliedMigrations, newestServiceVersion, recordServiceVersion } from './repositories/schema-migrations.ts';
 
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '0018_subject_entity_lookup': m0018,
   '0019_program_digests': m0019,
   '0020_vulnerability_set_maintenance': m0020,
+  '0021_jobs': m0021,
 };
 
 /** The migrations this build knows, oldest first (upgrade tests walk them all). */

@@ -427,7 +427,7 @@ export interface IdempotencyRecordsTable {
   fingerprint: string;
   state: 'in_progress' | 'completed';
   /** completed (migration 0006): what the write did */
-  outcome: 'created' | 'updated' | null;
+  outcome: 'created' | 'updated' | 'accepted' | null;
   /** records completed before migration 0006 only: the status code answered (see repositories/idempotency.ts) */
   status_code: number | null;
   /** completed: the resource answered, as JSON */
@@ -586,6 +586,27 @@ export interface WebhookDeliveryAttemptsTable {
   response_body: string | null;
 }
 
+/** Bulk work run by a JobWorker (migration 0021). */
+export interface JobsTable {
+  id: string;
+  organization_id: string;
+  kind: 'vulnerabilities.import';
+  status: 'queued' | 'running' | 'succeeded' | 'failed';
+  /** JSON */
+  input: string;
+  /** JSON of the synchronous door's answer */
+  result: string | null;
+  /** JSON of the synchronous door's error body (code, message, details) */
+  error: string | null;
+  credential_id: string;
+  created_at: Ms;
+  started_at: Ms | null;
+  finished_at: Ms | null;
+  lease_owner: string | null;
+  lease_until: Ms | null;
+  attempts: Generated<number>;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   credentials: CredentialsTable;
@@ -633,4 +654,5 @@ export interface Database {
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
   program_keys: ProgramKeysTable;
   program_digests: ProgramDigestsTable;
+  jobs: JobsTable;
 }

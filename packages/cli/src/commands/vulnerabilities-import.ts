@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { UsageError } from '../args.ts';
 import type { Context } from '../context.ts';
 import { writeRecord } from '../output/writer.ts';
-import { formatBytes, progressBar } from '../progress.ts';
+import { formatBytes, progressBar, statusLine } from '../progress.ts';
 import type { ImportFile, ImportResult, ScannerFormat } from '../sdk.ts';
 import { SCANNER_FORMAT } from '../vocabulary.ts';
 import type { Command } from './command.ts';
@@ -45,6 +45,9 @@ export const vulnerabilityImportCommand: Command = {
     'unchanged) and lists the IDs of the findings changed. A file the service cannot read as FORMAT is',
     'refused with validation_failed (exit 6) naming the place in the file; nothing is written. An import',
     'from a file is retried like any write; one from standard input cannot be sent twice, so it is not.',
+    'A file the service takes as a job (above its IMPORT_JOB_THRESHOLD_BYTES, 8 MiB by default) is',
+    'followed until it ends, and the answer is the same; at a terminal one line on stderr says where it is',
+    '(queued, running, done).',
     'Formats and their mappings: docs/scanner-formats.md.',
   ].join('\n'),
   async run(ctx, values, [file]) {
@@ -68,18 +71,29 @@ export const vulnerabilityImportCommand: Command = {
 
     const client = ctx.client();
     let result;
+    // A large file is a job the service runs after it has the file (202): the SDK follows it, and
+    // its status is one line after the upload's bar.
+    const job = statusLine('import job', { enabled: ctx.progress, stream: ctx.io.stderr });
+    let uploaded = false;
+    const onJobStatus = (status: string) => {
+      if (!uploaded) progress.finish();
+      uploaded = true;
+      job.set(status === 'succeeded' || status === 'failed' ? 'done' : status);
+    };
     ctx.showing(progress); // a retry or a slow answer is noted through the bar, not across it
     try {
       result = await sendWrite(ctx, values, (options) =>
-        client.vulnerabilities.import({ format: format as ScannerFormat, scope, file: source }, options),
+        client.vulnerabilities.import({ format: format as ScannerFormat, scope, file: source }, { ...options, onJobStatus }),
       );
     } catch (err) {
-      progress.abandon();
+      if (uploaded) job.end();
+      else progress.abandon();
       throw err;
     } finally {
       ctx.showing(undefined);
     }
-    progress.finish();
+    if (uploaded) job.end();
+    else progress.finish();
     const data = result.data;
     if (output === 'table') {
       await ctx.io.out(`${summary(data, size)}\n`);

@@ -2496,6 +2496,71 @@ export interface UpdateVulnerabilityResponse {
   };
 }
 
+// GET /v1/jobs/{jobId}: Follow a job (extension)
+
+export interface GetJobParams {
+  /** The job’s ID (`job_<uuid>`). */
+  jobId: string;
+}
+
+/** The job as it is now. */
+export interface GetJobResponse {
+  /** A job: bulk work accepted with 202. When `succeeded` it has `result`, the object the synchronous request answers in `data`; when `failed`, `error`, the `error` object the synchronous request answers (code, message, details). */
+  data: {
+    /** The job’s ID: follow it at `GET /v1/jobs/{id}` (the `Location` of the 202). */
+    id: string;
+    /** What the job does: `vulnerabilities.import` (POST /v1/vulnerabilities/imports). */
+    kind: "vulnerabilities.import";
+    /** `queued`, then `running`, then `succeeded` (with `result`) or `failed` (with `error`). */
+    status: "queued" | "running" | "succeeded" | "failed";
+    /** When the request was accepted. */
+    createdAt: string;
+    startedAt: string | null;
+    finishedAt: string | null;
+    result?: {
+      /** The format the file was read as. */
+      format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex";
+      /** The scope the findings were matched in: the request’s, else the file’s; null when neither names one. */
+      scope: string | null;
+      /** The source the findings got: the tool’s own when it is one of the spec’s (SARIF), otherwise `import`. */
+      source: "aws" | "github" | "snyk" | "sonarcloud" | "qualys" | "defender" | "sentinelOne" | "aikido" | "tenable" | "import" | "api";
+      /** New findings. */
+      created: number;
+      /** Findings already known whose fields or status changed (not counted as closed or reopened). */
+      updated: number;
+      /** Findings closed: no longer reported in this scope and source, or closed by the tool (VEX fixed). */
+      closed: number;
+      /** Closed findings reported again. */
+      reopened: number;
+      /** Findings reported again with nothing changed: not written, no event. */
+      unchanged: number;
+      /** The IDs of the findings created, updated, closed or reopened, as the API shows them (`<source>%23<key>`). */
+      findingIds: Array<string>;
+    };
+    error?: {
+      code: "validation_failed" | "idempotency_key_required" | "unauthorized" | "token_revoked" | "token_stale" | "forbidden" | "plan_restricted" | "not_found" | "idempotency_key_reused" | "idempotency_request_in_progress" | "rate_limit_exceeded" | "internal_error" | "upstream_unavailable";
+      message: string;
+      details: Array<{
+        field: string;
+        message: string;
+        /** Extension: the line of the problem in a program document body. */
+        line?: number;
+        /** Extension: the column of the problem in a program document body. */
+        column?: number;
+      } | {
+        dependency: string;
+        issue: string;
+      } | {
+        retryAfterSec: number;
+      }>;
+    };
+  };
+  meta: {
+    /** Equals the X-Request-Id header. */
+    requestId: string;
+  };
+}
+
 // GET /v1/events: List change events in commit order, one page at a time (extension)
 
 export interface ListEventsQuery {
@@ -4551,6 +4616,64 @@ export interface ImportVulnerabilitiesResponse {
   };
 }
 
+/** The import was accepted as a job: follow it at `Location` (GET /v1/jobs/{jobId}). */
+export interface ImportVulnerabilitiesAccepted {
+  /** A job: bulk work accepted with 202. When `succeeded` it has `result`, the object the synchronous request answers in `data`; when `failed`, `error`, the `error` object the synchronous request answers (code, message, details). */
+  data: {
+    /** The job’s ID: follow it at `GET /v1/jobs/{id}` (the `Location` of the 202). */
+    id: string;
+    /** What the job does: `vulnerabilities.import` (POST /v1/vulnerabilities/imports). */
+    kind: "vulnerabilities.import";
+    /** `queued`, then `running`, then `succeeded` (with `result`) or `failed` (with `error`). */
+    status: "queued" | "running" | "succeeded" | "failed";
+    /** When the request was accepted. */
+    createdAt: string;
+    startedAt: string | null;
+    finishedAt: string | null;
+    result?: {
+      /** The format the file was read as. */
+      format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex";
+      /** The scope the findings were matched in: the request’s, else the file’s; null when neither names one. */
+      scope: string | null;
+      /** The source the findings got: the tool’s own when it is one of the spec’s (SARIF), otherwise `import`. */
+      source: "aws" | "github" | "snyk" | "sonarcloud" | "qualys" | "defender" | "sentinelOne" | "aikido" | "tenable" | "import" | "api";
+      /** New findings. */
+      created: number;
+      /** Findings already known whose fields or status changed (not counted as closed or reopened). */
+      updated: number;
+      /** Findings closed: no longer reported in this scope and source, or closed by the tool (VEX fixed). */
+      closed: number;
+      /** Closed findings reported again. */
+      reopened: number;
+      /** Findings reported again with nothing changed: not written, no event. */
+      unchanged: number;
+      /** The IDs of the findings created, updated, closed or reopened, as the API shows them (`<source>%23<key>`). */
+      findingIds: Array<string>;
+    };
+    error?: {
+      code: "validation_failed" | "idempotency_key_required" | "unauthorized" | "token_revoked" | "token_stale" | "forbidden" | "plan_restricted" | "not_found" | "idempotency_key_reused" | "idempotency_request_in_progress" | "rate_limit_exceeded" | "internal_error" | "upstream_unavailable";
+      message: string;
+      details: Array<{
+        field: string;
+        message: string;
+        /** Extension: the line of the problem in a program document body. */
+        line?: number;
+        /** Extension: the column of the problem in a program document body. */
+        column?: number;
+      } | {
+        dependency: string;
+        issue: string;
+      } | {
+        retryAfterSec: number;
+      }>;
+    };
+  };
+  meta: {
+    /** Equals the X-Request-Id header. */
+    requestId: string;
+  };
+}
+
 /** A webhook request's body, one shape per event type. */
 export type WebhookPayload = {
   /** `evt_` then a ULID (26 characters of Crockford base32): unique, and sorts by creation time. */
@@ -5705,6 +5828,15 @@ export const operations = {
     idempotent: true,
     success: 200,
   },
+  getJob: {
+    method: 'GET',
+    path: '/v1/jobs/{jobId}',
+    pathParams: ['jobId'],
+    query: {},
+    body: 'none',
+    idempotent: false,
+    success: 200,
+  },
   listEvents: {
     method: 'GET',
     path: '/v1/events',
@@ -5765,34 +5897,35 @@ export type OperationName = keyof typeof operations;
 
 /** The request and response types of each operation (`never` where it takes none). */
 export interface OperationTypes {
-  requestToken: { params: never; query: never; body: RequestTokenBody; response: RequestTokenResponse };
-  listFrameworks: { params: never; query: ListFrameworksQuery; body: never; response: ListFrameworksResponse };
-  listControls: { params: never; query: ListControlsQuery; body: never; response: ListControlsResponse };
-  getControl: { params: GetControlParams; query: GetControlQuery; body: never; response: GetControlResponse };
-  updateControl: { params: UpdateControlParams; query: never; body: UpdateControlBody; response: UpdateControlResponse };
-  listPolicies: { params: never; query: ListPoliciesQuery; body: never; response: ListPoliciesResponse };
-  getPolicy: { params: GetPolicyParams; query: GetPolicyQuery; body: never; response: GetPolicyResponse };
-  updatePolicy: { params: UpdatePolicyParams; query: never; body: UpdatePolicyBody; response: UpdatePolicyResponse };
-  submitPolicy: { params: SubmitPolicyParams; query: never; body: SubmitPolicyBody; response: SubmitPolicyResponse };
-  approvePolicy: { params: ApprovePolicyParams; query: never; body: ApprovePolicyBody; response: ApprovePolicyResponse };
-  publishPolicy: { params: PublishPolicyParams; query: never; body: PublishPolicyBody; response: PublishPolicyResponse };
-  requestPolicyReview: { params: RequestPolicyReviewParams; query: never; body: RequestPolicyReviewBody; response: RequestPolicyReviewResponse };
-  listEvidence: { params: never; query: ListEvidenceQuery; body: never; response: ListEvidenceResponse };
-  getEvidence: { params: GetEvidenceParams; query: GetEvidenceQuery; body: never; response: GetEvidenceResponse };
-  updateEvidence: { params: UpdateEvidenceParams; query: never; body: UpdateEvidenceBody; response: UpdateEvidenceResponse };
-  approveEvidence: { params: ApproveEvidenceParams; query: never; body: ApproveEvidenceBody; response: ApproveEvidenceResponse };
-  requestEvidenceRevision: { params: RequestEvidenceRevisionParams; query: never; body: RequestEvidenceRevisionBody; response: RequestEvidenceRevisionResponse };
-  listTests: { params: never; query: ListTestsQuery; body: never; response: ListTestsResponse };
-  getTest: { params: GetTestParams; query: GetTestQuery; body: never; response: GetTestResponse };
-  recordTestResult: { params: RecordTestResultParams; query: never; body: RecordTestResultBody; response: RecordTestResultResponse };
-  listVulnerabilities: { params: never; query: ListVulnerabilitiesQuery; body: never; response: ListVulnerabilitiesResponse };
-  createVulnerability: { params: never; query: never; body: CreateVulnerabilityBody; response: CreateVulnerabilityResponse };
-  getVulnerability: { params: GetVulnerabilityParams; query: GetVulnerabilityQuery; body: never; response: GetVulnerabilityResponse };
-  updateVulnerability: { params: UpdateVulnerabilityParams; query: never; body: UpdateVulnerabilityBody; response: UpdateVulnerabilityResponse };
-  listEvents: { params: never; query: ListEventsQuery; body: never; response: ListEventsResponse };
-  getProgramSchema: { params: never; query: never; body: never; response: GetProgramSchemaResponse };
-  exportProgram: { params: never; query: never; body: never; response: ExportProgramResponse };
-  applyProgram: { params: never; query: ApplyProgramQuery; body: ApplyProgramBody; response: ApplyProgramResponse };
-  uploadEvidenceAttachments: { params: UploadEvidenceAttachmentsParams; query: never; body: never; response: UploadEvidenceAttachmentsResponse };
-  importVulnerabilities: { params: never; query: ImportVulnerabilitiesQuery; body: ImportVulnerabilitiesBody; response: ImportVulnerabilitiesResponse };
+  requestToken: { params: never; query: never; body: RequestTokenBody; response: RequestTokenResponse; accepted: never };
+  listFrameworks: { params: never; query: ListFrameworksQuery; body: never; response: ListFrameworksResponse; accepted: never };
+  listControls: { params: never; query: ListControlsQuery; body: never; response: ListControlsResponse; accepted: never };
+  getControl: { params: GetControlParams; query: GetControlQuery; body: never; response: GetControlResponse; accepted: never };
+  updateControl: { params: UpdateControlParams; query: never; body: UpdateControlBody; response: UpdateControlResponse; accepted: never };
+  listPolicies: { params: never; query: ListPoliciesQuery; body: never; response: ListPoliciesResponse; accepted: never };
+  getPolicy: { params: GetPolicyParams; query: GetPolicyQuery; body: never; response: GetPolicyResponse; accepted: never };
+  updatePolicy: { params: UpdatePolicyParams; query: never; body: UpdatePolicyBody; response: UpdatePolicyResponse; accepted: never };
+  submitPolicy: { params: SubmitPolicyParams; query: never; body: SubmitPolicyBody; response: SubmitPolicyResponse; accepted: never };
+  approvePolicy: { params: ApprovePolicyParams; query: never; body: ApprovePolicyBody; response: ApprovePolicyResponse; accepted: never };
+  publishPolicy: { params: PublishPolicyParams; query: never; body: PublishPolicyBody; response: PublishPolicyResponse; accepted: never };
+  requestPolicyReview: { params: RequestPolicyReviewParams; query: never; body: RequestPolicyReviewBody; response: RequestPolicyReviewResponse; accepted: never };
+  listEvidence: { params: never; query: ListEvidenceQuery; body: never; response: ListEvidenceResponse; accepted: never };
+  getEvidence: { params: GetEvidenceParams; query: GetEvidenceQuery; body: never; response: GetEvidenceResponse; accepted: never };
+  updateEvidence: { params: UpdateEvidenceParams; query: never; body: UpdateEvidenceBody; response: UpdateEvidenceResponse; accepted: never };
+  approveEvidence: { params: ApproveEvidenceParams; query: never; body: ApproveEvidenceBody; response: ApproveEvidenceResponse; accepted: never };
+  requestEvidenceRevision: { params: RequestEvidenceRevisionParams; query: never; body: RequestEvidenceRevisionBody; response: RequestEvidenceRevisionResponse; accepted: never };
+  listTests: { params: never; query: ListTestsQuery; body: never; response: ListTestsResponse; accepted: never };
+  getTest: { params: GetTestParams; query: GetTestQuery; body: never; response: GetTestResponse; accepted: never };
+  recordTestResult: { params: RecordTestResultParams; query: never; body: RecordTestResultBody; response: RecordTestResultResponse; accepted: never };
+  listVulnerabilities: { params: never; query: ListVulnerabilitiesQuery; body: never; response: ListVulnerabilitiesResponse; accepted: never };
+  createVulnerability: { params: never; query: never; body: CreateVulnerabilityBody; response: CreateVulnerabilityResponse; accepted: never };
+  getVulnerability: { params: GetVulnerabilityParams; query: GetVulnerabilityQuery; body: never; response: GetVulnerabilityResponse; accepted: never };
+  updateVulnerability: { params: UpdateVulnerabilityParams; query: never; body: UpdateVulnerabilityBody; response: UpdateVulnerabilityResponse; accepted: never };
+  getJob: { params: GetJobParams; query: never; body: never; response: GetJobResponse; accepted: never };
+  listEvents: { params: never; query: ListEventsQuery; body: never; response: ListEventsResponse; accepted: never };
+  getProgramSchema: { params: never; query: never; body: never; response: GetProgramSchemaResponse; accepted: never };
+  exportProgram: { params: never; query: never; body: never; response: ExportProgramResponse; accepted: never };
+  applyProgram: { params: never; query: ApplyProgramQuery; body: ApplyProgramBody; response: ApplyProgramResponse; accepted: never };
+  uploadEvidenceAttachments: { params: UploadEvidenceAttachmentsParams; query: never; body: never; response: UploadEvidenceAttachmentsResponse; accepted: never };
+  importVulnerabilities: { params: never; query: ImportVulnerabilitiesQuery; body: ImportVulnerabilitiesBody; response: ImportVulnerabilitiesResponse; accepted: ImportVulnerabilitiesAccepted };
 }

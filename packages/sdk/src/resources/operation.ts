@@ -40,6 +40,8 @@ export interface OperationArgs<N extends OperationName> {
   json?: OperationTypes[N]['body'];
   /** a prepared body (the multipart upload) */
   body?: RequestBody;
+  /** request headers of the operation besides the sender's (`Prefer: respond-async`) */
+  headers?: Record<string, string>;
   options?: WriteOptions;
 }
 
@@ -61,6 +63,7 @@ export async function send<N extends OperationName>(
       method: operation.method,
       path: pathOf(name, args.params as Record<string, string> | undefined) + queryString(name, args.query as object | undefined),
       body,
+      headers: args.headers,
       idempotencyKey,
       tokens: ctx.tokens,
       signal: options.signal,

@@ -3,6 +3,8 @@
 import type {
   CreateVulnerabilityBody,
   GetVulnerabilityQuery,
+  ImportVulnerabilitiesAccepted,
+  ImportVulnerabilitiesResponse,
   ListVulnerabilitiesQuery,
   ListVulnerabilitiesResponse,
   UpdateVulnerabilityBody,
@@ -11,6 +13,7 @@ import { PagedList } from '../pagination.ts';
 import type { ScannerFormat } from '../types.ts';
 import { rawBody } from '../uploads/raw.ts';
 import { prepareFile, type ByteStream, type FileSource } from '../uploads/sources.ts';
+import { followJob, type JobFollowOptions, type Job } from './jobs.ts';
 import { send, type ClientContext, type RequestOptions, type WithResponse, type WriteOptions } from './operation.ts';
 
 export type VulnerabilityListQuery = Omit<ListVulnerabilitiesQuery, 'nextCursor'>;
@@ -36,6 +39,13 @@ export interface ImportVulnerabilitiesInput {
    */
   scope?: string;
   file: ImportFile;
+  /** ask the service to take the file as a job (`Prefer: respond-async`) whatever its size; the call follows it all the same */
+  respondAsync?: boolean;
+}
+
+export interface ImportOptions extends WriteOptions, JobFollowOptions {
+  /** each status of a job the import became (`queued`, `running`, `succeeded`, `failed`): a progress display */
+  onJobStatus?: (status: Job['status']) => void;
 }
 
 /** Every format is JSON; the service reads the body as the named format whatever its type, but says JSON is what it is. */
@@ -90,19 +100,30 @@ export class Vulnerabilities {
    * refused while it streams: `ValidationError` naming `file`; a malformed one names the JSON
    * pointer of its problem. Answers 200 with what the import did (created, updated, closed,
    * reopened, unchanged and the IDs of the findings it changed).
+   *
+   * A file the service takes as a job (larger than its IMPORT_JOB_THRESHOLD_BYTES, 8 MiB by
+   * default, or any file with `respondAsync: true`) is answered 202; the call then follows the job
+   * (`GET /v1/jobs/{id}`, waiting longer between looks, or as Retry-After says) and answers the same
+   * as a 200, or throws the error the synchronous import would have (a `ValidationError` naming
+   * the file's problem). `jobTimeoutMs` (default 30 minutes) bounds the wait: a `TimeoutError`,
+   * while the job runs on.
    */
-  async import(input: ImportVulnerabilitiesInput, options?: WriteOptions) {
+  async import(input: ImportVulnerabilitiesInput, options?: ImportOptions): Promise<WithResponse<ImportVulnerabilitiesResponse>> {
     if (!input || typeof input !== 'object') throw new TypeError('import needs { format, file }');
     const { format, scope, file } = input;
     if (typeof format !== 'string' || (format as string) === '')
       throw new TypeError('import needs a format (sarif, trivy, grype, osv, cyclonedx or openvex)');
     if (scope !== undefined && typeof scope !== 'string') throw new TypeError('scope must be a string');
     const source = await importSource(file);
-    return send(this.#ctx, 'importVulnerabilities', {
+    const answer = await send(this.#ctx, 'importVulnerabilities', {
       query: { format, ...(scope !== undefined ? { scope } : {}) },
       body: rawBody(source, IMPORT_CONTENT_TYPE),
       options,
+      headers: input.respondAsync ? { prefer: 'respond-async' } : undefined,
     });
+    if (answer.response.status !== 202) return answer;
+    const accepted = answer as unknown as WithResponse<ImportVulnerabilitiesAccepted>;
+    return followJob<ImportVulnerabilitiesResponse['data']>(this.#ctx, accepted, { ...options, onStatus: options?.onJobStatus });
   }
 }
 

@@ -22,6 +22,7 @@ import { multipartParts } from '../../multipart.ts';
 import { validatorCompiler } from '../../validation.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import type { RouteDeps } from '../deps.ts';
+import { Job } from '../../../domain/jobs/schema.ts';
 
 const PATH = '/v1/vulnerabilities/imports';
 
@@ -34,6 +35,22 @@ const ImportForm = Type.Object({
   scope: Type.Optional(ImportScope),
   file: Type.String({ format: 'binary', description: 'The scanner’s file, after the text fields.' }),
 });
+
+const ImportHeaders = Type.Object({
+  ...WriteHeaders.properties,
+  prefer: Type.Optional(
+    Type.String({
+      maxLength: 1024,
+      description: 'Optional. `respond-async` (RFC 7240): import as a job (202) whatever the file’s size.',
+    }),
+  ),
+});
+
+/** `Prefer: respond-async` (RFC 7240), among other preferences, in one header or several. */
+function prefersAsync(header: string | string[] | undefined): boolean {
+  const values = Array.isArray(header) ? header : header === undefined ? [] : [header];
+  return values.some((value) => value.split(',').some((pref) => /^\s*respond-async\s*(?:;|$)/i.test(pref)));
+}
 
 const incomplete = () =>
   validationFailed([{ field: 'body', message: 'is not complete: the request ended before the file did' }], 'The body ended early.');
@@ -128,14 +145,16 @@ function registerImport(app: FastifyInstance, { system }: RouteDeps) {
           'Statuses a person set (acknowledged, ignored, risk) are kept; the tool’s suppressions and VEX not_affected/false_positive make a finding ignored, VEX fixed closes it. ' +
           'The file is the raw body (any content type but multipart; `format` and `scope` in the query), or the `file` part of a multipart/form-data body after its `format` and `scope` fields. ' +
           `At most IMPORT_MAX_BYTES (default ${DEFAULT_IMPORT_MAX_BYTES} bytes), refused while it streams. A malformed file, or one not of the named format, answers 400 validation_failed with a detail naming the JSON pointer; nothing is written. ` +
-          'Idempotent under `Idempotency-Key`: the same format, scope and file (by SHA-256) replays the answer.',
+          'Idempotent under `Idempotency-Key`: the same format, scope and file (by SHA-256) replays the answer. ' +
+          'A file larger than IMPORT_JOB_THRESHOLD_BYTES (default 8 MiB), or any file sent with `Prefer: respond-async`, is imported as a job: the answer is `202 Accepted` with the job and `Location: /v1/jobs/{jobId}`, which gives the same result (or error) once it has run; the key then replays that 202.',
         security: [{ bearerAuth: ['vulnerability:write'] }],
         consumes: ['application/octet-stream', 'multipart/form-data'],
-        headers: WriteHeaders,
+        headers: ImportHeaders,
         querystring: Query,
         body: ImportForm,
         response: {
           200: Envelope(ImportResult, 'What the import did: counts, and the IDs of the findings it changed.'),
+          202: Envelope(Job, 'The import was accepted as a job: follow it at `Location` (GET /v1/jobs/{jobId}).'),
           ...v1Errors({
             400: 'validation_failed (details name format, scope, file, body, or the JSON pointer of the file’s problem), or idempotency_key_required',
             409: 'idempotency_key_reused (same key, different format, scope or file) or idempotency_request_in_progress',
@@ -161,9 +180,15 @@ function registerImport(app: FastifyInstance, { system }: RouteDeps) {
           throw validationFailed([{ field: 'format', message: 'is required (sarif, trivy, grype, osv, cyclonedx or openvex)' }]);
         const outcome = await importVulnerabilities({
           ctx,
-          input: { format, scope: file.scope ?? query.scope, body: file.body, idempotency: idempotencyOf(request, () => PATH) },
+          input: {
+            format,
+            scope: file.scope ?? query.scope,
+            body: file.body,
+            idempotency: idempotencyOf(request, () => PATH),
+            respondAsync: prefersAsync(request.headers.prefer),
+          },
         });
-        return sendOutcome(request, reply, outcome);
+        return sendOutcome(request, reply, outcome, (job) => `/v1/jobs/${(job as Job).id}`);
       } finally {
         await file.done?.();
       }

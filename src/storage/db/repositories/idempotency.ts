@@ -9,7 +9,8 @@ import { instanceAlive } from './server-instances.ts';
 type Q = Kysely<Database>;
 
 /** What a completed write did. */
-export type WriteKind = 'created' | 'updated';
+/** 'accepted': bulk work taken as a job (its stored body is the job; migration 0021) */
+export type WriteKind = 'created' | 'updated' | 'accepted';
 
 export interface IdempotencyRecord {
   fingerprint: string;

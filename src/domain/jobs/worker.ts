@@ -1,0 +1,145 @@
+// The job worker every node runs (docs/decisions/program-writes.md, "Jobs"): it leases queued jobs fairly across
+// organizations (repositories/jobs.ts, claimJobs), runs at most JOB_CONCURRENCY at once, renews
+// each lease while its job runs (a third of the lease, WRITE_LEASE_MS, at a time), and looks
+// again every JOB_POLL_MS while idle, at once when a slot frees or a request of this process
+// queued a job (nudge.ts). A node that dies stops renewing: its job's lease runs out and any node
+// claims it again; the import being a diff of the file against the stored findings, the re-run
+// converges on the same state.
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { SystemContext } from '../context.ts';
+import { claimJobs, releaseJob, renewJobLease, type JobRow } from '../../storage/db/repositories/jobs.ts';
+import { LOCAL_OWNER_PREFIX } from '../../storage/db/repositories/webhook-deliveries.ts';
+import { onJobQueued } from './nudge.ts';
+import { runJob, type JobEnding } from './run.ts';
+
+export interface JobSettings {
+  /** JOB_CONCURRENCY */
+  concurrency: number;
+  /** JOB_POLL_MS */
+  pollMs: number;
+  /** how long a claim holds a job without renewal (WRITE_LEASE_MS) */
+  leaseMs: number;
+}
+
+export interface JobWorkerOptions {
+  ctx: SystemContext;
+  settings: JobSettings;
+  /** a claim the database refused, or a job that failed unexpectedly; reported, then tried again */
+  onError?: (err: Error) => void;
+  /** each job run to its end (or lost to another node), for logs and tests */
+  onEnd?: (job: JobRow, ending: JobEnding) => void;
+}
+
+export class JobWorker {
+  readonly owner: string;
+  private readonly ctx: SystemContext;
+  private readonly settings: JobSettings;
+  private readonly onError: (err: Error) => void;
+  private readonly onEnd: JobWorkerOptions['onEnd'];
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private stopping = false;
+  private running: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private woken = false;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(options: JobWorkerOptions) {
+    this.ctx = options.ctx;
+    this.settings = options.settings;
+    this.owner = options.ctx.instance?.id ?? `${LOCAL_OWNER_PREFIX}${randomUUID()}`;
+    this.onError = options.onError ?? (() => {});
+    this.onEnd = options.onEnd;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.unsubscribe = onJobQueued(() => this.poke());
+    this.running = this.loop();
+  }
+
+  /** Looks for queued jobs now. */
+  poke(): void {
+    if (this.wake) this.wake();
+    else this.woken = true;
+  }
+
+  /**
+   * Stops claiming, lets the jobs in flight finish for up to `graceMs`, then gives back the leases
+   * of those still running (queued again for any node).
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
+    this.unsubscribe?.();
+    this.poke();
+    await this.running;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.inFlight.values()]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+    clearTimeout(timer);
+    for (const id of this.inFlight.keys()) await releaseJob(this.ctx.db.kysely, id, this.owner).catch(() => {});
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      const free = this.settings.concurrency - this.inFlight.size;
+      let claimed = 0;
+      if (free > 0) {
+        try {
+          const now = this.ctx.now();
+          const rows = await claimJobs(this.ctx.db.kysely, this.ctx.db.dialect, {
+            owner: this.owner,
+            now,
+            leaseUntil: now + this.settings.leaseMs,
+            limit: free,
+          });
+          claimed = rows.length;
+          for (const row of rows) this.run(row);
+        } catch (err) {
+          this.onError(err as Error);
+        }
+        if (this.stopping) break;
+        if (claimed > 0 && claimed === free) continue;
+      }
+      await this.sleep(this.settings.pollMs);
+    }
+  }
+
+  private run(row: JobRow): void {
+    const renew = setInterval(
+      () => {
+        renewJobLease(this.ctx.db.kysely, row.id, this.owner, this.ctx.now() + this.settings.leaseMs).catch((err) => this.onError(err));
+      },
+      Math.max(10, Math.floor(this.settings.leaseMs / 3)),
+    );
+    const work = runJob(this.ctx, row, this.owner, this.onError)
+      .then((ending) => this.onEnd?.(row, ending))
+      .catch(async (err) => {
+        this.onError(err as Error);
+        // queued again for any node after a moment's failure; if even that fails, the lease runs out
+        await sleep(Math.min(this.settings.pollMs * 10, 5000));
+        await releaseJob(this.ctx.db.kysely, row.id, this.owner).catch(() => {});
+      })
+      .finally(() => {
+        clearInterval(renew);
+        this.inFlight.delete(row.id);
+        this.poke();
+      });
+    this.inFlight.set(row.id, work);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+}
