@@ -5,7 +5,7 @@
 // handler had started to (a paused stream): a keep-alive client's next request then waited for
 // the request time-out (issue 35). This hook, on every answer, is the one place that settles it
 // (docs/decisions/writes-and-uploads.md, "A body left unread"):
-// - a body that has fully arrived, or whose Content-Length is at most UNREAD_BODY_DRAIN_BYTES, is
+// - a body that has fully arrived, or whose Content-Length is at most UNREAD_BODY_DRAIN_BYTES (64 MiB), is
 //   read and discarded after the answer, and the connection stays open for the next request;
 // - a longer one, one of unknown length (chunked), or one whose stream was destroyed, is answered
 //   with `Connection: close`: Node closes the connection after the answer instead of reading
@@ -15,8 +15,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 
-/** Most bytes of a refused request's body read and discarded to keep its connection open. */
-export const UNREAD_BODY_DRAIN_BYTES = 4 * 1024 * 1024;
+/**
+ * Most bytes of a refused request's body read and discarded to keep its connection open. Large
+ * enough for the files clients commonly send (a 4 MiB upload refused `409` while its first attempt
+ * still ran was cut at 4 MiB, and the client, still writing, got EPIPE instead of the answer:
+ * closing a connection the client is writing to can lose the answer in flight), small enough that
+ * a refused body costs a bounded read.
+ */
+export const UNREAD_BODY_DRAIN_BYTES = 64 * 1024 * 1024;
 
 /** True when the request declared a body (a length above zero, or chunked) that was not read to its end. */
 function leftUnread(raw: IncomingMessage): boolean {
