@@ -24,7 +24,7 @@ import {
   rawBody,
   stopLocalDiskUploads,
 } from '../harness/uploads.ts';
-import { startServer, type TestServer } from '../harness/server.ts';
+import { addCredential, getToken, startServer, type TestServer } from '../harness/server.ts';
 import { UNREAD_BODY_DRAIN_BYTES } from '../../src/http/plugins/unread-body.ts';
 
 /** Bodies well past what the socket buffers hold, under and over the drain bound. */
@@ -172,6 +172,21 @@ for (const dialect of dialects) {
       }
       assert.equal(planned.status, 200, JSON.stringify(planned.body));
       assert.equal(applied.status, 200, JSON.stringify(applied.body));
+    });
+
+    test('PUT /v1/program: a Read Only credential refused before its document is parsed, in turn with accepted ones', async () => {
+      const readOnly = await getToken(server.url, await addCredential(server.system, h.client.organizationId, 'read_only'));
+      const large = `# ${'x'.repeat(UNDER_BOUND)}\n${DOCUMENT}`;
+      const [refused, planned, read] = await inTurn([
+        ['read only', { ...putProgram(large), headers: { ...putProgram(large).headers, authorization: `Bearer ${readOnly}` } }],
+        ['planned', putProgram(DOCUMENT, { query: '?mode=plan' })],
+        ['read', list],
+      ]);
+      assert.equal(refused.status, 403, JSON.stringify(refused.body));
+      assert.equal(refused.body.error.code, 'forbidden');
+      assert.equal(refused.connectionHeader, 'keep-alive', 'the unparsed body is discarded within the drain bound');
+      assert.equal(planned.status, 200, JSON.stringify(planned.body));
+      assert.equal(read.connection, 1, 'all three went over the first connection');
     });
   });
 }

@@ -110,8 +110,7 @@ for (const dialect of dialects) {
       const error = JSON.parse(res.body).error;
       assert.equal(error.code, 'forbidden');
       assert.match(error.message, /framework:write, control:write, .*vulnerability:write\); this credential holds none/);
-      // the body was left unread: the connection is not kept for another request
-      assert.equal(res.headers.connection, 'close');
+      // (what becomes of the unread body and the connection: test/http/keep-alive-refusals.test.ts)
       assert.ok(slowest < 200, `/healthz took ${slowest.toFixed(0)} ms`);
       assert.ok(took < 1000, `the 403 took ${took.toFixed(0)} ms`);
     });

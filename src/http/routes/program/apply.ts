@@ -125,17 +125,12 @@ export default function applyProgramRoute(app: FastifyInstance, { system, config
       '/v1/program',
       {
         config: { accepts: 'application/yaml or application/json' },
-        // Before a byte of the body is read: a credential that can write nothing is refused at
-        // once (issue 36). The body left unread, the connection is closed after the answer.
-        preParsing: async (request, reply, payload) => {
-          if (request.actor) {
-            try {
-              refuseWithoutWriteScope(request.actor);
-            } catch (error) {
-              reply.header('connection', 'close');
-              throw error;
-            }
-          }
+        // Before a byte of the body is parsed: a credential that can write nothing is refused at
+        // once (issue 36). The body it left unread is settled like every other one
+        // (src/http/plugins/unread-body.ts): discarded unparsed within its bound, the connection
+        // kept, so a client still sending does not lose the answer to a reset.
+        preParsing: async (request, _reply, payload) => {
+          if (request.actor) refuseWithoutWriteScope(request.actor);
           return payload;
         },
         // The body schema documents the document; the bytes are parsed and checked by the domain.
