@@ -12,6 +12,7 @@ import { claimJobs, releaseJob, renewJobLease, type JobRow } from '../../storage
 import { LOCAL_OWNER_PREFIX } from '../../storage/db/repositories/webhook-deliveries.ts';
 import { onJobQueued } from './nudge.ts';
 import { runJob, type JobEnding } from './run.ts';
+import { WakeableSleep } from '../wakeable-sleep.ts';
 
 export interface JobSettings {
   /** JOB_CONCURRENCY */
@@ -40,8 +41,7 @@ export class JobWorker {
   private readonly inFlight = new Map<string, Promise<void>>();
   private stopping = false;
   private running: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
-  private woken = false;
+  private readonly pause = new WakeableSleep();
   private unsubscribe: (() => void) | undefined;
 
   constructor(options: JobWorkerOptions) {
@@ -60,8 +60,7 @@ export class JobWorker {
 
   /** Looks for queued jobs now. */
   poke(): void {
-    if (this.wake) this.wake();
-    else this.woken = true;
+    this.pause.wake();
   }
 
   /**
@@ -100,7 +99,7 @@ export class JobWorker {
         if (this.stopping) break;
         if (claimed > 0 && claimed === free) continue;
       }
-      await this.sleep(this.settings.pollMs);
+      await this.pause.sleep(this.settings.pollMs);
     }
   }
 
@@ -125,21 +124,5 @@ export class JobWorker {
         this.poke();
       });
     this.inFlight.set(row.id, work);
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wake = done;
-    });
   }
 }

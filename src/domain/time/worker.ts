@@ -9,6 +9,7 @@
 // rolled back and the row freed at once, for the next worker that looks (within TIME_POLL_MS).
 import { listDueOrganizations, nextDueAt } from '../../storage/db/repositories/time-due.ts';
 import { processDueOrganization, type DueResult, type TimeContext } from './due.ts';
+import { WakeableSleep } from '../wakeable-sleep.ts';
 
 /** Organizations looked at per round; a full round is followed by another at once. */
 const ORGS_PER_ROUND = 100;
@@ -38,8 +39,7 @@ export class TimeWorker {
   private readonly onBatch: TimeWorkerOptions['onBatch'];
   private stopping = false;
   private running: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
-  private woken = false;
+  private readonly pause = new WakeableSleep();
 
   constructor(options: TimeWorkerOptions) {
     this.ctx = options.ctx;
@@ -55,8 +55,7 @@ export class TimeWorker {
 
   /** Looks for due work now (a test that moved its clock, a write that set a due time). */
   poke(): void {
-    if (this.wake) this.wake();
-    else this.woken = true;
+    this.pause.wake();
   }
 
   /** Stops looking; a batch in progress finishes (it is one short transaction). */
@@ -76,7 +75,7 @@ export class TimeWorker {
         wait = this.settings.pollMs;
       }
       if (this.stopping) break;
-      if (wait > 0) await this.sleep(wait);
+      if (wait > 0) await this.pause.sleep(wait);
     }
   }
 
@@ -100,21 +99,5 @@ export class TimeWorker {
     const untilDue = next - this.ctx.now();
     // due already (a record moved meanwhile, or a clock moved by a test): soon, without spinning
     return untilDue > 0 ? Math.min(this.settings.pollMs, untilDue) : BUSY_RETRY_MS;
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wake = done;
-    });
   }
 }

@@ -18,6 +18,7 @@ import {
 import type { ServerInstance } from '../instances/server-instance.ts';
 import { attemptDelivery, type AttemptResult, type DeliveryContext } from './deliver.ts';
 import { onDeliveriesEnqueued } from './nudge.ts';
+import { WakeableSleep } from '../wakeable-sleep.ts';
 
 /** Looks after a nudge that found nothing yet: the enqueuing transaction may still be committing. */
 const NUDGE_RECHECKS_MS = [5, 20, 50, 100];
@@ -42,9 +43,7 @@ export class DeliveryWorker {
   private readonly inFlight = new Map<string, Promise<void>>();
   private stopping = false;
   private running: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
-  /** a wake-up that came while the loop was not sleeping: its next sleep ends at once */
-  private woken = false;
+  private readonly pause = new WakeableSleep();
   private rechecks: number[] = [];
   private unsubscribe: (() => void) | undefined;
 
@@ -60,14 +59,14 @@ export class DeliveryWorker {
     if (this.running) return;
     this.unsubscribe = onDeliveriesEnqueued(() => {
       this.rechecks = [...NUDGE_RECHECKS_MS];
-      this.wakeUp();
+      this.pause.wake();
     });
     this.running = this.loop();
   }
 
   /** Looks for due deliveries now (a test that moved its clock). */
   poke(): void {
-    this.wakeUp();
+    this.pause.wake();
   }
 
   /**
@@ -77,7 +76,7 @@ export class DeliveryWorker {
   async stop(graceMs: number): Promise<{ released: number }> {
     this.stopping = true;
     this.unsubscribe?.();
-    this.wakeUp();
+    this.pause.wake();
     await this.running;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled([...this.inFlight.values()]), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
@@ -104,7 +103,7 @@ export class DeliveryWorker {
         // every slot filled: more may be due; the next claim waits for a slot (run() wakes the loop)
         if (claimed > 0 && claimed === free) continue;
       }
-      await this.sleep(claimed > 0 ? pollMs : (this.rechecks.shift() ?? pollMs));
+      await this.pause.sleep(claimed > 0 ? pollMs : (this.rechecks.shift() ?? pollMs));
     }
   }
 
@@ -129,29 +128,8 @@ export class DeliveryWorker {
       .catch((err) => this.onError(err as Error))
       .finally(() => {
         this.inFlight.delete(row.id);
-        this.wakeUp();
+        this.pause.wake();
       });
     this.inFlight.set(row.id, work);
-  }
-
-  private wakeUp(): void {
-    if (this.wake) this.wake();
-    else this.woken = true;
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wake = done;
-    });
   }
 }
