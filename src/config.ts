@@ -1,10 +1,10 @@
 // The one validated configuration object. It is parsed once in main.ts (or by the CLI) from the
 // environment and passed down; no module reads process.env at import time.
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES } from './domain/result-cache.ts';
 import { DEFAULT_IMPORT_JOB_THRESHOLD_BYTES } from './domain/vulnerabilities/import-schema.ts';
-import { defaultWorkerThreads } from './workers/pool.ts';
 import {
   DEFAULT_PROGRAM_MAX_BYTES,
   DEFAULT_PROGRAM_MAX_RECORDS,
@@ -437,7 +437,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxRecords: int(env, 'PROGRAM_MAX_RECORDS', DEFAULT_PROGRAM_MAX_RECORDS, 1),
       maxYamlBytes: int(env, 'PROGRAM_MAX_YAML_BYTES', DEFAULT_PROGRAM_MAX_YAML_BYTES, 1024),
     },
-    workerThreads: int(env, 'WORKER_THREADS', defaultWorkerThreads(), 1),
+    // every core but the event loop's, at least one (src/workers/pool.ts)
+    workerThreads: int(env, 'WORKER_THREADS', Math.max(1, availableParallelism() - 1), 1),
     events: { retentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1) },
     webhooks: {
       allowPrivateAddresses: bool(env, 'WEBHOOKS_ALLOW_PRIVATE_ADDRESSES', false),

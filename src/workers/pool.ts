@@ -8,15 +8,11 @@
 // so the main thread deserializes a large answer a slice at a time, between other requests,
 // instead of holding the loop for the whole of it. A ServiceError thrown in a worker is thrown
 // again here as the same ServiceError; any other error, or a worker that dies, rejects the task.
-import { availableParallelism } from 'node:os';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ServiceError } from '../domain/errors.ts';
 import type { TaskName, TaskInput, WorkerMessage } from './tasks.ts';
-
-/** The pool's size unless WORKER_THREADS says otherwise: every core but the event loop's, at least one. */
-export const defaultWorkerThreads = () => Math.max(1, availableParallelism() - 1);
 
 // `.ts` when the source runs (Node strips the types in workers too), `.js` in the built dist/.
 const WORKER_FILE = new URL(`./worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
