@@ -309,7 +309,11 @@ for (const dialect of dialects) {
           );
           // Trickled, the connection is never idle, only slow: the request time-out must cut it.
           const timer = trickle ? setInterval(() => socket.destroyed || socket.write('y'), 200) : undefined;
+          // Read what the server sends, as any client does: a server that has read every byte it was
+          // sent closes with a FIN (after its 408), which a client that never reads would never see.
+          socket.on('data', () => {});
           const closedAfter = await new Promise<number>((resolve) => {
+            socket.on('end', () => resolve(Date.now() - start));
             socket.on('close', () => resolve(Date.now() - start));
             setTimeout(() => resolve(Infinity), REQUEST_TIMEOUT_MS + 15_000).unref();
           });
