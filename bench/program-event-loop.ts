@@ -22,7 +22,7 @@ import { loadConfig } from '../src/config.ts';
 import { systemContext } from '../src/system-context.ts';
 import { openRateLimitStore } from '../src/storage/ratelimit/open.ts';
 import { loadProgramBytes } from '../src/formats/program/load.ts';
-import { DEFAULT_PROGRAM_LIMITS } from '../src/formats/program/limits.ts';
+import { DEFAULT_PROGRAM_LIMITS } from '../src/shared/program-limits.ts';
 import { freePort, ROOT, startChild } from './lib/child.ts';
 
 const { values } = parseArgs({

@@ -4,7 +4,7 @@
 //
 //   node bench/statements.ts [--scales 1,5]
 //   BENCH_DATABASE_URL=postgres://… node bench/statements.ts   (PostgreSQL instead of SQLite)
-import { INITIAL_DATA_VERSIONS } from '../src/domain/data-versions.ts';
+import { INITIAL_DATA_VERSIONS } from '../src/shared/data-versions.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

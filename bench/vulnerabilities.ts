@@ -22,14 +22,14 @@ import pg from 'pg';
 import { createOrganization } from '../src/domain/organizations/create.ts';
 import { makeCtx } from '../src/demo/context.ts';
 import { DEFAULT_DEMO_NOW, planFor } from '../src/demo/generate.ts';
-import { orgTag } from '../src/demo/random.ts';
+import { orgTag } from '../src/shared/org-tag.ts';
 import { generateReference, referenceUnits } from '../src/demo/reference.ts';
 import { generateVulnerabilities } from '../src/demo/vulnerabilities.ts';
 import { openDb, type Db } from '../src/storage/db/connect.ts';
 import { startBenchService } from './lib/bench-service.ts';
 import { migrateToLatest } from '../src/storage/db/migrate.ts';
 import { bumpDataVersions } from '../src/storage/db/repositories/organizations.ts';
-import { DATA_KINDS } from '../src/domain/data-versions.ts';
+import { DATA_KINDS } from '../src/shared/data-versions.ts';
 import { countMatching, loadVulnerabilityCells } from '../src/storage/db/repositories/vulnerability-pages.ts';
 
 const { values } = parseArgs({

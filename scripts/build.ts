@@ -4,7 +4,7 @@
 // `node dist/main.js` then needs neither the TypeScript source nor esbuild, only the production
 // dependencies; docs/deployment.md says how the image and the systemd unit use it.
 //   node scripts/build.ts [DIR]    build into DIR instead (a folder next to package.json: the built
-//                                  server reads its version from ../package.json)
+//                                  server reads its version from ../../package.json, in shared/)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

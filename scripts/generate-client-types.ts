@@ -35,7 +35,7 @@ import {
   TEST_STATUSES,
   VULNERABILITY_SOURCES,
   VULNERABILITY_STATUSES,
-} from '../src/domain/vocabulary.ts';
+} from '../src/shared/vocabulary.ts';
 import { ErrorBody } from '../src/http/schemas/common.ts';
 import { SCANNER_FORMATS } from '../src/formats/scanners/signatures.ts';
 import { Credential, NewCredential } from '../src/domain/auth/schema.ts';

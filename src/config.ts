@@ -3,14 +3,18 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES } from './domain/result-cache.ts';
-import { DEFAULT_IMPORT_JOB_THRESHOLD_BYTES } from './domain/vulnerabilities/import-schema.ts';
 import {
   DEFAULT_PROGRAM_MAX_BYTES,
   DEFAULT_PROGRAM_MAX_RECORDS,
   DEFAULT_PROGRAM_MAX_YAML_BYTES,
   type ProgramLimits,
-} from './formats/program/limits.ts';
+} from './shared/program-limits.ts';
+
+/** RESULT_CACHE_MAX_OBJECT_BYTES' default: 64 MiB of estimated heap. */
+export const DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES = 64 * 1024 * 1024;
+
+/** A file larger than this is imported as a job (202) unless IMPORT_JOB_THRESHOLD_BYTES says otherwise: 8 MiB. */
+export const DEFAULT_IMPORT_JOB_THRESHOLD_BYTES = 8 * 1024 * 1024;
 
 export const REGIONS = ['in', 'us', 'eu', 'au'] as const;
 

@@ -1,6 +1,6 @@
 // Turns whatever ended a command into a message on stderr and an exit code (exit-codes.ts).
 import { ConfigError } from '../config.ts';
-import { ServiceError } from '../domain/errors.ts';
+import { ServiceError } from '../shared/errors.ts';
 import { BackupError } from '../storage/backup/backup-error.ts';
 import { NewerDatabaseError } from '../storage/db/migrate.ts';
 import { DocumentRefused } from './document-refused.ts';

@@ -5,7 +5,7 @@ import type { Db } from '../storage/db/connect.ts';
 import { BulkWriter, type TableName } from '../storage/db/bulk-insert.ts';
 import type { SubjectType } from '../storage/db/schema.ts';
 import { IdFactory, type Rng, Seeder } from './random.ts';
-import { DAY_MS, TICKET_SOURCES } from '../domain/vocabulary.ts';
+import { DAY_MS, TICKET_SOURCES } from '../shared/vocabulary.ts';
 
 /** ID and randomness namespaces (one per record kind; see random.ts). */
 export const NS = {

@@ -4,7 +4,7 @@ import { EVIDENCE_GAPS, EVIDENCE_TEMPLATES, NOT_RELEVANT_REASONS, REVISION_REASO
 import { type ControlModel, mapArtifact } from './controls.ts';
 import { addEntities, addPeople, addTickets, type Ctx, json, lowerFirst, NS, personId, stamps, tick, variantName } from './context.ts';
 import { testIdentity } from './tests.ts';
-import { attachmentPeriod, DAY_MS, DEPARTMENTS, EFFORT_ESTIMATES, EVIDENCE_STATUSES } from '../domain/vocabulary.ts';
+import { attachmentPeriod, DAY_MS, DEPARTMENTS, EFFORT_ESTIMATES, EVIDENCE_STATUSES } from '../shared/vocabulary.ts';
 
 type EvidenceStatus = (typeof EVIDENCE_STATUSES)[number];
 

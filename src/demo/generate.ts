@@ -7,12 +7,12 @@
 // even at scale 2000 (about a million findings).
 import type { Db } from '../storage/db/connect.ts';
 import { bumpDataVersions } from '../storage/db/repositories/organizations.ts';
-import { WRITES } from '../domain/data-versions.ts';
+import { WRITES } from '../shared/data-versions.ts';
 import { ControlModel, generateControls } from './controls.ts';
 import { type Ctx, makeCtx } from './context.ts';
 import { generateEvidence } from './evidence.ts';
 import { generatePolicies } from './policies.ts';
-import { orgTag } from './random.ts';
+import { orgTag } from '../shared/org-tag.ts';
 import { generateReference, referenceUnits } from './reference.ts';
 import { generateTests } from './tests.ts';
 import { generateVulnerabilities } from './vulnerabilities.ts';

@@ -3,7 +3,7 @@
 import { NOT_RELEVANT_REASONS, POLICY_GAPS, POLICY_TEMPLATES, VARIANT_QUALIFIERS } from './catalogues/artifacts.ts';
 import { type ControlModel, mapArtifact } from './controls.ts';
 import { addEntities, addPeople, addTickets, type Ctx, json, NS, personId, stamps, tick, variantName } from './context.ts';
-import { DAY_MS, DEPARTMENTS, EFFORT_ESTIMATES, POLICY_BEHAVIORS, POLICY_STATUSES } from '../domain/vocabulary.ts';
+import { DAY_MS, DEPARTMENTS, EFFORT_ESTIMATES, POLICY_BEHAVIORS, POLICY_STATUSES } from '../shared/vocabulary.ts';
 
 type PolicyStatus = (typeof POLICY_STATUSES)[number];
 

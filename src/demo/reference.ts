@@ -15,7 +15,7 @@ import {
   VULNERABILITY_CUSTOM_FIELDS,
 } from './catalogues/organization.ts';
 import { type Ctx, json, NS, stamps, tick } from './context.ts';
-import { DAY_MS } from '../domain/vocabulary.ts';
+import { DAY_MS } from '../shared/vocabulary.ts';
 
 export interface FrameworkDef {
   key: 'csf' | 'soc2' | 'iso';

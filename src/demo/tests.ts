@@ -7,7 +7,7 @@ import { REPOSITORIES, RESOURCE_TAGS } from './catalogues/vulnerabilities.ts';
 import { type ControlModel, mapArtifact } from './controls.ts';
 import { addEntities, addPeople, addRiskLinks, addTickets, type Ctx, json, lowerFirst, NS, tick } from './context.ts';
 import type { Rng } from './random.ts';
-import { DAY_MS, EFFORT_ESTIMATES } from '../domain/vocabulary.ts';
+import { DAY_MS, EFFORT_ESTIMATES } from '../shared/vocabulary.ts';
 
 type Result = 'ignored' | 'fix_required' | 'passing';
 type PublicStatus = Result | 'affected';

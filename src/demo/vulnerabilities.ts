@@ -18,7 +18,7 @@ import {
 } from './catalogues/vulnerabilities.ts';
 import { addPeople, addRiskLinks, addTickets, type Ctx, json, NS, personId, tick } from './context.ts';
 import type { Rng } from './random.ts';
-import { DAY_MS, SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../domain/vocabulary.ts';
+import { DAY_MS, SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../shared/vocabulary.ts';
 
 type Status = (typeof VULNERABILITY_STATUSES)[number];
 type Severity = (typeof SEVERITIES)[number];

@@ -60,7 +60,7 @@ export interface SystemContext extends BaseContext {
   attachmentQuotaBytes?: number;
   /** see Config.importMaxBytes; default DEFAULT_IMPORT_MAX_BYTES (domain/vulnerabilities/import-schema.ts) */
   importMaxBytes?: number;
-  /** see Config.importJobThresholdBytes; default DEFAULT_IMPORT_JOB_THRESHOLD_BYTES (import-schema.ts) */
+  /** see Config.importJobThresholdBytes; default DEFAULT_IMPORT_JOB_THRESHOLD_BYTES (config.ts) */
   importJobThresholdBytes?: number;
 }
 

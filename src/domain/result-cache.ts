@@ -18,12 +18,10 @@
 // hash in a table of fixed size (ASKED_SLOTS), so a one-off page holds no memory of its own; two
 // keys that share a slot only make one of them kept a request earlier or later.
 import { LRUCache } from 'lru-cache';
-import { READS, type CachedVerb, type DataKind, type DataVersions } from './data-versions.ts';
-import { cacheCollections } from '../cache-collections.ts';
+import { READS, type CachedVerb, type DataKind, type DataVersions } from '../shared/data-versions.ts';
+import { cacheCollections } from '../shared/cache-collections.ts';
+import { DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES } from '../config.ts';
 import { estimateBytes } from './estimate-bytes.ts';
-
-/** RESULT_CACHE_MAX_OBJECT_BYTES' default: 64 MiB of estimated heap. */
-export const DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES = 64 * 1024 * 1024;
 
 /**
  * What an entry costs besides its result: the key string, the entry, its place in the maps and

@@ -3,7 +3,7 @@
 // overrides such as U+202E, zero-width characters, U+FEFF) do not show, yet they reorder what is
 // shown (`invoice‮fdp.exe` reads as `invoiceexe.pdf`) or send control codes to the terminal that
 // prints a name. Text is compared and stored in NFC, so one name has one spelling.
-import type { FieldIssue } from './errors.ts';
+import type { FieldIssue } from '../shared/errors.ts';
 
 const INVISIBLE = /[\p{Cc}\p{Cf}]/u;
 const INVISIBLE_ALL = /[\p{Cc}\p{Cf}]/gu;

@@ -10,7 +10,7 @@
 // result alive that the result cache has let go), and held in least-recently-used order within a
 // budget of bytes (RESULT_CACHE_MAX_BYTES): the least recently used are dropped first.
 import { randomBytes } from 'node:crypto';
-import { cacheCollections } from '../cache-collections.ts';
+import { cacheCollections } from '../shared/cache-collections.ts';
 
 interface Entry {
   result: WeakRef<object>;

@@ -10,7 +10,7 @@
 // to four full collections per 100 MiB uploaded: most of an upload's CPU. A scavenge every 16 MiB
 // of body keeps the dead chunks well under that trigger. (Full collections V8 starts for other
 // reasons are not prevented: docs/decisions/performance.md, "Uploads: where the garbage came from".)
-import { CollectionPacer } from '../collector.ts';
+import { CollectionPacer } from '../shared/collector.ts';
 
 /** Body bytes received (by all the uploads of the process together) between two scavenges. */
 export const BODY_BYTES_PER_SCAVENGE = 16 * 1024 * 1024;

@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { authorize, type Resource } from '../domain/auth/scopes.ts';
-import { ServiceError } from '../domain/errors.ts';
+import { ServiceError } from '../shared/errors.ts';
 import { fingerprintSubject } from '../domain/idempotency/fingerprint.ts';
 import { IDEMPOTENCY_KEY_PATTERN, type IdempotencyInput, type Outcome } from '../domain/idempotency/run.ts';
 import { envelope } from './reply.ts';

@@ -8,7 +8,7 @@
 // a body with more than MAX_JSON_ENTRIES is refused before it is parsed, after one pass over its
 // text that skips strings (docs/security.md, "Malformed requests").
 import type { FastifyInstance } from 'fastify';
-import { validationFailed } from '../domain/errors.ts';
+import { validationFailed } from '../shared/errors.ts';
 
 /** Most fields and list items a JSON body may hold, at every level together. */
 export const MAX_JSON_ENTRIES = 4096;

@@ -5,7 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Transform, type TransformCallback } from 'node:stream';
 import busboy from 'busboy';
-import { validationFailed, type ServiceError } from '../domain/errors.ts';
+import { validationFailed, type ServiceError } from '../shared/errors.ts';
 import type { UploadPart } from '../domain/evidence/upload.ts';
 import { noteBodyBytes } from './body-scavenges.ts';
 

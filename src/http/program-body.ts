@@ -5,8 +5,8 @@
 // other route accepts YAML or large bodies. The bytes are parsed by src/formats/program/load.ts.
 import type { FastifyInstance } from 'fastify';
 import type { Readable } from 'node:stream';
-import { validationFailed } from '../domain/errors.ts';
-import { byteSize } from '../formats/program/limits.ts';
+import { validationFailed } from '../shared/errors.ts';
+import { byteSize } from '../shared/program-limits.ts';
 import type { ProgramFormat } from '../formats/program/load.ts';
 
 export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'] as const;

@@ -5,7 +5,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import type { FieldIssue } from '../domain/errors.ts';
+import type { FieldIssue } from '../shared/errors.ts';
 import { listIssue } from './schemas/lists.ts';
 
 // ajv-formats ships CommonJS with a default export property.

@@ -18,8 +18,8 @@
 // credential are never shared).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import type { DataVersions } from '../domain/data-versions.ts';
-import { DATA_KINDS } from '../domain/data-versions.ts';
+import type { DataVersions } from '../shared/data-versions.ts';
+import { DATA_KINDS } from '../shared/data-versions.ts';
 import type { UsageRecorder } from '../domain/console/usage-recorder.ts';
 import type { Actor } from '../domain/auth/scopes.ts';
 import type { AnswerBytes } from './answer-bytes.ts';

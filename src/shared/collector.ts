@@ -1,6 +1,6 @@
 // V8's garbage collector, asked for by the code that knows when much has just died and V8 does not:
 // uploads' body chunks (src/http/body-scavenges.ts) and the caches' dropped entries
-// (src/cache-collections.ts). Without exposing `gc` to the process's own code: the flag is on only
+// (src/shared/cache-collections.ts). Without exposing `gc` to the process's own code: the flag is on only
 // while one new context is made, whose `gc` is kept here.
 import v8 from 'node:v8';
 import vm from 'node:vm';

@@ -20,6 +20,8 @@ export const MappedRequirement = Type.Object({
   requirementCode: Type.String(),
   requirementName: Type.String(),
 });
+/** An application a test covers. */
+export const Application = Type.Object({ name: Type.String() });
 export const MappedRisk = Type.Object({ riskId: Type.String(), riskName: Type.String() });
 /** A ticket of a policy, evidence record or test (vulnerability tickets are shaped `{ id, url, source }`). */
 export const Ticket = Type.Object({ ticketId: Type.String(), source: Type.String(), url: Type.String() });
@@ -31,4 +33,5 @@ export type MappedFramework = Static<typeof MappedFramework>;
 export type MappedControl = Static<typeof MappedControl>;
 export type MappedRequirement = Static<typeof MappedRequirement>;
 export type MappedRisk = Static<typeof MappedRisk>;
+export type Application = Static<typeof Application>;
 export type Ticket = Static<typeof Ticket>;

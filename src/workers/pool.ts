@@ -11,7 +11,7 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { ServiceError } from '../domain/errors.ts';
+import { ServiceError } from '../shared/errors.ts';
 import type { TaskName, TaskInput, WorkerMessage } from './tasks.ts';
 
 // `.ts` when the source runs (Node strips the types in workers too), `.js` in the built dist/.

@@ -6,7 +6,7 @@
 // problems the domain finds later are looked up in a worker too: for YAML that is a second parse.
 // Asked to (`check`), the worker also checks the document as it parsed it (precheck.ts: every
 // entry's schema and rules, the kinds' digests), so the pipeline's transaction does not.
-import { ServiceError } from '../domain/errors.ts';
+import { ServiceError } from '../shared/errors.ts';
 import {
   decodeUtf8,
   loadProgramBytes,
@@ -16,7 +16,7 @@ import {
   type ProgramFormat,
   type SourcePlace,
 } from '../formats/program/load.ts';
-import type { ProgramLimits } from '../formats/program/limits.ts';
+import type { ProgramLimits } from '../shared/program-limits.ts';
 import { precheckDocument, type DocumentCheck } from '../domain/program/precheck.ts';
 import type { WorkerPool } from './pool.ts';
 import type { Emit } from './tasks.ts';

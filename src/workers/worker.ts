@@ -1,6 +1,6 @@
 // A worker thread of the pool (src/workers/pool.ts): runs one task at a time, by name.
 import { parentPort } from 'node:worker_threads';
-import { ServiceError } from '../domain/errors.ts';
+import { ServiceError } from '../shared/errors.ts';
 import { TASKS, type TaskError, type TaskName, type WorkerMessage } from './tasks.ts';
 
 const port = parentPort!;

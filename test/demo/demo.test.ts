@@ -10,7 +10,7 @@ import { openDb, type Db } from '../../src/storage/db/connect.ts';
 import { migrateToLatest } from '../../src/storage/db/migrate.ts';
 import { BIND_PARAMETER_LIMITS, bulkInsert, rowsPerStatement } from '../../src/storage/db/bulk-insert.ts';
 import { loadDemoData, planFor, type DemoSummary } from '../../src/demo/generate.ts';
-import { orgTag } from '../../src/demo/random.ts';
+import { orgTag } from '../../src/shared/org-tag.ts';
 import {
   EVIDENCE_STATUSES,
   FUNCTION_GROUPINGS,
@@ -20,7 +20,7 @@ import {
   TEST_STATUSES,
   VULNERABILITY_SOURCES,
   VULNERABILITY_STATUSES,
-} from '../../src/domain/vocabulary.ts';
+} from '../../src/shared/vocabulary.ts';
 
 interface Engine {
   name: string;

@@ -18,7 +18,7 @@ import {
 } from '../harness/server.ts';
 import { loadDemoData } from '../../src/demo/generate.ts';
 import { bumpDataVersions } from '../../src/storage/db/repositories/organizations.ts';
-import { DATA_KINDS } from '../../src/domain/data-versions.ts';
+import { DATA_KINDS } from '../../src/shared/data-versions.ts';
 import { CHROMIUM, launchChromium, newClipboardPage } from '../harness/browser.ts';
 
 const EMAIL = 'admin@e2e.example';

@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../../src/storage/db/connect.ts';
 import type { Database } from '../../src/storage/db/schema.ts';
 import { bumpDataVersions } from '../../src/storage/db/repositories/organizations.ts';
-import { DATA_KINDS } from '../../src/domain/data-versions.ts';
+import { DATA_KINDS } from '../../src/shared/data-versions.ts';
 import { fixtures } from './fixtures.ts';
 
 export const T0 = Date.UTC(2025, 0, 1);

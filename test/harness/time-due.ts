@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/storage/db/connect.ts';
 import { refreshStaleAt } from '../../src/storage/db/repositories/time-due.ts';
 import { bumpDataVersions } from '../../src/storage/db/repositories/organizations.ts';
-import { DATA_KINDS } from '../../src/domain/data-versions.ts';
+import { DATA_KINDS } from '../../src/shared/data-versions.ts';
 import { fixtures } from './fixtures.ts';
 
 export async function seedStaleEvidence(

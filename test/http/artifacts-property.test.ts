@@ -8,7 +8,7 @@ import { dialects } from '../harness/engines.ts';
 import { api, createOrgWithCredential, getToken, startServer, type TestServer } from '../harness/server.ts';
 import { fixtures } from '../harness/fixtures.ts';
 import { artifactFixtures, type ArtifactKind, type ArtifactSpec } from '../harness/fixtures-artifacts.ts';
-import { EVIDENCE_STATUSES, POLICY_STATUSES } from '../../src/domain/vocabulary.ts';
+import { EVIDENCE_STATUSES, POLICY_STATUSES } from '../../src/shared/vocabulary.ts';
 
 const env = { RATE_LIMIT_MAX: '1000000', TOKEN_RATE_LIMIT_MAX: '100000' };
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 12);

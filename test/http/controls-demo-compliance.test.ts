@@ -1,7 +1,7 @@
 // The controls' compliance on the demo organization (src/demo/generate.ts), on every database
 // engine: the snapshot loader agrees with the shared loaders of test/harness/compliance.ts over
 // every set of frameworks, and framework progress agrees with the controls list.
-import { INITIAL_DATA_VERSIONS } from '../../src/domain/data-versions.ts';
+import { INITIAL_DATA_VERSIONS } from '../../src/shared/data-versions.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../harness/engines.ts';

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { dialects } from '../harness/engines.ts';
 import { api, createOrgWithCredential, getToken, startServer, type TestServer } from '../harness/server.ts';
 import { controlFixtures, newTestId, type OrganizationSpec } from '../harness/fixtures-controls.ts';
-import { CONTROL_SCOPES, EVIDENCE_STATUSES, FUNCTION_GROUPINGS, POLICY_STATUSES } from '../../src/domain/vocabulary.ts';
+import { CONTROL_SCOPES, EVIDENCE_STATUSES, FUNCTION_GROUPINGS, POLICY_STATUSES } from '../../src/shared/vocabulary.ts';
 
 const RUNS = Number(process.env.CONTROLS_PROPERTY_RUNS ?? 100);
 const STATUSES = ['compliant', 'non_compliant', 'not_applicable'] as const;

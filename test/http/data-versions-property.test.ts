@@ -1,4 +1,4 @@
-// A property test of the per-kind data versions (src/domain/data-versions.ts), on every database
+// A property test of the per-kind data versions (src/shared/data-versions.ts), on every database
 // engine: after any sequence of writes over HTTP (findings created and patched, evidence
 // uploaded, reviewed and linked, the policy moved along its lifecycle), and of the operator's plan change, every answer of a server with a result cache
 // equals the one a server without a cache computes from the same database, for every list and

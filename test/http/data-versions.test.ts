@@ -1,4 +1,4 @@
-// Per-kind data versions over HTTP, on every database engine (src/domain/data-versions.ts): a
+// Per-kind data versions over HTTP, on every database engine (src/shared/data-versions.ts): a
 // vulnerability write cannot change the controls or frameworks answers, so they are still served
 // from the cache (no statement reads the controls' data); an evidence upload does change them, so
 // they show the new status, reading again only the evidence states (the controls and their links

@@ -13,8 +13,8 @@ import { updateOrganizationPlan } from '../../src/domain/organizations/update-pl
 import { FEED_EVENT_TYPES } from '../../src/domain/events/schema.ts';
 import { listEvents } from '../../src/domain/events/list.ts';
 import { RESOURCES } from '../../src/domain/auth/scopes.ts';
-import { INITIAL_DATA_VERSIONS } from '../../src/domain/data-versions.ts';
-import { ServiceError } from '../../src/domain/errors.ts';
+import { INITIAL_DATA_VERSIONS } from '../../src/shared/data-versions.ts';
+import { ServiceError } from '../../src/shared/errors.ts';
 import { NoResultCache } from '../../src/domain/result-cache.ts';
 
 function assertCursorRefused(res: { status: number; body: any }, label: string) {

@@ -18,7 +18,7 @@ import {
   startMovesServer,
   write,
 } from '../harness/program-moves.ts';
-import { EVIDENCE_STATUSES } from '../../src/domain/vocabulary.ts';
+import { EVIDENCE_STATUSES } from '../../src/shared/vocabulary.ts';
 import { insertEndpointFixture } from '../harness/webhooks.ts';
 
 const ALLOWED = {

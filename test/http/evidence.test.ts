@@ -1,7 +1,7 @@
 // GET /v1/evidence and GET /v1/evidence/{evidenceId}, and their plural aliases /v1/evidences…,
 // over the shared, exactly known world (test/harness/fixtures-artifacts.ts), on every database
 // engine: every filter, every `fields` value, every expansion, with exact shapes.
-import { INITIAL_DATA_VERSIONS } from '../../src/domain/data-versions.ts';
+import { INITIAL_DATA_VERSIONS } from '../../src/shared/data-versions.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../harness/engines.ts';
@@ -29,7 +29,7 @@ import {
 } from '../harness/fixtures-artifacts.ts';
 import { EVIDENCE_OPTIONAL_FIELDS, listEvidence, type EvidenceOptionalField } from '../../src/domain/evidence/list.ts';
 import { getEvidence } from '../../src/domain/evidence/get.ts';
-import { ServiceError } from '../../src/domain/errors.ts';
+import { ServiceError } from '../../src/shared/errors.ts';
 
 const env = { RATE_LIMIT_MAX: '100000' };
 const DAY = 86_400_000;

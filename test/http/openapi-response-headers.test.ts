@@ -19,7 +19,7 @@ import {
 } from '../harness/server.ts';
 import { fixtures } from '../harness/fixtures.ts';
 import { bumpDataVersions } from '../../src/storage/db/repositories/organizations.ts';
-import { DATA_KINDS } from '../../src/domain/data-versions.ts';
+import { DATA_KINDS } from '../../src/shared/data-versions.ts';
 import { findingFixtures } from '../harness/fixtures-findings.ts';
 import { createEndpoint } from '../../src/domain/webhooks/create-endpoint.ts';
 import { enqueueEvents, insertEndpointFixture, testEvent } from '../harness/webhooks.ts';

@@ -1,7 +1,7 @@
 // GET /v1/policies and GET /v1/policies/{policyId} over the shared, exactly known world
 // (test/harness/fixtures-artifacts.ts), on every database engine: every filter, every `fields`
 // value, every expansion, with exact shapes.
-import { INITIAL_DATA_VERSIONS } from '../../src/domain/data-versions.ts';
+import { INITIAL_DATA_VERSIONS } from '../../src/shared/data-versions.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects } from '../harness/engines.ts';
@@ -28,7 +28,7 @@ import {
 } from '../harness/fixtures-artifacts.ts';
 import { POLICY_OPTIONAL_FIELDS, listPolicies, type PolicyOptionalField } from '../../src/domain/policies/list.ts';
 import { getPolicy } from '../../src/domain/policies/get.ts';
-import { ServiceError } from '../../src/domain/errors.ts';
+import { ServiceError } from '../../src/shared/errors.ts';
 
 const env = { RATE_LIMIT_MAX: '100000' };
 const { ada, bob, cy } = STAMPS;

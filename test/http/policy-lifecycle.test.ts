@@ -18,7 +18,7 @@ import {
   startMovesServer,
   write,
 } from '../harness/program-moves.ts';
-import { POLICY_STATUSES } from '../../src/domain/vocabulary.ts';
+import { POLICY_STATUSES } from '../../src/shared/vocabulary.ts';
 
 const ALLOWED = {
   submit: ['draft', 'needs_review', 'needs_attention'],

@@ -12,7 +12,7 @@ import { ResultCache } from '../../src/domain/result-cache.ts';
 import { createOrganization } from '../../src/domain/organizations/create.ts';
 import { loadDemoData } from '../../src/demo/generate.ts';
 import { bumpDataVersions } from '../../src/storage/db/repositories/organizations.ts';
-import { DATA_KINDS } from '../../src/domain/data-versions.ts';
+import { DATA_KINDS } from '../../src/shared/data-versions.ts';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;

@@ -10,7 +10,7 @@ import { dialects } from '../harness/engines.ts';
 import { api, createOrgWithCredential, getToken, startServer, type TestServer } from '../harness/server.ts';
 import { fixtures } from '../harness/fixtures.ts';
 import { findingFixtures } from '../harness/fixtures-findings.ts';
-import { SEVERITIES, TEST_RESULTS, TEST_STATUSES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../../src/domain/vocabulary.ts';
+import { SEVERITIES, TEST_RESULTS, TEST_STATUSES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../../src/shared/vocabulary.ts';
 
 const T = Date.UTC(2025, 0, 1);
 const FIX = ['yes', 'no'] as const;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { dialects } from '../harness/engines.ts';
 import { api, createOrgWithCredential, getToken, startServer, type TestServer } from '../harness/server.ts';
 import { findingFixtures } from '../harness/fixtures-findings.ts';
-import { SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../../src/domain/vocabulary.ts';
+import { SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../../src/shared/vocabulary.ts';
 import { loadConfig } from '../../src/config.ts';
 
 const T = Date.UTC(2025, 11, 1);

@@ -7,7 +7,7 @@ import { dialects } from '../harness/engines.ts';
 import { api, createOrgWithCredential, getToken, startServer, type TestServer } from '../harness/server.ts';
 import { fixtures } from '../harness/fixtures.ts';
 import { findingFixtures } from '../harness/fixtures-findings.ts';
-import { SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../../src/domain/vocabulary.ts';
+import { SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../../src/shared/vocabulary.ts';
 
 const DAY = 86_400_000;
 const T = Date.UTC(2025, 11, 1);

@@ -14,7 +14,7 @@ import fc from 'fast-check';
 import { dialects } from '../harness/engines.ts';
 import type { TestServer } from '../harness/server.ts';
 import { artifactFixtures } from '../harness/fixtures-artifacts.ts';
-import { EVIDENCE_STATUSES } from '../../src/domain/vocabulary.ts';
+import { EVIDENCE_STATUSES } from '../../src/shared/vocabulary.ts';
 import {
   RUNS,
   type Answer,

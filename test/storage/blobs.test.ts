@@ -12,7 +12,7 @@ import { Readable } from 'node:stream';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { loadConfig } from '../../src/config.ts';
-import { DependencyUnavailableError } from '../../src/domain/errors.ts';
+import { DependencyUnavailableError } from '../../src/shared/errors.ts';
 import { LocalDiskBlobStore } from '../../src/storage/blobs/local-disk.ts';
 import { openBlobStore } from '../../src/storage/blobs/open.ts';
 import { S3BlobStore } from '../../src/storage/blobs/s3.ts';

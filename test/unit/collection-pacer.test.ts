@@ -1,9 +1,9 @@
-// The collections the service asks V8 for (src/collector.ts): one per given amount of bytes that
+// The collections the service asks V8 for (src/shared/collector.ts): one per given amount of bytes that
 // died, of the kind asked, and none before that amount. Observed through V8's own GC entries.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
-import { CollectionPacer } from '../../src/collector.ts';
+import { CollectionPacer } from '../../src/shared/collector.ts';
 
 /** Counts V8's collections of `kind` while `run` runs, and up to `waitMs` after (async ones finish later). */
 async function collectionsDuring(kind: number, run: () => void, waitMs = 2000): Promise<number> {

@@ -13,14 +13,14 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
-import { ServiceError, type FieldIssue } from '../../src/domain/errors.ts';
+import { ServiceError, type FieldIssue } from '../../src/shared/errors.ts';
 import { FRAMEWORK_REQUIREMENTS_MAX, ProgramFramework, type ProgramRequirement } from '../../src/domain/frameworks/program-schema.ts';
 import { CATALOG_ISSUES_MAX, CATALOG_NESTING_MAX, frameworkFromCatalog } from '../../src/formats/oscal/catalog-import.ts';
 import { CATALOG_UUID_NAMESPACE, catalogFromFramework, type FrameworkForExport } from '../../src/formats/oscal/catalog-export.ts';
 import { frameworkFromCatalogFile } from '../../src/formats/oscal/catalog-file.ts';
 import { OscalCatalogDocument, OSCAL_VERSION } from '../../src/formats/oscal/catalog-shape.ts';
 import { JSON_MAX_DEPTH, parseGuardedJson, readGuardedJsonFile } from '../../src/formats/oscal/guarded-json.ts';
-import { URL_NAMESPACE, uuidV5 } from '../../src/formats/oscal/uuid-v5.ts';
+import { URL_NAMESPACE, uuidV5 } from '../../src/shared/uuid-v5.ts';
 
 // The official schema, validated as OSCAL's own tooling does: JSON Schema draft-07 (Ajv's default
 // draft), its formats (date-time, uri, uri-reference, email) checked, regular expressions in

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceError, validationFailed } from '../../src/domain/errors.ts';
-import { PROGRAM_MAX_DEPTH } from '../../src/formats/program/limits.ts';
+import { ServiceError, validationFailed } from '../../src/shared/errors.ts';
+import { PROGRAM_MAX_DEPTH } from '../../src/shared/program-limits.ts';
 import {
   issueLine,
   loadProgramBytes,

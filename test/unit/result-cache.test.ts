@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ResultCache, orgResultKey } from '../../src/domain/result-cache.ts';
-import { INITIAL_DATA_VERSIONS, type DataVersions } from '../../src/domain/data-versions.ts';
+import { INITIAL_DATA_VERSIONS, type DataVersions } from '../../src/shared/data-versions.ts';
 
 /** Every kind at version `n`, with the given exceptions. */
 const at = (n: number, others: Partial<DataVersions> = {}): DataVersions => ({

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Value } from 'typebox/value';
-import { ServiceError } from '../../src/domain/errors.ts';
+import { ServiceError } from '../../src/shared/errors.ts';
 import { ScannedFinding, ScanSummary } from '../../src/domain/vulnerabilities/scanned-finding.ts';
 import { parseScan, type ScannerFormat } from '../../src/formats/scanners/formats.ts';
 import type { ByteChunks } from '../../src/formats/scanners/json-stream.ts';

@@ -3,7 +3,7 @@
 // database as it is, without migrating it.
 import { JSON_OPTION, type Command } from '../command.ts';
 import { migrationStatus } from '../../storage/db/migrate.ts';
-import { SERVICE_VERSION } from '../../version.ts';
+import { SERVICE_VERSION } from '../../shared/version.ts';
 import { table } from '../table.ts';
 
 export const migrateCommand: Command = {

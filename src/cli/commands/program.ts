@@ -17,7 +17,7 @@ import { issueLine, loadProgramPath, withPlaces, type LoadedProgram, type Progra
 import { planText } from '../../formats/program/plan-text.ts';
 import { frameworkForCatalog } from '../../domain/frameworks/catalog-source.ts';
 import { schemaComment } from '../../formats/program/schema-file.ts';
-import { ServiceError } from '../../domain/errors.ts';
+import { ServiceError } from '../../shared/errors.ts';
 import { JSON_OPTION, ORG_OPTION, type Command, type OptionValues } from '../command.ts';
 import type { CliContext } from '../context.ts';
 import { DocumentRefused } from '../document-refused.ts';

@@ -1,6 +1,6 @@
 // `cds version` (also `cds --version`): the release this installation runs and the Node.js under it,
 // what an operator states in a bug report and checks after an upgrade. /healthz says the same version.
-import { SERVICE_NAME, SERVICE_VERSION } from '../../version.ts';
+import { SERVICE_NAME, SERVICE_VERSION } from '../../shared/version.ts';
 import { JSON_OPTION, type Command } from '../command.ts';
 
 export const versionCommand: Command = {

@@ -1,7 +1,7 @@
 // The field changes PATCH makes alike on evidence and policies: relevance (a record that is not
 // relevant needs a reason) and external links (http(s) only, without user info, with a name that
 // shows as stored). Each adds its refusals to `issues`, naming the field in the body.
-import type { FieldIssue } from '../errors.ts';
+import type { FieldIssue } from '../../shared/errors.ts';
 import { invisibleIssue, typedName } from '../text.ts';
 import { webLinkProblem } from '../web-link.ts';
 

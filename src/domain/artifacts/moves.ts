@@ -3,7 +3,7 @@
 // 400 validation_failed naming `status`, saying which moves are allowed from where the record is.
 // The machines themselves are in evidence/review.ts and policies/lifecycle.ts, written out in
 // docs/decisions/program-writes.md and docs/program-moves.md.
-import { validationFailed, type ServiceError } from '../errors.ts';
+import { validationFailed, type ServiceError } from '../../shared/errors.ts';
 
 /** A move's name (as in its path: `approve`, `request_revision`…) → the statuses it is allowed from. */
 export type Moves<Status extends string> = Readonly<Record<string, readonly Status[]>>;

@@ -4,7 +4,7 @@
 // shows them at once (the cached answer is keyed by the plan). Evidence, policies and tests share
 // these field names, in their answers and in their events' data (events/plan-bounds.ts).
 import { cachedResult } from '../result-cache.ts';
-import type { CachedVerb } from '../data-versions.ts';
+import type { CachedVerb } from '../../shared/data-versions.ts';
 import type { Context } from '../context.ts';
 
 /** The mapping fields of an artifact's answer and the plan resource of the records they name. */

@@ -4,7 +4,15 @@
 // after from these, so its `<kind>.updated` events name the fields as GET does without reading each
 // record again.
 import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
-import type { Assignee, Entity, MappedControl, MappedFramework, MappedRequirement, MappedRisk, PersonStamp } from '../shared-schema.ts';
+import type {
+  Assignee,
+  Entity,
+  MappedControl,
+  MappedFramework,
+  MappedRequirement,
+  MappedRisk,
+  PersonStamp,
+} from '../../shared/sub-objects.ts';
 export const compareStrings = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 const byThen =

@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
 import type { Database } from '../../storage/db/schema.ts';
 import type { CommonListFields, CommonMappings, CommonOptionalFields, FileEntry, GapStatus } from './schema.ts';
-import type { Ticket } from '../shared-schema.ts';
+import type { Ticket } from '../../shared/sub-objects.ts';
 import { setPresent } from '../set-present.ts';
 import type { ArtifactCommon, ArtifactFilter, ArtifactKind, FileEntryRow } from '../../storage/db/repositories/artifacts.ts';
 import {
@@ -119,7 +119,7 @@ export function commonListFields(row: ArtifactCommon, links: ArtifactLinks): Com
     isRelevant: row.isRelevant,
     nextReviewDate: row.nextReviewDate,
     entities: links.entities.get(row.id) ?? [],
-    // stored values are the closed vocabulary (domain/vocabulary.ts)
+    // stored values are the closed vocabulary (src/shared/vocabulary.ts)
     gapStatus: row.gapStatus as GapStatus,
   };
   // Not one of the four nullable fields: left out when unassigned.

@@ -2,7 +2,7 @@
 // and status, the optional fields, the mappings of a get-one answer and a file entry (a policy
 // document or an evidence attachment). Each resource's schema.ts spreads these properties.
 import { Type, type Static } from 'typebox';
-import { DEPARTMENTS, EFFORT_ESTIMATES, GAP_STATUSES, RECURRENCES } from '../vocabulary.ts';
+import { DEPARTMENTS, EFFORT_ESTIMATES, GAP_STATUSES, RECURRENCES } from '../../shared/vocabulary.ts';
 import {
   Assignee,
   Entity,
@@ -13,7 +13,7 @@ import {
   NullableEpochMs,
   PersonStamp,
   Ticket,
-} from '../shared-schema.ts';
+} from '../../shared/sub-objects.ts';
 
 const oneOf = (values: readonly string[], what: string) => Type.String({ description: `${what}: one of ${values.join(', ')}.` });
 

@@ -1,6 +1,6 @@
 // Changing an API credential's access level (Read Only or Read & Write).
 import type { BaseContext } from '../context.ts';
-import { notFound, validationFailed } from '../errors.ts';
+import { notFound, validationFailed } from '../../shared/errors.ts';
 import { ACCESS_LEVELS } from './scopes.ts';
 import { credentialView as view } from './credential-view.ts';
 import * as credentials from '../../storage/db/repositories/credentials.ts';

@@ -3,7 +3,7 @@
 // credential and its audit entry commit together.
 import { DEFAULT_MAX_ACTIVE_CREDENTIALS } from '../../config.ts';
 import type { AdminContext } from '../context.ts';
-import { notFound, ServiceError, validationFailed } from '../errors.ts';
+import { notFound, ServiceError, validationFailed } from '../../shared/errors.ts';
 import { ACCESS_LEVELS } from './scopes.ts';
 import { newCredentialRecord } from './new-credential-record.ts';
 import { consoleCredential, CREDENTIAL_NAME_MAX_LENGTH, credentialView as view } from './credential-view.ts';

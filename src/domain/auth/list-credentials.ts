@@ -1,6 +1,6 @@
 // The actor's organization's API credentials, revoked ones included, without their secrets.
 import type { AdminContext } from '../context.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../../shared/errors.ts';
 import { credentialView as view } from './credential-view.ts';
 import * as credentials from '../../storage/db/repositories/credentials.ts';
 import { findOrganization } from '../../storage/db/repositories/organizations.ts';

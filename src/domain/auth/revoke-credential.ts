@@ -2,7 +2,7 @@
 // own organization's; an operator running `cds` (an audit actor without an organization) any. With
 // an actor, the revocation and its audit entry commit together.
 import type { AdminActor, BaseContext } from '../context.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../../shared/errors.ts';
 import { consoleCredential, credentialView as view } from './credential-view.ts';
 import { recordEvents } from '../events/record.ts';
 import * as credentials from '../../storage/db/repositories/credentials.ts';

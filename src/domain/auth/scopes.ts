@@ -1,6 +1,6 @@
 // Scopes, access levels and plans: which credential may touch which resource.
-import { ServiceError } from '../errors.ts';
-import type { DataVersions } from '../data-versions.ts';
+import { ServiceError } from '../../shared/errors.ts';
+import type { DataVersions } from '../../shared/data-versions.ts';
 
 export const RESOURCES = ['framework', 'control', 'policy', 'evidence', 'test', 'vulnerability'] as const;
 export type Resource = (typeof RESOURCES)[number];

@@ -13,7 +13,7 @@ import type { MarkerBoard } from '../../storage/ratelimit/store.ts';
 import type { TokenGrant } from '../../storage/db/repositories/access-tokens.ts';
 import { findCredential } from '../../storage/db/repositories/credentials.ts';
 import { findOrganizationState } from '../../storage/db/repositories/organizations.ts';
-import { DATA_KINDS, type DataVersions } from '../data-versions.ts';
+import { DATA_KINDS, type DataVersions } from '../../shared/data-versions.ts';
 
 /** The organization's versions as one number that rises with every write: each write raises at least one counter, and none ever falls. */
 const versionTotal = (versions: DataVersions) => DATA_KINDS.reduce((sum, kind) => sum + versions[kind], 0);

@@ -1,7 +1,7 @@
 // The client-credentials grant and the access-token checks.
 import { randomUUID } from 'node:crypto';
 import type { BaseContext, SystemContext } from '../context.ts';
-import { OAuthError, ServiceError } from '../errors.ts';
+import { OAuthError, ServiceError } from '../../shared/errors.ts';
 import { TOKEN_FIELD_MAX_LENGTH, type TokenRequest, type TokenResponse } from './schema.ts';
 import { scopesFor, type AccessLevel, type Actor } from './scopes.ts';
 import { hashSecret, isIssuedClientId, newAccessToken, secretMatches } from './secrets.ts';

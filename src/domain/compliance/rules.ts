@@ -3,7 +3,7 @@
 // that reports compliance.
 import type { CONTROL_STATUSES } from '../controls/schema.ts';
 import type { FrameworkProgress } from '../frameworks/schema.ts';
-import type { TEST_STATUSES } from '../vocabulary.ts';
+import type { TEST_STATUSES } from '../../shared/vocabulary.ts';
 
 export type ArtifactType = 'policy' | 'evidence' | 'test';
 export type ControlStatus = (typeof CONTROL_STATUSES)[number];

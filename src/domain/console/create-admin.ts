@@ -2,7 +2,7 @@
 // create`) or by the demo loader.
 import { randomUUID } from 'node:crypto';
 import type { AdminContext } from '../context.ts';
-import { notFound, validationFailed } from '../errors.ts';
+import { notFound, validationFailed } from '../../shared/errors.ts';
 import { isUniqueViolation } from '../../storage/db/errors.ts';
 import { findAdminByEmail, insertAdmin } from '../../storage/db/repositories/admins.ts';
 import { findOrganization } from '../../storage/db/repositories/organizations.ts';

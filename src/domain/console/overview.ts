@@ -3,7 +3,7 @@
 import type { AdminActor, SystemContext } from '../context.ts';
 import { scopesFor } from '../auth/scopes.ts';
 import { listFrameworks } from '../frameworks/list.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../../shared/errors.ts';
 import type { Overview } from './schema.ts';
 import { findOrganizationState } from '../../storage/db/repositories/organizations.ts';
 

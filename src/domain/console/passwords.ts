@@ -2,7 +2,7 @@
 // parameters), built into Node, and tunable without a migration because the parameters are kept
 // in each stored hash ("scrypt$<log2 N>$<r>$<p>$<salt>$<hash>").
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import type { FieldIssue } from '../errors.ts';
+import type { FieldIssue } from '../../shared/errors.ts';
 
 const LOG2_N = 15;
 const R = 8;

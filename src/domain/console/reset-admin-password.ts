@@ -4,7 +4,7 @@
 // can call this, never the console. The old password stops working and every session of the
 // administrator ends, in the transaction that records the reset in the audit log.
 import type { BaseContext } from '../context.ts';
-import { notFound, validationFailed } from '../errors.ts';
+import { notFound, validationFailed } from '../../shared/errors.ts';
 import { findAdminByEmail, updateAdminPassword } from '../../storage/db/repositories/admins.ts';
 import { deleteSessionsOfAdmin } from '../../storage/db/repositories/admin-sessions.ts';
 import { recordAudit, type AuditActor } from './audit.ts';

@@ -4,7 +4,7 @@
 // keeps its SHA-256.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { RateLimitSettings } from '../../config.ts';
-import { ServiceError } from '../errors.ts';
+import { ServiceError } from '../../shared/errors.ts';
 import type { AdminActor } from '../context.ts';
 import type { SignedInAdmin } from './schema.ts';
 import type { AdminSessionRecord } from '../../storage/db/repositories/admin-sessions.ts';

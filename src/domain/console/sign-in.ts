@@ -2,7 +2,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { RateLimitSettings } from '../../config.ts';
 import type { SystemContext } from '../context.ts';
-import { validationFailed } from '../errors.ts';
+import { validationFailed } from '../../shared/errors.ts';
 import { hashSecret } from '../auth/secrets.ts';
 import { recordAudit } from './audit.ts';
 import { verifyAgainstDecoy, verifyPassword } from './passwords.ts';

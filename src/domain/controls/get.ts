@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
 import type { Database } from '../../storage/db/schema.ts';
 import { authorize } from '../auth/scopes.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../../shared/errors.ts';
 import { cachedResult } from '../result-cache.ts';
 import {
   artifactKey,

@@ -3,7 +3,7 @@
 // treats. Artifacts name the controls they are linked to (policies, evidence and tests carry
 // `controls`), so a control's entry never lists its artifacts.
 import { Type, type Static } from 'typebox';
-import { CONTROL_SCOPES, FUNCTION_GROUPINGS } from '../vocabulary.ts';
+import { CONTROL_SCOPES, FUNCTION_GROUPINGS } from '../../shared/vocabulary.ts';
 import {
   EpochMs,
   KeyRefs,

@@ -1,7 +1,7 @@
 // The shapes of a control: the list item and the get-one answer, with the computed status.
 import { Type, type Static } from 'typebox';
-import { CONTROL_SCOPES, FUNCTION_GROUPINGS } from '../vocabulary.ts';
-import { Assignee, Entity, EpochMs, MappedFramework, MappedRisk, NullableEpochMs, PersonStamp } from '../shared-schema.ts';
+import { CONTROL_SCOPES, FUNCTION_GROUPINGS } from '../../shared/vocabulary.ts';
+import { Assignee, Entity, EpochMs, MappedFramework, MappedRisk, NullableEpochMs, PersonStamp } from '../../shared/sub-objects.ts';
 
 export const CONTROL_STATUSES = ['compliant', 'non_compliant', 'not_applicable'] as const;
 

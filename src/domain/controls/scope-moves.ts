@@ -4,8 +4,8 @@
 // - out_of_scope → in_scope: clears the reason and the stamp; a reason may not be sent with it;
 // - out_of_scope → out_of_scope: a new reason replaces the old one (and re-stamps);
 // - in_scope → in_scope: nothing changes; a reason may not be sent.
-import type { FieldIssue } from '../errors.ts';
-import type { CONTROL_SCOPES } from '../vocabulary.ts';
+import type { FieldIssue } from '../../shared/errors.ts';
+import type { CONTROL_SCOPES } from '../../shared/vocabulary.ts';
 
 export type ControlScope = (typeof CONTROL_SCOPES)[number];
 

@@ -6,12 +6,12 @@
 // body is refused. docs/decisions/program-writes.md, "Control scope", holds the decisions.
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
-import { notFound, validationFailed, type FieldIssue } from '../errors.ts';
+import { notFound, validationFailed, type FieldIssue } from '../../shared/errors.ts';
 import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
 import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
-import { WRITES } from '../data-versions.ts';
+import { WRITES } from '../../shared/data-versions.ts';
 import { findControl, loadPeopleByIds } from '../../storage/db/repositories/controls.ts';
 import { findPeopleByEmails, replaceControlAssignees, updateControlScope } from '../../storage/db/repositories/control-writes.ts';
 import { actorPersonId, isActorPerson } from '../people/actor-stamp.ts';

@@ -1,7 +1,7 @@
 // The body of PATCH /v1/controls/{controlId}, defined once: the schema validates the request and
 // documents it, and the verb (update.ts) takes its type.
 import { Type, type Static } from 'typebox';
-import { CONTROL_SCOPES } from '../vocabulary.ts';
+import { CONTROL_SCOPES } from '../../shared/vocabulary.ts';
 
 /** Longest out-of-scope reason accepted. */
 export const MAX_OUT_OF_SCOPE_REASON = 2000;

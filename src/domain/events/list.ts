@@ -15,7 +15,7 @@
 import type { Context } from '../context.ts';
 import { authorize, type Actor, type Resource } from '../auth/scopes.ts';
 import { cursorKey, openCursor, signCursor } from '../cursor.ts';
-import { validationFailed } from '../errors.ts';
+import { validationFailed } from '../../shared/errors.ts';
 import { lastEventNumber, listEventsAfter } from '../../storage/db/repositories/events.ts';
 import { FEED_EVENT_TYPES, resourceTypeOf, type FeedEvent, type FeedEventType } from './schema.ts';
 import { dataWithinPlan } from './plan-bounds.ts';

@@ -10,9 +10,9 @@ import { EvidenceDetail } from '../evidence/schema.ts';
 import { Framework, FrameworkProgress } from '../frameworks/schema.ts';
 import { PolicyDetail } from '../policies/schema.ts';
 import { TestDetail } from '../tests/schema.ts';
-import { EpochMs } from '../shared-schema.ts';
+import { EpochMs } from '../../shared/sub-objects.ts';
 import { VulnerabilityDetail } from '../vulnerabilities/schema.ts';
-import { EVIDENCE_STATUSES, POLICY_STATUSES, TEST_STATUSES } from '../vocabulary.ts';
+import { EVIDENCE_STATUSES, POLICY_STATUSES, TEST_STATUSES } from '../../shared/vocabulary.ts';
 
 /** Every event type, `<resource>.<action>`, in the order the documentation lists them. */
 export const EVENT_TYPES = [

@@ -16,7 +16,7 @@ import { refreshStaleAt } from '../../storage/db/repositories/time-due.ts';
 import type { CurrentRecord, NormalizeContext, ProgramKind, RecordChange, Reference, WriteContext } from '../program/kind.ts';
 import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
 import { ProgramEvidence, type ProgramEvidenceLink } from './program-schema.ts';
-import { attachmentPeriod, type EVIDENCE_STATUSES } from '../vocabulary.ts';
+import { attachmentPeriod, type EVIDENCE_STATUSES } from '../../shared/vocabulary.ts';
 import { deleteWhereIn, insertRows, updateRow } from '../../storage/db/repositories/program-writes.ts';
 import {
   controlsByArtifact,
@@ -42,7 +42,7 @@ import { approversOf, assigneesOf, compareStrings, entitiesOf, mappingsOf, perso
 import { testStatus } from '../compliance/rules.ts';
 import { changedFields } from '../events/changes.ts';
 import type { NewEvent } from '../events/record.ts';
-import type { FieldIssue } from '../errors.ts';
+import type { FieldIssue } from '../../shared/errors.ts';
 import { setPresent } from '../set-present.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { requirementKeys, testKeyOf } from '../program/reference-keys.ts';

@@ -13,7 +13,7 @@ import {
   EVIDENCE_STATUSES,
   GAP_STATUSES,
   RECURRENCES,
-} from '../vocabulary.ts';
+} from '../../shared/vocabulary.ts';
 import {
   EpochMs,
   KeyRefs,

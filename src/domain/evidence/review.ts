@@ -9,9 +9,9 @@
 // Time moves a record to needs_attention when its period ends (docs/decisions/program-writes.md,
 // "Time"); nothing here moves to draft or needs_review, which come from the program's own data.
 import type { Context } from '../context.ts';
-import { validationFailed, type FieldIssue } from '../errors.ts';
+import { validationFailed, type FieldIssue } from '../../shared/errors.ts';
 import type { IdempotencyInput, Outcome } from '../idempotency/run.ts';
-import { attachmentPeriod, type EVIDENCE_STATUSES } from '../vocabulary.ts';
+import { attachmentPeriod, type EVIDENCE_STATUSES } from '../../shared/vocabulary.ts';
 import { assertMoveAllowed, type Machine, type Moves } from '../artifacts/moves.ts';
 import { checkedLinks, relevanceChange } from '../artifacts/field-changes.ts';
 import { artifactHasApprovers, countLinkAttachments, type NewLinkAttachment } from '../../storage/db/repositories/artifact-writes.ts';

@@ -1,8 +1,8 @@
 // The shapes of an evidence record: the list item and the get-one answer, which extends it.
 import { Type, type Static } from 'typebox';
-import { EVIDENCE_COLLECTION_METHODS, EVIDENCE_SOURCES, EVIDENCE_STATUSES, TEST_STATUSES } from '../vocabulary.ts';
+import { EVIDENCE_COLLECTION_METHODS, EVIDENCE_SOURCES, EVIDENCE_STATUSES, TEST_STATUSES } from '../../shared/vocabulary.ts';
 import { commonListProperties, commonOptionalProperties, fileEntryProperties, mappingProperties, Tickets } from '../artifacts/schema.ts';
-import { EpochMs, PersonStamp } from '../shared-schema.ts';
+import { EpochMs, PersonStamp } from '../../shared/sub-objects.ts';
 
 /** An evidence list item; the get-one answer extends it. */
 export const evidenceProperties = {

@@ -2,7 +2,7 @@
 // file an organization keeps, uploads being refused once they would take it over. An upload is
 // checked twice: before streaming, so a file stops being read as soon as it alone would not fit
 // in what is left, and in the transaction that records it, which decides under concurrent uploads.
-import { validationFailed, type ServiceError } from '../errors.ts';
+import { validationFailed, type ServiceError } from '../../shared/errors.ts';
 
 /** 10 GiB per organization unless configured. */
 export const DEFAULT_ATTACHMENT_QUOTA_BYTES = 10 * 1024 ** 3;

@@ -8,7 +8,7 @@ import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
-import { notFound, ServiceError, validationFailed, type FieldIssue } from '../errors.ts';
+import { notFound, ServiceError, validationFailed, type FieldIssue } from '../../shared/errors.ts';
 import { fingerprintSubjects, multipartFingerprint, type PartDigest } from '../idempotency/fingerprint.ts';
 import {
   claimKey,
@@ -21,12 +21,12 @@ import {
   type IdempotencyInput,
   type Outcome,
 } from '../idempotency/run.ts';
-import { attachmentPeriod, type EVIDENCE_STATUSES } from '../vocabulary.ts';
+import { attachmentPeriod, type EVIDENCE_STATUSES } from '../../shared/vocabulary.ts';
 import { BlobTooLargeError, Meter } from '../../storage/blobs/store.ts';
 import { findEvidence } from '../../storage/db/repositories/evidence.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
 import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
-import { WRITES } from '../data-versions.ts';
+import { WRITES } from '../../shared/data-versions.ts';
 import {
   sumAttachmentBytes,
   deletePendingUpload,

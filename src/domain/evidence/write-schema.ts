@@ -2,7 +2,7 @@
 // once: the routes serialize, validate and document them with these schemas, and the verbs
 // (upload.ts, review.ts) take the types derived from them.
 import { Type, type Static } from 'typebox';
-import { EpochMs } from '../shared-schema.ts';
+import { EpochMs } from '../../shared/sub-objects.ts';
 import { LinkName, LinkNote, LinkUrl, MAX_LINKS_PER_RECORD, MAX_LINKS_PER_REQUEST, Reason } from '../artifacts/write-schema.ts';
 
 export const UploadResult = Type.Object({ evidenceId: Type.String(), modifiedOn: EpochMs });

@@ -15,12 +15,12 @@ import { TIME_MOVES } from '../time/due.ts';
 import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../../shared/errors.ts';
 import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
 import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
-import { WRITES } from '../data-versions.ts';
+import { WRITES } from '../../shared/data-versions.ts';
 import type { Database } from '../../storage/db/schema.ts';
 import { findEvidence, type EvidenceRow } from '../../storage/db/repositories/evidence.ts';
 import {
@@ -35,7 +35,7 @@ import { complianceChanges } from '../events/compliance-changes.ts';
 import { recordEvents, type NewEvent } from '../events/record.ts';
 import { evidenceState } from '../compliance/rules.ts';
 import { setPresent } from '../set-present.ts';
-import type { EVIDENCE_STATUSES } from '../vocabulary.ts';
+import type { EVIDENCE_STATUSES } from '../../shared/vocabulary.ts';
 import { buildEvidenceDetail, isCurrentPeriod } from './get.ts';
 import type { Attachment, EvidenceDetail } from './schema.ts';
 

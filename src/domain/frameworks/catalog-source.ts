@@ -2,7 +2,7 @@
 // (src/formats/oscal/catalog-export.ts): its ID (the catalog's uuid comes from it), name, and
 // requirements in order with their keys; when it last changed. `cds program export --oscal-catalog`.
 import type { BaseContext } from '../context.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../../shared/errors.ts';
 import type { FrameworkForExport } from '../../formats/oscal/catalog-export.ts';
 import { listFrameworks } from '../../storage/db/repositories/frameworks.ts';
 import { loadProgramKeys } from '../../storage/db/repositories/program-keys.ts';

@@ -1,6 +1,6 @@
 // The shape of a framework in the framework list, with its computed progress.
 import { Type, type Static } from 'typebox';
-import { Entity, EpochMs, NullableEpochMs, PersonStamp } from '../shared-schema.ts';
+import { Entity, EpochMs, NullableEpochMs, PersonStamp } from '../../shared/sub-objects.ts';
 
 const counts = <K extends string>(key: K) =>
   Type.Object({ [key]: Type.Integer(), total: Type.Integer(), percentage: Type.Integer() } as Record<

@@ -17,7 +17,7 @@ import {
   takeOverClaim,
   type IdempotencyRecord,
 } from '../../storage/db/repositories/idempotency.ts';
-import { ServiceError } from '../errors.ts';
+import { ServiceError } from '../../shared/errors.ts';
 import { DEFAULT_CLAIM_LIVENESS_MS } from '../../config.ts';
 import type { ServerInstance } from '../instances/server-instance.ts';
 

@@ -5,7 +5,7 @@
 // job's: it is thrown, and the worker queues the job again.
 import type { SystemContext } from '../context.ts';
 import { scopesFor, type AccessLevel } from '../auth/scopes.ts';
-import { DependencyUnavailableError, errorObject, RateLimitExceeded, ServiceError } from '../errors.ts';
+import { DependencyUnavailableError, errorObject, RateLimitExceeded, ServiceError } from '../../shared/errors.ts';
 import { findCredential } from '../../storage/db/repositories/credentials.ts';
 import { findOrganizationState } from '../../storage/db/repositories/organizations.ts';
 import { finishJob, type JobRow } from '../../storage/db/repositories/jobs.ts';

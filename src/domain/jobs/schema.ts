@@ -2,7 +2,7 @@
 // `202` and run by a JobWorker of any node. Defined once: it validates nothing (the service writes
 // it) but types the answer, serializes it, and goes into the OpenAPI document and the SDK's types.
 import { Type, type Static } from 'typebox';
-import { ErrorObject } from '../errors.ts';
+import { ErrorObject } from '../../shared/errors.ts';
 import { ImportResult } from '../vulnerabilities/import-schema.ts';
 
 export const JOB_KINDS = ['vulnerabilities.import'] as const;

@@ -1,7 +1,7 @@
 // A new organization in this deployment's region (the CLI's `cds org create`). Not reachable through the API.
 import { randomUUID } from 'node:crypto';
 import type { BaseContext } from '../context.ts';
-import { validationFailed } from '../errors.ts';
+import { validationFailed } from '../../shared/errors.ts';
 import { parsePlan, RESOURCES } from '../auth/scopes.ts';
 import * as orgs from '../../storage/db/repositories/organizations.ts';
 import { invisibleIssue, typedName } from '../text.ts';

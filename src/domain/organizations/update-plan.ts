@@ -1,10 +1,10 @@
 // Changing which resources an organization's plan includes (the CLI's `cds org update`). Not reachable through the API.
 import type { BaseContext } from '../context.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../../shared/errors.ts';
 import { parsePlan } from '../auth/scopes.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
 import * as orgs from '../../storage/db/repositories/organizations.ts';
-import { WRITES } from '../data-versions.ts';
+import { WRITES } from '../../shared/data-versions.ts';
 
 export async function updateOrganizationPlan({ ctx, input }: { ctx: BaseContext; input: { organizationId: string; plan: string } }) {
   const plan = parsePlan(input.plan);

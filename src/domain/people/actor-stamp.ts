@@ -12,7 +12,7 @@
 // `.invalid` is reserved (RFC 2606): these addresses can never reach anyone by mistake.
 // docs/decisions/program-writes.md ("Who did it") holds this decision.
 import type { Kysely } from 'kysely';
-import { DATA_KINDS } from '../data-versions.ts';
+import { DATA_KINDS } from '../../shared/data-versions.ts';
 import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
 import type { Database } from '../../storage/db/schema.ts';
 import {

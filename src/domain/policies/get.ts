@@ -4,7 +4,7 @@ import { cachedWithinPlan } from '../artifacts/plan-bounds.ts';
 import { setPresent } from '../set-present.ts';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../../shared/errors.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 import { commonMappings, commonOptionalFields, fileEntry, loadLinksFrom, stamp, ticketsOf, type ArtifactLinks } from '../artifacts/read.ts';

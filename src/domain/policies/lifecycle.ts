@@ -12,9 +12,9 @@
 // Time moves a published policy to needs_review when its nextReviewDate passes
 // (docs/decisions/program-writes.md, "Time").
 import type { Context } from '../context.ts';
-import { validationFailed, type FieldIssue } from '../errors.ts';
+import { validationFailed, type FieldIssue } from '../../shared/errors.ts';
 import type { IdempotencyInput, Outcome } from '../idempotency/run.ts';
-import type { POLICY_STATUSES } from '../vocabulary.ts';
+import type { POLICY_STATUSES } from '../../shared/vocabulary.ts';
 import { assertMoveAllowed, type Machine, type Moves } from '../artifacts/moves.ts';
 import { checkedLinks, relevanceChange } from '../artifacts/field-changes.ts';
 import { MAX_LINKS_PER_RECORD } from '../artifacts/write-schema.ts';

@@ -3,7 +3,7 @@ import { cachedWithinPlan } from '../artifacts/plan-bounds.ts';
 import { setPresent } from '../set-present.ts';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
-import type { POLICY_STATUSES } from '../vocabulary.ts';
+import type { POLICY_STATUSES } from '../../shared/vocabulary.ts';
 import {
   commonListFields,
   commonOptionalFields,

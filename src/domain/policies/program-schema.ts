@@ -12,7 +12,7 @@ import {
   POLICY_SOURCES,
   POLICY_STATUSES,
   RECURRENCES,
-} from '../vocabulary.ts';
+} from '../../shared/vocabulary.ts';
 import {
   EpochMs,
   KeyRefs,

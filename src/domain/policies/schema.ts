@@ -1,8 +1,8 @@
 // The shapes of a policy: the list item and the get-one answer, which extends it.
 import { Type, type Static } from 'typebox';
-import { POLICY_BEHAVIORS, POLICY_SOURCES, POLICY_STATUSES } from '../vocabulary.ts';
+import { POLICY_BEHAVIORS, POLICY_SOURCES, POLICY_STATUSES } from '../../shared/vocabulary.ts';
 import { commonListProperties, commonOptionalProperties, fileEntryProperties, mappingProperties, Tickets } from '../artifacts/schema.ts';
-import { EpochMs, NullableEpochMs, PersonStamp } from '../shared-schema.ts';
+import { EpochMs, NullableEpochMs, PersonStamp } from '../../shared/sub-objects.ts';
 
 /** A policy list item; the get-one answer extends it. */
 export const policyProperties = {

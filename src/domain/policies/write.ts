@@ -12,12 +12,12 @@
 import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../../shared/errors.ts';
 import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
 import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
-import { WRITES } from '../data-versions.ts';
+import { WRITES } from '../../shared/data-versions.ts';
 import type { Database } from '../../storage/db/schema.ts';
 import { findPolicy, type PolicyRow } from '../../storage/db/repositories/policies.ts';
 import {
@@ -32,7 +32,7 @@ import { changedFields } from '../events/changes.ts';
 import { complianceChanges } from '../events/compliance-changes.ts';
 import { recordEvents, type NewEvent } from '../events/record.ts';
 import { policyState } from '../compliance/rules.ts';
-import type { POLICY_STATUSES } from '../vocabulary.ts';
+import type { POLICY_STATUSES } from '../../shared/vocabulary.ts';
 import { buildPolicyDetail } from './get.ts';
 import type { PolicyDetail } from './schema.ts';
 

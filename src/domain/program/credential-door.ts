@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from '../context.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
 import { RESOURCES, type Actor, type Resource } from '../auth/scopes.ts';
-import { ServiceError } from '../errors.ts';
+import { ServiceError } from '../../shared/errors.ts';
 import { fingerprintSubject, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import type { ProgramDocument } from './document-schema.ts';

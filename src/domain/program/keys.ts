@@ -8,7 +8,7 @@
 //   key, and that key addresses the same record when applied to the same organization.
 // - Resolution of a key: the organization's current record exported under that key, else the
 //   derived ID (a record the document creates).
-import { uuidV5 } from '../../formats/oscal/uuid-v5.ts';
+import { uuidV5 } from '../../shared/uuid-v5.ts';
 import type { ProgramKeyRow } from '../../storage/db/repositories/program-keys.ts';
 
 /** The namespace of program record IDs (a random UUID fixed here: changing it changes every derived ID). */

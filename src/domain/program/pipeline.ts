@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 import type { BaseContext } from '../context.ts';
-import type { DataKind } from '../data-versions.ts';
+import type { DataKind } from '../../shared/data-versions.ts';
 import { bumpDataVersions, lockOrganization, findOrganization } from '../../storage/db/repositories/organizations.ts';
 import { deleteProgramKeys, insertProgramKeys, loadProgramKeys, type ProgramKeyRow } from '../../storage/db/repositories/program-keys.ts';
 import { EVENT_CHUNK, lifecycleEvents, recordsOwnCreations } from './lifecycle-events.ts';
@@ -14,7 +14,7 @@ import { findAdminEmail, findPersonIdByEmailExact } from '../../storage/db/repos
 import { ACTOR_PERSON_PREFIX, actorPersonId, isActorPerson, type StampActor } from '../people/actor-stamp.ts';
 import { changedFields } from '../events/changes.ts';
 import { recordEvents, type NewEvent } from '../events/record.ts';
-import { notFound, validationFailed } from '../errors.ts';
+import { notFound, validationFailed } from '../../shared/errors.ts';
 import { KeyBook, type IdDeriver } from './keys.ts';
 import type { CurrentRecord, EventContext, KeyedEntry, ProgramKind, ProgramKindName, RecordChange, WriteContext } from './kind.ts';
 import { loadNameLookups, type NameLookups } from '../../storage/db/repositories/program-names.ts';
@@ -27,7 +27,7 @@ import { complianceState, effectsBetween, type ComplianceState } from './effects
 import { assertDocumentWithinPlan, effectsWithinPlan } from './plan-bounds.ts';
 import { keepDigests, settledKinds, type KindDigests } from './settled-kinds.ts';
 import type { DocumentCheck } from './precheck.ts';
-import { shareTheLoop } from '../../event-loop-turns.ts';
+import { shareTheLoop } from '../../shared/event-loop-turns.ts';
 
 /** What the program verbs need: the database and clock, who stamps the changes, and the markers to announce them. */
 export interface ProgramContext extends BaseContext {

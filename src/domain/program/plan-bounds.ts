@@ -5,7 +5,7 @@
 // can the link fields of included kinds that point at excluded records (an evidence entry's
 // `controls` under a plan without controls). Links are left as they are, neither read nor written:
 // a field left out keeps its current value (normalize.ts), so an apply never clears them.
-import { ServiceError } from '../errors.ts';
+import { ServiceError } from '../../shared/errors.ts';
 import type { ComplianceEffects } from './effects.ts';
 import type { ProgramKind } from './kind.ts';
 import { PROGRAM_KINDS } from './registry.ts';

@@ -6,7 +6,7 @@
 // (ProgramInput.checked), which throw them at the same points as the checks they replace, so the
 // answers and their order are the same: scopes, then the outline, then the organization and its
 // plan, then the entries.
-import { ServiceError, type FieldIssue } from '../errors.ts';
+import { ServiceError, type FieldIssue } from '../../shared/errors.ts';
 import { PROGRAM_KIND_NAMES } from './kind.ts';
 import { checkDocument } from './pipeline.ts';
 import { digestKinds, type KindDigests } from './settled-kinds.ts';

@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 import { requirementFrameworks } from '../../storage/db/repositories/program-names.ts';
 import { requirementRef, type KeyBook } from './keys.ts';
-import { orgTag } from '../../demo/random.ts';
+import { orgTag } from '../../shared/org-tag.ts';
 
 /** Requirement ID → its reference key, for every requirement of the organization. */
 export async function requirementKeys(q: Kysely<Database>, organizationId: string, keys: KeyBook): Promise<(id: string) => string> {

@@ -3,8 +3,8 @@
 // into the document (`/controls/3/requirements/0`): the HTTP door answers them as they are, and the
 // CLIs map them to file, line and column.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { FieldIssue } from '../errors.ts';
-import { validationFailed } from '../errors.ts';
+import type { FieldIssue } from '../../shared/errors.ts';
+import { validationFailed } from '../../shared/errors.ts';
 import { Type, type TSchema } from 'typebox';
 import { ProgramDocument } from './document-schema.ts';
 import { KIND_MAX_ENTRIES } from './fields.ts';

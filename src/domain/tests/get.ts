@@ -6,7 +6,7 @@ import type { Context } from '../context.ts';
 import type { Database } from '../../storage/db/schema.ts';
 import type { TestStatus } from '../compliance/rules.ts';
 import { authorize } from '../auth/scopes.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../../shared/errors.ts';
 import { cachedWithinPlan } from '../artifacts/plan-bounds.ts';
 import {
   loadArtifactMappings,
@@ -24,7 +24,7 @@ import {
   listTestHistory,
   type TestResourceRow,
 } from '../../storage/db/repositories/tests.ts';
-import { TEST_RESOURCE_STATUSES } from '../vocabulary.ts';
+import { TEST_RESOURCE_STATUSES } from '../../shared/vocabulary.ts';
 import { baseTestFields, DEFAULT_TEST_RESOURCE_STATUSES, type TestExpansion, type TestResourceStatus } from './shape.ts';
 import type { TestDetail, TestResource } from './schema.ts';
 

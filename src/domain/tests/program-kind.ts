@@ -34,7 +34,7 @@ import { assigneesOf, approversOf, compareStrings, entitiesOf, mappingsOf, risks
 import { testStatus, type TestStatus } from '../compliance/rules.ts';
 import { changedFields } from '../events/changes.ts';
 import type { NewEvent } from '../events/record.ts';
-import type { FieldIssue } from '../errors.ts';
+import type { FieldIssue } from '../../shared/errors.ts';
 import { setPresent } from '../set-present.ts';
 
 type Resource = ProgramTestResource;

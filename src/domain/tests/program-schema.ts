@@ -4,7 +4,7 @@
 // history, tickets, risks, the controls and requirements it is mapped to. A test's ID is
 // `test_<key>_<organization tag>`, so its key is a slug.
 import { Type, type Static } from 'typebox';
-import { EFFORT_ESTIMATES, TEST_RESOURCE_STATUSES, TEST_RESULTS, TEST_STATUSES } from '../vocabulary.ts';
+import { EFFORT_ESTIMATES, TEST_RESOURCE_STATUSES, TEST_RESULTS, TEST_STATUSES } from '../../shared/vocabulary.ts';
 import {
   EpochMs,
   KeyRefs,

@@ -19,12 +19,12 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
-import { notFound, validationFailed, type FieldIssue } from '../errors.ts';
+import { notFound, validationFailed, type FieldIssue } from '../../shared/errors.ts';
 import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
 import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
-import { WRITES } from '../data-versions.ts';
+import { WRITES } from '../../shared/data-versions.ts';
 import { findTest } from '../../storage/db/repositories/tests.ts';
 import {
   insertTestHistory,
@@ -37,7 +37,7 @@ import { testState, testStatus } from '../compliance/rules.ts';
 import { changedFields } from '../events/changes.ts';
 import { complianceChanges } from '../events/compliance-changes.ts';
 import { recordEvents, type NewEvent } from '../events/record.ts';
-import { TEST_RESOURCE_STATUSES } from '../vocabulary.ts';
+import { TEST_RESOURCE_STATUSES } from '../../shared/vocabulary.ts';
 import { buildTestDetail } from './get.ts';
 import { statusAfterResult } from './result-moves.ts';
 import type { TestDetail, TestResource } from './schema.ts';

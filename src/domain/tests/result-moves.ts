@@ -3,7 +3,7 @@
 // API shows follows, with a passing result read as `affected` while the test's observability
 // integration is failing. `ignored` is a person's decision: no result moves a test out of it.
 import { testStatus, type TestStatus } from '../compliance/rules.ts';
-import { validationFailed } from '../errors.ts';
+import { validationFailed } from '../../shared/errors.ts';
 import type { RESULT_STATUSES } from './write-schema.ts';
 
 export type ResultStatus = (typeof RESULT_STATUSES)[number];

@@ -1,7 +1,8 @@
 // The shapes of a test (automated or cloud): the list item and the get-one answer with its
 // flagged resources.
 import { Type, type Static } from 'typebox';
-import { TEST_RESOURCE_STATUSES, TEST_STATUSES } from '../vocabulary.ts';
+import { Application } from '../../shared/sub-objects.ts';
+import { TEST_RESOURCE_STATUSES, TEST_STATUSES } from '../../shared/vocabulary.ts';
 import {
   Assignee,
   Entity,
@@ -13,9 +14,7 @@ import {
   NullableEpochMs,
   PersonStamp,
   Ticket,
-} from '../shared-schema.ts';
-
-export const Application = Type.Object({ name: Type.String() });
+} from '../../shared/sub-objects.ts';
 
 const defaults = {
   testId: Type.String({ description: '`test_` followed by a slug; automated and cloud tests share one ID space.' }),
@@ -74,7 +73,6 @@ export const TestDetail = Type.Object({
   testHistory: Type.Optional(Type.Array(TestHistoryEntry, { description: 'Scans, oldest first.' })),
 });
 
-export type Application = Static<typeof Application>;
 export type TestSummary = Static<typeof TestSummary>;
 export type TestResource = Static<typeof TestResource>;
 export type TestHistoryEntry = Static<typeof TestHistoryEntry>;

@@ -1,10 +1,11 @@
 // What the test list and get-one share besides their schemas (./schema.ts): the field sets, the
 // computed status and the default fields every shape starts from.
 import { testStatus, type TestStatus } from '../compliance/rules.ts';
-import type { Assignee, Entity } from '../shared-schema.ts';
+import type { Assignee, Entity } from '../../shared/sub-objects.ts';
 import type { TestRow } from '../../storage/db/repositories/tests.ts';
-import type { Application, TestSummary } from './schema.ts';
-import type { TEST_RESOURCE_STATUSES } from '../vocabulary.ts';
+import type { Application } from '../../shared/sub-objects.ts';
+import type { TestSummary } from './schema.ts';
+import type { TEST_RESOURCE_STATUSES } from '../../shared/vocabulary.ts';
 
 export type TestResourceStatus = (typeof TEST_RESOURCE_STATUSES)[number];
 

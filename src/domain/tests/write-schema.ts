@@ -1,7 +1,7 @@
 // The body of a pushed test result (POST /v1/tests/{testId}/results), defined once: the schema
 // validates the request and documents it, and the verb (record-result.ts) takes its type.
 import { Type, type Static } from 'typebox';
-import { TEST_RESOURCE_STATUSES } from '../vocabulary.ts';
+import { TEST_RESOURCE_STATUSES } from '../../shared/vocabulary.ts';
 
 /** Statuses a pushed result may give the test: `affected` is computed, `ignored` is a person's decision. */
 export const RESULT_STATUSES = ['passing', 'fix_required'] as const;

@@ -16,12 +16,12 @@ import type { Kysely } from 'kysely';
 import type { BaseContext } from '../context.ts';
 import type { Database } from '../../storage/db/schema.ts';
 import type { MarkerBoard } from '../../storage/ratelimit/store.ts';
-import { attachmentPeriod } from '../vocabulary.ts';
+import { attachmentPeriod } from '../../shared/vocabulary.ts';
 import { evidenceState, policyState } from '../compliance/rules.ts';
 import { complianceChangesOfMany, type ArtifactChange } from '../events/compliance-changes.ts';
 import { recordEvents, type NewEvent } from '../events/record.ts';
 import { actorPersonId } from '../people/actor-stamp.ts';
-import { WRITES } from '../data-versions.ts';
+import { WRITES } from '../../shared/data-versions.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
 import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
 import {

@@ -3,12 +3,12 @@
 // (write-schema.ts) before the verb runs; the rules that need the organization's data are checked here.
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
-import { validationFailed } from '../errors.ts';
+import { validationFailed } from '../../shared/errors.ts';
 import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
 import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
-import { WRITES } from '../data-versions.ts';
+import { WRITES } from '../../shared/data-versions.ts';
 import { isUniqueViolation } from '../../storage/db/errors.ts';
 import { findVulnerability } from '../../storage/db/repositories/vulnerabilities.ts';
 import {

@@ -2,7 +2,7 @@
 // of that shape, so create and update can answer with exactly what reading one returns.
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../../shared/errors.ts';
 import { cachedResult } from '../result-cache.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
@@ -24,7 +24,7 @@ import {
   type VulnerabilityStatus,
 } from './shape.ts';
 import type { CustomField, VulnerabilityDetail } from './schema.ts';
-import type { Assignee } from '../shared-schema.ts';
+import type { Assignee } from '../../shared/sub-objects.ts';
 
 export interface GetVulnerabilityInput {
   /** the path parameter as the router decoded it once (see parseVulnerabilityId) */

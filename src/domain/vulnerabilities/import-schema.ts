@@ -3,14 +3,11 @@
 // to validate, to type, to serialize, in the OpenAPI document and by the SDK and CLI.
 import { Type, type Static } from 'typebox';
 import { SCANNER_FORMATS } from '../../formats/scanners/signatures.ts';
-import { VULNERABILITY_SOURCES } from '../vocabulary.ts';
+import { VULNERABILITY_SOURCES } from '../../shared/vocabulary.ts';
 import { MAX_NAME } from './scanned-finding.ts';
 
 /** The largest file an import reads unless IMPORT_MAX_BYTES says otherwise: 100 MB, like uploads. */
 export const DEFAULT_IMPORT_MAX_BYTES = 100 * 1024 * 1024;
-
-/** A file larger than this is imported as a job (202) unless IMPORT_JOB_THRESHOLD_BYTES says otherwise: 8 MiB. */
-export const DEFAULT_IMPORT_JOB_THRESHOLD_BYTES = 8 * 1024 * 1024;
 
 const formatText = `The file's format: one of ${SCANNER_FORMATS.map((f) => `\`${f}\``).join(', ')} (docs/scanner-formats.md).`;
 

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { BlobStore } from '../../storage/blobs/store.ts';
 import { BlobTooLargeError } from '../../storage/blobs/store.ts';
-import { validationFailed } from '../errors.ts';
+import { validationFailed } from '../../shared/errors.ts';
 import { parseScan, type ScannerFormat } from '../../formats/scanners/formats.ts';
 
 export const SPOOL_PREFIX = 'spool/';

@@ -7,7 +7,7 @@
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { cursorKey, openCursor, signCursor } from '../cursor.ts';
-import { validationFailed } from '../errors.ts';
+import { validationFailed } from '../../shared/errors.ts';
 import { cachedResult } from '../result-cache.ts';
 import { countMatching, listVulnerabilityPage, loadVulnerabilityCells } from '../../storage/db/repositories/vulnerability-pages.ts';
 import { listCustomFieldDefinitions, type PagePosition, type VulnerabilityFilter } from '../../storage/db/repositories/vulnerabilities.ts';

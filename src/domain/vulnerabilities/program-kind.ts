@@ -30,7 +30,7 @@ import type { Row } from '../../storage/db/bulk-insert.ts';
 import { assigneesOf, compareStrings, personStampOf, risksOf } from '../artifacts/program-shapes.ts';
 import { changedFields } from '../events/changes.ts';
 import type { NewEvent } from '../events/record.ts';
-import type { FieldIssue } from '../errors.ts';
+import type { FieldIssue } from '../../shared/errors.ts';
 import { setPresent } from '../set-present.ts';
 import { publicVulnerabilityId, type Severity, type VulnerabilitySource, type VulnerabilityStatus } from './shape.ts';
 import type { VulnerabilityDetail } from './schema.ts';

@@ -3,7 +3,7 @@
 // API's (./write-schema.ts, PRODUCT.md "Writes"), so whatever a parser yields can be stored and shown
 // as is; parsers shorten what a real scanner routinely writes longer (docs/scanner-formats.md).
 import { Type, type Static } from 'typebox';
-import { SEVERITIES, VULNERABILITY_SOURCES } from '../vocabulary.ts';
+import { SEVERITIES, VULNERABILITY_SOURCES } from '../../shared/vocabulary.ts';
 import { FIX_AVAILABLE } from './shape.ts';
 
 /** Longest finding key: the API's `vulnerabilityId` key bound (./write-schema.ts). */

@@ -1,8 +1,8 @@
 // The shapes of a vulnerability finding: the list item and the get shape (which create and update
 // answer with too).
 import { Type, type Static } from 'typebox';
-import { SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../vocabulary.ts';
-import { Assignee, EpochMs, MappedRisk, NullableEpochMs, PersonStamp } from '../shared-schema.ts';
+import { SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../../shared/vocabulary.ts';
+import { Assignee, EpochMs, MappedRisk, NullableEpochMs, PersonStamp } from '../../shared/sub-objects.ts';
 
 export const VulnerabilityId = Type.String({
   description: 'Already URL-encoded: the source, `%23`, then the finding key (for example `api%23VUL-0001`). Use it in paths as is.',

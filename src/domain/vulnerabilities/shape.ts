@@ -1,11 +1,11 @@
 // What the finding list, get-one, create and update share besides their schemas (./schema.ts): the
 // field sets, the encoded public ID and the merge of custom field definitions with the values
 // stored on a finding.
-import type { Assignee } from '../shared-schema.ts';
+import type { Assignee } from '../../shared/sub-objects.ts';
 import type { CustomFieldDefinition, VulnerabilityListRow } from '../../storage/db/repositories/vulnerabilities.ts';
-import { type SEVERITIES, VULNERABILITY_SOURCES, type VULNERABILITY_STATUSES } from '../vocabulary.ts';
+import { type SEVERITIES, VULNERABILITY_SOURCES, type VULNERABILITY_STATUSES } from '../../shared/vocabulary.ts';
 import type { CustomField, VulnerabilitySummary } from './schema.ts';
-import { ServiceError } from '../errors.ts';
+import { ServiceError } from '../../shared/errors.ts';
 
 export type VulnerabilityStatus = (typeof VULNERABILITY_STATUSES)[number];
 export type Severity = (typeof SEVERITIES)[number];

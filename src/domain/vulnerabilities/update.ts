@@ -2,12 +2,12 @@
 // Returns the finding exactly as getVulnerability (without parameters) does.
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
-import { notFound, validationFailed, type FieldIssue } from '../errors.ts';
+import { notFound, validationFailed, type FieldIssue } from '../../shared/errors.ts';
 import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
 import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
-import { WRITES } from '../data-versions.ts';
+import { WRITES } from '../../shared/data-versions.ts';
 import { findVulnerability, listCustomFieldDefinitions } from '../../storage/db/repositories/vulnerabilities.ts';
 import {
   findPersonIdByEmail,

@@ -1,7 +1,7 @@
 // The bodies of the finding writes, defined once: the schema validates the request and documents
 // it, and the verbs (create.ts, update.ts) take the type derived from it.
 import { Type, type Static } from 'typebox';
-import { SEVERITIES } from '../vocabulary.ts';
+import { SEVERITIES } from '../../shared/vocabulary.ts';
 import { FIX_AVAILABLE } from './shape.ts';
 
 /** `VUL-` + four digits, or a CVE ID: `CVE-`, a four-digit year, `-`, then `0ddd` or four or more digits from 1-9. */

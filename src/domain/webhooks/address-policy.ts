@@ -14,7 +14,7 @@
 import { isIP } from 'node:net';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
-import type { FieldIssue } from '../errors.ts';
+import type { FieldIssue } from '../../shared/errors.ts';
 
 /** Longest URL accepted for an endpoint; longer is refused rather than cut. */
 export const ENDPOINT_URL_MAX_LENGTH = 2048;

@@ -4,7 +4,7 @@
 // and the audit entry commit together.
 import { randomUUID } from 'node:crypto';
 import type { AdminContext } from '../context.ts';
-import { notFound, validationFailed } from '../errors.ts';
+import { notFound, validationFailed } from '../../shared/errors.ts';
 import { recordAudit } from '../console/audit.ts';
 import * as endpoints from '../../storage/db/repositories/webhook-endpoints.ts';
 import { findOrganization, lockOrganization } from '../../storage/db/repositories/organizations.ts';

@@ -1,7 +1,7 @@
 // Deleting a webhook endpoint and its secrets. Its pending deliveries become failed in the same
 // transaction, so no worker sends them; its delivery history stays for the record.
 import type { AdminContext } from '../context.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../../shared/errors.ts';
 import { recordAudit } from '../console/audit.ts';
 import * as endpoints from '../../storage/db/repositories/webhook-endpoints.ts';
 import { endpointLabel } from './endpoint-view.ts';

@@ -2,7 +2,7 @@
 // same words. The HTTP schemas bound sizes first; these are the rules (and what the CLI or a test
 // calling the verbs directly relies on).
 import type { BaseContext } from '../context.ts';
-import { ServiceError, type FieldIssue } from '../errors.ts';
+import { ServiceError, type FieldIssue } from '../../shared/errors.ts';
 import { excludedResources } from '../events/plan-bounds.ts';
 import { invisibleIssue, typedName } from '../text.ts';
 import { checkEndpointUrl } from './address-policy.ts';

@@ -1,6 +1,6 @@
 // One webhook endpoint of the actor's organization; another organization's is not found.
 import type { AdminContext } from '../context.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../../shared/errors.ts';
 import * as endpoints from '../../storage/db/repositories/webhook-endpoints.ts';
 import { endpointView } from './endpoint-view.ts';
 import type { WebhookEndpoint } from './schema.ts';

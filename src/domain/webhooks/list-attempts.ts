@@ -1,6 +1,6 @@
 // A delivery's attempts, first to last, for the console's delivery details.
 import type { AdminContext } from '../context.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../../shared/errors.ts';
 import { getDelivery, listAttempts } from '../../storage/db/repositories/webhook-deliveries.ts';
 import { attemptView, type WebhookDeliveryAttempt } from './delivery-schema.ts';
 

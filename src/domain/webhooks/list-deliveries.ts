@@ -2,7 +2,7 @@
 // naming the last one shown (not secret: an administrator only pages through their own
 // organization's deliveries; validated like the audit log's).
 import type { AdminContext } from '../context.ts';
-import { notFound, validationFailed } from '../errors.ts';
+import { notFound, validationFailed } from '../../shared/errors.ts';
 import { listEndpointDeliveries, type DeliveryRow } from '../../storage/db/repositories/webhook-deliveries.ts';
 import { findEndpoint } from '../../storage/db/repositories/webhook-endpoints.ts';
 import { deliveryView, type WebhookDelivery } from './delivery-schema.ts';

@@ -4,7 +4,7 @@
 // still be kept and within the organization's plan (delivery-body.ts): a redelivery never sends
 // what the feed no longer shows. Manual sends are limited per organization (manual-sends.ts).
 import type { AdminContext } from '../context.ts';
-import { notFound, ServiceError, validationFailed } from '../errors.ts';
+import { notFound, ServiceError, validationFailed } from '../../shared/errors.ts';
 import { getDelivery } from '../../storage/db/repositories/webhook-deliveries.ts';
 import { findEndpoint } from '../../storage/db/repositories/webhook-endpoints.ts';
 import type { WebhookDelivery } from './delivery-schema.ts';

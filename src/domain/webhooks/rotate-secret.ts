@@ -5,7 +5,7 @@
 // never carries more than MAX_SIGNING_SECRETS signatures. The new secret is returned once, here.
 import { randomUUID } from 'node:crypto';
 import type { AdminContext } from '../context.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../../shared/errors.ts';
 import { recordAudit } from '../console/audit.ts';
 import * as endpoints from '../../storage/db/repositories/webhook-endpoints.ts';
 import { endpointLabel } from './endpoint-view.ts';

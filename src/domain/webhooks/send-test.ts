@@ -2,7 +2,7 @@
 // like any other, but never stored in `events` and never in the feed. Its resource is the endpoint.
 // Manual sends are limited per organization (manual-sends.ts).
 import type { AdminContext } from '../context.ts';
-import { notFound, validationFailed } from '../errors.ts';
+import { notFound, validationFailed } from '../../shared/errors.ts';
 import { findEndpoint } from '../../storage/db/repositories/webhook-endpoints.ts';
 import { newEventId } from '../events/event-id.ts';
 import type { WebhookDelivery } from './delivery-schema.ts';

@@ -2,7 +2,7 @@
 // the `standardwebhooks` package so that any Standard Webhooks or Svix library verifies them: one
 // `v1,` signature per live secret (two during a rotation's overlap), space-separated.
 import { Webhook } from 'standardwebhooks';
-import { SERVICE_NAME, SERVICE_VERSION } from '../../version.ts';
+import { SERVICE_NAME, SERVICE_VERSION } from '../../shared/version.ts';
 
 export const USER_AGENT = `${SERVICE_NAME}-webhooks/${SERVICE_VERSION}`;
 

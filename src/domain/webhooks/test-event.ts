@@ -2,7 +2,7 @@
 // as a change event, about the endpoint itself. It is never stored in `events` nor in the feed.
 import { Type, type Static } from 'typebox';
 import { EventId } from '../events/schema.ts';
-import { EpochMs } from '../shared-schema.ts';
+import { EpochMs } from '../../shared/sub-objects.ts';
 
 export const TEST_EVENT_TYPE = 'webhook.test';
 

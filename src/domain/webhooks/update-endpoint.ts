@@ -3,7 +3,7 @@
 // them); re-enabling clears the reason and the run of failures that may have disabled it, so the
 // service gives the endpoint a fresh start. Each change and its audit entries commit together.
 import type { AdminContext } from '../context.ts';
-import { notFound, validationFailed } from '../errors.ts';
+import { notFound, validationFailed } from '../../shared/errors.ts';
 import { recordAudit, type AuditAction } from '../console/audit.ts';
 import * as endpoints from '../../storage/db/repositories/webhook-endpoints.ts';
 import { checkEndpointFields, checkTypesWithinPlan } from './endpoint-input.ts';

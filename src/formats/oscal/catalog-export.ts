@@ -5,7 +5,7 @@
 // (src/formats/oscal/catalog-import.ts) gives back the same codes and names in the same order.
 import { RECORD_KEY_MAX_LENGTH } from '../../domain/frameworks/program-schema.ts';
 import { OSCAL_TOKEN, OSCAL_VERSION, type OscalCatalogDocument, type OscalControl } from './catalog-shape.ts';
-import { URL_NAMESPACE, uuidV5 } from './uuid-v5.ts';
+import { URL_NAMESPACE, uuidV5 } from '../../shared/uuid-v5.ts';
 
 /** The namespace of exported catalogs' uuids: a catalog's uuid is uuidV5(this, framework ID). */
 export const CATALOG_UUID_NAMESPACE = uuidV5(URL_NAMESPACE, 'urn:compliance-data-service:oscal-catalog');

@@ -4,7 +4,7 @@
 // upper-cased when it has none), the name its title, the key its id. The document is checked as it
 // is walked, iteratively and to a bounded depth; every problem found (up to CATALOG_ISSUES_MAX) is
 // reported at once as a `validation_failed`, each naming its place as a JSON pointer.
-import { validationFailed, type FieldIssue } from '../../domain/errors.ts';
+import { validationFailed, type FieldIssue } from '../../shared/errors.ts';
 import {
   FRAMEWORK_NAME_MAX_LENGTH,
   FRAMEWORK_REQUIREMENTS_MAX,

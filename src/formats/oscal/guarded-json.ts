@@ -5,7 +5,7 @@
 // `validation_failed` naming the place (a JSON pointer, '' for the whole document) with a message a
 // person can act on. Nothing here knows OSCAL: any format read from a JSON file can use it.
 import { readFile, stat } from 'node:fs/promises';
-import { validationFailed } from '../../domain/errors.ts';
+import { validationFailed } from '../../shared/errors.ts';
 
 /** Deepest nesting of arrays and objects accepted (OSCAL catalogs need about 20). */
 export const JSON_MAX_DEPTH = 64;

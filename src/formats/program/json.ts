@@ -3,7 +3,7 @@
 // nesting deeper than PROGRAM_MAX_DEPTH, numbers that are too long, beyond the safe integer range
 // or not finite, a key twice in one object (JSON.parse would silently keep the last), a
 // `__proto__` key, and more records than the limit. Each refusal names its place.
-import { PROGRAM_MAX_DEPTH, PROGRAM_NUMBER_MAX_LENGTH, pointerOf } from './limits.ts';
+import { PROGRAM_MAX_DEPTH, PROGRAM_NUMBER_MAX_LENGTH, pointerOf } from '../../shared/program-limits.ts';
 
 export interface TextRefusal {
   pointer: string;

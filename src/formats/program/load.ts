@@ -10,7 +10,7 @@
 // top-level field may be in one file only (a second one is refused naming both files).
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { ServiceError, validationFailed, type FieldIssue } from '../../domain/errors.ts';
+import { ServiceError, validationFailed, type FieldIssue } from '../../shared/errors.ts';
 import { checkJsonText, lineColumn, locateInJson, TextRefused } from './json.ts';
 import {
   byteSize,
@@ -20,7 +20,7 @@ import {
   pointerOf,
   segmentsOf,
   type ProgramLimits,
-} from './limits.ts';
+} from '../../shared/program-limits.ts';
 import { locateInYaml, parseYamlText } from './yaml.ts';
 
 export type ProgramFormat = 'yaml' | 'json';

@@ -19,7 +19,7 @@ import {
   type ParsedNode,
 } from 'yaml';
 import { numberIssue, TextRefused } from './json.ts';
-import { PROGRAM_MAX_ALIAS_COUNT, PROGRAM_MAX_DEPTH, pointerOf } from './limits.ts';
+import { PROGRAM_MAX_ALIAS_COUNT, PROGRAM_MAX_DEPTH, pointerOf } from '../../shared/program-limits.ts';
 
 const CORE_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`));
 

@@ -1,5 +1,5 @@
 // The scanner formats the service reads, by name: the one entry point for the import pipeline.
-import type { FieldIssue } from '../../domain/errors.ts';
+import type { FieldIssue } from '../../shared/errors.ts';
 import type { ScannedFinding, ScanSummary } from '../../domain/vulnerabilities/scanned-finding.ts';
 import { parseCycloneDx } from '../cyclonedx/parse.ts';
 import { parseGrype } from '../grype/parse.ts';

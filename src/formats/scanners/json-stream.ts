@@ -4,7 +4,7 @@
 // numbers); this file keeps the grammar and the path, so that every error names its place as a
 // JSON pointer (RFC 6901).
 import { Tokenizer, TokenType } from '@streamparser/json';
-import { ServiceError, validationFailed } from '../../domain/errors.ts';
+import { ServiceError, validationFailed } from '../../shared/errors.ts';
 
 export type PathPart = string | number;
 export type ValueKind = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';

@@ -17,7 +17,7 @@ import { isIssuedAccessToken } from '../../domain/auth/secrets.ts';
 import { authenticate, authenticateFromMemory } from '../../domain/auth/tokens.ts';
 import { authenticateWithMarkers } from '../../domain/auth/authenticate-with-markers.ts';
 import type { Context, SystemContext } from '../../domain/context.ts';
-import { ServiceError, validationFailed } from '../../domain/errors.ts';
+import { ServiceError, validationFailed } from '../../shared/errors.ts';
 import type { WindowCount } from '../../storage/ratelimit/store.ts';
 import { hitLimit, hitLimitNow, rateLimitExceeded, type LimitState } from '../../storage/ratelimit/limiter.ts';
 import type { UsageRecorder } from '../../domain/console/usage-recorder.ts';

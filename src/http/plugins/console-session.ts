@@ -9,7 +9,7 @@
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AdminActor, SystemContext } from '../../domain/context.ts';
-import { ServiceError } from '../../domain/errors.ts';
+import { ServiceError } from '../../shared/errors.ts';
 import { adminActor, csrfMatches, type Origin } from '../../domain/console/session.ts';
 import type { SignedInAdmin } from '../../domain/console/schema.ts';
 import { resolveSession } from '../../domain/console/resolve-session.ts';

@@ -15,7 +15,7 @@ import {
   type ErrorCode,
   type FieldIssue,
   type OAuthErrorCode,
-} from '../../domain/errors.ts';
+} from '../../shared/errors.ts';
 import { asDependencyError } from '../../storage/db/errors.ts';
 import { issuesFromAjv } from '../validation.ts';
 import { newRequestId } from '../request-id.ts';
@@ -37,7 +37,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   upstream_unavailable: 503,
 };
 
-export { MAX_LISTED_DETAILS } from '../../domain/errors.ts';
+export { MAX_LISTED_DETAILS } from '../../shared/errors.ts';
 
 /** The request parts as a validation answer names them when it speaks of the whole part. */
 const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };

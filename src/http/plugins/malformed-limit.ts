@@ -16,7 +16,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { SystemContext } from '../../domain/context.ts';
-import type { RateLimitExceeded } from '../../domain/errors.ts';
+import type { RateLimitExceeded } from '../../shared/errors.ts';
 import { hitLimit, peekLimit, rateLimitExceeded } from '../../storage/ratelimit/limiter.ts';
 import { setRateLimitHeaders } from './auth.ts';
 

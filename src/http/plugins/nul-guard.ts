@@ -9,7 +9,7 @@
 // The walk is iterative, so it cannot overflow the stack itself. (Multipart fields are checked
 // where they are read, in src/domain/evidence/upload.ts.)
 import type { FastifyInstance } from 'fastify';
-import { validationFailed, type FieldIssue } from '../../domain/errors.ts';
+import { validationFailed, type FieldIssue } from '../../shared/errors.ts';
 
 /** Deepest nesting of arrays and objects accepted in a request (the top-level object is level 1). */
 export const MAX_BODY_DEPTH = 64;

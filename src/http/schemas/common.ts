@@ -1,6 +1,6 @@
 // Shapes shared by every route: the success envelope and the two error bodies of the spec.
 import { Type, type TSchema } from 'typebox';
-import { ErrorObject, OAUTH_ERRORS } from '../../domain/errors.ts';
+import { ErrorObject, OAUTH_ERRORS } from '../../shared/errors.ts';
 
 export const Meta = Type.Object({ requestId: Type.String({ description: 'Equals the X-Request-Id header.' }) });
 

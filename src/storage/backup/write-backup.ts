@@ -16,7 +16,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { Config } from '../../config.ts';
-import { SERVICE_VERSION } from '../../version.ts';
+import { SERVICE_VERSION } from '../../shared/version.ts';
 import { assertBlobKey } from '../blobs/store.ts';
 import { openDb } from '../db/connect.ts';
 import { listHostedBlobs, type HostedBlob } from '../db/repositories/hosted-blobs.ts';

@@ -6,7 +6,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { S3Settings } from '../../config.ts';
-import { DependencyUnavailableError } from '../../domain/errors.ts';
+import { DependencyUnavailableError } from '../../shared/errors.ts';
 import {
   assertBlobKey,
   assertBlobPrefix,

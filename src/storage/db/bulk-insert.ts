@@ -10,7 +10,7 @@
 import { CompiledQuery, sql, type Insertable, type Kysely } from 'kysely';
 import type { Db, DialectName } from './connect.ts';
 import type { Database } from './schema.ts';
-import { shareTheLoop } from '../../event-loop-turns.ts';
+import { shareTheLoop } from '../../shared/event-loop-turns.ts';
 
 export type TableName = keyof Database & string;
 export type Row<T extends TableName> = Insertable<Database[T]>;

@@ -1,5 +1,5 @@
 // Tells a lost or refused database connection (answer 503, retry later) apart from a bug (500).
-import { DependencyUnavailableError } from '../../domain/errors.ts';
+import { DependencyUnavailableError } from '../../shared/errors.ts';
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
 

@@ -23,7 +23,7 @@ import * as m0018 from './migrations/0018_subject_entity_lookup.ts';
 import * as m0019 from './migrations/0019_program_digests.ts';
 import * as m0020 from './migrations/0020_vulnerability_set_maintenance.ts';
 import * as m0021 from './migrations/0021_jobs.ts';
-import { SERVICE_VERSION } from '../../version.ts';
+import { SERVICE_VERSION } from '../../shared/version.ts';
 import { listAppliedMigrations, newestServiceVersion, recordServiceVersion } from './repositories/schema-migrations.ts';
 
 const migrations: Record<string, Migration> = {

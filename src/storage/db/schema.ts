@@ -17,7 +17,7 @@ export interface OrganizationsTable {
   region: string;
   /** comma-separated resource names the plan includes */
   plan: string;
-  /** the data version of each kind (src/domain/data-versions.ts): bumped by the writes that change that kind; they key cached answers */
+  /** the data version of each kind (src/shared/data-versions.ts): bumped by the writes that change that kind; they key cached answers */
   controls_version: Generated<number>;
   policies_version: Generated<number>;
   evidence_version: Generated<number>;

@@ -4,7 +4,7 @@
 // however long the input, in memory and in Redis alike.
 import { createHash } from 'node:crypto';
 import type { RateLimitSettings } from '../../config.ts';
-import { RateLimitExceeded } from '../../domain/errors.ts';
+import { RateLimitExceeded } from '../../shared/errors.ts';
 import { retryAfterSec, type Backoff, type RateLimitStore, type WindowCount } from './store.ts';
 
 export interface LimitState {

@@ -1,7 +1,7 @@
 // Counters in Redis, shared by every node. The window is computed from Redis's own clock inside
 // one script, so nodes with skewed clocks still agree on which window a request falls in.
 import { Redis } from 'ioredis';
-import { DependencyUnavailableError } from '../../domain/errors.ts';
+import { DependencyUnavailableError } from '../../shared/errors.ts';
 import { HIT_MANY, HitBatcher, type HitReply } from './redis-hits.ts';
 import type { Backoff, BackoffClaim, MarkerBoard, RateLimitStore, WindowCount } from './store.ts';
 

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { loadDemoData } from '../../../../src/demo/generate.ts';
 import { bumpDataVersions } from '../../../../src/storage/db/repositories/organizations.ts';
-import { DATA_KINDS } from '../../../../src/domain/data-versions.ts';
+import { DATA_KINDS } from '../../../../src/shared/data-versions.ts';
 import type { DialectName } from '../../../../src/storage/db/connect.ts';
 import { addCredential, createOrgWithCredential, startServer, type Client, type TestServer } from '../../../../test/harness/server.ts';
 import { ComplianceClient } from '../../../sdk/src/index.ts';

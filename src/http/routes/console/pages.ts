@@ -5,7 +5,7 @@
 // source it runs.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ConsoleAssets } from '../../../console/assets.ts';
-import { notFound } from '../../../domain/errors.ts';
+import { notFound } from '../../../shared/errors.ts';
 import type { RouteDeps } from '../deps.ts';
 import { quietLogLevel } from '../../../logger.ts';
 

@@ -11,7 +11,7 @@ import {
 } from '../../../domain/controls/list.ts';
 import type { ControlStatus } from '../../../domain/compliance/rules.ts';
 import { CONTROL_STATUSES } from '../../../domain/controls/schema.ts';
-import { CONTROL_SCOPES, FUNCTION_GROUPINGS } from '../../../domain/vocabulary.ts';
+import { CONTROL_SCOPES, FUNCTION_GROUPINGS } from '../../../shared/vocabulary.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { sendEnvelope } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EVIDENCE_OPTIONAL_FIELDS, listEvidence, type EvidenceOptionalField, type EvidenceStatus } from '../../../domain/evidence/list.ts';
-import { EVIDENCE_STATUSES } from '../../../domain/vocabulary.ts';
+import { EVIDENCE_STATUSES } from '../../../shared/vocabulary.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { sendEnvelope } from '../../reply.ts';
 import { artifactListQuery, parseArtifactListQuery } from '../../schemas/artifacts.ts';

@@ -6,11 +6,11 @@
 // dependencies, so "up or down, no detail" (docs/deployment.md, "Health and version") still holds.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { ServiceError } from '../../../domain/errors.ts';
+import { ServiceError } from '../../../shared/errors.ts';
 import type { RouteDeps } from '../deps.ts';
 import { checkReadiness } from './readiness.ts';
 import { quietLogLevel } from '../../../logger.ts';
-import { SERVICE_VERSION } from '../../../version.ts';
+import { SERVICE_VERSION } from '../../../shared/version.ts';
 
 export default function healthRoutes(app: FastifyInstance, { system, config }: RouteDeps) {
   // probes poll these every few seconds: their requests are logged at debug only

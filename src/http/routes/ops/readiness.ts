@@ -1,6 +1,6 @@
 // The one readiness check, shared by the API port's /readyz (up or not) and the operations
 // listener's /readyz (which dependency is down).
-import { DependencyUnavailableError } from '../../../domain/errors.ts';
+import { DependencyUnavailableError } from '../../../shared/errors.ts';
 import { asDependencyError } from '../../../storage/db/errors.ts';
 import type { Db } from '../../../storage/db/connect.ts';
 import type { RateLimitStore } from '../../../storage/ratelimit/store.ts';

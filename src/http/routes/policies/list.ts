@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { listPolicies, POLICY_OPTIONAL_FIELDS, type PolicyOptionalField, type PolicyStatus } from '../../../domain/policies/list.ts';
-import { POLICY_STATUSES } from '../../../domain/vocabulary.ts';
+import { POLICY_STATUSES } from '../../../shared/vocabulary.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { sendEnvelope } from '../../reply.ts';
 import { artifactListQuery, parseArtifactListQuery } from '../../schemas/artifacts.ts';

@@ -10,7 +10,7 @@ import { Type, type Static } from 'typebox';
 import { bodySha256, programForCredential, refuseWithoutWriteScope } from '../../../domain/program/credential-door.ts';
 import { ProgramDocument } from '../../../domain/program/document-schema.ts';
 import { ProgramPlan } from '../../../domain/program/plan-schema.ts';
-import { ServiceError, validationFailed } from '../../../domain/errors.ts';
+import { ServiceError, validationFailed } from '../../../shared/errors.ts';
 import { RecordKey } from '../../../domain/frameworks/program-schema.ts';
 import { frameworkFromCatalog } from '../../../formats/oscal/catalog-import.ts';
 import { PROGRAM_FORMAT_VERSION } from '../../../domain/program/document-schema.ts';

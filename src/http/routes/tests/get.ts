@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { getTest } from '../../../domain/tests/get.ts';
 import { TEST_EXPANSIONS, type TestExpansion } from '../../../domain/tests/shape.ts';
-import { TEST_STATUSES } from '../../../domain/vocabulary.ts';
+import { TEST_STATUSES } from '../../../shared/vocabulary.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { sendEnvelope } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';

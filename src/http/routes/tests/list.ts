@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { listTests } from '../../../domain/tests/list.ts';
 import { TEST_LIST_FIELDS, type TestListField } from '../../../domain/tests/shape.ts';
-import { TEST_STATUSES } from '../../../domain/vocabulary.ts';
+import { TEST_STATUSES } from '../../../shared/vocabulary.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { sendEnvelope } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';

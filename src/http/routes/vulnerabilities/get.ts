@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { getVulnerability } from '../../../domain/vulnerabilities/get.ts';
 import { VULNERABILITY_EXPANSIONS, type VulnerabilityExpansion } from '../../../domain/vulnerabilities/shape.ts';
-import { VULNERABILITY_RESOURCE_STATUSES } from '../../../domain/vocabulary.ts';
+import { VULNERABILITY_RESOURCE_STATUSES } from '../../../shared/vocabulary.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { sendEnvelope } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { ServiceError, validationFailed } from '../../../domain/errors.ts';
+import { ServiceError, validationFailed } from '../../../shared/errors.ts';
 import type { UploadPart } from '../../../domain/evidence/upload.ts';
 import { importVulnerabilities } from '../../../domain/vulnerabilities/import.ts';
 import {

@@ -10,7 +10,7 @@ import {
   VULNERABILITY_LIST_FIELDS,
   type VulnerabilityListField,
 } from '../../../domain/vulnerabilities/shape.ts';
-import { SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../../../domain/vocabulary.ts';
+import { SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../../../shared/vocabulary.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { sendEnvelope } from '../../reply.ts';
 import { Meta, v1Errors } from '../../schemas/common.ts';

@@ -1,5 +1,5 @@
 // The organization's single data version becomes one version per kind of data
-// (src/domain/data-versions.ts), so that a write invalidates only the cached answers it can
+// (src/shared/data-versions.ts), so that a write invalidates only the cached answers it can
 // change. Each new counter starts at the old version, so no counter ever goes back across the
 // upgrade; the old column is dropped, so nothing can go on reading a version no write bumps.
 import { sql, type Kysely } from 'kysely';

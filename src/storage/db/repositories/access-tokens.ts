@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
-import type { DataVersions } from '../../../domain/data-versions.ts';
+import type { DataVersions } from '../../../shared/data-versions.ts';
 import { VERSION_COLUMNS, dataVersionsOf } from './organizations.ts';
 
 type Q = Kysely<Database>;

@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 import { chunked } from '../id-chunks.ts';
-import type { ArtifactType } from '../../../domain/compliance/rules.ts';
+import type { ArtifactType } from '../schema.ts';
 
 type Q = Kysely<Database>;
 

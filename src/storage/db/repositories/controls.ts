@@ -11,7 +11,7 @@
 // row, and these reads dominate a cold GET /v1/controls (see bench/controls.ts).
 import { PostgresAdapter, sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { ArtifactType, Database } from '../schema.ts';
-import type { CONTROL_SCOPES, FUNCTION_GROUPINGS } from '../../../domain/vocabulary.ts';
+import type { CONTROL_SCOPES, FUNCTION_GROUPINGS } from '../../../shared/vocabulary.ts';
 import { group, hasEntity, hasPerson, toMappedRequirement, type Entity, type MappedFramework, type MappedRequirement } from './links.ts';
 import { chunked } from '../id-chunks.ts';
 

@@ -16,7 +16,7 @@ import type {
   MappedRequirement,
   MappedRisk,
   PersonStamp,
-} from '../../../domain/shared-schema.ts';
+} from '../../../shared/sub-objects.ts';
 
 export type { Assignee, Entity, MappedControl, MappedFramework, MappedRequirement, MappedRisk, PersonStamp };
 

@@ -1,7 +1,7 @@
 import { PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../schema.ts';
-import { RateLimitExceeded } from '../../../domain/errors.ts';
-import { DATA_KINDS, INITIAL_DATA_VERSIONS, type DataKind, type DataVersions } from '../../../domain/data-versions.ts';
+import { RateLimitExceeded } from '../../../shared/errors.ts';
+import { DATA_KINDS, INITIAL_DATA_VERSIONS, type DataKind, type DataVersions } from '../../../shared/data-versions.ts';
 
 export interface Organization {
   id: string;
@@ -54,7 +54,7 @@ export async function updateOrganizationPlan(db: Q, id: string, plan: string[]):
   return Number(result.numUpdatedRows) > 0;
 }
 
-// ---- Data versions (src/domain/data-versions.ts) ----
+// ---- Data versions (src/shared/data-versions.ts) ----
 
 type VersionColumn = `${DataKind}_version`;
 const versionColumn = (kind: DataKind): VersionColumn => `${kind}_version`;
@@ -71,7 +71,7 @@ export function dataVersionsOf(row: Record<VersionColumn, number | string>): Dat
 
 /**
  * Every write to an organization's data calls this in its transaction with the kinds it changes
- * (WRITES in src/domain/data-versions.ts): the cached answers that read those kinds become
+ * (WRITES in src/shared/data-versions.ts): the cached answers that read those kinds become
  * unreachable on every node.
  */
 export async function bumpDataVersions(db: Q, id: string, kinds: readonly DataKind[]): Promise<void> {

@@ -3,7 +3,7 @@
 // from links.ts.
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../schema.ts';
-import type { Application } from '../../../domain/tests/schema.ts';
+import type { Application } from '../../../shared/sub-objects.ts';
 import { group, hasPerson, mappedToFramework } from './links.ts';
 import { chunked } from '../id-chunks.ts';
 

@@ -6,7 +6,7 @@ import { CREDENTIAL_NAME_MAX_LENGTH } from '../../../../domain/auth/credential-v
 import { NewCredential } from '../../../../domain/auth/schema.ts';
 import { ACCESS_LEVELS } from '../../../../domain/auth/scopes.ts';
 import { createCredential } from '../../../../domain/auth/create-credential.ts';
-import { validationFailed } from '../../../../domain/errors.ts';
+import { validationFailed } from '../../../../shared/errors.ts';
 import { adminContextOf } from '../../../plugins/console-session.ts';
 import { envelope } from '../../../reply.ts';
 import { Envelope } from '../../../schemas/common.ts';
