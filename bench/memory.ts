@@ -137,6 +137,7 @@ async function measure(objects: number, answers: number): Promise<{ idle: number
     await readAll(url, tokens[0]);
     await readAll(url, tokens[0]);
     const idle = rss().now;
+    const idleHeap = await gauge('nodejs_heap_size_used_bytes');
     const cpuBefore = cpuSeconds(pid);
     console.log(
       `  RESULT_CACHE_MAX_OBJECT_BYTES ${mib(objects)}, RESULT_CACHE_MAX_BYTES ${mib(answers)}: idle RSS ${mib(idle)}, V8 heap used ${mib(await gauge('nodejs_heap_size_used_bytes'))}`,
@@ -158,6 +159,14 @@ async function measure(objects: number, answers: number): Promise<{ idle: number
       }
     }
     const cpu = cpuSeconds(pid) - cpuBefore;
+    // Per organization: what each one that authenticated and read its lists added to the process
+    // (the V8 heap in use includes garbage not yet collected, so it bounds the live heap from above).
+    const grown = rss().now - idle;
+    const heapGrown = (await gauge('nodejs_heap_size_used_bytes')) - idleHeap;
+    console.log(
+      `    per organization: RSS +${(grown / 1024 / tokens.length).toFixed(1)} KiB, V8 heap used +${(heapGrown / 1024 / tokens.length).toFixed(1)} KiB; ` +
+        `cached grants ${await gauge('cds_cache_entries{cache="grants"}')}, warm answers ${await gauge('cds_cache_entries{cache="warm_reads"}')}`,
+    );
     console.log(
       `    the service's CPU over the rounds: ${cpu.toFixed(1)} s (${((cpu * 1000) / (rounds * tokens.length * LISTS.length)).toFixed(2)} ms per request)`,
     );

@@ -174,7 +174,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (json.$id as string) || `def-${i}` },
   });
 
-  if (deps.warmReads !== false) {
+  if (deps.warmReads !== false && config.warmReadsMaxEntries > 0) {
     warm = new WarmReads({
       authenticate: tokenAuthenticator(config, system),
       answers,
@@ -182,6 +182,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       usage,
       log: app.log,
       clientAddressIsPeer: !config.trustProxy,
+      maxHeld: config.warmReadsMaxEntries,
     });
     // Closing, Fastify answers with Connection: close; nothing is answered before it from then on.
     const closing = warm;
@@ -190,6 +191,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       done();
     });
   }
+  metrics.watchCacheEntries(() => ({ grants: system.grants?.size ?? 0, warm_reads: warm?.size ?? 0 }));
   // Threads start with the first task and end with the app (after the requests in flight).
   const workers = new WorkerPool(config.workerThreads);
   app.addHook('onClose', async () => workers.close());

@@ -158,6 +158,10 @@ export interface Config {
    * (RESULT_CACHE_MAX_OBJECT_BYTES); least recently used go first
    */
   resultCacheMaxObjectBytes: number;
+  /** access tokens' grants a node keeps checked in memory (GRANT_CACHE_MAX_ENTRIES, default 10,000; 0: none) */
+  grantCacheMaxEntries: number;
+  /** (URL, organization) answers a node holds for warm reads (WARM_READS_MAX_ENTRIES, default 10,000; 0: none) */
+  warmReadsMaxEntries: number;
   /**
    * Program documents read by any door (PUT /v1/program, cds, the console): PROGRAM_MAX_BYTES
    * (default 64 MiB, all files of a folder together), PROGRAM_MAX_RECORDS (default 100,000) and
@@ -436,6 +440,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     heapGrowthPercent: heapGrowth(env),
     resultCacheMaxBytes: int(env, 'RESULT_CACHE_MAX_BYTES', 64 * 1024 * 1024, 0),
     resultCacheMaxObjectBytes: int(env, 'RESULT_CACHE_MAX_OBJECT_BYTES', DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES, 0),
+    grantCacheMaxEntries: int(env, 'GRANT_CACHE_MAX_ENTRIES', 10_000, 0),
+    warmReadsMaxEntries: int(env, 'WARM_READS_MAX_ENTRIES', 10_000, 0),
     program: {
       maxBytes: int(env, 'PROGRAM_MAX_BYTES', DEFAULT_PROGRAM_MAX_BYTES, 1024),
       maxRecords: int(env, 'PROGRAM_MAX_RECORDS', DEFAULT_PROGRAM_MAX_RECORDS, 1),

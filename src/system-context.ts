@@ -29,7 +29,7 @@ export function systemContext(
   return {
     db: parts.db,
     markers,
-    grants: parts.db.changeStamp || markers ? new GrantCache() : undefined,
+    grants: (parts.db.changeStamp || markers) && config.grantCacheMaxEntries > 0 ? new GrantCache(config.grantCacheMaxEntries) : undefined,
     region: config.region,
     now: parts.now ?? Date.now,
     cache: parts.cache ?? new ResultCache(config.resultCacheMaxObjectBytes),

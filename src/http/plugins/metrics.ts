@@ -18,6 +18,10 @@ export interface Metrics {
   webhookDeliveries: Counter<'outcome'>;
   /** how late due work was started, by scheduler (`webhook_delivery`; later schedulers add theirs) */
   schedulerLag: Histogram<'scheduler'>;
+  /** entries each per-node cache holds, by cache (`grants`, `warm_reads`), read at scrape time */
+  cacheEntries: Gauge<'cache'>;
+  /** what `cacheEntries` reports: each cache's size when the registry is read */
+  watchCacheEntries(read: () => Record<string, number>): void;
   webhookOutboxPending: Gauge;
   webhookOutboxOldestDue: Gauge;
   /**
@@ -42,6 +46,7 @@ export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   let refreshOutbox: (() => Promise<void>) | undefined;
+  let readCacheEntries: (() => Record<string, number>) | undefined;
   // prom-client awaits a gauge's collect() when the registry is read
   const collect = () => refreshOutbox?.();
   const metrics: Metrics = {
@@ -99,6 +104,15 @@ export function createMetrics(): Metrics {
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers: [registry],
     }),
+    cacheEntries: new Gauge({
+      name: 'cds_cache_entries',
+      help: 'Entries a per-node cache holds, by cache: grants (at most GRANT_CACHE_MAX_ENTRIES), warm_reads (at most WARM_READS_MAX_ENTRIES)',
+      labelNames: ['cache'],
+      registers: [registry],
+      collect() {
+        for (const [cache, entries] of Object.entries(readCacheEntries?.() ?? {})) this.set({ cache }, entries);
+      },
+    }),
     webhookOutboxPending: new Gauge({
       name: 'cds_webhook_outbox_pending',
       help: `Webhook deliveries waiting to be sent or retried, in the whole database (counted up to ${OUTBOX_COUNT_CAP})`,
@@ -111,6 +125,9 @@ export function createMetrics(): Metrics {
       registers: [registry],
       collect,
     }),
+    watchCacheEntries(read) {
+      readCacheEntries = read;
+    },
     watchWebhookOutbox(read, now) {
       let last: { at: number; done: Promise<void> } | undefined;
       refreshOutbox = () => {
