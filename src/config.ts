@@ -221,6 +221,11 @@ export interface Config {
     concurrency: number;
     /** the longest an idle job worker sleeps between looks (JOB_POLL_MS, default 1000); a job queued on this node wakes it at once */
     pollMs: number;
+    /**
+     * runs a job may start (JOB_MAX_ATTEMPTS, default 3): a job whose node stopped under it (its
+     * lease ran out) that many times fails instead of taking down the next node too
+     */
+    maxAttempts: number;
   };
   time: {
     /** TIME_SCHEDULER=on|off (default on): whether this node runs the time scheduler */
@@ -467,6 +472,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobs: {
       concurrency: int(env, 'JOB_CONCURRENCY', 1, 1),
       pollMs: int(env, 'JOB_POLL_MS', 1000, 10),
+      maxAttempts: int(env, 'JOB_MAX_ATTEMPTS', 3, 1),
     },
     time: {
       schedulerEnabled: oneOf(env, 'TIME_SCHEDULER', ['on', 'off'] as const, 'on') === 'on',

@@ -1,11 +1,13 @@
 // The jobs' claim (repositories/jobs.ts, claimJobs; issue 36): fair across organizations (the one
 // with the fewest jobs running on any node first, then the oldest job), never a job under another
 // live lease, and a job whose lease ran out (its node died) again; two workers claiming at once
-// take disjoint jobs (SKIP LOCKED on PostgreSQL, the write lock on SQLite).
+// take disjoint jobs (SKIP LOCKED on PostgreSQL, the write lock on SQLite). A job whose every run
+// lost its lease (JOB_MAX_ATTEMPTS) ends as failed instead of being handed to yet another node; a
+// run given back (a node stopping) does not count.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase, dialects, type TestDatabase } from '../harness/engines.ts';
-import { claimJobs } from '../../src/storage/db/repositories/jobs.ts';
+import { claimJobs, failAbandonedJobs, releaseJob } from '../../src/storage/db/repositories/jobs.ts';
 
 const NOW = 1_800_000_000_000;
 
@@ -17,7 +19,7 @@ for (const dialect of dialects) {
     });
     after(() => database?.drop());
 
-    async function job(id: string, org: string, createdAt: number, lease?: { owner: string; until: number }) {
+    async function job(id: string, org: string, createdAt: number, lease?: { owner: string; until: number }, attempts = 0) {
       await database.db.kysely
         .insertInto('jobs')
         .values({
@@ -32,11 +34,14 @@ for (const dialect of dialects) {
           created_at: createdAt,
           lease_owner: lease?.owner ?? null,
           lease_until: lease?.until ?? null,
+          attempts,
         })
         .execute();
     }
     const claim = (owner: string, limit: number) =>
-      claimJobs(database.db.kysely, dialect, { owner, now: NOW, leaseUntil: NOW + 60_000, limit }).then((rows) => rows.map((r) => r.id));
+      claimJobs(database.db.kysely, dialect, { owner, now: NOW, leaseUntil: NOW + 60_000, limit, maxAttempts: 3 }).then((rows) =>
+        rows.map((r) => r.id),
+      );
 
     const sorted = (ids: string[]) => [...ids].sort();
 
@@ -66,6 +71,34 @@ for (const dialect of dialects) {
       const all = [...first, ...second];
       assert.equal(new Set(all).size, all.length, `no job twice: ${JSON.stringify({ first, second })}`);
       assert.ok(all.length >= 3, `${all.length} claimed`);
+    });
+
+    test('a job whose last run lost its lease is failed, not claimed again; a run given back does not count', async () => {
+      const state = (id: string) =>
+        database.db.kysely
+          .selectFrom('jobs')
+          .select(['status', 'attempts', 'error', 'finished_at'])
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow();
+      await database.db.kysely.deleteFrom('jobs').execute(); // the earlier tests' jobs
+      await job('spent', 'org-spent', NOW - 50, { owner: 'crashed-node', until: NOW - 1 }, 3);
+      await job('one-left', 'org-spent', NOW - 40, { owner: 'crashed-node', until: NOW - 1 }, 2);
+      await job('still-held', 'org-spent', NOW - 30, { owner: 'live-node', until: NOW + 60_000 }, 3);
+      // the spent job is not handed out, even before it is failed
+      assert.deepEqual(await claim('node-5', 5), ['one-left']);
+      assert.equal(await failAbandonedJobs(database.db.kysely, NOW, 3, '{"code":"internal_error"}'), 1);
+      const spent = await state('spent');
+      assert.equal(spent.status, 'failed');
+      assert.equal(spent.error, '{"code":"internal_error"}');
+      assert.equal(Number(spent.finished_at), NOW);
+      // a live lease is its node's, however many runs it took
+      assert.equal((await state('still-held')).status, 'running');
+      // 'one-left' is on its third run now; given back (its node stopping), it is queued with two runs counted
+      assert.equal(Number((await state('one-left')).attempts), 3);
+      await releaseJob(database.db.kysely, 'one-left', 'node-5');
+      const released = await state('one-left');
+      assert.equal(released.status, 'queued');
+      assert.equal(Number(released.attempts), 2);
     });
   });
 }

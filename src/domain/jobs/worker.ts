@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SystemContext } from '../context.ts';
-import { claimJobs, releaseJob, renewJobLease, type JobRow } from '../../storage/db/repositories/jobs.ts';
+import { claimJobs, failAbandonedJobs, releaseJob, renewJobLease, type JobRow } from '../../storage/db/repositories/jobs.ts';
+import { errorObject, ServiceError } from '../../shared/errors.ts';
 import { LOCAL_OWNER_PREFIX } from '../../storage/db/repositories/webhook-deliveries.ts';
 import { onJobQueued } from './nudge.ts';
 import { runJob, type JobEnding } from './run.ts';
@@ -21,6 +22,8 @@ export interface JobSettings {
   pollMs: number;
   /** how long a claim holds a job without renewal (WRITE_LEASE_MS) */
   leaseMs: number;
+  /** JOB_MAX_ATTEMPTS */
+  maxAttempts: number;
 }
 
 export interface JobWorkerOptions {
@@ -85,11 +88,13 @@ export class JobWorker {
       if (free > 0) {
         try {
           const now = this.ctx.now();
+          await failAbandonedJobs(this.ctx.db.kysely, now, this.settings.maxAttempts, abandonedError(this.settings.maxAttempts));
           const rows = await claimJobs(this.ctx.db.kysely, this.ctx.db.dialect, {
             owner: this.owner,
             now,
             leaseUntil: now + this.settings.leaseMs,
             limit: free,
+            maxAttempts: this.settings.maxAttempts,
           });
           claimed = rows.length;
           for (const row of rows) this.run(row);
@@ -126,3 +131,17 @@ export class JobWorker {
     this.inFlight.set(row.id, work);
   }
 }
+
+/**
+ * The error of a job whose every run stopped its node or stalled past its lease: likely the input
+ * itself (a file that exhausts memory), so it is not handed to yet another node.
+ */
+const abandonedError = (runs: number) =>
+  JSON.stringify(
+    errorObject(
+      new ServiceError(
+        'internal_error',
+        `The job was started ${runs} times and each run stopped before it ended (the node that ran it stopped or stalled past its lease); it is not tried again. Quote the job ID when reporting it.`,
+      ),
+    ),
+  );

@@ -40,14 +40,37 @@ export interface JobClaim {
   now: number;
   leaseUntil: number;
   limit: number;
+  /** a job that has started this many runs is not claimed again (failAbandonedJobs ends it) */
+  maxAttempts: number;
 }
 
 /** Unfinished jobs looked at per claim: enough to find other organizations' jobs behind one's backlog. */
 const CLAIM_WINDOW = 256;
 
-/** Queued, or running under a lease that ran out (its node died or stalled): any worker may take it. */
-function claimable(eb: ExpressionBuilder<Database, 'jobs'>, now: number) {
-  return eb.or([eb('status', '=', 'queued'), eb.and([eb('status', '=', 'running'), eb('lease_until', '<=', now)])]);
+/**
+ * Queued, or running under a lease that ran out (its node died or stalled) with runs left: any
+ * worker may take it.
+ */
+function claimable(eb: ExpressionBuilder<Database, 'jobs'>, now: number, maxAttempts: number) {
+  return eb.or([
+    eb('status', '=', 'queued'),
+    eb.and([eb('status', '=', 'running'), eb('lease_until', '<=', now), eb('attempts', '<', maxAttempts)]),
+  ]);
+}
+
+/**
+ * Ends as failed, with `error` (JSON), the jobs whose lease ran out on their last run: each run
+ * stopped its node (a crash, an out-of-memory kill) or stalled it past the lease. Answers how many.
+ */
+export async function failAbandonedJobs(db: Q, now: number, maxAttempts: number, error: string): Promise<number> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ status: 'failed', error, finished_at: now, lease_owner: null, lease_until: null })
+    .where('status', '=', 'running')
+    .where('lease_until', '<=', now)
+    .where('attempts', '>=', maxAttempts)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 /**
@@ -70,7 +93,7 @@ export async function claimJobs(db: Q, dialect: DialectName, o: JobClaim): Promi
   const open = await db
     .selectFrom('jobs')
     .select(['id', 'organization_id'])
-    .where((eb) => claimable(eb, o.now))
+    .where((eb) => claimable(eb, o.now, o.maxAttempts))
     .orderBy('created_at')
     .orderBy('id')
     .limit(Math.max(CLAIM_WINDOW, o.limit * 16))
@@ -105,11 +128,11 @@ export async function claimJobs(db: Q, dialect: DialectName, o: JobClaim): Promi
         .selectFrom('jobs')
         .select('id')
         .where('id', 'in', picked)
-        .where((inner) => claimable(inner, o.now))
+        .where((inner) => claimable(inner, o.now, o.maxAttempts))
         .$if(dialect === 'postgres', (q) => q.forUpdate().skipLocked()),
     )
     // PostgreSQL re-checks a row another node updated meanwhile (EvalPlanQual)
-    .where((eb) => claimable(eb, o.now))
+    .where((eb) => claimable(eb, o.now, o.maxAttempts))
     .returningAll()
     .execute();
   return (rows as JobRow[]).map(toJob);
@@ -148,11 +171,14 @@ export async function finishJob(db: Q, end: JobEnd): Promise<boolean> {
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Gives a lease back (a worker stopping): the job is queued again for any node. */
+/**
+ * Gives a lease back (a worker stopping, or a failure of the moment): the job is queued again for
+ * any node, and the run does not count against JOB_MAX_ATTEMPTS (it was given back, not lost).
+ */
 export async function releaseJob(db: Q, id: string, owner: string): Promise<void> {
   await db
     .updateTable('jobs')
-    .set({ status: 'queued', lease_owner: null, lease_until: null })
+    .set((eb) => ({ status: 'queued', lease_owner: null, lease_until: null, attempts: eb('attempts', '-', 1) }))
     .where('id', '=', id)
     .where('lease_owner', '=', owner)
     .where('status', '=', 'running')
