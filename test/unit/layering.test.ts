@@ -59,7 +59,8 @@ test('no file under src/ imports from a layer above its own', () => {
   const upward: string[] = [];
   for (const [file, targets] of graph) {
     for (const target of targets) {
-      if (layerOf(target) > layerOf(file)) upward.push(`${file} (${LAYERS[layerOf(file)][0]}) imports ${target} (${LAYERS[layerOf(target)][0]})`);
+      if (layerOf(target) > layerOf(file))
+        upward.push(`${file} (${LAYERS[layerOf(file)][0]}) imports ${target} (${LAYERS[layerOf(target)][0]})`);
     }
   }
   assert.deepEqual(upward, []);
@@ -72,7 +73,8 @@ test('inside the domain: the record kinds import only the kind contract (domain/
     for (const target of targets) {
       if (target.startsWith('domain/program/')) upward.push(`${file} imports the engine's ${target}`);
       // The contract sits below every kind: it names no resource folder.
-      if (file.startsWith('domain/kinds/') && /^domain\/(?!kinds\/)[^/]+\//.test(target)) upward.push(`the contract's ${file} imports ${target}`);
+      if (file.startsWith('domain/kinds/') && /^domain\/(?!kinds\/)[^/]+\//.test(target))
+        upward.push(`the contract's ${file} imports ${target}`);
     }
   }
   assert.deepEqual(upward, []);
