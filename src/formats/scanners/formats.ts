@@ -16,8 +16,16 @@ import type { ScannerFormatDescription } from './contract.ts';
 import type { ByteChunks } from './json-stream.ts';
 import { fileTop } from './signatures.ts';
 
-/** In the order the API lists them. */
-const DESCRIPTIONS = [sarif, trivy, grype, osv, cyclonedx, openvex] as const satisfies readonly ScannerFormatDescription[];
+/** In the order the API lists them; one a line. */
+// biome-ignore format: one format a line, so that a new one is a line of its own
+const DESCRIPTIONS = [
+  sarif,
+  trivy,
+  grype,
+  osv,
+  cyclonedx,
+  openvex,
+] as const satisfies readonly ScannerFormatDescription[];
 
 export type ScannerFormat = (typeof DESCRIPTIONS)[number]['name'];
 export type { SummaryWatch };
