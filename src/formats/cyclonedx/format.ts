@@ -9,7 +9,5 @@ export const cyclonedx = describeFormat({
   title: 'CycloneDX 1.4+ with VEX',
   label: 'a CycloneDX BOM (1.4 or later)',
   signatures: ['bomFormat', 'specVersion', 'components', 'vulnerabilities', 'serialNumber', 'dependencies'],
-  scopeless: false,
-  absentCloses: true,
   read: parseCycloneDx,
 });

@@ -8,7 +8,5 @@ export const grype = describeFormat({
   title: 'Grype JSON',
   label: 'a Grype JSON report',
   signatures: ['matches', 'ignoredMatches', 'descriptor', 'distro'],
-  scopeless: false,
-  absentCloses: true,
   read: parseGrype,
 });

@@ -10,6 +10,5 @@ export const osv = describeFormat({
   label: 'an OSV-Scanner JSON report',
   signatures: ['results', 'experimental_config'],
   scopeless: true,
-  absentCloses: true,
   read: parseOsv,
 });

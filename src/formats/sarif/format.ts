@@ -8,7 +8,5 @@ export const sarif = describeFormat({
   title: 'SARIF 2.1.0',
   label: 'a SARIF 2.1.0 log',
   signatures: ['runs', 'inlineExternalProperties'],
-  scopeless: false,
-  absentCloses: true,
   read: parseSarif,
 });

@@ -25,8 +25,12 @@ export interface FileTop {
 /** A format's reader: the file's findings as they are read; returns the file's summary. */
 export type FormatReader = (chunks: ByteChunks, top: FileTop, watch?: SummaryWatch) => AsyncGenerator<ScannedFinding, ScanSummary>;
 
-/** One scanner format, described in its folder: all the service knows of it by name. */
-export interface ScannerFormatDescription<Name extends string = string> extends Omit<ScanFormat, 'name' | 'parse'> {
+/**
+ * One scanner format, described in its folder: all the service knows of it by name. A scan is the
+ * default: it names its scope (`scopeless` false) and what it no longer reports is closed
+ * (`absentCloses` true); a format says so only when it differs.
+ */
+export interface ScannerFormatDescription<Name extends string = string> extends Partial<Pick<ScanFormat, 'scopeless' | 'absentCloses'>> {
   readonly name: Name;
   /** as the route's description lists it: "Grype JSON" */
   readonly title: string;

@@ -33,9 +33,12 @@ export type { SummaryWatch };
 /** A format as the registry hands it out: its description, and its parser for the import pipeline. */
 export type ScannerFormatEntry = ScannerFormatDescription<ScannerFormat> & ScanFormat;
 
+/** What a format does not say is a scan's: it names its scope, and its silence closes. */
+const SCAN = { scopeless: false, absentCloses: true } as const;
+
 export const SCANNER_FORMAT_ENTRIES: readonly ScannerFormatEntry[] = DESCRIPTIONS.map((d) => {
   const top = fileTop(d, DESCRIPTIONS);
-  return { ...d, parse: (chunks: ByteChunks, watch?: SummaryWatch) => d.read(chunks, top, watch) };
+  return { ...SCAN, ...d, parse: (chunks: ByteChunks, watch?: SummaryWatch) => d.read(chunks, top, watch) };
 });
 const BY_NAME = new Map<string, ScannerFormatEntry>(SCANNER_FORMAT_ENTRIES.map((e) => [e.name, e]));
 

@@ -8,7 +8,5 @@ export const trivy = describeFormat({
   title: 'Trivy JSON',
   label: 'a Trivy JSON report',
   signatures: ['SchemaVersion', 'ArtifactName', 'ArtifactType', 'Results'],
-  scopeless: false,
-  absentCloses: true,
   read: parseTrivy,
 });
