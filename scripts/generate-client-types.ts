@@ -37,7 +37,7 @@ import {
   VULNERABILITY_STATUSES,
 } from '../src/shared/vocabulary.ts';
 import { ErrorBody } from '../src/http/schemas/common.ts';
-import { SCANNER_FORMATS } from '../src/formats/scanners/signatures.ts';
+import { SCANNER_FORMATS } from '../src/formats/scanners/formats.ts';
 import { Credential, NewCredential } from '../src/domain/auth/schema.ts';
 import { AuditEntry, CredentialUsage, Overview, OverviewFramework, Session, Usage, UsageBucket } from '../src/domain/console/schema.ts';
 import { EndpointEventType, NewWebhookEndpoint, RotatedSecret, WebhookEndpoint } from '../src/domain/webhooks/schema.ts';

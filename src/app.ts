@@ -46,6 +46,7 @@ import { forbiddenAddressReason } from './domain/webhooks/address-policy.ts';
 import type { SystemContext } from './domain/context.ts';
 import { TimeWorker, type TimeWorkerOptions } from './domain/time/worker.ts';
 import { JobWorker, type JobWorkerOptions } from './domain/jobs/worker.ts';
+import { scannerFormat } from './formats/scanners/formats.ts';
 import { WorkerPool } from './workers/pool.ts';
 
 declare module 'fastify' {
@@ -279,6 +280,7 @@ function startTimeWorker(app: FastifyInstance, config: Config, deps: AppDeps, sy
 function startJobWorker(app: FastifyInstance, config: Config, deps: AppDeps, system: SystemContext) {
   const worker = new JobWorker({
     ctx: system,
+    scannerFormats: scannerFormat,
     settings: { ...config.jobs, leaseMs: config.writeLeaseMs },
     onEnd: (job, ending) => {
       app.log.info({ jobId: job.id, organizationId: job.organization_id, kind: job.kind, ending }, 'job ended');

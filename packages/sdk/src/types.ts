@@ -35,7 +35,7 @@ export type Vulnerability = GetVulnerabilityResponse['data'];
 export type UploadResult = UploadEvidenceAttachmentsResponse['data'];
 /** what a scanner import did (`vulnerabilities.import`): counts and the IDs of the findings it changed */
 export type ImportResult = ImportVulnerabilitiesResponse['data'];
-/** the scanner formats an import reads: `sarif`, `trivy`, `grype`, `osv`, `cyclonedx`, `openvex` */
+/** the scanner formats an import reads: the enum of the answer's `format` in the service's document (docs/scanner-formats.md) */
 export type ScannerFormat = ImportResult['format'];
 export type ErrorResponseBody = ErrorBody;
 /** a change event of the feed (GET /v1/events); narrow on `type` for its `data` */

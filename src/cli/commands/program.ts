@@ -15,7 +15,7 @@ import { catalogFromFramework } from '../../formats/oscal/catalog-export.ts';
 import { CATALOG_FILE_MAX_BYTES } from '../../formats/oscal/catalog-file.ts';
 import { issueLine, loadProgramPath, withPlaces, type LoadedProgram, type ProgramIssue } from '../../formats/program/load.ts';
 import { planText } from '../../formats/program/plan-text.ts';
-import { frameworkForCatalog } from '../../domain/frameworks/catalog-source.ts';
+import { frameworkForCatalog } from '../../formats/oscal/catalog-source.ts';
 import { schemaComment } from '../../formats/program/schema-file.ts';
 import { ServiceError } from '../../shared/errors.ts';
 import { JSON_OPTION, ORG_OPTION, type Command, type OptionValues } from '../command.ts';

@@ -11,16 +11,31 @@ import { findOrganizationState } from '../../storage/db/repositories/organizatio
 import { finishJob, type JobRow } from '../../storage/db/repositories/jobs.ts';
 import { runImportJob, type ImportJobInput } from '../vulnerabilities/import.ts';
 import { removeSpool } from '../vulnerabilities/import-spool.ts';
+import type { ScanFormatLookup } from '../vulnerabilities/scan-format.ts';
 
 export type JobEnding = 'succeeded' | 'failed' | 'lost';
 
-export async function runJob(ctx: SystemContext, row: JobRow, owner: string, onUnexpected?: (err: Error) => void): Promise<JobEnding> {
+/** What a job needs besides the context: the scanner formats, looked up by the name its input keeps. */
+export interface JobTools {
+  scannerFormats: ScanFormatLookup;
+}
+
+export async function runJob(
+  ctx: SystemContext,
+  row: JobRow,
+  owner: string,
+  tools: JobTools,
+  onUnexpected?: (err: Error) => void,
+): Promise<JobEnding> {
   const input = JSON.parse(row.input) as ImportJobInput;
   let result: string | null = null;
   let error: string | null = null;
   try {
     const actorCtx = { ...ctx, actor: await actorOf(ctx, row) };
-    result = JSON.stringify(await runImportJob(actorCtx, input));
+    // Always found: the request that queued the job named a known format (a bug otherwise).
+    const format = tools.scannerFormats(input.format);
+    if (!format) throw new Error(`job ${row.id}: no scanner format ${input.format}`);
+    result = JSON.stringify(await runImportJob(actorCtx, input, format));
   } catch (err) {
     // Not the job's failure but the moment's (a dependency down; on PostgreSQL, the organization
     // busy past the lock wait): the worker queues it again.

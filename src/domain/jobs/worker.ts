@@ -12,7 +12,7 @@ import { claimJobs, failAbandonedJobs, releaseJob, renewJobLease, type JobRow } 
 import { errorObject, ServiceError } from '../../shared/errors.ts';
 import { LOCAL_OWNER_PREFIX } from '../../storage/db/repositories/webhook-deliveries.ts';
 import { onJobQueued } from './nudge.ts';
-import { runJob, type JobEnding } from './run.ts';
+import { runJob, type JobEnding, type JobTools } from './run.ts';
 import { WakeableSleep } from '../wakeable-sleep.ts';
 
 export interface JobSettings {
@@ -26,7 +26,7 @@ export interface JobSettings {
   maxAttempts: number;
 }
 
-export interface JobWorkerOptions {
+export interface JobWorkerOptions extends JobTools {
   ctx: SystemContext;
   settings: JobSettings;
   /** a claim the database refused, or a job that failed unexpectedly; reported, then tried again */
@@ -39,6 +39,7 @@ export class JobWorker {
   readonly owner: string;
   private readonly ctx: SystemContext;
   private readonly settings: JobSettings;
+  private readonly tools: JobTools;
   private readonly onError: (err: Error) => void;
   private readonly onEnd: JobWorkerOptions['onEnd'];
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -50,6 +51,8 @@ export class JobWorker {
   constructor(options: JobWorkerOptions) {
     this.ctx = options.ctx;
     this.settings = options.settings;
+    // The door's lookup (app.ts gives the registry's, src/formats/scanners/formats.ts): the domain imports no format.
+    this.tools = { scannerFormats: options.scannerFormats };
     this.owner = options.ctx.instance?.id ?? `${LOCAL_OWNER_PREFIX}${randomUUID()}`;
     this.onError = options.onError ?? (() => {});
     this.onEnd = options.onEnd;
@@ -115,7 +118,7 @@ export class JobWorker {
       },
       Math.max(10, Math.floor(this.settings.leaseMs / 3)),
     );
-    const work = runJob(this.ctx, row, this.owner, this.onError)
+    const work = runJob(this.ctx, row, this.owner, this.tools, this.onError)
       .then((ending) => this.onEnd?.(row, ending))
       .catch(async (err) => {
         this.onError(err as Error);

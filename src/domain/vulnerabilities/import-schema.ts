@@ -1,33 +1,17 @@
-// The shapes of a scanner import (POST /v1/vulnerabilities/imports, an extension): the query that
-// names the file's format and scope, and the answer that counts what happened. Defined once, used
-// to validate, to type, to serialize, in the OpenAPI document and by the SDK and CLI.
+// The answer of a scanner import (POST /v1/vulnerabilities/imports, an extension): what the file
+// was read as and counts of what happened. Defined once, used to type and to serialize; the HTTP
+// door documents it with the registry's format names as the enum of `format`
+// (src/http/schemas/scanner-imports.ts), which the OpenAPI document, the SDK and the CLI follow.
 import { Type, type Static } from 'typebox';
-import { SCANNER_FORMATS } from '../../formats/scanners/signatures.ts';
 import { VULNERABILITY_SOURCES } from '../../shared/vocabulary.ts';
-import { MAX_NAME } from './scanned-finding.ts';
 
 /** The largest file an import reads unless IMPORT_MAX_BYTES says otherwise: 100 MB, like uploads. */
 export const DEFAULT_IMPORT_MAX_BYTES = 100 * 1024 * 1024;
 
-const formatText = `The file's format: one of ${SCANNER_FORMATS.map((f) => `\`${f}\``).join(', ')} (docs/scanner-formats.md).`;
-
-/** The format as sent: any text up to 40 characters, so an unknown name is answered with the list of known ones. */
-export const ImportFormat = Type.String({ minLength: 1, maxLength: 40, description: formatText });
-
-export const ImportScope = Type.String({
-  minLength: 1,
-  maxLength: MAX_NAME,
-  description:
-    'What was scanned (the image, repository or target): findings of this scope and source that the file no longer reports are closed. Default: the scope the file names (docs/scanner-formats.md), else none.',
-});
-
-/** The query of a raw-body import (a multipart import sends the same as text fields before its `file` part). */
-export const ImportQuery = Type.Object({ format: ImportFormat, scope: Type.Optional(ImportScope) }, { additionalProperties: false });
-
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
 
 export const ImportResult = Type.Object({
-  format: Type.Enum([...SCANNER_FORMATS], { description: 'The format the file was read as.' }),
+  format: Type.String({ description: 'The format the file was read as.' }),
   scope: Type.Union([Type.String(), Type.Null()], {
     description: 'The scope the findings were matched in: the request’s, else the file’s; null when neither names one.',
   }),
@@ -44,5 +28,4 @@ export const ImportResult = Type.Object({
   }),
 });
 
-export type ImportQuery = Static<typeof ImportQuery>;
 export type ImportResult = Static<typeof ImportResult>;

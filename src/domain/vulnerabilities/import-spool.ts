@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import type { BlobStore } from '../../storage/blobs/store.ts';
 import { BlobTooLargeError } from '../../storage/blobs/store.ts';
 import { validationFailed } from '../../shared/errors.ts';
-import { parseScan, type ScannerFormat } from '../../formats/scanners/formats.ts';
+import type { ScanFormat } from './scan-format.ts';
 
 export const SPOOL_PREFIX = 'spool/';
 
@@ -28,7 +28,7 @@ export const tooLarge = (maxBytes: number) =>
 /** Stores the whole body under a fresh spool key; nothing is left under it when this rejects. */
 export async function spoolBody(
   blobs: BlobStore,
-  input: { organizationId: string; now: number; format: ScannerFormat; maxBytes: number; body: AsyncIterable<Uint8Array | string> },
+  input: { organizationId: string; now: number; format: ScanFormat; maxBytes: number; body: AsyncIterable<Uint8Array | string> },
 ): Promise<Spooled> {
   const key = `${SPOOL_PREFIX}${input.organizationId}/${input.now}-${randomUUID()}`;
   try {
@@ -73,7 +73,7 @@ const BOM = [0xef, 0xbb, 0xbf];
  * object (every format's file is one): such a file is refused before the rest of it is sent or
  * stored, with the parser's own answer on what came so far (a list, a string, not JSON at all).
  */
-async function* objectFirst(format: ScannerFormat, body: AsyncIterable<Uint8Array | string>): AsyncGenerator<Uint8Array> {
+async function* objectFirst(format: ScanFormat, body: AsyncIterable<Uint8Array | string>): AsyncGenerator<Uint8Array> {
   const seen: Buffer[] = [];
   let at = 0; // bytes of the file before the current chunk, until the first significant one
   let checked = false;
@@ -95,8 +95,8 @@ async function* objectFirst(format: ScannerFormat, body: AsyncIterable<Uint8Arra
 }
 
 /** The parser's refusal of a file that starts with `start` (it stops at the first token here). */
-async function refuseStart(format: ScannerFormat, start: Buffer): Promise<never> {
-  const findings = parseScan(format, [start]);
+async function refuseStart(format: ScanFormat, start: Buffer): Promise<never> {
+  const findings = format.parse([start]);
   for (;;) if ((await findings.next()).done) break;
   throw validationFailed([{ field: '/', message: 'must be a JSON object' }]);
 }

@@ -18,6 +18,11 @@ export const MAX_TEXT = 750;
 export const MAX_NAME = 255;
 export const MAX_RESOURCES = 100;
 export const MAX_TAGS = 3;
+/**
+ * Items held out of order, per file (a parser's, src/formats/scanners/held.ts; the import's, findings
+ * read before the file names its scope): tools write the referred part first, so this stays empty.
+ */
+export const MAX_HELD = 10_000;
 /** A justification is a note (PRODUCT.md: notes up to 2,000 characters). */
 export const MAX_JUSTIFICATION = 2000;
 /** `api` is the API's own source: a file never claims it. */

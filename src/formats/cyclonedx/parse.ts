@@ -2,15 +2,14 @@
 // vulnerability and affected component (`affects[].ref` → `components[]` by bom-ref). Mapping:
 // docs/scanner-formats.md ("CycloneDX").
 import type { ScannedFinding, ScanSummary } from '../../domain/vulnerabilities/scanned-finding.ts';
-import { nameText } from '../scanners/bounds.ts';
+import { nameText } from '../../domain/vulnerabilities/scanned-text.ts';
 import { advisoryKey, advisoryOf, cveOf, packageIdentity, purlIdentity } from '../scanners/finding-key.ts';
 import { packageResource, scannedFinding, type RawVerdict } from '../scanners/finding.ts';
 import { Held, MAX_HELD } from '../scanners/held.ts';
 import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
-import type { SummaryWatch } from '../scanners/formats.ts';
+import type { FileTop, SummaryWatch } from '../scanners/contract.ts';
 import { fieldsOf, isObject, type Fields } from '../scanners/read.ts';
 import { chooseSeverity, cvssScoreOf } from '../scanners/severity.ts';
-import { missing, planTop } from '../scanners/signatures.ts';
 
 /** Components remembered for `affects` references: beyond this a BOM is refused, naming the bound. */
 export const MAX_COMPONENTS = 200_000;
@@ -110,7 +109,11 @@ function mapVulnerability(
 }
 
 /** Reads a CycloneDX 1.4+ JSON BOM; yields its vulnerabilities' findings. */
-export async function* parseCycloneDx(chunks: ByteChunks, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
+export async function* parseCycloneDx(
+  chunks: ByteChunks,
+  file: FileTop,
+  watch?: SummaryWatch,
+): AsyncGenerator<ScannedFinding, ScanSummary> {
   const summary: ScanSummary = { format: 'cyclonedx', tool: 'CycloneDX', findings: 0, skipped: 0 };
   watch?.(summary);
   const components = new Map<string, Component>();
@@ -124,7 +127,7 @@ export async function* parseCycloneDx(chunks: ByteChunks, watch?: SummaryWatch):
   );
   const plan = (path: readonly PathPart[], kind: ValueKind): Plan => {
     const [top] = path;
-    const start = planTop('cyclonedx', path, kind);
+    const start = file.plan(path, kind);
     if (start) return start;
     if (path.length === 1) {
       if (inComponents) componentsDone = true;
@@ -173,6 +176,6 @@ export async function* parseCycloneDx(chunks: ByteChunks, watch?: SummaryWatch):
     }
   }
   for (const h of held.take()) yield* map(h.value, h.path);
-  if (bomFormat === undefined) throw missing('cyclonedx', 'bomFormat');
+  if (bomFormat === undefined) throw file.missing('bomFormat');
   return summary;
 }

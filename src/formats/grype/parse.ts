@@ -1,14 +1,13 @@
 // Grype JSON (`grype … -o json`) → scanned findings: `matches` are open, `ignoredMatches` keep the
 // ignore rule's reason (or VEX status). Mapping: docs/scanner-formats.md ("Grype JSON").
 import type { ScannedFinding, ScanSummary } from '../../domain/vulnerabilities/scanned-finding.ts';
-import { nameText } from '../scanners/bounds.ts';
+import { nameText } from '../../domain/vulnerabilities/scanned-text.ts';
 import { advisoryKey, advisoryOf, cveOf, packageIdentity } from '../scanners/finding-key.ts';
 import { packageResource, scannedFinding, type RawResource, type RawVerdict } from '../scanners/finding.ts';
 import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
-import type { SummaryWatch } from '../scanners/formats.ts';
+import type { FileTop, SummaryWatch } from '../scanners/contract.ts';
 import { fieldsOf, isObject, type Fields } from '../scanners/read.ts';
 import { chooseSeverity, cvssScoreOf } from '../scanners/severity.ts';
-import { missing, planTop } from '../scanners/signatures.ts';
 
 const TOOL = 'Grype';
 const LISTS = new Set(['matches', 'ignoredMatches']);
@@ -104,13 +103,13 @@ function scopeOf(source: unknown): string | undefined {
 }
 
 /** Reads a Grype JSON report; yields its findings, returns what the file says of itself. */
-export async function* parseGrype(chunks: ByteChunks, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
+export async function* parseGrype(chunks: ByteChunks, file: FileTop, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
   const summary: ScanSummary = { format: 'grype', tool: TOOL, findings: 0, skipped: 0 };
   watch?.(summary);
   let sawMatches = false;
   const plan = (path: readonly PathPart[], kind: ValueKind): Plan => {
     const [top] = path;
-    const start = planTop('grype', path, kind);
+    const start = file.plan(path, kind);
     if (start) return start;
     if (path.length === 1) {
       if (top === 'source' || top === 'descriptor') return 'emit';
@@ -135,6 +134,6 @@ export async function* parseGrype(chunks: ByteChunks, watch?: SummaryWatch): Asy
       yield mapMatch(value, path, top === 'ignoredMatches');
     }
   }
-  if (!sawMatches) throw missing('grype', 'matches');
+  if (!sawMatches) throw file.missing('matches');
   return summary;
 }

@@ -5,9 +5,8 @@ import type { ScannedFinding, ScanSummary } from '../../domain/vulnerabilities/s
 import { advisoryKey, advisoryOf, cveOf, purlIdentity, type PackageIdentity } from '../scanners/finding-key.ts';
 import { purlResource, scannedFinding, type RawVerdict } from '../scanners/finding.ts';
 import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
-import type { SummaryWatch } from '../scanners/formats.ts';
+import type { FileTop, SummaryWatch } from '../scanners/contract.ts';
 import { fieldsOf, isObject, type Fields } from '../scanners/read.ts';
-import { missing, planTop } from '../scanners/signatures.ts';
 
 const TOOL = 'OpenVEX';
 const STATUSES = ['not_affected', 'affected', 'fixed', 'under_investigation'];
@@ -92,13 +91,13 @@ function mapStatement(value: unknown, path: PathPart[]): ScannedFinding[] {
 }
 
 /** Reads an OpenVEX document; yields one finding per statement, product and subcomponent. */
-export async function* parseOpenVex(chunks: ByteChunks, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
+export async function* parseOpenVex(chunks: ByteChunks, file: FileTop, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
   const summary: ScanSummary = { format: 'openvex', tool: TOOL, findings: 0, skipped: 0 };
   watch?.(summary);
   let context: unknown;
   const plan = (path: readonly PathPart[], kind: ValueKind): Plan => {
     const [top] = path;
-    const start = planTop('openvex', path, kind);
+    const start = file.plan(path, kind);
     if (start) return start;
     if (path.length === 1) {
       if (top === '@context' || top === 'author') return 'emit';
@@ -120,6 +119,6 @@ export async function* parseOpenVex(chunks: ByteChunks, watch?: SummaryWatch): A
         yield finding;
       }
   }
-  if (context === undefined) throw missing('openvex', '@context');
+  if (context === undefined) throw file.missing('@context');
   return summary;
 }

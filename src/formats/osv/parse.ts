@@ -6,10 +6,9 @@ import { advisoryKey, advisoryOf, cveOf, packageIdentity } from '../scanners/fin
 import { packageResource, scannedFinding } from '../scanners/finding.ts';
 import { Held, MAX_HELD } from '../scanners/held.ts';
 import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
-import type { SummaryWatch } from '../scanners/formats.ts';
+import type { FileTop, SummaryWatch } from '../scanners/contract.ts';
 import { fieldsOf, type Fields } from '../scanners/read.ts';
 import { chooseSeverity, cvssScoreOf } from '../scanners/severity.ts';
-import { missing, planTop } from '../scanners/signatures.ts';
 
 const TOOL = 'OSV-Scanner';
 // An OSV entry lists every affected version (thousands for an old package): not needed here.
@@ -73,7 +72,7 @@ function mapPackage(value: unknown, path: PathPart[], sourcePath: string | undef
 }
 
 /** Reads an OSV-Scanner JSON report; yields its findings, returns what the file says of itself. */
-export async function* parseOsv(chunks: ByteChunks, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
+export async function* parseOsv(chunks: ByteChunks, file: FileTop, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
   const summary: ScanSummary = { format: 'osv', tool: TOOL, findings: 0, skipped: 0 };
   watch?.(summary);
   let sawResults = false;
@@ -86,7 +85,7 @@ export async function* parseOsv(chunks: ByteChunks, watch?: SummaryWatch): Async
   );
   const plan = (path: readonly PathPart[], kind: ValueKind): Plan => {
     const [top, , member] = path;
-    const start = planTop('osv', path, kind);
+    const start = file.plan(path, kind);
     if (start) return start;
     if (path.length === 1) {
       if (top !== 'results') return 'skip';
@@ -130,6 +129,6 @@ export async function* parseOsv(chunks: ByteChunks, watch?: SummaryWatch): Async
     else yield* map(value, path);
   }
   for (const h of held.take()) yield* map(h.value, h.path);
-  if (!sawResults) throw missing('osv', 'results');
+  if (!sawResults) throw file.missing('results');
   return summary;
 }

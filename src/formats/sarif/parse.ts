@@ -8,12 +8,11 @@ import { cveOf, ruleKey } from '../scanners/finding-key.ts';
 import { scannedFinding, type RawResource, type RawVerdict } from '../scanners/finding.ts';
 import { Held, MAX_HELD } from '../scanners/held.ts';
 import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
-import type { SummaryWatch } from '../scanners/formats.ts';
+import type { FileTop, SummaryWatch } from '../scanners/contract.ts';
 import { fieldsOf, type Fields } from '../scanners/read.ts';
 import { cvssScoreOf, severityOfScore } from '../scanners/severity.ts';
-import { missing, planTop } from '../scanners/signatures.ts';
-import { sourceOfTool } from '../scanners/source.ts';
-import { nameText } from '../scanners/bounds.ts';
+import { sourceOfTool } from '../../domain/vulnerabilities/source-of-tool.ts';
+import { nameText } from '../../domain/vulnerabilities/scanned-text.ts';
 
 /** Result kinds that are not problems: counted as skipped. */
 const NOT_PROBLEMS = new Set(['pass', 'notApplicable', 'informational']);
@@ -189,8 +188,6 @@ function mapResult(tool: Tool, value: unknown, path: PathPart[]): ScannedFinding
 
 function planOf(path: readonly PathPart[], kind: ValueKind): Plan {
   const [top, , member, index] = path;
-  const start = planTop('sarif', path, kind);
-  if (start) return start;
   if (path.length === 1) {
     if (top === 'version') return 'emit';
     if (top !== 'runs') return 'skip';
@@ -229,12 +226,14 @@ function scopeOf(member: PathPart, value: unknown): string | undefined {
 }
 
 /** Reads a SARIF 2.1.0 log; yields its findings, returns what the file says of itself. */
-export async function* parseSarif(chunks: ByteChunks, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
+export async function* parseSarif(chunks: ByteChunks, file: FileTop, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
   const summary: ScanSummary = { format: 'sarif', findings: 0, skipped: 0 };
   watch?.(summary);
   let version: unknown;
   let sawRuns = false;
   const plan = (path: readonly PathPart[], kind: ValueKind): Plan => {
+    const start = file.plan(path, kind);
+    if (start) return start;
     if (path.length === 1 && path[0] === 'runs') sawRuns = true;
     return planOf(path, kind);
   };
@@ -282,7 +281,7 @@ export async function* parseSarif(chunks: ByteChunks, watch?: SummaryWatch): Asy
     }
   }
   endRun();
-  if (version === undefined) throw missing('sarif', 'version');
-  if (!sawRuns) throw missing('sarif', 'runs');
+  if (version === undefined) throw file.missing('version');
+  if (!sawRuns) throw file.missing('runs');
   return summary;
 }

@@ -8,7 +8,7 @@ import {
   type ScannedResource,
   type ScannedSource,
 } from '../../domain/vulnerabilities/scanned-finding.ts';
-import { justificationText, nameText, proseText, titleText } from './bounds.ts';
+import { justificationText, nameText, proseText, titleText } from '../../domain/vulnerabilities/scanned-text.ts';
 import { pointer, type PathPart } from './json-stream.ts';
 import { uniqueBy } from './read.ts';
 

@@ -3,8 +3,8 @@
 // bound, so memory stays flat whatever order a file is written in.
 import { fileError, type PathPart } from './json-stream.ts';
 
-/** Items held out of order, per file: tools write the referred part first, so this stays empty. */
-export const MAX_HELD = 10_000;
+// The bound is the import pipeline's too (it holds findings until the file names its scope).
+export { MAX_HELD } from '../../domain/vulnerabilities/scanned-finding.ts';
 
 export class Held<T> {
   private items: T[] = [];

@@ -2,15 +2,14 @@
 // suppressed vulnerabilities (`ModifiedFindings`, with --show-suppressed) and misconfigurations.
 // Mapping: docs/scanner-formats.md ("Trivy JSON").
 import type { ScannedFinding, ScanSummary } from '../../domain/vulnerabilities/scanned-finding.ts';
-import { nameText } from '../scanners/bounds.ts';
+import { nameText } from '../../domain/vulnerabilities/scanned-text.ts';
 import { advisoryKey, advisoryOf, cveOf, packageIdentity, ruleKey } from '../scanners/finding-key.ts';
 import { packageResource, scannedFinding, type RawResource, type RawVerdict } from '../scanners/finding.ts';
 import { Held, MAX_HELD } from '../scanners/held.ts';
 import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
-import type { SummaryWatch } from '../scanners/formats.ts';
+import type { FileTop, SummaryWatch } from '../scanners/contract.ts';
 import { fieldsOf, type Fields } from '../scanners/read.ts';
 import { chooseSeverity, cvssScoreOf } from '../scanners/severity.ts';
-import { missing, planTop } from '../scanners/signatures.ts';
 
 const TOOL = 'Trivy';
 const ITEMS = new Set(['Vulnerabilities', 'Misconfigurations', 'ModifiedFindings']);
@@ -132,7 +131,7 @@ function modified(value: unknown, path: PathPart[], target: Target): ScannedFind
 }
 
 /** Reads a Trivy JSON report; yields its findings, returns what the file says of itself. */
-export async function* parseTrivy(chunks: ByteChunks, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
+export async function* parseTrivy(chunks: ByteChunks, file: FileTop, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
   const summary: ScanSummary = { format: 'trivy', tool: TOOL, findings: 0, skipped: 0 };
   watch?.(summary);
   let sawSchema = false;
@@ -146,7 +145,7 @@ export async function* parseTrivy(chunks: ByteChunks, watch?: SummaryWatch): Asy
     const [top, , member] = path;
     if (path.length === 0 && kind === 'array')
       throw fileError([], 'expected a Trivy JSON report (SchemaVersion 2, an object): this list is the format of Trivy before 0.20');
-    const start = planTop('trivy', path, kind);
+    const start = file.plan(path, kind);
     if (start) return start;
     if (path.length === 1) {
       if (top === 'SchemaVersion' || top === 'ArtifactName') return 'emit';
@@ -212,7 +211,7 @@ export async function* parseTrivy(chunks: ByteChunks, watch?: SummaryWatch): Asy
   }
   yield* flush();
   // a clean scan may have no Results at all; the schema version is always written
-  if (!sawSchema) throw missing('trivy', 'SchemaVersion');
+  if (!sawSchema) throw file.missing('SchemaVersion');
   return summary;
 
   // Findings read before their result's Target: mapped once it is known, or at the result's end.

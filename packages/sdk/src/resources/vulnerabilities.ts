@@ -31,7 +31,7 @@ export const DEFAULT_WALK_PAGE_SIZE = 100;
 export type ImportFile = string | Uint8Array | ArrayBuffer | Blob | ByteStream | (() => ByteStream);
 
 export interface ImportVulnerabilitiesInput {
-  /** the file's format: `sarif`, `trivy`, `grype`, `osv`, `cyclonedx` or `openvex` (the service judges it) */
+  /** the file's format: one of `ScannerFormat`, generated from the service's document (the service judges it) */
   format: ScannerFormat;
   /**
    * What was scanned (the image, repository or target). Findings of this scope and source that the
@@ -112,7 +112,7 @@ export class Vulnerabilities {
     if (!input || typeof input !== 'object') throw new TypeError('import needs { format, file }');
     const { format, scope, file } = input;
     if (typeof format !== 'string' || (format as string) === '')
-      throw new TypeError('import needs a format (sarif, trivy, grype, osv, cyclonedx or openvex)');
+      throw new TypeError('import needs a format (a ScannerFormat: docs/scanner-formats.md)');
     if (scope !== undefined && typeof scope !== 'string') throw new TypeError('scope must be a string');
     const source = await importSource(file);
     const answer = await send(this.#ctx, 'importVulnerabilities', {

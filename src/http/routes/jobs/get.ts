@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { getJob } from '../../../domain/jobs/get.ts';
-import { Job } from '../../../domain/jobs/schema.ts';
+import { documentedJob, Job } from '../../schemas/scanner-imports.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { envelope } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
@@ -37,7 +37,7 @@ export default function getJobRoute(app: FastifyInstance, { system }: RouteDeps)
     },
     async (request, reply) => {
       const job = await getJob({ ctx: requestContext(system, request), input: { id: request.params.jobId } });
-      return reply.header('Cache-Control', 'no-store').send(envelope(request, job));
+      return reply.header('Cache-Control', 'no-store').send(envelope(request, documentedJob(job)));
     },
   );
 }

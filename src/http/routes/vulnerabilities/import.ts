@@ -9,20 +9,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ServiceError, validationFailed } from '../../../shared/errors.ts';
 import type { UploadPart } from '../../../domain/evidence/upload.ts';
 import { importVulnerabilities } from '../../../domain/vulnerabilities/import.ts';
-import {
-  DEFAULT_IMPORT_MAX_BYTES,
-  ImportFormat,
-  ImportQuery,
-  ImportResult,
-  ImportScope,
-} from '../../../domain/vulnerabilities/import-schema.ts';
+import { DEFAULT_IMPORT_MAX_BYTES } from '../../../domain/vulnerabilities/import-schema.ts';
+import { formatNamesText, scannerFormat, unknownFormatIssue } from '../../../formats/scanners/formats.ts';
+import { formatTitles, ImportFormat, ImportQuery, ImportResult, ImportScope, Job } from '../../schemas/scanner-imports.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { idempotencyOf, sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
 import { multipartParts } from '../../multipart.ts';
 import { validatorCompiler } from '../../validation.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import type { RouteDeps } from '../deps.ts';
-import { Job } from '../../../domain/jobs/schema.ts';
 
 const PATH = '/v1/vulnerabilities/imports';
 
@@ -140,7 +135,7 @@ function registerImport(app: FastifyInstance, { system }: RouteDeps) {
         tags: ['vulnerabilities'],
         summary: 'Import a scanner’s findings (extension)',
         description:
-          'Reads a scanner’s file (SARIF 2.1.0, Trivy JSON, Grype JSON, OSV-Scanner JSON, CycloneDX 1.4+ with VEX, OpenVEX; docs/scanner-formats.md) as it streams, and brings the findings of its scope and source up to date in one transaction: ' +
+          `Reads a scanner’s file (${formatTitles()}; docs/scanner-formats.md) as it streams, and brings the findings of its scope and source up to date in one transaction: ` +
           'new ones are created; known ones are updated when something changed and left unwritten (no event) when nothing did; findings of the scope and source that the file no longer reports are closed, and a closed one reported again reopens. ' +
           'Statuses a person set (acknowledged, ignored, risk) are kept; the tool’s suppressions and VEX not_affected/false_positive make a finding ignored, VEX fixed closes it. ' +
           'The file is the raw body (any content type but multipart; `format` and `scope` in the query), or the `file` part of a multipart/form-data body after its `format` and `scope` fields. ' +
@@ -175,9 +170,11 @@ function registerImport(app: FastifyInstance, { system }: RouteDeps) {
           if (file[field] !== undefined && query[field] !== undefined && file[field] !== query[field])
             throw validationFailed([{ field, message: 'is given in the query and in the form with different values; send it once' }]);
         }
-        const format = file.format ?? query.format;
-        if (format === undefined)
-          throw validationFailed([{ field: 'format', message: 'is required (sarif, trivy, grype, osv, cyclonedx or openvex)' }]);
+        const name = file.format ?? query.format;
+        if (name === undefined) throw validationFailed([{ field: 'format', message: `is required (${formatNamesText()})` }]);
+        // The door looks the format up (src/formats/scanners/formats.ts) and hands it to the domain.
+        const format = scannerFormat(name);
+        if (!format) throw validationFailed([unknownFormatIssue(name)]);
         const outcome = await importVulnerabilities({
           ctx,
           input: {
@@ -188,7 +185,7 @@ function registerImport(app: FastifyInstance, { system }: RouteDeps) {
             respondAsync: prefersAsync(request.headers.prefer),
           },
         });
-        return sendOutcome(request, reply, outcome, (job) => `/v1/jobs/${(job as Job).id}`);
+        return sendOutcome(request, reply, outcome, (job) => `/v1/jobs/${(job as { id: string }).id}`);
       } finally {
         await file.done?.();
       }

@@ -1,9 +1,10 @@
-// Scanner text brought within the API's bounds (src/domain/vulnerabilities/scanned-finding.ts).
-// A scanner routinely writes descriptions of several thousand characters and package paths longer
-// than a name may be: those are shortened, never refused (docs/scanner-formats.md, "Bounds").
+// Scanner text brought within the API's bounds (./scanned-finding.ts), by the format parsers
+// (src/formats/) and the import's scope check. A scanner routinely writes descriptions of several
+// thousand characters and package paths longer than a name may be: those are shortened, never
+// refused (docs/scanner-formats.md, "Bounds").
 import { createHash } from 'node:crypto';
-import { cleanedName } from '../../domain/text.ts';
-import { MAX_JUSTIFICATION, MAX_NAME, MAX_TEXT, MAX_TITLE } from '../../domain/vulnerabilities/scanned-finding.ts';
+import { cleanedName } from '../text.ts';
+import { MAX_JUSTIFICATION, MAX_NAME, MAX_TEXT, MAX_TITLE } from './scanned-finding.ts';
 
 const ELLIPSIS = '…';
 // Control and invisible formatting characters except line breaks and tabs, which prose keeps.

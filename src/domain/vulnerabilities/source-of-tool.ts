@@ -1,6 +1,6 @@
 // Which of the spec's sources a tool is (docs/scanner-formats.md, "Source"). A tool that is none of
 // them is `import`; `api` is never claimed by a file.
-import type { ScannedSource } from '../../domain/vulnerabilities/scanned-finding.ts';
+import type { ScannedSource } from './scanned-finding.ts';
 
 const TOOLS: readonly (readonly [RegExp, ScannedSource])[] = [
   [/^(codeql|github|dependabot)\b/i, 'github'],

@@ -1,13 +1,13 @@
 // A framework of an organization's program, named by its key, as an OSCAL catalog export takes it
-// (src/formats/oscal/catalog-export.ts): its ID (the catalog's uuid comes from it), name, and
+// (./catalog-export.ts): its ID (the catalog's uuid comes from it), name, and
 // requirements in order with their keys; when it last changed. `cds program export --oscal-catalog`.
-import type { BaseContext } from '../context.ts';
+import type { BaseContext } from '../../domain/context.ts';
 import { notFound } from '../../shared/errors.ts';
-import type { FrameworkForExport } from '../../formats/oscal/catalog-export.ts';
+import type { FrameworkForExport } from './catalog-export.ts';
 import { listFrameworks } from '../../storage/db/repositories/frameworks.ts';
 import { loadProgramKeys } from '../../storage/db/repositories/program-keys.ts';
-import { exportProgramKinds } from '../program/verbs.ts';
-import type { ProgramFramework } from './program-schema.ts';
+import { exportProgramKinds } from '../../domain/program/verbs.ts';
+import type { ProgramFramework } from '../../domain/frameworks/program-schema.ts';
 
 export async function frameworkForCatalog(
   ctx: BaseContext,

@@ -1,0 +1,40 @@
+// What the import pipeline needs of a scanner format: its name, how its files are read, and the two
+// rules that differ between formats. Each format describes itself in its folder
+// (src/formats/<format>/format.ts) and the registry lists them (src/formats/scanners/formats.ts);
+// the doors look a format up by name and hand it in (the HTTP route; the job worker through the
+// lookup app.ts gives it), so the domain never imports a format.
+import type { ScannedFinding, ScanSummary } from './scanned-finding.ts';
+
+/** A file's bytes as they arrive (text chunks are UTF-8). */
+export type ScanBytes = AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>;
+
+/**
+ * Called once, before anything is read, with the summary the parser fills in as it reads: the
+ * import pipeline learns the file's scope as soon as it has been read (some tools write it before
+ * their findings, some after).
+ */
+export type SummaryWatch = (summary: Readonly<ScanSummary>) => void;
+
+/**
+ * Reads a file: yields its findings as they are read; the generator's return value is the file's
+ * summary (its tool and default scope). Throws `validation_failed` naming the place (a JSON
+ * pointer) at the first problem; nothing is yielded after it.
+ */
+export type ScanParser = (chunks: ScanBytes, watch?: SummaryWatch) => AsyncGenerator<ScannedFinding, ScanSummary>;
+
+export interface ScanFormat {
+  /** what `format` names it (the query, the job's input, the result) */
+  readonly name: string;
+  /** its files never name a scope: their findings need not wait for one */
+  readonly scopeless: boolean;
+  /**
+   * A finding of the scope and source that the file no longer reports is closed: true of a scan;
+   * false of a document of statements (a VEX document says what is true of findings, its silence
+   * closes nothing).
+   */
+  readonly absentCloses: boolean;
+  readonly parse: ScanParser;
+}
+
+/** The format a name names, if any (the job worker's lookup: a job's input keeps the name). */
+export type ScanFormatLookup = (name: string) => ScanFormat | undefined;

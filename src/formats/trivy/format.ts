@@ -1,0 +1,12 @@
+// Trivy JSON reports, as the registry (src/formats/scanners/formats.ts) lists them: the mapping is
+// in docs/scanner-formats.md ("Trivy JSON"), the reading in ./parse.ts.
+import { describeFormat } from '../scanners/contract.ts';
+import { parseTrivy } from './parse.ts';
+
+export const trivy = describeFormat({
+  name: 'trivy',
+  title: 'Trivy JSON',
+  label: 'a Trivy JSON report',
+  signatures: ['SchemaVersion', 'ArtifactName', 'ArtifactType', 'Results'],
+  read: parseTrivy,
+});
