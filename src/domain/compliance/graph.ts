@@ -20,12 +20,20 @@ export interface ArtifactColumns {
   tests: ReadonlyArray<{ id: string; result: string; integrationFailing: boolean }>;
 }
 
+/** A policy's state under the rule, from its stored columns. */
+export const policyRowState = (p: { isRelevant: boolean; status: string }): ArtifactState => policyState(p.isRelevant, p.status);
+/** An evidence record's state under the rule, from its stored columns. */
+export const evidenceRowState = (e: { isRelevant: boolean; status: string }): ArtifactState => evidenceState(e.isRelevant, e.status);
+/** A test's state under the rule, from its stored columns (its result and integration). */
+export const testRowState = (t: { result: string; integrationFailing: boolean }): ArtifactState =>
+  testState(testStatus(t.result, t.integrationFailing));
+
 /** Every artifact's state under the rule. */
 export function artifactStates(columns: ArtifactColumns): Map<ArtifactKey, ArtifactState> {
   const states = new Map<ArtifactKey, ArtifactState>();
-  for (const p of columns.policies) states.set(artifactKey('policy', p.id), policyState(p.isRelevant, p.status));
-  for (const e of columns.evidence) states.set(artifactKey('evidence', e.id), evidenceState(e.isRelevant, e.status));
-  for (const t of columns.tests) states.set(artifactKey('test', t.id), testState(testStatus(t.result, t.integrationFailing)));
+  for (const p of columns.policies) states.set(artifactKey('policy', p.id), policyRowState(p));
+  for (const e of columns.evidence) states.set(artifactKey('evidence', e.id), evidenceRowState(e));
+  for (const t of columns.tests) states.set(artifactKey('test', t.id), testRowState(t));
   return states;
 }
 

@@ -63,18 +63,14 @@ export async function pipelineEvents(wctx: WriteContext, input: EventsInput, pla
     };
     // Recorded whatever the plan (they are the organization's history); the events feed and
     // webhooks show them only within the plan (events/plan-bounds.ts).
+    const now = wctx.now;
     for (const c of effects.controls)
-      events.push({
-        type: 'control.status_changed',
-        resourceId: c.controlId,
-        occurredAt: wctx.now,
-        data: { before: c.before, after: c.after },
-      });
+      events.push({ type: 'control.status_changed', resourceId: c.controlId, occurredAt: now, data: { before: c.before, after: c.after } });
     for (const f of effects.frameworks)
       events.push({
         type: 'framework.progress_changed',
         resourceId: f.frameworkId,
-        occurredAt: wctx.now,
+        occurredAt: now,
         data: { before: f.before, after: f.after },
       });
   }
