@@ -28,7 +28,7 @@ import { migrateToLatest } from '../src/storage/db/migrate.ts';
 import { createOrganization } from '../src/domain/organizations/create.ts';
 import { loadDemoData } from '../src/demo/generate.ts';
 import { applyProgram, exportProgram, planProgram } from '../src/domain/program/verbs.ts';
-import type { ProgramContext } from '../src/domain/program/pipeline.ts';
+import type { ProgramContext } from '../src/domain/program/program-context.ts';
 import { postgresUrl } from './lib/bench-database.ts';
 import { loadConfig } from '../src/config.ts';
 import { setHeapGrowth } from '../src/heap-growth.ts';

@@ -26,10 +26,48 @@ import { startWarnings } from './start-warnings.ts';
 /** How long releasing the claims of unfinished requests may add to an expired grace period. */
 const RELEASE_ON_EXIT_MS = 2000;
 
+type Config = ReturnType<typeof loadConfig>;
+type Db = ReturnType<typeof openDb>;
+type App = Awaited<ReturnType<typeof buildApp>>;
+type OpsApp = Awaited<ReturnType<typeof buildOpsApp>>;
+type BlobStore = ReturnType<typeof openBlobStore>;
+/** Reports a dependency's error, at most once per 10 s per kind of error. */
+type Report = (what: string, err: Error) => void;
+
 async function main() {
-  let config;
+  const config = readConfig();
+  setHeapGrowth(config.heapGrowthPercent);
+
+  // Connection errors of idle clients are reported here; requests see them as 503s.
+  let report: Report = (what, err) => console.error(`${what}: ${err.message}`);
+  const throttled = throttle((what: string, err: Error) => report(what, err), 10_000);
+  const deps = await openDependencies(config, throttled);
+  if (!deps) return;
+  const { db, instance, store, blobs } = deps;
+  const metrics = createMetrics();
+  const logFormat = resolveLogFormat(config.logFormat, process.stdout.isTTY === true);
+  const app = await buildApp(config, { db, rateLimitStore: store, blobs, metrics, logFormat, instance });
+  const ops = config.ops.port === undefined ? undefined : await buildOpsApp({ db, store, metrics });
+  report = (what, err) => app.log.warn({ err: { message: err.message } }, what);
+
+  const reaper = startHousekeeping(config, db, blobs, app, throttled);
+  const shutdown = gracefulShutdown(config, { ...deps, app, ops, reaper });
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  // Build the console's bundle now rather than on its first visitor's request.
+  warmConsoleAssets().catch((err) => app.log.error({ err }, 'console assets failed to build; /console answers 500'));
+  await waitForStore(store, 5000, (err) =>
+    app.log.warn({ err: { message: err.message } }, 'rate-limit store not reachable yet; /v1 answers 503 until it is'),
+  );
+  const baseUrl = await listenAll(config, app, ops);
+  await announceStart(config, db, app, logFormat, baseUrl);
+}
+
+/** The configuration, or exit 78 (EX_CONFIG) with one line saying what is wrong. */
+function readConfig(): Config {
   try {
-    config = loadConfig(process.env);
+    return loadConfig(process.env);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`Configuration error: ${err.message}`);
@@ -37,11 +75,13 @@ async function main() {
     }
     throw err;
   }
-  setHeapGrowth(config.heapGrowthPercent);
+}
 
-  // Connection errors of idle clients are reported here; requests see them as 503s.
-  let report = (what: string, err: Error) => console.error(`${what}: ${err.message}`);
-  const throttled = throttle((what: string, err: Error) => report(what, err), 10_000);
+/**
+ * The database (migrated), this process's heartbeat, the rate-limit store and the blob store; or
+ * undefined, the process exiting, when the database was migrated by a newer version.
+ */
+async function openDependencies(config: Config, throttled: Report) {
   const db = openDb({
     databaseUrl: config.databaseUrl,
     poolSize: config.databasePoolSize,
@@ -53,7 +93,7 @@ async function main() {
   } catch (err) {
     if (!(err instanceof NewerDatabaseError)) throw err;
     process.stderr.write(`${err.message}\n`, () => process.exit(1));
-    return;
+    return undefined;
   }
   // This process's heartbeat: the claims it takes live as long as it does (server-instance.ts).
   const instance = new InstanceHeartbeat({
@@ -65,12 +105,14 @@ async function main() {
   await instance.start();
   const store = openRateLimitStore(config, (err) => throttled('redis connection error', err));
   const blobs = openBlobStore(config);
-  const metrics = createMetrics();
-  const logFormat = resolveLogFormat(config.logFormat, process.stdout.isTTY === true);
-  const app = await buildApp(config, { db, rateLimitStore: store, blobs, metrics, logFormat, instance });
-  const ops = config.ops.port === undefined ? undefined : await buildOpsApp({ db, store, metrics });
-  report = (what, err) => app.log.warn({ err: { message: err.message } }, what);
+  return { db, instance, store, blobs };
+}
 
+/**
+ * The periodic work beside the requests: expired tokens, expired idempotency records and abandoned
+ * uploads. Answers the reaper's timer, which the shutdown stops.
+ */
+function startHousekeeping(config: Config, db: Db, blobs: BlobStore, app: App, throttled: Report): NodeJS.Timeout {
   // Expired tokens are kept a day (so they answer token_stale, not unauthorized), then removed.
   const sweeper = setInterval(() => {
     deleteExpiredTokens(db.kysely, Date.now() - 24 * 3600_000).catch((err) => app.log.warn({ err }, 'token cleanup failed'));
@@ -109,9 +151,24 @@ async function main() {
       .finally(() => (reaping = false));
   }, config.claimLivenessMs);
   reaper.unref();
+  return reaper;
+}
 
+interface Running {
+  db: Db;
+  instance: InstanceHeartbeat;
+  store: RateLimitStore;
+  blobs: BlobStore;
+  app: App;
+  ops: OpsApp | undefined;
+  reaper: NodeJS.Timeout;
+}
+
+/** The signal handler: no new connections, the requests in flight finished, then everything closed (once). */
+function gracefulShutdown(config: Config, running: Running): (signal: string) => Promise<void> {
+  const { db, instance, store, blobs, app, ops, reaper } = running;
   let closing = false;
-  const shutdown = async (signal: string) => {
+  return async (signal: string) => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
@@ -147,14 +204,10 @@ async function main() {
       process.exit(1);
     }
   };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
 
-  // Build the console's bundle now rather than on its first visitor's request.
-  warmConsoleAssets().catch((err) => app.log.error({ err }, 'console assets failed to build; /console answers 500'));
-  await waitForStore(store, 5000, (err) =>
-    app.log.warn({ err: { message: err.message } }, 'rate-limit store not reachable yet; /v1 answers 503 until it is'),
-  );
+/** Listens on the operations port (when set), then the API's; answers the API's base URL. */
+async function listenAll(config: Config, app: App, ops: OpsApp | undefined): Promise<string> {
   if (ops && config.ops.port !== undefined) {
     // Before the API, so that a probe of the API's readiness finds the details already served.
     const where = { host: config.ops.host, port: config.ops.port, variable: 'OPS_PORT', hostVariable: 'OPS_HOST' };
@@ -168,8 +221,11 @@ async function main() {
     hostVariable: 'HOST',
   });
   const { port } = app.server.address() as { port: number };
-  const baseUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  return `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+}
 
+/** The demo organization on an empty database, the start-up warnings, then the banner (or its log entry). */
+async function announceStart(config: Config, db: Db, app: App, logFormat: ReturnType<typeof resolveLogFormat>, baseUrl: string) {
   // The demo is loaded once the port is ours: were it in use, the demo's secrets, printed only
   // once, would be printed for a server that never ran.
   const organizations = await countOrganizations(db.kysely);

@@ -8,7 +8,7 @@ import type { ResultCache } from './result-cache.ts';
 import type { BlobStore } from '../storage/blobs/store.ts';
 import type { MarkerBoard, RateLimitStore } from '../storage/ratelimit/store.ts';
 import type { GrantCache } from './auth/grant-cache.ts';
-import type { SessionSettings } from './console/session.ts';
+import type { SessionSettings } from './console/session-settings.ts';
 import type { AuditActor } from './console/audit.ts';
 import type { ServerInstance } from './instances/server-instance.ts';
 

@@ -6,6 +6,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { FieldIssue } from '../shared/errors.ts';
+import { boundMessage, typeMessage } from '../shared/validation-words.ts';
 import { listIssue } from './schemas/lists.ts';
 
 // ajv-formats ships CommonJS with a default export property.
@@ -88,18 +89,8 @@ function messageOf(e: ErrorObject): string {
       return `must be ${alternatives(params.allowedValues as unknown[])}`;
     case 'const':
       return `must be ${alternatives([params.allowedValue])}`;
-    case 'type': {
-      const types = String(params.type).split(',');
-      return `must be ${types.map((t) => TYPE_WORDS[t] ?? t).join(' or ')}`;
-    }
-    case 'minLength':
-      return params.limit === 1 ? 'must not be empty' : `must be at least ${params.limit} characters long`;
-    case 'maxLength':
-      return `must be at most ${params.limit} characters long`;
-    case 'minimum':
-      return `must be ${params.limit} or more`;
-    case 'maximum':
-      return `must be ${params.limit} or less`;
+    case 'type':
+      return typeMessage(String(params.type), TYPE_WORDS);
     case 'exclusiveMinimum':
       return `must be more than ${params.limit}`;
     case 'exclusiveMaximum':
@@ -108,8 +99,6 @@ function messageOf(e: ErrorObject): string {
       return `must list at least ${params.limit} item${params.limit === 1 ? '' : 's'}`;
     case 'maxItems':
       return `must list at most ${params.limit} item${params.limit === 1 ? '' : 's'}`;
-    case 'uniqueItems':
-      return 'must not list the same item twice';
     case 'format':
       return `must be ${FORMAT_WORDS[String(params.format)] ?? `in the ${params.format} format`}`;
     case 'pattern': {
@@ -118,7 +107,7 @@ function messageOf(e: ErrorObject): string {
       return PATTERN_MESSAGES[String(params.pattern)] ?? `must match the pattern ${params.pattern}`;
     }
     default:
-      return e.message ?? 'is invalid';
+      return boundMessage(e.keyword, params.limit) ?? e.message ?? 'is invalid';
   }
 }
 

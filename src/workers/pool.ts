@@ -12,7 +12,8 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ServiceError } from '../shared/errors.ts';
-import type { TaskName, TaskInput, WorkerMessage } from './tasks.ts';
+import type { TaskName, TaskInput } from './tasks.ts';
+import type { WorkerMessage } from './task-messages.ts';
 
 // `.ts` when the source runs (Node strips the types in workers too), `.js` in the built dist/.
 const WORKER_FILE = new URL(`./worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);

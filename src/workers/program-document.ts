@@ -4,22 +4,20 @@
 // lists, so the main thread never deserializes more than about PIECE_VALUES values at a time; a
 // refusal comes back as the loader's own `validation_failed`. The places (line, column) of the
 // problems the domain finds later are looked up in a worker too: for YAML that is a second parse.
+// This file is the worker threads' side; the main thread's is load-program-in-pool.ts.
 // Asked to (`check`), the worker also checks the document as it parsed it (precheck.ts: every
 // entry's schema and rules, the kinds' digests), so the pipeline's transaction does not.
-import { ServiceError } from '../shared/errors.ts';
 import {
   decodeUtf8,
   loadProgramBytes,
   loadProgramText,
   textLocator,
-  withPlaces,
   type ProgramFormat,
   type SourcePlace,
 } from '../formats/program/load.ts';
 import type { ProgramLimits } from '../shared/program-limits.ts';
 import { precheckDocument, type DocumentCheck } from '../domain/program/precheck.ts';
-import type { WorkerPool } from './pool.ts';
-import type { Emit } from './tasks.ts';
+import type { Emit } from './task-messages.ts';
 
 /** About how many values (objects, lists, strings…) one message carries back. */
 const PIECE_VALUES = 20_000;
@@ -36,8 +34,8 @@ export interface ProgramSource {
 }
 
 /** The document without its top-level lists, which came as pieces: `[key]` marks a list's place. */
-type Outline = { whole: unknown } | { fields: Array<[string] | [string, unknown]> };
-interface Piece {
+export type Outline = { whole: unknown } | { fields: Array<[string] | [string, unknown]> };
+export interface Piece {
   key: string;
   items: unknown[];
 }
@@ -79,27 +77,6 @@ function inPieces(value: unknown, emit: Emit): Outline {
   return fields;
 }
 
-function assemble(outline: Outline, pieces: unknown[]): unknown {
-  if ('whole' in outline) return outline.whole;
-  const lists = new Map<string, unknown[]>();
-  for (const piece of pieces as Piece[]) {
-    const list = lists.get(piece.key) ?? [];
-    for (const item of piece.items) list.push(item);
-    lists.set(piece.key, list);
-  }
-  const document: Record<string, unknown> = {};
-  // defineProperty: a key such as `__proto__` stays an own field, as JSON.parse makes it.
-  for (const [key, ...value] of outline.fields) {
-    Object.defineProperty(document, key, {
-      value: value.length > 0 ? value[0] : (lists.get(key) ?? []),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
-  return document;
-}
-
 const textOf = (source: ProgramSource) => {
   const text = source.text ?? decodeUtf8(source.bytes ?? new Uint8Array(), source.file);
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -118,39 +95,3 @@ export const programDocumentTasks = {
     return input.pointers.map(locate);
   },
 };
-
-/** A document read in the pool. */
-export interface PooledProgram {
-  value: unknown;
-  /** what the worker's checks found, when the source asked for them (ProgramInput.checked) */
-  checked?: DocumentCheck;
-  /** `error` with the place of each of its problems added, as load.ts's withPlaces does */
-  withPlaces(error: unknown): Promise<unknown>;
-}
-
-/** Reads a document in a worker thread; throws the loader's `validation_failed` when it refuses it. */
-export async function loadProgramInPool(pool: WorkerPool, source: ProgramSource): Promise<PooledProgram> {
-  const { pieces, result } = await pool.run('program.load', source);
-  const { outline, checked } = result as { outline: Outline; checked?: DocumentCheck };
-  const value = assemble(outline, pieces);
-  const files = [source.file];
-  return {
-    value,
-    checked,
-    async withPlaces(error) {
-      if (!(error instanceof ServiceError)) return error;
-      // withPlaces decides which problems need a place; the places are then found in a worker.
-      const asked: string[] = [];
-      withPlaces(error, { value, files, locate: (pointer) => void asked.push(pointer) });
-      if (asked.length === 0) return error;
-      let places: Array<SourcePlace | undefined>;
-      try {
-        places = (await pool.run('program.locate', { ...source, pointers: asked })).result as typeof places;
-      } catch {
-        return error;
-      }
-      const byPointer = new Map(asked.map((pointer, i) => [pointer, places[i]]));
-      return withPlaces(error, { value, files, locate: (pointer) => byPointer.get(pointer) });
-    },
-  };
-}

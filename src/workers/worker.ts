@@ -1,7 +1,8 @@
 // A worker thread of the pool (src/workers/pool.ts): runs one task at a time, by name.
 import { parentPort } from 'node:worker_threads';
 import { ServiceError } from '../shared/errors.ts';
-import { TASKS, type TaskError, type TaskName, type WorkerMessage } from './tasks.ts';
+import { TASKS, type TaskName } from './tasks.ts';
+import type { TaskError, WorkerMessage } from './task-messages.ts';
 
 const port = parentPort!;
 const send = (message: WorkerMessage) => port.postMessage(message);

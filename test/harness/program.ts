@@ -2,7 +2,7 @@
 // them (a credential stamps the changes), the organization's data versions and a row count of
 // every program table, to prove an apply that changes nothing writes nothing.
 import { applyProgram, exportProgram, planProgram } from '../../src/domain/program/verbs.ts';
-import type { ProgramContext } from '../../src/domain/program/pipeline.ts';
+import type { ProgramContext } from '../../src/domain/program/program-context.ts';
 import { findOrganizationState } from '../../src/storage/db/repositories/organizations.ts';
 import type { TestServer } from './server.ts';
 

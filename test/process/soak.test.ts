@@ -20,6 +20,11 @@
 // test-event and rotation floods through the console; the normal tenants' own endpoints must still
 // get every delivery within NORMAL_DELIVERY_MS, well under the time-out the silent ones hold.
 //
+// A tenant importing scanner files in bulk (issue 36) runs beside them too, from an organization of
+// its own: again and again a 20,000-result SARIF file accepted as a job (followed to its end at
+// GET /v1/jobs/{id}, which must succeed) and a 2,000-result file imported synchronously, each round
+// new findings that close the last round's.
+//
 // Each hostile kind connects from its own loopback address (127.0.0.x; Linux routes the whole
 // 127/8 to lo), so the failed-authentication block earned by one kind neither hides another
 // kind's input from the server nor touches the normal clients on 127.0.0.1.
@@ -38,6 +43,7 @@ import { CONSOLE_PASSWORD } from '../harness/console-session.ts';
 import { insertEndpointFixture, startReceiver, type Receiver } from '../harness/webhooks.ts';
 import { artifactFixtures } from '../harness/fixtures-artifacts.ts';
 import { fixtures } from '../harness/fixtures.ts';
+import { resultAt, sarif } from '../harness/vulnerability-imports.ts';
 
 const SOAK_MS = Number(process.env.SOAK_SECONDS ?? 120) * 1000;
 const SETTLE_MS = Number(process.env.SOAK_SETTLE_SECONDS ?? 20) * 1000;
@@ -66,6 +72,7 @@ const HOSTILE_ADDRESS = {
   deepJson: '127.0.0.6',
   hugeHeader: '127.0.0.7',
   webhookAbuse: '127.0.0.8',
+  bulkImport: '127.0.0.9',
 } as const;
 type HostileKind = keyof typeof HOSTILE_ADDRESS;
 /** SOAK_KINDS (comma-separated, e.g. `droppedUpload,hugeClientId`) runs only those hostile kinds */
@@ -304,6 +311,7 @@ describe('soak: hostile traffic beside normal clients', () => {
     };
     const seeded = [await seed('Normal 1'), await seed('Normal 2'), await seed('Normal 3')];
     const attacker = await seed('Hostile');
+    const bulkImporter = await createOrgWithCredential(system, { name: 'Bulk importer', accessLevel: 'read_write' });
     silentReceiver = await startReceiver('hang');
     normalReceiver = await startReceiver(204);
     for (const [i, s] of seeded.entries()) {
@@ -332,6 +340,8 @@ describe('soak: hostile traffic beside normal clients', () => {
     for (const kind of Object.keys(HOSTILE_ADDRESS) as HostileKind[]) {
       token[kind] = await getToken(server.url, await addCredential(system, attacker.client.organizationId, 'read_write'));
     }
+    // the bulk importer's imports are its own organization's (not the webhook abuser's: no fan-out)
+    token.bulkImport = await getToken(server.url, bulkImporter);
     hostile = { evidenceId: attacker.evidenceId, token };
     abuser = await consoleSession(abuserEmail);
     for (let i = 0; i < SILENT_ENDPOINTS; i++) {
@@ -625,6 +635,52 @@ describe('soak: hostile traffic beside normal clients', () => {
     );
     // A tenant abusing webhooks: writes fanned out to its silent endpoints, and floods of test
     // events and rotations through the console (their limits answer 429, with the documented body).
+    // A tenant importing in bulk: a large file as a job followed to its end, then a smaller one
+    // synchronously; each round's findings are new, so the import closes the last round's.
+    if (KINDS.has('bulkImport')) {
+      const importOf = (round: number, results: number, prefer?: string) =>
+        send(server.url, {
+          method: 'POST',
+          path: '/v1/vulnerabilities/imports?format=sarif&scope=soak-bulk',
+          headers: {
+            authorization: `Bearer ${hostile.token.bulkImport}`,
+            'content-type': 'application/json',
+            'idempotency-key': `soak-${randomUUID()}`,
+            ...(prefer ? { prefer } : {}),
+          },
+          body: sarif(Array.from({ length: results }, (_, i) => resultAt(`src/round-${round}/file-${i % 500}.js`, i + 1))),
+          localAddress: HOSTILE_ADDRESS.bulkImport,
+        });
+      loops.push(
+        loop(deadline, 0, 1_000, async (round) => {
+          try {
+            const accepted = await importOf(round * 2, 20_000, 'respond-async');
+            hostileAnswer('bulk import (job)', accepted);
+            if (accepted.status === 202) {
+              const jobId = JSON.parse(accepted.body).data.id as string;
+              // followed to its end even past the deadline, so that no import runs into the settle
+              const until = Math.max(deadline, Date.now()) + 120_000;
+              let status = 'queued';
+              while ((status === 'queued' || status === 'running') && Date.now() < until) {
+                await sleep(500);
+                const job = await send(server.url, {
+                  path: `/v1/jobs/${jobId}`,
+                  headers: { authorization: `Bearer ${hostile.token.bulkImport}` },
+                  localAddress: HOSTILE_ADDRESS.bulkImport,
+                });
+                hostileAnswer('bulk import job status', job);
+                if (job.status === 200) status = JSON.parse(job.body).data.status;
+              }
+              count('bulk import job', status);
+              if (status !== 'succeeded') problem(`bulk import job: ${status}`, jobId);
+            }
+            hostileAnswer('bulk import (synchronous)', await importOf(round * 2 + 1, 2_000));
+          } catch (err) {
+            count('bulk import', failure(err));
+          }
+        }),
+      );
+    }
     if (KINDS.has('webhookAbuse')) {
       loops.push(
         loop(deadline, 200, 5_000, async () => {

@@ -3,19 +3,12 @@
 // The token lives only with the administrator, out of reach of the console's scripts; the database
 // keeps its SHA-256.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { RateLimitSettings } from '../../config.ts';
 import { ServiceError } from '../../shared/errors.ts';
 import type { AdminActor } from '../context.ts';
 import type { SignedInAdmin } from './schema.ts';
 import type { AdminSessionRecord } from '../../storage/db/repositories/admin-sessions.ts';
 
 export const SESSION_TOKEN_PREFIX = 'cds_session_';
-
-export interface SessionSettings {
-  idleMs: number;
-  maxMs: number;
-  signInLimit: RateLimitSettings;
-}
 
 /** Where a request came from, for the audit log. */
 export interface Origin {

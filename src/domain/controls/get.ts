@@ -10,8 +10,6 @@ import { cachedResult } from '../result-cache.ts';
 import {
   artifactKey,
   controlCompliance,
-  evidenceState,
-  policyState,
   testState,
   testStatus,
   type ArtifactKey,
@@ -20,6 +18,7 @@ import {
   type ComplianceGraph,
   type ControlNode,
 } from '../compliance/rules.ts';
+import { evidenceRowState, policyRowState } from '../compliance/graph.ts';
 import { controlListItem } from './list.ts';
 import type { ControlDetail, MappedArtifact } from './schema.ts';
 import { setPresent } from '../set-present.ts';
@@ -60,8 +59,8 @@ const TYPE_ORDER: Record<ArtifactType, number> = { policy: 0, evidence: 1, test:
 
 /** The public status and the rule's state of an artifact mapped to the control. */
 function artifactView(a: ControlArtifactRow): { status: string; state: ArtifactState } {
-  if (a.type === 'policy') return { status: a.status, state: policyState(a.isRelevant, a.status) };
-  if (a.type === 'evidence') return { status: a.status, state: evidenceState(a.isRelevant, a.status) };
+  if (a.type === 'policy') return { status: a.status, state: policyRowState(a) };
+  if (a.type === 'evidence') return { status: a.status, state: evidenceRowState(a) };
   const status = testStatus(a.status, a.integrationFailing);
   return { status, state: testState(status) };
 }

@@ -11,17 +11,8 @@
 // reads over some frameworks are loaded once per set of frameworks (complianceGraph).
 import type { Context } from '../context.ts';
 import { cachedResult } from '../result-cache.ts';
-import {
-  artifactKey,
-  evidenceState,
-  policyState,
-  testState,
-  testStatus,
-  type ArtifactKey,
-  type ArtifactState,
-  type ComplianceGraph,
-  type ControlNode,
-} from '../compliance/rules.ts';
+import { artifactKey, type ArtifactKey, type ArtifactState, type ComplianceGraph, type ControlNode } from '../compliance/rules.ts';
+import { evidenceRowState, policyRowState, testRowState } from '../compliance/graph.ts';
 import {
   artifactKeyOf,
   listControlRows,
@@ -69,13 +60,13 @@ export async function controlsSnapshot(ctx: Context): Promise<ControlsSnapshot> 
   const org = ctx.actor.organizationId;
   const parts = await Promise.all([
     cachedResult(ctx, 'controls.snapshot.policyStates', {}, async () =>
-      statesOf(await loadStatusGroups(db, org, 'policies', structure.shared), (g) => policyState(g.isRelevant, g.status)),
+      statesOf(await loadStatusGroups(db, org, 'policies', structure.shared), policyRowState),
     ),
     cachedResult(ctx, 'controls.snapshot.evidenceStates', {}, async () =>
-      statesOf(await loadStatusGroups(db, org, 'evidence', structure.shared), (g) => evidenceState(g.isRelevant, g.status)),
+      statesOf(await loadStatusGroups(db, org, 'evidence', structure.shared), evidenceRowState),
     ),
     cachedResult(ctx, 'controls.snapshot.testStates', {}, async () =>
-      statesOf(await loadTestGroups(db, org, structure.shared), (g) => testState(testStatus(g.result, g.integrationFailing))),
+      statesOf(await loadTestGroups(db, org, structure.shared), testRowState),
     ),
   ]);
   // One map for the rule (its lookups are the hot loop); building it is cheap beside the reads.

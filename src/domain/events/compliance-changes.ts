@@ -17,24 +17,15 @@ import type { Database } from '../../storage/db/schema.ts';
 import {
   artifactKey,
   controlCompliance,
-  evidenceState,
   frameworksProgress,
-  policyState,
-  testState,
-  testStatus,
   type ArtifactKey,
   type ArtifactState,
   type ArtifactType,
   type ControlNode,
 } from '../compliance/rules.ts';
-import {
-  findArtifactReach,
-  findArtifactsReach,
-  loadArtifactColumns,
-  loadControlFrameworkPairs,
-  loadControlsArtifacts,
-  loadFrameworkArtifactPairs,
-} from '../../storage/db/repositories/compliance-scope.ts';
+import { progressChanges } from '../compliance/graph.ts';
+import { findArtifactReach, findArtifactsReach, loadControlFrameworkPairs } from '../../storage/db/repositories/compliance-scope.ts';
+import { loadReach } from './compliance-reach.ts';
 import type { NewEvent } from './record.ts';
 
 export interface ArtifactChange {
@@ -87,36 +78,7 @@ export async function complianceChangesOfMany(
   if (controlIds.length === 0 && frameworks.size === 0) return [];
 
   // Every control counted by those frameworks, with its frameworks among them, plus the linked controls.
-  const nodes = new Map<string, ControlNode>();
-  const nodeOf = (id: string) => {
-    let node = nodes.get(id);
-    if (!node) nodes.set(id, (node = { id, scope: 'in_scope', frameworkIds: new Set(), artifactKeys: [] }));
-    return node;
-  };
-  for (const id of controlIds) nodeOf(id);
-  for (const pair of await loadControlFrameworkPairs(trx, org, [], [...frameworks]))
-    nodeOf(pair.controlId).frameworkIds.add(pair.frameworkId);
-  const { artifacts, outOfScope } = await loadControlsArtifacts(trx, org, [...nodes.keys()]);
-  const ids = { policy: new Set<string>(), evidence: new Set<string>(), test: new Set<string>() };
-  for (const link of artifacts) {
-    nodeOf(link.controlId).artifactKeys.push(artifactKey(link.type, link.id));
-    ids[link.type].add(link.id);
-  }
-  for (const id of outOfScope) nodeOf(id).scope = 'out_of_scope';
-  const artifactFrameworks = new Map<ArtifactKey, Set<string>>();
-  for (const pair of await loadFrameworkArtifactPairs(trx, org, [...frameworks])) {
-    const key = artifactKey(pair.type, pair.id);
-    let set = artifactFrameworks.get(key);
-    if (!set) artifactFrameworks.set(key, (set = new Set()));
-    set.add(pair.frameworkId);
-    ids[pair.type].add(pair.id);
-  }
-
-  const columns = await loadArtifactColumns(trx, org, { policy: [...ids.policy], evidence: [...ids.evidence], test: [...ids.test] });
-  const after = new Map<ArtifactKey, ArtifactState>();
-  for (const p of columns.policies) after.set(artifactKey('policy', p.id), policyState(p.isRelevant, p.status));
-  for (const e of columns.evidence) after.set(artifactKey('evidence', e.id), evidenceState(e.isRelevant, e.status));
-  for (const t of columns.tests) after.set(artifactKey('test', t.id), testState(testStatus(t.result, t.integrationFailing)));
+  const { nodes, artifactFrameworks, states: after } = await loadReach(trx, org, controlIds, frameworks);
   const before = new Map(after);
   /** each changed artifact's place in `changes` (its first) */
   const changed = new Map<ArtifactKey, number>();
@@ -151,12 +113,6 @@ export async function complianceChangesOfMany(
   const frameworkIds = [...frameworks].sort();
   const progressBefore = frameworksProgress(frameworkIds, nodes.values(), { artifacts: before, artifactFrameworks });
   const progressAfter = frameworksProgress(frameworkIds, nodes.values(), { artifacts: after, artifactFrameworks });
-  for (const id of frameworkIds) {
-    const was = progressBefore.get(id)!;
-    const is = progressAfter.get(id)!;
-    if (JSON.stringify(was) !== JSON.stringify(is)) {
-      events.push({ type: 'framework.progress_changed', resourceId: id, occurredAt: at, data: { before: was, after: is } });
-    }
-  }
+  events.push(...progressChanges(frameworkIds, progressBefore, progressAfter, at));
   return events;
 }

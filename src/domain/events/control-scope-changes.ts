@@ -7,24 +7,10 @@
 // then on the same graph with the control's earlier scope put back.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
-import {
-  artifactKey,
-  controlCompliance,
-  evidenceState,
-  frameworksProgress,
-  policyState,
-  testState,
-  testStatus,
-  type ArtifactKey,
-  type ArtifactState,
-  type ControlNode,
-} from '../compliance/rules.ts';
-import {
-  loadArtifactColumns,
-  loadControlFrameworkPairs,
-  loadControlsArtifacts,
-  loadFrameworkArtifactPairs,
-} from '../../storage/db/repositories/compliance-scope.ts';
+import { controlCompliance, frameworksProgress, type ArtifactKey, type ControlNode } from '../compliance/rules.ts';
+import { progressChanges } from '../compliance/graph.ts';
+import { loadControlFrameworkPairs } from '../../storage/db/repositories/compliance-scope.ts';
+import { loadReach } from './compliance-reach.ts';
 import type { NewEvent } from './record.ts';
 
 export interface ControlScopeChange {
@@ -44,35 +30,7 @@ export async function controlScopeChanges(trx: Kysely<Database>, organizationId:
   const frameworks = new Set((await loadControlFrameworkPairs(trx, org, [change.controlId], [])).map((p) => p.frameworkId));
 
   // The control, and every control counted by its frameworks, with its frameworks among them.
-  const nodes = new Map<string, ControlNode>();
-  const nodeOf = (id: string) => {
-    let node = nodes.get(id);
-    if (!node) nodes.set(id, (node = { id, scope: 'in_scope', frameworkIds: new Set(), artifactKeys: [] }));
-    return node;
-  };
-  nodeOf(change.controlId);
-  for (const pair of await loadControlFrameworkPairs(trx, org, [], [...frameworks]))
-    nodeOf(pair.controlId).frameworkIds.add(pair.frameworkId);
-  const { artifacts, outOfScope } = await loadControlsArtifacts(trx, org, [...nodes.keys()]);
-  const ids = { policy: new Set<string>(), evidence: new Set<string>(), test: new Set<string>() };
-  for (const link of artifacts) {
-    nodeOf(link.controlId).artifactKeys.push(artifactKey(link.type, link.id));
-    ids[link.type].add(link.id);
-  }
-  for (const id of outOfScope) nodeOf(id).scope = 'out_of_scope';
-  const artifactFrameworks = new Map<ArtifactKey, Set<string>>();
-  for (const pair of await loadFrameworkArtifactPairs(trx, org, [...frameworks])) {
-    const key = artifactKey(pair.type, pair.id);
-    let set = artifactFrameworks.get(key);
-    if (!set) artifactFrameworks.set(key, (set = new Set()));
-    set.add(pair.frameworkId);
-    ids[pair.type].add(pair.id);
-  }
-  const columns = await loadArtifactColumns(trx, org, { policy: [...ids.policy], evidence: [...ids.evidence], test: [...ids.test] });
-  const states = new Map<ArtifactKey, ArtifactState>();
-  for (const p of columns.policies) states.set(artifactKey('policy', p.id), policyState(p.isRelevant, p.status));
-  for (const e of columns.evidence) states.set(artifactKey('evidence', e.id), evidenceState(e.isRelevant, e.status));
-  for (const t of columns.tests) states.set(artifactKey('test', t.id), testState(testStatus(t.result, t.integrationFailing)));
+  const { nodes, artifactFrameworks, states } = await loadReach(trx, org, [change.controlId], frameworks);
 
   const control = nodes.get(change.controlId)!;
   const controlsAfter = [...nodes.values()];
@@ -97,12 +55,6 @@ export async function controlScopeChanges(trx: Kysely<Database>, organizationId:
   const graph = { artifacts: states, artifactFrameworks };
   const progressBefore = frameworksProgress(frameworkIds, controlsBefore, graph);
   const progressAfter = frameworksProgress(frameworkIds, controlsAfter, graph);
-  for (const id of frameworkIds) {
-    const before = progressBefore.get(id)!;
-    const after = progressAfter.get(id)!;
-    if (JSON.stringify(before) !== JSON.stringify(after)) {
-      events.push({ type: 'framework.progress_changed', resourceId: id, occurredAt: at, data: { before, after } });
-    }
-  }
+  events.push(...progressChanges(frameworkIds, progressBefore, progressAfter, at));
   return events;
 }

@@ -8,7 +8,16 @@ import { authorize } from '../auth/scopes.ts';
 import { notFound } from '../../shared/errors.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
-import { commonMappings, commonOptionalFields, fileEntry, loadLinksFrom, stamp, ticketsOf, type ArtifactLinks } from '../artifacts/read.ts';
+import {
+  COMMON_OPTIONAL_FIELDS,
+  commonMappings,
+  commonOptionalFields,
+  fileEntry,
+  loadLinksFrom,
+  stamp,
+  ticketsOf,
+  type ArtifactLinks,
+} from '../artifacts/read.ts';
 import { evidenceListItem } from './list.ts';
 import type { Attachment, EvidenceDetail } from './schema.ts';
 import { testStatus } from '../compliance/rules.ts';
@@ -18,17 +27,8 @@ import { findEvidence, listAttachments, listEvidenceTests, type EvidenceRow } fr
 export const EVIDENCE_EXPANSIONS = ['mappedTests', 'gaps', 'attachments', 'tickets'] as const;
 export type EvidenceExpansion = (typeof EVIDENCE_EXPANSIONS)[number];
 
-/** Fields shared with the list that get-one always carries (when they have a value). */
-const DEFAULT_DETAIL = new Set([
-  'notRelevantReason',
-  'effortEstimate',
-  'recurrence',
-  'source',
-  'addedBy',
-  'addedOn',
-  'lastModifiedBy',
-  'modifiedOn',
-]);
+/** Fields shared with the list that get-one always carries (when they have a value): all but the mapped IDs. */
+const DEFAULT_DETAIL = new Set<string>(COMMON_OPTIONAL_FIELDS.filter((f) => f !== 'mappedFrameworkIds' && f !== 'mappedControlIds'));
 
 type StoredAttachment = Omit<Attachment, 'isCurrentPeriod'>;
 

@@ -14,6 +14,7 @@ import { LOCAL_OWNER_PREFIX } from '../../storage/db/repositories/webhook-delive
 import { onJobQueued } from './nudge.ts';
 import { runJob, type JobEnding, type JobTools } from './run.ts';
 import { WakeableSleep } from '../wakeable-sleep.ts';
+import { claimLoop, settleWithin } from '../claim-loop.ts';
 
 export interface JobSettings {
   /** JOB_CONCURRENCY */
@@ -78,37 +79,30 @@ export class JobWorker {
     this.unsubscribe?.();
     this.poke();
     await this.running;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled([...this.inFlight.values()]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
-    clearTimeout(timer);
+    await settleWithin(this.inFlight.values(), graceMs);
     for (const id of this.inFlight.keys()) await releaseJob(this.ctx.db.kysely, id, this.owner).catch(() => {});
   }
 
-  private async loop(): Promise<void> {
-    while (!this.stopping) {
-      const free = this.settings.concurrency - this.inFlight.size;
-      let claimed = 0;
-      if (free > 0) {
-        try {
-          const now = this.ctx.now();
-          await failAbandonedJobs(this.ctx.db.kysely, now, this.settings.maxAttempts, abandonedError(this.settings.maxAttempts));
-          const rows = await claimJobs(this.ctx.db.kysely, this.ctx.db.dialect, {
-            owner: this.owner,
-            now,
-            leaseUntil: now + this.settings.leaseMs,
-            limit: free,
-            maxAttempts: this.settings.maxAttempts,
-          });
-          claimed = rows.length;
-          for (const row of rows) this.run(row);
-        } catch (err) {
-          this.onError(err as Error);
-        }
-        if (this.stopping) break;
-        if (claimed > 0 && claimed === free) continue;
-      }
-      await this.pause.sleep(this.settings.pollMs);
-    }
+  private loop(): Promise<void> {
+    return claimLoop({
+      stopping: () => this.stopping,
+      free: () => this.settings.concurrency - this.inFlight.size,
+      claim: async (limit) => {
+        const now = this.ctx.now();
+        await failAbandonedJobs(this.ctx.db.kysely, now, this.settings.maxAttempts, abandonedError(this.settings.maxAttempts));
+        return claimJobs(this.ctx.db.kysely, this.ctx.db.dialect, {
+          owner: this.owner,
+          now,
+          leaseUntil: now + this.settings.leaseMs,
+          limit,
+          maxAttempts: this.settings.maxAttempts,
+        });
+      },
+      run: (row) => this.run(row),
+      onError: (err) => this.onError(err),
+      pause: this.pause,
+      pauseMs: () => this.settings.pollMs,
+    });
   }
 
   private run(row: JobRow): void {

@@ -8,16 +8,12 @@ import type { Database } from '../../storage/db/schema.ts';
 import {
   artifactKey,
   controlCompliance,
-  evidenceState,
   frameworksProgress,
-  policyState,
-  testState,
-  testStatus,
   type ArtifactKey,
-  type ArtifactState,
   type ControlNode,
   type ControlStatus,
 } from '../compliance/rules.ts';
+import { artifactFrameworksOf, artifactStates } from '../compliance/graph.ts';
 import type { FrameworkProgress } from '../frameworks/schema.ts';
 import { loadComplianceGraph } from '../../storage/db/repositories/program-reads.ts';
 
@@ -33,17 +29,8 @@ export async function complianceState(trx: Kysely<Database>, organizationId: str
   for (const c of g.controls) nodes.set(c.id, { id: c.id, scope: c.scope, frameworkIds: new Set(), artifactKeys: [] });
   for (const pair of g.controlFrameworks) nodes.get(pair.controlId)?.frameworkIds.add(pair.frameworkId);
   for (const link of g.links) nodes.get(link.controlId)?.artifactKeys.push(artifactKey(link.type, link.id));
-  const artifactFrameworks = new Map<ArtifactKey, Set<string>>();
-  for (const pair of g.artifactFrameworks) {
-    const key = artifactKey(pair.type, pair.id);
-    let set = artifactFrameworks.get(key);
-    if (!set) artifactFrameworks.set(key, (set = new Set()));
-    set.add(pair.frameworkId);
-  }
-  const states = new Map<ArtifactKey, ArtifactState>();
-  for (const p of g.policies) states.set(artifactKey('policy', p.id), policyState(p.isRelevant, p.status));
-  for (const e of g.evidence) states.set(artifactKey('evidence', e.id), evidenceState(e.isRelevant, e.status));
-  for (const t of g.tests) states.set(artifactKey('test', t.id), testState(testStatus(t.result, t.integrationFailing)));
+  const artifactFrameworks = artifactFrameworksOf(g.artifactFrameworks);
+  const states = artifactStates(g);
 
   const controls = new Map<string, ControlStatus>();
   const noFrameworks = new Map<ArtifactKey, Set<string>>();

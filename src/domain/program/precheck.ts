@@ -8,7 +8,7 @@
 // plan, then the entries.
 import { ServiceError, type FieldIssue } from '../../shared/errors.ts';
 import { PROGRAM_KIND_NAMES } from './kind.ts';
-import { checkDocument } from './pipeline.ts';
+import { checkDocument } from './check-document.ts';
 import { digestKinds, type KindDigests } from './settled-kinds.ts';
 import { schemaIssues } from './validate.ts';
 

@@ -5,6 +5,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FieldIssue } from '../../shared/errors.ts';
 import { validationFailed } from '../../shared/errors.ts';
+import { boundMessage, typeMessage } from '../../shared/validation-words.ts';
 import { Type, type TSchema } from 'typebox';
 import { ProgramDocument } from './document-schema.ts';
 import { KIND_MAX_ENTRIES } from './fields.ts';
@@ -65,28 +66,15 @@ function messageOf(e: ErrorObject): string {
     case 'const':
       return `must be ${JSON.stringify(p.allowedValue)}`;
     case 'type':
-      return `must be ${String(p.type)
-        .split(',')
-        .map((t) => TYPE_WORDS[t] ?? t)
-        .join(' or ')}`;
-    case 'minLength':
-      return p.limit === 1 ? 'must not be empty' : `must be at least ${p.limit} characters long`;
-    case 'maxLength':
-      return `must be at most ${p.limit} characters long`;
-    case 'minimum':
-      return `must be ${p.limit} or more`;
-    case 'maximum':
-      return `must be ${p.limit} or less`;
+      return typeMessage(String(p.type), TYPE_WORDS);
     case 'maxItems':
       return `must list at most ${p.limit} items`;
-    case 'uniqueItems':
-      return 'must not list the same item twice';
     case 'pattern': {
       const description = (e.parentSchema as { description?: string } | undefined)?.description;
       return description ? `is not valid: ${description}` : `must match ${p.pattern}`;
     }
     default:
-      return e.message ?? 'is invalid';
+      return boundMessage(e.keyword, p.limit) ?? e.message ?? 'is invalid';
   }
 }
 

@@ -1,7 +1,7 @@
 // The program verbs (issue 25): plan, apply, export. Domain only: no HTTP, no scopes (each door
 // authorizes first: the HTTP door needs the write scope of every kind the document touches, see
 // scopesForDocument; `cds` and the console act for the organization they name). Each takes
-// `{ ctx, input }`; `ctx` is a ProgramContext (pipeline.ts).
+// `{ ctx, input }`; `ctx` is a ProgramContext (program-context.ts).
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
@@ -16,9 +16,11 @@ import { PROGRAM_KINDS } from './registry.ts';
 import { entryWithinPlan, kindWithinPlan } from './plan-bounds.ts';
 import { PROGRAM_FORMAT_VERSION, type ProgramDocument } from './document-schema.ts';
 import type { ProgramPlan } from './plan-schema.ts';
-import { keyBookFor, readKinds, runPipeline, type ProgramContext, type ProgramInput } from './pipeline.ts';
+import { runPipeline } from './pipeline.ts';
+import { keyBookFor, readKinds } from './read-kinds.ts';
+import type { ProgramContext, ProgramInput } from './program-context.ts';
 
-export type { ProgramContext, ProgramInput } from './pipeline.ts';
+export type { ProgramContext, ProgramInput } from './program-context.ts';
 
 /**
  * Checks the document's outline before any transaction starts (a document that is not one never

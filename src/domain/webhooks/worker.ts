@@ -19,6 +19,7 @@ import type { ServerInstance } from '../instances/server-instance.ts';
 import { attemptDelivery, type AttemptResult, type DeliveryContext } from './deliver.ts';
 import { onDeliveriesEnqueued } from './nudge.ts';
 import { WakeableSleep } from '../wakeable-sleep.ts';
+import { claimLoop, settleWithin } from '../claim-loop.ts';
 
 /** Looks after a nudge that found nothing yet: the enqueuing transaction may still be committing. */
 const NUDGE_RECHECKS_MS = [5, 20, 50, 100];
@@ -78,33 +79,23 @@ export class DeliveryWorker {
     this.unsubscribe?.();
     this.pause.wake();
     await this.running;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled([...this.inFlight.values()]), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-    clearTimeout(timer);
+    await settleWithin(this.inFlight.values(), graceMs);
     const unfinished = [...this.inFlight.keys()];
     if (unfinished.length === 0) return { released: 0 };
     return { released: await releaseLeases(this.ctx.db.kysely, this.owner, unfinished) };
   }
 
-  private async loop(): Promise<void> {
+  private loop(): Promise<void> {
     const { concurrency, pollMs } = this.ctx.webhooks;
-    while (!this.stopping) {
-      const free = concurrency - this.inFlight.size;
-      let claimed = 0;
-      if (free > 0) {
-        try {
-          const rows = await this.claim(free);
-          claimed = rows.length;
-          for (const row of rows) this.run(row);
-        } catch (err) {
-          this.onError(err as Error);
-        }
-        if (this.stopping) break;
-        // every slot filled: more may be due; the next claim waits for a slot (run() wakes the loop)
-        if (claimed > 0 && claimed === free) continue;
-      }
-      await this.pause.sleep(claimed > 0 ? pollMs : (this.rechecks.shift() ?? pollMs));
-    }
+    return claimLoop({
+      stopping: () => this.stopping,
+      free: () => concurrency - this.inFlight.size,
+      claim: (limit) => this.claim(limit),
+      run: (row) => this.run(row),
+      onError: (err) => this.onError(err),
+      pause: this.pause,
+      pauseMs: (claimed) => (claimed > 0 ? pollMs : (this.rechecks.shift() ?? pollMs)),
+    });
   }
 
   private claim(limit: number): Promise<DeliveryRow[]> {

@@ -12,7 +12,7 @@
 // gives each new read the newest commit), and every SELECT on the reader runs to its end before the
 // call returns, so no read transaction is left open there to pin an older snapshot.
 import { CompiledQuery, SelectQueryNode, type DatabaseConnection, type Driver, type QueryResult, type SqliteDatabase } from 'kysely';
-import type { WriteCounter } from './sqlite-driver.ts';
+import type { WriteCounter } from './sqlite-write-counter.ts';
 
 /** A SELECT built by Kysely (with or without WITH: SQLite's CTEs cannot write), or raw SQL that starts with SELECT. */
 const PLAIN_READ = /^\s*select\b/i;

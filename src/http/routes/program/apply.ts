@@ -14,7 +14,7 @@ import { ServiceError, validationFailed } from '../../../shared/errors.ts';
 import { RecordKey } from '../../../domain/frameworks/program-schema.ts';
 import { frameworkFromCatalog } from '../../../formats/oscal/catalog-import.ts';
 import { PROGRAM_FORMAT_VERSION } from '../../../domain/program/document-schema.ts';
-import { loadProgramInPool, type PooledProgram } from '../../../workers/program-document.ts';
+import { loadProgramInPool, type PooledProgram } from '../../../workers/load-program-in-pool.ts';
 import { PROGRAM_SCHEMA_PATH } from '../../../formats/program/schema-file.ts';
 import { requestContext } from '../../plugins/auth.ts';
 import { idempotencyKeyOf, idempotencyOf, sendOutcome } from '../../idempotency.ts';

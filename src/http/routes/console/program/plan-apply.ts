@@ -9,7 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { programForAdmin } from '../../../../domain/program/console-door.ts';
 import { ProgramPlan } from '../../../../domain/program/plan-schema.ts';
 import { ServiceError } from '../../../../shared/errors.ts';
-import { loadProgramInPool, type PooledProgram } from '../../../../workers/program-document.ts';
+import { loadProgramInPool, type PooledProgram } from '../../../../workers/load-program-in-pool.ts';
 import { adminContextOf } from '../../../plugins/console-session.ts';
 import { envelope } from '../../../reply.ts';
 import { Envelope } from '../../../schemas/common.ts';
