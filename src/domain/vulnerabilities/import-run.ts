@@ -5,6 +5,7 @@
 // rows read whole, what changed written in bulk, and the events recorded from the same diff
 // (./import-events.ts). Findings of the scope and source that the file no longer reports are closed
 // at the end. A failure anywhere (a malformed entry late in the file) rolls everything back.
+import { shareTheLoop } from '../../shared/event-loop-turns.ts';
 import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
 import { validationFailed } from '../../shared/errors.ts';
@@ -100,6 +101,9 @@ export class ImportRun {
       const step = await findings.next();
       if (step.done) return step.value;
       await this.take(step.value);
+      // A chunk of the file holds many findings, and SQLite's statements are synchronous: without a
+      // turn now and then, other requests wait for whole batches (issue 36).
+      await shareTheLoop();
     }
   }
 
@@ -281,6 +285,8 @@ export class ImportRun {
     if ((await countOpenInScope(this.trx, this.org, source, this.scope as string)) === (this.openReported.get(source) ?? 0)) return;
     let after = '';
     for (;;) {
+      // each page is a few synchronous statements on SQLite: other requests get a turn in between
+      await shareTheLoop();
       const page = await pageOpenInScope(this.trx, this.org, source, this.scope as string, after, CLOSE_PAGE);
       if (page.length === 0) return;
       after = page[page.length - 1]!.findingKey;
