@@ -2,9 +2,10 @@
 // requirements a control meets and the risks it treats. Artifacts carry the control links. An
 // update records `control.updated` with the fields that changed as GET /v1/controls/{controlId}
 // names them (as PATCH does); the statuses that flip are the pipeline's computed events.
-import type { CurrentRecord, ProgramKind, WriteContext } from '../program/kind.ts';
+import type { CurrentRecord, ProgramKind, WriteContext } from '../kinds/kind.ts';
+import type { RecordedKindEvents } from '../events/kind-events.ts';
 import { ProgramControl } from './program-schema.ts';
-import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
+import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../kinds/normalize.ts';
 import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
 import {
   entitiesBySubject,
@@ -15,7 +16,7 @@ import {
   risksBySubject,
   type PersonLink,
 } from '../../storage/db/repositories/program-links.ts';
-import { updateEvents, type FieldView } from '../program/event-views.ts';
+import { updateEvents, type FieldView } from '../events/update-events.ts';
 
 const FIELDS = [
   'code',
@@ -85,7 +86,7 @@ function columns(e: ProgramControl, w: WriteContext) {
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-export const controlsKind: ProgramKind<ProgramControl> = {
+export const controlsKind: ProgramKind<ProgramControl, RecordedKindEvents> = {
   name: 'controls',
   record: 'control',
   resources: ['control'],

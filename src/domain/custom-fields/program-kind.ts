@@ -1,6 +1,6 @@
 // Custom field definitions in a program document (issue 25). Findings carry values of them
 // (the vulnerabilities kind); deleting a definition (prune) deletes its values.
-import type { ProgramKind } from '../program/kind.ts';
+import type { ProgramKind } from '../kinds/kind.ts';
 import { ProgramCustomField } from './program-schema.ts';
 import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
 

@@ -1,6 +1,6 @@
 // Entities in a program document (issue 25): name only; frameworks, controls and artifacts name
 // them by key. Deleting one (prune) unlinks it from every record.
-import type { ProgramKind } from '../program/kind.ts';
+import type { ProgramKind } from '../kinds/kind.ts';
 import { ProgramEntity } from './program-schema.ts';
 import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
 

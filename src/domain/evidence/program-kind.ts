@@ -11,10 +11,11 @@
 // status, `evidence.updated` with the changed fields of GET /v1/evidence/{id} (every expansion,
 // `isCurrentPeriod` aside) for anything else. Created and deleted records have no event type of
 // their own; their effects on controls and frameworks are computed by the pipeline.
-import { changedList } from '../program/list-changes.ts';
+import { changedList } from '../kinds/list-changes.ts';
 import { refreshStaleAt } from '../../storage/db/repositories/time-due.ts';
-import type { CurrentRecord, NormalizeContext, ProgramKind, RecordChange, Reference, WriteContext } from '../program/kind.ts';
-import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
+import type { CurrentRecord, NormalizeContext, ProgramKind, RecordChange, Reference, WriteContext } from '../kinds/kind.ts';
+import type { RecordedKindEvents } from '../events/kind-events.ts';
+import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../kinds/normalize.ts';
 import { ProgramEvidence, type ProgramEvidenceLink } from './program-schema.ts';
 import { attachmentPeriod, type EVIDENCE_STATUSES } from '../../shared/vocabulary.ts';
 import { deleteWhereIn, insertRows, updateRow } from '../../storage/db/repositories/program-writes.ts';
@@ -45,7 +46,7 @@ import type { NewEvent } from '../events/record.ts';
 import type { FieldIssue } from '../../shared/errors.ts';
 import { setPresent } from '../set-present.ts';
 import { isDeepStrictEqual } from 'node:util';
-import { requirementKeys, testKeyOf } from '../program/reference-keys.ts';
+import { requirementKeys, testKeyOf } from '../kinds/reference-keys.ts';
 
 type EvidenceStatus = (typeof EVIDENCE_STATUSES)[number];
 type Link = ProgramEvidenceLink;
@@ -179,7 +180,7 @@ function rowColumns(e: ProgramEvidence, w: WriteContext) {
   };
 }
 
-export const evidenceKind: ProgramKind<ProgramEvidence> = {
+export const evidenceKind: ProgramKind<ProgramEvidence, RecordedKindEvents> = {
   name: 'evidence',
   record: 'evidence',
   resources: ['evidence'],

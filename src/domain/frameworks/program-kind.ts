@@ -2,10 +2,10 @@
 // framework's key, `/`, its own (program-schema.ts): controls and artifacts reference requirements
 // that way. A framework's requirements are its list: an apply creates, updates and deletes them
 // to match (a requirement deleted takes its mappings with it), in the document's order.
-import type { CurrentRecord, ProgramKind, RecordChange, WriteContext } from '../program/kind.ts';
+import type { CurrentRecord, ProgramKind, RecordChange, WriteContext } from '../kinds/kind.ts';
 import { ProgramFramework } from './program-schema.ts';
-import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
-import { requirementRef } from '../program/keys.ts';
+import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../kinds/normalize.ts';
+import { requirementRef } from '../kinds/keys.ts';
 import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
 import { entitiesBySubject, replaceSubjectLinks } from '../../storage/db/repositories/program-links.ts';
 import type { Row } from '../../storage/db/bulk-insert.ts';

@@ -2,7 +2,7 @@
 // by key. The service's actor people (actor-stamp.ts) export like any other person and are never
 // pruned (they stamp changes the document does not describe). Deleting a person (prune) removes
 // their assignments and clears the stamps naming them.
-import type { ProgramKind } from '../program/kind.ts';
+import type { ProgramKind } from '../kinds/kind.ts';
 import { ProgramPerson } from './program-schema.ts';
 import { isActorPerson } from './actor-stamp.ts';
 import { clearWhereIn, deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';

@@ -2,9 +2,10 @@
 // metadata of files held elsewhere), version history, tickets, assignees, approvers, entities,
 // and the mappings to controls, requirements and risks. A status that moves records
 // `policy.status_changed`; other fields `policy.updated` (GET-named), as the lifecycle moves do.
-import type { CurrentRecord, ProgramKind, WriteContext } from '../program/kind.ts';
+import type { CurrentRecord, ProgramKind, WriteContext } from '../kinds/kind.ts';
+import type { RecordedKindEvents } from '../events/kind-events.ts';
 import { ProgramPolicy, type ProgramFileEntry } from './program-schema.ts';
-import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
+import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../kinds/normalize.ts';
 import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
 import {
   controlsByArtifact,
@@ -18,7 +19,7 @@ import {
   type PersonLink,
   type TicketLink,
 } from '../../storage/db/repositories/program-links.ts';
-import { updateEvents, type FieldView } from '../program/event-views.ts';
+import { updateEvents, type FieldView } from '../events/update-events.ts';
 import type { Row } from '../../storage/db/bulk-insert.ts';
 
 const FIELDS = [
@@ -171,7 +172,7 @@ function normalizeFile(f: ProgramFileEntry, current: ProgramFileEntry | undefine
   };
 }
 
-export const policiesKind: ProgramKind<ProgramPolicy> = {
+export const policiesKind: ProgramKind<ProgramPolicy, RecordedKindEvents> = {
   name: 'policies',
   record: 'policy',
   resources: ['policy'],

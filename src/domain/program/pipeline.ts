@@ -15,14 +15,14 @@ import { ACTOR_PERSON_PREFIX, actorPersonId, isActorPerson, type StampActor } fr
 import { changedFields } from '../events/changes.ts';
 import { recordEvents, type NewEvent } from '../events/record.ts';
 import { notFound, validationFailed } from '../../shared/errors.ts';
-import { KeyBook, type IdDeriver } from './keys.ts';
-import type { CurrentRecord, EventContext, KeyedEntry, ProgramKind, ProgramKindName, RecordChange, WriteContext } from './kind.ts';
+import { KeyBook, type IdDeriver } from '../kinds/keys.ts';
+import type { CurrentRecord, EventContext, KeyedEntry, ProgramKindName, RecordChange, WriteContext } from '../kinds/kind.ts';
 import { loadNameLookups, type NameLookups } from '../../storage/db/repositories/program-names.ts';
-import { PROGRAM_KINDS } from './registry.ts';
+import { PROGRAM_KINDS, type ProgramKind } from './registry.ts';
 import type { KindCounts, PlannedChange, ProgramPlan } from './plan-schema.ts';
 import type { ProgramDocument } from './document-schema.ts';
 import { IssueList, assertDocumentShape } from './validate.ts';
-import { sameData } from './normalize.ts';
+import { sameData } from '../kinds/normalize.ts';
 import { complianceState, effectsBetween, type ComplianceState } from './effects.ts';
 import { assertDocumentWithinPlan, effectsWithinPlan } from './plan-bounds.ts';
 import { keepDigests, settledKinds, type KindDigests } from './settled-kinds.ts';

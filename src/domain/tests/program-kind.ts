@@ -9,12 +9,13 @@
 // GET /v1/tests/{id} (every expansion, flagged resources of every status) for anything else.
 // Created and deleted tests have no event type of their own; their effects on controls and
 // frameworks are computed by the pipeline.
-import { changedList, group } from '../program/list-changes.ts';
+import { changedList, group } from '../kinds/list-changes.ts';
 import { isDeepStrictEqual } from 'node:util';
-import type { ProgramKind, Reference, WriteContext } from '../program/kind.ts';
-import { changesAny, createdStamps, mergeEntry, sorted } from '../program/normalize.ts';
-import { derivedRecordId } from '../program/keys.ts';
-import { requirementKeys, testIdFor, testKeyOf } from '../program/reference-keys.ts';
+import type { ProgramKind, Reference, WriteContext } from '../kinds/kind.ts';
+import type { RecordedKindEvents } from '../events/kind-events.ts';
+import { changesAny, createdStamps, mergeEntry, sorted } from '../kinds/normalize.ts';
+import { derivedRecordId } from '../kinds/keys.ts';
+import { requirementKeys, testIdFor, testKeyOf } from '../kinds/reference-keys.ts';
 import { ProgramTest, type ProgramTestResource, type ProgramTestScan } from './program-schema.ts';
 import { deleteWhereIn, insertRows, selectAll, selectLinks, updateRow } from '../../storage/db/repositories/program-writes.ts';
 import {
@@ -164,7 +165,7 @@ function rowColumns(e: ProgramTest, w: WriteContext) {
   };
 }
 
-export const testsKind: ProgramKind<ProgramTest> = {
+export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
   name: 'tests',
   record: 'test',
   resources: ['test'],

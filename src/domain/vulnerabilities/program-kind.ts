@@ -10,11 +10,12 @@
 // Events are those of the API's create and update: `vulnerability.created` with the finding as
 // GET shows it, `vulnerability.updated` with the fields of GET (every expansion: affected
 // resources of every status, tickets, risks) that changed.
-import { changedList, group } from '../program/list-changes.ts';
+import { changedList, group } from '../kinds/list-changes.ts';
 import { isDeepStrictEqual } from 'node:util';
-import type { IssueSink, ProgramKind, RecordChange, Reference, WriteContext } from '../program/kind.ts';
-import { createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
-import { derivedRecordId } from '../program/keys.ts';
+import type { IssueSink, ProgramKind, RecordChange, Reference, WriteContext } from '../kinds/kind.ts';
+import type { RecordedKindEvents } from '../events/kind-events.ts';
+import { createdStamps, mergeEntry, sorted, stampModified } from '../kinds/normalize.ts';
+import { derivedRecordId } from '../kinds/keys.ts';
 import { ProgramVulnerability, type ProgramAffectedResource, FINDING_ENTRY_KEY } from './program-schema.ts';
 import { deleteWhereIn, insertRows, selectAll, selectColumns, updateRow } from '../../storage/db/repositories/program-writes.ts';
 import {
@@ -154,7 +155,7 @@ function rowColumns(e: ProgramVulnerability, w: WriteContext) {
   };
 }
 
-export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
+export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability, RecordedKindEvents> = {
   name: 'vulnerabilities',
   record: 'vulnerability',
   resources: ['vulnerability'],
