@@ -18,13 +18,11 @@ import type { RecordedKindEvents } from '../events/kind-events.ts';
 import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../kinds/normalize.ts';
 import { ProgramEvidence, type ProgramEvidenceLink } from './program-schema.ts';
 import { attachmentPeriod, type EVIDENCE_STATUSES } from '../../shared/vocabulary.ts';
-import { deleteWhereIn, insertRows, updateRow } from '../../storage/db/repositories/program-writes.ts';
+import { writeRowsAndLinks } from '../kinds/row-writer.ts';
 import {
   controlsByArtifact,
   entitiesBySubject,
   peopleBySubject,
-  replaceArtifactMappings,
-  replaceSubjectLinks,
   requirementsByArtifact,
   ticketsBySubject,
   type PersonLink,
@@ -353,117 +351,21 @@ export const evidenceKind: ProgramKind<ProgramEvidence, RecordedKindEvents> = {
   protectFromPrune: (record) => (record as EvidenceRecord).hostedFiles > 0,
   touchesCompliance: changesAny<ProgramEvidence>(['status', 'isRelevant', 'controls', 'requirements']),
 
-  async write(w, changes) {
-    const { db, trx, organizationId: org, keys } = w;
-    const created = changes.filter((c) => c.action === 'create');
-    const updated = changes.filter((c) => c.action === 'update');
-    const deleted = changes.filter((c) => c.action === 'delete').map((c) => c.id);
-
-    if (deleted.length > 0) {
-      for (const table of ['subject_people', 'subject_entities', 'tickets', 'risk_links'] as const)
-        await deleteWhereIn(trx, table, org, 'subject_id', deleted, 'evidence');
-      await deleteWhereIn(trx, 'artifact_requirements', org, 'artifact_id', deleted);
-      await deleteEvidenceTests(trx, org, 'evidence_id', deleted);
-      await deleteLinkAttachments(trx, org, deleted);
-      await deleteWhereIn(trx, 'control_artifacts', org, 'artifact_id', deleted);
-      await deleteWhereIn(trx, 'evidence', org, 'id', deleted);
-    }
-
-    await insertRows(
-      db,
-      trx,
-      'evidence',
-      created.map((c) => ({ id: c.id, organization_id: org, ...rowColumns(c.after!, w) })),
-    );
-    for (const c of updated)
-      if (ROW_FIELDS.some((f) => !isDeepStrictEqual(c.before![f], c.after![f])))
-        await updateRow(trx, 'evidence', org, c.id, rowColumns(c.after!, w));
-
-    const upserts = [...created, ...updated];
-    const people = new Map<string, PersonLink[]>();
-    const entities = new Map<string, string[]>();
-    const tickets = new Map<string, { ticketId: string; source: string; url: string }[]>();
-    const requirements = new Map<string, string[]>();
-    const controls = new Map<string, string[]>();
-    const tests: { evidenceId: string; testId: string }[] = [];
-    const testsReplaced: string[] = [];
-    const linksReplaced: string[] = [];
-    const links: LinkAttachmentColumns[] = [];
-    for (const c of upserts) {
-      const e = c.after!;
-      if (changedList(c, 'assignees', 'approvers'))
-        people.set(c.id, [
-          ...(e.assignees ?? []).map((a) => ({
-            personId: keys.idOf('person', a.person),
-            role: 'assignee' as const,
-            isPrimary: a.isPrimary ?? false,
-          })),
-          ...(e.approvers ?? []).map((k) => ({ personId: keys.idOf('person', k), role: 'approver' as const, isPrimary: false })),
-        ]);
-      if (changedList(c, 'entities'))
-        entities.set(
-          c.id,
-          (e.entities ?? []).map((k) => keys.idOf('entity', k)),
-        );
-      if (changedList(c, 'tickets')) tickets.set(c.id, e.tickets ?? []);
-      if (changedList(c, 'requirements'))
-        requirements.set(
-          c.id,
-          (e.requirements ?? []).map((k) => keys.idOf('requirement', k)),
-        );
-      if (changedList(c, 'controls'))
-        controls.set(
-          c.id,
-          (e.controls ?? []).map((k) => keys.idOf('control', k)),
-        );
-      if (changedList(c, 'tests')) {
-        if (c.action === 'update') testsReplaced.push(c.id);
-        for (const k of e.tests ?? []) tests.push({ evidenceId: c.id, testId: keys.idOf('test', k) });
-      }
-      if (changedList(c, 'attachments')) {
-        if (c.action === 'update') linksReplaced.push(c.id);
-        (e.attachments ?? []).forEach((l, i) => {
-          links.push({
-            id: linkRowId(c.id, i),
-            evidence_id: c.id,
-            display_name: l.displayName,
-            type: l.type ?? 'link',
-            url: l.url,
-            note: l.note ?? null,
-            blob_key: null,
-            size_bytes: null,
-            sha256: null,
-            upload_id: null,
-            evidence_date: l.evidenceDate,
-            period_start: l.periodStart ?? null,
-            period_end: l.periodEnd ?? null,
-            added_by: l.addedBy == null ? null : keys.idOf('person', l.addedBy),
-            added_on: l.addedOn ?? w.now,
-            updated_by: l.updatedBy == null ? null : keys.idOf('person', l.updatedBy),
-            updated_on: l.updatedOn ?? null,
-          });
-        });
-      }
-    }
-    const fresh = new Set(created.map((c) => c.id));
-    await replaceSubjectLinks(db, trx, org, 'evidence', { people, entities, tickets }, ticketRowId, fresh);
-    await replaceArtifactMappings(db, trx, org, 'evidence', { requirements, controls }, fresh);
-    await deleteEvidenceTests(trx, org, 'evidence_id', testsReplaced);
-    await insertEvidenceTests(db, trx, org, tests);
-    await deleteLinkAttachments(trx, org, linksReplaced);
-    await insertLinkAttachments(db, trx, org, links);
-    // When time makes each record stale follows its attachments and recurrence (src/domain/time/due.ts):
-    // kept for every record whose links or recurrence this apply wrote.
-    const timed = upserts.filter(
-      (c) => c.action === 'create' || changedList(c, 'attachments') || c.before!.recurrence !== c.after!.recurrence,
-    );
-    if (timed.length > 0)
-      await refreshStaleAt(
-        trx,
-        org,
-        timed.map((c) => c.id),
-      );
-  },
+  write: (w, changes) =>
+    writeRowsAndLinks(w, changes, {
+      table: 'evidence',
+      columns: rowColumns,
+      rowFields: ROW_FIELDS,
+      subject: 'evidence',
+      links: ['assignees', 'approvers', 'entities', 'tickets', 'requirements', 'controls'],
+      mappings: 'evidence',
+      ticketRowId,
+      children: writeTestsAndLinks,
+      async childrenOfDeleted({ trx, organizationId: org }, ids) {
+        await deleteEvidenceTests(trx, org, 'evidence_id', ids);
+        await deleteLinkAttachments(trx, org, ids);
+      },
+    }),
 
   async events(w, changes) {
     const updates = changes.filter((c) => c.action === 'update');
@@ -631,4 +533,59 @@ export function evidenceShape(
           .map(({ sortId: _, ...a }) => a);
   shape.tickets = (e.tickets ?? []).map((t) => ({ ticketId: t.ticketId, source: t.source, url: t.url }));
   return shape;
+}
+
+/** An evidence record's tests and external links, each list rewritten whole when it changed, and when time makes it stale. */
+async function writeTestsAndLinks(w: WriteContext, upserts: readonly RecordChange<ProgramEvidence>[]): Promise<void> {
+  const { db, trx, organizationId: org, keys } = w;
+  const tests: { evidenceId: string; testId: string }[] = [];
+  const testsReplaced: string[] = [];
+  const linksReplaced: string[] = [];
+  const links: LinkAttachmentColumns[] = [];
+  for (const c of upserts) {
+    const e = c.after!;
+    if (changedList(c, 'tests')) {
+      if (c.action === 'update') testsReplaced.push(c.id);
+      for (const k of e.tests ?? []) tests.push({ evidenceId: c.id, testId: keys.idOf('test', k) });
+    }
+    if (changedList(c, 'attachments')) {
+      if (c.action === 'update') linksReplaced.push(c.id);
+      (e.attachments ?? []).forEach((l, i) => {
+        links.push({
+          id: linkRowId(c.id, i),
+          evidence_id: c.id,
+          display_name: l.displayName,
+          type: l.type ?? 'link',
+          url: l.url,
+          note: l.note ?? null,
+          blob_key: null,
+          size_bytes: null,
+          sha256: null,
+          upload_id: null,
+          evidence_date: l.evidenceDate,
+          period_start: l.periodStart ?? null,
+          period_end: l.periodEnd ?? null,
+          added_by: l.addedBy == null ? null : keys.idOf('person', l.addedBy),
+          added_on: l.addedOn ?? w.now,
+          updated_by: l.updatedBy == null ? null : keys.idOf('person', l.updatedBy),
+          updated_on: l.updatedOn ?? null,
+        });
+      });
+    }
+  }
+  await deleteEvidenceTests(trx, org, 'evidence_id', testsReplaced);
+  await insertEvidenceTests(db, trx, org, tests);
+  await deleteLinkAttachments(trx, org, linksReplaced);
+  await insertLinkAttachments(db, trx, org, links);
+  // When time makes each record stale follows its attachments and recurrence (src/domain/time/due.ts):
+  // kept for every record whose links or recurrence this apply wrote.
+  const timed = upserts.filter(
+    (c) => c.action === 'create' || changedList(c, 'attachments') || c.before!.recurrence !== c.after!.recurrence,
+  );
+  if (timed.length > 0)
+    await refreshStaleAt(
+      trx,
+      org,
+      timed.map((c) => c.id),
+    );
 }
