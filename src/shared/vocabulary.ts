@@ -101,3 +101,7 @@ export function attachmentPeriod(
 }
 
 export const DAY_MS = DAY;
+
+/** The resources a plan and a credential's scopes name (src/domain/auth/scopes.ts). */
+export const RESOURCES = ['framework', 'control', 'policy', 'evidence', 'test', 'vulnerability'] as const;
+export type Resource = (typeof RESOURCES)[number];

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { api, createOrgWithCredential, getToken, type TestServer } from './server.ts';
 import { programContext, programVerbs } from './program.ts';
-import { derivedRecordId, requirementRef } from '../../src/domain/program/keys.ts';
-import { testIdFor } from '../../src/domain/program/reference-keys.ts';
+import { derivedRecordId, requirementRef } from '../../src/domain/kinds/keys.ts';
+import { testIdFor } from '../../src/domain/kinds/reference-keys.ts';
 
 const NOW = Date.UTC(2026, 0, 15);
 

@@ -12,7 +12,7 @@ import { api, createOrgWithCredential, getToken, startServer, type TestServer } 
 import { programContext, programVerbs } from '../harness/program.ts';
 import { loadDemoData } from '../../src/demo/generate.ts';
 import { PROGRAM_KINDS } from '../../src/domain/program/registry.ts';
-import { derivedRecordId, requirementRef } from '../../src/domain/program/keys.ts';
+import { derivedRecordId, requirementRef } from '../../src/domain/kinds/keys.ts';
 
 const NOW = Date.UTC(2026, 0, 15);
 const MINE = new Set(['entities', 'people', 'risks', 'customFields', 'frameworks', 'controls', 'policies']);

@@ -11,7 +11,7 @@ import { api, createOrgWithCredential, getToken, startServer, type TestServer } 
 import { programContext, programVerbs, rejection } from '../harness/program.ts';
 import { patchControl } from '../harness/results-scope.ts';
 import { loadDemoData } from '../../src/demo/generate.ts';
-import { derivedRecordId } from '../../src/domain/program/keys.ts';
+import { derivedRecordId } from '../../src/domain/kinds/keys.ts';
 
 const NOW = Date.UTC(2026, 0, 15);
 const clone = <T>(value: T): T => structuredClone(value);

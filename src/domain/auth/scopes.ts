@@ -1,9 +1,10 @@
 // Scopes, access levels and plans: which credential may touch which resource.
 import { ServiceError } from '../../shared/errors.ts';
 import type { DataVersions } from '../../shared/data-versions.ts';
+import { RESOURCES, type Resource } from '../../shared/vocabulary.ts';
 
-export const RESOURCES = ['framework', 'control', 'policy', 'evidence', 'test', 'vulnerability'] as const;
-export type Resource = (typeof RESOURCES)[number];
+// The plan resources are vocabulary (src/shared/vocabulary.ts): the kind contract names them too.
+export { RESOURCES, type Resource };
 
 export const ACCESS_LEVELS = ['read_only', 'read_write'] as const;
 export type AccessLevel = (typeof ACCESS_LEVELS)[number];

@@ -2,20 +2,14 @@
 // requirements a control meets and the risks it treats. Artifacts carry the control links. An
 // update records `control.updated` with the fields that changed as GET /v1/controls/{controlId}
 // names them (as PATCH does); the statuses that flip are the pipeline's computed events.
-import type { CurrentRecord, ProgramKind, WriteContext } from '../program/kind.ts';
+import type { CurrentRecord, ProgramKind, WriteContext } from '../kinds/kind.ts';
+import type { RecordedKindEvents } from '../events/kind-events.ts';
 import { ProgramControl } from './program-schema.ts';
-import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
-import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
-import {
-  entitiesBySubject,
-  peopleBySubject,
-  replaceControlRequirements,
-  replaceSubjectLinks,
-  requirementsByControl,
-  risksBySubject,
-  type PersonLink,
-} from '../../storage/db/repositories/program-links.ts';
-import { updateEvents, type FieldView } from '../program/event-views.ts';
+import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../kinds/normalize.ts';
+import { selectAll } from '../../storage/db/repositories/program-writes.ts';
+import { entitiesBySubject, peopleBySubject, requirementsByControl, risksBySubject } from '../../storage/db/repositories/program-links.ts';
+import { writeRowsAndLinks } from '../kinds/row-writer.ts';
+import { updateEvents, type FieldView } from '../events/update-events.ts';
 
 const FIELDS = [
   'code',
@@ -83,9 +77,7 @@ function columns(e: ProgramControl, w: WriteContext) {
   };
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-
-export const controlsKind: ProgramKind<ProgramControl> = {
+export const controlsKind: ProgramKind<ProgramControl, RecordedKindEvents> = {
   name: 'controls',
   record: 'control',
   resources: ['control'],
@@ -196,61 +188,14 @@ export const controlsKind: ProgramKind<ProgramControl> = {
     return refs;
   },
 
-  async write(w, changes) {
-    const { db, trx, organizationId: org, keys } = w;
-    const created = changes.filter((c) => c.action === 'create');
-    const updated = changes.filter((c) => c.action === 'update');
-    const deleted = changes.filter((c) => c.action === 'delete').map((c) => c.id);
-    await insertRows(
-      db,
-      trx,
-      'controls',
-      created.map((c) => ({ id: c.id, organization_id: org, ...columns(c.after!, w) })),
-    );
-    for (const c of updated) await updateRow(trx, 'controls', org, c.id, columns(c.after!, w));
-
-    const people = new Map<string, PersonLink[]>();
-    const entities = new Map<string, string[]>();
-    const risks = new Map<string, string[]>();
-    const requirements = new Map<string, string[]>();
-    for (const c of [...created, ...updated]) {
-      const a = c.after!;
-      const b = c.before;
-      const changed = (f: 'assignees' | 'entities' | 'risks' | 'requirements') =>
-        b ? !same(b[f] ?? [], a[f] ?? []) : (a[f] ?? []).length > 0;
-      if (changed('assignees'))
-        people.set(
-          c.id,
-          (a.assignees ?? []).map((p) => ({ personId: keys.idOf('person', p.person), role: 'assignee', isPrimary: p.isPrimary ?? false })),
-        );
-      if (changed('entities'))
-        entities.set(
-          c.id,
-          (a.entities ?? []).map((k) => keys.idOf('entity', k)),
-        );
-      if (changed('risks'))
-        risks.set(
-          c.id,
-          (a.risks ?? []).map((k) => keys.idOf('risk', k)),
-        );
-      if (changed('requirements'))
-        requirements.set(
-          c.id,
-          (a.requirements ?? []).map((k) => keys.idOf('requirement', k)),
-        );
-    }
-    const fresh = new Set(created.map((c) => c.id));
-    await replaceSubjectLinks(db, trx, org, 'control', { people, entities, risks }, () => '', fresh);
-    await replaceControlRequirements(db, trx, org, requirements, fresh);
-
-    if (deleted.length > 0) {
-      await deleteWhereIn(trx, 'control_requirements', org, 'control_id', deleted);
-      await deleteWhereIn(trx, 'control_artifacts', org, 'control_id', deleted);
-      for (const table of ['subject_people', 'subject_entities', 'risk_links', 'tickets'] as const)
-        await deleteWhereIn(trx, table, org, 'subject_id', deleted, 'control');
-      await deleteWhereIn(trx, 'controls', org, 'id', deleted);
-    }
-  },
+  write: (w, changes) =>
+    writeRowsAndLinks(w, changes, {
+      table: 'controls',
+      columns,
+      subject: 'control',
+      links: ['assignees', 'entities', 'risks', 'requirements'],
+      mappings: 'control',
+    }),
 
   async events(w, changes) {
     return {

@@ -16,7 +16,7 @@ import {
   RecordKey,
   RequirementRefs,
   Text,
-} from '../program/fields.ts';
+} from '../kinds/fields.ts';
 
 export const ProgramControl = Type.Object(
   {

@@ -1,8 +1,9 @@
 // Custom field definitions in a program document (issue 25). Findings carry values of them
 // (the vulnerabilities kind); deleting a definition (prune) deletes its values.
-import type { ProgramKind } from '../program/kind.ts';
+import type { ProgramKind } from '../kinds/kind.ts';
 import { ProgramCustomField } from './program-schema.ts';
-import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
+import { selectAll } from '../../storage/db/repositories/program-writes.ts';
+import { writeRowsAndLinks } from '../kinds/row-writer.ts';
 
 type Stored = Required<ProgramCustomField>;
 
@@ -49,18 +50,10 @@ export const customFieldsKind: ProgramKind<ProgramCustomField> = {
       issues.push({ field: `${pointer}/options`, message: 'a text_box has no options' });
   },
   references: () => [],
-  async write({ db, trx, organizationId: org }, changes) {
-    await insertRows(
-      db,
-      trx,
-      'custom_fields',
-      changes.filter((c) => c.action === 'create').map((c) => ({ id: c.id, organization_id: org, ...columns(c.after as Stored) })),
-    );
-    for (const c of changes) if (c.action === 'update') await updateRow(trx, 'custom_fields', org, c.id, columns(c.after as Stored));
-    const deleted = changes.filter((c) => c.action === 'delete').map((c) => c.id);
-    if (deleted.length > 0) {
-      await deleteWhereIn(trx, 'custom_field_values', org, 'custom_field_id', deleted);
-      await deleteWhereIn(trx, 'custom_fields', org, 'id', deleted);
-    }
-  },
+  write: (w, changes) =>
+    writeRowsAndLinks(w, changes, {
+      table: 'custom_fields',
+      columns: (e) => columns(e as Stored),
+      dependents: [['custom_field_values', 'custom_field_id']],
+    }),
 };

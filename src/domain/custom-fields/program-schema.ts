@@ -1,6 +1,6 @@
 // A custom field definition (findings carry values of them), as a program document names it.
 import { Type, type Static } from 'typebox';
-import { LIST_MAX_ITEMS, Name, RecordKey } from '../program/fields.ts';
+import { LIST_MAX_ITEMS, Name, RecordKey } from '../kinds/fields.ts';
 
 export const CUSTOM_FIELD_TYPES = ['text_box', 'dropdown'] as const;
 export const CUSTOM_FIELD_RESOURCE_TYPES = ['vulnerability'] as const;

@@ -1,6 +1,6 @@
-// An entity (a business unit, a product, a legal entity) as a program document names it.
-import { Type, type Static } from 'typebox';
-import { Name, RecordKey } from '../program/fields.ts';
+// An entity (a business unit, a product, a legal entity) as a program document names it: a named
+// record (src/domain/kinds/named-kind.ts).
+import { ProgramNamedRecord } from '../kinds/named-kind.ts';
 
-export const ProgramEntity = Type.Object({ key: RecordKey, name: Name() }, { additionalProperties: false });
-export type ProgramEntity = Static<typeof ProgramEntity>;
+export const ProgramEntity = ProgramNamedRecord;
+export type ProgramEntity = ProgramNamedRecord;

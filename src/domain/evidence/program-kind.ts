@@ -1,51 +1,25 @@
-// Evidence records in a program document (issue 25; the entry is ./program-schema.ts). Read whole
-// per organization in a fixed number of statements; an apply writes the records that changed, and
-// of those only the parts that changed (the row, each kind of link, the external links).
-//
-// Attachments: a document carries external links only. Files the service hosts (uploads, and the
-// demo's file records) are never read into an entry, never changed and never removed: the links
-// an apply replaces are the rows with a URL and no blob, and a prune keeps a record that holds a
-// hosted file (protectFromPrune).
-//
-// Events are the ones a move records for the same change: `evidence.status_changed` for the
-// status, `evidence.updated` with the changed fields of GET /v1/evidence/{id} (every expansion,
-// `isCurrentPeriod` aside) for anything else. Created and deleted records have no event type of
-// their own; their effects on controls and frameworks are computed by the pipeline.
-import { changedList } from '../program/list-changes.ts';
-import { refreshStaleAt } from '../../storage/db/repositories/time-due.ts';
-import type { CurrentRecord, NormalizeContext, ProgramKind, RecordChange, Reference, WriteContext } from '../program/kind.ts';
-import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
+import type { CurrentRecord, NormalizeContext, ProgramKind, Reference, WriteContext } from '../kinds/kind.ts';
+import type { RecordedKindEvents } from '../events/kind-events.ts';
+import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../kinds/normalize.ts';
 import { ProgramEvidence, type ProgramEvidenceLink } from './program-schema.ts';
 import { attachmentPeriod, type EVIDENCE_STATUSES } from '../../shared/vocabulary.ts';
-import { deleteWhereIn, insertRows, updateRow } from '../../storage/db/repositories/program-writes.ts';
+import { writeRowsAndLinks } from '../kinds/row-writer.ts';
+import { writeTestsAndLinks } from './program-children.ts';
+import { evidenceShape, hostedFiles } from './program-shape.ts';
 import {
   controlsByArtifact,
   entitiesBySubject,
   peopleBySubject,
-  replaceArtifactMappings,
-  replaceSubjectLinks,
   requirementsByArtifact,
   ticketsBySubject,
   type PersonLink,
 } from '../../storage/db/repositories/program-links.ts';
-import {
-  deleteEvidenceTests,
-  deleteLinkAttachments,
-  insertEvidenceTests,
-  insertLinkAttachments,
-  readStoredEvidence,
-  type LinkAttachmentColumns,
-} from '../../storage/db/repositories/evidence-program.ts';
-import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
-import { listAttachments } from '../../storage/db/repositories/evidence.ts';
-import { approversOf, assigneesOf, compareStrings, entitiesOf, mappingsOf, personStampOf } from '../artifacts/program-shapes.ts';
-import { testStatus } from '../compliance/rules.ts';
+import { deleteEvidenceTests, deleteLinkAttachments, readStoredEvidence } from '../../storage/db/repositories/evidence-program.ts';
+import { compareStrings } from '../artifacts/program-shapes.ts';
 import { changedFields } from '../events/changes.ts';
 import type { NewEvent } from '../events/record.ts';
 import type { FieldIssue } from '../../shared/errors.ts';
-import { setPresent } from '../set-present.ts';
-import { isDeepStrictEqual } from 'node:util';
-import { requirementKeys, testKeyOf } from '../program/reference-keys.ts';
+import { requirementKeys, testKeyOf } from '../kinds/reference-keys.ts';
 
 type EvidenceStatus = (typeof EVIDENCE_STATUSES)[number];
 type Link = ProgramEvidenceLink;
@@ -100,7 +74,6 @@ const STAMPS: ReadonlySet<string> = new Set(['addedBy', 'addedOn', 'lastModified
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
 /** A link's row ID: the record and the link's place, so links of one date read back in the document's order. */
-const linkRowId = (evidenceId: string, index: number) => `${evidenceId}:link:${String(index).padStart(4, '0')}`;
 const ticketRowId = (evidenceId: string, index: number) => `${evidenceId}:ticket:${String(index).padStart(4, '0')}`;
 
 const newestFirst = (links: readonly Link[]): Link[] =>
@@ -179,7 +152,7 @@ function rowColumns(e: ProgramEvidence, w: WriteContext) {
   };
 }
 
-export const evidenceKind: ProgramKind<ProgramEvidence> = {
+export const evidenceKind: ProgramKind<ProgramEvidence, RecordedKindEvents> = {
   name: 'evidence',
   record: 'evidence',
   resources: ['evidence'],
@@ -352,117 +325,21 @@ export const evidenceKind: ProgramKind<ProgramEvidence> = {
   protectFromPrune: (record) => (record as EvidenceRecord).hostedFiles > 0,
   touchesCompliance: changesAny<ProgramEvidence>(['status', 'isRelevant', 'controls', 'requirements']),
 
-  async write(w, changes) {
-    const { db, trx, organizationId: org, keys } = w;
-    const created = changes.filter((c) => c.action === 'create');
-    const updated = changes.filter((c) => c.action === 'update');
-    const deleted = changes.filter((c) => c.action === 'delete').map((c) => c.id);
-
-    if (deleted.length > 0) {
-      for (const table of ['subject_people', 'subject_entities', 'tickets', 'risk_links'] as const)
-        await deleteWhereIn(trx, table, org, 'subject_id', deleted, 'evidence');
-      await deleteWhereIn(trx, 'artifact_requirements', org, 'artifact_id', deleted);
-      await deleteEvidenceTests(trx, org, 'evidence_id', deleted);
-      await deleteLinkAttachments(trx, org, deleted);
-      await deleteWhereIn(trx, 'control_artifacts', org, 'artifact_id', deleted);
-      await deleteWhereIn(trx, 'evidence', org, 'id', deleted);
-    }
-
-    await insertRows(
-      db,
-      trx,
-      'evidence',
-      created.map((c) => ({ id: c.id, organization_id: org, ...rowColumns(c.after!, w) })),
-    );
-    for (const c of updated)
-      if (ROW_FIELDS.some((f) => !isDeepStrictEqual(c.before![f], c.after![f])))
-        await updateRow(trx, 'evidence', org, c.id, rowColumns(c.after!, w));
-
-    const upserts = [...created, ...updated];
-    const people = new Map<string, PersonLink[]>();
-    const entities = new Map<string, string[]>();
-    const tickets = new Map<string, { ticketId: string; source: string; url: string }[]>();
-    const requirements = new Map<string, string[]>();
-    const controls = new Map<string, string[]>();
-    const tests: { evidenceId: string; testId: string }[] = [];
-    const testsReplaced: string[] = [];
-    const linksReplaced: string[] = [];
-    const links: LinkAttachmentColumns[] = [];
-    for (const c of upserts) {
-      const e = c.after!;
-      if (changedList(c, 'assignees', 'approvers'))
-        people.set(c.id, [
-          ...(e.assignees ?? []).map((a) => ({
-            personId: keys.idOf('person', a.person),
-            role: 'assignee' as const,
-            isPrimary: a.isPrimary ?? false,
-          })),
-          ...(e.approvers ?? []).map((k) => ({ personId: keys.idOf('person', k), role: 'approver' as const, isPrimary: false })),
-        ]);
-      if (changedList(c, 'entities'))
-        entities.set(
-          c.id,
-          (e.entities ?? []).map((k) => keys.idOf('entity', k)),
-        );
-      if (changedList(c, 'tickets')) tickets.set(c.id, e.tickets ?? []);
-      if (changedList(c, 'requirements'))
-        requirements.set(
-          c.id,
-          (e.requirements ?? []).map((k) => keys.idOf('requirement', k)),
-        );
-      if (changedList(c, 'controls'))
-        controls.set(
-          c.id,
-          (e.controls ?? []).map((k) => keys.idOf('control', k)),
-        );
-      if (changedList(c, 'tests')) {
-        if (c.action === 'update') testsReplaced.push(c.id);
-        for (const k of e.tests ?? []) tests.push({ evidenceId: c.id, testId: keys.idOf('test', k) });
-      }
-      if (changedList(c, 'attachments')) {
-        if (c.action === 'update') linksReplaced.push(c.id);
-        (e.attachments ?? []).forEach((l, i) => {
-          links.push({
-            id: linkRowId(c.id, i),
-            evidence_id: c.id,
-            display_name: l.displayName,
-            type: l.type ?? 'link',
-            url: l.url,
-            note: l.note ?? null,
-            blob_key: null,
-            size_bytes: null,
-            sha256: null,
-            upload_id: null,
-            evidence_date: l.evidenceDate,
-            period_start: l.periodStart ?? null,
-            period_end: l.periodEnd ?? null,
-            added_by: l.addedBy == null ? null : keys.idOf('person', l.addedBy),
-            added_on: l.addedOn ?? w.now,
-            updated_by: l.updatedBy == null ? null : keys.idOf('person', l.updatedBy),
-            updated_on: l.updatedOn ?? null,
-          });
-        });
-      }
-    }
-    const fresh = new Set(created.map((c) => c.id));
-    await replaceSubjectLinks(db, trx, org, 'evidence', { people, entities, tickets }, ticketRowId, fresh);
-    await replaceArtifactMappings(db, trx, org, 'evidence', { requirements, controls }, fresh);
-    await deleteEvidenceTests(trx, org, 'evidence_id', testsReplaced);
-    await insertEvidenceTests(db, trx, org, tests);
-    await deleteLinkAttachments(trx, org, linksReplaced);
-    await insertLinkAttachments(db, trx, org, links);
-    // When time makes each record stale follows its attachments and recurrence (src/domain/time/due.ts):
-    // kept for every record whose links or recurrence this apply wrote.
-    const timed = upserts.filter(
-      (c) => c.action === 'create' || changedList(c, 'attachments') || c.before!.recurrence !== c.after!.recurrence,
-    );
-    if (timed.length > 0)
-      await refreshStaleAt(
-        trx,
-        org,
-        timed.map((c) => c.id),
-      );
-  },
+  write: (w, changes) =>
+    writeRowsAndLinks(w, changes, {
+      table: 'evidence',
+      columns: rowColumns,
+      rowFields: ROW_FIELDS,
+      subject: 'evidence',
+      links: ['assignees', 'approvers', 'entities', 'tickets', 'requirements', 'controls'],
+      mappings: 'evidence',
+      ticketRowId,
+      children: writeTestsAndLinks,
+      async childrenOfDeleted({ trx, organizationId: org }, ids) {
+        await deleteEvidenceTests(trx, org, 'evidence_id', ids);
+        await deleteLinkAttachments(trx, org, ids);
+      },
+    }),
 
   async events(w, changes) {
     const updates = changes.filter((c) => c.action === 'update');
@@ -495,139 +372,4 @@ function repeated(values: readonly string[] | undefined, at: string, message: st
     if (seen.has(v)) issues.push({ field: `${at}/${i}${suffix}`, message });
     seen.add(v);
   });
-}
-
-interface AttachmentShape {
-  displayName: string;
-  type: string;
-  url?: string;
-  note?: string;
-  addedBy?: { name: string; email: string };
-  addedOn: number;
-  updatedBy?: { name: string; email: string };
-  updatedOn?: number;
-  evidenceDate: number;
-  periodStart?: number;
-  periodEnd?: number;
-  /** orders attachments of one date as the read API does (by row ID) */
-  sortId: string;
-}
-
-/** The files the service hosts for a record, in the read API's shape (read only when its attachments show: status or links changed). */
-async function hostedFiles(
-  w: WriteContext,
-  id: string,
-  lookups: NameLookups,
-  c: RecordChange<ProgramEvidence>,
-): Promise<AttachmentShape[]> {
-  if (c.before!.status === c.after!.status && isDeepStrictEqual(c.before!.attachments, c.after!.attachments)) return [];
-  const rows = await listAttachments(w.trx, w.organizationId, id);
-  return rows
-    .filter((a) => a.url === null)
-    .map((a, i) => {
-      const s: AttachmentShape = {
-        displayName: a.displayName,
-        type: a.type,
-        addedOn: a.addedOn,
-        evidenceDate: a.evidenceDate,
-        sortId: `~${i}`,
-      };
-      setPresent(s, 'note', a.note);
-      setPresent(s, 'addedBy', personStampOf(lookups, a.addedBy));
-      setPresent(s, 'updatedBy', personStampOf(lookups, a.updatedBy));
-      setPresent(s, 'updatedOn', a.updatedOn);
-      setPresent(s, 'periodStart', a.periodStart);
-      setPresent(s, 'periodEnd', a.periodEnd);
-      return s;
-    });
-}
-
-/**
- * The record as GET /v1/evidence/{id} shows it with every expansion (`isCurrentPeriod` aside: it
- * depends on the clock), plus `evidenceCollectionMethod` (a list field): the fields an
- * `evidence.updated` names. Built from the entry and the names read once, not from each record.
- */
-export function evidenceShape(
-  id: string,
-  e: ProgramEvidence,
-  w: WriteContext,
-  lookups: NameLookups,
-  hosted: readonly AttachmentShape[],
-): Record<string, unknown> {
-  const idOf = (record: string, key: string) => w.keys.idOf(record, key);
-  const personId = (key: string | null | undefined) => (key == null ? null : idOf('person', key));
-  const assignees = e.assignees ?? [];
-  const status = e.status ?? 'not_uploaded';
-  const shape: Record<string, unknown> = { evidenceId: id, evidenceName: e.name, status };
-  setPresent(shape, 'department', e.department);
-  Object.assign(shape, {
-    assignees: assigneesOf(
-      lookups,
-      assignees.map((a) => idOf('person', a.person)),
-      (i) => assignees[i].isPrimary ?? false,
-    ),
-    approvers: approversOf(
-      lookups,
-      (e.approvers ?? []).map((k) => idOf('person', k)),
-    ),
-    isRelevant: e.isRelevant ?? true,
-    nextReviewDate: e.nextReviewDate ?? null,
-    entities: entitiesOf(
-      lookups,
-      (e.entities ?? []).map((k) => idOf('entity', k)),
-    ),
-    gapStatus: e.gapStatus ?? 'no_gaps',
-    gapCount: (e.gaps ?? []).length,
-    ...mappingsOf(
-      lookups,
-      (e.requirements ?? []).map((k) => idOf('requirement', k)),
-      (e.controls ?? []).map((k) => idOf('control', k)),
-    ),
-  });
-  setPresent(shape, 'notRelevantReason', e.notRelevantReason);
-  setPresent(shape, 'effortEstimate', e.effortEstimate);
-  setPresent(shape, 'recurrence', e.recurrence);
-  setPresent(shape, 'source', e.source);
-  setPresent(shape, 'evidenceCollectionMethod', e.evidenceCollectionMethod);
-  setPresent(shape, 'addedBy', personStampOf(lookups, personId(e.addedBy)));
-  shape.addedOn = e.addedOn;
-  setPresent(shape, 'lastModifiedBy', personStampOf(lookups, personId(e.lastModifiedBy)));
-  shape.modifiedOn = e.modifiedOn ?? null;
-  setPresent(shape, 'evidenceRequirementText', e.requirementText);
-  setPresent(shape, 'revisionRequestedBy', personStampOf(lookups, personId(e.revisionRequestedBy)));
-  setPresent(shape, 'revisionRequestedOn', e.revisionRequestedOn);
-  setPresent(shape, 'rejectionReason', e.rejectionReason);
-  shape.mappedTests = (e.tests ?? [])
-    .flatMap((k) => {
-      const testId = idOf('test', k);
-      const t = lookups.tests.get(testId);
-      return t ? [{ testId, testName: t.name, status: testStatus(t.result, t.integrationFailing) }] : [];
-    })
-    .sort((a, b) => compareStrings(a.testName, b.testName) || compareStrings(a.testId, b.testId));
-  shape.gaps = e.gaps ?? [];
-  const links: AttachmentShape[] = (e.attachments ?? []).map((l, i) => {
-    const s: AttachmentShape = {
-      displayName: l.displayName,
-      type: l.type ?? 'link',
-      addedOn: l.addedOn ?? w.now,
-      evidenceDate: l.evidenceDate,
-      sortId: linkRowId(id, i),
-    };
-    s.url = l.url;
-    setPresent(s, 'note', l.note);
-    setPresent(s, 'addedBy', personStampOf(lookups, personId(l.addedBy)));
-    setPresent(s, 'updatedBy', personStampOf(lookups, personId(l.updatedBy)));
-    setPresent(s, 'updatedOn', l.updatedOn);
-    setPresent(s, 'periodStart', l.periodStart);
-    setPresent(s, 'periodEnd', l.periodEnd);
-    return s;
-  });
-  shape.attachments =
-    status === 'not_uploaded'
-      ? []
-      : [...hosted, ...links]
-          .sort((a, b) => b.evidenceDate - a.evidenceDate || compareStrings(a.sortId, b.sortId))
-          .map(({ sortId: _, ...a }) => a);
-  shape.tickets = (e.tickets ?? []).map((t) => ({ ticketId: t.ticketId, source: t.source, url: t.url }));
-  return shape;
 }

@@ -29,7 +29,7 @@ import {
   RequirementRefs,
   Text,
   Url,
-} from '../program/fields.ts';
+} from '../kinds/fields.ts';
 
 const NullableMs = (description: string) => Type.Union([EpochMs(), Type.Null()], { description });
 

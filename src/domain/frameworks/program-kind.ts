@@ -2,12 +2,13 @@
 // framework's key, `/`, its own (program-schema.ts): controls and artifacts reference requirements
 // that way. A framework's requirements are its list: an apply creates, updates and deletes them
 // to match (a requirement deleted takes its mappings with it), in the document's order.
-import type { CurrentRecord, ProgramKind, RecordChange, WriteContext } from '../program/kind.ts';
+import type { CurrentRecord, ProgramKind, RecordChange, WriteContext } from '../kinds/kind.ts';
+import { writeRowsAndLinks } from '../kinds/row-writer.ts';
 import { ProgramFramework } from './program-schema.ts';
-import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
-import { requirementRef } from '../program/keys.ts';
+import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../kinds/normalize.ts';
+import { requirementRef } from '../kinds/keys.ts';
 import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
-import { entitiesBySubject, replaceSubjectLinks } from '../../storage/db/repositories/program-links.ts';
+import { entitiesBySubject } from '../../storage/db/repositories/program-links.ts';
 import type { Row } from '../../storage/db/bulk-insert.ts';
 import { deleteProgramKeys } from '../../storage/db/repositories/program-keys.ts';
 
@@ -121,70 +122,17 @@ export const frameworksKind: ProgramKind<ProgramFramework> = {
     return refs;
   },
 
-  async write(w, changes) {
-    const { db, trx, organizationId: org, keys } = w;
-    const created = changes.filter((c) => c.action === 'create');
-    const updated = changes.filter((c) => c.action === 'update');
-    const deleted = changes.filter((c) => c.action === 'delete');
-
-    await insertRows(
-      db,
-      trx,
-      'frameworks',
-      created.map((c) => ({ id: c.id, organization_id: org, ...frameworkColumns(c.after!, w) })),
-    );
-    for (const c of updated) await updateRow(trx, 'frameworks', org, c.id, frameworkColumns(c.after!, w));
-
-    // Requirements: each framework's list, matched by key.
-    const newRequirements: Row<'requirements'>[] = [];
-    const updates: Array<{ id: string; set: Record<string, unknown> }> = [];
-    const goneRequirements: string[] = [];
-    for (const c of [...created, ...updated]) {
-      const before = new Map((c.before?.requirements ?? []).map((r, i) => [r.key, { ...r, position: i }]));
-      c.after!.requirements.forEach((r, position) => {
-        const id = keys.idOf('requirement', requirementRef(c.key, r.key));
-        const was = before.get(r.key);
-        before.delete(r.key);
-        if (!was) newRequirements.push({ id, organization_id: org, framework_id: c.id, code: r.code, name: r.name, position });
-        else if (was.code !== r.code || was.name !== r.name || was.position !== position)
-          updates.push({ id, set: { code: r.code, name: r.name, position } });
-      });
-      for (const r of before.values()) goneRequirements.push(keys.idOf('requirement', requirementRef(c.key, r.key)));
-    }
-    await insertRows(db, trx, 'requirements', newRequirements);
-    for (const u of updates) await updateRow(trx, 'requirements', org, u.id, u.set);
-
-    // Entities of new frameworks and of those whose entities changed.
-    const entities = new Map<string, string[]>();
-    for (const c of [...created, ...updated])
-      if (c.action === 'create' ? c.after!.entities!.length > 0 : !sameList(c.before!.entities, c.after!.entities))
-        entities.set(
-          c.id,
-          c.after!.entities!.map((k) => keys.idOf('entity', k)),
-        );
-    await replaceSubjectLinks(db, trx, org, 'framework', { entities }, () => '', new Set(created.map((c) => c.id)));
-
-    // Deleted frameworks take their requirements, and requirements take their mappings.
-    const deletedIds = deleted.map((c) => c.id);
-    if (deletedIds.length > 0) {
-      for (const c of deleted)
-        for (const r of c.before!.requirements) goneRequirements.push(keys.idOf('requirement', requirementRef(c.key, r.key)));
-    }
-    if (goneRequirements.length > 0) {
-      await deleteWhereIn(trx, 'control_requirements', org, 'requirement_id', goneRequirements);
-      await deleteWhereIn(trx, 'artifact_requirements', org, 'requirement_id', goneRequirements);
-      await deleteWhereIn(trx, 'requirements', org, 'id', goneRequirements);
-      await deleteProgramKeys(trx, org, 'requirement', goneRequirements);
-    }
-    if (deletedIds.length > 0) {
-      await deleteWhereIn(trx, 'subject_entities', org, 'subject_id', deletedIds, 'framework');
-      await deleteWhereIn(trx, 'frameworks', org, 'id', deletedIds);
-    }
-  },
+  write: (w, changes) =>
+    writeRowsAndLinks(w, changes, {
+      table: 'frameworks',
+      columns: frameworkColumns,
+      subject: 'framework',
+      links: ['entities'],
+      children: (w, upserts) => writeRequirements(w, upserts, []),
+      // Deleted frameworks take their requirements, and requirements take their mappings.
+      childrenOfDeleted: (w, _ids, deleted) => writeRequirements(w, [], deleted),
+    }),
 };
-
-const sameList = (a: readonly string[] | undefined, b: readonly string[] | undefined) =>
-  (a ?? []).length === (b ?? []).length && (a ?? []).every((x, i) => x === b![i]);
 
 /** Fields in one order, so an entry read back and an entry normalized compare equal field by field and print alike. */
 function reorder(e: ProgramFramework): ProgramFramework {
@@ -194,3 +142,33 @@ function reorder(e: ProgramFramework): ProgramFramework {
 }
 
 export type FrameworkChange = RecordChange<ProgramFramework>;
+
+/** Requirements: each framework's list, matched by key; those no longer listed (or of a deleted framework) go, with their mappings. */
+async function writeRequirements(w: WriteContext, upserts: readonly FrameworkChange[], deleted: readonly FrameworkChange[]): Promise<void> {
+  const { db, trx, organizationId: org, keys } = w;
+  const newRequirements: Row<'requirements'>[] = [];
+  const updates: Array<{ id: string; set: Record<string, unknown> }> = [];
+  const goneRequirements: string[] = [];
+  for (const c of upserts) {
+    const before = new Map((c.before?.requirements ?? []).map((r, i) => [r.key, { ...r, position: i }]));
+    c.after!.requirements.forEach((r, position) => {
+      const id = keys.idOf('requirement', requirementRef(c.key, r.key));
+      const was = before.get(r.key);
+      before.delete(r.key);
+      if (!was) newRequirements.push({ id, organization_id: org, framework_id: c.id, code: r.code, name: r.name, position });
+      else if (was.code !== r.code || was.name !== r.name || was.position !== position)
+        updates.push({ id, set: { code: r.code, name: r.name, position } });
+    });
+    for (const r of before.values()) goneRequirements.push(keys.idOf('requirement', requirementRef(c.key, r.key)));
+  }
+  await insertRows(db, trx, 'requirements', newRequirements);
+  for (const u of updates) await updateRow(trx, 'requirements', org, u.id, u.set);
+  for (const c of deleted)
+    for (const r of c.before!.requirements) goneRequirements.push(keys.idOf('requirement', requirementRef(c.key, r.key)));
+  if (goneRequirements.length > 0) {
+    await deleteWhereIn(trx, 'control_requirements', org, 'requirement_id', goneRequirements);
+    await deleteWhereIn(trx, 'artifact_requirements', org, 'requirement_id', goneRequirements);
+    await deleteWhereIn(trx, 'requirements', org, 'id', goneRequirements);
+    await deleteProgramKeys(trx, org, 'requirement', goneRequirements);
+  }
+}

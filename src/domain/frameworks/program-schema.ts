@@ -5,9 +5,8 @@
 // catalog, src/formats/oscal/catalog-import.ts) produce this shape, so a file and a hand-written
 // document name the same records the same way.
 import { Type, type Static } from 'typebox';
+import { RECORD_KEY_RULE, RecordKey } from '../kinds/fields.ts';
 
-/** Longest record key accepted. */
-export const RECORD_KEY_MAX_LENGTH = 128;
 /** Longest framework name accepted. */
 export const FRAMEWORK_NAME_MAX_LENGTH = 255;
 /** Longest requirement code accepted (codes such as `AC-2(12)` or `GV.OC-01` are far shorter). */
@@ -21,21 +20,6 @@ export const REQUIREMENT_NAME_MAX_LENGTH = 500;
  */
 export const FRAMEWORK_REQUIREMENTS_MAX = 10_000;
 
-/**
- * Letters and digits of any script, `_`, then also `.` and `-`: every OSCAL identifier (a token:
- * a letter or `_`, then letters, digits, `.`, `-`, `_`) is a key as it is.
- */
-export const RECORD_KEY_PATTERN = /^[\p{L}\p{N}_][\p{L}\p{N}._-]*$/u;
-
-const KEY_RULE = `1-${RECORD_KEY_MAX_LENGTH} letters, digits, \`_\`, \`.\` or \`-\`, starting with a letter, a digit or \`_\`; case-sensitive.`;
-
-export const RecordKey = Type.String({
-  minLength: 1,
-  maxLength: RECORD_KEY_MAX_LENGTH,
-  pattern: RECORD_KEY_PATTERN.source,
-  description: KEY_RULE,
-});
-
 /** A name a person reads: not blank, no line breaks or invisible characters (src/domain/text.ts). */
 const name = (maxLength: number) =>
   Type.String({ minLength: 1, maxLength, pattern: '\\S', description: `1-${maxLength} characters, not blank.` });
@@ -44,7 +28,7 @@ const EpochMs = Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000 });
 
 export const ProgramRequirement = Type.Object(
   {
-    key: Type.String({ ...RecordKey, description: `${KEY_RULE} Unique within its framework.` }),
+    key: Type.String({ ...RecordKey, description: `${RECORD_KEY_RULE} Unique within its framework.` }),
     code: Type.String({ ...name(REQUIREMENT_CODE_MAX_LENGTH), description: 'What the framework calls it, such as `AC-2(1)`.' }),
     name: name(REQUIREMENT_NAME_MAX_LENGTH),
   },

@@ -2,11 +2,12 @@
 // by key. The service's actor people (actor-stamp.ts) export like any other person and are never
 // pruned (they stamp changes the document does not describe). Deleting a person (prune) removes
 // their assignments and clears the stamps naming them.
-import type { ProgramKind } from '../program/kind.ts';
+import type { ProgramKind } from '../kinds/kind.ts';
 import { ProgramPerson } from './program-schema.ts';
 import { isActorPerson } from './actor-stamp.ts';
-import { clearWhereIn, deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
+import { clearWhereIn, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
 import type { TableName } from '../../storage/db/bulk-insert.ts';
+import { writeRowsAndLinks } from '../kinds/row-writer.ts';
 
 /** Every column that stamps a person. */
 const STAMP_COLUMNS: ReadonlyArray<[TableName, string]> = [
@@ -57,25 +58,18 @@ export const peopleKind: ProgramKind<ProgramPerson> = {
     });
   },
   protectFromPrune: (record) => isActorPerson(record.id),
-  async write({ db, trx, organizationId: org }, changes) {
-    await insertRows(
-      db,
-      trx,
-      'people',
-      changes
-        .filter((c) => c.action === 'create')
-        .map((c) => ({ id: c.id, organization_id: org, name: c.after!.name, email: c.after!.email })),
-    );
-    // Emails are unique: people trading emails in one apply first let go of theirs.
-    const moving = changes.filter((c) => c.action === 'update' && c.before!.email !== c.after!.email);
-    for (const c of moving) await updateRow(trx, 'people', org, c.id, { email: `${c.id}@moving.invalid` });
-    for (const c of changes)
-      if (c.action === 'update') await updateRow(trx, 'people', org, c.id, { name: c.after!.name, email: c.after!.email });
-    const deleted = changes.filter((c) => c.action === 'delete').map((c) => c.id);
-    if (deleted.length > 0) {
-      await deleteWhereIn(trx, 'subject_people', org, 'person_id', deleted);
-      for (const [table, column] of STAMP_COLUMNS) await clearWhereIn(trx, table, org, column, deleted);
-      await deleteWhereIn(trx, 'people', org, 'id', deleted);
-    }
-  },
+  write: (w, changes) =>
+    writeRowsAndLinks(w, changes, {
+      table: 'people',
+      columns: (e) => ({ name: e.name, email: e.email }),
+      // Emails are unique: people trading emails in one apply first let go of theirs.
+      async beforeUpdates({ trx, organizationId: org }, updated) {
+        const moving = updated.filter((c) => c.before!.email !== c.after!.email);
+        for (const c of moving) await updateRow(trx, 'people', org, c.id, { email: `${c.id}@moving.invalid` });
+      },
+      dependents: [['subject_people', 'person_id']],
+      async childrenOfDeleted({ trx, organizationId: org }, ids) {
+        for (const [table, column] of STAMP_COLUMNS) await clearWhereIn(trx, table, org, column, ids);
+      },
+    }),
 };

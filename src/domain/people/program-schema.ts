@@ -2,7 +2,7 @@
 // The service's own actors (API credentials, console administrators, the service itself; see
 // actor-stamp.ts) are people rows too and export like any other person.
 import { Type, type Static } from 'typebox';
-import { NAME_MAX_LENGTH, Name, RecordKey } from '../program/fields.ts';
+import { NAME_MAX_LENGTH, Name, RecordKey } from '../kinds/fields.ts';
 
 export const ProgramPerson = Type.Object(
   {

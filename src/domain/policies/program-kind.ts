@@ -2,23 +2,22 @@
 // metadata of files held elsewhere), version history, tickets, assignees, approvers, entities,
 // and the mappings to controls, requirements and risks. A status that moves records
 // `policy.status_changed`; other fields `policy.updated` (GET-named), as the lifecycle moves do.
-import type { CurrentRecord, ProgramKind, WriteContext } from '../program/kind.ts';
+import type { CurrentRecord, ProgramKind, RecordChange, WriteContext } from '../kinds/kind.ts';
+import { changedList } from '../kinds/list-changes.ts';
+import { writeRowsAndLinks } from '../kinds/row-writer.ts';
+import type { RecordedKindEvents } from '../events/kind-events.ts';
 import { ProgramPolicy, type ProgramFileEntry } from './program-schema.ts';
-import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
-import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
+import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../kinds/normalize.ts';
+import { deleteWhereIn, insertRows, selectAll } from '../../storage/db/repositories/program-writes.ts';
 import {
   controlsByArtifact,
   entitiesBySubject,
   peopleBySubject,
-  replaceArtifactMappings,
-  replaceSubjectLinks,
   requirementsByArtifact,
   risksBySubject,
   ticketsBySubject,
-  type PersonLink,
-  type TicketLink,
 } from '../../storage/db/repositories/program-links.ts';
-import { updateEvents, type FieldView } from '../program/event-views.ts';
+import { updateEvents, type FieldView } from '../events/update-events.ts';
 import type { Row } from '../../storage/db/bulk-insert.ts';
 
 const FIELDS = [
@@ -124,8 +123,6 @@ function columns(e: ProgramPolicy, w: WriteContext) {
   };
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-
 function fileEntryOf(
   r: {
     display_name: string;
@@ -171,7 +168,7 @@ function normalizeFile(f: ProgramFileEntry, current: ProgramFileEntry | undefine
   };
 }
 
-export const policiesKind: ProgramKind<ProgramPolicy> = {
+export const policiesKind: ProgramKind<ProgramPolicy, RecordedKindEvents> = {
   name: 'policies',
   record: 'policy',
   resources: ['policy'],
@@ -351,127 +348,20 @@ export const policiesKind: ProgramKind<ProgramPolicy> = {
     return refs;
   },
 
-  async write(w, changes) {
-    const { db, trx, organizationId: org, keys } = w;
-    const created = changes.filter((c) => c.action === 'create');
-    const updated = changes.filter((c) => c.action === 'update');
-    const deleted = changes.filter((c) => c.action === 'delete').map((c) => c.id);
-    await insertRows(
-      db,
-      trx,
-      'policies',
-      created.map((c) => ({ id: c.id, organization_id: org, ...columns(c.after!, w) })),
-    );
-    for (const c of updated) await updateRow(trx, 'policies', org, c.id, columns(c.after!, w));
-
-    const person = (key: string | null | undefined) => (key == null ? null : keys.idOf('person', key));
-    const people = new Map<string, PersonLink[]>();
-    const entities = new Map<string, string[]>();
-    const risks = new Map<string, string[]>();
-    const tickets = new Map<string, TicketLink[]>();
-    const requirements = new Map<string, string[]>();
-    const controls = new Map<string, string[]>();
-    const replacedDocs: string[] = [];
-    const replacedVersions: string[] = [];
-    const docRows: Row<'policy_documents'>[] = [];
-    const versionRows: Row<'policy_versions'>[] = [];
-    for (const c of [...created, ...updated]) {
-      const a = c.after!;
-      const b = c.before;
-      const changed = (f: keyof ProgramPolicy) => (b ? !same(b[f] ?? [], a[f] ?? []) : ((a[f] as unknown[] | undefined) ?? []).length > 0);
-      if (changed('assignees') || changed('approvers'))
-        people.set(c.id, [
-          ...(a.assignees ?? []).map((p) => ({
-            personId: keys.idOf('person', p.person),
-            role: 'assignee' as const,
-            isPrimary: p.isPrimary ?? false,
-          })),
-          ...(a.approvers ?? []).map((k) => ({ personId: keys.idOf('person', k), role: 'approver' as const, isPrimary: false })),
-        ]);
-      if (changed('entities'))
-        entities.set(
-          c.id,
-          (a.entities ?? []).map((k) => keys.idOf('entity', k)),
-        );
-      if (changed('risks'))
-        risks.set(
-          c.id,
-          (a.risks ?? []).map((k) => keys.idOf('risk', k)),
-        );
-      if (changed('tickets')) tickets.set(c.id, a.tickets ?? []);
-      if (changed('requirements'))
-        requirements.set(
-          c.id,
-          (a.requirements ?? []).map((k) => keys.idOf('requirement', k)),
-        );
-      if (changed('controls'))
-        controls.set(
-          c.id,
-          (a.controls ?? []).map((k) => keys.idOf('control', k)),
-        );
-      if (changed('documents')) {
-        if (b) replacedDocs.push(c.id);
-        (a.documents ?? []).forEach(
-          (d, i) =>
-            void docRows.push({
-              id: childId(c.id, 'd', i),
-              organization_id: org,
-              policy_id: c.id,
-              display_name: d.displayName,
-              type: d.type,
-              url: d.url ?? null,
-              note: d.note ?? null,
-              added_by: person(d.addedBy),
-              added_on: d.addedOn ?? w.now,
-              updated_by: person(d.updatedBy),
-              updated_on: d.updatedOn ?? null,
-            }),
-        );
-      }
-      if (changed('versionHistory')) {
-        if (b) replacedVersions.push(c.id);
-        (a.versionHistory ?? []).forEach(
-          (v, i) =>
-            void versionRows.push({
-              id: childId(c.id, 'v', i),
-              organization_id: org,
-              policy_id: c.id,
-              version_name: v.versionName,
-              published_by: person(v.publishedBy),
-              published_on: v.publishedOn,
-            }),
-        );
-      }
-    }
-    // Tickets' row IDs follow the place, so GET's ties keep the document's order.
-    const fresh = new Set(created.map((c) => c.id));
-    await replaceSubjectLinks(
-      db,
-      trx,
-      org,
-      'policy',
-      { people, entities, risks, tickets },
-      (subject, i) => childId(subject, 't', i),
-      fresh,
-    );
-    await replaceArtifactMappings(db, trx, org, 'policy', { requirements, controls }, fresh);
-    await deleteWhereIn(trx, 'policy_documents', org, 'policy_id', replacedDocs);
-    await deleteWhereIn(trx, 'policy_versions', org, 'policy_id', replacedVersions);
-    await insertRows(db, trx, 'policy_documents', docRows);
-    await insertRows(db, trx, 'policy_versions', versionRows);
-
-    if (deleted.length > 0) {
-      await deleteWhereIn(trx, 'policy_documents', org, 'policy_id', deleted);
-      await deleteWhereIn(trx, 'policy_versions', org, 'policy_id', deleted);
-      await replaceArtifactMappings(db, trx, org, 'policy', {
-        requirements: new Map(deleted.map((id) => [id, []])),
-        controls: new Map(deleted.map((id) => [id, []])),
-      });
-      for (const table of ['subject_people', 'subject_entities', 'risk_links', 'tickets'] as const)
-        await deleteWhereIn(trx, table, org, 'subject_id', deleted, 'policy');
-      await deleteWhereIn(trx, 'policies', org, 'id', deleted);
-    }
-  },
+  write: (w, changes) =>
+    writeRowsAndLinks(w, changes, {
+      table: 'policies',
+      columns,
+      subject: 'policy',
+      links: ['assignees', 'approvers', 'entities', 'risks', 'tickets', 'requirements', 'controls'],
+      mappings: 'policy',
+      ticketRowId: (subject, i) => childId(subject, 't', i),
+      children: writeDocumentsAndVersions,
+      dependents: [
+        ['policy_documents', 'policy_id'],
+        ['policy_versions', 'policy_id'],
+      ],
+    }),
 
   async events(w, changes) {
     return {
@@ -484,3 +374,53 @@ export const policiesKind: ProgramKind<ProgramPolicy> = {
     };
   },
 };
+
+/** A policy's documents and version history: each list rewritten whole when it changed. */
+async function writeDocumentsAndVersions(w: WriteContext, upserts: readonly RecordChange<ProgramPolicy>[]): Promise<void> {
+  const { db, trx, organizationId: org, keys } = w;
+  const person = (key: string | null | undefined) => (key == null ? null : keys.idOf('person', key));
+  const replacedDocs: string[] = [];
+  const replacedVersions: string[] = [];
+  const docRows: Row<'policy_documents'>[] = [];
+  const versionRows: Row<'policy_versions'>[] = [];
+  for (const c of upserts) {
+    const a = c.after!;
+    if (changedList(c, 'documents')) {
+      if (c.before) replacedDocs.push(c.id);
+      (a.documents ?? []).forEach(
+        (d, i) =>
+          void docRows.push({
+            id: childId(c.id, 'd', i),
+            organization_id: org,
+            policy_id: c.id,
+            display_name: d.displayName,
+            type: d.type,
+            url: d.url ?? null,
+            note: d.note ?? null,
+            added_by: person(d.addedBy),
+            added_on: d.addedOn ?? w.now,
+            updated_by: person(d.updatedBy),
+            updated_on: d.updatedOn ?? null,
+          }),
+      );
+    }
+    if (changedList(c, 'versionHistory')) {
+      if (c.before) replacedVersions.push(c.id);
+      (a.versionHistory ?? []).forEach(
+        (v, i) =>
+          void versionRows.push({
+            id: childId(c.id, 'v', i),
+            organization_id: org,
+            policy_id: c.id,
+            version_name: v.versionName,
+            published_by: person(v.publishedBy),
+            published_on: v.publishedOn,
+          }),
+      );
+    }
+  }
+  await deleteWhereIn(trx, 'policy_documents', org, 'policy_id', replacedDocs);
+  await deleteWhereIn(trx, 'policy_versions', org, 'policy_id', replacedVersions);
+  await insertRows(db, trx, 'policy_documents', docRows);
+  await insertRows(db, trx, 'policy_versions', versionRows);
+}

@@ -2,7 +2,8 @@
 // hold created records: a created record's normalized entry exists only while its chunk is
 // checked, written or shown in events. The document's entries are the one copy of the program held
 // throughout, and a chunk's copies are garbage before the next chunk's are made.
-import type { KeyedEntry, NormalizeContext, ProgramKind, RecordChange } from './kind.ts';
+import type { KeyedEntry, NormalizeContext, RecordChange } from '../kinds/kind.ts';
+import type { ProgramKind } from './registry.ts';
 import type { DocumentKinds } from './document-kinds.ts';
 import { shareTheLoop } from '../../shared/event-loop-turns.ts';
 

@@ -3,7 +3,7 @@
 // (a worker thread) and the pipeline runs them in its transaction: both import it from here.
 import { IssueList, assertDocumentShape } from './validate.ts';
 import { PROGRAM_KINDS } from './registry.ts';
-import type { KeyedEntry, ProgramKindName } from './kind.ts';
+import type { KeyedEntry, ProgramKindName } from '../kinds/kind.ts';
 import type { ProgramDocument } from './document-schema.ts';
 
 type Entries = Record<string, KeyedEntry[] | undefined>;

@@ -3,13 +3,14 @@
 // counts and changes. A created record is not normalized here: the write phase does it a chunk at
 // a time (write-changes.ts), so no kind's created entries are held all at once.
 import { changedFields } from '../events/changes.ts';
-import { sameData } from './normalize.ts';
-import type { CurrentRecord, KeyedEntry, NormalizeContext, ProgramKind, ProgramKindName, RecordChange } from './kind.ts';
+import { sameData } from '../kinds/normalize.ts';
+import type { CurrentRecord, KeyedEntry, NormalizeContext, ProgramKindName, RecordChange } from '../kinds/kind.ts';
+import type { ProgramKind } from './registry.ts';
 import type { KindCounts, PlannedChange } from './plan-schema.ts';
 import { shareTheLoop } from '../../shared/event-loop-turns.ts';
 import { unchangedCounts, type DocumentKinds } from './document-kinds.ts';
 import type { CurrentRecords } from './read-kinds.ts';
-import type { KeyBook } from './keys.ts';
+import type { KeyBook } from '../kinds/keys.ts';
 
 /** Each changed kind's changes, in the document's kind order. */
 export type KindChanges = Map<ProgramKindName, RecordChange<KeyedEntry>[]>;

@@ -1,7 +1,8 @@
 // Which kinds a checked program document lists, and which of them the pipeline (pipeline.ts) must
 // read and diff: the ones an earlier apply has not settled (settled-kinds.ts). Every phase after
 // the validate phase works on this.
-import type { KeyedEntry, ProgramKind, ProgramKindName } from './kind.ts';
+import type { KeyedEntry, ProgramKindName } from '../kinds/kind.ts';
+import type { ProgramKind } from './registry.ts';
 import { PROGRAM_KINDS } from './registry.ts';
 import type { KindCounts } from './plan-schema.ts';
 import type { ProgramDocument } from './document-schema.ts';

@@ -13,7 +13,7 @@ import { ProgramPolicy } from '../policies/program-schema.ts';
 import { ProgramEvidence } from '../evidence/program-schema.ts';
 import { ProgramTest } from '../tests/program-schema.ts';
 import { ProgramVulnerability } from '../vulnerabilities/program-schema.ts';
-import { KIND_MAX_ENTRIES } from './fields.ts';
+import { KIND_MAX_ENTRIES } from '../kinds/fields.ts';
 
 /** The format version a document declares; a later format gets a new number. */
 export const PROGRAM_FORMAT_VERSION = 1;

@@ -16,7 +16,8 @@ import { listPolicies } from '../../storage/db/repositories/policies.ts';
 import { listEvidence } from '../../storage/db/repositories/evidence.ts';
 import { listFrameworks } from '../../storage/db/repositories/frameworks.ts';
 import { loadSubjectEntities } from '../../storage/db/repositories/links.ts';
-import type { KeyedEntry, ProgramKind, RecordChange, WriteContext } from './kind.ts';
+import type { KeyedEntry, RecordChange, WriteContext } from '../kinds/kind.ts';
+import type { ProgramKind } from './registry.ts';
 
 /** The resource of each kind with created/deleted events, and the `data` property naming a deleted record's ID. */
 const RESOURCE_OF: Partial<Record<string, { resource: string; idField: string; created: boolean }>> = {

@@ -8,7 +8,8 @@ import { loadNameLookups, type NameLookups } from '../../storage/db/repositories
 import { recordEvents, type NewEvent } from '../events/record.ts';
 import { shareTheLoop } from '../../shared/event-loop-turns.ts';
 import { EVENT_CHUNK, lifecycleEvents, recordsOwnCreations } from './lifecycle-events.ts';
-import type { EventContext, ProgramKind, ProgramKindName, WriteContext } from './kind.ts';
+import type { EventContext, ProgramKindName, WriteContext } from '../kinds/kind.ts';
+import type { ProgramKind } from './registry.ts';
 import { complianceState, effectsBetween, type ComplianceState } from './effects.ts';
 import { effectsWithinPlan } from './plan-bounds.ts';
 import type { ProgramPlan } from './plan-schema.ts';

@@ -4,10 +4,10 @@
 // whoever acts: a kind whose resources the plan excludes can be neither named nor exported, nor
 // can the link fields of included kinds that point at excluded records (an evidence entry's
 // `controls` under a plan without controls). Links are left as they are, neither read nor written:
-// a field left out keeps its current value (normalize.ts), so an apply never clears them.
+// a field left out keeps its current value (src/domain/kinds/normalize.ts), so an apply never clears them.
 import { ServiceError } from '../../shared/errors.ts';
 import type { ComplianceEffects } from './effects.ts';
-import type { ProgramKind } from './kind.ts';
+import type { ProgramKind } from './registry.ts';
 import { PROGRAM_KINDS } from './registry.ts';
 
 /** Whether the plan includes every resource of the kind. */

@@ -4,7 +4,7 @@
 import { Type, type Static } from 'typebox';
 import { CONTROL_STATUSES } from '../controls/schema.ts';
 import { FrameworkProgress } from '../frameworks/schema.ts';
-import { PROGRAM_KIND_NAMES } from './kind.ts';
+import { PROGRAM_KIND_NAMES } from '../kinds/kind.ts';
 
 export const KindCounts = Type.Object({
   created: Type.Integer({ minimum: 0 }),

@@ -7,7 +7,7 @@
 // answers and their order are the same: scopes, then the outline, then the organization and its
 // plan, then the entries.
 import { ServiceError, type FieldIssue } from '../../shared/errors.ts';
-import { PROGRAM_KIND_NAMES } from './kind.ts';
+import { PROGRAM_KIND_NAMES } from '../kinds/kind.ts';
 import { checkDocument } from './check-document.ts';
 import { digestKinds, type KindDigests } from './settled-kinds.ts';
 import { schemaIssues } from './validate.ts';

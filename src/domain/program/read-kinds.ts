@@ -3,8 +3,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 import type { ProgramKeyRow } from '../../storage/db/repositories/program-keys.ts';
-import { KeyBook, type IdDeriver } from './keys.ts';
-import type { CurrentRecord, KeyedEntry, ProgramKind, ProgramKindName } from './kind.ts';
+import { KeyBook, type IdDeriver } from '../kinds/keys.ts';
+import type { CurrentRecord, KeyedEntry, ProgramKindName } from '../kinds/kind.ts';
+import type { ProgramKind } from './registry.ts';
 import { PROGRAM_KINDS } from './registry.ts';
 
 /** Each kind's current records by their key. */

@@ -3,8 +3,9 @@
 // reference checked against the document's keys and the organization's. Throws validation_failed.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
-import type { KeyBook } from './keys.ts';
-import type { ProgramKind, ProgramKindName } from './kind.ts';
+import type { KeyBook } from '../kinds/keys.ts';
+import type { ProgramKindName } from '../kinds/kind.ts';
+import type { ProgramKind } from './registry.ts';
 import { PROGRAM_KINDS } from './registry.ts';
 import { IssueList } from './validate.ts';
 import { readKinds, type CurrentRecords } from './read-kinds.ts';

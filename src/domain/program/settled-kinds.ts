@@ -14,7 +14,7 @@ import { findOrganizationState } from '../../storage/db/repositories/organizatio
 import { loadProgramDigests, replaceProgramDigests } from '../../storage/db/repositories/program-digests.ts';
 import { SERVICE_VERSION } from '../../shared/version.ts';
 import { PROGRAM_FORMAT_VERSION } from './document-schema.ts';
-import { PROGRAM_KIND_NAMES, type ProgramKindName } from './kind.ts';
+import { PROGRAM_KIND_NAMES, type ProgramKindName } from '../kinds/kind.ts';
 
 /** Each listed kind's digest: of its entries as the document gives them, and of what else shapes an apply of them. */
 export type KindDigests = ReadonlyMap<ProgramKindName, string>;

@@ -8,8 +8,8 @@ import { validationFailed } from '../../shared/errors.ts';
 import { boundMessage, typeMessage } from '../../shared/validation-words.ts';
 import { Type, type TSchema } from 'typebox';
 import { ProgramDocument } from './document-schema.ts';
-import { KIND_MAX_ENTRIES } from './fields.ts';
-import { PROGRAM_KIND_NAMES, type ProgramKindName } from './kind.ts';
+import { KIND_MAX_ENTRIES } from '../kinds/fields.ts';
+import { PROGRAM_KIND_NAMES, type ProgramKindName } from '../kinds/kind.ts';
 
 /** The most problems one answer lists. */
 export const MAX_ISSUES = 100;

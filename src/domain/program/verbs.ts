@@ -9,7 +9,7 @@ import type { Resource } from '../auth/scopes.ts';
 import { findOrganization } from '../../storage/db/repositories/organizations.ts';
 import { loadProgramKeys } from '../../storage/db/repositories/program-keys.ts';
 import { notFound, validationFailed } from '../../shared/errors.ts';
-import { PROGRAM_KIND_NAMES, type KeyedEntry, type ProgramKindName } from './kind.ts';
+import { PROGRAM_KIND_NAMES, type KeyedEntry, type ProgramKindName } from '../kinds/kind.ts';
 import { assertDocumentShape } from './validate.ts';
 import { digestKinds, type KindDigests } from './settled-kinds.ts';
 import { PROGRAM_KINDS } from './registry.ts';

@@ -9,8 +9,9 @@ import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts
 import { deleteProgramKeys, insertProgramKeys, type ProgramKeyRow } from '../../storage/db/repositories/program-keys.ts';
 import { actorPersonId } from '../people/actor-stamp.ts';
 import { shareTheLoop } from '../../shared/event-loop-turns.ts';
-import type { KeyBook } from './keys.ts';
-import type { NormalizeContext, ProgramKind, WriteContext } from './kind.ts';
+import type { KeyBook } from '../kinds/keys.ts';
+import type { NormalizeContext, WriteContext } from '../kinds/kind.ts';
+import type { ProgramKind } from './registry.ts';
 import { IssueList } from './validate.ts';
 import type { DocumentKinds } from './document-kinds.ts';
 import type { KindChanges } from './diff.ts';

@@ -1,7 +1,6 @@
 // A risk of the program's register, as a program document names it (controls, policies, evidence
-// and tests reference risks by key).
-import { Type, type Static } from 'typebox';
-import { Name, RecordKey } from '../program/fields.ts';
+// and tests reference risks by key): a named record (src/domain/kinds/named-kind.ts).
+import { ProgramNamedRecord } from '../kinds/named-kind.ts';
 
-export const ProgramRisk = Type.Object({ key: RecordKey, name: Name() }, { additionalProperties: false });
-export type ProgramRisk = Static<typeof ProgramRisk>;
+export const ProgramRisk = ProgramNamedRecord;
+export type ProgramRisk = ProgramNamedRecord;

@@ -9,27 +9,24 @@
 // GET /v1/tests/{id} (every expansion, flagged resources of every status) for anything else.
 // Created and deleted tests have no event type of their own; their effects on controls and
 // frameworks are computed by the pipeline.
-import { changedList, group } from '../program/list-changes.ts';
-import { isDeepStrictEqual } from 'node:util';
-import type { ProgramKind, Reference, WriteContext } from '../program/kind.ts';
-import { changesAny, createdStamps, mergeEntry, sorted } from '../program/normalize.ts';
-import { derivedRecordId } from '../program/keys.ts';
-import { requirementKeys, testIdFor, testKeyOf } from '../program/reference-keys.ts';
+import { group } from '../kinds/list-changes.ts';
+import type { ProgramKind, Reference, WriteContext } from '../kinds/kind.ts';
+import type { RecordedKindEvents } from '../events/kind-events.ts';
+import { changesAny, createdStamps, mergeEntry, sorted } from '../kinds/normalize.ts';
+import { requirementKeys, testIdFor, testKeyOf } from '../kinds/reference-keys.ts';
 import { ProgramTest, type ProgramTestResource, type ProgramTestScan } from './program-schema.ts';
-import { deleteWhereIn, insertRows, selectAll, selectLinks, updateRow } from '../../storage/db/repositories/program-writes.ts';
+import { selectAll, selectLinks } from '../../storage/db/repositories/program-writes.ts';
+import { writeRowsAndLinks } from '../kinds/row-writer.ts';
+import { deleteResources, writeTestChildren } from './program-children.ts';
 import {
   controlsByArtifact,
   entitiesBySubject,
   peopleBySubject,
-  replaceArtifactMappings,
-  replaceSubjectLinks,
   requirementsByArtifact,
   risksBySubject,
   ticketsBySubject,
-  type PersonLink,
 } from '../../storage/db/repositories/program-links.ts';
 import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
-import type { Row } from '../../storage/db/bulk-insert.ts';
 import { assigneesOf, approversOf, compareStrings, entitiesOf, mappingsOf, risksOf } from '../artifacts/program-shapes.ts';
 import { testStatus, type TestStatus } from '../compliance/rules.ts';
 import { changedFields } from '../events/changes.ts';
@@ -143,8 +140,6 @@ const historyOrder = (history: readonly Scan[]): Scan[] =>
     .map((x) => ({ scannedOn: x.h.scannedOn, status: x.h.status }));
 
 /** Row IDs that keep the document's order where the read API orders by row ID. */
-const resourceRowId = (testId: string, i: number) => `${testId}:resource:${String(i).padStart(5, '0')}`;
-const scanRowId = (testId: string, i: number) => `${testId}:scan:${String(i).padStart(5, '0')}`;
 const ticketRowId = (testId: string, i: number) => `${testId}:ticket:${String(i).padStart(4, '0')}`;
 
 function rowColumns(e: ProgramTest, w: WriteContext) {
@@ -164,7 +159,7 @@ function rowColumns(e: ProgramTest, w: WriteContext) {
   };
 }
 
-export const testsKind: ProgramKind<ProgramTest> = {
+export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
   name: 'tests',
   record: 'test',
   resources: ['test'],
@@ -345,185 +340,23 @@ export const testsKind: ProgramKind<ProgramTest> = {
     return refs;
   },
 
-  async write(w, changes) {
-    const { db, trx, organizationId: org, keys } = w;
-    const created = changes.filter((c) => c.action === 'create');
-    const updated = changes.filter((c) => c.action === 'update');
-    const deleted = changes.filter((c) => c.action === 'delete').map((c) => c.id);
-
-    const resourcesReplaced = updated.filter((c) => changedList(c, 'resources')).map((c) => c.id);
-    const goneResources = [...deleted, ...resourcesReplaced];
-    if (goneResources.length > 0) {
-      const rows = await selectRowIds(w, goneResources);
-      await deleteWhereIn(trx, 'subject_people', org, 'subject_id', rows, 'test_resource');
-      await deleteWhereIn(trx, 'subject_entities', org, 'subject_id', rows, 'test_resource');
-      await deleteWhereIn(trx, 'test_resources', org, 'test_id', goneResources);
-    }
-    if (deleted.length > 0) {
-      for (const table of ['subject_people', 'subject_entities', 'tickets', 'risk_links'] as const)
-        await deleteWhereIn(trx, table, org, 'subject_id', deleted, 'test');
-      await deleteWhereIn(trx, 'artifact_requirements', org, 'artifact_id', deleted);
-      await deleteWhereIn(trx, 'control_artifacts', org, 'artifact_id', deleted);
-      await deleteWhereIn(trx, 'evidence_tests', org, 'test_id', deleted);
-      await deleteWhereIn(trx, 'test_applications', org, 'test_id', deleted);
-      await deleteWhereIn(trx, 'test_history', org, 'test_id', deleted);
-      await deleteWhereIn(trx, 'tests', org, 'id', deleted);
-    }
-
-    await insertRows(
-      db,
-      trx,
-      'tests',
-      created.map((c) => ({ id: c.id, organization_id: org, ...rowColumns(c.after!, w) })),
-    );
-    for (const c of updated)
-      if (ROW_FIELDS.some((f) => !isDeepStrictEqual(c.before![f], c.after![f])))
-        await updateRow(trx, 'tests', org, c.id, rowColumns(c.after!, w));
-
-    const upserts = [...created, ...updated];
-
-    // Applications: by name; a name the organization has no application for gets one.
-    const appsChanged = upserts.filter((c) => changedList(c, 'applications'));
-    if (appsChanged.length > 0) {
-      const known = new Map<string, string>();
-      for (const a of await selectAll(trx, 'applications', org, ['name', 'id'])) if (!known.has(a.name)) known.set(a.name, a.id);
-      const newApps: Row<'applications'>[] = [];
-      for (const c of appsChanged)
-        for (const name of c.after!.applications ?? [])
-          if (!known.has(name)) {
-            const id = derivedRecordId(org, 'application', name);
-            known.set(name, id);
-            newApps.push({ id, organization_id: org, name });
-          }
-      await insertRows(db, trx, 'applications', newApps);
-      await deleteWhereIn(
-        trx,
-        'test_applications',
-        org,
-        'test_id',
-        appsChanged.filter((c) => c.action === 'update').map((c) => c.id),
-      );
-      await insertRows(
-        db,
-        trx,
-        'test_applications',
-        appsChanged.flatMap((c) =>
-          (c.after!.applications ?? []).map((name) => ({ organization_id: org, test_id: c.id, application_id: known.get(name)! })),
-        ),
-      );
-    }
-
-    const people = new Map<string, PersonLink[]>();
-    const entities = new Map<string, string[]>();
-    const tickets = new Map<string, { ticketId: string; source: string; url: string }[]>();
-    const risks = new Map<string, string[]>();
-    const requirements = new Map<string, string[]>();
-    const controls = new Map<string, string[]>();
-    for (const c of upserts) {
-      const e = c.after!;
-      if (changedList(c, 'assignees'))
-        people.set(
-          c.id,
-          (e.assignees ?? []).map((a) => ({
-            personId: keys.idOf('person', a.person),
-            role: 'assignee' as const,
-            isPrimary: a.isPrimary ?? false,
-          })),
-        );
-      if (changedList(c, 'entities'))
-        entities.set(
-          c.id,
-          (e.entities ?? []).map((k) => keys.idOf('entity', k)),
-        );
-      if (changedList(c, 'tickets')) tickets.set(c.id, e.tickets ?? []);
-      if (changedList(c, 'risks'))
-        risks.set(
-          c.id,
-          (e.risks ?? []).map((k) => keys.idOf('risk', k)),
-        );
-      if (changedList(c, 'requirements'))
-        requirements.set(
-          c.id,
-          (e.requirements ?? []).map((k) => keys.idOf('requirement', k)),
-        );
-      if (changedList(c, 'controls'))
-        controls.set(
-          c.id,
-          (e.controls ?? []).map((k) => keys.idOf('control', k)),
-        );
-    }
-    const fresh = new Set(created.map((c) => c.id));
-    await replaceSubjectLinks(db, trx, org, 'test', { people, entities, tickets, risks }, ticketRowId, fresh);
-    await replaceArtifactMappings(db, trx, org, 'test', { requirements, controls }, fresh);
-
-    // Flagged resources and their links, whole per test. Not in a plan (w.plan): no rule and no
-    // later kind reads them, and at 10,000 per test they were nearly all of a large plan's time
-    // in the write lock (issue 36: 7-12 s of a 51 MiB plan's transaction).
-    const resourceRows: Row<'test_resources'>[] = [];
-    const resourcePeople: Row<'subject_people'>[] = [];
-    const resourceEntities: Row<'subject_entities'>[] = [];
-    for (const c of w.plan ? [] : upserts.filter((u) => changedList(u, 'resources'))) {
-      (c.after!.resources ?? []).forEach((r, i) => {
-        const id = resourceRowId(c.id, i);
-        resourceRows.push({
-          id,
-          organization_id: org,
-          test_id: c.id,
-          resource_id: r.resourceId,
-          name: r.name,
-          status: r.status,
-          last_scanned_at: r.lastScannedAt ?? null,
-          first_detected: r.firstDetected ?? null,
-          tags: JSON.stringify(r.tags ?? []),
-          region: r.region ?? null,
-          service: r.service ?? null,
-          account_id: r.accountID ?? null,
-          environment: r.environment ?? null,
-          link: r.link ?? null,
-          description: r.description ?? null,
-        });
-        (r.assignees ?? []).forEach((k, position) => {
-          resourcePeople.push({
-            organization_id: org,
-            subject_type: 'test_resource',
-            subject_id: id,
-            person_id: keys.idOf('person', k),
-            role: 'assignee',
-            is_primary: position === 0,
-            position,
-          });
-        });
-        for (const k of r.entities ?? [])
-          resourceEntities.push({ organization_id: org, subject_type: 'test_resource', subject_id: id, entity_id: keys.idOf('entity', k) });
-      });
-    }
-    await insertRows(db, trx, 'test_resources', resourceRows);
-    await insertRows(db, trx, 'subject_people', resourcePeople);
-    await insertRows(db, trx, 'subject_entities', resourceEntities);
-
-    const historyChanged = upserts.filter((c) => changedList(c, 'history'));
-    await deleteWhereIn(
-      trx,
-      'test_history',
-      org,
-      'test_id',
-      historyChanged.filter((c) => c.action === 'update').map((c) => c.id),
-    );
-    await insertRows(
-      db,
-      trx,
-      'test_history',
-      historyChanged.flatMap((c) =>
-        (c.after!.history ?? []).map((h, i) => ({
-          id: scanRowId(c.id, i),
-          organization_id: org,
-          test_id: c.id,
-          scanned_on: h.scannedOn,
-          status: h.status,
-        })),
-      ),
-    );
-  },
+  write: (w, changes) =>
+    writeRowsAndLinks(w, changes, {
+      table: 'tests',
+      columns: rowColumns,
+      rowFields: ROW_FIELDS,
+      subject: 'test',
+      links: ['assignees', 'entities', 'tickets', 'risks', 'requirements', 'controls'],
+      mappings: 'test',
+      ticketRowId,
+      children: writeTestChildren,
+      dependents: [
+        ['evidence_tests', 'test_id'],
+        ['test_applications', 'test_id'],
+        ['test_history', 'test_id'],
+      ],
+      childrenOfDeleted: (w, ids) => deleteResources(w, ids),
+    }),
 
   async events(w, changes) {
     const updates = changes.filter((c) => c.action === 'update');
@@ -548,12 +381,6 @@ export const testsKind: ProgramKind<ProgramTest> = {
     return { events };
   },
 };
-
-/** The row IDs of the flagged resources of the given tests (their assignees and entities hang from them). */
-async function selectRowIds(w: WriteContext, testIds: readonly string[]): Promise<string[]> {
-  const wanted = new Set(testIds);
-  return (await selectAll(w.trx, 'test_resources', w.organizationId)).filter((r) => wanted.has(r.test_id)).map((r) => r.id);
-}
 
 function repeated(values: readonly string[] | undefined, at: string, message: string, issues: FieldIssue[], suffix = ''): void {
   const seen = new Set<string>();

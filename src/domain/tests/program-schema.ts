@@ -18,8 +18,8 @@ import {
   RequirementRefs,
   Text,
   URL_MAX_LENGTH,
-} from '../program/fields.ts';
-import { RECORD_KEY_MAX_LENGTH } from '../frameworks/program-schema.ts';
+} from '../kinds/fields.ts';
+import { RECORD_KEY_MAX_LENGTH } from '../kinds/fields.ts';
 
 export const TEST_KINDS = ['automated', 'cloud'] as const;
 

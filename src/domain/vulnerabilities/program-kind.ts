@@ -10,20 +10,15 @@
 // Events are those of the API's create and update: `vulnerability.created` with the finding as
 // GET shows it, `vulnerability.updated` with the fields of GET (every expansion: affected
 // resources of every status, tickets, risks) that changed.
-import { changedList, group } from '../program/list-changes.ts';
-import { isDeepStrictEqual } from 'node:util';
-import type { IssueSink, ProgramKind, RecordChange, Reference, WriteContext } from '../program/kind.ts';
-import { createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
-import { derivedRecordId } from '../program/keys.ts';
+import { changedList, group } from '../kinds/list-changes.ts';
+import type { IssueSink, ProgramKind, RecordChange, Reference, WriteContext } from '../kinds/kind.ts';
+import type { RecordedKindEvents } from '../events/kind-events.ts';
+import { createdStamps, mergeEntry, sorted, stampModified } from '../kinds/normalize.ts';
+import { derivedRecordId } from '../kinds/keys.ts';
 import { ProgramVulnerability, type ProgramAffectedResource, FINDING_ENTRY_KEY } from './program-schema.ts';
-import { deleteWhereIn, insertRows, selectAll, selectColumns, updateRow } from '../../storage/db/repositories/program-writes.ts';
-import {
-  peopleBySubject,
-  replaceSubjectLinks,
-  risksBySubject,
-  ticketsBySubject,
-  type PersonLink,
-} from '../../storage/db/repositories/program-links.ts';
+import { deleteWhereIn, insertRows, selectAll, selectColumns } from '../../storage/db/repositories/program-writes.ts';
+import { peopleBySubject, risksBySubject, ticketsBySubject } from '../../storage/db/repositories/program-links.ts';
+import { writeRowsAndLinks } from '../kinds/row-writer.ts';
 import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
 import { listCustomFieldDefinitions, type CustomFieldDefinition } from '../../storage/db/repositories/vulnerabilities.ts';
 import type { Row } from '../../storage/db/bulk-insert.ts';
@@ -154,7 +149,7 @@ function rowColumns(e: ProgramVulnerability, w: WriteContext) {
   };
 }
 
-export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
+export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability, RecordedKindEvents> = {
   name: 'vulnerabilities',
   record: 'vulnerability',
   resources: ['vulnerability'],
@@ -311,110 +306,22 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability> = {
 
   checkWrites: checkValues,
 
-  async write(w, changes) {
-    const { db, trx, organizationId: org, keys } = w;
-    const created = changes.filter((c) => c.action === 'create');
-    const updated = changes.filter((c) => c.action === 'update');
-    const deleted = changes.filter((c) => c.action === 'delete').map((c) => c.id);
-
-    if (deleted.length > 0) {
-      for (const table of ['subject_people', 'tickets', 'risk_links'] as const)
-        await deleteWhereIn(trx, table, org, 'subject_id', deleted, 'vulnerability');
-      await deleteWhereIn(trx, 'custom_field_values', org, 'subject_id', deleted);
-      await deleteWhereIn(trx, 'vulnerability_resources', org, 'vulnerability_id', deleted);
-      await deleteWhereIn(trx, 'vulnerabilities', org, 'id', deleted);
-    }
-
-    await insertRows(
-      db,
-      trx,
-      'vulnerabilities',
-      created.map((c) => ({
-        id: c.id,
-        organization_id: org,
-        source: partsOf(c.key).source,
-        finding_key: partsOf(c.key).findingKey,
-        ...rowColumns(c.after!, w),
-      })),
-    );
-    for (const c of updated)
-      if (ROW_FIELDS.some((f) => !isDeepStrictEqual(c.before![f], c.after![f])))
-        await updateRow(trx, 'vulnerabilities', org, c.id, rowColumns(c.after!, w));
-
-    const upserts = [...created, ...updated];
-    const people = new Map<string, PersonLink[]>();
-    const tickets = new Map<string, { ticketId: string; source: string; url: string }[]>();
-    const risks = new Map<string, string[]>();
-    for (const c of upserts) {
-      const e = c.after!;
-      if (changedList(c, 'assignees'))
-        people.set(
-          c.id,
-          (e.assignees ?? []).map((a) => ({
-            personId: keys.idOf('person', a.person),
-            role: 'assignee' as const,
-            isPrimary: a.isPrimary ?? false,
-          })),
-        );
-      if (changedList(c, 'tickets'))
-        tickets.set(
-          c.id,
-          (e.tickets ?? []).map((t) => ({ ticketId: t.id, source: t.source, url: t.url })),
-        );
-      if (changedList(c, 'risks'))
-        risks.set(
-          c.id,
-          (e.risks ?? []).map((k) => keys.idOf('risk', k)),
-        );
-    }
-    await replaceSubjectLinks(db, trx, org, 'vulnerability', { people, tickets, risks }, ticketRowId, new Set(created.map((c) => c.id)));
-
-    const valuesChanged = upserts.filter((c) => changedList(c, 'customFields'));
-    await deleteWhereIn(
-      trx,
-      'custom_field_values',
-      org,
-      'subject_id',
-      valuesChanged.filter((c) => c.action === 'update').map((c) => c.id),
-    );
-    await insertRows(
-      db,
-      trx,
-      'custom_field_values',
-      valuesChanged.flatMap((c) =>
-        (c.after!.customFields ?? []).map((v) => ({
-          organization_id: org,
-          custom_field_id: keys.idOf('customField', v.field),
-          subject_id: c.id,
-          value: v.value,
-        })),
-      ),
-    );
-
-    const resourcesChanged = upserts.filter((c) => changedList(c, 'affectedResources'));
-    await deleteWhereIn(
-      trx,
-      'vulnerability_resources',
-      org,
-      'vulnerability_id',
-      resourcesChanged.filter((c) => c.action === 'update').map((c) => c.id),
-    );
-    const rows: Row<'vulnerability_resources'>[] = [];
-    for (const c of resourcesChanged)
-      (c.after!.affectedResources ?? []).forEach((r, i) => {
-        rows.push({
-          id: resourceRowId(c.id, i),
-          organization_id: org,
-          vulnerability_id: c.id,
-          name: r.name,
-          type: r.type,
-          tags: JSON.stringify(r.tags ?? []),
-          first_seen: r.firstSeen ?? c.after!.firstSeen ?? w.now,
-          status: r.status ?? 'open',
-        });
-      });
-    await insertRows(db, trx, 'vulnerability_resources', rows);
-  },
+  write: (w, changes) =>
+    writeRowsAndLinks(w, changes, {
+      table: 'vulnerabilities',
+      columns: rowColumns,
+      keyColumns: (key) => ({ source: partsOf(key).source, finding_key: partsOf(key).findingKey }),
+      rowFields: ROW_FIELDS,
+      subject: 'vulnerability',
+      links: ['assignees', 'tickets', 'risks'],
+      ticketRowId,
+      ticket: (t: { id: string; source: string; url: string }) => ({ ticketId: t.id, source: t.source, url: t.url }),
+      dependents: [
+        ['custom_field_values', 'subject_id'],
+        ['vulnerability_resources', 'vulnerability_id'],
+      ],
+      children: writeValuesAndResources,
+    }),
 
   async events(w, changes) {
     const upserts = changes.filter((c) => c.action !== 'delete');
@@ -537,4 +444,54 @@ export function findingShape(
     );
   }
   return detail;
+}
+
+/** A finding's custom field values and affected resources, each list rewritten whole when it changed. */
+async function writeValuesAndResources(w: WriteContext, upserts: readonly RecordChange<ProgramVulnerability>[]): Promise<void> {
+  const { db, trx, organizationId: org, keys } = w;
+  const valuesChanged = upserts.filter((c) => changedList(c, 'customFields'));
+  await deleteWhereIn(
+    trx,
+    'custom_field_values',
+    org,
+    'subject_id',
+    valuesChanged.filter((c) => c.action === 'update').map((c) => c.id),
+  );
+  await insertRows(
+    db,
+    trx,
+    'custom_field_values',
+    valuesChanged.flatMap((c) =>
+      (c.after!.customFields ?? []).map((v) => ({
+        organization_id: org,
+        custom_field_id: keys.idOf('customField', v.field),
+        subject_id: c.id,
+        value: v.value,
+      })),
+    ),
+  );
+
+  const resourcesChanged = upserts.filter((c) => changedList(c, 'affectedResources'));
+  await deleteWhereIn(
+    trx,
+    'vulnerability_resources',
+    org,
+    'vulnerability_id',
+    resourcesChanged.filter((c) => c.action === 'update').map((c) => c.id),
+  );
+  const rows: Row<'vulnerability_resources'>[] = [];
+  for (const c of resourcesChanged)
+    (c.after!.affectedResources ?? []).forEach((r, i) => {
+      rows.push({
+        id: resourceRowId(c.id, i),
+        organization_id: org,
+        vulnerability_id: c.id,
+        name: r.name,
+        type: r.type,
+        tags: JSON.stringify(r.tags ?? []),
+        first_seen: r.firstSeen ?? c.after!.firstSeen ?? w.now,
+        status: r.status ?? 'open',
+      });
+    });
+  await insertRows(db, trx, 'vulnerability_resources', rows);
 }

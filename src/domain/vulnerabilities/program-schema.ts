@@ -5,7 +5,7 @@
 // and risks name their records by key.
 import { Type, type Static } from 'typebox';
 import { SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../../shared/vocabulary.ts';
-import { EpochMs, OrNull, KeyRef, KeyRefs, NAME_MAX_LENGTH, Name, PersonRef, ProgramAssignees, Url } from '../program/fields.ts';
+import { EpochMs, OrNull, KeyRef, KeyRefs, NAME_MAX_LENGTH, Name, PersonRef, ProgramAssignees, Url } from '../kinds/fields.ts';
 import { FIX_AVAILABLE } from './shape.ts';
 import { MAX_CUSTOM_FIELD_VALUE } from './write-schema.ts';
 

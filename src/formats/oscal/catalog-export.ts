@@ -3,7 +3,7 @@
 // code the control's `label` property, its name the title, its id an OSCAL token made from the
 // requirement's key (kept as it is when it already is a token) or its code. Importing the export
 // (src/formats/oscal/catalog-import.ts) gives back the same codes and names in the same order.
-import { RECORD_KEY_MAX_LENGTH } from '../../domain/frameworks/program-schema.ts';
+import { RECORD_KEY_MAX_LENGTH } from '../../domain/kinds/fields.ts';
 import { OSCAL_TOKEN, OSCAL_VERSION, type OscalCatalogDocument, type OscalControl } from './catalog-shape.ts';
 import { URL_NAMESPACE, uuidV5 } from '../../shared/uuid-v5.ts';
 

@@ -8,13 +8,12 @@ import { validationFailed, type FieldIssue } from '../../shared/errors.ts';
 import {
   FRAMEWORK_NAME_MAX_LENGTH,
   FRAMEWORK_REQUIREMENTS_MAX,
-  RECORD_KEY_MAX_LENGTH,
-  RECORD_KEY_PATTERN,
   REQUIREMENT_CODE_MAX_LENGTH,
   REQUIREMENT_NAME_MAX_LENGTH,
   type ProgramFramework,
   type ProgramRequirement,
 } from '../../domain/frameworks/program-schema.ts';
+import { RECORD_KEY_MAX_LENGTH, RECORD_KEY_PATTERN } from '../../domain/kinds/fields.ts';
 import { invisibleIssue, typedName } from '../../domain/text.ts';
 import { OSCAL_NAMESPACE, OSCAL_TOKEN, UUID_PATTERN } from './catalog-shape.ts';
 

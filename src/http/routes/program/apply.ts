@@ -11,7 +11,7 @@ import { bodySha256, programForCredential, refuseWithoutWriteScope } from '../..
 import { ProgramDocument } from '../../../domain/program/document-schema.ts';
 import { ProgramPlan } from '../../../domain/program/plan-schema.ts';
 import { ServiceError, validationFailed } from '../../../shared/errors.ts';
-import { RecordKey } from '../../../domain/frameworks/program-schema.ts';
+import { RecordKey } from '../../../domain/kinds/fields.ts';
 import { frameworkFromCatalog } from '../../../formats/oscal/catalog-import.ts';
 import { PROGRAM_FORMAT_VERSION } from '../../../domain/program/document-schema.ts';
 import { loadProgramInPool, type PooledProgram } from '../../../workers/load-program-in-pool.ts';

@@ -269,3 +269,20 @@ export async function replaceArtifactMappings(
     await insertRows(db, trx, 'control_artifacts', rows);
   }
 }
+
+/** Deletes everything that hangs from the given subjects of one type: people, entities, risks and tickets. */
+export async function deleteSubjectLinks(
+  trx: Q,
+  organizationId: string,
+  subjectType: SubjectType,
+  subjectIds: readonly string[],
+): Promise<void> {
+  for (const table of ['subject_people', 'subject_entities', 'risk_links', 'tickets'] as const)
+    await deleteWhereIn(trx, table, organizationId, 'subject_id', subjectIds, subjectType);
+}
+
+/** Deletes the requirement mappings and artifact links of the given controls. */
+export async function deleteControlMappings(trx: Q, organizationId: string, controlIds: readonly string[]): Promise<void> {
+  await deleteWhereIn(trx, 'control_requirements', organizationId, 'control_id', controlIds);
+  await deleteWhereIn(trx, 'control_artifacts', organizationId, 'control_id', controlIds);
+}

@@ -3,10 +3,10 @@
 // apply records the same event as a move or a PATCH that makes the same change. Entries name
 // records by key; this resolves them to what GET shows (a person stamp's name and email, an
 // entity's ID and name…), read inside the apply's transaction after its writes.
-import { changedFields, type Changes } from '../events/changes.ts';
+import { changedFields, type Changes } from './changes.ts';
 import { loadNamedRecords, type NamedRecords } from '../../storage/db/repositories/program-reads.ts';
-import type { KeyedEntry, WriteContext } from './kind.ts';
-import type { NewEvent } from '../events/record.ts';
+import type { KeyedEntry, WriteContext } from '../kinds/kind.ts';
+import type { NewEvent } from './record.ts';
 
 /** How a document field shows in GET: its name there, and what its value refers to. */
 export type FieldView = {

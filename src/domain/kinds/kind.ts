@@ -1,15 +1,15 @@
-// What one kind of record of a program document implements (issue 25), and the registry of kinds
-// in dependency order (a kind references only kinds before it). The pipeline (pipeline.ts) is the
-// same for every kind: validate → resolve keys → read current → diff → write → events.
+// What one kind of record of a program document implements (issue 25): the contract between the
+// kinds (src/domain/<resource>/program-kind.ts) and the engine that runs them
+// (src/domain/program/pipeline.ts: validate → resolve keys → read current → diff → write → events,
+// the same for every kind). It sits below both: it names no resource, and the events a kind
+// records are typed where they are defined (src/domain/events/kind-events.ts).
 import type { Kysely } from 'kysely';
 import type { TSchema } from 'typebox';
 import type { Database } from '../../storage/db/schema.ts';
 import type { Db } from '../../storage/db/connect.ts';
 import type { DataKind } from '../../shared/data-versions.ts';
-import type { Resource } from '../auth/scopes.ts';
+import type { Resource } from '../../shared/vocabulary.ts';
 import type { FieldIssue } from '../../shared/errors.ts';
-import type { NewEvent } from '../events/record.ts';
-import type { ArtifactChange } from '../events/compliance-changes.ts';
 import type { KeyBook } from './keys.ts';
 import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
 
@@ -101,13 +101,17 @@ export interface IssueSink {
   add(field: string, message: string): void;
 }
 
-/** What a kind's changes record: its own events, and the artifacts whose state under the compliance rule may have moved. */
-export interface KindEvents {
-  events: NewEvent[];
-  artifactChanges?: ArtifactChange[];
+/**
+ * What a kind's changes record: its own events, and the artifacts whose state under the compliance
+ * rule may have moved. The contract leaves their types open (they name every resource's GET shape);
+ * src/domain/events/kind-events.ts fills them in for the kinds and the engine.
+ */
+export interface KindEvents<Event = unknown, Change = unknown> {
+  events: Event[];
+  artifactChanges?: Change[];
 }
 
-export interface ProgramKind<E extends KeyedEntry = KeyedEntry> {
+export interface ProgramKind<E extends KeyedEntry = KeyedEntry, Recorded extends KindEvents = KindEvents> {
   /** the document's property */
   name: ProgramKindName;
   /** the record kind its keys are stored under (program_keys.kind) and references name */
@@ -160,7 +164,7 @@ export interface ProgramKind<E extends KeyedEntry = KeyedEntry> {
    */
   write(ctx: WriteContext, changes: readonly RecordChange<E>[]): Promise<void>;
   /** The events of the changes (after `write`), in the changes' order; called a chunk of changes at a time, as `write`. */
-  events?(ctx: EventContext, changes: readonly RecordChange<E>[]): Promise<KindEvents> | KindEvents;
+  events?(ctx: EventContext, changes: readonly RecordChange<E>[]): Promise<Recorded> | Recorded;
   /**
    * Whether a change can move the compliance rule's answers (a control's status, a framework's
    * progress); default: any change of a compliance kind can. A plan or apply that changes none

@@ -3,9 +3,24 @@
 // strings up to 255). Every kind's entry schema (src/domain/<resource>/program-schema.ts) builds on
 // these, so one bound means the same thing everywhere.
 import { Type, type TSchema } from 'typebox';
-import { RECORD_KEY_MAX_LENGTH, RECORD_KEY_PATTERN, RecordKey } from '../frameworks/program-schema.ts';
 
-export { RecordKey };
+/** Longest record key accepted. */
+export const RECORD_KEY_MAX_LENGTH = 128;
+/**
+ * Letters and digits of any script, `_`, then also `.` and `-`: every OSCAL identifier (a token:
+ * a letter or `_`, then letters, digits, `.`, `-`, `_`) is a key as it is.
+ */
+export const RECORD_KEY_PATTERN = /^[\p{L}\p{N}_][\p{L}\p{N}._-]*$/u;
+
+/** The rule a key follows, as the schema describes it. */
+export const RECORD_KEY_RULE = `1-${RECORD_KEY_MAX_LENGTH} letters, digits, \`_\`, \`.\` or \`-\`, starting with a letter, a digit or \`_\`; case-sensitive.`;
+
+export const RecordKey = Type.String({
+  minLength: 1,
+  maxLength: RECORD_KEY_MAX_LENGTH,
+  pattern: RECORD_KEY_PATTERN.source,
+  description: RECORD_KEY_RULE,
+});
 
 /** Names and short labels. */
 export const NAME_MAX_LENGTH = 255;
@@ -89,5 +104,3 @@ export const ProgramAssignees = Type.Array(ProgramAssignee, {
   maxItems: LIST_MAX_ITEMS,
   description: `In order; each person once; at most ${LIST_MAX_ITEMS}.`,
 });
-
-export { RECORD_KEY_PATTERN };
