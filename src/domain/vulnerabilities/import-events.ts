@@ -18,7 +18,8 @@ export class ImportEvents {
   private readonly stamps = new Map<string, { name: string; email: string }>();
   customFields: CustomField[] = [];
   private readonly ctx: Context;
-  private readonly trx: Kysely<Database>;
+  /** the import's transaction: a job's moves from slice to slice (./import-slices.ts) */
+  trx: Kysely<Database>;
   private readonly org: string;
   private readonly now: number;
 

@@ -4,7 +4,9 @@
 // and in batches: validated and diffed against the stored findings (./import-diff.ts), the changed
 // rows read whole, what changed written in bulk, and the events recorded from the same diff
 // (./import-events.ts). Findings of the scope and source that the file no longer reports are closed
-// at the end. A failure anywhere (a malformed entry late in the file) rolls everything back.
+// at the end. A failure anywhere (a malformed entry late in the file) rolls everything back. A job
+// runs it twice (./import-slices.ts): a dry run that checks the whole file and writes nothing, then
+// the writes in slices.
 import { shareTheLoop } from '../../shared/event-loop-turns.ts';
 import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
@@ -36,6 +38,7 @@ import { diffBatch, findingFields, type BatchDiff } from './import-diff.ts';
 import { ImportEvents } from './import-events.ts';
 import { mergeFindings, scopedKey, uniqueResources } from './import-plan.ts';
 import type { ScanFormat } from './scan-format.ts';
+import type { ImportSlices } from './import-slices.ts';
 import { MAX_HELD, type ScannedFinding, type ScanSummary } from './scanned-finding.ts';
 import { mergeCustomFields, type VulnerabilitySource } from './shape.ts';
 import { sourceOfTool } from './source-of-tool.ts';
@@ -46,6 +49,13 @@ const BATCH = 500;
 const CLOSE_PAGE = 1000;
 
 const resourceKey = (r: Pick<ImportedResource, 'type' | 'name'>) => `${r.type}\u0000${r.name}`;
+
+export interface ImportRunOptions {
+  /** check the file against the stored findings, a batch at a time, and write nothing (a job's first pass) */
+  dryRun?: boolean;
+  /** commit a slice when it is due, at the end of a batch (a job's second pass) */
+  slices?: ImportSlices;
+}
 
 /** One import inside its transaction: the counts, the keys reported, and the batch being read. */
 export class ImportRun {
@@ -65,13 +75,16 @@ export class ImportRun {
   private readonly events: ImportEvents;
 
   private readonly ctx: Context;
-  private readonly trx: Kysely<Database>;
+  /** the transaction (a slice's, for a job), or the database itself for a dry run */
+  private trx: Kysely<Database>;
   private readonly format: ScanFormat;
+  private readonly options: ImportRunOptions;
 
-  constructor(ctx: Context, trx: Kysely<Database>, format: ScanFormat, requestScope: string | undefined) {
+  constructor(ctx: Context, trx: Kysely<Database>, format: ScanFormat, requestScope: string | undefined, options: ImportRunOptions = {}) {
     this.ctx = ctx;
     this.trx = trx;
     this.format = format;
+    this.options = options;
     this.org = ctx.actor.organizationId;
     this.now = ctx.now();
     this.scope = requestScope ?? (format.scopeless ? '' : undefined);
@@ -80,17 +93,17 @@ export class ImportRun {
 
   async execute(chunks: AsyncIterable<Uint8Array>): Promise<ImportResult> {
     // First: concurrent imports (and other writes) of the organization run one after the other.
-    await lockOrganization(this.trx, this.org);
+    if (!this.options.dryRun) await lockOrganization(this.trx, this.org);
     this.events.customFields = mergeCustomFields(await listCustomFieldDefinitions(this.trx, this.org, 'vulnerability'), undefined);
     const summary = await this.parse(chunks);
     if (this.scope === undefined) this.scope = summary.scope ?? '';
     for (const finding of this.held.splice(0)) await this.add(finding);
     await this.flush();
     const source = (this.firstSource ?? sourceOfTool(summary.tool ?? '')) as VulnerabilitySource;
-    if (this.format.absentCloses) {
+    if (this.format.absentCloses && !this.options.dryRun) {
       for (const s of new Set([source, ...this.sourcesSeen()])) await this.closeUnreported(s);
     }
-    if (this.changed) await bumpDataVersions(this.trx, this.org, WRITES['vulnerabilities.import']);
+    if (this.changed && !this.options.dryRun) await bumpDataVersions(this.trx, this.org, WRITES['vulnerabilities.import']);
     return { format: this.format.name, scope: this.scope === '' ? null : this.scope, source, ...this.result };
   }
 
@@ -161,6 +174,10 @@ export class ImportRun {
     const fresh = keys.filter((k) => !this.seen.has(`${source}\u0000${k}`));
     const rows = new Map((await findStatesByKeys(this.trx, this.org, source, keys)).map((r) => [r.findingKey, r]));
     const diff = diffBatch({ source, scope: this.scope as string, now: this.now, group, fresh, rows });
+    if (this.options.dryRun) {
+      for (const key of fresh) this.seen.add(`${source}\u0000${key}`);
+      return;
+    }
     this.count(diff);
     const { updates, events } = await this.stampChanges(diff);
     events.push(...(await this.insertNew(source, diff.inserts)));
@@ -171,6 +188,20 @@ export class ImportRun {
     if (diff.inserts.length + updates.length > 0) this.changed = true;
     for (const key of fresh) this.seen.add(`${source}\u0000${key}`);
     this.openReported.set(source, (this.openReported.get(source) ?? 0) + diff.open);
+    await this.nextSliceWhenDue();
+  }
+
+  /**
+   * A job's slice boundary (./import-slices.ts), at the end of a batch: the slice's data versions
+   * bumped in it, committed, and the next one begun under the organization's lock again.
+   */
+  private async nextSliceWhenDue(): Promise<void> {
+    const slices = this.options.slices;
+    if (!slices?.due) return;
+    if (this.changed) await bumpDataVersions(this.trx, this.org, WRITES['vulnerabilities.import']);
+    this.trx = await slices.next();
+    this.events.trx = this.trx;
+    await lockOrganization(this.trx, this.org);
   }
 
   private count(diff: BatchDiff): void {
@@ -317,6 +348,7 @@ export class ImportRun {
       );
       this.result.closed += gone.length;
       this.changed = true;
+      await this.nextSliceWhenDue();
     }
   }
 }

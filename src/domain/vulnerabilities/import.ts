@@ -18,6 +18,7 @@ import { acceptJob, replayedAsNow } from '../jobs/accept.ts';
 import type { Job } from '../jobs/schema.ts';
 import { readSpool, removeSpool, spoolBody } from './import-spool.ts';
 import { ImportRun } from './import-run.ts';
+import { ImportSlices } from './import-slices.ts';
 import type { ScanFormat } from './scan-format.ts';
 import { nameText } from './scanned-text.ts';
 
@@ -101,13 +102,25 @@ export async function importVulnerabilities({ ctx, input }: { ctx: Context; inpu
  */
 export async function runImportJob(ctx: Context, job: ImportJobInput, format: ScanFormat): Promise<ImportResult> {
   authorize(ctx.actor, 'vulnerability', 'write');
-  let changed = false;
-  const result = await ctx.db.kysely.transaction().execute(async (trx) => {
-    const run = new ImportRun(ctx, trx as Kysely<Database>, format, job.scope ?? undefined);
-    const result = await run.execute(readSpool(ctx.blobs, { key: job.spool }));
-    changed = run.changed;
-    return result;
+  const org = ctx.actor.organizationId;
+  const scope = job.scope ?? undefined;
+  // The whole file checked first, writing nothing (on SQLite its reads go beside the writer), so
+  // that a file refused late leaves nothing behind though the writes are sliced.
+  await new ImportRun(ctx, ctx.db.kysely as Kysely<Database>, format, scope, { dryRun: true }).execute(
+    readSpool(ctx.blobs, { key: job.spool }),
+  );
+  let run: ImportRun | undefined;
+  const slices = new ImportSlices(ctx.db.kysely as Kysely<Database>, async () => {
+    if (run?.changed) await announceOrganizationChange(ctx, org);
   });
-  if (changed) await announceOrganizationChange(ctx, ctx.actor.organizationId);
-  return result;
+  run = new ImportRun(ctx, await slices.begin(), format, scope, { slices });
+  try {
+    const result = await run.execute(readSpool(ctx.blobs, { key: job.spool }));
+    await slices.commit();
+    if (run.changed) await announceOrganizationChange(ctx, org);
+    return result;
+  } catch (err) {
+    await slices.rollback().catch(() => {});
+    throw err;
+  }
 }
