@@ -104,6 +104,16 @@ export function mapVulnerability(
   });
 }
 
+/** A specification version whose vulnerabilities are read: 1.4 and later (`"1.5"`). */
+export function isReadVersion(value: unknown): boolean {
+  const [major, minor] = String(value).split('.').map(Number);
+  return typeof value === 'string' && major === 1 && (minor ?? 0) >= 4;
+}
+
+/** What a BOM of another version is told. */
+export const versionExpected = (value: unknown) =>
+  `expected 1.4 or later: vulnerabilities are read from CycloneDX 1.4 on, found “${String(value)}”`;
+
 /**
  * One BOM being mapped: the components its vulnerabilities name (by bom-ref), the BOM's subject
  * (metadata.component, the scope) and the summary it fills in. Each method takes one top-level
@@ -122,9 +132,7 @@ export class BomMapping {
   }
 
   specVersion(value: unknown, path: PathPart[]): void {
-    const [major, minor] = String(value).split('.').map(Number);
-    if (typeof value !== 'string' || major !== 1 || (minor ?? 0) < 4)
-      throw fileError(path, `expected 1.4 or later: vulnerabilities are read from CycloneDX 1.4 on, found “${String(value)}”`);
+    if (!isReadVersion(value)) throw fileError(path, versionExpected(value));
   }
 
   metadata(value: unknown, path: PathPart[]): void {

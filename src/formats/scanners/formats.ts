@@ -7,6 +7,7 @@ import type { FieldIssue } from '../../shared/errors.ts';
 import type { ScanFormat, SummaryWatch } from '../../domain/vulnerabilities/scan-format.ts';
 import type { ScannedFinding, ScanSummary } from '../../domain/vulnerabilities/scanned-finding.ts';
 import { cyclonedx } from '../cyclonedx/format.ts';
+import { cyclonedxXml } from '../cyclonedx-xml/format.ts';
 import { grype } from '../grype/format.ts';
 import { openvex } from '../openvex/format.ts';
 import { osv } from '../osv/format.ts';
@@ -25,6 +26,7 @@ const DESCRIPTIONS = [
   osv,
   cyclonedx,
   openvex,
+  cyclonedxXml,
 ] as const satisfies readonly ScannerFormatDescription[];
 
 export type ScannerFormat = (typeof DESCRIPTIONS)[number]['name'];
