@@ -11,9 +11,9 @@ export interface ErrorBody {
     details: Array<{
       field: string;
       message: string;
-      /** Extension: the line of the problem in a program document body. */
+      /** Extension: the line of the problem in a program document body or an XML scanner file. */
       line?: number;
-      /** Extension: the column of the problem in a program document body. */
+      /** Extension: the column of the problem in a program document body or an XML scanner file. */
       column?: number;
     } | {
       dependency: string;
@@ -2543,9 +2543,9 @@ export interface GetJobResponse {
       details: Array<{
         field: string;
         message: string;
-        /** Extension: the line of the problem in a program document body. */
+        /** Extension: the line of the problem in a program document body or an XML scanner file. */
         line?: number;
-        /** Extension: the column of the problem in a program document body. */
+        /** Extension: the column of the problem in a program document body or an XML scanner file. */
         column?: number;
       } | {
         dependency: string;
@@ -4656,9 +4656,9 @@ export interface ImportVulnerabilitiesAccepted {
       details: Array<{
         field: string;
         message: string;
-        /** Extension: the line of the problem in a program document body. */
+        /** Extension: the line of the problem in a program document body or an XML scanner file. */
         line?: number;
-        /** Extension: the column of the problem in a program document body. */
+        /** Extension: the column of the problem in a program document body or an XML scanner file. */
         column?: number;
       } | {
         dependency: string;
