@@ -25,8 +25,12 @@ export const FieldIssue = Type.Object({
   field: Type.String(),
   message: Type.String(),
   // Extension (program documents, issue 25): where the problem is in the body, when it is a document.
-  line: Type.Optional(Type.Integer({ minimum: 1, description: 'Extension: the line of the problem in a program document body.' })),
-  column: Type.Optional(Type.Integer({ minimum: 1, description: 'Extension: the column of the problem in a program document body.' })),
+  line: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'Extension: the line of the problem in a program document body or an XML scanner file.' }),
+  ),
+  column: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'Extension: the column of the problem in a program document body or an XML scanner file.' }),
+  ),
 });
 export const DependencyIssue = Type.Object({ dependency: Type.String(), issue: Type.String() });
 export const RetryAfter = Type.Object({ retryAfterSec: Type.Integer() });

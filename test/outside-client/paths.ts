@@ -399,7 +399,7 @@ export interface paths {
   "/v1/vulnerabilities/imports": {
     /**
      * Import a scanner’s findings (extension)
-     * @description Reads a scanner’s file (SARIF 2.1.0, Trivy JSON, Grype JSON, OSV-Scanner JSON, CycloneDX 1.4+ with VEX, OpenVEX; docs/scanner-formats.md) as it streams, and brings the findings of its scope and source up to date in one transaction: new ones are created; known ones are updated when something changed and left unwritten (no event) when nothing did; findings of the scope and source that the file no longer reports are closed, and a closed one reported again reopens. Statuses a person set (acknowledged, ignored, risk) are kept; the tool’s suppressions and VEX not_affected/false_positive make a finding ignored, VEX fixed closes it. The file is the raw body (any content type but multipart; `format` and `scope` in the query), or the `file` part of a multipart/form-data body after its `format` and `scope` fields. At most IMPORT_MAX_BYTES (default 104857600 bytes), refused while it streams. A malformed file, or one not of the named format, answers 400 validation_failed with a detail naming the JSON pointer; nothing is written. Idempotent under `Idempotency-Key`: the same format, scope and file (by SHA-256) replays the answer. A file larger than IMPORT_JOB_THRESHOLD_BYTES (default 8 MiB), or any file sent with `Prefer: respond-async`, is imported as a job: the answer is `202 Accepted` with the job and `Location: /v1/jobs/{jobId}`, which gives the same result (or error) once it has run; the key then replays that 202.
+     * @description Reads a scanner’s file (SARIF 2.1.0, Trivy JSON, Grype JSON, OSV-Scanner JSON, CycloneDX 1.4+ with VEX, OpenVEX, CycloneDX 1.4+ XML with VEX; docs/scanner-formats.md) as it streams, and brings the findings of its scope and source up to date in one transaction: new ones are created; known ones are updated when something changed and left unwritten (no event) when nothing did; findings of the scope and source that the file no longer reports are closed, and a closed one reported again reopens. Statuses a person set (acknowledged, ignored, risk) are kept; the tool’s suppressions and VEX not_affected/false_positive make a finding ignored, VEX fixed closes it. The file is the raw body (any content type but multipart; `format` and `scope` in the query), or the `file` part of a multipart/form-data body after its `format` and `scope` fields. At most IMPORT_MAX_BYTES (default 104857600 bytes), refused while it streams. A malformed file, or one not of the named format, answers 400 validation_failed with a detail naming the JSON pointer (for a malformed XML file, its line and column); nothing is written. Idempotent under `Idempotency-Key`: the same format, scope and file (by SHA-256) replays the answer. A file larger than IMPORT_JOB_THRESHOLD_BYTES (default 8 MiB), or any file sent with `Prefer: respond-async`, is imported as a job: the answer is `202 Accepted` with the job and `Location: /v1/jobs/{jobId}`, which gives the same result (or error) once it has run; the key then replays that 202.
      */
     post: operations["importVulnerabilities"];
   };
@@ -601,9 +601,9 @@ export interface components {
         details: ({
             field: string;
             message: string;
-            /** @description Extension: the line of the problem in a program document body. */
+            /** @description Extension: the line of the problem in a program document body or an XML scanner file. */
             line?: number;
-            /** @description Extension: the column of the problem in a program document body. */
+            /** @description Extension: the column of the problem in a program document body or an XML scanner file. */
             column?: number;
           } | {
             dependency: string;
@@ -6818,7 +6818,7 @@ export interface operations {
                  * @description The format the file was read as.
                  * @enum {unknown}
                  */
-                format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex";
+                format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex" | "cyclonedx-xml";
                 /** @description The scope the findings were matched in: the request’s, else the file’s; null when neither names one. */
                 scope: string | null;
                 /**
@@ -6846,9 +6846,9 @@ export interface operations {
                 details: ({
                     field: string;
                     message: string;
-                    /** @description Extension: the line of the problem in a program document body. */
+                    /** @description Extension: the line of the problem in a program document body or an XML scanner file. */
                     line?: number;
-                    /** @description Extension: the column of the problem in a program document body. */
+                    /** @description Extension: the column of the problem in a program document body or an XML scanner file. */
                     column?: number;
                   } | {
                     dependency: string;
@@ -12196,12 +12196,12 @@ export interface operations {
   };
   /**
    * Import a scanner’s findings (extension)
-   * @description Reads a scanner’s file (SARIF 2.1.0, Trivy JSON, Grype JSON, OSV-Scanner JSON, CycloneDX 1.4+ with VEX, OpenVEX; docs/scanner-formats.md) as it streams, and brings the findings of its scope and source up to date in one transaction: new ones are created; known ones are updated when something changed and left unwritten (no event) when nothing did; findings of the scope and source that the file no longer reports are closed, and a closed one reported again reopens. Statuses a person set (acknowledged, ignored, risk) are kept; the tool’s suppressions and VEX not_affected/false_positive make a finding ignored, VEX fixed closes it. The file is the raw body (any content type but multipart; `format` and `scope` in the query), or the `file` part of a multipart/form-data body after its `format` and `scope` fields. At most IMPORT_MAX_BYTES (default 104857600 bytes), refused while it streams. A malformed file, or one not of the named format, answers 400 validation_failed with a detail naming the JSON pointer; nothing is written. Idempotent under `Idempotency-Key`: the same format, scope and file (by SHA-256) replays the answer. A file larger than IMPORT_JOB_THRESHOLD_BYTES (default 8 MiB), or any file sent with `Prefer: respond-async`, is imported as a job: the answer is `202 Accepted` with the job and `Location: /v1/jobs/{jobId}`, which gives the same result (or error) once it has run; the key then replays that 202.
+   * @description Reads a scanner’s file (SARIF 2.1.0, Trivy JSON, Grype JSON, OSV-Scanner JSON, CycloneDX 1.4+ with VEX, OpenVEX, CycloneDX 1.4+ XML with VEX; docs/scanner-formats.md) as it streams, and brings the findings of its scope and source up to date in one transaction: new ones are created; known ones are updated when something changed and left unwritten (no event) when nothing did; findings of the scope and source that the file no longer reports are closed, and a closed one reported again reopens. Statuses a person set (acknowledged, ignored, risk) are kept; the tool’s suppressions and VEX not_affected/false_positive make a finding ignored, VEX fixed closes it. The file is the raw body (any content type but multipart; `format` and `scope` in the query), or the `file` part of a multipart/form-data body after its `format` and `scope` fields. At most IMPORT_MAX_BYTES (default 104857600 bytes), refused while it streams. A malformed file, or one not of the named format, answers 400 validation_failed with a detail naming the JSON pointer (for a malformed XML file, its line and column); nothing is written. Idempotent under `Idempotency-Key`: the same format, scope and file (by SHA-256) replays the answer. A file larger than IMPORT_JOB_THRESHOLD_BYTES (default 8 MiB), or any file sent with `Prefer: respond-async`, is imported as a job: the answer is `202 Accepted` with the job and `Location: /v1/jobs/{jobId}`, which gives the same result (or error) once it has run; the key then replays that 202.
    */
   importVulnerabilities: {
     parameters: {
       query?: {
-        /** @description The file's format: one of `sarif`, `trivy`, `grype`, `osv`, `cyclonedx`, `openvex` (docs/scanner-formats.md). */
+        /** @description The file's format: one of `sarif`, `trivy`, `grype`, `osv`, `cyclonedx`, `openvex`, `cyclonedx-xml` (docs/scanner-formats.md). */
         format?: string;
         /** @description What was scanned (the image, repository or target): findings of this scope and source that the file no longer reports are closed. Default: the scope the file names (docs/scanner-formats.md), else none. */
         scope?: string;
@@ -12218,7 +12218,7 @@ export interface operations {
         "application/json": unknown;
         "application/octet-stream": string;
         "multipart/form-data": {
-          /** @description The file's format: one of `sarif`, `trivy`, `grype`, `osv`, `cyclonedx`, `openvex` (docs/scanner-formats.md). */
+          /** @description The file's format: one of `sarif`, `trivy`, `grype`, `osv`, `cyclonedx`, `openvex`, `cyclonedx-xml` (docs/scanner-formats.md). */
           format?: string;
           /** @description What was scanned (the image, repository or target): findings of this scope and source that the file no longer reports are closed. Default: the scope the file names (docs/scanner-formats.md), else none. */
           scope?: string;
@@ -12247,7 +12247,7 @@ export interface operations {
                * @description The format the file was read as.
                * @enum {unknown}
                */
-              format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex";
+              format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex" | "cyclonedx-xml";
               /** @description The scope the findings were matched in: the request’s, else the file’s; null when neither names one. */
               scope: string | null;
               /**
@@ -12313,7 +12313,7 @@ export interface operations {
                  * @description The format the file was read as.
                  * @enum {unknown}
                  */
-                format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex";
+                format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex" | "cyclonedx-xml";
                 /** @description The scope the findings were matched in: the request’s, else the file’s; null when neither names one. */
                 scope: string | null;
                 /**
@@ -12341,9 +12341,9 @@ export interface operations {
                 details: ({
                     field: string;
                     message: string;
-                    /** @description Extension: the line of the problem in a program document body. */
+                    /** @description Extension: the line of the problem in a program document body or an XML scanner file. */
                     line?: number;
-                    /** @description Extension: the column of the problem in a program document body. */
+                    /** @description Extension: the column of the problem in a program document body or an XML scanner file. */
                     column?: number;
                   } | {
                     dependency: string;

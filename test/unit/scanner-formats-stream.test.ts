@@ -13,6 +13,7 @@ const FIXTURES: Record<Exclude<ScannerFormat, 'sarif'>, string> = {
   osv: 'osv-lockfile.json',
   cyclonedx: 'cyclonedx-vex.json',
   openvex: 'openvex.json',
+  'cyclonedx-xml': 'cyclonedx-vex.xml',
 };
 const SARIF = JSON.stringify({
   version: '2.1.0',
@@ -95,7 +96,7 @@ describe('scanner files read as streams', () => {
     assert.ok(!isScannerFormat('nessus'));
     assert.deepEqual(unknownFormatIssue('nessus'), {
       field: 'format',
-      message: 'must be one of sarif, trivy, grype, osv, cyclonedx, openvex (found “nessus”)',
+      message: 'must be one of sarif, trivy, grype, osv, cyclonedx, openvex, cyclonedx-xml (found “nessus”)',
     });
   });
 });

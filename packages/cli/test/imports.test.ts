@@ -105,6 +105,16 @@ describe('compliance vulnerabilities import', { concurrency: dialects.length }, 
         assert.deepEqual([back.reopened, back.closed, [...back.findingIds].sort()], [closed, 0, [...findingIds].sort()]);
       });
 
+      it('imports a CycloneDX XML BOM, and the same again changes nothing', async () => {
+        const file = path.join(dir, 'bom.xml');
+        fs.writeFileSync(file, fixture('cyclonedx-vex.xml'));
+        const args = ['vulns', 'import', '--format', 'cyclonedx-xml', '--scope', 'shop-api-xml', file, '--json'];
+        const first = json(await rw(args));
+        assert.deepEqual([first.format, first.scope, first.source, first.created], ['cyclonedx-xml', 'shop-api-xml', 'import', 4]);
+        const again = json(await rw(args));
+        assert.deepEqual([again.created, again.updated, again.closed, again.unchanged], [0, 0, 0, 4]);
+      });
+
       it('a replay under --idempotency-key says so; the key reused for another file is exit 7', async () => {
         const file = path.join(dir, 'codeql.sarif');
         fs.writeFileSync(file, sarif([resultAt('src/db.js', 42)]));
@@ -142,7 +152,7 @@ describe('compliance vulnerabilities import', { concurrency: dialects.length }, 
           await rw(['vulns', 'import', '--format', 'trivy']),
         ];
         for (const res of usage) assert.equal(res.code, 2, explain(res));
-        assert.match(usage[0].stderr, /--format is required: sarif, trivy, grype, osv, cyclonedx, openvex/);
+        assert.match(usage[0].stderr, /--format is required: sarif, trivy, grype, osv, cyclonedx, openvex, cyclonedx-xml/);
         assert.match(usage[1].stderr, /cannot read .*missing\.json: ENOENT/);
 
         const unknown = await rw(['vulns', 'import', '--format', 'nessus', trivy]);
@@ -175,12 +185,15 @@ describe('compliance vulnerabilities import', { concurrency: dialects.length }, 
         const group = ok(await s.cli(['vulns', '--help']));
         assert.match(group, /vulnerabilities import FILE +import a scanner's findings/);
         const help = ok(await s.cli(['vulns', 'import', '--help']));
-        assert.match(help, /--format FORMAT +the file's format \(required\) \(sarif, trivy, grype, osv, cyclonedx, openvex\)/);
+        assert.match(
+          help,
+          /--format FORMAT +the file's format \(required\) \(sarif, trivy, grype, osv, cyclonedx, openvex, cyclonedx-xml\)/,
+        );
         const bash = ok(await s.cli(['completion', 'bash']));
         assert.match(bash, /vulnerabilities\) COMPREPLY=\(\$\(compgen -W "list get create update import"/);
         assert.match(
           bash,
-          /"vulnerabilities import:--format"\) COMPREPLY=\(\$\(compgen -P "\$pre" -W "sarif trivy grype osv cyclonedx openvex"/,
+          /"vulnerabilities import:--format"\) COMPREPLY=\(\$\(compgen -P "\$pre" -W "sarif trivy grype osv cyclonedx openvex cyclonedx-xml"/,
         );
         assert.match(bash, /"vulnerabilities import"\) flags="--format --scope --json --idempotency-key"/);
       });

@@ -263,7 +263,7 @@ describe('compliance at a terminal and on first use', { concurrency: 1 }, () => 
       };
       assert.deepEqual(complete('compliance vu'), ['vulnerabilities', 'vulns']);
       assert.deepEqual(complete('compliance vulns '), ['create', 'get', 'import', 'list', 'update']);
-      assert.deepEqual(complete('compliance vulns import --format c'), ['cyclonedx']);
+      assert.deepEqual(complete('compliance vulns import --format c'), ['cyclonedx', 'cyclonedx-xml']);
       assert.deepEqual(complete('compliance vulns import --sc'), ['--scope']);
       assert.deepEqual(complete('compliance controls list --func'), ['--function-groupings']);
       assert.deepEqual(complete('compliance controls list --status compliant,non'), ['compliant,non_compliant']);

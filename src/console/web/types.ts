@@ -216,8 +216,8 @@ export interface ProgramPlan {
 export interface FieldError {
   field: string;
   message: string;
-  /** Extension: the line of the problem in a program document body. */
+  /** Extension: the line of the problem in a program document body or an XML scanner file. */
   line?: number;
-  /** Extension: the column of the problem in a program document body. */
+  /** Extension: the column of the problem in a program document body or an XML scanner file. */
   column?: number;
 }

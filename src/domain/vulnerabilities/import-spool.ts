@@ -69,14 +69,16 @@ const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 const BOM = [0xef, 0xbb, 0xbf];
 
 /**
- * Passes the body through, but stops at its first significant byte when that does not open a JSON
- * object (every format's file is one): such a file is refused before the rest of it is sent or
- * stored, with the parser's own answer on what came so far (a list, a string, not JSON at all).
+ * Passes the body through, but stops at its first significant byte when that is not the one the
+ * format's files open with (`{` of a JSON object, `<` of an XML document): such a file is refused
+ * before the rest of it is sent or stored, with the parser's own answer on what came so far (a
+ * list, a string, not JSON at all).
  */
 async function* objectFirst(format: ScanFormat, body: AsyncIterable<Uint8Array | string>): AsyncGenerator<Uint8Array> {
   const seen: Buffer[] = [];
   let at = 0; // bytes of the file before the current chunk, until the first significant one
   let checked = false;
+  const opening = format.opensWith.charCodeAt(0);
   for await (const chunk of body) {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     if (!checked) {
@@ -84,7 +86,7 @@ async function* objectFirst(format: ScanFormat, body: AsyncIterable<Uint8Array |
       for (let i = 0; i < buf.length && !checked; i++) {
         const byte = buf[i] as number;
         if ((at + i < BOM.length && byte === BOM[at + i]) || WHITESPACE.has(byte)) continue;
-        if (byte !== 0x7b /* { */) await refuseStart(format, Buffer.concat(seen));
+        if (byte !== opening) await refuseStart(format, Buffer.concat(seen));
         checked = true;
       }
       at += buf.length;
@@ -98,7 +100,8 @@ async function* objectFirst(format: ScanFormat, body: AsyncIterable<Uint8Array |
 async function refuseStart(format: ScanFormat, start: Buffer): Promise<never> {
   const findings = format.parse([start]);
   for (;;) if ((await findings.next()).done) break;
-  throw validationFailed([{ field: '/', message: 'must be a JSON object' }]);
+  const message = format.opensWith === '{' ? 'must be a JSON object' : `must start with “${format.opensWith}”`;
+  throw validationFailed([{ field: '/', message }]);
 }
 
 /** The spooled file, streamed back for the import to parse. */

@@ -33,6 +33,12 @@ export interface ScanFormat {
    * closes nothing).
    */
   readonly absentCloses: boolean;
+  /**
+   * The character its files start with, after white space and a UTF-8 byte order mark: `{` for a
+   * JSON format, `<` for an XML one. A body that starts otherwise is refused before the rest of it
+   * is stored (./import-spool.ts).
+   */
+  readonly opensWith: '{' | '<';
   readonly parse: ScanParser;
 }
 

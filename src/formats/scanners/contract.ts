@@ -26,17 +26,19 @@ export interface FileTop {
 export type FormatReader = (chunks: ByteChunks, top: FileTop, watch?: SummaryWatch) => AsyncGenerator<ScannedFinding, ScanSummary>;
 
 /**
- * One scanner format, described in its folder: all the service knows of it by name. A scan is the
- * default: it names its scope (`scopeless` false) and what it no longer reports is closed
- * (`absentCloses` true); a format says so only when it differs.
+ * One scanner format, described in its folder: all the service knows of it by name. A JSON scan is
+ * the default: it names its scope (`scopeless` false), what it no longer reports is closed
+ * (`absentCloses` true) and its files open with `{` (`opensWith`); a format says so only when it
+ * differs.
  */
-export interface ScannerFormatDescription<Name extends string = string> extends Partial<Pick<ScanFormat, 'scopeless' | 'absentCloses'>> {
+export interface ScannerFormatDescription<Name extends string = string>
+  extends Partial<Pick<ScanFormat, 'scopeless' | 'absentCloses' | 'opensWith'>> {
   readonly name: Name;
   /** as the route's description lists it: "Grype JSON" */
   readonly title: string;
   /** as a refusal names it: "a Grype JSON report" */
   readonly label: string;
-  /** top-level members only this format writes: a file that has one is this format's */
+  /** top-level members only this format writes: a file that has one is this format's (none for XML) */
   readonly signatures: readonly string[];
   readonly read: FormatReader;
 }

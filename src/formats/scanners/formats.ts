@@ -7,6 +7,7 @@ import type { FieldIssue } from '../../shared/errors.ts';
 import type { ScanFormat, SummaryWatch } from '../../domain/vulnerabilities/scan-format.ts';
 import type { ScannedFinding, ScanSummary } from '../../domain/vulnerabilities/scanned-finding.ts';
 import { cyclonedx } from '../cyclonedx/format.ts';
+import { cyclonedxXml } from '../cyclonedx-xml/format.ts';
 import { grype } from '../grype/format.ts';
 import { openvex } from '../openvex/format.ts';
 import { osv } from '../osv/format.ts';
@@ -25,6 +26,7 @@ const DESCRIPTIONS = [
   osv,
   cyclonedx,
   openvex,
+  cyclonedxXml,
 ] as const satisfies readonly ScannerFormatDescription[];
 
 export type ScannerFormat = (typeof DESCRIPTIONS)[number]['name'];
@@ -33,8 +35,8 @@ export type { SummaryWatch };
 /** A format as the registry hands it out: its description, and its parser for the import pipeline. */
 export type ScannerFormatEntry = ScannerFormatDescription<ScannerFormat> & ScanFormat;
 
-/** What a format does not say is a scan's: it names its scope, and its silence closes. */
-const SCAN = { scopeless: false, absentCloses: true } as const;
+/** What a format does not say is a JSON scan's: it names its scope, its silence closes, its files open with `{`. */
+const SCAN = { scopeless: false, absentCloses: true, opensWith: '{' } as const;
 
 export const SCANNER_FORMAT_ENTRIES: readonly ScannerFormatEntry[] = DESCRIPTIONS.map((d) => {
   const top = fileTop(d, DESCRIPTIONS);

@@ -11,9 +11,9 @@ export interface ErrorBody {
     details: Array<{
       field: string;
       message: string;
-      /** Extension: the line of the problem in a program document body. */
+      /** Extension: the line of the problem in a program document body or an XML scanner file. */
       line?: number;
-      /** Extension: the column of the problem in a program document body. */
+      /** Extension: the column of the problem in a program document body or an XML scanner file. */
       column?: number;
     } | {
       dependency: string;
@@ -2519,7 +2519,7 @@ export interface GetJobResponse {
     finishedAt: string | null;
     result?: {
       /** The format the file was read as. */
-      format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex";
+      format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex" | "cyclonedx-xml";
       /** The scope the findings were matched in: the request’s, else the file’s; null when neither names one. */
       scope: string | null;
       /** The source the findings got: the tool’s own when it is one of the spec’s (SARIF), otherwise `import`. */
@@ -2543,9 +2543,9 @@ export interface GetJobResponse {
       details: Array<{
         field: string;
         message: string;
-        /** Extension: the line of the problem in a program document body. */
+        /** Extension: the line of the problem in a program document body or an XML scanner file. */
         line?: number;
-        /** Extension: the column of the problem in a program document body. */
+        /** Extension: the column of the problem in a program document body or an XML scanner file. */
         column?: number;
       } | {
         dependency: string;
@@ -4579,7 +4579,7 @@ export interface UploadEvidenceAttachmentsResponse {
 // POST /v1/vulnerabilities/imports: Import a scanner’s findings (extension)
 
 export interface ImportVulnerabilitiesQuery {
-  /** The file's format: one of `sarif`, `trivy`, `grype`, `osv`, `cyclonedx`, `openvex` (docs/scanner-formats.md). */
+  /** The file's format: one of `sarif`, `trivy`, `grype`, `osv`, `cyclonedx`, `openvex`, `cyclonedx-xml` (docs/scanner-formats.md). */
   format?: string;
   /** What was scanned (the image, repository or target): findings of this scope and source that the file no longer reports are closed. Default: the scope the file names (docs/scanner-formats.md), else none. */
   scope?: string;
@@ -4592,7 +4592,7 @@ export type ImportVulnerabilitiesBody = unknown;
 export interface ImportVulnerabilitiesResponse {
   data: {
     /** The format the file was read as. */
-    format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex";
+    format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex" | "cyclonedx-xml";
     /** The scope the findings were matched in: the request’s, else the file’s; null when neither names one. */
     scope: string | null;
     /** The source the findings got: the tool’s own when it is one of the spec’s (SARIF), otherwise `import`. */
@@ -4632,7 +4632,7 @@ export interface ImportVulnerabilitiesAccepted {
     finishedAt: string | null;
     result?: {
       /** The format the file was read as. */
-      format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex";
+      format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex" | "cyclonedx-xml";
       /** The scope the findings were matched in: the request’s, else the file’s; null when neither names one. */
       scope: string | null;
       /** The source the findings got: the tool’s own when it is one of the spec’s (SARIF), otherwise `import`. */
@@ -4656,9 +4656,9 @@ export interface ImportVulnerabilitiesAccepted {
       details: Array<{
         field: string;
         message: string;
-        /** Extension: the line of the problem in a program document body. */
+        /** Extension: the line of the problem in a program document body or an XML scanner file. */
         line?: number;
-        /** Extension: the column of the problem in a program document body. */
+        /** Extension: the column of the problem in a program document body or an XML scanner file. */
         column?: number;
       } | {
         dependency: string;
