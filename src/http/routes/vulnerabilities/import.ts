@@ -141,7 +141,7 @@ function registerImport(app: FastifyInstance, { system }: RouteDeps) {
           'The file is the raw body (any content type but multipart; `format` and `scope` in the query), or the `file` part of a multipart/form-data body after its `format` and `scope` fields. ' +
           `At most IMPORT_MAX_BYTES (default ${DEFAULT_IMPORT_MAX_BYTES} bytes), refused while it streams. A malformed file, or one not of the named format, answers 400 validation_failed with a detail naming the JSON pointer (for a malformed XML file, its line and column); nothing is written. ` +
           'Idempotent under `Idempotency-Key`: the same format, scope and file (by SHA-256) replays the answer. ' +
-          'A file larger than IMPORT_JOB_THRESHOLD_BYTES (default 8 MiB), or any file sent with `Prefer: respond-async`, is imported as a job: the answer is `202 Accepted` with the job and `Location: /v1/jobs/{jobId}`, which gives the same result (or error) once it has run; the key then replays that 202.',
+          'A file larger than IMPORT_JOB_THRESHOLD_BYTES (default 8 MiB), or any file sent with `Prefer: respond-async`, is imported as a job: the answer is `202 Accepted` with the job and `Location: /v1/jobs/{jobId}`, which gives the same result (or error) once it has run; the key then replays that 202. A job checks the whole file first (a refused file writes nothing), then writes in slices of about 200 ms, each its own transaction, so other writes go through meanwhile.',
         security: [{ bearerAuth: ['vulnerability:write'] }],
         consumes: ['application/octet-stream', 'multipart/form-data'],
         headers: ImportHeaders,
