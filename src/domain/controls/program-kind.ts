@@ -10,6 +10,8 @@ import { selectAll } from '../../storage/db/repositories/program-writes.ts';
 import { entitiesBySubject, peopleBySubject, requirementsByControl, risksBySubject } from '../../storage/db/repositories/program-links.ts';
 import { writeRowsAndLinks } from '../kinds/row-writer.ts';
 import { updateEvents, type FieldView } from '../events/update-events.ts';
+import { fieldOrder, personIdOf, stampColumns, stampsOfRow } from '../kinds/entry-values.ts';
+import { referenceList, repeated } from '../kinds/entry-checks.ts';
 
 const FIELDS = [
   'code',
@@ -52,14 +54,9 @@ const VIEWS: Record<string, FieldView> = {
   modifiedOn: { as: 'modifiedOn' },
 };
 
-function reorder(e: ProgramControl): ProgramControl {
-  const out: Record<string, unknown> = { key: e.key };
-  for (const f of FIELDS) if (e[f] !== undefined) out[f] = e[f];
-  return out as ProgramControl;
-}
+const reorder = fieldOrder<ProgramControl>(FIELDS);
 
 function columns(e: ProgramControl, w: WriteContext) {
-  const person = (key: string | null | undefined) => (key == null ? null : w.keys.idOf('person', key));
   return {
     code: e.code,
     name: e.name,
@@ -68,12 +65,9 @@ function columns(e: ProgramControl, w: WriteContext) {
     function_grouping: e.functionGrouping,
     scope: e.scope ?? 'in_scope',
     out_of_scope_reason: e.outOfScopeReason ?? null,
-    marked_out_of_scope_by: person(e.markedOutOfScopeBy),
+    marked_out_of_scope_by: personIdOf(w, e.markedOutOfScopeBy),
     questions: JSON.stringify(e.questions ?? []),
-    added_by: person(e.addedBy),
-    added_on: e.addedOn ?? w.now,
-    last_modified_by: person(e.lastModifiedBy),
-    modified_on: e.modifiedOn ?? null,
+    ...stampColumns(e, w),
   };
 }
 
@@ -113,14 +107,11 @@ export const controlsKind: ProgramKind<ProgramControl, RecordedKindEvents> = {
           (requirements.get(r.id) ?? []).map((id) => keys.registeredKeyOf('requirement', id)).filter((k): k is string => k !== undefined),
         ),
         risks: sorted((risks.get(r.id) ?? []).map((id) => keys.keyOf('risk', id))),
-        addedOn: Number(r.added_on),
-        modifiedOn: r.modified_on === null ? null : Number(r.modified_on),
+        ...stampsOfRow(r, personKey),
       };
       entry.description = r.description;
       entry.outOfScopeReason = r.out_of_scope_reason;
       entry.markedOutOfScopeBy = r.marked_out_of_scope_by === null ? null : personKey(r.marked_out_of_scope_by);
-      entry.addedBy = r.added_by === null ? null : personKey(r.added_by);
-      entry.lastModifiedBy = r.last_modified_by === null ? null : personKey(r.last_modified_by);
       out.push({ id: r.id, entry: reorder(entry) });
     }
     return out;
@@ -164,27 +155,24 @@ export const controlsKind: ProgramKind<ProgramControl, RecordedKindEvents> = {
   touchesCompliance: changesAny<ProgramControl>(['scope', 'requirements']),
 
   check(entry, pointer, issues) {
-    const seen = new Set<string>();
-    (entry.assignees ?? []).forEach((a, i) => {
-      if (seen.has(a.person)) issues.push({ field: `${pointer}/assignees/${i}/person`, message: `lists "${a.person}" twice` });
-      seen.add(a.person);
-    });
+    repeated(
+      entry.assignees?.map((a) => a.person),
+      `${pointer}/assignees`,
+      (person) => `lists "${person}" twice`,
+      issues,
+      '/person',
+    );
     if (entry.scope === 'out_of_scope' && typeof entry.outOfScopeReason === 'string' && entry.outOfScopeReason.trim() === '')
       issues.push({ field: `${pointer}/outOfScopeReason`, message: 'must say why the control is out of scope' });
   },
 
   references(entry, pointer) {
-    const refs: Array<{ record: string; key: string; pointer: string }> = [];
-    (entry.assignees ?? []).forEach(
-      (a, i) => void refs.push({ record: 'person', key: a.person, pointer: `${pointer}/assignees/${i}/person` }),
-    );
-    (entry.entities ?? []).forEach((k, i) => void refs.push({ record: 'entity', key: k, pointer: `${pointer}/entities/${i}` }));
-    (entry.requirements ?? []).forEach(
-      (k, i) => void refs.push({ record: 'requirement', key: k, pointer: `${pointer}/requirements/${i}` }),
-    );
-    (entry.risks ?? []).forEach((k, i) => void refs.push({ record: 'risk', key: k, pointer: `${pointer}/risks/${i}` }));
-    for (const f of ['markedOutOfScopeBy', 'addedBy', 'lastModifiedBy'] as const)
-      if (typeof entry[f] === 'string') refs.push({ record: 'person', key: entry[f] as string, pointer: `${pointer}/${f}` });
+    const { refs, one, many, assignees } = referenceList(pointer);
+    assignees(entry.assignees);
+    many('entity', entry.entities, 'entities');
+    many('requirement', entry.requirements, 'requirements');
+    many('risk', entry.risks, 'risks');
+    for (const f of ['markedOutOfScopeBy', 'addedBy', 'lastModifiedBy'] as const) one('person', entry[f], f);
     return refs;
   },
 

@@ -10,7 +10,7 @@
 // Created and deleted tests have no event type of their own; their effects on controls and
 // frameworks are computed by the pipeline.
 import { group } from '../kinds/list-changes.ts';
-import type { ProgramKind, Reference, WriteContext } from '../kinds/kind.ts';
+import type { ProgramKind, WriteContext } from '../kinds/kind.ts';
 import type { RecordedKindEvents } from '../events/kind-events.ts';
 import { changesAny, createdStamps, mergeEntry, sorted } from '../kinds/normalize.ts';
 import { requirementKeys, testIdFor, testKeyOf } from '../kinds/reference-keys.ts';
@@ -28,10 +28,10 @@ import {
 } from '../../storage/db/repositories/program-links.ts';
 import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
 import { assigneesOf, approversOf, compareStrings, entitiesOf, mappingsOf, risksOf } from '../artifacts/program-shapes.ts';
-import { testStatus, type TestStatus } from '../compliance/rules.ts';
-import { changedFields } from '../events/changes.ts';
-import type { NewEvent } from '../events/record.ts';
-import type { FieldIssue } from '../../shared/errors.ts';
+import { testStatus } from '../compliance/rules.ts';
+import { shapedUpdateEvents } from '../events/update-events.ts';
+import { assigneeEntry, assigneesOfLinks, fieldOrder, nullable, num } from '../kinds/entry-values.ts';
+import { referenceList, repeated } from '../kinds/entry-checks.ts';
 import { setPresent } from '../set-present.ts';
 
 type Resource = ProgramTestResource;
@@ -76,25 +76,7 @@ const ROW_FIELDS = [
   'modifiedOn',
 ] as const;
 
-/** Sets a field to its value, or to null when it has none: an export writes every field. */
-const nullable = <T extends object, K extends keyof T>(target: T, key: K, value: T[K] | null | undefined) => {
-  target[key] = (value ?? null) as T[K];
-};
-
-/** Who and when: they change with every change, so on their own they are no update. */
-const STAMPS: ReadonlySet<string> = new Set(['addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn']);
-
-const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
-
-function reorder(e: ProgramTest): ProgramTest {
-  const out: Record<string, unknown> = { key: e.key };
-  for (const f of FIELDS) {
-    const v = e[f];
-    if (v === undefined) continue;
-    out[f] = v;
-  }
-  return out as ProgramTest;
-}
+const reorder = fieldOrder<ProgramTest>(FIELDS);
 
 const RESOURCE_FIELDS = [
   'resourceId',
@@ -211,7 +193,6 @@ export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
     const out = tests
       .map((t) => {
         const key = testKeyOf(keys, t.id);
-        const mine = people.get(t.id) ?? [];
         const entry: ProgramTest = {
           key,
           name: t.name,
@@ -219,9 +200,7 @@ export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
           result: t.result as ProgramTest['result'],
           integrationFailing: Boolean(t.integration_failing),
           applications: sorted((appsOf.get(t.id) ?? []).flatMap((a) => appName.get(a.application_id) ?? [])),
-          assignees: mine
-            .filter((p) => p.role === 'assignee')
-            .map((p) => (p.isPrimary ? { person: person(p.personId), isPrimary: true } : { person: person(p.personId) })),
+          assignees: assigneesOfLinks(people.get(t.id) ?? [], person),
           entities: sorted((entities.get(t.id) ?? []).map((id) => keys.keyOf('entity', id))),
           controls: sorted((controls.get(t.id) ?? []).map((id) => keys.keyOf('control', id))),
           requirements: sorted((requirements.get(t.id) ?? []).map(requirementKey)),
@@ -288,8 +267,7 @@ export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
       FIELDS,
     );
     for (const f of ['applications', 'entities', 'controls', 'requirements', 'risks'] as const) merged[f] = sorted(merged[f]);
-    if (entry.assignees !== undefined)
-      merged.assignees = entry.assignees.map((a) => (a.isPrimary ? { person: a.person, isPrimary: true } : { person: a.person }));
+    if (entry.assignees !== undefined) merged.assignees = entry.assignees.map(assigneeEntry);
     if (entry.resources !== undefined) merged.resources = resourceOrder(entry.resources);
     if (entry.history !== undefined) merged.history = historyOrder(entry.history);
     return reorder(merged);
@@ -320,15 +298,8 @@ export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
   },
 
   references(entry, pointer) {
-    const refs: Reference[] = [];
-    const many = (record: string, list: readonly string[] | undefined, at: string) => {
-      list?.forEach((key, i) => {
-        refs.push({ record, key, pointer: `${pointer}/${at}/${i}` });
-      });
-    };
-    entry.assignees?.forEach((a, i) => {
-      refs.push({ record: 'person', key: a.person, pointer: `${pointer}/assignees/${i}/person` });
-    });
+    const { refs, many, assignees } = referenceList(pointer);
+    assignees(entry.assignees);
     many('entity', entry.entities, 'entities');
     many('control', entry.controls, 'controls');
     many('requirement', entry.requirements, 'requirements');
@@ -358,37 +329,12 @@ export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
       childrenOfDeleted: (w, ids) => deleteResources(w, ids),
     }),
 
-  async events(w, changes) {
-    const updates = changes.filter((c) => c.action === 'update');
-    if (updates.length === 0) return { events: [] };
-    const lookups = await w.names();
-    const events: NewEvent[] = [];
-    for (const c of updates) {
-      const { status: b, ...before } = testShape(c.id, c.before!, w, lookups);
-      const { status: a, ...after } = testShape(c.id, c.after!, w, lookups);
-      if (b !== a)
-        events.push({
-          type: 'test.status_changed',
-          resourceId: c.id,
-          occurredAt: w.now,
-          data: { before: b as TestStatus, after: a as TestStatus },
-        });
-      const fieldChanges = changedFields(before, after);
-      // as the moves do: an update event only when a field besides the stamps changed
-      if (Object.keys(fieldChanges).some((f) => !STAMPS.has(f)))
-        events.push({ type: 'test.updated', resourceId: c.id, occurredAt: w.now, data: { changes: fieldChanges } });
-    }
-    return { events };
-  },
+  events: (w, changes) =>
+    shapedUpdateEvents(w, 'test', changes, async (c, lookups) => [
+      testShape(c.id, c.before!, w, lookups),
+      testShape(c.id, c.after!, w, lookups),
+    ]),
 };
-
-function repeated(values: readonly string[] | undefined, at: string, message: string, issues: FieldIssue[], suffix = ''): void {
-  const seen = new Set<string>();
-  values?.forEach((v, i) => {
-    if (seen.has(v)) issues.push({ field: `${at}/${i}${suffix}`, message });
-    seen.add(v);
-  });
-}
 
 /**
  * The test as GET /v1/tests/{id} shows it with every expansion and flagged resources of every
