@@ -9,8 +9,8 @@ import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '..
 import { selectAll } from '../../storage/db/repositories/program-writes.ts';
 import { entitiesBySubject, peopleBySubject, requirementsByControl, risksBySubject } from '../../storage/db/repositories/program-links.ts';
 import { writeRowsAndLinks } from '../kinds/row-writer.ts';
-import { updateEvents, type FieldView } from '../events/update-events.ts';
-import { fieldOrder, personIdOf, stampColumns, stampsOfRow } from '../kinds/entry-values.ts';
+import { fieldViews, updateEvents } from '../events/update-events.ts';
+import { STAMP_FIELDS, fieldOrder, personIdOf, stampColumns, stampsOfRow } from '../kinds/entry-values.ts';
 import { referenceList, repeated } from '../kinds/entry-checks.ts';
 
 const FIELDS = [
@@ -27,32 +27,20 @@ const FIELDS = [
   'entities',
   'requirements',
   'risks',
-  'addedBy',
-  'addedOn',
-  'lastModifiedBy',
-  'modifiedOn',
+  ...STAMP_FIELDS,
 ] as const satisfies readonly (keyof ProgramControl)[];
 
 /** How each field shows in GET /v1/controls/{controlId} (control.updated names them so). */
-const VIEWS: Record<string, FieldView> = {
-  code: { as: 'controlCode' },
-  name: { as: 'controlName' },
-  description: { as: 'controlDescription' },
-  domain: { as: 'controlDomain' },
-  functionGrouping: { as: 'functionGrouping' },
-  scope: { as: 'controlScope' },
-  outOfScopeReason: { as: 'outOfScopeReason' },
+const VIEWS = fieldViews(FIELDS, {
+  code: 'controlCode',
+  name: 'controlName',
+  description: 'controlDescription',
+  domain: 'controlDomain',
+  scope: 'controlScope',
+  questions: 'controlQuestions',
   markedOutOfScopeBy: { as: 'markedOutOfScopeBy', value: 'person' },
-  questions: { as: 'controlQuestions' },
-  assignees: { as: 'assignees', value: 'assignees' },
-  entities: { as: 'entities', value: 'entities' },
   requirements: { as: 'mappedRequirements', value: 'requirements' },
-  risks: { as: 'mappedRisks', value: 'risks' },
-  addedBy: { as: 'addedBy', value: 'person' },
-  addedOn: { as: 'addedOn' },
-  lastModifiedBy: { as: 'lastModifiedBy', value: 'person' },
-  modifiedOn: { as: 'modifiedOn' },
-};
+});
 
 const reorder = fieldOrder<ProgramControl>(FIELDS);
 

@@ -15,6 +15,26 @@ export type FieldView = {
   value?: 'plain' | 'person' | 'assignees' | 'people' | 'entities' | 'risks' | 'requirements' | 'mappedRequirements' | 'controls';
 } | null;
 
+/** How the fields several kinds share show in GET, unless a kind says otherwise. */
+const SHARED_VIEWS: Readonly<Record<string, FieldView>> = {
+  assignees: { as: 'assignees', value: 'assignees' },
+  approvers: { as: 'approvers', value: 'people' },
+  entities: { as: 'entities', value: 'entities' },
+  controls: { as: 'mappedControls', value: 'controls' },
+  risks: { as: 'mappedRisks', value: 'risks' },
+  addedBy: { as: 'addedBy', value: 'person' },
+  lastModifiedBy: { as: 'lastModifiedBy', value: 'person' },
+};
+
+/** How a kind's fields show in GET: as `views` say (a string renames a plain field), else as SHARED_VIEWS say, else under their own names as they are. */
+export const fieldViews = (fields: readonly string[], views: Readonly<Record<string, string | FieldView>>): Record<string, FieldView> =>
+  Object.fromEntries(
+    fields.map((f) => {
+      const view = views[f] ?? SHARED_VIEWS[f] ?? f;
+      return [f, typeof view === 'string' ? { as: view } : view];
+    }),
+  );
+
 const add = (set: Set<string>, v: unknown) => {
   if (typeof v === 'string') set.add(v);
 };

@@ -17,16 +17,20 @@ import { deleteEvidenceTests, deleteLinkAttachments, readStoredEvidence } from '
 import { compareStrings } from '../artifacts/program-shapes.ts';
 import { shapedUpdateEvents } from '../events/update-events.ts';
 import {
+  STAMP_FIELDS,
   assigneeEntry,
   assigneesOfLinks,
   fieldOrder,
   nullable,
+  nullableColumns,
+  nullDefaults,
   num,
   personIdOf,
   stampColumns,
   stampsOfRow,
 } from '../kinds/entry-values.ts';
 import { referenceList, repeated } from '../kinds/entry-checks.ts';
+import { REVIEW_DEFAULTS, reviewColumns } from '../kinds/review-fields.ts';
 import { requirementKeys, testKeyOf } from '../kinds/reference-keys.ts';
 
 type EvidenceStatus = (typeof EVIDENCE_STATUSES)[number];
@@ -57,16 +61,16 @@ const FIELDS = [
   'tests',
   'tickets',
   'attachments',
-  'addedBy',
-  'addedOn',
-  'lastModifiedBy',
-  'modifiedOn',
+  ...STAMP_FIELDS,
 ] as const satisfies readonly (keyof ProgramEvidence)[];
 
 /** The fields stored on the evidence row itself. */
 const ROW_FIELDS = FIELDS.filter(
   (f) => !['assignees', 'approvers', 'entities', 'controls', 'requirements', 'tests', 'tickets', 'attachments'].includes(f),
 );
+
+/** The fields that hold null when the record has no value (their columns are named after them). */
+const NULLABLE = ['recurrence', 'effortEstimate', 'source', 'requirementText', 'revisionRequestedOn', 'rejectionReason'] as const;
 
 /** A current record, with how many files the service hosts for it (a prune keeps those records). */
 type EvidenceRecord = CurrentRecord<ProgramEvidence> & { hostedFiles: number };
@@ -113,21 +117,11 @@ function normalizeLinks(
 function rowColumns(e: ProgramEvidence, w: WriteContext) {
   return {
     name: e.name,
-    status: e.status ?? 'not_uploaded',
-    department: e.department ?? null,
-    is_relevant: e.isRelevant ?? true,
-    not_relevant_reason: e.notRelevantReason ?? null,
-    next_review_date: e.nextReviewDate ?? null,
-    gap_status: e.gapStatus ?? 'no_gaps',
+    ...reviewColumns(e),
     gaps: JSON.stringify(e.gaps ?? []),
-    recurrence: e.recurrence ?? null,
-    effort_estimate: e.effortEstimate ?? null,
-    source: e.source ?? null,
+    ...nullableColumns(e, NULLABLE),
     collection_method: e.evidenceCollectionMethod ?? null,
-    requirement_text: e.requirementText ?? null,
     revision_requested_by: personIdOf(w, e.revisionRequestedBy),
-    revision_requested_on: e.revisionRequestedOn ?? null,
-    rejection_reason: e.rejectionReason ?? null,
     ...stampColumns(e, w),
   };
 }
@@ -208,21 +202,11 @@ export const evidenceKind: ProgramKind<ProgramEvidence, RecordedKindEvents> = {
       entry,
       current,
       {
-        status: 'not_uploaded',
-        department: null,
-        isRelevant: true,
-        notRelevantReason: null,
-        nextReviewDate: null,
-        gapStatus: 'no_gaps',
+        ...REVIEW_DEFAULTS,
         gaps: [],
-        recurrence: null,
-        effortEstimate: null,
-        source: null,
+        ...nullDefaults(NULLABLE),
         evidenceCollectionMethod: null,
-        requirementText: null,
         revisionRequestedBy: null,
-        revisionRequestedOn: null,
-        rejectionReason: null,
         assignees: [],
         approvers: [],
         entities: [],

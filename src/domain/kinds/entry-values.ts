@@ -63,3 +63,15 @@ export const stampsOfRow = (
   lastModifiedBy: r.last_modified_by === null ? null : personKey(r.last_modified_by),
   modifiedOn: num(r.modified_on),
 });
+
+/** The stamps' fields, last in every stamped kind's field order. */
+export const STAMP_FIELDS = ['addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn'] as const;
+
+const snakeCase = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** The columns of fields that hold null when the entry has no value: each stored under its name in snake case. */
+export const nullableColumns = <E extends object>(e: E, fields: readonly (keyof E & string)[]): Record<string, unknown> =>
+  Object.fromEntries(fields.map((f) => [snakeCase(f), e[f] ?? null]));
+
+/** The defaults of those fields: null. */
+export const nullDefaults = <F extends string>(fields: readonly F[]) => Object.fromEntries(fields.map((f) => [f, null])) as Record<F, null>;

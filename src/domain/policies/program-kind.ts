@@ -17,9 +17,10 @@ import {
   risksBySubject,
   ticketsBySubject,
 } from '../../storage/db/repositories/program-links.ts';
-import { updateEvents, type FieldView } from '../events/update-events.ts';
-import { fieldOrder, personIdOf, stampColumns, stampsOfRow } from '../kinds/entry-values.ts';
+import { fieldViews, updateEvents } from '../events/update-events.ts';
+import { STAMP_FIELDS, fieldOrder, nullableColumns, nullDefaults, personIdOf, stampColumns, stampsOfRow } from '../kinds/entry-values.ts';
 import { referenceList, repeated } from '../kinds/entry-checks.ts';
+import { REVIEW_DEFAULTS, reviewColumns } from '../kinds/review-fields.ts';
 import type { Row } from '../../storage/db/bulk-insert.ts';
 
 const FIELDS = [
@@ -49,46 +50,30 @@ const FIELDS = [
   'documents',
   'versionHistory',
   'tickets',
-  'addedBy',
-  'addedOn',
-  'lastModifiedBy',
-  'modifiedOn',
+  ...STAMP_FIELDS,
 ] as const satisfies readonly (keyof ProgramPolicy)[];
 
-const VIEWS: Record<string, FieldView> = {
-  customId: { as: 'policyCustomId' },
-  name: { as: 'policyName' },
-  status: { as: 'status' },
-  department: { as: 'department' },
-  isRelevant: { as: 'isRelevant' },
-  notRelevantReason: { as: 'notRelevantReason' },
-  nextReviewDate: { as: 'nextReviewDate' },
-  gapStatus: { as: 'gapStatus' },
-  aiDetectedGaps: { as: 'aiDetectedGaps' },
-  policyBehavior: { as: 'policyBehavior' },
-  versionNumber: { as: 'versionNumber' },
-  effortEstimate: { as: 'effortEstimate' },
-  recurrence: { as: 'recurrence' },
-  source: { as: 'source' },
-  requirementText: { as: 'policyRequirementText' },
+/** How each field shows in GET /v1/policies/{policyId} (policy.updated names them so). */
+const VIEWS = fieldViews(FIELDS, {
+  customId: 'policyCustomId',
+  name: 'policyName',
+  requirementText: 'policyRequirementText',
   publishedBy: { as: 'publishedBy', value: 'person' },
-  publishedOn: { as: 'publishedOn' },
-  assignees: { as: 'assignees', value: 'assignees' },
-  approvers: { as: 'approvers', value: 'people' },
-  entities: { as: 'entities', value: 'entities' },
-  controls: { as: 'mappedControls', value: 'controls' },
   requirements: { as: 'mappedRequirements', value: 'mappedRequirements' },
-  risks: { as: 'mappedRisks', value: 'risks' },
-  documents: { as: 'documents' },
-  versionHistory: { as: 'versionHistory' },
-  tickets: { as: 'tickets' },
-  addedBy: { as: 'addedBy', value: 'person' },
-  addedOn: { as: 'addedOn' },
-  lastModifiedBy: { as: 'lastModifiedBy', value: 'person' },
-  modifiedOn: { as: 'modifiedOn' },
-};
+});
 
 const reorder = fieldOrder<ProgramPolicy>(FIELDS);
+
+/** The fields that hold null when the policy has no value (their columns are named after them). */
+const NULLABLE = [
+  'policyBehavior',
+  'versionNumber',
+  'effortEstimate',
+  'recurrence',
+  'source',
+  'requirementText',
+  'publishedOn',
+] as const satisfies readonly (keyof ProgramPolicy)[];
 
 const pad = (i: number) => String(i).padStart(5, '0');
 /** Child rows' IDs: the parent's, then the place, so rows tied on GET's order keep the document's. */
@@ -98,21 +83,10 @@ function columns(e: ProgramPolicy, w: WriteContext) {
   return {
     custom_id: e.customId,
     name: e.name,
-    status: e.status ?? 'not_uploaded',
-    department: e.department ?? null,
-    is_relevant: e.isRelevant ?? true,
-    not_relevant_reason: e.notRelevantReason ?? null,
-    next_review_date: e.nextReviewDate ?? null,
-    gap_status: e.gapStatus ?? 'no_gaps',
+    ...reviewColumns(e),
     ai_detected_gaps: JSON.stringify(e.aiDetectedGaps ?? []),
-    policy_behavior: e.policyBehavior ?? null,
-    version_number: e.versionNumber ?? null,
-    effort_estimate: e.effortEstimate ?? null,
-    recurrence: e.recurrence ?? null,
-    source: e.source ?? null,
-    requirement_text: e.requirementText ?? null,
+    ...nullableColumns(e, NULLABLE),
     published_by: personIdOf(w, e.publishedBy),
-    published_on: e.publishedOn ?? null,
     ...stampColumns(e, w),
   };
 }
@@ -249,22 +223,11 @@ export const policiesKind: ProgramKind<ProgramPolicy, RecordedKindEvents> = {
       entry,
       current,
       {
-        status: 'not_uploaded',
-        department: null,
-        notRelevantReason: null,
-        policyBehavior: null,
-        versionNumber: null,
-        effortEstimate: null,
-        recurrence: null,
-        source: null,
-        requirementText: null,
+        ...REVIEW_DEFAULTS,
+        ...nullDefaults(NULLABLE),
         publishedBy: null,
         lastModifiedBy: null,
-        isRelevant: true,
-        nextReviewDate: null,
-        gapStatus: 'no_gaps',
         aiDetectedGaps: [],
-        publishedOn: null,
         assignees: [],
         approvers: [],
         entities: [],

@@ -30,7 +30,7 @@ import type { NameLookups } from '../../storage/db/repositories/program-names.ts
 import { assigneesOf, approversOf, compareStrings, entitiesOf, mappingsOf, risksOf } from '../artifacts/program-shapes.ts';
 import { testStatus } from '../compliance/rules.ts';
 import { shapedUpdateEvents } from '../events/update-events.ts';
-import { assigneeEntry, assigneesOfLinks, fieldOrder, nullable, num } from '../kinds/entry-values.ts';
+import { assigneeEntry, assigneesOfLinks, fieldOrder, nullable, nullableColumns, nullDefaults, num } from '../kinds/entry-values.ts';
 import { referenceList, repeated } from '../kinds/entry-checks.ts';
 import { setPresent } from '../set-present.ts';
 
@@ -77,6 +77,9 @@ const ROW_FIELDS = [
 ] as const;
 
 const reorder = fieldOrder<ProgramTest>(FIELDS);
+
+/** The fields that hold null when the test has no value (their columns are named after them). */
+const NULLABLE = ['description', 'remediation', 'notes', 'effortEstimate', 'ignoreReason', 'lastScannedOn'] as const;
 
 const RESOURCE_FIELDS = [
   'resourceId',
@@ -130,12 +133,7 @@ function rowColumns(e: ProgramTest, w: WriteContext) {
     name: e.name,
     result: e.result ?? 'passing',
     integration_failing: e.integrationFailing ?? false,
-    description: e.description ?? null,
-    remediation: e.remediation ?? null,
-    notes: e.notes ?? null,
-    effort_estimate: e.effortEstimate ?? null,
-    ignore_reason: e.ignoreReason ?? null,
-    last_scanned_on: e.lastScannedOn ?? null,
+    ...nullableColumns(e, NULLABLE),
     added_on: e.addedOn ?? w.now,
     modified_on: e.modifiedOn ?? null,
   };
@@ -247,12 +245,7 @@ export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
         result: 'passing',
         integrationFailing: false,
         applications: [],
-        description: null,
-        remediation: null,
-        notes: null,
-        effortEstimate: null,
-        ignoreReason: null,
-        lastScannedOn: null,
+        ...nullDefaults(NULLABLE),
         assignees: [],
         entities: [],
         controls: [],

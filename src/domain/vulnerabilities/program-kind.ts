@@ -25,7 +25,18 @@ import type { Row } from '../../storage/db/bulk-insert.ts';
 import { assigneesOf, compareStrings, personStampOf, risksOf } from '../artifacts/program-shapes.ts';
 import { changedFields } from '../events/changes.ts';
 import type { NewEvent } from '../events/record.ts';
-import { assigneeEntry, assigneesOfLinks, fieldOrder, nullable, num, stampColumns, stampsOfRow } from '../kinds/entry-values.ts';
+import {
+  STAMP_FIELDS,
+  assigneeEntry,
+  assigneesOfLinks,
+  fieldOrder,
+  nullable,
+  nullableColumns,
+  nullDefaults,
+  num,
+  stampColumns,
+  stampsOfRow,
+} from '../kinds/entry-values.ts';
 import { referenceList, repeated } from '../kinds/entry-checks.ts';
 import { setPresent } from '../set-present.ts';
 import { publicVulnerabilityId, type Severity, type VulnerabilitySource, type VulnerabilityStatus } from './shape.ts';
@@ -52,15 +63,24 @@ const FIELDS = [
   'affectedResources',
   'tickets',
   'risks',
-  'addedBy',
-  'addedOn',
-  'lastModifiedBy',
-  'modifiedOn',
+  ...STAMP_FIELDS,
 ] as const satisfies readonly (keyof ProgramVulnerability)[];
 
 const ROW_FIELDS = FIELDS.filter((f) => !['assignees', 'customFields', 'affectedResources', 'tickets', 'risks'].includes(f));
 
 const reorder = fieldOrder<ProgramVulnerability>(FIELDS);
+
+/** The fields that hold null when the finding has no value (their columns are named after them). */
+const NULLABLE = [
+  'fixAvailable',
+  'description',
+  'remediation',
+  'stepsToReproduce',
+  'lastScannedOn',
+  'cvssScore',
+  'sla',
+  'reportLink',
+] as const satisfies readonly (keyof ProgramVulnerability)[];
 
 /** The source and finding key a finding's key names. */
 export function partsOf(key: string): { source: string; findingKey: string } {
@@ -118,15 +138,8 @@ function rowColumns(e: ProgramVulnerability, w: WriteContext) {
     status: e.status ?? 'open',
     severity: e.severity,
     cve_id: e.cveId ?? '',
-    fix_available: e.fixAvailable ?? null,
-    description: e.description ?? null,
-    remediation: e.remediation ?? null,
-    steps_to_reproduce: e.stepsToReproduce ?? null,
     first_seen: e.firstSeen ?? w.now,
-    last_scanned_on: e.lastScannedOn ?? null,
-    cvss_score: e.cvssScore ?? null,
-    sla: e.sla ?? null,
-    report_link: e.reportLink ?? null,
+    ...nullableColumns(e, NULLABLE),
     ...stampColumns(e, w),
   };
 }
@@ -203,15 +216,8 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability, RecordedKind
       {
         status: 'open',
         cveId: '',
-        fixAvailable: null,
-        description: null,
-        remediation: null,
-        stepsToReproduce: null,
         firstSeen: ctx.now,
-        lastScannedOn: null,
-        cvssScore: null,
-        sla: null,
-        reportLink: null,
+        ...nullDefaults(NULLABLE),
         assignees: [],
         customFields: [],
         affectedResources: [],
