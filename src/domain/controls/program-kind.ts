@@ -2,7 +2,7 @@
 // requirements a control meets and the risks it treats. Artifacts carry the control links. An
 // update records `control.updated` with the fields that changed as GET /v1/controls/{controlId}
 // names them (as PATCH does); the statuses that flip are the pipeline's computed events.
-import type { CurrentRecord, ProgramKind, WriteContext } from '../kinds/kind.ts';
+import type { CurrentRecord, NormalizeContext, ProgramKind, WriteContext } from '../kinds/kind.ts';
 import type { RecordedKindEvents } from '../events/kind-events.ts';
 import { ProgramControl } from './program-schema.ts';
 import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../kinds/normalize.ts';
@@ -10,25 +10,11 @@ import { selectAll } from '../../storage/db/repositories/program-writes.ts';
 import { entitiesBySubject, peopleBySubject, requirementsByControl, risksBySubject } from '../../storage/db/repositories/program-links.ts';
 import { writeRowsAndLinks } from '../kinds/row-writer.ts';
 import { fieldViews, updateEvents } from '../events/update-events.ts';
-import { STAMP_FIELDS, fieldOrder, personIdOf, stampColumns, stampsOfRow } from '../kinds/entry-values.ts';
-import { referenceList, repeated } from '../kinds/entry-checks.ts';
+import { entryFields, fieldOrder, personIdOf, stampColumns, stampsOfRow } from '../kinds/entry-values.ts';
+import { referenceList, repeatedAssignees } from '../kinds/entry-checks.ts';
 
-const FIELDS = [
-  'code',
-  'name',
-  'description',
-  'domain',
-  'functionGrouping',
-  'scope',
-  'outOfScopeReason',
-  'markedOutOfScopeBy',
-  'questions',
-  'assignees',
-  'entities',
-  'requirements',
-  'risks',
-  ...STAMP_FIELDS,
-] as const satisfies readonly (keyof ProgramControl)[];
+/** The entry's fields, in the schema's order. */
+const FIELDS = entryFields<ProgramControl>(ProgramControl);
 
 /** How each field shows in GET /v1/controls/{controlId} (control.updated names them so). */
 const VIEWS = fieldViews(FIELDS, {
@@ -58,6 +44,21 @@ function columns(e: ProgramControl, w: WriteContext) {
     ...stampColumns(e, w),
   };
 }
+
+/** What a new control takes for the fields its entry leaves out. */
+const defaults = (ctx: NormalizeContext): Partial<ProgramControl> => ({
+  description: null,
+  outOfScopeReason: null,
+  markedOutOfScopeBy: null,
+  lastModifiedBy: null,
+  scope: 'in_scope',
+  questions: [],
+  assignees: [],
+  entities: [],
+  requirements: [],
+  risks: [],
+  ...createdStamps(ctx),
+});
 
 export const controlsKind: ProgramKind<ProgramControl, RecordedKindEvents> = {
   name: 'controls',
@@ -106,24 +107,7 @@ export const controlsKind: ProgramKind<ProgramControl, RecordedKindEvents> = {
   },
 
   normalize(entry, current, ctx) {
-    const merged = mergeEntry(
-      entry,
-      current,
-      {
-        description: null,
-        outOfScopeReason: null,
-        markedOutOfScopeBy: null,
-        lastModifiedBy: null,
-        scope: 'in_scope',
-        questions: [],
-        assignees: [],
-        entities: [],
-        requirements: [],
-        risks: [],
-        ...createdStamps(ctx),
-      },
-      FIELDS,
-    );
+    const merged = mergeEntry(entry, current, defaults(ctx), FIELDS);
     merged.assignees = merged.assignees?.map((a) => ({ person: a.person, isPrimary: a.isPrimary ?? false }));
     merged.entities = sorted(merged.entities);
     merged.requirements = sorted(merged.requirements);
@@ -143,23 +127,14 @@ export const controlsKind: ProgramKind<ProgramControl, RecordedKindEvents> = {
   touchesCompliance: changesAny<ProgramControl>(['scope', 'requirements']),
 
   check(entry, pointer, issues) {
-    repeated(
-      entry.assignees?.map((a) => a.person),
-      `${pointer}/assignees`,
-      (person) => `lists "${person}" twice`,
-      issues,
-      '/person',
-    );
+    repeatedAssignees(entry.assignees, pointer, issues, (person) => `lists "${person}" twice`);
     if (entry.scope === 'out_of_scope' && typeof entry.outOfScopeReason === 'string' && entry.outOfScopeReason.trim() === '')
       issues.push({ field: `${pointer}/outOfScopeReason`, message: 'must say why the control is out of scope' });
   },
 
   references(entry, pointer) {
-    const { refs, one, many, assignees } = referenceList(pointer);
-    assignees(entry.assignees);
-    many('entity', entry.entities, 'entities');
-    many('requirement', entry.requirements, 'requirements');
-    many('risk', entry.risks, 'risks');
+    const { refs, one, links } = referenceList(pointer);
+    links(entry);
     for (const f of ['markedOutOfScopeBy', 'addedBy', 'lastModifiedBy'] as const) one('person', entry[f], f);
     return refs;
   },

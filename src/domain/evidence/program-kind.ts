@@ -17,7 +17,7 @@ import { deleteEvidenceTests, deleteLinkAttachments, readStoredEvidence } from '
 import { compareStrings } from '../artifacts/program-shapes.ts';
 import { shapedUpdateEvents } from '../events/update-events.ts';
 import {
-  STAMP_FIELDS,
+  entryFields,
   assigneeEntry,
   assigneesOfLinks,
   fieldOrder,
@@ -29,40 +29,15 @@ import {
   stampColumns,
   stampsOfRow,
 } from '../kinds/entry-values.ts';
-import { referenceList, repeated } from '../kinds/entry-checks.ts';
+import { referenceList, repeated, repeatedAssignees, repeatedTickets } from '../kinds/entry-checks.ts';
 import { REVIEW_DEFAULTS, reviewColumns } from '../kinds/review-fields.ts';
 import { requirementKeys, testKeyOf } from '../kinds/reference-keys.ts';
 
 type EvidenceStatus = (typeof EVIDENCE_STATUSES)[number];
 type Link = ProgramEvidenceLink;
 
-const FIELDS = [
-  'name',
-  'status',
-  'department',
-  'isRelevant',
-  'notRelevantReason',
-  'nextReviewDate',
-  'gapStatus',
-  'gaps',
-  'recurrence',
-  'effortEstimate',
-  'source',
-  'evidenceCollectionMethod',
-  'requirementText',
-  'revisionRequestedBy',
-  'revisionRequestedOn',
-  'rejectionReason',
-  'assignees',
-  'approvers',
-  'entities',
-  'controls',
-  'requirements',
-  'tests',
-  'tickets',
-  'attachments',
-  ...STAMP_FIELDS,
-] as const satisfies readonly (keyof ProgramEvidence)[];
+/** The entry's fields, in the schema's order. */
+const FIELDS = entryFields<ProgramEvidence>(ProgramEvidence);
 
 /** The fields stored on the evidence row itself. */
 const ROW_FIELDS = FIELDS.filter(
@@ -125,6 +100,25 @@ function rowColumns(e: ProgramEvidence, w: WriteContext) {
     ...stampColumns(e, w),
   };
 }
+
+/** What a new evidence record takes for the fields its entry leaves out. */
+const defaults = (ctx: NormalizeContext): Partial<ProgramEvidence> => ({
+  ...REVIEW_DEFAULTS,
+  gaps: [],
+  ...nullDefaults(NULLABLE),
+  evidenceCollectionMethod: null,
+  revisionRequestedBy: null,
+  assignees: [],
+  approvers: [],
+  entities: [],
+  controls: [],
+  requirements: [],
+  tests: [],
+  tickets: [],
+  attachments: [],
+  lastModifiedBy: null,
+  ...createdStamps(ctx),
+});
 
 export const evidenceKind: ProgramKind<ProgramEvidence, RecordedKindEvents> = {
   name: 'evidence',
@@ -198,28 +192,7 @@ export const evidenceKind: ProgramKind<ProgramEvidence, RecordedKindEvents> = {
   },
 
   normalize(entry, current, ctx) {
-    const merged = mergeEntry(
-      entry,
-      current,
-      {
-        ...REVIEW_DEFAULTS,
-        gaps: [],
-        ...nullDefaults(NULLABLE),
-        evidenceCollectionMethod: null,
-        revisionRequestedBy: null,
-        assignees: [],
-        approvers: [],
-        entities: [],
-        controls: [],
-        requirements: [],
-        tests: [],
-        tickets: [],
-        attachments: [],
-        lastModifiedBy: null,
-        ...createdStamps(ctx),
-      },
-      FIELDS,
-    );
+    const merged = mergeEntry(entry, current, defaults(ctx), FIELDS);
     for (const f of ['entities', 'controls', 'requirements', 'tests'] as const) merged[f] = sorted(merged[f]);
     if (entry.attachments !== undefined)
       merged.attachments = normalizeLinks(entry.attachments, merged.recurrence, current?.attachments ?? [], ctx);
@@ -229,25 +202,14 @@ export const evidenceKind: ProgramKind<ProgramEvidence, RecordedKindEvents> = {
   stampChange: (normalized, given, ctx) => reorder(stampModified(normalized, given, ctx)),
 
   check(entry, pointer, issues) {
-    repeated(
-      entry.assignees?.map((a) => a.person),
-      `${pointer}/assignees`,
-      'lists this person twice',
-      issues,
-      '/person',
-    );
+    repeatedAssignees(entry.assignees, pointer, issues);
     repeated(
       entry.attachments?.map((l) => `${l.url}\u0000${l.displayName}\u0000${l.evidenceDate}`),
       `${pointer}/attachments`,
       'repeats a link (same url, displayName and evidenceDate)',
       issues,
     );
-    repeated(
-      entry.tickets?.map((t) => `${t.source}\u0000${t.ticketId}`),
-      `${pointer}/tickets`,
-      'lists this ticket twice',
-      issues,
-    );
+    repeatedTickets(entry.tickets, pointer, issues);
     entry.attachments?.forEach((l, i) => {
       if (l.periodStart != null && l.periodEnd != null && l.periodStart > l.periodEnd)
         issues.push({ field: `${pointer}/attachments/${i}/periodEnd`, message: 'must not be before periodStart' });
@@ -255,12 +217,8 @@ export const evidenceKind: ProgramKind<ProgramEvidence, RecordedKindEvents> = {
   },
 
   references(entry, pointer) {
-    const { refs, one, many, assignees } = referenceList(pointer);
-    assignees(entry.assignees);
-    many('person', entry.approvers, 'approvers');
-    many('entity', entry.entities, 'entities');
-    many('control', entry.controls, 'controls');
-    many('requirement', entry.requirements, 'requirements');
+    const { refs, one, many, links } = referenceList(pointer);
+    links(entry);
     many('test', entry.tests, 'tests');
     one('person', entry.revisionRequestedBy, 'revisionRequestedBy');
     one('person', entry.addedBy, 'addedBy');

@@ -3,6 +3,7 @@
 // entry read back and one normalized compare and print alike). Each kind declares its fields;
 // these do the rest the same way for all.
 import type { PersonLink } from '../../storage/db/repositories/program-links.ts';
+import type { TObject } from 'typebox';
 import type { KeyedEntry, WriteContext } from './kind.ts';
 
 /** A stored number (bigint columns come back as strings), or null. */
@@ -64,8 +65,9 @@ export const stampsOfRow = (
   modifiedOn: num(r.modified_on),
 });
 
-/** The stamps' fields, last in every stamped kind's field order. */
-export const STAMP_FIELDS = ['addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn'] as const;
+/** An entry's fields in the order its schema declares them, the key aside: the one order of the kind's entries. */
+export const entryFields = <E extends KeyedEntry>(schema: TObject): readonly (keyof E & string)[] =>
+  Object.keys(schema.properties).filter((f) => f !== 'key') as (keyof E & string)[];
 
 const snakeCase = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 

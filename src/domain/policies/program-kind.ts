@@ -2,7 +2,7 @@
 // metadata of files held elsewhere), version history, tickets, assignees, approvers, entities,
 // and the mappings to controls, requirements and risks. A status that moves records
 // `policy.status_changed`; other fields `policy.updated` (GET-named), as the lifecycle moves do.
-import type { CurrentRecord, ProgramKind, RecordChange, WriteContext } from '../kinds/kind.ts';
+import type { CurrentRecord, NormalizeContext, ProgramKind, RecordChange, WriteContext } from '../kinds/kind.ts';
 import { changedList, group } from '../kinds/list-changes.ts';
 import { writeRowsAndLinks } from '../kinds/row-writer.ts';
 import type { RecordedKindEvents } from '../events/kind-events.ts';
@@ -18,40 +18,13 @@ import {
   ticketsBySubject,
 } from '../../storage/db/repositories/program-links.ts';
 import { fieldViews, updateEvents } from '../events/update-events.ts';
-import { STAMP_FIELDS, fieldOrder, nullableColumns, nullDefaults, personIdOf, stampColumns, stampsOfRow } from '../kinds/entry-values.ts';
-import { referenceList, repeated } from '../kinds/entry-checks.ts';
+import { entryFields, fieldOrder, nullableColumns, nullDefaults, personIdOf, stampColumns, stampsOfRow } from '../kinds/entry-values.ts';
+import { referenceList, repeatedAssignees } from '../kinds/entry-checks.ts';
 import { REVIEW_DEFAULTS, reviewColumns } from '../kinds/review-fields.ts';
 import type { Row } from '../../storage/db/bulk-insert.ts';
 
-const FIELDS = [
-  'customId',
-  'name',
-  'status',
-  'department',
-  'isRelevant',
-  'notRelevantReason',
-  'nextReviewDate',
-  'gapStatus',
-  'aiDetectedGaps',
-  'policyBehavior',
-  'versionNumber',
-  'effortEstimate',
-  'recurrence',
-  'source',
-  'requirementText',
-  'publishedBy',
-  'publishedOn',
-  'assignees',
-  'approvers',
-  'entities',
-  'controls',
-  'requirements',
-  'risks',
-  'documents',
-  'versionHistory',
-  'tickets',
-  ...STAMP_FIELDS,
-] as const satisfies readonly (keyof ProgramPolicy)[];
+/** The entry's fields, in the schema's order. */
+const FIELDS = entryFields<ProgramPolicy>(ProgramPolicy);
 
 /** How each field shows in GET /v1/policies/{policyId} (policy.updated names them so). */
 const VIEWS = fieldViews(FIELDS, {
@@ -136,6 +109,25 @@ function normalizeFile(f: ProgramFileEntry, current: ProgramFileEntry | undefine
   };
 }
 
+/** What a new policy takes for the fields its entry leaves out. */
+const defaults = (ctx: NormalizeContext): Partial<ProgramPolicy> => ({
+  ...REVIEW_DEFAULTS,
+  ...nullDefaults(NULLABLE),
+  publishedBy: null,
+  lastModifiedBy: null,
+  aiDetectedGaps: [],
+  assignees: [],
+  approvers: [],
+  entities: [],
+  controls: [],
+  requirements: [],
+  risks: [],
+  documents: [],
+  versionHistory: [],
+  tickets: [],
+  ...createdStamps(ctx),
+});
+
 export const policiesKind: ProgramKind<ProgramPolicy, RecordedKindEvents> = {
   name: 'policies',
   record: 'policy',
@@ -219,28 +211,7 @@ export const policiesKind: ProgramKind<ProgramPolicy, RecordedKindEvents> = {
   },
 
   normalize(entry, current, ctx) {
-    const merged = mergeEntry(
-      entry,
-      current,
-      {
-        ...REVIEW_DEFAULTS,
-        ...nullDefaults(NULLABLE),
-        publishedBy: null,
-        lastModifiedBy: null,
-        aiDetectedGaps: [],
-        assignees: [],
-        approvers: [],
-        entities: [],
-        controls: [],
-        requirements: [],
-        risks: [],
-        documents: [],
-        versionHistory: [],
-        tickets: [],
-        ...createdStamps(ctx),
-      },
-      FIELDS,
-    );
+    const merged = mergeEntry(entry, current, defaults(ctx), FIELDS);
     merged.assignees = merged.assignees?.map((a) => ({ person: a.person, isPrimary: a.isPrimary ?? false }));
     for (const f of ['entities', 'controls', 'requirements', 'risks'] as const) merged[f] = sorted(merged[f]);
     // Stored and shown newest first (ties in the document's order): an entry's lists take that order.
@@ -260,23 +231,12 @@ export const policiesKind: ProgramKind<ProgramPolicy, RecordedKindEvents> = {
   touchesCompliance: changesAny<ProgramPolicy>(['status', 'isRelevant', 'controls', 'requirements']),
 
   check(entry, pointer, issues) {
-    repeated(
-      entry.assignees?.map((a) => a.person),
-      `${pointer}/assignees`,
-      (person) => `lists "${person}" twice`,
-      issues,
-      '/person',
-    );
+    repeatedAssignees(entry.assignees, pointer, issues, (person) => `lists "${person}" twice`);
   },
 
   references(entry, pointer) {
-    const { refs, one, many, assignees } = referenceList(pointer);
-    assignees(entry.assignees);
-    many('person', entry.approvers, 'approvers');
-    many('entity', entry.entities, 'entities');
-    many('control', entry.controls, 'controls');
-    many('requirement', entry.requirements, 'requirements');
-    many('risk', entry.risks, 'risks');
+    const { refs, one, links } = referenceList(pointer);
+    links(entry);
     for (const f of ['publishedBy', 'addedBy', 'lastModifiedBy'] as const) one('person', entry[f], f);
     entry.documents?.forEach((d, i) => {
       one('person', d.addedBy, `documents/${i}/addedBy`);

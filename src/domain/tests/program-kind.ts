@@ -10,9 +10,9 @@
 // Created and deleted tests have no event type of their own; their effects on controls and
 // frameworks are computed by the pipeline.
 import { group } from '../kinds/list-changes.ts';
-import type { ProgramKind, WriteContext } from '../kinds/kind.ts';
+import type { NormalizeContext, ProgramKind, WriteContext } from '../kinds/kind.ts';
 import type { RecordedKindEvents } from '../events/kind-events.ts';
-import { changesAny, createdStamps, mergeEntry, sorted } from '../kinds/normalize.ts';
+import { changesAny, mergeEntry, sorted } from '../kinds/normalize.ts';
 import { requirementKeys, testIdFor, testKeyOf } from '../kinds/reference-keys.ts';
 import { ProgramTest, type ProgramTestResource, type ProgramTestScan } from './program-schema.ts';
 import { selectAll, selectLinks } from '../../storage/db/repositories/program-writes.ts';
@@ -30,36 +30,24 @@ import type { NameLookups } from '../../storage/db/repositories/program-names.ts
 import { assigneesOf, approversOf, compareStrings, entitiesOf, mappingsOf, risksOf } from '../artifacts/program-shapes.ts';
 import { testStatus } from '../compliance/rules.ts';
 import { shapedUpdateEvents } from '../events/update-events.ts';
-import { assigneeEntry, assigneesOfLinks, fieldOrder, nullable, nullableColumns, nullDefaults, num } from '../kinds/entry-values.ts';
-import { referenceList, repeated } from '../kinds/entry-checks.ts';
+import {
+  entryFields,
+  assigneeEntry,
+  assigneesOfLinks,
+  fieldOrder,
+  nullable,
+  nullableColumns,
+  nullDefaults,
+  num,
+} from '../kinds/entry-values.ts';
+import { referenceList, repeated, repeatedAssignees, repeatedTickets } from '../kinds/entry-checks.ts';
 import { setPresent } from '../set-present.ts';
 
 type Resource = ProgramTestResource;
 type Scan = ProgramTestScan;
 
-const FIELDS = [
-  'name',
-  'kind',
-  'result',
-  'integrationFailing',
-  'applications',
-  'description',
-  'remediation',
-  'notes',
-  'effortEstimate',
-  'ignoreReason',
-  'lastScannedOn',
-  'assignees',
-  'entities',
-  'controls',
-  'requirements',
-  'risks',
-  'tickets',
-  'resources',
-  'history',
-  'addedOn',
-  'modifiedOn',
-] as const satisfies readonly (keyof ProgramTest)[];
+/** The entry's fields, in the schema's order. */
+const FIELDS = entryFields<ProgramTest>(ProgramTest);
 
 const ROW_FIELDS = [
   'name',
@@ -138,6 +126,25 @@ function rowColumns(e: ProgramTest, w: WriteContext) {
     modified_on: e.modifiedOn ?? null,
   };
 }
+
+/** What a new test takes for the fields its entry leaves out. */
+const defaults = (ctx: NormalizeContext): Partial<ProgramTest> => ({
+  kind: 'automated',
+  result: 'passing',
+  integrationFailing: false,
+  applications: [],
+  ...nullDefaults(NULLABLE),
+  assignees: [],
+  entities: [],
+  controls: [],
+  requirements: [],
+  risks: [],
+  tickets: [],
+  resources: [],
+  history: [],
+  addedOn: ctx.now,
+  modifiedOn: null,
+});
 
 export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
   name: 'tests',
@@ -236,29 +243,7 @@ export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
   },
 
   normalize(entry, current, ctx) {
-    const { addedOn, modifiedOn } = createdStamps(ctx);
-    const merged = mergeEntry(
-      entry,
-      current,
-      {
-        kind: 'automated',
-        result: 'passing',
-        integrationFailing: false,
-        applications: [],
-        ...nullDefaults(NULLABLE),
-        assignees: [],
-        entities: [],
-        controls: [],
-        requirements: [],
-        risks: [],
-        tickets: [],
-        resources: [],
-        history: [],
-        addedOn,
-        modifiedOn,
-      },
-      FIELDS,
-    );
+    const merged = mergeEntry(entry, current, defaults(ctx), FIELDS);
     for (const f of ['applications', 'entities', 'controls', 'requirements', 'risks'] as const) merged[f] = sorted(merged[f]);
     if (entry.assignees !== undefined) merged.assignees = entry.assignees.map(assigneeEntry);
     if (entry.resources !== undefined) merged.resources = resourceOrder(entry.resources);
@@ -272,31 +257,16 @@ export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
   },
 
   check(entry, pointer, issues) {
-    repeated(
-      entry.assignees?.map((a) => a.person),
-      `${pointer}/assignees`,
-      'lists this person twice',
-      issues,
-      '/person',
-    );
-    repeated(
-      entry.tickets?.map((t) => `${t.source}\u0000${t.ticketId}`),
-      `${pointer}/tickets`,
-      'lists this ticket twice',
-      issues,
-    );
+    repeatedAssignees(entry.assignees, pointer, issues);
+    repeatedTickets(entry.tickets, pointer, issues);
     entry.resources?.forEach((r, i) => {
       repeated(r.assignees, `${pointer}/resources/${i}/assignees`, 'lists this person twice', issues);
     });
   },
 
   references(entry, pointer) {
-    const { refs, many, assignees } = referenceList(pointer);
-    assignees(entry.assignees);
-    many('entity', entry.entities, 'entities');
-    many('control', entry.controls, 'controls');
-    many('requirement', entry.requirements, 'requirements');
-    many('risk', entry.risks, 'risks');
+    const { refs, many, links } = referenceList(pointer);
+    links(entry);
     entry.resources?.forEach((r, i) => {
       many('person', r.assignees, `resources/${i}/assignees`);
       many('entity', r.entities, `resources/${i}/entities`);

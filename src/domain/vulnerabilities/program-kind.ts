@@ -11,7 +11,7 @@
 // GET shows it, `vulnerability.updated` with the fields of GET (every expansion: affected
 // resources of every status, tickets, risks) that changed.
 import { changedList, group } from '../kinds/list-changes.ts';
-import type { IssueSink, ProgramKind, RecordChange, WriteContext } from '../kinds/kind.ts';
+import type { IssueSink, NormalizeContext, ProgramKind, RecordChange, WriteContext } from '../kinds/kind.ts';
 import type { RecordedKindEvents } from '../events/kind-events.ts';
 import { createdStamps, mergeEntry, sorted, stampModified } from '../kinds/normalize.ts';
 import { derivedRecordId } from '../kinds/keys.ts';
@@ -26,7 +26,7 @@ import { assigneesOf, compareStrings, personStampOf, risksOf } from '../artifact
 import { changedFields } from '../events/changes.ts';
 import type { NewEvent } from '../events/record.ts';
 import {
-  STAMP_FIELDS,
+  entryFields,
   assigneeEntry,
   assigneesOfLinks,
   fieldOrder,
@@ -37,34 +37,15 @@ import {
   stampColumns,
   stampsOfRow,
 } from '../kinds/entry-values.ts';
-import { referenceList, repeated } from '../kinds/entry-checks.ts';
+import { referenceList, repeated, repeatedAssignees, repeatedTickets } from '../kinds/entry-checks.ts';
 import { setPresent } from '../set-present.ts';
 import { publicVulnerabilityId, type Severity, type VulnerabilitySource, type VulnerabilityStatus } from './shape.ts';
 import type { VulnerabilityDetail } from './schema.ts';
 
 type Resource = ProgramAffectedResource;
 
-const FIELDS = [
-  'title',
-  'status',
-  'severity',
-  'cveId',
-  'fixAvailable',
-  'description',
-  'remediation',
-  'stepsToReproduce',
-  'firstSeen',
-  'lastScannedOn',
-  'cvssScore',
-  'sla',
-  'reportLink',
-  'assignees',
-  'customFields',
-  'affectedResources',
-  'tickets',
-  'risks',
-  ...STAMP_FIELDS,
-] as const satisfies readonly (keyof ProgramVulnerability)[];
+/** The entry's fields, in the schema's order. */
+const FIELDS = entryFields<ProgramVulnerability>(ProgramVulnerability);
 
 const ROW_FIELDS = FIELDS.filter((f) => !['assignees', 'customFields', 'affectedResources', 'tickets', 'risks'].includes(f));
 
@@ -144,6 +125,21 @@ function rowColumns(e: ProgramVulnerability, w: WriteContext) {
   };
 }
 
+/** What a new finding takes for the fields its entry leaves out. */
+const defaults = (ctx: NormalizeContext): Partial<ProgramVulnerability> => ({
+  status: 'open',
+  cveId: '',
+  firstSeen: ctx.now,
+  ...nullDefaults(NULLABLE),
+  assignees: [],
+  customFields: [],
+  affectedResources: [],
+  tickets: [],
+  risks: [],
+  lastModifiedBy: null,
+  ...createdStamps(ctx),
+});
+
 export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability, RecordedKindEvents> = {
   name: 'vulnerabilities',
   record: 'vulnerability',
@@ -210,24 +206,7 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability, RecordedKind
   },
 
   normalize(entry, current, ctx) {
-    const merged = mergeEntry(
-      entry,
-      current,
-      {
-        status: 'open',
-        cveId: '',
-        firstSeen: ctx.now,
-        ...nullDefaults(NULLABLE),
-        assignees: [],
-        customFields: [],
-        affectedResources: [],
-        tickets: [],
-        risks: [],
-        lastModifiedBy: null,
-        ...createdStamps(ctx),
-      },
-      FIELDS,
-    );
+    const merged = mergeEntry(entry, current, defaults(ctx), FIELDS);
     merged.risks = sorted(merged.risks);
     if (entry.customFields !== undefined)
       merged.customFields = entry.customFields
@@ -241,13 +220,7 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability, RecordedKind
   stampChange: (normalized, given, ctx) => reorder(stampModified(normalized, given, ctx)),
 
   check(entry, pointer, issues) {
-    repeated(
-      entry.assignees?.map((a) => a.person),
-      `${pointer}/assignees`,
-      'lists this person twice',
-      issues,
-      '/person',
-    );
+    repeatedAssignees(entry.assignees, pointer, issues);
     repeated(
       entry.customFields?.map((v) => v.field),
       `${pointer}/customFields`,
@@ -255,10 +228,9 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability, RecordedKind
       issues,
       '/field',
     );
-    repeated(
-      entry.tickets?.map((t) => `${t.source}\u0000${t.id}`),
-      `${pointer}/tickets`,
-      'lists this ticket twice',
+    repeatedTickets(
+      entry.tickets?.map((t) => ({ source: t.source, ticketId: t.id })),
+      pointer,
       issues,
     );
     const { findingKey } = partsOf(entry.key);
