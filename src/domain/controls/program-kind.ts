@@ -2,64 +2,35 @@
 // requirements a control meets and the risks it treats. Artifacts carry the control links. An
 // update records `control.updated` with the fields that changed as GET /v1/controls/{controlId}
 // names them (as PATCH does); the statuses that flip are the pipeline's computed events.
-import type { CurrentRecord, ProgramKind, WriteContext } from '../kinds/kind.ts';
+import type { CurrentRecord, NormalizeContext, ProgramKind, WriteContext } from '../kinds/kind.ts';
 import type { RecordedKindEvents } from '../events/kind-events.ts';
 import { ProgramControl } from './program-schema.ts';
 import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../kinds/normalize.ts';
 import { selectAll } from '../../storage/db/repositories/program-writes.ts';
 import { entitiesBySubject, peopleBySubject, requirementsByControl, risksBySubject } from '../../storage/db/repositories/program-links.ts';
 import { writeRowsAndLinks } from '../kinds/row-writer.ts';
-import { updateEvents, type FieldView } from '../events/update-events.ts';
+import { fieldViews, updateEvents } from '../events/update-events.ts';
+import { entryFields, fieldOrder, personIdOf, stampColumns, stampsOfRow } from '../kinds/entry-values.ts';
+import { referenceList, repeatedAssignees } from '../kinds/entry-checks.ts';
 
-const FIELDS = [
-  'code',
-  'name',
-  'description',
-  'domain',
-  'functionGrouping',
-  'scope',
-  'outOfScopeReason',
-  'markedOutOfScopeBy',
-  'questions',
-  'assignees',
-  'entities',
-  'requirements',
-  'risks',
-  'addedBy',
-  'addedOn',
-  'lastModifiedBy',
-  'modifiedOn',
-] as const satisfies readonly (keyof ProgramControl)[];
+/** The entry's fields, in the schema's order. */
+const FIELDS = entryFields<ProgramControl>(ProgramControl);
 
 /** How each field shows in GET /v1/controls/{controlId} (control.updated names them so). */
-const VIEWS: Record<string, FieldView> = {
-  code: { as: 'controlCode' },
-  name: { as: 'controlName' },
-  description: { as: 'controlDescription' },
-  domain: { as: 'controlDomain' },
-  functionGrouping: { as: 'functionGrouping' },
-  scope: { as: 'controlScope' },
-  outOfScopeReason: { as: 'outOfScopeReason' },
+const VIEWS = fieldViews(FIELDS, {
+  code: 'controlCode',
+  name: 'controlName',
+  description: 'controlDescription',
+  domain: 'controlDomain',
+  scope: 'controlScope',
+  questions: 'controlQuestions',
   markedOutOfScopeBy: { as: 'markedOutOfScopeBy', value: 'person' },
-  questions: { as: 'controlQuestions' },
-  assignees: { as: 'assignees', value: 'assignees' },
-  entities: { as: 'entities', value: 'entities' },
   requirements: { as: 'mappedRequirements', value: 'requirements' },
-  risks: { as: 'mappedRisks', value: 'risks' },
-  addedBy: { as: 'addedBy', value: 'person' },
-  addedOn: { as: 'addedOn' },
-  lastModifiedBy: { as: 'lastModifiedBy', value: 'person' },
-  modifiedOn: { as: 'modifiedOn' },
-};
+});
 
-function reorder(e: ProgramControl): ProgramControl {
-  const out: Record<string, unknown> = { key: e.key };
-  for (const f of FIELDS) if (e[f] !== undefined) out[f] = e[f];
-  return out as ProgramControl;
-}
+const reorder = fieldOrder<ProgramControl>(FIELDS);
 
 function columns(e: ProgramControl, w: WriteContext) {
-  const person = (key: string | null | undefined) => (key == null ? null : w.keys.idOf('person', key));
   return {
     code: e.code,
     name: e.name,
@@ -68,14 +39,26 @@ function columns(e: ProgramControl, w: WriteContext) {
     function_grouping: e.functionGrouping,
     scope: e.scope ?? 'in_scope',
     out_of_scope_reason: e.outOfScopeReason ?? null,
-    marked_out_of_scope_by: person(e.markedOutOfScopeBy),
+    marked_out_of_scope_by: personIdOf(w, e.markedOutOfScopeBy),
     questions: JSON.stringify(e.questions ?? []),
-    added_by: person(e.addedBy),
-    added_on: e.addedOn ?? w.now,
-    last_modified_by: person(e.lastModifiedBy),
-    modified_on: e.modifiedOn ?? null,
+    ...stampColumns(e, w),
   };
 }
+
+/** What a new control takes for the fields its entry leaves out. */
+const defaults = (ctx: NormalizeContext): Partial<ProgramControl> => ({
+  description: null,
+  outOfScopeReason: null,
+  markedOutOfScopeBy: null,
+  lastModifiedBy: null,
+  scope: 'in_scope',
+  questions: [],
+  assignees: [],
+  entities: [],
+  requirements: [],
+  risks: [],
+  ...createdStamps(ctx),
+});
 
 export const controlsKind: ProgramKind<ProgramControl, RecordedKindEvents> = {
   name: 'controls',
@@ -113,38 +96,18 @@ export const controlsKind: ProgramKind<ProgramControl, RecordedKindEvents> = {
           (requirements.get(r.id) ?? []).map((id) => keys.registeredKeyOf('requirement', id)).filter((k): k is string => k !== undefined),
         ),
         risks: sorted((risks.get(r.id) ?? []).map((id) => keys.keyOf('risk', id))),
-        addedOn: Number(r.added_on),
-        modifiedOn: r.modified_on === null ? null : Number(r.modified_on),
+        ...stampsOfRow(r, personKey),
       };
       entry.description = r.description;
       entry.outOfScopeReason = r.out_of_scope_reason;
       entry.markedOutOfScopeBy = r.marked_out_of_scope_by === null ? null : personKey(r.marked_out_of_scope_by);
-      entry.addedBy = r.added_by === null ? null : personKey(r.added_by);
-      entry.lastModifiedBy = r.last_modified_by === null ? null : personKey(r.last_modified_by);
       out.push({ id: r.id, entry: reorder(entry) });
     }
     return out;
   },
 
   normalize(entry, current, ctx) {
-    const merged = mergeEntry(
-      entry,
-      current,
-      {
-        description: null,
-        outOfScopeReason: null,
-        markedOutOfScopeBy: null,
-        lastModifiedBy: null,
-        scope: 'in_scope',
-        questions: [],
-        assignees: [],
-        entities: [],
-        requirements: [],
-        risks: [],
-        ...createdStamps(ctx),
-      },
-      FIELDS,
-    );
+    const merged = mergeEntry(entry, current, defaults(ctx), FIELDS);
     merged.assignees = merged.assignees?.map((a) => ({ person: a.person, isPrimary: a.isPrimary ?? false }));
     merged.entities = sorted(merged.entities);
     merged.requirements = sorted(merged.requirements);
@@ -164,27 +127,15 @@ export const controlsKind: ProgramKind<ProgramControl, RecordedKindEvents> = {
   touchesCompliance: changesAny<ProgramControl>(['scope', 'requirements']),
 
   check(entry, pointer, issues) {
-    const seen = new Set<string>();
-    (entry.assignees ?? []).forEach((a, i) => {
-      if (seen.has(a.person)) issues.push({ field: `${pointer}/assignees/${i}/person`, message: `lists "${a.person}" twice` });
-      seen.add(a.person);
-    });
+    repeatedAssignees(entry.assignees, pointer, issues, (person) => `lists "${person}" twice`);
     if (entry.scope === 'out_of_scope' && typeof entry.outOfScopeReason === 'string' && entry.outOfScopeReason.trim() === '')
       issues.push({ field: `${pointer}/outOfScopeReason`, message: 'must say why the control is out of scope' });
   },
 
   references(entry, pointer) {
-    const refs: Array<{ record: string; key: string; pointer: string }> = [];
-    (entry.assignees ?? []).forEach(
-      (a, i) => void refs.push({ record: 'person', key: a.person, pointer: `${pointer}/assignees/${i}/person` }),
-    );
-    (entry.entities ?? []).forEach((k, i) => void refs.push({ record: 'entity', key: k, pointer: `${pointer}/entities/${i}` }));
-    (entry.requirements ?? []).forEach(
-      (k, i) => void refs.push({ record: 'requirement', key: k, pointer: `${pointer}/requirements/${i}` }),
-    );
-    (entry.risks ?? []).forEach((k, i) => void refs.push({ record: 'risk', key: k, pointer: `${pointer}/risks/${i}` }));
-    for (const f of ['markedOutOfScopeBy', 'addedBy', 'lastModifiedBy'] as const)
-      if (typeof entry[f] === 'string') refs.push({ record: 'person', key: entry[f] as string, pointer: `${pointer}/${f}` });
+    const { refs, one, links } = referenceList(pointer);
+    links(entry);
+    for (const f of ['markedOutOfScopeBy', 'addedBy', 'lastModifiedBy'] as const) one('person', entry[f], f);
     return refs;
   },
 

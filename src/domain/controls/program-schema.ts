@@ -5,16 +5,16 @@
 import { Type, type Static } from 'typebox';
 import { CONTROL_SCOPES, FUNCTION_GROUPINGS } from '../../shared/vocabulary.ts';
 import {
-  EpochMs,
   KeyRefs,
   LIST_MAX_ITEMS,
-  NOTE_MAX_LENGTH,
   Name,
+  NOTE_MAX_LENGTH,
   OrNull,
   PersonRef,
   ProgramAssignees,
   RecordKey,
   RequirementRefs,
+  StampFields,
   Text,
 } from '../kinds/fields.ts';
 
@@ -34,10 +34,7 @@ export const ProgramControl = Type.Object(
     entities: Type.Optional(KeyRefs('entities')),
     requirements: Type.Optional(RequirementRefs),
     risks: Type.Optional(KeyRefs('risks')),
-    addedBy: Type.Optional(PersonRef('added it')),
-    addedOn: Type.Optional(EpochMs('Default: when it is first applied.')),
-    lastModifiedBy: Type.Optional(PersonRef('last changed it')),
-    modifiedOn: Type.Optional(Type.Union([EpochMs(), Type.Null()], { description: 'Default: when a change is applied.' })),
+    ...StampFields,
   },
   { additionalProperties: false },
 );

@@ -5,7 +5,8 @@
 // entity's ID and name…), read inside the apply's transaction after its writes.
 import { changedFields, type Changes } from './changes.ts';
 import { loadNamedRecords, type NamedRecords } from '../../storage/db/repositories/program-reads.ts';
-import type { KeyedEntry, WriteContext } from '../kinds/kind.ts';
+import type { EventContext, KeyedEntry, RecordChange, WriteContext } from '../kinds/kind.ts';
+import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
 import type { NewEvent } from './record.ts';
 
 /** How a document field shows in GET: its name there, and what its value refers to. */
@@ -13,6 +14,26 @@ export type FieldView = {
   as: string;
   value?: 'plain' | 'person' | 'assignees' | 'people' | 'entities' | 'risks' | 'requirements' | 'mappedRequirements' | 'controls';
 } | null;
+
+/** How the fields several kinds share show in GET, unless a kind says otherwise. */
+const SHARED_VIEWS: Readonly<Record<string, FieldView>> = {
+  assignees: { as: 'assignees', value: 'assignees' },
+  approvers: { as: 'approvers', value: 'people' },
+  entities: { as: 'entities', value: 'entities' },
+  controls: { as: 'mappedControls', value: 'controls' },
+  risks: { as: 'mappedRisks', value: 'risks' },
+  addedBy: { as: 'addedBy', value: 'person' },
+  lastModifiedBy: { as: 'lastModifiedBy', value: 'person' },
+};
+
+/** How a kind's fields show in GET: as `views` say (a string renames a plain field), else as SHARED_VIEWS say, else under their own names as they are. */
+export const fieldViews = (fields: readonly string[], views: Readonly<Record<string, string | FieldView>>): Record<string, FieldView> =>
+  Object.fromEntries(
+    fields.map((f) => {
+      const view = views[f] ?? SHARED_VIEWS[f] ?? f;
+      return [f, typeof view === 'string' ? { as: view } : view];
+    }),
+  );
 
 const add = (set: Set<string>, v: unknown) => {
   if (typeof v === 'string') set.add(v);
@@ -149,4 +170,35 @@ export async function updateEvents<E extends KeyedEntry & { status?: string }>(
       events.push({ type: `${resource}.updated`, resourceId, occurredAt: w.now, data: { changes } } as NewEvent);
   }
   return events;
+}
+
+/** Who and when: they change with every change, so on their own they are no update. */
+const SHAPE_STAMPS: ReadonlySet<string> = new Set(['addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn']);
+
+/**
+ * The events of updated records whose GET shape the kind builds from the entry (evidence, tests),
+ * as the moves record them: `<resource>.status_changed` when GET's status moved, then
+ * `<resource>.updated` with GET's changed fields when any besides the stamps did. `shapes` gives a
+ * change's shape before and after, with the names read once per apply.
+ */
+export async function shapedUpdateEvents<E extends KeyedEntry>(
+  w: EventContext,
+  resource: 'evidence' | 'test',
+  changes: readonly RecordChange<E>[],
+  shapes: (c: RecordChange<E>, lookups: NameLookups) => Promise<[Record<string, unknown>, Record<string, unknown>]>,
+): Promise<{ events: NewEvent[] }> {
+  const updates = changes.filter((c) => c.action === 'update');
+  if (updates.length === 0) return { events: [] };
+  const lookups = await w.names();
+  const events: NewEvent[] = [];
+  for (const c of updates) {
+    const [{ status: b, ...before }, { status: a, ...after }] = await shapes(c, lookups);
+    if (b !== a)
+      events.push({ type: `${resource}.status_changed`, resourceId: c.id, occurredAt: w.now, data: { before: b, after: a } } as NewEvent);
+    const fieldChanges = changedFields(before, after);
+    // as the moves do: an update event only when a field besides the stamps changed
+    if (Object.keys(fieldChanges).some((f) => !SHAPE_STAMPS.has(f)))
+      events.push({ type: `${resource}.updated`, resourceId: c.id, occurredAt: w.now, data: { changes: fieldChanges } } as NewEvent);
+  }
+  return { events };
 }

@@ -1,4 +1,4 @@
-import type { CurrentRecord, NormalizeContext, ProgramKind, Reference, WriteContext } from '../kinds/kind.ts';
+import type { CurrentRecord, NormalizeContext, ProgramKind, WriteContext } from '../kinds/kind.ts';
 import type { RecordedKindEvents } from '../events/kind-events.ts';
 import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../kinds/normalize.ts';
 import { ProgramEvidence, type ProgramEvidenceLink } from './program-schema.ts';
@@ -12,66 +12,43 @@ import {
   peopleBySubject,
   requirementsByArtifact,
   ticketsBySubject,
-  type PersonLink,
 } from '../../storage/db/repositories/program-links.ts';
 import { deleteEvidenceTests, deleteLinkAttachments, readStoredEvidence } from '../../storage/db/repositories/evidence-program.ts';
 import { compareStrings } from '../artifacts/program-shapes.ts';
-import { changedFields } from '../events/changes.ts';
-import type { NewEvent } from '../events/record.ts';
-import type { FieldIssue } from '../../shared/errors.ts';
+import { shapedUpdateEvents } from '../events/update-events.ts';
+import {
+  entryFields,
+  assigneeEntry,
+  assigneesOfLinks,
+  fieldOrder,
+  nullable,
+  nullableColumns,
+  nullDefaults,
+  num,
+  personIdOf,
+  stampColumns,
+  stampsOfRow,
+} from '../kinds/entry-values.ts';
+import { referenceList, repeated, repeatedAssignees, repeatedTickets } from '../kinds/entry-checks.ts';
+import { REVIEW_DEFAULTS, reviewColumns } from '../kinds/review-fields.ts';
 import { requirementKeys, testKeyOf } from '../kinds/reference-keys.ts';
 
 type EvidenceStatus = (typeof EVIDENCE_STATUSES)[number];
 type Link = ProgramEvidenceLink;
 
-const FIELDS = [
-  'name',
-  'status',
-  'department',
-  'isRelevant',
-  'notRelevantReason',
-  'nextReviewDate',
-  'gapStatus',
-  'gaps',
-  'recurrence',
-  'effortEstimate',
-  'source',
-  'evidenceCollectionMethod',
-  'requirementText',
-  'revisionRequestedBy',
-  'revisionRequestedOn',
-  'rejectionReason',
-  'assignees',
-  'approvers',
-  'entities',
-  'controls',
-  'requirements',
-  'tests',
-  'tickets',
-  'attachments',
-  'addedBy',
-  'addedOn',
-  'lastModifiedBy',
-  'modifiedOn',
-] as const satisfies readonly (keyof ProgramEvidence)[];
+/** The entry's fields, in the schema's order. */
+const FIELDS = entryFields<ProgramEvidence>(ProgramEvidence);
 
 /** The fields stored on the evidence row itself. */
 const ROW_FIELDS = FIELDS.filter(
   (f) => !['assignees', 'approvers', 'entities', 'controls', 'requirements', 'tests', 'tickets', 'attachments'].includes(f),
 );
 
+/** The fields that hold null when the record has no value (their columns are named after them). */
+const NULLABLE = ['recurrence', 'effortEstimate', 'source', 'requirementText', 'revisionRequestedOn', 'rejectionReason'] as const;
+
 /** A current record, with how many files the service hosts for it (a prune keeps those records). */
 type EvidenceRecord = CurrentRecord<ProgramEvidence> & { hostedFiles: number };
-
-/** Sets a field to its value, or to null when it has none: an export writes every field. */
-const nullable = <T extends object, K extends keyof T>(target: T, key: K, value: T[K] | null | undefined) => {
-  target[key] = (value ?? null) as T[K];
-};
-
-/** Who and when: they change with every change, so on their own they are no update. */
-const STAMPS: ReadonlySet<string> = new Set(['addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn']);
-
-const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
 /** A link's row ID: the record and the link's place, so links of one date read back in the document's order. */
 const ticketRowId = (evidenceId: string, index: number) => `${evidenceId}:ticket:${String(index).padStart(4, '0')}`;
@@ -82,22 +59,8 @@ const newestFirst = (links: readonly Link[]): Link[] =>
     .sort((a, b) => b.link.evidenceDate - a.link.evidenceDate || a.i - b.i)
     .map((x) => x.link);
 
-function assigneesOfLinks(links: readonly PersonLink[], keyOf: (id: string) => string) {
-  return links
-    .filter((p) => p.role === 'assignee')
-    .map((p) => (p.isPrimary ? { person: keyOf(p.personId), isPrimary: true } : { person: keyOf(p.personId) }));
-}
-
 /** Fields in one order: an entry read back and one normalized compare (and print) alike. */
-function reorder(e: ProgramEvidence): ProgramEvidence {
-  const out: Record<string, unknown> = { key: e.key };
-  for (const f of FIELDS) {
-    const v = e[f];
-    if (v === undefined) continue;
-    out[f] = v;
-  }
-  return out as ProgramEvidence;
-}
+const reorder = fieldOrder<ProgramEvidence>(FIELDS);
 
 /** The same link (for the stamps an entry leaves out): same URL, name and date. */
 const sameLink = (a: Link, b: Link) => a.url === b.url && a.displayName === b.displayName && a.evidenceDate === b.evidenceDate;
@@ -127,30 +90,35 @@ function normalizeLinks(
 }
 
 function rowColumns(e: ProgramEvidence, w: WriteContext) {
-  const person = (key: string | null | undefined) => (key == null ? null : w.keys.idOf('person', key));
   return {
     name: e.name,
-    status: e.status ?? 'not_uploaded',
-    department: e.department ?? null,
-    is_relevant: e.isRelevant ?? true,
-    not_relevant_reason: e.notRelevantReason ?? null,
-    next_review_date: e.nextReviewDate ?? null,
-    gap_status: e.gapStatus ?? 'no_gaps',
+    ...reviewColumns(e),
     gaps: JSON.stringify(e.gaps ?? []),
-    recurrence: e.recurrence ?? null,
-    effort_estimate: e.effortEstimate ?? null,
-    source: e.source ?? null,
+    ...nullableColumns(e, NULLABLE),
     collection_method: e.evidenceCollectionMethod ?? null,
-    requirement_text: e.requirementText ?? null,
-    revision_requested_by: person(e.revisionRequestedBy),
-    revision_requested_on: e.revisionRequestedOn ?? null,
-    rejection_reason: e.rejectionReason ?? null,
-    added_by: person(e.addedBy),
-    added_on: e.addedOn ?? w.now,
-    last_modified_by: person(e.lastModifiedBy),
-    modified_on: e.modifiedOn ?? null,
+    revision_requested_by: personIdOf(w, e.revisionRequestedBy),
+    ...stampColumns(e, w),
   };
 }
+
+/** What a new evidence record takes for the fields its entry leaves out. */
+const defaults = (ctx: NormalizeContext): Partial<ProgramEvidence> => ({
+  ...REVIEW_DEFAULTS,
+  gaps: [],
+  ...nullDefaults(NULLABLE),
+  evidenceCollectionMethod: null,
+  revisionRequestedBy: null,
+  assignees: [],
+  approvers: [],
+  entities: [],
+  controls: [],
+  requirements: [],
+  tests: [],
+  tickets: [],
+  attachments: [],
+  lastModifiedBy: null,
+  ...createdStamps(ctx),
+});
 
 export const evidenceKind: ProgramKind<ProgramEvidence, RecordedKindEvents> = {
   name: 'evidence',
@@ -206,8 +174,7 @@ export const evidenceKind: ProgramKind<ProgramEvidence, RecordedKindEvents> = {
           link.updatedOn = num(a.updated_on);
           return link;
         }),
-        addedOn: Number(r.added_on),
-        modifiedOn: num(r.modified_on),
+        ...stampsOfRow(r, person),
       };
       nullable(entry, 'department', r.department);
       nullable(entry, 'notRelevantReason', r.not_relevant_reason);
@@ -219,76 +186,30 @@ export const evidenceKind: ProgramKind<ProgramEvidence, RecordedKindEvents> = {
       entry.revisionRequestedBy = r.revision_requested_by === null ? null : person(r.revision_requested_by);
       nullable(entry, 'revisionRequestedOn', num(r.revision_requested_on));
       nullable(entry, 'rejectionReason', r.rejection_reason);
-      // null, not left out: applied elsewhere, a record without them is not stamped with the actor
-      entry.addedBy = r.added_by === null ? null : person(r.added_by);
-      entry.lastModifiedBy = r.last_modified_by === null ? null : person(r.last_modified_by);
       out.push({ id: r.id, entry: reorder(entry), hostedFiles: stored.hostedCounts.get(r.id) ?? 0 });
     }
     return out;
   },
 
   normalize(entry, current, ctx) {
-    const merged = mergeEntry(
-      entry,
-      current,
-      {
-        status: 'not_uploaded',
-        department: null,
-        isRelevant: true,
-        notRelevantReason: null,
-        nextReviewDate: null,
-        gapStatus: 'no_gaps',
-        gaps: [],
-        recurrence: null,
-        effortEstimate: null,
-        source: null,
-        evidenceCollectionMethod: null,
-        requirementText: null,
-        revisionRequestedBy: null,
-        revisionRequestedOn: null,
-        rejectionReason: null,
-        assignees: [],
-        approvers: [],
-        entities: [],
-        controls: [],
-        requirements: [],
-        tests: [],
-        tickets: [],
-        attachments: [],
-        lastModifiedBy: null,
-        ...createdStamps(ctx),
-      },
-      FIELDS,
-    );
+    const merged = mergeEntry(entry, current, defaults(ctx), FIELDS);
     for (const f of ['entities', 'controls', 'requirements', 'tests'] as const) merged[f] = sorted(merged[f]);
     if (entry.attachments !== undefined)
       merged.attachments = normalizeLinks(entry.attachments, merged.recurrence, current?.attachments ?? [], ctx);
-    if (entry.assignees !== undefined)
-      merged.assignees = entry.assignees.map((a) => (a.isPrimary ? { person: a.person, isPrimary: true } : { person: a.person }));
+    if (entry.assignees !== undefined) merged.assignees = entry.assignees.map(assigneeEntry);
     return reorder(merged);
   },
   stampChange: (normalized, given, ctx) => reorder(stampModified(normalized, given, ctx)),
 
   check(entry, pointer, issues) {
-    repeated(
-      entry.assignees?.map((a) => a.person),
-      `${pointer}/assignees`,
-      'lists this person twice',
-      issues,
-      '/person',
-    );
+    repeatedAssignees(entry.assignees, pointer, issues);
     repeated(
       entry.attachments?.map((l) => `${l.url}\u0000${l.displayName}\u0000${l.evidenceDate}`),
       `${pointer}/attachments`,
       'repeats a link (same url, displayName and evidenceDate)',
       issues,
     );
-    repeated(
-      entry.tickets?.map((t) => `${t.source}\u0000${t.ticketId}`),
-      `${pointer}/tickets`,
-      'lists this ticket twice',
-      issues,
-    );
+    repeatedTickets(entry.tickets, pointer, issues);
     entry.attachments?.forEach((l, i) => {
       if (l.periodStart != null && l.periodEnd != null && l.periodStart > l.periodEnd)
         issues.push({ field: `${pointer}/attachments/${i}/periodEnd`, message: 'must not be before periodStart' });
@@ -296,21 +217,8 @@ export const evidenceKind: ProgramKind<ProgramEvidence, RecordedKindEvents> = {
   },
 
   references(entry, pointer) {
-    const refs: Reference[] = [];
-    const one = (record: string, key: string | null | undefined, at: string) => {
-      if (key != null) refs.push({ record, key, pointer: `${pointer}/${at}` });
-    };
-    const many = (record: string, list: readonly string[] | undefined, at: string) =>
-      list?.forEach((key, i) => {
-        refs.push({ record, key, pointer: `${pointer}/${at}/${i}` });
-      });
-    entry.assignees?.forEach((a, i) => {
-      one('person', a.person, `assignees/${i}/person`);
-    });
-    many('person', entry.approvers, 'approvers');
-    many('entity', entry.entities, 'entities');
-    many('control', entry.controls, 'controls');
-    many('requirement', entry.requirements, 'requirements');
+    const { refs, one, many, links } = referenceList(pointer);
+    links(entry);
     many('test', entry.tests, 'tests');
     one('person', entry.revisionRequestedBy, 'revisionRequestedBy');
     one('person', entry.addedBy, 'addedBy');
@@ -341,35 +249,9 @@ export const evidenceKind: ProgramKind<ProgramEvidence, RecordedKindEvents> = {
       },
     }),
 
-  async events(w, changes) {
-    const updates = changes.filter((c) => c.action === 'update');
-    if (updates.length === 0) return { events: [] };
-    const lookups = await w.names();
-    const events: NewEvent[] = [];
-    for (const c of updates) {
+  events: (w, changes) =>
+    shapedUpdateEvents(w, 'evidence', changes, async (c, lookups) => {
       const files = await hostedFiles(w, c.id, lookups, c);
-      const { status: b, ...before } = evidenceShape(c.id, c.before!, w, lookups, files);
-      const { status: a, ...after } = evidenceShape(c.id, c.after!, w, lookups, files);
-      if (b !== a)
-        events.push({
-          type: 'evidence.status_changed',
-          resourceId: c.id,
-          occurredAt: w.now,
-          data: { before: b as EvidenceStatus, after: a as EvidenceStatus },
-        });
-      const fieldChanges = changedFields(before, after);
-      // as the moves do: an update event only when a field besides the stamps changed
-      if (Object.keys(fieldChanges).some((f) => !STAMPS.has(f)))
-        events.push({ type: 'evidence.updated', resourceId: c.id, occurredAt: w.now, data: { changes: fieldChanges } });
-    }
-    return { events };
-  },
+      return [evidenceShape(c.id, c.before!, w, lookups, files), evidenceShape(c.id, c.after!, w, lookups, files)];
+    }),
 };
-
-function repeated(values: readonly string[] | undefined, at: string, message: string, issues: FieldIssue[], suffix = ''): void {
-  const seen = new Set<string>();
-  values?.forEach((v, i) => {
-    if (seen.has(v)) issues.push({ field: `${at}/${i}${suffix}`, message });
-    seen.add(v);
-  });
-}

@@ -5,33 +5,31 @@
 // external links only: files the service hosts stay with the organization that uploaded them (an
 // apply never changes or removes one, and an export leaves them out).
 import { Type, type Static } from 'typebox';
+import { ReviewFields } from '../kinds/review-fields.ts';
 import {
-  DEPARTMENTS,
   EFFORT_ESTIMATES,
   EVIDENCE_COLLECTION_METHODS,
   EVIDENCE_SOURCES,
   EVIDENCE_STATUSES,
-  GAP_STATUSES,
   RECURRENCES,
 } from '../../shared/vocabulary.ts';
 import {
   EpochMs,
   KeyRefs,
   LIST_MAX_ITEMS,
-  NAME_MAX_LENGTH,
-  NOTE_MAX_LENGTH,
   Name,
+  NOTE_MAX_LENGTH,
+  NullableMs,
   OrNull,
   PersonRef,
   ProgramAssignees,
   ProgramTickets,
   RecordKey,
   RequirementRefs,
+  StampFields,
   Text,
   Url,
 } from '../kinds/fields.ts';
-
-const NullableMs = (description: string) => Type.Union([EpochMs(), Type.Null()], { description });
 
 /** Most external links one evidence record may carry. */
 export const EVIDENCE_LINKS_MAX = 100;
@@ -60,11 +58,7 @@ export const ProgramEvidence = Type.Object(
     key: RecordKey,
     name: Name(),
     status: Type.Optional(Type.Enum([...EVIDENCE_STATUSES], { description: 'Default not_uploaded.' })),
-    department: Type.Optional(OrNull(Name(NAME_MAX_LENGTH, `Free text, for example ${DEPARTMENTS.slice(0, 3).join(', ')}.`))),
-    isRelevant: Type.Optional(Type.Boolean({ description: 'Default true.' })),
-    notRelevantReason: Type.Optional(OrNull(Text(NOTE_MAX_LENGTH))),
-    nextReviewDate: Type.Optional(NullableMs('Unix epoch milliseconds, or null.')),
-    gapStatus: Type.Optional(Type.Enum([...GAP_STATUSES], { description: 'Default no_gaps.' })),
+    ...ReviewFields,
     gaps: Type.Optional(Type.Array(Text(NOTE_MAX_LENGTH), { maxItems: LIST_MAX_ITEMS, description: 'The `gaps` expansion; in order.' })),
     recurrence: Type.Optional(OrNull(Type.Enum([...RECURRENCES]))),
     effortEstimate: Type.Optional(OrNull(Type.Enum([...EFFORT_ESTIMATES]))),
@@ -87,10 +81,7 @@ export const ProgramEvidence = Type.Object(
         description: 'External links only; files the service hosts are kept as they are and never listed.',
       }),
     ),
-    addedBy: Type.Optional(PersonRef('added it')),
-    addedOn: Type.Optional(EpochMs('Default: when it is first applied.')),
-    lastModifiedBy: Type.Optional(PersonRef('last changed it')),
-    modifiedOn: Type.Optional(NullableMs('Default: when a change is applied.')),
+    ...StampFields,
   },
   { additionalProperties: false },
 );

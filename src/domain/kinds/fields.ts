@@ -56,6 +56,9 @@ export const Url = (description?: string) =>
 export const EpochMs = (description?: string) =>
   Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000, description: description ?? 'Unix epoch milliseconds.' });
 
+/** A time, or null for none. */
+export const NullableMs = (description: string) => Type.Union([EpochMs(), Type.Null()], { description });
+
 /** A field that may hold no value: `null` says so (left out keeps the current value instead). */
 export const OrNull = <T extends TSchema>(schema: T) =>
   Type.Union([schema, Type.Null()], { description: `${(schema as { description?: string }).description ?? ''} null: none.`.trim() });
@@ -104,3 +107,11 @@ export const ProgramAssignees = Type.Array(ProgramAssignee, {
   maxItems: LIST_MAX_ITEMS,
   description: `In order; each person once; at most ${LIST_MAX_ITEMS}.`,
 });
+
+/** The authorship stamps, last in a stamped kind's entry. */
+export const StampFields = {
+  addedBy: Type.Optional(PersonRef('added it')),
+  addedOn: Type.Optional(EpochMs('Default: when it is first applied.')),
+  lastModifiedBy: Type.Optional(PersonRef('last changed it')),
+  modifiedOn: Type.Optional(NullableMs('Default: when a change is applied.')),
+};

@@ -2,8 +2,8 @@
 // metadata of files held elsewhere), version history, tickets, assignees, approvers, entities,
 // and the mappings to controls, requirements and risks. A status that moves records
 // `policy.status_changed`; other fields `policy.updated` (GET-named), as the lifecycle moves do.
-import type { CurrentRecord, ProgramKind, RecordChange, WriteContext } from '../kinds/kind.ts';
-import { changedList } from '../kinds/list-changes.ts';
+import type { CurrentRecord, NormalizeContext, ProgramKind, RecordChange, WriteContext } from '../kinds/kind.ts';
+import { changedList, group } from '../kinds/list-changes.ts';
 import { writeRowsAndLinks } from '../kinds/row-writer.ts';
 import type { RecordedKindEvents } from '../events/kind-events.ts';
 import { ProgramPolicy, type ProgramFileEntry } from './program-schema.ts';
@@ -17,109 +17,50 @@ import {
   risksBySubject,
   ticketsBySubject,
 } from '../../storage/db/repositories/program-links.ts';
-import { updateEvents, type FieldView } from '../events/update-events.ts';
+import { fieldViews, updateEvents } from '../events/update-events.ts';
+import { entryFields, fieldOrder, nullableColumns, nullDefaults, personIdOf, stampColumns, stampsOfRow } from '../kinds/entry-values.ts';
+import { referenceList, repeatedAssignees } from '../kinds/entry-checks.ts';
+import { REVIEW_DEFAULTS, reviewColumns } from '../kinds/review-fields.ts';
 import type { Row } from '../../storage/db/bulk-insert.ts';
 
-const FIELDS = [
-  'customId',
-  'name',
-  'status',
-  'department',
-  'isRelevant',
-  'notRelevantReason',
-  'nextReviewDate',
-  'gapStatus',
-  'aiDetectedGaps',
+/** The entry's fields, in the schema's order. */
+const FIELDS = entryFields<ProgramPolicy>(ProgramPolicy);
+
+/** How each field shows in GET /v1/policies/{policyId} (policy.updated names them so). */
+const VIEWS = fieldViews(FIELDS, {
+  customId: 'policyCustomId',
+  name: 'policyName',
+  requirementText: 'policyRequirementText',
+  publishedBy: { as: 'publishedBy', value: 'person' },
+  requirements: { as: 'mappedRequirements', value: 'mappedRequirements' },
+});
+
+const reorder = fieldOrder<ProgramPolicy>(FIELDS);
+
+/** The fields that hold null when the policy has no value (their columns are named after them). */
+const NULLABLE = [
   'policyBehavior',
   'versionNumber',
   'effortEstimate',
   'recurrence',
   'source',
   'requirementText',
-  'publishedBy',
   'publishedOn',
-  'assignees',
-  'approvers',
-  'entities',
-  'controls',
-  'requirements',
-  'risks',
-  'documents',
-  'versionHistory',
-  'tickets',
-  'addedBy',
-  'addedOn',
-  'lastModifiedBy',
-  'modifiedOn',
 ] as const satisfies readonly (keyof ProgramPolicy)[];
-
-const VIEWS: Record<string, FieldView> = {
-  customId: { as: 'policyCustomId' },
-  name: { as: 'policyName' },
-  status: { as: 'status' },
-  department: { as: 'department' },
-  isRelevant: { as: 'isRelevant' },
-  notRelevantReason: { as: 'notRelevantReason' },
-  nextReviewDate: { as: 'nextReviewDate' },
-  gapStatus: { as: 'gapStatus' },
-  aiDetectedGaps: { as: 'aiDetectedGaps' },
-  policyBehavior: { as: 'policyBehavior' },
-  versionNumber: { as: 'versionNumber' },
-  effortEstimate: { as: 'effortEstimate' },
-  recurrence: { as: 'recurrence' },
-  source: { as: 'source' },
-  requirementText: { as: 'policyRequirementText' },
-  publishedBy: { as: 'publishedBy', value: 'person' },
-  publishedOn: { as: 'publishedOn' },
-  assignees: { as: 'assignees', value: 'assignees' },
-  approvers: { as: 'approvers', value: 'people' },
-  entities: { as: 'entities', value: 'entities' },
-  controls: { as: 'mappedControls', value: 'controls' },
-  requirements: { as: 'mappedRequirements', value: 'mappedRequirements' },
-  risks: { as: 'mappedRisks', value: 'risks' },
-  documents: { as: 'documents' },
-  versionHistory: { as: 'versionHistory' },
-  tickets: { as: 'tickets' },
-  addedBy: { as: 'addedBy', value: 'person' },
-  addedOn: { as: 'addedOn' },
-  lastModifiedBy: { as: 'lastModifiedBy', value: 'person' },
-  modifiedOn: { as: 'modifiedOn' },
-};
-
-function reorder(e: ProgramPolicy): ProgramPolicy {
-  const out: Record<string, unknown> = { key: e.key };
-  for (const f of FIELDS) if (e[f] !== undefined) out[f] = e[f];
-  return out as ProgramPolicy;
-}
 
 const pad = (i: number) => String(i).padStart(5, '0');
 /** Child rows' IDs: the parent's, then the place, so rows tied on GET's order keep the document's. */
 export const childId = (parentId: string, tag: string, index: number) => `${parentId}.${tag}${pad(index)}`;
 
 function columns(e: ProgramPolicy, w: WriteContext) {
-  const person = (key: string | null | undefined) => (key == null ? null : w.keys.idOf('person', key));
   return {
     custom_id: e.customId,
     name: e.name,
-    status: e.status ?? 'not_uploaded',
-    department: e.department ?? null,
-    is_relevant: e.isRelevant ?? true,
-    not_relevant_reason: e.notRelevantReason ?? null,
-    next_review_date: e.nextReviewDate ?? null,
-    gap_status: e.gapStatus ?? 'no_gaps',
+    ...reviewColumns(e),
     ai_detected_gaps: JSON.stringify(e.aiDetectedGaps ?? []),
-    policy_behavior: e.policyBehavior ?? null,
-    version_number: e.versionNumber ?? null,
-    effort_estimate: e.effortEstimate ?? null,
-    recurrence: e.recurrence ?? null,
-    source: e.source ?? null,
-    requirement_text: e.requirementText ?? null,
-    published_by: person(e.publishedBy),
-    published_on: e.publishedOn ?? null,
-    added_by: person(e.addedBy),
-    added_on: e.addedOn ?? w.now,
-    last_modified_by: person(e.lastModifiedBy),
-    modified_on: e.modifiedOn ?? null,
+    ...nullableColumns(e, NULLABLE),
+    published_by: personIdOf(w, e.publishedBy),
+    ...stampColumns(e, w),
   };
 }
 
@@ -168,6 +109,25 @@ function normalizeFile(f: ProgramFileEntry, current: ProgramFileEntry | undefine
   };
 }
 
+/** What a new policy takes for the fields its entry leaves out. */
+const defaults = (ctx: NormalizeContext): Partial<ProgramPolicy> => ({
+  ...REVIEW_DEFAULTS,
+  ...nullDefaults(NULLABLE),
+  publishedBy: null,
+  lastModifiedBy: null,
+  aiDetectedGaps: [],
+  assignees: [],
+  approvers: [],
+  entities: [],
+  controls: [],
+  requirements: [],
+  risks: [],
+  documents: [],
+  versionHistory: [],
+  tickets: [],
+  ...createdStamps(ctx),
+});
+
 export const policiesKind: ProgramKind<ProgramPolicy, RecordedKindEvents> = {
   name: 'policies',
   record: 'policy',
@@ -190,22 +150,13 @@ export const policiesKind: ProgramKind<ProgramPolicy, RecordedKindEvents> = {
       selectAll(q, 'policy_versions', org, ['policy_id']),
     ]);
     const personKey = (id: string) => keys.keyOf('person', id);
-    const group = <T extends { policy_id: string }>(list: T[]) => {
-      const map = new Map<string, T[]>();
-      for (const r of list) {
-        const l = map.get(r.policy_id);
-        if (l) l.push(r);
-        else map.set(r.policy_id, [r]);
-      }
-      return map;
-    };
     // GET's order: newest first, then by row ID
     const byNewest =
       <T extends { id: string }>(at: (r: T) => number) =>
       (a: T, b: T) =>
         at(b) - at(a) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-    const docsOf = group(documents);
-    const versionsOf = group(versions);
+    const docsOf = group(documents, (d) => d.policy_id);
+    const versionsOf = group(versions, (v) => v.policy_id);
     const out: CurrentRecord<ProgramPolicy>[] = [];
     for (const r of rows) {
       const links = people.get(r.id) ?? [];
@@ -240,8 +191,7 @@ export const policiesKind: ProgramKind<ProgramPolicy, RecordedKindEvents> = {
           };
         }),
         tickets: tickets.get(r.id) ?? [],
-        addedOn: Number(r.added_on),
-        modifiedOn: r.modified_on === null ? null : Number(r.modified_on),
+        ...stampsOfRow(r, personKey),
       };
       const optional = {
         department: r.department,
@@ -255,47 +205,13 @@ export const policiesKind: ProgramKind<ProgramPolicy, RecordedKindEvents> = {
       };
       Object.assign(entry, optional);
       entry.publishedBy = r.published_by === null ? null : personKey(r.published_by);
-      entry.addedBy = r.added_by === null ? null : personKey(r.added_by);
-      entry.lastModifiedBy = r.last_modified_by === null ? null : personKey(r.last_modified_by);
       out.push({ id: r.id, entry: reorder(entry) });
     }
     return out;
   },
 
   normalize(entry, current, ctx) {
-    const merged = mergeEntry(
-      entry,
-      current,
-      {
-        status: 'not_uploaded',
-        department: null,
-        notRelevantReason: null,
-        policyBehavior: null,
-        versionNumber: null,
-        effortEstimate: null,
-        recurrence: null,
-        source: null,
-        requirementText: null,
-        publishedBy: null,
-        lastModifiedBy: null,
-        isRelevant: true,
-        nextReviewDate: null,
-        gapStatus: 'no_gaps',
-        aiDetectedGaps: [],
-        publishedOn: null,
-        assignees: [],
-        approvers: [],
-        entities: [],
-        controls: [],
-        requirements: [],
-        risks: [],
-        documents: [],
-        versionHistory: [],
-        tickets: [],
-        ...createdStamps(ctx),
-      },
-      FIELDS,
-    );
+    const merged = mergeEntry(entry, current, defaults(ctx), FIELDS);
     merged.assignees = merged.assignees?.map((a) => ({ person: a.person, isPrimary: a.isPrimary ?? false }));
     for (const f of ['entities', 'controls', 'requirements', 'risks'] as const) merged[f] = sorted(merged[f]);
     // Stored and shown newest first (ties in the document's order): an entry's lists take that order.
@@ -315,35 +231,19 @@ export const policiesKind: ProgramKind<ProgramPolicy, RecordedKindEvents> = {
   touchesCompliance: changesAny<ProgramPolicy>(['status', 'isRelevant', 'controls', 'requirements']),
 
   check(entry, pointer, issues) {
-    const seen = new Set<string>();
-    (entry.assignees ?? []).forEach((a, i) => {
-      if (seen.has(a.person)) issues.push({ field: `${pointer}/assignees/${i}/person`, message: `lists "${a.person}" twice` });
-      seen.add(a.person);
-    });
+    repeatedAssignees(entry.assignees, pointer, issues, (person) => `lists "${person}" twice`);
   },
 
   references(entry, pointer) {
-    const refs: Array<{ record: string; key: string; pointer: string }> = [];
-    const list = (field: 'approvers' | 'entities' | 'controls' | 'requirements' | 'risks', record: string) =>
-      (entry[field] ?? []).forEach((k, i) => void refs.push({ record, key: k, pointer: `${pointer}/${field}/${i}` }));
-    (entry.assignees ?? []).forEach(
-      (a, i) => void refs.push({ record: 'person', key: a.person, pointer: `${pointer}/assignees/${i}/person` }),
-    );
-    list('approvers', 'person');
-    list('entities', 'entity');
-    list('controls', 'control');
-    list('requirements', 'requirement');
-    list('risks', 'risk');
-    for (const f of ['publishedBy', 'addedBy', 'lastModifiedBy'] as const)
-      if (typeof entry[f] === 'string') refs.push({ record: 'person', key: entry[f] as string, pointer: `${pointer}/${f}` });
-    (entry.documents ?? []).forEach((d, i) => {
-      if (typeof d.addedBy === 'string') refs.push({ record: 'person', key: d.addedBy, pointer: `${pointer}/documents/${i}/addedBy` });
-      if (typeof d.updatedBy === 'string')
-        refs.push({ record: 'person', key: d.updatedBy, pointer: `${pointer}/documents/${i}/updatedBy` });
+    const { refs, one, links } = referenceList(pointer);
+    links(entry);
+    for (const f of ['publishedBy', 'addedBy', 'lastModifiedBy'] as const) one('person', entry[f], f);
+    entry.documents?.forEach((d, i) => {
+      one('person', d.addedBy, `documents/${i}/addedBy`);
+      one('person', d.updatedBy, `documents/${i}/updatedBy`);
     });
-    (entry.versionHistory ?? []).forEach((v, i) => {
-      if (typeof v.publishedBy === 'string')
-        refs.push({ record: 'person', key: v.publishedBy, pointer: `${pointer}/versionHistory/${i}/publishedBy` });
+    entry.versionHistory?.forEach((v, i) => {
+      one('person', v.publishedBy, `versionHistory/${i}/publishedBy`);
     });
     return refs;
   },
@@ -377,8 +277,8 @@ export const policiesKind: ProgramKind<ProgramPolicy, RecordedKindEvents> = {
 
 /** A policy's documents and version history: each list rewritten whole when it changed. */
 async function writeDocumentsAndVersions(w: WriteContext, upserts: readonly RecordChange<ProgramPolicy>[]): Promise<void> {
-  const { db, trx, organizationId: org, keys } = w;
-  const person = (key: string | null | undefined) => (key == null ? null : keys.idOf('person', key));
+  const { db, trx, organizationId: org } = w;
+  const person = (key: string | null | undefined) => personIdOf(w, key);
   const replacedDocs: string[] = [];
   const replacedVersions: string[] = [];
   const docRows: Row<'policy_documents'>[] = [];

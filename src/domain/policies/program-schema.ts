@@ -4,33 +4,25 @@
 // assignees, approvers, entities, and its mappings: the controls it is linked to, the
 // requirements it meets, the risks it treats.
 import { Type, type Static } from 'typebox';
-import {
-  DEPARTMENTS,
-  EFFORT_ESTIMATES,
-  GAP_STATUSES,
-  POLICY_BEHAVIORS,
-  POLICY_SOURCES,
-  POLICY_STATUSES,
-  RECURRENCES,
-} from '../../shared/vocabulary.ts';
+import { ReviewFields } from '../kinds/review-fields.ts';
+import { EFFORT_ESTIMATES, POLICY_BEHAVIORS, POLICY_SOURCES, POLICY_STATUSES, RECURRENCES } from '../../shared/vocabulary.ts';
 import {
   EpochMs,
   KeyRefs,
   LIST_MAX_ITEMS,
-  NAME_MAX_LENGTH,
-  NOTE_MAX_LENGTH,
   Name,
+  NOTE_MAX_LENGTH,
+  NullableMs,
   OrNull,
   PersonRef,
   ProgramAssignees,
   ProgramTickets,
   RecordKey,
   RequirementRefs,
+  StampFields,
   Text,
   Url,
 } from '../kinds/fields.ts';
-
-const NullableMs = (description: string) => Type.Union([EpochMs(), Type.Null()], { description });
 
 /** A policy document or an evidence attachment given as a link (or a file's metadata). */
 export const ProgramFileEntry = Type.Object(
@@ -63,11 +55,7 @@ export const ProgramPolicy = Type.Object(
     customId: Name(100, 'What the program calls it, such as `POL-001` (the API’s policyCustomId).'),
     name: Name(),
     status: Type.Optional(Type.Enum([...POLICY_STATUSES], { description: 'Default not_uploaded.' })),
-    department: Type.Optional(OrNull(Name(NAME_MAX_LENGTH, `Free text, for example ${DEPARTMENTS.slice(0, 3).join(', ')}.`))),
-    isRelevant: Type.Optional(Type.Boolean({ description: 'Default true.' })),
-    notRelevantReason: Type.Optional(OrNull(Text(NOTE_MAX_LENGTH))),
-    nextReviewDate: Type.Optional(NullableMs('Unix epoch milliseconds, or null.')),
-    gapStatus: Type.Optional(Type.Enum([...GAP_STATUSES], { description: 'Default no_gaps.' })),
+    ...ReviewFields,
     aiDetectedGaps: Type.Optional(Type.Array(Text(NOTE_MAX_LENGTH), { maxItems: LIST_MAX_ITEMS })),
     policyBehavior: Type.Optional(OrNull(Type.Enum([...POLICY_BEHAVIORS]))),
     versionNumber: Type.Optional(OrNull(Name(50))),
@@ -86,10 +74,7 @@ export const ProgramPolicy = Type.Object(
     documents: Type.Optional(Type.Array(ProgramFileEntry, { maxItems: LIST_MAX_ITEMS, description: 'In order.' })),
     versionHistory: Type.Optional(Type.Array(ProgramPolicyVersion, { maxItems: LIST_MAX_ITEMS, description: 'In order.' })),
     tickets: Type.Optional(ProgramTickets),
-    addedBy: Type.Optional(PersonRef('added it')),
-    addedOn: Type.Optional(EpochMs('Default: when it is first applied.')),
-    lastModifiedBy: Type.Optional(PersonRef('last changed it')),
-    modifiedOn: Type.Optional(NullableMs('Default: when a change is applied.')),
+    ...StampFields,
   },
   { additionalProperties: false },
 );

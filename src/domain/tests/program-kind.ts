@@ -10,9 +10,9 @@
 // Created and deleted tests have no event type of their own; their effects on controls and
 // frameworks are computed by the pipeline.
 import { group } from '../kinds/list-changes.ts';
-import type { ProgramKind, Reference, WriteContext } from '../kinds/kind.ts';
+import type { NormalizeContext, ProgramKind, WriteContext } from '../kinds/kind.ts';
 import type { RecordedKindEvents } from '../events/kind-events.ts';
-import { changesAny, createdStamps, mergeEntry, sorted } from '../kinds/normalize.ts';
+import { changesAny, mergeEntry, sorted } from '../kinds/normalize.ts';
 import { requirementKeys, testIdFor, testKeyOf } from '../kinds/reference-keys.ts';
 import { ProgramTest, type ProgramTestResource, type ProgramTestScan } from './program-schema.ts';
 import { selectAll, selectLinks } from '../../storage/db/repositories/program-writes.ts';
@@ -28,38 +28,26 @@ import {
 } from '../../storage/db/repositories/program-links.ts';
 import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
 import { assigneesOf, approversOf, compareStrings, entitiesOf, mappingsOf, risksOf } from '../artifacts/program-shapes.ts';
-import { testStatus, type TestStatus } from '../compliance/rules.ts';
-import { changedFields } from '../events/changes.ts';
-import type { NewEvent } from '../events/record.ts';
-import type { FieldIssue } from '../../shared/errors.ts';
+import { testStatus } from '../compliance/rules.ts';
+import { shapedUpdateEvents } from '../events/update-events.ts';
+import {
+  entryFields,
+  assigneeEntry,
+  assigneesOfLinks,
+  fieldOrder,
+  nullable,
+  nullableColumns,
+  nullDefaults,
+  num,
+} from '../kinds/entry-values.ts';
+import { referenceList, repeated, repeatedAssignees, repeatedTickets } from '../kinds/entry-checks.ts';
 import { setPresent } from '../set-present.ts';
 
 type Resource = ProgramTestResource;
 type Scan = ProgramTestScan;
 
-const FIELDS = [
-  'name',
-  'kind',
-  'result',
-  'integrationFailing',
-  'applications',
-  'description',
-  'remediation',
-  'notes',
-  'effortEstimate',
-  'ignoreReason',
-  'lastScannedOn',
-  'assignees',
-  'entities',
-  'controls',
-  'requirements',
-  'risks',
-  'tickets',
-  'resources',
-  'history',
-  'addedOn',
-  'modifiedOn',
-] as const satisfies readonly (keyof ProgramTest)[];
+/** The entry's fields, in the schema's order. */
+const FIELDS = entryFields<ProgramTest>(ProgramTest);
 
 const ROW_FIELDS = [
   'name',
@@ -76,25 +64,10 @@ const ROW_FIELDS = [
   'modifiedOn',
 ] as const;
 
-/** Sets a field to its value, or to null when it has none: an export writes every field. */
-const nullable = <T extends object, K extends keyof T>(target: T, key: K, value: T[K] | null | undefined) => {
-  target[key] = (value ?? null) as T[K];
-};
+const reorder = fieldOrder<ProgramTest>(FIELDS);
 
-/** Who and when: they change with every change, so on their own they are no update. */
-const STAMPS: ReadonlySet<string> = new Set(['addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn']);
-
-const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
-
-function reorder(e: ProgramTest): ProgramTest {
-  const out: Record<string, unknown> = { key: e.key };
-  for (const f of FIELDS) {
-    const v = e[f];
-    if (v === undefined) continue;
-    out[f] = v;
-  }
-  return out as ProgramTest;
-}
+/** The fields that hold null when the test has no value (their columns are named after them). */
+const NULLABLE = ['description', 'remediation', 'notes', 'effortEstimate', 'ignoreReason', 'lastScannedOn'] as const;
 
 const RESOURCE_FIELDS = [
   'resourceId',
@@ -148,16 +121,30 @@ function rowColumns(e: ProgramTest, w: WriteContext) {
     name: e.name,
     result: e.result ?? 'passing',
     integration_failing: e.integrationFailing ?? false,
-    description: e.description ?? null,
-    remediation: e.remediation ?? null,
-    notes: e.notes ?? null,
-    effort_estimate: e.effortEstimate ?? null,
-    ignore_reason: e.ignoreReason ?? null,
-    last_scanned_on: e.lastScannedOn ?? null,
+    ...nullableColumns(e, NULLABLE),
     added_on: e.addedOn ?? w.now,
     modified_on: e.modifiedOn ?? null,
   };
 }
+
+/** What a new test takes for the fields its entry leaves out. */
+const defaults = (ctx: NormalizeContext): Partial<ProgramTest> => ({
+  kind: 'automated',
+  result: 'passing',
+  integrationFailing: false,
+  applications: [],
+  ...nullDefaults(NULLABLE),
+  assignees: [],
+  entities: [],
+  controls: [],
+  requirements: [],
+  risks: [],
+  tickets: [],
+  resources: [],
+  history: [],
+  addedOn: ctx.now,
+  modifiedOn: null,
+});
 
 export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
   name: 'tests',
@@ -211,7 +198,6 @@ export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
     const out = tests
       .map((t) => {
         const key = testKeyOf(keys, t.id);
-        const mine = people.get(t.id) ?? [];
         const entry: ProgramTest = {
           key,
           name: t.name,
@@ -219,9 +205,7 @@ export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
           result: t.result as ProgramTest['result'],
           integrationFailing: Boolean(t.integration_failing),
           applications: sorted((appsOf.get(t.id) ?? []).flatMap((a) => appName.get(a.application_id) ?? [])),
-          assignees: mine
-            .filter((p) => p.role === 'assignee')
-            .map((p) => (p.isPrimary ? { person: person(p.personId), isPrimary: true } : { person: person(p.personId) })),
+          assignees: assigneesOfLinks(people.get(t.id) ?? [], person),
           entities: sorted((entities.get(t.id) ?? []).map((id) => keys.keyOf('entity', id))),
           controls: sorted((controls.get(t.id) ?? []).map((id) => keys.keyOf('control', id))),
           requirements: sorted((requirements.get(t.id) ?? []).map(requirementKey)),
@@ -259,37 +243,9 @@ export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
   },
 
   normalize(entry, current, ctx) {
-    const { addedOn, modifiedOn } = createdStamps(ctx);
-    const merged = mergeEntry(
-      entry,
-      current,
-      {
-        kind: 'automated',
-        result: 'passing',
-        integrationFailing: false,
-        applications: [],
-        description: null,
-        remediation: null,
-        notes: null,
-        effortEstimate: null,
-        ignoreReason: null,
-        lastScannedOn: null,
-        assignees: [],
-        entities: [],
-        controls: [],
-        requirements: [],
-        risks: [],
-        tickets: [],
-        resources: [],
-        history: [],
-        addedOn,
-        modifiedOn,
-      },
-      FIELDS,
-    );
+    const merged = mergeEntry(entry, current, defaults(ctx), FIELDS);
     for (const f of ['applications', 'entities', 'controls', 'requirements', 'risks'] as const) merged[f] = sorted(merged[f]);
-    if (entry.assignees !== undefined)
-      merged.assignees = entry.assignees.map((a) => (a.isPrimary ? { person: a.person, isPrimary: true } : { person: a.person }));
+    if (entry.assignees !== undefined) merged.assignees = entry.assignees.map(assigneeEntry);
     if (entry.resources !== undefined) merged.resources = resourceOrder(entry.resources);
     if (entry.history !== undefined) merged.history = historyOrder(entry.history);
     return reorder(merged);
@@ -301,38 +257,16 @@ export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
   },
 
   check(entry, pointer, issues) {
-    repeated(
-      entry.assignees?.map((a) => a.person),
-      `${pointer}/assignees`,
-      'lists this person twice',
-      issues,
-      '/person',
-    );
-    repeated(
-      entry.tickets?.map((t) => `${t.source}\u0000${t.ticketId}`),
-      `${pointer}/tickets`,
-      'lists this ticket twice',
-      issues,
-    );
+    repeatedAssignees(entry.assignees, pointer, issues);
+    repeatedTickets(entry.tickets, pointer, issues);
     entry.resources?.forEach((r, i) => {
       repeated(r.assignees, `${pointer}/resources/${i}/assignees`, 'lists this person twice', issues);
     });
   },
 
   references(entry, pointer) {
-    const refs: Reference[] = [];
-    const many = (record: string, list: readonly string[] | undefined, at: string) => {
-      list?.forEach((key, i) => {
-        refs.push({ record, key, pointer: `${pointer}/${at}/${i}` });
-      });
-    };
-    entry.assignees?.forEach((a, i) => {
-      refs.push({ record: 'person', key: a.person, pointer: `${pointer}/assignees/${i}/person` });
-    });
-    many('entity', entry.entities, 'entities');
-    many('control', entry.controls, 'controls');
-    many('requirement', entry.requirements, 'requirements');
-    many('risk', entry.risks, 'risks');
+    const { refs, many, links } = referenceList(pointer);
+    links(entry);
     entry.resources?.forEach((r, i) => {
       many('person', r.assignees, `resources/${i}/assignees`);
       many('entity', r.entities, `resources/${i}/entities`);
@@ -358,37 +292,12 @@ export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
       childrenOfDeleted: (w, ids) => deleteResources(w, ids),
     }),
 
-  async events(w, changes) {
-    const updates = changes.filter((c) => c.action === 'update');
-    if (updates.length === 0) return { events: [] };
-    const lookups = await w.names();
-    const events: NewEvent[] = [];
-    for (const c of updates) {
-      const { status: b, ...before } = testShape(c.id, c.before!, w, lookups);
-      const { status: a, ...after } = testShape(c.id, c.after!, w, lookups);
-      if (b !== a)
-        events.push({
-          type: 'test.status_changed',
-          resourceId: c.id,
-          occurredAt: w.now,
-          data: { before: b as TestStatus, after: a as TestStatus },
-        });
-      const fieldChanges = changedFields(before, after);
-      // as the moves do: an update event only when a field besides the stamps changed
-      if (Object.keys(fieldChanges).some((f) => !STAMPS.has(f)))
-        events.push({ type: 'test.updated', resourceId: c.id, occurredAt: w.now, data: { changes: fieldChanges } });
-    }
-    return { events };
-  },
+  events: (w, changes) =>
+    shapedUpdateEvents(w, 'test', changes, async (c, lookups) => [
+      testShape(c.id, c.before!, w, lookups),
+      testShape(c.id, c.after!, w, lookups),
+    ]),
 };
-
-function repeated(values: readonly string[] | undefined, at: string, message: string, issues: FieldIssue[], suffix = ''): void {
-  const seen = new Set<string>();
-  values?.forEach((v, i) => {
-    if (seen.has(v)) issues.push({ field: `${at}/${i}${suffix}`, message });
-    seen.add(v);
-  });
-}
 
 /**
  * The test as GET /v1/tests/{id} shows it with every expansion and flagged resources of every

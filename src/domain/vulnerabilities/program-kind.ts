@@ -11,7 +11,7 @@
 // GET shows it, `vulnerability.updated` with the fields of GET (every expansion: affected
 // resources of every status, tickets, risks) that changed.
 import { changedList, group } from '../kinds/list-changes.ts';
-import type { IssueSink, ProgramKind, RecordChange, Reference, WriteContext } from '../kinds/kind.ts';
+import type { IssueSink, NormalizeContext, ProgramKind, RecordChange, WriteContext } from '../kinds/kind.ts';
 import type { RecordedKindEvents } from '../events/kind-events.ts';
 import { createdStamps, mergeEntry, sorted, stampModified } from '../kinds/normalize.ts';
 import { derivedRecordId } from '../kinds/keys.ts';
@@ -25,56 +25,43 @@ import type { Row } from '../../storage/db/bulk-insert.ts';
 import { assigneesOf, compareStrings, personStampOf, risksOf } from '../artifacts/program-shapes.ts';
 import { changedFields } from '../events/changes.ts';
 import type { NewEvent } from '../events/record.ts';
-import type { FieldIssue } from '../../shared/errors.ts';
+import {
+  entryFields,
+  assigneeEntry,
+  assigneesOfLinks,
+  fieldOrder,
+  nullable,
+  nullableColumns,
+  nullDefaults,
+  num,
+  stampColumns,
+  stampsOfRow,
+} from '../kinds/entry-values.ts';
+import { referenceList, repeated, repeatedAssignees, repeatedTickets } from '../kinds/entry-checks.ts';
 import { setPresent } from '../set-present.ts';
 import { publicVulnerabilityId, type Severity, type VulnerabilitySource, type VulnerabilityStatus } from './shape.ts';
 import type { VulnerabilityDetail } from './schema.ts';
 
 type Resource = ProgramAffectedResource;
 
-const FIELDS = [
-  'title',
-  'status',
-  'severity',
-  'cveId',
+/** The entry's fields, in the schema's order. */
+const FIELDS = entryFields<ProgramVulnerability>(ProgramVulnerability);
+
+const ROW_FIELDS = FIELDS.filter((f) => !['assignees', 'customFields', 'affectedResources', 'tickets', 'risks'].includes(f));
+
+const reorder = fieldOrder<ProgramVulnerability>(FIELDS);
+
+/** The fields that hold null when the finding has no value (their columns are named after them). */
+const NULLABLE = [
   'fixAvailable',
   'description',
   'remediation',
   'stepsToReproduce',
-  'firstSeen',
   'lastScannedOn',
   'cvssScore',
   'sla',
   'reportLink',
-  'assignees',
-  'customFields',
-  'affectedResources',
-  'tickets',
-  'risks',
-  'addedBy',
-  'addedOn',
-  'lastModifiedBy',
-  'modifiedOn',
 ] as const satisfies readonly (keyof ProgramVulnerability)[];
-
-const ROW_FIELDS = FIELDS.filter((f) => !['assignees', 'customFields', 'affectedResources', 'tickets', 'risks'].includes(f));
-
-/** Sets a field to its value, or to null when it has none: an export writes every field. */
-const nullable = <T extends object, K extends keyof T>(target: T, key: K, value: T[K] | null | undefined) => {
-  target[key] = (value ?? null) as T[K];
-};
-
-const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
-
-function reorder(e: ProgramVulnerability): ProgramVulnerability {
-  const out: Record<string, unknown> = { key: e.key };
-  for (const f of FIELDS) {
-    const v = e[f];
-    if (v === undefined) continue;
-    out[f] = v;
-  }
-  return out as ProgramVulnerability;
-}
 
 /** The source and finding key a finding's key names. */
 export function partsOf(key: string): { source: string; findingKey: string } {
@@ -127,27 +114,31 @@ const resourceOrder = (resources: readonly Resource[], firstSeen: number | undef
     .map((x) => normalResource(x.r, firstSeen));
 
 function rowColumns(e: ProgramVulnerability, w: WriteContext) {
-  const person = (key: string | null | undefined) => (key == null ? null : w.keys.idOf('person', key));
   return {
     title: e.title,
     status: e.status ?? 'open',
     severity: e.severity,
     cve_id: e.cveId ?? '',
-    fix_available: e.fixAvailable ?? null,
-    description: e.description ?? null,
-    remediation: e.remediation ?? null,
-    steps_to_reproduce: e.stepsToReproduce ?? null,
     first_seen: e.firstSeen ?? w.now,
-    last_scanned_on: e.lastScannedOn ?? null,
-    cvss_score: e.cvssScore ?? null,
-    sla: e.sla ?? null,
-    report_link: e.reportLink ?? null,
-    added_by: person(e.addedBy),
-    added_on: e.addedOn ?? w.now,
-    last_modified_by: person(e.lastModifiedBy),
-    modified_on: e.modifiedOn ?? null,
+    ...nullableColumns(e, NULLABLE),
+    ...stampColumns(e, w),
   };
 }
+
+/** What a new finding takes for the fields its entry leaves out. */
+const defaults = (ctx: NormalizeContext): Partial<ProgramVulnerability> => ({
+  status: 'open',
+  cveId: '',
+  firstSeen: ctx.now,
+  ...nullDefaults(NULLABLE),
+  assignees: [],
+  customFields: [],
+  affectedResources: [],
+  tickets: [],
+  risks: [],
+  lastModifiedBy: null,
+  ...createdStamps(ctx),
+});
 
 export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability, RecordedKindEvents> = {
   name: 'vulnerabilities',
@@ -185,9 +176,7 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability, RecordedKind
           severity: f.severity as Severity,
           cveId: f.cve_id ?? '',
           firstSeen,
-          assignees: (people.get(f.id) ?? [])
-            .filter((p) => p.role === 'assignee')
-            .map((p) => (p.isPrimary ? { person: person(p.personId), isPrimary: true } : { person: person(p.personId) })),
+          assignees: assigneesOfLinks(people.get(f.id) ?? [], person),
           customFields: (valuesOf.get(f.id) ?? [])
             .map((v) => ({ field: keys.keyOf('customField', v.custom_field_id), value: v.value }))
             .sort((a, b) => compareStrings(a.field, b.field)),
@@ -201,8 +190,7 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability, RecordedKind
           }),
           tickets: (tickets.get(f.id) ?? []).map((t) => ({ id: t.ticketId, source: t.source, url: t.url })),
           risks: sorted((risks.get(f.id) ?? []).map((id) => keys.keyOf('risk', id))),
-          addedOn: Number(f.added_on),
-          modifiedOn: num(f.modified_on),
+          ...stampsOfRow(f, person),
         };
         nullable(entry, 'fixAvailable', f.fix_available as ProgramVulnerability['fixAvailable']);
         nullable(entry, 'description', f.description);
@@ -212,47 +200,19 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability, RecordedKind
         nullable(entry, 'cvssScore', num(f.cvss_score));
         nullable(entry, 'sla', num(f.sla));
         nullable(entry, 'reportLink', f.report_link === '' ? null : f.report_link);
-        // null, not left out: applied elsewhere, a finding without them is not stamped with the actor
-        entry.addedBy = f.added_by === null ? null : person(f.added_by);
-        entry.lastModifiedBy = f.last_modified_by === null ? null : person(f.last_modified_by);
         return { id: f.id, entry: reorder(entry) };
       })
       .sort((a, b) => compareStrings(a.entry.key, b.entry.key));
   },
 
   normalize(entry, current, ctx) {
-    const merged = mergeEntry(
-      entry,
-      current,
-      {
-        status: 'open',
-        cveId: '',
-        fixAvailable: null,
-        description: null,
-        remediation: null,
-        stepsToReproduce: null,
-        firstSeen: ctx.now,
-        lastScannedOn: null,
-        cvssScore: null,
-        sla: null,
-        reportLink: null,
-        assignees: [],
-        customFields: [],
-        affectedResources: [],
-        tickets: [],
-        risks: [],
-        lastModifiedBy: null,
-        ...createdStamps(ctx),
-      },
-      FIELDS,
-    );
+    const merged = mergeEntry(entry, current, defaults(ctx), FIELDS);
     merged.risks = sorted(merged.risks);
     if (entry.customFields !== undefined)
       merged.customFields = entry.customFields
         .map((v) => ({ field: v.field, value: v.value }))
         .sort((a, b) => compareStrings(a.field, b.field));
-    if (entry.assignees !== undefined)
-      merged.assignees = entry.assignees.map((a) => (a.isPrimary ? { person: a.person, isPrimary: true } : { person: a.person }));
+    if (entry.assignees !== undefined) merged.assignees = entry.assignees.map(assigneeEntry);
     if (entry.affectedResources !== undefined) merged.affectedResources = resourceOrder(entry.affectedResources, merged.firstSeen);
     if (entry.tickets !== undefined) merged.tickets = entry.tickets.map((t) => ({ id: t.id, source: t.source, url: t.url }));
     return reorder(merged);
@@ -260,13 +220,7 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability, RecordedKind
   stampChange: (normalized, given, ctx) => reorder(stampModified(normalized, given, ctx)),
 
   check(entry, pointer, issues) {
-    repeated(
-      entry.assignees?.map((a) => a.person),
-      `${pointer}/assignees`,
-      'lists this person twice',
-      issues,
-      '/person',
-    );
+    repeatedAssignees(entry.assignees, pointer, issues);
     repeated(
       entry.customFields?.map((v) => v.field),
       `${pointer}/customFields`,
@@ -274,10 +228,9 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability, RecordedKind
       issues,
       '/field',
     );
-    repeated(
-      entry.tickets?.map((t) => `${t.source}\u0000${t.id}`),
-      `${pointer}/tickets`,
-      'lists this ticket twice',
+    repeatedTickets(
+      entry.tickets?.map((t) => ({ source: t.source, ticketId: t.id })),
+      pointer,
       issues,
     );
     const { findingKey } = partsOf(entry.key);
@@ -286,19 +239,12 @@ export const vulnerabilitiesKind: ProgramKind<ProgramVulnerability, RecordedKind
   },
 
   references(entry, pointer) {
-    const refs: Reference[] = [];
-    const one = (record: string, key: string | null | undefined, at: string) => {
-      if (key != null) refs.push({ record, key, pointer: `${pointer}/${at}` });
-    };
-    entry.assignees?.forEach((a, i) => {
-      one('person', a.person, `assignees/${i}/person`);
-    });
+    const { refs, one, many, assignees } = referenceList(pointer);
+    assignees(entry.assignees);
     entry.customFields?.forEach((v, i) => {
       one('customField', v.field, `customFields/${i}/field`);
     });
-    entry.risks?.forEach((k, i) => {
-      one('risk', k, `risks/${i}`);
-    });
+    many('risk', entry.risks, 'risks');
     one('person', entry.addedBy, 'addedBy');
     one('person', entry.lastModifiedBy, 'lastModifiedBy');
     return refs;
@@ -369,14 +315,6 @@ async function checkValues(w: WriteContext, changes: readonly RecordChange<Progr
         issues.add(`${at}/customFields/${j}/value`, `must be one of the field's options: ${definition.options.join(', ')}`);
     });
   }
-}
-
-function repeated(values: readonly string[] | undefined, at: string, message: string, issues: FieldIssue[], suffix = ''): void {
-  const seen = new Set<string>();
-  values?.forEach((v, i) => {
-    if (seen.has(v)) issues.push({ field: `${at}/${i}${suffix}`, message });
-    seen.add(v);
-  });
 }
 
 /**

@@ -5,7 +5,7 @@
 // and risks name their records by key.
 import { Type, type Static } from 'typebox';
 import { SEVERITIES, VULNERABILITY_SOURCES, VULNERABILITY_STATUSES } from '../../shared/vocabulary.ts';
-import { EpochMs, OrNull, KeyRef, KeyRefs, NAME_MAX_LENGTH, Name, PersonRef, ProgramAssignees, Url } from '../kinds/fields.ts';
+import { EpochMs, KeyRef, KeyRefs, Name, NAME_MAX_LENGTH, OrNull, ProgramAssignees, StampFields, Url } from '../kinds/fields.ts';
 import { FIX_AVAILABLE } from './shape.ts';
 import { MAX_CUSTOM_FIELD_VALUE } from './write-schema.ts';
 
@@ -82,10 +82,7 @@ export const ProgramVulnerability = Type.Object(
     ),
     tickets: Type.Optional(Type.Array(ProgramFindingTicket, { maxItems: 100 })),
     risks: Type.Optional(KeyRefs('risks')),
-    addedBy: Type.Optional(PersonRef('added it')),
-    addedOn: Type.Optional(EpochMs('Default: when it is first applied.')),
-    lastModifiedBy: Type.Optional(PersonRef('last changed it')),
-    modifiedOn: Type.Optional(Type.Union([EpochMs(), Type.Null()], { description: 'Default: when a change is applied.' })),
+    ...StampFields,
   },
   { additionalProperties: false },
 );
