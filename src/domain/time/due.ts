@@ -110,46 +110,21 @@ export async function processDueOrganization(ctx: TimeContext, organizationId: s
     await bumpDataVersions(trx, org, WRITES['time.due']);
     const service = await actorPersonId(trx, org, { kind: 'service' });
     const stamp = { modifiedOn: now, modifiedBy: service };
-    await setStatuses(
-      trx,
-      'evidence',
-      org,
-      evidence.map((e) => e.id),
-      { status: TIME_MOVES.evidence.to, ...stamp },
-    );
-    await setStatuses(
-      trx,
-      'policies',
-      org,
-      policies.map((p) => p.id),
-      { status: TIME_MOVES.policy.to, ...stamp },
-    );
-    const events: NewEvent[] = [];
-    const changes: ArtifactChange[] = [];
-    for (const e of evidence) {
-      const before = e.status as (typeof TIME_MOVES.evidence.from)[number];
-      events.push({ type: 'evidence.status_changed', resourceId: e.id, occurredAt: now, data: { before, after: TIME_MOVES.evidence.to } });
-      changes.push({
-        type: 'evidence',
-        id: e.id,
-        before: evidenceState(e.isRelevant, e.status),
-        after: evidenceState(e.isRelevant, TIME_MOVES.evidence.to),
-        cause: { type: 'evidence.status_changed', resourceId: e.id },
-        occurredAt: now,
-      });
-    }
-    for (const p of policies) {
-      const before = p.status as (typeof TIME_MOVES.policy.from)[number];
-      events.push({ type: 'policy.status_changed', resourceId: p.id, occurredAt: now, data: { before, after: TIME_MOVES.policy.to } });
-      changes.push({
-        type: 'policy',
-        id: p.id,
-        before: policyState(p.isRelevant, p.status),
-        after: policyState(p.isRelevant, TIME_MOVES.policy.to),
-        cause: { type: 'policy.status_changed', resourceId: p.id },
-        occurredAt: now,
-      });
-    }
+    const moves = [
+      ['evidence', evidence, TIME_MOVES.evidence.to],
+      ['policies', policies, TIME_MOVES.policy.to],
+    ] as const;
+    for (const [table, rows, to] of moves)
+      await setStatuses(
+        trx,
+        table,
+        org,
+        rows.map((r) => r.id),
+        { status: to, ...stamp },
+      );
+    const moved = [movedByTime('evidence', evidence, now), movedByTime('policy', policies, now)];
+    const events: NewEvent[] = moved.flatMap((m) => m.events);
+    const changes = moved.flatMap((m) => m.changes);
     events.push(...(await complianceChangesOfMany(trx as Kysely<Database>, org, changes)));
     await recordEvents(trx, org, events);
     return {
@@ -163,4 +138,29 @@ export async function processDueOrganization(ctx: TimeContext, organizationId: s
   // Committed: every node reads the new data versions (never throws: retried in the background).
   if (result.evidence + result.policies > 0) await announceOrganizationChange(ctx, org);
   return result;
+}
+
+/**
+ * What time moving these records from their status to the kind's `to` records: each one's status
+ * event, and what it changes for the compliance rule.
+ */
+function movedByTime(type: 'evidence' | 'policy', rows: readonly { id: string; status: string; isRelevant: boolean }[], now: number) {
+  const state = type === 'evidence' ? evidenceState : policyState;
+  const to = TIME_MOVES[type].to;
+  return {
+    // the rows were listed in one of TIME_MOVES[type].from (listDueEvidence, listDuePolicies): the event's `before`
+    events: rows.map(
+      (r) => ({ type: `${type}.status_changed`, resourceId: r.id, occurredAt: now, data: { before: r.status, after: to } }) as NewEvent,
+    ),
+    changes: rows.map(
+      (r): ArtifactChange => ({
+        type,
+        id: r.id,
+        before: state(r.isRelevant, r.status),
+        after: state(r.isRelevant, to),
+        cause: { type: `${type}.status_changed`, resourceId: r.id },
+        occurredAt: now,
+      }),
+    ),
+  };
 }
