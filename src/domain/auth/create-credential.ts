@@ -10,7 +10,8 @@ import { consoleCredential, CREDENTIAL_NAME_MAX_LENGTH, credentialView as view }
 import { recordEvents } from '../events/record.ts';
 import type { CredentialView } from './schema.ts';
 import * as credentials from '../../storage/db/repositories/credentials.ts';
-import { findOrganization, lockOrganization } from '../../storage/db/repositories/organizations.ts';
+import { findOrganization } from '../../storage/db/repositories/organizations.ts';
+import { assertWithinCap } from '../organizations/within-cap.ts';
 import { recordAudit } from '../console/audit.ts';
 import { invisibleIssue, typedName } from '../text.ts';
 
@@ -43,14 +44,14 @@ export async function createCredential({
   const now = record.createdAt;
   const max = ctx.maxActiveCredentialsPerOrg ?? DEFAULT_MAX_ACTIVE_CREDENTIALS;
   await ctx.db.kysely.transaction().execute(async (tx) => {
-    // Counted under the organization's lock, so concurrent creations cannot pass the cap together.
-    await lockOrganization(tx, org.id);
-    if ((await credentials.countActiveCredentials(tx, org.id)) >= max) {
-      throw validationFailed(
-        [{ field: 'credentials', message: `at most ${max} active credentials per organization; revoke one first` }],
-        `An organization can have at most ${max} active credentials; revoke one before creating another.`,
-      );
-    }
+    await assertWithinCap(tx, org.id, {
+      field: 'credentials',
+      things: 'active credentials',
+      undo: 'revoke',
+      doing: 'creating',
+      max,
+      count: credentials.countActiveCredentials,
+    });
     await credentials.insertCredential(tx, record);
     const target = { type: 'credential' as const, id: record.id, label: `${record.name} (${record.clientId})` };
     await recordAudit(tx, { organizationId: org.id, actor: ctx.actor, action: 'credential.create', target, at: now });

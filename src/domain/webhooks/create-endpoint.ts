@@ -7,7 +7,8 @@ import type { AdminContext } from '../context.ts';
 import { notFound, validationFailed } from '../../shared/errors.ts';
 import { recordAudit } from '../console/audit.ts';
 import * as endpoints from '../../storage/db/repositories/webhook-endpoints.ts';
-import { findOrganization, lockOrganization } from '../../storage/db/repositories/organizations.ts';
+import { findOrganization } from '../../storage/db/repositories/organizations.ts';
+import { assertWithinCap } from '../organizations/within-cap.ts';
 import { checkEndpointFields, checkTypesWithinPlan } from './endpoint-input.ts';
 import { endpointLabel, endpointView } from './endpoint-view.ts';
 import { MAX_ENDPOINTS_PER_ORG, type NewWebhookEndpoint } from './schema.ts';
@@ -41,14 +42,14 @@ export async function createEndpoint({
     updatedAt: now,
   };
   await ctx.db.kysely.transaction().execute(async (tx) => {
-    // Counted under the organization's lock, so concurrent registrations cannot pass the cap together.
-    await lockOrganization(tx, org.id);
-    if ((await endpoints.countEndpoints(tx, org.id)) >= MAX_ENDPOINTS_PER_ORG) {
-      throw validationFailed(
-        [{ field: 'endpoints', message: `at most ${MAX_ENDPOINTS_PER_ORG} webhook endpoints per organization; delete one first` }],
-        `An organization can have at most ${MAX_ENDPOINTS_PER_ORG} webhook endpoints; delete one before registering another.`,
-      );
-    }
+    await assertWithinCap(tx, org.id, {
+      field: 'endpoints',
+      things: 'webhook endpoints',
+      undo: 'delete',
+      doing: 'registering',
+      max: MAX_ENDPOINTS_PER_ORG,
+      count: endpoints.countEndpoints,
+    });
     await endpoints.insertEndpoint(tx, record);
     await endpoints.insertSecret(tx, {
       id: randomUUID(),
