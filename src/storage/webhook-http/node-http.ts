@@ -7,38 +7,17 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import type { LookupFunction } from 'node:net';
-import { resolveHost } from './address-policy.ts';
+import { resolveHost } from './resolve-host.ts';
+import type { SendResult, WebhookSender } from './sender.ts';
 
 /** The most of a response body kept for the console. */
 export const RESPONSE_BODY_LIMIT = 1024;
 
-export interface SendInput {
-  url: string;
-  body: string;
-  headers: Record<string, string>;
-  timeoutMs: number;
-  /** why this address may not receive webhooks, or undefined when it may */
-  refuseAddress: (ip: string) => string | undefined;
-  /** resolves a host name to its addresses (tests point a name at loopback); default: the system resolver */
-  lookupHost?: (host: string) => Promise<string[]>;
-}
-
-export interface SendResult {
-  /** the HTTP status, when an answer arrived */
-  statusCode: number | null;
-  latencyMs: number;
-  /** why the attempt failed, when it did (an answer other than 2xx is a failure too) */
-  error: string | null;
-  /** the first 1 KB of the answer's body */
-  responseBody: string | null;
-  /** whether the request left this process (false: refused before connecting) */
-  sent: boolean;
-}
-
 /** Refused before any connection: the address check failed. */
 class AddressRefused extends Error {}
 
-export async function sendWebhook(input: SendInput): Promise<SendResult> {
+/** The webhook sender of src/app.ts: node:http(s), one connection per attempt. */
+export const sendWebhook: WebhookSender = async (input) => {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   let url: URL;
@@ -135,7 +114,7 @@ export async function sendWebhook(input: SendInput): Promise<SendResult> {
     });
     request.end(input.body);
   });
-}
+};
 
 function describeError(err: NodeJS.ErrnoException): string {
   switch (err.code) {
