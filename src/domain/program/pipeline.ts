@@ -1,4 +1,4 @@
-// The program pipeline (ARCHITECTURE.md, "Writes to the program"): validate → resolve keys to IDs
+// The program pipeline (docs/decisions/program-writes.md, "Program documents"): validate → resolve keys to IDs
 // → read the organization's current records in bulk → diff → write only what changed, in bulk, in
 // one transaction → events from the diff. A plan is the same pipeline run in a transaction that is
 // rolled back: its computed effects (controls that flip, frameworks that move) are the rule's

@@ -1,10 +1,11 @@
-// How an organization's plan bounds its program (PRODUCT.md, "Plans bound every door"). The
-// pipeline and the export call these with the plan read from the organization's row, so every
-// door (PUT/GET /v1/program, the console's program page, `cds program`) is bounded the same way
-// whoever acts: a kind whose resources the plan excludes can be neither named nor exported, nor
-// can the link fields of included kinds that point at excluded records (an evidence entry's
-// `controls` under a plan without controls). Links are left as they are, neither read nor written:
-// a field left out keeps its current value (normalize.ts), so an apply never clears them.
+// How an organization's plan bounds its program (docs/program-documents.md, "The organization's
+// plan bounds every door"). The pipeline and the export call these with the plan read from the
+// organization's row, so every door (PUT/GET /v1/program, the console's program page, `cds
+// program`) is bounded the same way whoever acts: a kind whose resources the plan excludes can be
+// neither named nor exported, nor can the link fields of included kinds that point at excluded
+// records (an evidence entry's `controls` under a plan without controls). Links are left as they
+// are, neither read nor written: a field left out keeps its current value (normalize.ts), so an
+// apply never clears them.
 import { ServiceError } from '../../shared/errors.ts';
 import type { ComplianceEffects } from './effects.ts';
 import type { ProgramKind } from './kind.ts';

@@ -1,7 +1,7 @@
 // One finding as a scanner file reports it, after a format parser (src/formats/<format>/) has mapped
 // it and before the import pipeline matches it to the organization's findings. The bounds are the
-// API's (./write-schema.ts, PRODUCT.md "Writes"), so whatever a parser yields can be stored and shown
-// as is; parsers shorten what a real scanner routinely writes longer (docs/scanner-formats.md).
+// API's (./write-schema.ts, docs/decisions/writes-and-uploads.md "Vulnerability create and
+// update"), so whatever a parser yields can be stored and shown as is; parsers shorten what a real scanner routinely writes longer (docs/scanner-formats.md).
 import { Type, type Static } from 'typebox';
 import { SEVERITIES, VULNERABILITY_SOURCES } from '../../shared/vocabulary.ts';
 import { FIX_AVAILABLE } from './shape.ts';
@@ -18,7 +18,7 @@ export const MAX_TEXT = 750;
 export const MAX_NAME = 255;
 export const MAX_RESOURCES = 100;
 export const MAX_TAGS = 3;
-/** A justification is a note (PRODUCT.md: notes up to 2,000 characters). */
+/** A justification is a note: notes are up to 2,000 characters (docs/decisions/program-writes.md, "Program documents"). */
 export const MAX_JUSTIFICATION = 2000;
 /** `api` is the API's own source: a file never claims it. */
 export type ScannedSource = Exclude<(typeof VULNERABILITY_SOURCES)[number], 'api'>;

@@ -12,7 +12,7 @@ type Q = Kysely<Database>;
 /** The artifact key of a mapping row, as the compliance rule spells it. */
 const byArtifactKey = (r: { artifact_type: ArtifactType; artifact_id: string }): string => artifactKeyOf(r.artifact_type, r.artifact_id);
 
-/** A requirement a control is mapped to: the read API's shape (shared-schema.ts). */
+/** A requirement a control is mapped to: the read API's shape (src/shared/sub-objects.ts). */
 export type ControlRequirementRow = MappedRequirement;
 
 /** The requirements a control is mapped to (unordered: the caller sorts them). */
