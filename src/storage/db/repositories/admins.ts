@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
+import { findRowBy, listOldestFirst } from './rows.ts';
 
 type Q = Kysely<Database>;
 
@@ -37,24 +38,17 @@ export async function insertAdmin(db: Q, a: AdminRecord): Promise<void> {
 
 /** `email` must already be normalized (trimmed, lower-case). */
 export async function findAdminByEmail(db: Q, email: string): Promise<AdminRecord | undefined> {
-  const row = await db.selectFrom('admins').selectAll().where('email', '=', email).executeTakeFirst();
+  const row = await findRowBy(db, 'admins', 'email', email);
   return row && toRecord(row);
 }
 
 export async function findAdmin(db: Q, id: string): Promise<AdminRecord | undefined> {
-  const row = await db.selectFrom('admins').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await findRowBy(db, 'admins', 'id', id);
   return row && toRecord(row);
 }
 
 export async function listAdmins(db: Q, organizationId: string): Promise<AdminRecord[]> {
-  const rows = await db
-    .selectFrom('admins')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  return rows.map(toRecord);
+  return (await listOldestFirst(db, 'admins', organizationId)).map(toRecord);
 }
 
 export async function recordAdminSignIn(db: Q, id: string, at: number): Promise<void> {

@@ -162,6 +162,44 @@ export async function findArtifactRow<T extends ArtifactTable>(
     .executeTakeFirst()) as Selectable<Database[T]> | undefined;
 }
 
+/** The list and get-one reads of one artifact table, each row mapped by `toRow`. */
+export function artifactReads<T extends ArtifactTable, R>(table: T, toRow: (r: Selectable<Database[T]>) => R) {
+  return {
+    /** the records of the organization matching `filter`, ordered by name then ID */
+    list: async (db: Q, organizationId: string, filter: ArtifactFilter): Promise<R[]> =>
+      (await listArtifactRows(db, table, organizationId, filter)).map(toRow),
+    /** one record by ID, only within the organization */
+    find: async (db: Q, organizationId: string, id: string): Promise<R | undefined> => {
+      const row = await findArtifactRow(db, table, organizationId, id);
+      return row && toRow(row);
+    },
+  };
+}
+
+/** The file tables, each with the column naming its artifact and the date its files are ordered by. */
+const FILE_TABLES = {
+  policy_documents: { parent: 'policy_id', newest: 'added_on' },
+  attachments: { parent: 'evidence_id', newest: 'evidence_date' },
+} as const;
+
+/** The files (rows) of one artifact, newest first (then by ID). */
+export async function listFileRows<T extends keyof typeof FILE_TABLES>(
+  db: Q,
+  table: T,
+  organizationId: string,
+  artifactId: string,
+): Promise<Selectable<Database[T]>[]> {
+  const { parent, newest } = FILE_TABLES[table];
+  return (await (db as Kysely<any>)
+    .selectFrom(table)
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where(parent, '=', artifactId)
+    .orderBy(newest, 'desc')
+    .orderBy('id')
+    .execute()) as Selectable<Database[T]>[];
+}
+
 /** A file entry (policy document or evidence attachment) as both tables store it. */
 export interface FileEntryRow {
   displayName: string;

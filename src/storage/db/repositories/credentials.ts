@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
+import { findRowBy, listOldestFirst } from './rows.ts';
 
 type Q = Kysely<Database>;
 
@@ -51,12 +52,12 @@ export async function insertCredential(db: Q, c: CredentialRecord): Promise<void
 }
 
 export async function findCredentialByClientId(db: Q, clientId: string): Promise<CredentialRecord | undefined> {
-  const row = await db.selectFrom('credentials').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+  const row = await findRowBy(db, 'credentials', 'client_id', clientId);
   return row && toRecord(row);
 }
 
 export async function findCredential(db: Q, id: string): Promise<CredentialRecord | undefined> {
-  const row = await db.selectFrom('credentials').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await findRowBy(db, 'credentials', 'id', id);
   return row && toRecord(row);
 }
 
@@ -72,14 +73,7 @@ export async function countActiveCredentials(db: Q, organizationId: string): Pro
 }
 
 export async function listCredentials(db: Q, organizationId: string): Promise<CredentialRecord[]> {
-  const rows = await db
-    .selectFrom('credentials')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  return rows.map(toRecord);
+  return (await listOldestFirst(db, 'credentials', organizationId)).map(toRecord);
 }
 
 export async function revokeCredential(db: Q, id: string, at: number): Promise<boolean> {

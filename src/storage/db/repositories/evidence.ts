@@ -2,16 +2,7 @@
 // live in artifacts.ts (policies use the same ones).
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../schema.ts';
-import {
-  commonColumns,
-  fileEntry,
-  findArtifactRow,
-  nullableMs,
-  listArtifactRows,
-  type ArtifactCommon,
-  type ArtifactFilter,
-  type FileEntryRow,
-} from './artifacts.ts';
+import { commonColumns, fileEntry, artifactReads, nullableMs, listFileRows, type ArtifactCommon, type FileEntryRow } from './artifacts.ts';
 
 type Q = Kysely<Database>;
 
@@ -51,29 +42,16 @@ function toEvidence(r: Selectable<Database['evidence']>): EvidenceRow {
   };
 }
 
-/** Evidence of the organization matching `filter`, ordered by name then ID. */
-export async function listEvidence(db: Q, organizationId: string, filter: ArtifactFilter): Promise<EvidenceRow[]> {
-  return (await listArtifactRows(db, 'evidence', organizationId, filter)).map(toEvidence);
-}
-
-export async function findEvidence(db: Q, organizationId: string, id: string): Promise<EvidenceRow | undefined> {
-  const row = await findArtifactRow(db, 'evidence', organizationId, id);
-  return row && toEvidence(row);
-}
+const evidenceReads = artifactReads('evidence', toEvidence);
+export const listEvidence = evidenceReads.list;
+export const findEvidence = evidenceReads.find;
 
 /**
  * An evidence record's attachments, newest evidence date first (then by ID). A file the service
  * hosts (it has a blob) never carries a URL, whatever the row holds.
  */
 export async function listAttachments(db: Q, organizationId: string, evidenceId: string): Promise<AttachmentRow[]> {
-  const rows = await db
-    .selectFrom('attachments')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('evidence_id', '=', evidenceId)
-    .orderBy('evidence_date', 'desc')
-    .orderBy('id')
-    .execute();
+  const rows = await listFileRows(db, 'attachments', organizationId, evidenceId);
   return rows.map((r) => ({
     ...fileEntry(r, r.blob_key !== null),
     evidenceDate: Number(r.evidence_date),

@@ -2,16 +2,7 @@
 // artifacts.ts (evidence uses the same ones).
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../schema.ts';
-import {
-  commonColumns,
-  fileEntry,
-  findArtifactRow,
-  nullableMs,
-  listArtifactRows,
-  type ArtifactCommon,
-  type ArtifactFilter,
-  type FileEntryRow,
-} from './artifacts.ts';
+import { commonColumns, fileEntry, artifactReads, nullableMs, listFileRows, type ArtifactCommon, type FileEntryRow } from './artifacts.ts';
 
 type Q = Kysely<Database>;
 
@@ -42,26 +33,13 @@ function toPolicy(r: Selectable<Database['policies']>): PolicyRow {
   };
 }
 
-/** Policies of the organization matching `filter`, ordered by name then ID. */
-export async function listPolicies(db: Q, organizationId: string, filter: ArtifactFilter): Promise<PolicyRow[]> {
-  return (await listArtifactRows(db, 'policies', organizationId, filter)).map(toPolicy);
-}
-
-export async function findPolicy(db: Q, organizationId: string, id: string): Promise<PolicyRow | undefined> {
-  const row = await findArtifactRow(db, 'policies', organizationId, id);
-  return row && toPolicy(row);
-}
+const policyReads = artifactReads('policies', toPolicy);
+export const listPolicies = policyReads.list;
+export const findPolicy = policyReads.find;
 
 /** A policy's documents, newest first (then by ID). */
 export async function listPolicyDocuments(db: Q, organizationId: string, policyId: string): Promise<FileEntryRow[]> {
-  const rows = await db
-    .selectFrom('policy_documents')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('policy_id', '=', policyId)
-    .orderBy('added_on', 'desc')
-    .orderBy('id')
-    .execute();
+  const rows = await listFileRows(db, 'policy_documents', organizationId, policyId);
   return rows.map((r) => fileEntry(r));
 }
 

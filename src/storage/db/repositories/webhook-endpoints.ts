@@ -2,6 +2,7 @@
 // changes an endpoint takes the organization, so one organization never reaches another's.
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
+import { listOldestFirst } from './rows.ts';
 
 type Q = Kysely<Database>;
 
@@ -71,14 +72,7 @@ export async function findEndpoint(db: Q, organizationId: string, id: string): P
 
 /** The organization's endpoints, oldest first. */
 export async function listEndpoints(db: Q, organizationId: string): Promise<WebhookEndpointRecord[]> {
-  const rows = await db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  return rows.map(toRecord);
+  return (await listOldestFirst(db, 'webhook_endpoints', organizationId)).map(toRecord);
 }
 
 export async function countEndpoints(db: Q, organizationId: string): Promise<number> {
