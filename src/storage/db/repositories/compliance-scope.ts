@@ -10,35 +10,7 @@ import type { ArtifactType } from '../schema.ts';
 
 type Q = Kysely<Database>;
 
-/** The controls an artifact is linked to, and the frameworks it is mapped to through its requirements. */
-export async function findArtifactReach(
-  db: Q,
-  organizationId: string,
-  type: ArtifactType,
-  id: string,
-): Promise<{ controlIds: string[]; frameworkIds: string[] }> {
-  const [controls, frameworks] = await Promise.all([
-    db
-      .selectFrom('control_artifacts')
-      .select('control_id')
-      .where('organization_id', '=', organizationId)
-      .where('artifact_type', '=', type)
-      .where('artifact_id', '=', id)
-      .execute(),
-    db
-      .selectFrom('artifact_requirements as ar')
-      .innerJoin('requirements as r', 'r.id', 'ar.requirement_id')
-      .select('r.framework_id')
-      .distinct()
-      .where('ar.organization_id', '=', organizationId)
-      .where('ar.artifact_type', '=', type)
-      .where('ar.artifact_id', '=', id)
-      .execute(),
-  ]);
-  return { controlIds: [...new Set(controls.map((r) => r.control_id))], frameworkIds: frameworks.map((r) => r.framework_id) };
-}
-
-/** findArtifactReach for many artifacts of one type at once: the union of their controls and frameworks. */
+/** The controls the artifacts of one type are linked to, and the frameworks they are mapped to through their requirements (the union over the artifacts). */
 export async function findArtifactsReach(
   db: Q,
   organizationId: string,
@@ -73,6 +45,10 @@ export async function findArtifactsReach(
     frameworkIds: [...new Set(frameworks.map((r) => r.framework_id))],
   };
 }
+
+/** findArtifactsReach of one artifact. */
+export const findArtifactReach = (db: Q, organizationId: string, type: ArtifactType, id: string) =>
+  findArtifactsReach(db, organizationId, type, [id]);
 
 /** (control, framework) pairs of the given controls, and of every control mapped to one of the given frameworks. */
 export async function loadControlFrameworkPairs(

@@ -12,13 +12,14 @@ type Q = Kysely<Database>;
 /** The artifact key of a mapping row, as the compliance rule spells it. */
 const byArtifactKey = (r: { artifact_type: ArtifactType; artifact_id: string }): string => artifactKeyOf(r.artifact_type, r.artifact_id);
 
+/** The read of one control made from the read of many. */
+const ofOneControl =
+  <R>(many: (db: Q, organizationId: string, controlIds: readonly string[]) => Promise<Map<string, R[]>>) =>
+  async (db: Q, organizationId: string, controlId: string): Promise<R[]> =>
+    (await many(db, organizationId, [controlId])).get(controlId) ?? [];
+
 /** A requirement a control is mapped to: the read API's shape (src/shared/sub-objects.ts). */
 export type ControlRequirementRow = MappedRequirement;
-
-/** The requirements a control is mapped to (unordered: the caller sorts them). */
-export async function listControlRequirements(db: Q, organizationId: string, controlId: string): Promise<ControlRequirementRow[]> {
-  return (await listControlsRequirements(db, organizationId, [controlId])).get(controlId) ?? [];
-}
 
 /** The requirements of many controls, by control (500 controls a statement). */
 export async function listControlsRequirements(
@@ -39,6 +40,9 @@ export async function listControlsRequirements(
   return group(rows, (r) => r.control_id, toMappedRequirement);
 }
 
+/** The requirements a control is mapped to (unordered: the caller sorts them). */
+export const listControlRequirements = ofOneControl(listControlsRequirements);
+
 /** An artifact mapped to a control, with what its status, relevance and justification come from. */
 export interface ControlArtifactRow {
   type: ArtifactType;
@@ -53,11 +57,6 @@ export interface ControlArtifactRow {
   /** tests: 'automated' or 'cloud' */
   kind: string | null;
   integrationFailing: boolean;
-}
-
-/** Every policy, evidence record and test (automated and cloud) mapped to the control: three statements. */
-export async function listControlArtifacts(db: Q, organizationId: string, controlId: string): Promise<ControlArtifactRow[]> {
-  return (await listControlsArtifacts(db, organizationId, [controlId])).get(controlId) ?? [];
 }
 
 /**
@@ -133,6 +132,9 @@ export async function listControlsArtifacts(
     (r) => r.artifact,
   );
 }
+
+/** Every policy, evidence record and test (automated and cloud) mapped to the control: three statements. */
+export const listControlArtifacts = ofOneControl(listControlsArtifacts);
 
 /** The frameworks each artifact mapped to the control is mapped to, ordered by framework name then ID. */
 export async function loadControlArtifactFrameworks(
