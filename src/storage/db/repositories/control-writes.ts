@@ -2,6 +2,9 @@
 // columns and stamps, and its assignees. The rules live in the domain; this is SQL only.
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
+import { replaceAssignees } from './assignees.ts';
+
+export { findPeopleByEmails } from './assignees.ts';
 
 type Q = Kysely<Database>;
 
@@ -28,54 +31,6 @@ export async function updateControlScope(db: Q, organizationId: string, controlI
     .execute();
 }
 
-/** The people of the organization with these emails (case-insensitive), lower-cased email → person ID. */
-export async function findPeopleByEmails(db: Q, organizationId: string, emails: readonly string[]): Promise<Map<string, string>> {
-  if (emails.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('people')
-    .select(['id', 'email'])
-    .where('organization_id', '=', organizationId)
-    .where((eb) =>
-      eb(
-        eb.fn('lower', ['email']),
-        'in',
-        emails.map((e) => e.toLowerCase()),
-      ),
-    )
-    .orderBy('id')
-    .execute();
-  const found = new Map<string, string>();
-  for (const r of rows) if (!found.has(r.email.toLowerCase())) found.set(r.email.toLowerCase(), r.id);
-  return found;
-}
-
 /** Makes `personIds` the control's assignees, in order; the first is the primary one. */
-export async function replaceControlAssignees(
-  db: Q,
-  organizationId: string,
-  controlId: string,
-  personIds: readonly string[],
-): Promise<void> {
-  await db
-    .deleteFrom('subject_people')
-    .where('organization_id', '=', organizationId)
-    .where('subject_type', '=', 'control')
-    .where('subject_id', '=', controlId)
-    .where('role', '=', 'assignee')
-    .execute();
-  if (personIds.length === 0) return;
-  await db
-    .insertInto('subject_people')
-    .values(
-      personIds.map((personId, position) => ({
-        organization_id: organizationId,
-        subject_type: 'control' as const,
-        subject_id: controlId,
-        role: 'assignee' as const,
-        person_id: personId,
-        is_primary: position === 0,
-        position,
-      })),
-    )
-    .execute();
-}
+export const replaceControlAssignees = (db: Q, organizationId: string, controlId: string, personIds: readonly string[]) =>
+  replaceAssignees(db, organizationId, 'control', controlId, personIds);
