@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 import { bulkInsert } from '../bulk-insert.ts';
 import type { Db } from '../connect.ts';
+import { idChunks } from '../id-chunks.ts';
 
 type Q = Kysely<Database>;
 
@@ -33,12 +34,12 @@ export async function insertProgramKeys(db: Db, trx: Q, organizationId: string, 
 
 /** Forgets the keys of deleted records. */
 export async function deleteProgramKeys(trx: Q, organizationId: string, kind: string, recordIds: readonly string[]): Promise<void> {
-  for (let i = 0; i < recordIds.length; i += 1000) {
+  for (const chunk of idChunks(recordIds, 1000)) {
     await trx
       .deleteFrom('program_keys')
       .where('organization_id', '=', organizationId)
       .where('kind', '=', kind)
-      .where('record_id', 'in', recordIds.slice(i, i + 1000))
+      .where('record_id', 'in', chunk)
       .execute();
   }
 }

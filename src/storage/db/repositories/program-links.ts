@@ -6,6 +6,7 @@ import type { Database, SubjectType } from '../schema.ts';
 import type { Db } from '../connect.ts';
 import { deleteWhereIn, insertRows } from './program-writes.ts';
 import type { Row } from '../bulk-insert.ts';
+import { idChunks } from '../id-chunks.ts';
 
 type Q = Kysely<Database>;
 
@@ -238,34 +239,35 @@ export async function replaceArtifactMappings(
   fresh: ReadonlySet<string> = new Set(),
 ): Promise<void> {
   const org = organizationId;
-  if (mappings.requirements && mappings.requirements.size > 0) {
-    const ids = [...mappings.requirements.keys()].filter((id) => !fresh.has(id));
-    for (let i = 0; i < ids.length; i += 500)
+  /** Deletes the links of the artifacts in `links` (all but the fresh ones, which have none yet) and inserts `links`. */
+  const replace = async <T extends 'artifact_requirements' | 'control_artifacts'>(
+    table: T,
+    links: Map<string, string[]> | undefined,
+    row: (artifactId: string, otherId: string) => Row<T>,
+  ) => {
+    if (!links || links.size === 0) return;
+    const ids = [...links.keys()].filter((id) => !fresh.has(id));
+    for (const chunk of idChunks(ids))
       await trx
-        .deleteFrom('artifact_requirements')
+        .deleteFrom(table as 'control_artifacts')
         .where('organization_id', '=', org)
         .where('artifact_type', '=', type)
-        .where('artifact_id', 'in', ids.slice(i, i + 500))
+        .where('artifact_id', 'in', chunk)
         .execute();
-    const rows: Row<'artifact_requirements'>[] = [];
-    for (const [artifact, reqs] of mappings.requirements)
-      for (const requirementId of reqs)
-        rows.push({ organization_id: org, artifact_type: type, artifact_id: artifact, requirement_id: requirementId });
-    await insertRows(db, trx, 'artifact_requirements', rows);
-  }
-  if (mappings.controls && mappings.controls.size > 0) {
-    const ids = [...mappings.controls.keys()].filter((id) => !fresh.has(id));
-    for (let i = 0; i < ids.length; i += 500)
-      await trx
-        .deleteFrom('control_artifacts')
-        .where('organization_id', '=', org)
-        .where('artifact_type', '=', type)
-        .where('artifact_id', 'in', ids.slice(i, i + 500))
-        .execute();
-    const rows: Row<'control_artifacts'>[] = [];
-    for (const [artifact, controls] of mappings.controls)
-      for (const controlId of controls)
-        rows.push({ organization_id: org, control_id: controlId, artifact_type: type, artifact_id: artifact });
-    await insertRows(db, trx, 'control_artifacts', rows);
-  }
+    const rows: Row<T>[] = [];
+    for (const [artifact, others] of links) for (const other of others) rows.push(row(artifact, other));
+    await insertRows(db, trx, table, rows);
+  };
+  await replace('artifact_requirements', mappings.requirements, (artifact, requirementId) => ({
+    organization_id: org,
+    artifact_type: type,
+    artifact_id: artifact,
+    requirement_id: requirementId,
+  }));
+  await replace('control_artifacts', mappings.controls, (artifact, controlId) => ({
+    organization_id: org,
+    control_id: controlId,
+    artifact_type: type,
+    artifact_id: artifact,
+  }));
 }

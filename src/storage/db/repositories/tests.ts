@@ -6,6 +6,7 @@ import type { Database } from '../schema.ts';
 import type { Application } from '../../../shared/sub-objects.ts';
 import { group, hasPerson, mappedToFramework } from './links.ts';
 import { chunked } from '../id-chunks.ts';
+import { nullableMs } from './artifacts.ts';
 
 type Q = Kysely<Database>;
 
@@ -44,9 +45,9 @@ const toTest = (r: Selectable<Database['tests']>): TestRow => ({
   notes: r.notes,
   effortEstimate: r.effort_estimate,
   ignoreReason: r.ignore_reason,
-  lastScannedOn: r.last_scanned_on === null ? null : Number(r.last_scanned_on),
+  lastScannedOn: nullableMs(r.last_scanned_on),
   addedOn: Number(r.added_on),
-  modifiedOn: r.modified_on === null ? null : Number(r.modified_on),
+  modifiedOn: nullableMs(r.modified_on),
 });
 
 /** Tests of the organization matching the link filters, ordered by name, then ID. */
@@ -162,8 +163,8 @@ export function toTestResourceRow(r: Selectable<Database['test_resources']>): Te
     resourceId: r.resource_id,
     name: r.name,
     status: r.status,
-    lastScannedAt: r.last_scanned_at === null ? null : Number(r.last_scanned_at),
-    firstDetected: r.first_detected === null ? null : Number(r.first_detected),
+    lastScannedAt: nullableMs(r.last_scanned_at),
+    firstDetected: nullableMs(r.first_detected),
     tags: JSON.parse(r.tags) as string[],
     region: r.region,
     service: r.service,

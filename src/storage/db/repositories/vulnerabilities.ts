@@ -49,7 +49,10 @@ export type VulnerabilityListRow = Pick<
   'id' | 'source' | 'findingKey' | 'title' | 'status' | 'severity' | 'cveId' | 'cvssScore' | 'firstSeen'
 >;
 
-export const toVulnerability = (r: Selectable<Database['vulnerabilities']>): VulnerabilityRow => ({
+/** The columns that name a finding and say what it is, as every read of findings gives them first. */
+export const findingHead = (
+  r: Pick<Database['vulnerabilities'], 'id' | 'source' | 'finding_key' | 'title' | 'status' | 'severity'> & { cve_id: string | null },
+): Pick<VulnerabilityRow, 'id' | 'source' | 'findingKey' | 'title' | 'status' | 'severity' | 'cveId'> => ({
   id: r.id,
   source: r.source,
   findingKey: r.finding_key,
@@ -57,6 +60,10 @@ export const toVulnerability = (r: Selectable<Database['vulnerabilities']>): Vul
   status: r.status,
   severity: r.severity,
   cveId: r.cve_id ?? '',
+});
+
+export const toVulnerability = (r: Selectable<Database['vulnerabilities']>): VulnerabilityRow => ({
+  ...findingHead(r),
   fixAvailable: r.fix_available,
   description: r.description,
   remediation: r.remediation,
