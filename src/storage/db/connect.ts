@@ -6,7 +6,8 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { changeStamp } from './sqlite-change-stamp.ts';
-import { nodeSqliteDialect, openSqlite, openSqliteReader, WriteCounter } from './sqlite-driver.ts';
+import { nodeSqliteDialect, openSqlite, openSqliteReader } from './sqlite-driver.ts';
+import { WriteCounter } from './sqlite-connections.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 

@@ -2,7 +2,7 @@
 // database, by this process or by another (such as `cds` revoking a credential).
 //
 // - This process's commits: the driver's count of committed transactions and single writes
-//   (WriteCounter in sqlite-driver.ts, counted in sqlite-connections.ts once the COMMIT has run), a
+//   (WriteCounter, counted in sqlite-connections.ts once the COMMIT has run), a
 //   number in memory. Statements inside a transaction that is still open do not move it: nothing
 //   else can read them yet (reads outside the transaction run on the reader connection, on the
 //   last commit), so a grant or an answer read meanwhile is still proved by committed data.
@@ -18,7 +18,7 @@
 //   takes effect at once. What shares a reading is only what was already waiting to be read when
 //   the turn began, as concurrent with the commit as a request in flight.
 import type { DatabaseSync } from 'node:sqlite';
-import type { WriteCounter } from './sqlite-driver.ts';
+import type { WriteCounter } from './sqlite-connections.ts';
 
 /** The longest a reading of data_version is shared (a reading taken in the check phase itself would otherwise outlive the next poll). */
 const MAX_SHARED_MS = 1;

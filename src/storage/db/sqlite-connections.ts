@@ -12,7 +12,20 @@
 // gives each new read the newest commit), and every SELECT on the reader runs to its end before the
 // call returns, so no read transaction is left open there to pin an older snapshot.
 import { CompiledQuery, SelectQueryNode, type DatabaseConnection, type Driver, type QueryResult, type SqliteDatabase } from 'kysely';
-import type { WriteCounter } from './sqlite-driver.ts';
+
+/**
+ * Counts what this process committed on its writer connection, so that a cache can tell "nothing
+ * committed here since" by comparing one number (connect.ts, Db.changeStamp): asking SQLite
+ * (total_changes()) on every request cost more than the rest of a warm read's bookkeeping. It moves
+ * when a transaction's COMMIT has run and when a statement that is not a plain SELECT has run
+ * outside a transaction (below), never with the statements inside an open
+ * transaction: those are seen by no other request until the commit, and counting them made every
+ * cached grant and warm answer unprovable while one organization's import ran (issue 36).
+ * Counting too many (a failed commit, a PRAGMA) only costs a cache an extra read.
+ */
+export class WriteCounter {
+  count = 0;
+}
 
 /** A SELECT built by Kysely (with or without WITH: SQLite's CTEs cannot write), or raw SQL that starts with SELECT. */
 const PLAIN_READ = /^\s*select\b/i;
