@@ -6,10 +6,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { approveEvidence, EVIDENCE_MOVES, requestEvidenceRevision, updateEvidence } from '../../../domain/evidence/review.ts';
 import { RequestEvidenceRevisionBody, UpdateEvidenceBody } from '../../../domain/evidence/write-schema.ts';
 import { EmptyMoveBody } from '../../../domain/artifacts/write-schema.ts';
-import { requestContext } from '../../plugins/auth.ts';
-import { moveGuards, sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
+import { moveGuards, WriteHeaders, writeGuards, replyWrite } from '../../idempotency.ts';
 import { idParams } from '../../schemas/artifacts.ts';
-import { Envelope, v1Errors } from '../../schemas/common.ts';
+import { Envelope, writeErrors } from '../../schemas/common.ts';
 import type { RouteDeps } from '../deps.ts';
 import { EVIDENCE_PATHS } from './list.ts';
 import { EvidenceDetail } from './schemas.ts';
@@ -18,11 +17,10 @@ const Params = idParams('evidenceId', 'An evidence ID of the caller’s organiza
 const from = (move: keyof typeof EVIDENCE_MOVES) => EVIDENCE_MOVES[move].map((s) => `\`${s}\``).join(', ');
 
 const errors = (what: string) =>
-  v1Errors({
-    400: `validation_failed (details name the field; \`status\` when ${what} is not allowed from the record’s status, saying which moves are), or idempotency_key_required`,
-    404: 'not_found: no evidence record with this ID in the organization',
-    409: 'idempotency_key_reused (same key, different body) or idempotency_request_in_progress',
-  });
+  writeErrors(
+    `validation_failed (details name the field; \`status\` when ${what} is not allowed from the record’s status, saying which moves are)`,
+    'evidence record',
+  );
 
 export default function evidenceReviewRoutes(app: FastifyInstance, { system }: RouteDeps) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -48,13 +46,12 @@ export default function evidenceReviewRoutes(app: FastifyInstance, { system }: R
           response: { 200: Envelope(EvidenceDetail, 'The record after the move, as GET returns it.'), ...errors('approve') },
         },
       },
-      async (request, reply) => {
-        const outcome = await approveEvidence({
-          ctx: requestContext(system, request),
-          input: { evidenceId: request.params.evidenceId, idempotency: idempotency(request), body: request.body },
-        });
-        return sendOutcome(request, reply, outcome);
-      },
+      async (request, reply) =>
+        replyWrite(system, request, reply, approveEvidence, {
+          evidenceId: request.params.evidenceId,
+          idempotency: idempotency(request),
+          body: request.body,
+        }),
     );
 
     typed.post(
@@ -73,13 +70,12 @@ export default function evidenceReviewRoutes(app: FastifyInstance, { system }: R
           response: { 200: Envelope(EvidenceDetail, 'The record after the move, as GET returns it.'), ...errors('request_revision') },
         },
       },
-      async (request, reply) => {
-        const outcome = await requestEvidenceRevision({
-          ctx: requestContext(system, request),
-          input: { evidenceId: request.params.evidenceId, idempotency: idempotency(request), body: request.body },
-        });
-        return sendOutcome(request, reply, outcome);
-      },
+      async (request, reply) =>
+        replyWrite(system, request, reply, requestEvidenceRevision, {
+          evidenceId: request.params.evidenceId,
+          idempotency: idempotency(request),
+          body: request.body,
+        }),
     );
 
     typed.patch(
@@ -99,13 +95,12 @@ export default function evidenceReviewRoutes(app: FastifyInstance, { system }: R
           response: { 200: Envelope(EvidenceDetail, 'The record after the update, as GET returns it.'), ...errors('a change') },
         },
       },
-      async (request, reply) => {
-        const outcome = await updateEvidence({
-          ctx: requestContext(system, request),
-          input: { evidenceId: request.params.evidenceId, idempotency: idempotency(request), body: request.body },
-        });
-        return sendOutcome(request, reply, outcome);
-      },
+      async (request, reply) =>
+        replyWrite(system, request, reply, updateEvidence, {
+          evidenceId: request.params.evidenceId,
+          idempotency: idempotency(request),
+          body: request.body,
+        }),
     );
   }
 }
