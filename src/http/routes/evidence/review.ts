@@ -22,6 +22,27 @@ const errors = (what: string) =>
     'evidence record',
   );
 
+const MOVES = [
+  {
+    move: 'approve',
+    operationId: 'approveEvidence',
+    guards: moveGuards,
+    verb: approveEvidence,
+    body: EmptyMoveBody,
+    summary: 'Approve evidence waiting for approval',
+    description: `Moves the record from ${from('approve')} to \`uploaded\`. No body (or \`{}\`).`,
+  },
+  {
+    move: 'request_revision',
+    operationId: 'requestEvidenceRevision',
+    guards: writeGuards,
+    verb: requestEvidenceRevision,
+    body: RequestEvidenceRevisionBody,
+    summary: 'Send evidence back for revision',
+    description: `Moves the record from ${from('request_revision')} to \`needs_revision\`, with \`rejectionReason\`; sets \`revisionRequestedBy\` (the credential) and \`revisionRequestedOn\` (now).`,
+  },
+] as const;
+
 export default function evidenceReviewRoutes(app: FastifyInstance, { system }: RouteDeps) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   for (const base of EVIDENCE_PATHS) {
@@ -30,53 +51,32 @@ export default function evidenceReviewRoutes(app: FastifyInstance, { system }: R
     // Every spelling of the path is one resource: the key's fingerprint names the record, not the path.
     const idempotency = (request: { idempotencyKey?: string }) => ({ key: request.idempotencyKey! });
 
-    typed.post(
-      `${base}/:evidenceId/approve`,
-      {
-        preValidation: moveGuards('evidence'),
-        schema: {
-          operationId: plural ? 'approveEvidencePlural' : 'approveEvidence',
-          tags: ['evidence'],
-          summary: alias('Approve evidence waiting for approval', '/v1/evidence/{evidenceId}/approve'),
-          description: `Moves the record from ${from('approve')} to \`uploaded\`. No body (or \`{}\`). Answers the record as GET does. Idempotent under \`Idempotency-Key\`.`,
-          security: [{ bearerAuth: ['evidence:write'] }],
-          headers: WriteHeaders,
-          params: Params,
-          body: EmptyMoveBody,
-          response: { 200: Envelope(EvidenceDetail, 'The record after the move, as GET returns it.'), ...errors('approve') },
+    for (const m of MOVES) {
+      typed.post(
+        `${base}/:evidenceId/${m.move}`,
+        {
+          preValidation: m.guards('evidence'),
+          schema: {
+            operationId: plural ? `${m.operationId}Plural` : m.operationId,
+            tags: ['evidence'],
+            summary: alias(m.summary, `/v1/evidence/{evidenceId}/${m.move}`),
+            description: `${m.description} Answers the record as GET does. Idempotent under \`Idempotency-Key\`.`,
+            security: [{ bearerAuth: ['evidence:write'] }],
+            headers: WriteHeaders,
+            params: Params,
+            body: m.body,
+            response: { 200: Envelope(EvidenceDetail, 'The record after the move, as GET returns it.'), ...errors(m.move) },
+          },
         },
-      },
-      async (request, reply) =>
-        replyWrite(system, request, reply, approveEvidence, {
-          evidenceId: request.params.evidenceId,
-          idempotency: idempotency(request),
-          body: request.body,
-        }),
-    );
-
-    typed.post(
-      `${base}/:evidenceId/request_revision`,
-      {
-        preValidation: writeGuards('evidence'),
-        schema: {
-          operationId: plural ? 'requestEvidenceRevisionPlural' : 'requestEvidenceRevision',
-          tags: ['evidence'],
-          summary: alias('Send evidence back for revision', '/v1/evidence/{evidenceId}/request_revision'),
-          description: `Moves the record from ${from('request_revision')} to \`needs_revision\`, with \`rejectionReason\`; sets \`revisionRequestedBy\` (the credential) and \`revisionRequestedOn\` (now). Answers the record as GET does. Idempotent under \`Idempotency-Key\`.`,
-          security: [{ bearerAuth: ['evidence:write'] }],
-          headers: WriteHeaders,
-          params: Params,
-          body: RequestEvidenceRevisionBody,
-          response: { 200: Envelope(EvidenceDetail, 'The record after the move, as GET returns it.'), ...errors('request_revision') },
-        },
-      },
-      async (request, reply) =>
-        replyWrite(system, request, reply, requestEvidenceRevision, {
-          evidenceId: request.params.evidenceId,
-          idempotency: idempotency(request),
-          body: request.body,
-        }),
-    );
+        async (request, reply) =>
+          replyWrite(system, request, reply, m.verb, {
+            evidenceId: request.params.evidenceId,
+            idempotency: idempotency(request),
+            // validated against this move's body schema, the one its verb reads
+            body: request.body as never,
+          }),
+      );
+    }
 
     typed.patch(
       `${base}/:evidenceId`,
