@@ -1,8 +1,8 @@
 // Policies, their documents and published versions. The first seven take each status in turn so
 // every status exists at any scale ≥ 1; the rest follow a realistic mix.
-import { NOT_RELEVANT_REASONS, POLICY_GAPS, POLICY_TEMPLATES, VARIANT_QUALIFIERS } from './catalogues/artifacts.ts';
+import { NOT_RELEVANT_REASONS, POLICY_GAPS, POLICY_TEMPLATES } from './catalogues/artifacts.ts';
 import { type ControlModel, mapArtifact } from './controls.ts';
-import { addEntities, addPeople, addTickets, type Ctx, json, NS, personId, stamps, tick, variantName } from './context.ts';
+import { addEntities, addPeople, addTickets, artifactBasics, type Ctx, json, NS, personId, slugify, stamps, tick } from './context.ts';
 import { DAY_MS, DEPARTMENTS, EFFORT_ESTIMATES, POLICY_BEHAVIORS, POLICY_STATUSES } from '../shared/vocabulary.ts';
 
 type PolicyStatus = (typeof POLICY_STATUSES)[number];
@@ -25,23 +25,18 @@ const DOCUMENT_FILES = [
   ['txt', 'text'],
 ] as const;
 
-const slugify = (s: string) =>
-  s
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '');
-
 export async function generatePolicies(ctx: Ctx, model: ControlModel): Promise<void> {
   const org = ctx.organizationId;
   const w = ctx.writer;
   for (let i = 0; i < ctx.plan.policies; i++) {
-    const rng = ctx.seeder.rng(NS.policy, i);
-    const template = POLICY_TEMPLATES[i % POLICY_TEMPLATES.length];
-    const v = Math.floor(i / POLICY_TEMPLATES.length);
-    const name = v === 0 ? template.name : variantName(template.name, v, i % POLICY_TEMPLATES.length, VARIANT_QUALIFIERS);
-    const id = ctx.ids.at(NS.policy, i);
-    const status: PolicyStatus = i < POLICY_STATUSES.length ? POLICY_STATUSES[i] : rng.weighted(STATUS_WEIGHTS);
-    const isRelevant = i === POLICY_STATUSES.length ? false : rng.chance(0.92);
+    const { rng, template, name, id, status, isRelevant } = artifactBasics(
+      ctx,
+      NS.policy,
+      i,
+      POLICY_TEMPLATES,
+      POLICY_STATUSES,
+      STATUS_WEIGHTS,
+    );
     const published = PUBLISHED_ISH.has(status);
     const stamp = stamps(ctx, rng, 700, 20);
     const gaps =
