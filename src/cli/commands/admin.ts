@@ -8,7 +8,7 @@ import { operatorActor } from '../../operator-actor.ts';
 import { JSON_OPTION, ORG_OPTION, type Command } from '../command.ts';
 import { operatorContext, organizationId } from '../organization-id.ts';
 import { readNewPassword } from '../password-input.ts';
-import { dateCell, table } from '../table.ts';
+import { dateCell, printList } from '../table.ts';
 
 export const adminCommands: Command[] = [
   {
@@ -45,14 +45,12 @@ export const adminCommands: Command[] = [
       const admins = await listAdmins({
         ctx: await operatorContext(ctx, values.org as string, 'cds admin list'),
       });
-      if (values.json) io.out(JSON.stringify(admins));
-      else
-        io.out(
-          table(
-            ['ID', 'EMAIL', 'CREATED', 'LAST SIGN-IN'],
-            admins.map((a) => [a.id, a.email, dateCell(a.createdAt), dateCell(a.lastSignInAt)]),
-          ),
-        );
+      printList(io, values.json, admins, ['ID', 'EMAIL', 'CREATED', 'LAST SIGN-IN'], (a) => [
+        a.id,
+        a.email,
+        dateCell(a.createdAt),
+        dateCell(a.lastSignInAt),
+      ]);
     },
   },
   {

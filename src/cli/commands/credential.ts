@@ -5,7 +5,7 @@ import { revokeCredential } from '../../domain/auth/revoke-credential.ts';
 import { operatorActor } from '../../operator-actor.ts';
 import { JSON_OPTION, ORG_OPTION, type Command } from '../command.ts';
 import { operatorContext } from '../organization-id.ts';
-import { dateCell, table } from '../table.ts';
+import { dateCell, printList } from '../table.ts';
 
 export const credentialCommands: Command[] = [
   {
@@ -47,15 +47,15 @@ export const credentialCommands: Command[] = [
       const list = await listCredentials({
         ctx: await operatorContext(ctx, values.org as string, 'cds credential list'),
       });
-      if (values.json) io.out(JSON.stringify(list));
-      else {
-        io.out(
-          table(
-            ['ID', 'NAME', 'CLIENT ID', 'ACCESS', 'STATUS', 'CREATED', 'LAST USED'],
-            list.map((c) => [c.id, c.name, c.clientId, c.accessLevel, c.status, dateCell(c.createdAt), dateCell(c.lastUsedAt)]),
-          ),
-        );
-      }
+      printList(io, values.json, list, ['ID', 'NAME', 'CLIENT ID', 'ACCESS', 'STATUS', 'CREATED', 'LAST USED'], (c) => [
+        c.id,
+        c.name,
+        c.clientId,
+        c.accessLevel,
+        c.status,
+        dateCell(c.createdAt),
+        dateCell(c.lastUsedAt),
+      ]);
     },
   },
   {
