@@ -33,7 +33,7 @@ import {
   WEBHOOK_SCHEDULER,
   type Metrics,
 } from './http/plugins/metrics.ts';
-import { webhookBacklog } from './storage/db/repositories/webhook-backlog.ts';
+import { webhookBacklog } from './storage/db/repositories/events/webhook-backlog.ts';
 import { ErrorBody, OAuthErrorBody } from './http/schemas/common.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import { AnswerBytes } from './http/answer-bytes.ts';

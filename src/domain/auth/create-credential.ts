@@ -9,8 +9,8 @@ import { newCredentialRecord } from './new-credential-record.ts';
 import { consoleCredential, CREDENTIAL_NAME_MAX_LENGTH, credentialView as view } from './credential-view.ts';
 import { recordEvents } from '../events/record.ts';
 import type { CredentialView } from './schema.ts';
-import * as credentials from '../../storage/db/repositories/credentials.ts';
-import { findOrganization, lockOrganization } from '../../storage/db/repositories/organizations.ts';
+import * as credentials from '../../storage/db/repositories/auth/credentials.ts';
+import { findOrganization, lockOrganization } from '../../storage/db/repositories/organizations/organizations.ts';
 import { recordAudit } from '../console/audit.ts';
 import { invisibleIssue, typedName } from '../text.ts';
 

@@ -24,7 +24,7 @@ import { controlListItem } from './list.ts';
 import type { ControlDetail, MappedArtifact } from './schema.ts';
 import { setPresent } from '../set-present.ts';
 import { byNameThenId } from './snapshot.ts';
-import { findControl, findControls, loadPeopleByIds } from '../../storage/db/repositories/controls.ts';
+import { findControl, findControls, loadPeopleByIds } from '../../storage/db/repositories/compliance/controls.ts';
 import {
   loadControlArtifactEntities,
   loadControlArtifactFrameworks,
@@ -33,7 +33,7 @@ import {
   listControlsArtifacts,
   listControlsRequirements,
   type ControlArtifactRow,
-} from '../../storage/db/repositories/control-mappings.ts';
+} from '../../storage/db/repositories/compliance/control-mappings.ts';
 import { loadRisks, loadSubjectEntities, loadSubjectPeople, type MappedFramework } from '../../storage/db/repositories/links.ts';
 
 export const CONTROL_EXPANSIONS = ['complianceOverview', 'mappedArtifacts', 'mappedRisks'] as const;

@@ -5,7 +5,7 @@
 import type { CurrentRecord, ProgramKind, WriteContext } from '../program/kind.ts';
 import { ProgramControl } from './program-schema.ts';
 import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
-import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
+import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program/program-writes.ts';
 import {
   entitiesBySubject,
   peopleBySubject,
@@ -14,7 +14,7 @@ import {
   requirementsByControl,
   risksBySubject,
   type PersonLink,
-} from '../../storage/db/repositories/program-links.ts';
+} from '../../storage/db/repositories/program/program-links.ts';
 import { updateEvents, type FieldView } from '../program/event-views.ts';
 
 const FIELDS = [

@@ -29,8 +29,8 @@ import {
   loadStatusGroups,
   loadTestGroups,
   type ControlLinks,
-} from '../../storage/db/repositories/compliance-inputs.ts';
-import { listControlRows, loadFrameworkNames, type ControlRow } from '../../storage/db/repositories/controls.ts';
+} from '../../storage/db/repositories/compliance/compliance-inputs.ts';
+import { listControlRows, loadFrameworkNames, type ControlRow } from '../../storage/db/repositories/compliance/controls.ts';
 import { loadSubjectEntities, loadSubjectPeople, type Assignee, type Entity } from '../../storage/db/repositories/links.ts';
 
 /** The part that changes only with the controls kind: controls, their links and frameworks. */

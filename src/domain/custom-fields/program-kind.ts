@@ -2,7 +2,7 @@
 // (the vulnerabilities kind); deleting a definition (prune) deletes its values.
 import type { ProgramKind } from '../program/kind.ts';
 import { ProgramCustomField } from './program-schema.ts';
-import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
+import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program/program-writes.ts';
 
 type Stored = Required<ProgramCustomField>;
 

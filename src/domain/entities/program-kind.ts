@@ -2,7 +2,7 @@
 // them by key. Deleting one (prune) unlinks it from every record.
 import type { ProgramKind } from '../program/kind.ts';
 import { ProgramEntity } from './program-schema.ts';
-import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
+import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program/program-writes.ts';
 
 export const entitiesKind: ProgramKind<ProgramEntity> = {
   name: 'entities',

@@ -10,7 +10,7 @@
 // linked to it, and the frameworks of those controls and of the artifact; a framework's progress
 // counts every in-scope control mapped to it (each over that framework's artifacts alone) and every
 // artifact mapped to it, so those are read too, and nothing of the organization's other frameworks
-// (src/storage/db/repositories/compliance-scope.ts). The rule's own functions evaluate the graph
+// (src/storage/db/repositories/compliance/compliance-scope.ts). The rule's own functions evaluate the graph
 // after the change, then the same graph with the artifact's earlier state put back.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
@@ -34,7 +34,7 @@ import {
   loadControlFrameworkPairs,
   loadControlsArtifacts,
   loadFrameworkArtifactPairs,
-} from '../../storage/db/repositories/compliance-scope.ts';
+} from '../../storage/db/repositories/compliance/compliance-scope.ts';
 import type { NewEvent } from './record.ts';
 
 export interface ArtifactChange {

@@ -24,7 +24,7 @@ import {
   loadControlFrameworkPairs,
   loadControlsArtifacts,
   loadFrameworkArtifactPairs,
-} from '../../storage/db/repositories/compliance-scope.ts';
+} from '../../storage/db/repositories/compliance/compliance-scope.ts';
 import type { NewEvent } from './record.ts';
 
 export interface ControlScopeChange {

@@ -12,12 +12,12 @@
 // `isCurrentPeriod` aside) for anything else. Created and deleted records have no event type of
 // their own; their effects on controls and frameworks are computed by the pipeline.
 import { changedList } from '../program/list-changes.ts';
-import { refreshStaleAt } from '../../storage/db/repositories/time-due.ts';
+import { refreshStaleAt } from '../../storage/db/repositories/service/time-due.ts';
 import type { CurrentRecord, NormalizeContext, ProgramKind, RecordChange, Reference, WriteContext } from '../program/kind.ts';
 import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
 import { ProgramEvidence, type ProgramEvidenceLink } from './program-schema.ts';
 import { attachmentPeriod, type EVIDENCE_STATUSES } from '../../shared/vocabulary.ts';
-import { deleteWhereIn, insertRows, updateRow } from '../../storage/db/repositories/program-writes.ts';
+import { deleteWhereIn, insertRows, updateRow } from '../../storage/db/repositories/program/program-writes.ts';
 import {
   controlsByArtifact,
   entitiesBySubject,
@@ -27,7 +27,7 @@ import {
   requirementsByArtifact,
   ticketsBySubject,
   type PersonLink,
-} from '../../storage/db/repositories/program-links.ts';
+} from '../../storage/db/repositories/program/program-links.ts';
 import {
   deleteEvidenceTests,
   deleteLinkAttachments,
@@ -35,9 +35,9 @@ import {
   insertLinkAttachments,
   readStoredEvidence,
   type LinkAttachmentColumns,
-} from '../../storage/db/repositories/evidence-program.ts';
-import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
-import { listAttachments } from '../../storage/db/repositories/evidence.ts';
+} from '../../storage/db/repositories/artifacts/evidence-program.ts';
+import type { NameLookups } from '../../storage/db/repositories/program/program-names.ts';
+import { listAttachments } from '../../storage/db/repositories/artifacts/evidence.ts';
 import { approversOf, assigneesOf, compareStrings, entitiesOf, mappingsOf, personStampOf } from '../artifacts/program-shapes.ts';
 import { testStatus } from '../compliance/rules.ts';
 import { changedFields } from '../events/changes.ts';

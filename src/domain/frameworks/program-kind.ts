@@ -6,10 +6,10 @@ import type { CurrentRecord, ProgramKind, RecordChange, WriteContext } from '../
 import { ProgramFramework } from './program-schema.ts';
 import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
 import { requirementRef } from '../program/keys.ts';
-import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
-import { entitiesBySubject, replaceSubjectLinks } from '../../storage/db/repositories/program-links.ts';
+import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program/program-writes.ts';
+import { entitiesBySubject, replaceSubjectLinks } from '../../storage/db/repositories/program/program-links.ts';
 import type { Row } from '../../storage/db/bulk-insert.ts';
-import { deleteProgramKeys } from '../../storage/db/repositories/program-keys.ts';
+import { deleteProgramKeys } from '../../storage/db/repositories/program/program-keys.ts';
 
 const FIELDS = [
   'name',

@@ -5,7 +5,7 @@
 import type { CurrentRecord, ProgramKind, WriteContext } from '../program/kind.ts';
 import { ProgramPolicy, type ProgramFileEntry } from './program-schema.ts';
 import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
-import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
+import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program/program-writes.ts';
 import {
   controlsByArtifact,
   entitiesBySubject,
@@ -17,7 +17,7 @@ import {
   ticketsBySubject,
   type PersonLink,
   type TicketLink,
-} from '../../storage/db/repositories/program-links.ts';
+} from '../../storage/db/repositories/program/program-links.ts';
 import { updateEvents, type FieldView } from '../program/event-views.ts';
 import type { Row } from '../../storage/db/bulk-insert.ts';
 

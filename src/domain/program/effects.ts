@@ -19,7 +19,7 @@ import {
   type ControlStatus,
 } from '../compliance/rules.ts';
 import type { FrameworkProgress } from '../frameworks/schema.ts';
-import { loadComplianceGraph } from '../../storage/db/repositories/program-reads.ts';
+import { loadComplianceGraph } from '../../storage/db/repositories/program/program-reads.ts';
 
 export interface ComplianceState {
   controls: Map<string, ControlStatus>;

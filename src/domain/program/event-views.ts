@@ -4,7 +4,7 @@
 // records by key; this resolves them to what GET shows (a person stamp's name and email, an
 // entity's ID and name…), read inside the apply's transaction after its writes.
 import { changedFields, type Changes } from '../events/changes.ts';
-import { loadNamedRecords, type NamedRecords } from '../../storage/db/repositories/program-reads.ts';
+import { loadNamedRecords, type NamedRecords } from '../../storage/db/repositories/program/program-reads.ts';
 import type { KeyedEntry, WriteContext } from './kind.ts';
 import type { NewEvent } from '../events/record.ts';
 

@@ -12,9 +12,9 @@ import { buildPolicyDetail } from '../policies/get.ts';
 import { buildEvidenceDetail } from '../evidence/get.ts';
 import { buildTestDetail, preloadTestLinks } from '../tests/get.ts';
 import { loadLinksFrom } from '../artifacts/read.ts';
-import { listPolicies } from '../../storage/db/repositories/policies.ts';
-import { listEvidence } from '../../storage/db/repositories/evidence.ts';
-import { listFrameworks } from '../../storage/db/repositories/frameworks.ts';
+import { listPolicies } from '../../storage/db/repositories/artifacts/policies.ts';
+import { listEvidence } from '../../storage/db/repositories/artifacts/evidence.ts';
+import { listFrameworks } from '../../storage/db/repositories/compliance/frameworks.ts';
 import { loadSubjectEntities } from '../../storage/db/repositories/links.ts';
 import type { KeyedEntry, ProgramKind, RecordChange, WriteContext } from './kind.ts';
 

@@ -7,17 +7,22 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 import type { BaseContext } from '../context.ts';
 import type { DataKind } from '../../shared/data-versions.ts';
-import { bumpDataVersions, lockOrganization, findOrganization } from '../../storage/db/repositories/organizations.ts';
-import { deleteProgramKeys, insertProgramKeys, loadProgramKeys, type ProgramKeyRow } from '../../storage/db/repositories/program-keys.ts';
+import { bumpDataVersions, lockOrganization, findOrganization } from '../../storage/db/repositories/organizations/organizations.ts';
+import {
+  deleteProgramKeys,
+  insertProgramKeys,
+  loadProgramKeys,
+  type ProgramKeyRow,
+} from '../../storage/db/repositories/program/program-keys.ts';
 import { EVENT_CHUNK, lifecycleEvents, recordsOwnCreations } from './lifecycle-events.ts';
-import { findAdminEmail, findPersonIdByEmailExact } from '../../storage/db/repositories/actor-people.ts';
+import { findAdminEmail, findPersonIdByEmailExact } from '../../storage/db/repositories/organizations/actor-people.ts';
 import { ACTOR_PERSON_PREFIX, actorPersonId, isActorPerson, type StampActor } from '../people/actor-stamp.ts';
 import { changedFields } from '../events/changes.ts';
 import { recordEvents, type NewEvent } from '../events/record.ts';
 import { notFound, validationFailed } from '../../shared/errors.ts';
 import { KeyBook, type IdDeriver } from './keys.ts';
 import type { CurrentRecord, EventContext, KeyedEntry, ProgramKind, ProgramKindName, RecordChange, WriteContext } from './kind.ts';
-import { loadNameLookups, type NameLookups } from '../../storage/db/repositories/program-names.ts';
+import { loadNameLookups, type NameLookups } from '../../storage/db/repositories/program/program-names.ts';
 import { PROGRAM_KINDS } from './registry.ts';
 import type { KindCounts, PlannedChange, ProgramPlan } from './plan-schema.ts';
 import type { ProgramDocument } from './document-schema.ts';

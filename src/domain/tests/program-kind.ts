@@ -16,7 +16,7 @@ import { changesAny, createdStamps, mergeEntry, sorted } from '../program/normal
 import { derivedRecordId } from '../program/keys.ts';
 import { requirementKeys, testIdFor, testKeyOf } from '../program/reference-keys.ts';
 import { ProgramTest, type ProgramTestResource, type ProgramTestScan } from './program-schema.ts';
-import { deleteWhereIn, insertRows, selectAll, selectLinks, updateRow } from '../../storage/db/repositories/program-writes.ts';
+import { deleteWhereIn, insertRows, selectAll, selectLinks, updateRow } from '../../storage/db/repositories/program/program-writes.ts';
 import {
   controlsByArtifact,
   entitiesBySubject,
@@ -27,8 +27,8 @@ import {
   risksBySubject,
   ticketsBySubject,
   type PersonLink,
-} from '../../storage/db/repositories/program-links.ts';
-import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
+} from '../../storage/db/repositories/program/program-links.ts';
+import type { NameLookups } from '../../storage/db/repositories/program/program-names.ts';
 import type { Row } from '../../storage/db/bulk-insert.ts';
 import { assigneesOf, approversOf, compareStrings, entitiesOf, mappingsOf, risksOf } from '../artifacts/program-shapes.ts';
 import { testStatus, type TestStatus } from '../compliance/rules.ts';

@@ -16,8 +16,8 @@ import { announceOrganizationChange } from '../auth/state-markers.ts';
 import { WRITES } from '../../shared/data-versions.ts';
 import { changedFields } from '../events/changes.ts';
 import { recordEvents, type NewEvent } from '../events/record.ts';
-import { bumpDataVersions, lockOrganization } from '../../storage/db/repositories/organizations.ts';
-import { listCustomFieldDefinitions } from '../../storage/db/repositories/vulnerabilities.ts';
+import { bumpDataVersions, lockOrganization } from '../../storage/db/repositories/organizations/organizations.ts';
+import { listCustomFieldDefinitions } from '../../storage/db/repositories/vulnerabilities/vulnerabilities.ts';
 import {
   addResources,
   closeImported,
@@ -35,7 +35,7 @@ import {
   type ImportedRow,
   type ImportedState,
   type NewImportedFinding,
-} from '../../storage/db/repositories/vulnerability-imports.ts';
+} from '../../storage/db/repositories/vulnerabilities/vulnerability-imports.ts';
 import type { Database } from '../../storage/db/schema.ts';
 import { nameText } from '../../formats/scanners/bounds.ts';
 import { isScannerFormat, parseScan, unknownFormatIssue, type ScannerFormat } from '../../formats/scanners/formats.ts';
@@ -43,7 +43,7 @@ import { MAX_HELD } from '../../formats/scanners/held.ts';
 import { sourceOfTool } from '../../formats/scanners/source.ts';
 import { actorPersonId } from '../people/actor-stamp.ts';
 import { detailOfRow } from './get.ts';
-import type { VulnerabilityRow } from '../../storage/db/repositories/vulnerabilities.ts';
+import type { VulnerabilityRow } from '../../storage/db/repositories/vulnerabilities/vulnerabilities.ts';
 import { DEFAULT_IMPORT_JOB_THRESHOLD_BYTES } from '../../config.ts';
 import { DEFAULT_IMPORT_MAX_BYTES, type ImportResult } from './import-schema.ts';
 import { acceptJob, replayedAsNow } from '../jobs/accept.ts';

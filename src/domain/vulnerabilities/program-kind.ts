@@ -16,16 +16,16 @@ import type { IssueSink, ProgramKind, RecordChange, Reference, WriteContext } fr
 import { createdStamps, mergeEntry, sorted, stampModified } from '../program/normalize.ts';
 import { derivedRecordId } from '../program/keys.ts';
 import { ProgramVulnerability, type ProgramAffectedResource, FINDING_ENTRY_KEY } from './program-schema.ts';
-import { deleteWhereIn, insertRows, selectAll, selectColumns, updateRow } from '../../storage/db/repositories/program-writes.ts';
+import { deleteWhereIn, insertRows, selectAll, selectColumns, updateRow } from '../../storage/db/repositories/program/program-writes.ts';
 import {
   peopleBySubject,
   replaceSubjectLinks,
   risksBySubject,
   ticketsBySubject,
   type PersonLink,
-} from '../../storage/db/repositories/program-links.ts';
-import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
-import { listCustomFieldDefinitions, type CustomFieldDefinition } from '../../storage/db/repositories/vulnerabilities.ts';
+} from '../../storage/db/repositories/program/program-links.ts';
+import type { NameLookups } from '../../storage/db/repositories/program/program-names.ts';
+import { listCustomFieldDefinitions, type CustomFieldDefinition } from '../../storage/db/repositories/vulnerabilities/vulnerabilities.ts';
 import type { Row } from '../../storage/db/bulk-insert.ts';
 import { assigneesOf, compareStrings, personStampOf, risksOf } from '../artifacts/program-shapes.ts';
 import { changedFields } from '../events/changes.ts';

@@ -13,8 +13,8 @@ import {
   insertAttempt,
   markFailing,
   type DeliveryRow,
-} from '../../storage/db/repositories/webhook-deliveries.ts';
-import { failPendingDeliveries, findEndpoint, type WebhookEndpointRecord } from '../../storage/db/repositories/webhook-endpoints.ts';
+} from '../../storage/db/repositories/events/webhook-deliveries.ts';
+import { failPendingDeliveries, findEndpoint, type WebhookEndpointRecord } from '../../storage/db/repositories/events/webhook-endpoints.ts';
 import { asDependencyError } from '../../storage/db/errors.ts';
 import { recordAudit, type AuditActor } from '../console/audit.ts';
 import { afterFailure } from './retry-schedule.ts';

@@ -10,7 +10,7 @@ export interface IdempotencyRecordsTable {
   state: 'in_progress' | 'completed';
   /** completed (migration 0006): what the write did */
   outcome: 'created' | 'updated' | 'accepted' | null;
-  /** records completed before migration 0006 only: the status code answered (see repositories/idempotency.ts) */
+  /** records completed before migration 0006 only: the status code answered (see repositories/service/idempotency.ts) */
   status_code: number | null;
   /** completed: the resource answered, as JSON */
   response_body: string | null;
