@@ -39,7 +39,7 @@ import { loadConfig } from '../src/config.ts';
 import { openDb, type Db } from '../src/storage/db/connect.ts';
 import { migrateToLatest } from '../src/storage/db/migrate.ts';
 import { MemoryRateLimitStore } from '../src/storage/ratelimit/memory.ts';
-import { bumpDataVersions } from '../src/storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../src/storage/db/repositories/organizations/organizations.ts';
 import { DATA_KINDS } from '../src/shared/data-versions.ts';
 import { createDemoOrganization, type DemoResult } from '../src/demo/create-demo-organization.ts';
 import { authenticate } from '../src/domain/auth/tokens.ts';

@@ -27,7 +27,7 @@ import { migrateToLatest } from '../src/storage/db/migrate.ts';
 import { createOrganization } from '../src/domain/organizations/create.ts';
 import { createCredential } from '../src/domain/auth/create-credential.ts';
 import { loadDemoData } from '../src/demo/generate.ts';
-import { bumpDataVersions } from '../src/storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../src/storage/db/repositories/organizations/organizations.ts';
 import { DATA_KINDS } from '../src/shared/data-versions.ts';
 import { operatorActor } from '../src/operator-actor.ts';
 import { fetchToken } from './lib/bench-database.ts';

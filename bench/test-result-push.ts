@@ -20,7 +20,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDb, type Db } from '../src/storage/db/connect.ts';
 import { MemoryRateLimitStore } from '../src/storage/ratelimit/memory.ts';
-import { bumpDataVersions } from '../src/storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../src/storage/db/repositories/organizations/organizations.ts';
 import { createBenchDatabase, fetchToken, postgresUrl, type BenchEngine } from './lib/bench-database.ts';
 import { formatTable } from './lib/table.ts';
 

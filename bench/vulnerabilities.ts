@@ -28,9 +28,9 @@ import { generateVulnerabilities } from '../src/demo/vulnerabilities.ts';
 import { openDb, type Db } from '../src/storage/db/connect.ts';
 import { startBenchService } from './lib/bench-service.ts';
 import { migrateToLatest } from '../src/storage/db/migrate.ts';
-import { bumpDataVersions } from '../src/storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../src/storage/db/repositories/organizations/organizations.ts';
 import { DATA_KINDS } from '../src/shared/data-versions.ts';
-import { countMatching, loadVulnerabilityCells } from '../src/storage/db/repositories/vulnerability-pages.ts';
+import { countMatching, loadVulnerabilityCells } from '../src/storage/db/repositories/vulnerabilities/vulnerability-pages.ts';
 
 const { values } = parseArgs({
   options: {

@@ -11,6 +11,7 @@ import type { RateLimitStore } from './storage/ratelimit/store.ts';
 import type { BlobStore } from './storage/blobs/store.ts';
 import type { ServerInstance } from './domain/instances/server-instance.ts';
 import { openBlobStore } from './storage/blobs/open.ts';
+import { sendWebhook } from './storage/webhook-http/node-http.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { answerClientError, registerErrorHandler, sendFrameworkError } from './http/plugins/error-handler.ts';
 import { registerResponseHeaders } from './http/plugins/response-headers.ts';
@@ -32,7 +33,7 @@ import {
   WEBHOOK_SCHEDULER,
   type Metrics,
 } from './http/plugins/metrics.ts';
-import { webhookBacklog } from './storage/db/repositories/webhook-backlog.ts';
+import { webhookBacklog } from './storage/db/repositories/events/webhook-backlog.ts';
 import { ErrorBody, OAuthErrorBody } from './http/schemas/common.ts';
 import { registerRoutes } from './http/routes/index.ts';
 import { AnswerBytes } from './http/answer-bytes.ts';
@@ -218,6 +219,7 @@ function startDeliveryWorker(app: FastifyInstance, config: Config, deps: AppDeps
       signingSecrets: (endpointId, now) => liveSigningSecrets(system, endpointId, now),
       refuseAddress: config.webhooks.allowPrivateAddresses ? () => undefined : forbiddenAddressReason,
       lookupHost: options?.lookupHost ?? deps.lookupHost,
+      send: sendWebhook,
     },
     instance: deps.instance,
     onAttempt: (delivery, result, startedAt) => {

@@ -4,6 +4,7 @@
 import type { BaseContext } from '../domain/context.ts';
 import { listOrganizations } from '../domain/organizations/list.ts';
 import { UsageError } from './usage-error.ts';
+import { operatorActor } from '../operator-actor.ts';
 
 export async function organizationId(ctx: BaseContext, idOrName: string): Promise<string> {
   const organizations = await listOrganizations({ ctx });
@@ -12,4 +13,9 @@ export async function organizationId(ctx: BaseContext, idOrName: string): Promis
   if (named.length > 1)
     throw new UsageError(`${named.length} organizations are named "${idOrName}": ${named.map((o) => o.id).join(', ')}. Give the ID.`);
   return named[0]?.id ?? idOrName;
+}
+
+/** The context of a verb the operator runs for the organization `idOrName` names; the audit log names `command`. */
+export async function operatorContext(ctx: BaseContext, idOrName: string, command: string) {
+  return { ...ctx, actor: { ...operatorActor(command), organizationId: await organizationId(ctx, idOrName) } };
 }

@@ -6,6 +6,7 @@ import { BulkWriter, type TableName } from '../storage/db/bulk-insert.ts';
 import type { SubjectType } from '../storage/db/schema.ts';
 import { IdFactory, type Rng, Seeder } from './random.ts';
 import { DAY_MS, TICKET_SOURCES } from '../shared/vocabulary.ts';
+import { VARIANT_QUALIFIERS } from './catalogues/artifacts.ts';
 
 /** ID and randomness namespaces (one per record kind; see random.ts). */
 export const NS = {
@@ -236,6 +237,46 @@ export function variantName(name: string, v: number, offset: number, qualifiers:
   const round = Math.floor((v - 1) / qualifiers.length);
   const q = qualifiers[(v - 1 + offset) % qualifiers.length];
   return `${name} (${q}${round > 0 ? ` ${round + 1}` : ''})`;
+}
+
+/** "Access Review (EU)" → "access-review-eu": a name as a file name */
+export const slugify = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+
+/** How the policies or the evidence records are drawn (artifactBasics). */
+export interface ArtifactDraw<T extends { name: string }, S> {
+  templates: readonly T[];
+  statuses: readonly S[];
+  weights: readonly (readonly [S, number])[];
+  /** the window the record was added in, in days before now (stamps) */
+  addedDays: readonly [oldest: number, newest: number];
+  /** the catalogue of gaps, and the chance of some when the status does not say */
+  gaps: readonly [catalogue: readonly string[], chance: number];
+}
+
+/**
+ * What the i-th policy or evidence record starts from: its random stream, catalogue template,
+ * name, ID, status (the first ones take each status in turn, the rest follow the weights),
+ * relevance (the one after those is not relevant, then 8% at random), stamps and gaps (always
+ * some when it needs attention, none before anything was uploaded).
+ */
+export function artifactBasics<T extends { name: string }, S extends string>(ctx: Ctx, ns: number, i: number, draw: ArtifactDraw<T, S>) {
+  const { templates, statuses } = draw;
+  const rng = ctx.seeder.rng(ns, i);
+  const template = templates[i % templates.length];
+  const v = Math.floor(i / templates.length);
+  const name = v === 0 ? template.name : variantName(template.name, v, i % templates.length, VARIANT_QUALIFIERS);
+  const id = ctx.ids.at(ns, i);
+  const status: S = i < statuses.length ? statuses[i] : rng.weighted(draw.weights);
+  const isRelevant = i === statuses.length ? false : rng.chance(0.92);
+  const stamp = stamps(ctx, rng, ...draw.addedDays);
+  const [gapCatalogue, gapChance] = draw.gaps;
+  const gaps =
+    status === 'needs_attention' || (status !== 'not_uploaded' && rng.chance(gapChance)) ? rng.sample(gapCatalogue, rng.int(1, 3)) : [];
+  return { rng, template, name, id, status, isRelevant, stamp, gaps };
 }
 
 /** "Quarterly access review" → "quarterly access review"; acronyms ("MFA is…", "TLS…") stay as they are */

@@ -7,10 +7,10 @@ import { createOrganization } from '../domain/organizations/create.ts';
 import { createCredential } from '../domain/auth/create-credential.ts';
 import { loadDemoData, type DemoSummary } from './generate.ts';
 import { progressBar } from './progress.ts';
-import { bumpDataVersions } from '../storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../storage/db/repositories/organizations/organizations.ts';
 import { WRITES } from '../shared/data-versions.ts';
 import { createAdmin } from '../domain/console/create-admin.ts';
-import { findAdminByEmail } from '../storage/db/repositories/admins.ts';
+import { findAdminByEmail } from '../storage/db/repositories/console/admins.ts';
 import { generatePassword } from '../domain/console/passwords.ts';
 import { operatorActor } from '../operator-actor.ts';
 

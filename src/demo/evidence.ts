@@ -1,8 +1,8 @@
 // Evidence requests with their attachments (none while `not_uploaded`), gaps, revision requests
 // and links to the tests that collect them. The first seven take each status in turn.
-import { EVIDENCE_GAPS, EVIDENCE_TEMPLATES, NOT_RELEVANT_REASONS, REVISION_REASONS, VARIANT_QUALIFIERS } from './catalogues/artifacts.ts';
+import { EVIDENCE_GAPS, EVIDENCE_TEMPLATES, NOT_RELEVANT_REASONS, REVISION_REASONS } from './catalogues/artifacts.ts';
 import { type ControlModel, mapArtifact } from './controls.ts';
-import { addEntities, addPeople, addTickets, type Ctx, json, lowerFirst, NS, personId, stamps, tick, variantName } from './context.ts';
+import { addEntities, addPeople, addTickets, artifactBasics, type Ctx, json, lowerFirst, NS, personId, slugify, tick } from './context.ts';
 import { testIdentity } from './tests.ts';
 import { attachmentPeriod, DAY_MS, DEPARTMENTS, EFFORT_ESTIMATES, EVIDENCE_STATUSES } from '../shared/vocabulary.ts';
 
@@ -32,27 +32,20 @@ const FILES = [
   ['md', 'markdown'],
 ] as const;
 
-const slugify = (s: string) =>
-  s
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '');
+const DRAW = {
+  templates: EVIDENCE_TEMPLATES,
+  statuses: EVIDENCE_STATUSES,
+  weights: STATUS_WEIGHTS,
+  addedDays: [600, 15],
+  gaps: [EVIDENCE_GAPS, 0.15],
+} as const;
 
 export async function generateEvidence(ctx: Ctx, model: ControlModel): Promise<void> {
   const org = ctx.organizationId;
   const w = ctx.writer;
   for (let i = 0; i < ctx.plan.evidence; i++) {
-    const rng = ctx.seeder.rng(NS.evidence, i);
-    const template = EVIDENCE_TEMPLATES[i % EVIDENCE_TEMPLATES.length];
-    const v = Math.floor(i / EVIDENCE_TEMPLATES.length);
-    const name = v === 0 ? template.name : variantName(template.name, v, i % EVIDENCE_TEMPLATES.length, VARIANT_QUALIFIERS);
-    const id = ctx.ids.at(NS.evidence, i);
-    const status: EvidenceStatus = i < EVIDENCE_STATUSES.length ? EVIDENCE_STATUSES[i] : rng.weighted(STATUS_WEIGHTS);
-    const isRelevant = i === EVIDENCE_STATUSES.length ? false : rng.chance(0.92);
-    const stamp = stamps(ctx, rng, 600, 15);
+    const { rng, template, name, id, status, isRelevant, stamp, gaps } = artifactBasics(ctx, NS.evidence, i, DRAW);
     const recurrence = template.recurrence;
-    const gaps =
-      status === 'needs_attention' || (status !== 'not_uploaded' && rng.chance(0.15)) ? rng.sample(EVIDENCE_GAPS, rng.int(1, 3)) : [];
 
     // attachments: the latest in the current period when uploaded, older ones a period apart
     const period = PERIOD_DAYS[recurrence] * DAY_MS;

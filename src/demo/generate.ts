@@ -6,7 +6,7 @@
 // generated one record at a time and written in transactions of ~20k rows, so memory stays flat
 // even at scale 2000 (about a million findings).
 import type { Db } from '../storage/db/connect.ts';
-import { bumpDataVersions } from '../storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../storage/db/repositories/organizations/organizations.ts';
 import { WRITES } from '../shared/data-versions.ts';
 import { ControlModel, generateControls } from './controls.ts';
 import { type Ctx, makeCtx } from './context.ts';

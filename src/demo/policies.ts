@@ -1,8 +1,8 @@
 // Policies, their documents and published versions. The first seven take each status in turn so
 // every status exists at any scale ≥ 1; the rest follow a realistic mix.
-import { NOT_RELEVANT_REASONS, POLICY_GAPS, POLICY_TEMPLATES, VARIANT_QUALIFIERS } from './catalogues/artifacts.ts';
+import { NOT_RELEVANT_REASONS, POLICY_GAPS, POLICY_TEMPLATES } from './catalogues/artifacts.ts';
 import { type ControlModel, mapArtifact } from './controls.ts';
-import { addEntities, addPeople, addTickets, type Ctx, json, NS, personId, stamps, tick, variantName } from './context.ts';
+import { addEntities, addPeople, addTickets, artifactBasics, type Ctx, json, NS, personId, slugify, tick } from './context.ts';
 import { DAY_MS, DEPARTMENTS, EFFORT_ESTIMATES, POLICY_BEHAVIORS, POLICY_STATUSES } from '../shared/vocabulary.ts';
 
 type PolicyStatus = (typeof POLICY_STATUSES)[number];
@@ -25,27 +25,20 @@ const DOCUMENT_FILES = [
   ['txt', 'text'],
 ] as const;
 
-const slugify = (s: string) =>
-  s
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '');
+const DRAW = {
+  templates: POLICY_TEMPLATES,
+  statuses: POLICY_STATUSES,
+  weights: STATUS_WEIGHTS,
+  addedDays: [700, 20],
+  gaps: [POLICY_GAPS, 0.2],
+} as const;
 
 export async function generatePolicies(ctx: Ctx, model: ControlModel): Promise<void> {
   const org = ctx.organizationId;
   const w = ctx.writer;
   for (let i = 0; i < ctx.plan.policies; i++) {
-    const rng = ctx.seeder.rng(NS.policy, i);
-    const template = POLICY_TEMPLATES[i % POLICY_TEMPLATES.length];
-    const v = Math.floor(i / POLICY_TEMPLATES.length);
-    const name = v === 0 ? template.name : variantName(template.name, v, i % POLICY_TEMPLATES.length, VARIANT_QUALIFIERS);
-    const id = ctx.ids.at(NS.policy, i);
-    const status: PolicyStatus = i < POLICY_STATUSES.length ? POLICY_STATUSES[i] : rng.weighted(STATUS_WEIGHTS);
-    const isRelevant = i === POLICY_STATUSES.length ? false : rng.chance(0.92);
+    const { rng, template, name, id, status, isRelevant, stamp, gaps } = artifactBasics(ctx, NS.policy, i, DRAW);
     const published = PUBLISHED_ISH.has(status);
-    const stamp = stamps(ctx, rng, 700, 20);
-    const gaps =
-      status === 'needs_attention' || (status !== 'not_uploaded' && rng.chance(0.2)) ? rng.sample(POLICY_GAPS, rng.int(1, 3)) : [];
 
     const versions = published ? rng.int(1, 4) : 0;
     const major = rng.int(1, 3);

@@ -3,7 +3,7 @@
 // V8 lays out (64-bit, no pointer compression, as the Node this project pins runs): a header per
 // object plus a slot per property or element, strings by their characters (two bytes each when one
 // is outside Latin-1), numbers as boxed doubles, maps and sets by their hash tables.
-// test/unit/estimate-bytes.test.ts checks the estimate against the heap the cached results of a
+// test/http/result-cache-bytes.test.ts checks the estimate against the heap the cached results of a
 // demo organization really retain: it must never be below it.
 
 /** anything outside Latin-1 makes V8 store a string with two bytes per character */

@@ -4,7 +4,7 @@
 // so every node on the same database uses the same key and a restart keeps it.
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../storage/db/connect.ts';
-import { findOrInsertServiceSecret } from '../storage/db/repositories/service-secrets.ts';
+import { findOrInsertServiceSecret } from '../storage/db/repositories/auth/service-secrets.ts';
 
 // per database and key name: a process reads each stored key once
 const stored = new WeakMap<Db, Map<string, Promise<Buffer>>>();

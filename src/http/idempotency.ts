@@ -10,6 +10,8 @@ import { ServiceError } from '../shared/errors.ts';
 import { fingerprintSubject } from '../domain/idempotency/fingerprint.ts';
 import { IDEMPOTENCY_KEY_PATTERN, type IdempotencyInput, type Outcome } from '../domain/idempotency/run.ts';
 import { envelope } from './reply.ts';
+import { requestContext } from './plugins/auth.ts';
+import type { Context, SystemContext } from '../domain/context.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -81,4 +83,16 @@ export function sendOutcome<T>(request: FastifyRequest, reply: FastifyReply, out
   if (outcome.kind !== 'updated' && location) reply.header('Location', location(outcome.resource));
   if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
   return reply.code(STATUS_OF[outcome.kind]).send(envelope(request, outcome.resource));
+}
+
+/** Runs a write verb for the request's credential and replies with its outcome (sendOutcome). */
+export async function replyWrite<I, T>(
+  system: SystemContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  verb: (args: { ctx: Context; input: I }) => Promise<Outcome<T>>,
+  input: I,
+  location?: (resource: T) => string,
+) {
+  return sendOutcome(request, reply, await verb({ ctx: requestContext(system, request), input }), location);
 }

@@ -3,6 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ResultCache } from '../domain/result-cache.ts';
 import type { AnswerBytes } from './answer-bytes.ts';
 import type { WarmReads } from './warm-reads.ts';
+import type { Context, SystemContext } from '../domain/context.ts';
+import { requestContext } from './plugins/auth.ts';
 
 /** The success envelope: `{ data, meta: { requestId, …extra } }`. */
 export function envelope<T>(request: FastifyRequest, data: T, extraMeta: Record<string, unknown> = {}) {
@@ -61,4 +63,19 @@ function sendParts(reply: FastifyReply, parts: Buffer[]): FastifyReply {
   for (const part of parts) res.write(part);
   res.end();
   return reply;
+}
+
+/**
+ * Runs a read verb for the request's credential and sends its answer (sendEnvelope, the whole
+ * answer as `data`).
+ */
+export async function replyRead<I, T extends object>(
+  { system, answers, warm }: { system: SystemContext; answers: AnswerBytes; warm?: WarmReads },
+  request: FastifyRequest,
+  reply: FastifyReply,
+  verb: (args: { ctx: Context; input: I }) => Promise<T>,
+  input: I,
+) {
+  const data = await verb({ ctx: requestContext(system, request), input });
+  return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
 }

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, dialects, type TestDatabase } from '../harness/engines.ts';
 import { runCli, type CliResult } from '../harness/process.ts';
-import { listAuditEntries } from '../../src/storage/db/repositories/audit-log.ts';
+import { listAuditEntries } from '../../src/storage/db/repositories/console/audit-log.ts';
 
 const show = (res: CliResult) => `exit ${res.code}\nstdout:\n${res.stdout}\nstderr:\n${res.stderr}`;
 

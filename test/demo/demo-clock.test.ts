@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDemoOrganization } from '../../src/demo/create-demo-organization.ts';
-import { listDueOrganizations, nextDueAt } from '../../src/storage/db/repositories/time-due.ts';
+import { listDueOrganizations, nextDueAt } from '../../src/storage/db/repositories/service/time-due.ts';
 import { createTestDatabase, dialects } from '../harness/engines.ts';
 import { runCli } from '../harness/process.ts';
 

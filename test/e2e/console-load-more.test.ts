@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { createConsoleAdmin, createOrgWithCredential, startServer, type TestServer } from '../harness/server.ts';
 import { CHROMIUM, launchChromium } from '../harness/browser.ts';
 import { enqueueEvents, insertEndpointFixture, testEvent } from '../harness/webhooks.ts';
-import { insertAuditEntry } from '../../src/storage/db/repositories/audit-log.ts';
+import { insertAuditEntry } from '../../src/storage/db/repositories/console/audit-log.ts';
 
 const EMAIL = 'admin@load-more.example';
 const PASSWORD = 'e2e password for load more';

@@ -17,7 +17,7 @@ import {
   type TestServer,
 } from '../harness/server.ts';
 import { loadDemoData } from '../../src/demo/generate.ts';
-import { bumpDataVersions } from '../../src/storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../src/storage/db/repositories/organizations/organizations.ts';
 import { DATA_KINDS } from '../../src/shared/data-versions.ts';
 import { CHROMIUM, launchChromium, newClipboardPage } from '../harness/browser.ts';
 

@@ -1,7 +1,7 @@
 // Tests only: everything the compliance rule needs for one organization, read row by row in a
 // fixed number of queries (never one per row) and put through the rule: artifact states,
 // artifact→framework and control→framework mappings. This is the plain reading of the mappings.
-// The service reads them through the packed loaders of src/storage/db/repositories/controls.ts
+// The service reads them through the packed loaders of src/storage/db/repositories/compliance/compliance-inputs.ts
 // (2–3× faster on SQLite) and applies the rule in src/domain/controls/snapshot.ts;
 // test/http/controls.test.ts checks both agree on every control.
 import type { Kysely } from 'kysely';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Db } from '../../src/storage/db/connect.ts';
 import type { Database } from '../../src/storage/db/schema.ts';
-import { bumpDataVersions } from '../../src/storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../src/storage/db/repositories/organizations/organizations.ts';
 import { DATA_KINDS } from '../../src/shared/data-versions.ts';
 import { fixtures } from './fixtures.ts';
 

@@ -3,7 +3,7 @@
 // every program table, to prove an apply that changes nothing writes nothing.
 import { applyProgram, exportProgram, planProgram } from '../../src/domain/program/verbs.ts';
 import type { ProgramContext } from '../../src/domain/program/program-context.ts';
-import { findOrganizationState } from '../../src/storage/db/repositories/organizations.ts';
+import { findOrganizationState } from '../../src/storage/db/repositories/organizations/organizations.ts';
 import type { TestServer } from './server.ts';
 
 export function programContext(server: TestServer, credentialId: string, now?: () => number): ProgramContext {

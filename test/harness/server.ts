@@ -13,7 +13,7 @@ import { createOrganization } from '../../src/domain/organizations/create.ts';
 import { credentialView } from '../../src/domain/auth/credential-view.ts';
 import type { CredentialView } from '../../src/domain/auth/schema.ts';
 import { newCredentialRecord } from '../../src/domain/auth/new-credential-record.ts';
-import { insertCredential } from '../../src/storage/db/repositories/credentials.ts';
+import { insertCredential } from '../../src/storage/db/repositories/auth/credentials.ts';
 import { createAdmin } from '../../src/domain/console/create-admin.ts';
 import type { AdminView } from '../../src/domain/console/admin-view.ts';
 import type { AuditActor } from '../../src/domain/console/audit.ts';

@@ -4,8 +4,8 @@
 // `controls` controls of one framework so each going stale computes control and framework events.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/storage/db/connect.ts';
-import { refreshStaleAt } from '../../src/storage/db/repositories/time-due.ts';
-import { bumpDataVersions } from '../../src/storage/db/repositories/organizations.ts';
+import { refreshStaleAt } from '../../src/storage/db/repositories/service/time-due.ts';
+import { bumpDataVersions } from '../../src/storage/db/repositories/organizations/organizations.ts';
 import { DATA_KINDS } from '../../src/shared/data-versions.ts';
 import { fixtures } from './fixtures.ts';
 

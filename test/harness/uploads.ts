@@ -9,7 +9,7 @@ import { artifactFixtures } from './fixtures-artifacts.ts';
 import { fixtures } from './fixtures.ts';
 import { runCleanup } from '../../src/domain/maintenance/cleanup.ts';
 import { MAX_TOTAL_BYTES } from '../../src/domain/evidence/upload.ts';
-import { insertPendingUpload } from '../../src/storage/db/repositories/uploads.ts';
+import { insertPendingUpload } from '../../src/storage/db/repositories/artifacts/uploads.ts';
 import type { BlobStore } from '../../src/storage/blobs/store.ts';
 import { blobExists } from './blobs.ts';
 import type { DialectName } from '../../src/storage/db/connect.ts';

@@ -8,9 +8,9 @@ import { randomUUID } from 'node:crypto';
 import type { BaseContext } from '../../src/domain/context.ts';
 import { contextSecretsKey, encryptSigningSecret, generateSigningSecret } from '../../src/domain/webhooks/signing-secrets.ts';
 import { enqueueDeliveries, type EnqueuedEvent } from '../../src/domain/webhooks/enqueue.ts';
-import { expireSecrets, insertEndpoint, insertSecret } from '../../src/storage/db/repositories/webhook-endpoints.ts';
+import { expireSecrets, insertEndpoint, insertSecret } from '../../src/storage/db/repositories/events/webhook-endpoints.ts';
 import type { Db } from '../../src/storage/db/connect.ts';
-import { insertEvents, takeEventNumbers } from '../../src/storage/db/repositories/events.ts';
+import { insertEvents, takeEventNumbers } from '../../src/storage/db/repositories/events/events.ts';
 
 export interface EndpointFixture {
   endpointId: string;

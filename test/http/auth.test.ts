@@ -19,7 +19,7 @@ import { changeCredentialAccess } from '../../src/domain/auth/change-credential-
 import { revokeCredential } from '../../src/domain/auth/revoke-credential.ts';
 import { hashSecret, newAccessToken } from '../../src/domain/auth/secrets.ts';
 import { updateOrganizationPlan } from '../../src/domain/organizations/update-plan.ts';
-import { insertAccessToken } from '../../src/storage/db/repositories/access-tokens.ts';
+import { insertAccessToken } from '../../src/storage/db/repositories/auth/access-tokens.ts';
 import type { Db } from '../../src/storage/db/connect.ts';
 
 // The failed-authentication limiter is pinned in rate-limit.test.ts; here it must not interfere.

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { dialects, stores } from '../harness/engines.ts';
 import { api, createAdminFor, createOrgWithCredential, getToken, startServer, type Client, type TestServer } from '../harness/server.ts';
 import { loadDemoData } from '../../src/demo/generate.ts';
-import { bumpDataVersions } from '../../src/storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../src/storage/db/repositories/organizations/organizations.ts';
 import { DATA_KINDS } from '../../src/shared/data-versions.ts';
 import type { SystemContext } from '../../src/domain/context.ts';
 import { MemoryRateLimitStore } from '../../src/storage/ratelimit/memory.ts';

@@ -9,7 +9,7 @@ import { createOrgWithCredential, getToken, startServer, type TestServer } from 
 import { minimal, post } from '../harness/vulnerability-writes.ts';
 import { feed, readAll, storedEvents } from '../harness/events.ts';
 import { EVENT_DELETE_BATCH, EVENT_DELETE_BATCHES_PER_RUN, runCleanup } from '../../src/domain/maintenance/cleanup.ts';
-import { insertEvents, takeEventNumbers } from '../../src/storage/db/repositories/events.ts';
+import { insertEvents, takeEventNumbers } from '../../src/storage/db/repositories/events/events.ts';
 import { openBlobStore } from '../../src/storage/blobs/open.ts';
 
 const DAY = 86_400_000;

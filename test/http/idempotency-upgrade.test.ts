@@ -13,7 +13,7 @@ import { dialects } from '../harness/engines.ts';
 import { api, createOrgWithCredential, getToken, startServer, type Client, type TestServer } from '../harness/server.ts';
 import { artifactFixtures } from '../harness/fixtures-artifacts.ts';
 import { canonicalJson } from '../../src/domain/idempotency/fingerprint.ts';
-import { insertClaim } from '../../src/storage/db/repositories/idempotency.ts';
+import { insertClaim } from '../../src/storage/db/repositories/service/idempotency.ts';
 
 const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
 /** The fingerprints the previous version stored: method, canonical path, then the body. */

@@ -18,7 +18,7 @@ import {
   type TestServer,
 } from '../harness/server.ts';
 import { fixtures } from '../harness/fixtures.ts';
-import { bumpDataVersions } from '../../src/storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../src/storage/db/repositories/organizations/organizations.ts';
 import { DATA_KINDS } from '../../src/shared/data-versions.ts';
 import { findingFixtures } from '../harness/fixtures-findings.ts';
 import { createEndpoint } from '../../src/domain/webhooks/create-endpoint.ts';

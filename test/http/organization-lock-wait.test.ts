@@ -1,5 +1,5 @@
 // A write that waits for another write of its organization waits a bounded time (PostgreSQL: the
-// organization's row lock, src/storage/db/repositories/organizations.ts): past
+// organization's row lock, src/storage/db/repositories/organizations/organizations.ts): past
 // ORGANIZATION_LOCK_WAIT_MS it is refused 429 with Retry-After, as a request on a locked object is
 // at Stripe. Before, it waited until the statement time-out (30 s) and answered 500: ten imports
 // of one organization at once did (issue 36, the noisy-neighbour bench's scenario (e)). SQLite
@@ -10,7 +10,7 @@ import { dialects } from '../harness/engines.ts';
 import { api, startServer, type TestServer } from '../harness/server.ts';
 import { newKey, newOrg } from '../harness/vulnerability-writes.ts';
 import { resultAt, sarif } from '../harness/vulnerability-imports.ts';
-import { lockOrganization, ORGANIZATION_LOCK_WAIT_MS } from '../../src/storage/db/repositories/organizations.ts';
+import { lockOrganization, ORGANIZATION_LOCK_WAIT_MS } from '../../src/storage/db/repositories/organizations/organizations.ts';
 
 describe('a write waiting for its organization’s lock (postgres)', {
   skip: !dialects.includes('postgres') && 'TEST_DATABASE_URL is not set',

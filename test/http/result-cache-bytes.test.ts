@@ -11,7 +11,7 @@ import { addCredential, api, getToken, startServer, type TestServer } from '../h
 import { ResultCache } from '../../src/domain/result-cache.ts';
 import { createOrganization } from '../../src/domain/organizations/create.ts';
 import { loadDemoData } from '../../src/demo/generate.ts';
-import { bumpDataVersions } from '../../src/storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../src/storage/db/repositories/organizations/organizations.ts';
 import { DATA_KINDS } from '../../src/shared/data-versions.ts';
 
 v8.setFlagsFromString('--expose-gc');

@@ -23,7 +23,7 @@ import { consoleCall, consoleSignIn, CONSOLE_PASSWORD, type Signed } from '../ha
 import { fixtures } from '../harness/fixtures.ts';
 import { findingFixtures } from '../harness/fixtures-findings.ts';
 import { ACCESS_LEVELS, RESOURCES, scopesFor, type Resource } from '../../src/domain/auth/scopes.ts';
-import { bumpDataVersions } from '../../src/storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../src/storage/db/repositories/organizations/organizations.ts';
 import { DATA_KINDS } from '../../src/shared/data-versions.ts';
 import { PROGRAM_KINDS } from '../../src/domain/program/registry.ts';
 import { EVENT_TYPES } from '../../src/domain/events/schema.ts';

@@ -22,7 +22,7 @@ import { artifactFixtures } from '../harness/fixtures-artifacts.ts';
 import { readAll, storedEvents } from '../harness/events.ts';
 import { eventually } from '../harness/webhooks.ts';
 import { newKey } from '../harness/vulnerability-writes.ts';
-import { nextDueAt, refreshStaleAt } from '../../src/storage/db/repositories/time-due.ts';
+import { nextDueAt, refreshStaleAt } from '../../src/storage/db/repositories/service/time-due.ts';
 import { createDemoOrganization } from '../../src/demo/create-demo-organization.ts';
 import { createOrganization } from '../../src/domain/organizations/create.ts';
 import { SERVICE_STAMP } from '../../src/domain/people/actor-stamp.ts';

@@ -16,7 +16,7 @@ import { NoResultCache } from '../../src/domain/result-cache.ts';
 import { createDemoOrganization } from '../../src/demo/create-demo-organization.ts';
 import { revokeCredential } from '../../src/domain/auth/revoke-credential.ts';
 import { updateOrganizationPlan } from '../../src/domain/organizations/update-plan.ts';
-import { listUsage } from '../../src/storage/db/repositories/credential-usage.ts';
+import { listUsage } from '../../src/storage/db/repositories/auth/credential-usage.ts';
 
 const deployments: Array<{ dialect: 'sqlite' | 'postgres'; store: 'memory' | 'redis' }> = [{ dialect: 'sqlite', store: 'memory' }];
 if (dialects.includes('postgres') && process.env.TEST_REDIS_URL) deployments.push({ dialect: 'postgres', store: 'redis' });

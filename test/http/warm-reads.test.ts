@@ -14,7 +14,7 @@ import { revokeCredential } from '../../src/domain/auth/revoke-credential.ts';
 import { changeCredentialAccess } from '../../src/domain/auth/change-credential-access.ts';
 import { createDemoOrganization } from '../../src/demo/create-demo-organization.ts';
 import { updateOrganizationPlan } from '../../src/domain/organizations/update-plan.ts';
-import * as credentials from '../../src/storage/db/repositories/credentials.ts';
+import * as credentials from '../../src/storage/db/repositories/auth/credentials.ts';
 
 /** The engine pairs a deployment runs on: SQLite alone, and PostgreSQL with Redis when available. */
 const deployments: Array<{ dialect: 'sqlite' | 'postgres'; store: 'memory' | 'redis' }> = [{ dialect: 'sqlite', store: 'memory' }];

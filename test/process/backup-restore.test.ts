@@ -15,7 +15,7 @@ import { runCli, startServerProcess, waitForOutput, type ServerProcess } from '.
 import { api, getToken } from '../harness/server.ts';
 import { createTestDatabase, dialects } from '../harness/engines.ts';
 import { openDb } from '../../src/storage/db/connect.ts';
-import { listHostedBlobs } from '../../src/storage/db/repositories/hosted-blobs.ts';
+import { listHostedBlobs } from '../../src/storage/db/repositories/artifacts/hosted-blobs.ts';
 
 const sha256 = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
 const limits = { RATE_LIMIT_MAX: '1000000', UNAUTHENTICATED_RATE_LIMIT_MAX: '1000000', TOKEN_RATE_LIMIT_MAX: '1000' };

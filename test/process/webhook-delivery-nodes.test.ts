@@ -15,7 +15,7 @@ import { startServerProcess, type ServerProcess } from '../harness/process.ts';
 import { createOrganization } from '../../src/domain/organizations/create.ts';
 import type { BaseContext } from '../../src/domain/context.ts';
 import { enqueueEvents, eventually, insertEndpointFixture, startReceiver, testEvent, type Receiver } from '../harness/webhooks.ts';
-import { countDeliveriesByStatus } from '../../src/storage/db/repositories/webhook-deliveries.ts';
+import { countDeliveriesByStatus } from '../../src/storage/db/repositories/events/webhook-deliveries.ts';
 import { api, getToken, insertCredentialFixture } from '../harness/server.ts';
 import { minimal, writeHeaders } from '../harness/vulnerability-writes.ts';
 

@@ -6,9 +6,13 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, dialects, type TestDatabase } from '../harness/engines.ts';
 import { createOrgWithCredential, type Client } from '../harness/server.ts';
-import { insertClaim, releaseInstanceClaims, takeOverClaim } from '../../src/storage/db/repositories/idempotency.ts';
-import { beat, deleteInstance } from '../../src/storage/db/repositories/server-instances.ts';
-import { finishPendingUpload, insertPendingUpload, takeAbandonedPendingUpload } from '../../src/storage/db/repositories/uploads.ts';
+import { insertClaim, releaseInstanceClaims, takeOverClaim } from '../../src/storage/db/repositories/service/idempotency.ts';
+import { beat, deleteInstance } from '../../src/storage/db/repositories/service/server-instances.ts';
+import {
+  finishPendingUpload,
+  insertPendingUpload,
+  takeAbandonedPendingUpload,
+} from '../../src/storage/db/repositories/artifacts/uploads.ts';
 
 const LIVENESS = 3000;
 const LEASE = 150_000;

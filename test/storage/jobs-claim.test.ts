@@ -1,4 +1,4 @@
-// The jobs' claim (repositories/jobs.ts, claimJobs; issue 36): fair across organizations (the one
+// The jobs' claim (repositories/service/jobs.ts, claimJobs; issue 36): fair across organizations (the one
 // with the fewest jobs running on any node first, then the oldest job), never a job under another
 // live lease, and a job whose lease ran out (its node died) again; two workers claiming at once
 // take disjoint jobs (SKIP LOCKED on PostgreSQL, the write lock on SQLite). A job whose every run
@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase, dialects, type TestDatabase } from '../harness/engines.ts';
-import { claimJobs, failAbandonedJobs, releaseJob } from '../../src/storage/db/repositories/jobs.ts';
+import { claimJobs, failAbandonedJobs, releaseJob } from '../../src/storage/db/repositories/service/jobs.ts';
 
 const NOW = 1_800_000_000_000;
 

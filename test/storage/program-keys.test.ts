@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase, dialects, type TestDatabase } from '../harness/engines.ts';
 import { createOrganization } from '../../src/domain/organizations/create.ts';
-import { deleteProgramKeys, insertProgramKeys, loadProgramKeys } from '../../src/storage/db/repositories/program-keys.ts';
+import { deleteProgramKeys, insertProgramKeys, loadProgramKeys } from '../../src/storage/db/repositories/program/program-keys.ts';
 
 for (const dialect of dialects) {
   describe(`program_keys (${dialect})`, () => {

@@ -8,7 +8,7 @@ import { createTestDatabase, dialects, type TestDatabase } from '../harness/engi
 import { createOrgWithCredential, startServer, type TestServer } from '../harness/server.ts';
 import { eventually, insertEndpointFixture, startReceiver, testEvent, type Receiver } from '../harness/webhooks.ts';
 import { migrateToLatest } from '../../src/storage/db/migrate.ts';
-import { insertEvents, takeEventNumbers } from '../../src/storage/db/repositories/events.ts';
+import { insertEvents, takeEventNumbers } from '../../src/storage/db/repositories/events/events.ts';
 
 for (const dialect of dialects) {
   describe(`webhook deliveries across the upgrade to 0013 (${dialect})`, () => {

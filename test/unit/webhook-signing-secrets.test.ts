@@ -11,7 +11,7 @@ import {
   MAX_SIGNING_SECRETS,
   signingSecretsKey,
 } from '../../src/domain/webhooks/signing-secrets.ts';
-import { expireSecrets, insertSecret } from '../../src/storage/db/repositories/webhook-endpoints.ts';
+import { expireSecrets, insertSecret } from '../../src/storage/db/repositories/events/webhook-endpoints.ts';
 import { createTestDatabase, dialects } from '../harness/engines.ts';
 
 test('a new secret is whsec_ and the base64 of 32 random bytes', () => {

@@ -6,9 +6,9 @@ import { generatePassword } from '../../domain/console/passwords.ts';
 import { resetAdminPassword } from '../../domain/console/reset-admin-password.ts';
 import { operatorActor } from '../../operator-actor.ts';
 import { JSON_OPTION, ORG_OPTION, type Command } from '../command.ts';
-import { organizationId } from '../organization-id.ts';
+import { operatorContext, organizationId } from '../organization-id.ts';
 import { readNewPassword } from '../password-input.ts';
-import { dateCell, table } from '../table.ts';
+import { dateCell, printList } from '../table.ts';
 
 export const adminCommands: Command[] = [
   {
@@ -43,16 +43,14 @@ export const adminCommands: Command[] = [
     options: { org: ORG_OPTION, json: JSON_OPTION },
     async run({ system: ctx }, { values }, io) {
       const admins = await listAdmins({
-        ctx: { ...ctx, actor: { ...operatorActor('cds admin list'), organizationId: await organizationId(ctx, values.org as string) } },
+        ctx: await operatorContext(ctx, values.org as string, 'cds admin list'),
       });
-      if (values.json) io.out(JSON.stringify(admins));
-      else
-        io.out(
-          table(
-            ['ID', 'EMAIL', 'CREATED', 'LAST SIGN-IN'],
-            admins.map((a) => [a.id, a.email, dateCell(a.createdAt), dateCell(a.lastSignInAt)]),
-          ),
-        );
+      printList(io, values.json, admins, ['ID', 'EMAIL', 'CREATED', 'LAST SIGN-IN'], (a) => [
+        a.id,
+        a.email,
+        dateCell(a.createdAt),
+        dateCell(a.lastSignInAt),
+      ]);
     },
   },
   {

@@ -4,8 +4,8 @@ import { listCredentials } from '../../domain/auth/list-credentials.ts';
 import { revokeCredential } from '../../domain/auth/revoke-credential.ts';
 import { operatorActor } from '../../operator-actor.ts';
 import { JSON_OPTION, ORG_OPTION, type Command } from '../command.ts';
-import { organizationId } from '../organization-id.ts';
-import { dateCell, table } from '../table.ts';
+import { operatorContext } from '../organization-id.ts';
+import { dateCell, printList } from '../table.ts';
 
 export const credentialCommands: Command[] = [
   {
@@ -19,9 +19,8 @@ export const credentialCommands: Command[] = [
       json: { type: 'boolean', help: 'print {"id","clientId","clientSecret","accessLevel","organizationId"}' },
     },
     async run({ system: ctx }, { values }, io) {
-      const actor = { ...operatorActor('cds credential create'), organizationId: await organizationId(ctx, values.org as string) };
       const c = await createCredential({
-        ctx: { ...ctx, actor },
+        ctx: await operatorContext(ctx, values.org as string, 'cds credential create'),
         input: { accessLevel: values.access as string, name: values.name as string | undefined },
       });
       if (values.json) {
@@ -46,20 +45,17 @@ export const credentialCommands: Command[] = [
     options: { org: ORG_OPTION, json: JSON_OPTION },
     async run({ system: ctx }, { values }, io) {
       const list = await listCredentials({
-        ctx: {
-          ...ctx,
-          actor: { ...operatorActor('cds credential list'), organizationId: await organizationId(ctx, values.org as string) },
-        },
+        ctx: await operatorContext(ctx, values.org as string, 'cds credential list'),
       });
-      if (values.json) io.out(JSON.stringify(list));
-      else {
-        io.out(
-          table(
-            ['ID', 'NAME', 'CLIENT ID', 'ACCESS', 'STATUS', 'CREATED', 'LAST USED'],
-            list.map((c) => [c.id, c.name, c.clientId, c.accessLevel, c.status, dateCell(c.createdAt), dateCell(c.lastUsedAt)]),
-          ),
-        );
-      }
+      printList(io, values.json, list, ['ID', 'NAME', 'CLIENT ID', 'ACCESS', 'STATUS', 'CREATED', 'LAST USED'], (c) => [
+        c.id,
+        c.name,
+        c.clientId,
+        c.accessLevel,
+        c.status,
+        dateCell(c.createdAt),
+        dateCell(c.lastUsedAt),
+      ]);
     },
   },
   {

@@ -4,7 +4,7 @@ import { listOrganizations } from '../../domain/organizations/list.ts';
 import { updateOrganizationPlan } from '../../domain/organizations/update-plan.ts';
 import { JSON_OPTION, type Command } from '../command.ts';
 import { organizationId } from '../organization-id.ts';
-import { table } from '../table.ts';
+import { printList } from '../table.ts';
 
 const PLAN_HELP = 'comma-separated of framework,control,policy,evidence,test,vulnerability';
 
@@ -34,14 +34,7 @@ export const orgCommands: Command[] = [
     options: { json: JSON_OPTION },
     async run({ system: ctx }, { values }, io) {
       const orgs = await listOrganizations({ ctx });
-      if (values.json) io.out(JSON.stringify(orgs));
-      else
-        io.out(
-          table(
-            ['ID', 'NAME', 'REGION', 'PLAN'],
-            orgs.map((o) => [o.id, o.name, o.region, o.plan.join(',')]),
-          ),
-        );
+      printList(io, values.json, orgs, ['ID', 'NAME', 'REGION', 'PLAN'], (o) => [o.id, o.name, o.region, o.plan.join(',')]);
     },
   },
   {

@@ -63,6 +63,25 @@ async function documentOf(ctx: CliContext, values: OptionValues, argument: strin
 }
 
 /** A validation_failed about the document, with each problem's place (file:line:column). */
+/**
+ * Plans or applies (`step`) the document PATH names for the organization `--org` names; a refusal
+ * is reported against the document's files and lines.
+ */
+async function withDocument(
+  ctx: CliContext,
+  values: OptionValues,
+  argument: string | undefined,
+  step: (input: { organizationId: string; document: unknown; prune: boolean }, loaded: LoadedProgram) => Promise<ProgramPlan>,
+): Promise<{ org: string; plan: ProgramPlan }> {
+  const org = await organizationId(ctx.system, values.org as string);
+  const loaded = await documentOf(ctx, values, argument);
+  try {
+    return { org, plan: await step({ organizationId: org, document: loaded.value, prune: Boolean(values.prune) }, loaded) };
+  } catch (error) {
+    throw reported(error, loaded);
+  }
+}
+
 function reported(error: unknown, loaded: LoadedProgram): unknown {
   const placed = withPlaces(error, loaded);
   if (!(placed instanceof ServiceError) || placed.code !== 'validation_failed') return placed;
@@ -134,17 +153,7 @@ export const programCommands: Command[] = [
       'PATH is a .yaml, .yml or .json file, or a folder of them that together make one document.\n' +
       'Exit status: 0 when nothing would change, 2 when something would (as terraform plan -detailed-exitcode).',
     async run(ctx, { values, argument }, io) {
-      const org = await organizationId(ctx.system, values.org as string);
-      const loaded = await documentOf(ctx, values, argument);
-      let plan: ProgramPlan;
-      try {
-        plan = await planProgram({
-          ctx: programContext(ctx),
-          input: { organizationId: org, document: loaded.value, prune: Boolean(values.prune) },
-        });
-      } catch (error) {
-        throw reported(error, loaded);
-      }
+      const { plan } = await withDocument(ctx, values, argument, (input) => planProgram({ ctx: programContext(ctx), input }));
       printPlan(plan, values, io, false);
       return plan.changed ? EXIT.changes : EXIT.ok;
     },
@@ -160,29 +169,23 @@ export const programCommands: Command[] = [
       'PATH is a .yaml, .yml or .json file, or a folder of them that together make one document.\n' +
       'Records the document does not list stay, unless --prune; pruning removes only records of the kinds the document covers.',
     async run(ctx, { values, argument }, io) {
-      const org = await organizationId(ctx.system, values.org as string);
-      const loaded = await documentOf(ctx, values, argument);
       const pctx = programContext(ctx);
-      const input = { organizationId: org, document: loaded.value, prune: Boolean(values.prune) };
-      let plan: ProgramPlan;
-      try {
+      const { org, plan } = await withDocument(ctx, values, argument, (input, loaded) =>
         // The apply and its audit entry in one transaction; an apply that changes nothing writes neither.
-        plan = await pctx.db.kysely.transaction().execute(async (trx) => {
+        pctx.db.kysely.transaction().execute(async (trx) => {
           const applied = await applyProgramIn(trx, pctx, input);
           if (applied.changed) {
             await recordAudit(trx, {
-              organizationId: org,
+              organizationId: input.organizationId,
               actor: operatorActor('cds program apply'),
               action: 'program.apply',
-              target: { type: 'program', id: org, label: auditLabel(applied, loaded) },
+              target: { type: 'program', id: input.organizationId, label: auditLabel(applied, loaded) },
               at: pctx.now(),
             });
           }
           return applied;
-        });
-      } catch (error) {
-        throw reported(error, loaded);
-      }
+        }),
+      );
       if (plan.changed) await announceOrganizationChange(pctx, org);
       printPlan(plan, values, io, true);
     },

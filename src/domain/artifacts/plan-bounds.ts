@@ -1,8 +1,9 @@
-// Plans bound every answer (PRODUCT.md): an artifact's mappings to records of a resource the
-// organization's plan excludes are shown empty, as a control's mappedArtifacts leaves out the
-// artifact kinds the plan excludes. The links stay stored; a plan that includes the resource again
-// shows them at once (the cached answer is keyed by the plan). Evidence, policies and tests share
-// these field names, in their answers and in their events' data (events/plan-bounds.ts).
+// Plans bound every answer (docs/program-documents.md, "The organization's plan bounds every
+// door"): an artifact's mappings to records of a resource the organization's plan excludes are
+// shown empty, as a control's mappedArtifacts leaves out the artifact kinds the plan excludes. The
+// links stay stored; a plan that includes the resource again shows them at once (the cached answer
+// is keyed by the plan). Evidence, policies and tests share these field names, in their answers and
+// in their events' data (events/plan-bounds.ts).
 import { cachedResult } from '../result-cache.ts';
 import type { CachedVerb } from '../../shared/data-versions.ts';
 import type { Context } from '../context.ts';

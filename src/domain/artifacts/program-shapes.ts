@@ -3,7 +3,7 @@
 // them (src/storage/db/repositories/links.ts). An apply builds a changed record's shape before and
 // after from these, so its `<kind>.updated` events name the fields as GET does without reading each
 // record again.
-import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
+import type { NameLookups } from '../../storage/db/repositories/program/program-names.ts';
 import type {
   Assignee,
   Entity,

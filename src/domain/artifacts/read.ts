@@ -7,7 +7,7 @@ import type { Database } from '../../storage/db/schema.ts';
 import type { CommonListFields, CommonMappings, CommonOptionalFields, FileEntry, GapStatus } from './schema.ts';
 import type { Ticket } from '../../shared/sub-objects.ts';
 import { setPresent } from '../set-present.ts';
-import type { ArtifactCommon, ArtifactFilter, ArtifactKind, FileEntryRow } from '../../storage/db/repositories/artifacts.ts';
+import type { ArtifactCommon, ArtifactFilter, ArtifactKind, FileEntryRow } from '../../storage/db/repositories/artifacts/artifacts.ts';
 import {
   countTickets,
   loadArtifactMappings,

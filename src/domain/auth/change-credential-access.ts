@@ -3,7 +3,7 @@ import type { BaseContext } from '../context.ts';
 import { notFound, validationFailed } from '../../shared/errors.ts';
 import { ACCESS_LEVELS } from './scopes.ts';
 import { credentialView as view } from './credential-view.ts';
-import * as credentials from '../../storage/db/repositories/credentials.ts';
+import * as credentials from '../../storage/db/repositories/auth/credentials.ts';
 import { announceCredentialChange } from './state-markers.ts';
 
 /** Changing the access level makes tokens issued before the change stale (token_stale). */

@@ -1,7 +1,7 @@
 // What the credential verbs return: a stored credential without its secret hash.
 import type { AccessLevel } from './scopes.ts';
 import type { Credential, CredentialView } from './schema.ts';
-import type { CredentialRecord } from '../../storage/db/repositories/credentials.ts';
+import type { CredentialRecord } from '../../storage/db/repositories/auth/credentials.ts';
 
 export const CREDENTIAL_NAME_MAX_LENGTH = 100;
 

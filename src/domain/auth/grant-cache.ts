@@ -9,7 +9,7 @@
 //   (src/domain/auth/state-markers.ts; every revocation, access change and data write raises them
 //   after its commit).
 // Otherwise the grant is read again. Expiry is checked on every request against the clock.
-import type { TokenGrant } from '../../storage/db/repositories/access-tokens.ts';
+import type { TokenGrant } from '../../storage/db/repositories/auth/access-tokens.ts';
 
 export interface CachedGrant {
   grant: TokenGrant;

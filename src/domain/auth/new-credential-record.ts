@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BaseContext } from '../context.ts';
 import { hashSecret, newClientId, newClientSecret } from './secrets.ts';
-import type { CredentialRecord } from '../../storage/db/repositories/credentials.ts';
+import type { CredentialRecord } from '../../storage/db/repositories/auth/credentials.ts';
 
 export function newCredentialRecord(
   ctx: BaseContext,

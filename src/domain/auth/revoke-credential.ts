@@ -5,7 +5,7 @@ import type { AdminActor, BaseContext } from '../context.ts';
 import { notFound } from '../../shared/errors.ts';
 import { consoleCredential, credentialView as view } from './credential-view.ts';
 import { recordEvents } from '../events/record.ts';
-import * as credentials from '../../storage/db/repositories/credentials.ts';
+import * as credentials from '../../storage/db/repositories/auth/credentials.ts';
 import { recordAudit, type AuditActor } from '../console/audit.ts';
 import { announceCredentialChange } from './state-markers.ts';
 

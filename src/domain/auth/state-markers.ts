@@ -10,9 +10,9 @@
 // its data) never matches, so nodes read the database again and raise it back.
 import type { BaseContext } from '../context.ts';
 import type { MarkerBoard } from '../../storage/ratelimit/store.ts';
-import type { TokenGrant } from '../../storage/db/repositories/access-tokens.ts';
-import { findCredential } from '../../storage/db/repositories/credentials.ts';
-import { findOrganizationState } from '../../storage/db/repositories/organizations.ts';
+import type { TokenGrant } from '../../storage/db/repositories/auth/access-tokens.ts';
+import { findCredential } from '../../storage/db/repositories/auth/credentials.ts';
+import { findOrganizationState } from '../../storage/db/repositories/organizations/organizations.ts';
 import { DATA_KINDS, type DataVersions } from '../../shared/data-versions.ts';
 
 /** The organization's versions as one number that rises with every write: each write raises at least one counter, and none ever falls. */

@@ -5,11 +5,11 @@ import { OAuthError, ServiceError } from '../../shared/errors.ts';
 import { TOKEN_FIELD_MAX_LENGTH, type TokenRequest, type TokenResponse } from './schema.ts';
 import { scopesFor, type AccessLevel, type Actor } from './scopes.ts';
 import { hashSecret, isIssuedClientId, newAccessToken, secretMatches } from './secrets.ts';
-import type { CredentialRecord } from '../../storage/db/repositories/credentials.ts';
-import { findCredentialByClientId } from '../../storage/db/repositories/credentials.ts';
-import { findGrantByTokenHash, insertAccessToken, type TokenGrant } from '../../storage/db/repositories/access-tokens.ts';
+import type { CredentialRecord } from '../../storage/db/repositories/auth/credentials.ts';
+import { findCredentialByClientId } from '../../storage/db/repositories/auth/credentials.ts';
+import { findGrantByTokenHash, insertAccessToken, type TokenGrant } from '../../storage/db/repositories/auth/access-tokens.ts';
 import type { GrantCache } from './grant-cache.ts';
-import { touchCredential } from '../../storage/db/repositories/credentials.ts';
+import { touchCredential } from '../../storage/db/repositories/auth/credentials.ts';
 
 /** The fields the request must carry, checked before anything else (so rate limiting can key on client_id). */
 export function parseTokenRequest(body: unknown): { clientId: string; clientSecret: string } {

@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import { sortableId } from './sortable-id.ts';
 import type { Database } from '../../storage/db/schema.ts';
-import { insertAuditEntry } from '../../storage/db/repositories/audit-log.ts';
+import { insertAuditEntry } from '../../storage/db/repositories/console/audit-log.ts';
 
 export const AUDIT_ACTIONS = [
   'session.sign_in',

@@ -1,8 +1,8 @@
 // The actor's organization's console administrators (`cds admin list`), without their password hashes.
 import type { AdminContext } from '../context.ts';
 import { notFound } from '../../shared/errors.ts';
-import { listAdmins as listAdminRows } from '../../storage/db/repositories/admins.ts';
-import { findOrganization } from '../../storage/db/repositories/organizations.ts';
+import { listAdmins as listAdminRows } from '../../storage/db/repositories/console/admins.ts';
+import { findOrganization } from '../../storage/db/repositories/organizations/organizations.ts';
 import type { AdminView } from './admin-view.ts';
 
 export async function listAdmins({ ctx }: { ctx: AdminContext }): Promise<AdminView[]> {

@@ -1,7 +1,7 @@
 // The audit log as the console pages through it: newest first, with an opaque cursor.
 import type { AdminContext } from '../context.ts';
 import { validationFailed } from '../../shared/errors.ts';
-import { listAuditEntries, type AuditEntry as AuditRow } from '../../storage/db/repositories/audit-log.ts';
+import { listAuditEntries, type AuditEntry as AuditRow } from '../../storage/db/repositories/console/audit-log.ts';
 import type { AuditEntry } from './schema.ts';
 import type { AuditAction } from './audit.ts';
 

@@ -5,7 +5,7 @@ import { scopesFor } from '../auth/scopes.ts';
 import { listFrameworks } from '../frameworks/list.ts';
 import { notFound } from '../../shared/errors.ts';
 import type { Overview } from './schema.ts';
-import { findOrganizationState } from '../../storage/db/repositories/organizations.ts';
+import { findOrganizationState } from '../../storage/db/repositories/organizations/organizations.ts';
 
 export async function complianceOverview({ ctx }: { ctx: SystemContext & { actor: AdminActor } }): Promise<Overview> {
   const admin = ctx.actor;

@@ -5,8 +5,8 @@
 // administrator ends, in the transaction that records the reset in the audit log.
 import type { BaseContext } from '../context.ts';
 import { notFound, validationFailed } from '../../shared/errors.ts';
-import { findAdminByEmail, updateAdminPassword } from '../../storage/db/repositories/admins.ts';
-import { deleteSessionsOfAdmin } from '../../storage/db/repositories/admin-sessions.ts';
+import { findAdminByEmail, updateAdminPassword } from '../../storage/db/repositories/console/admins.ts';
+import { deleteSessionsOfAdmin } from '../../storage/db/repositories/console/admin-sessions.ts';
 import { recordAudit, type AuditActor } from './audit.ts';
 import { normalizeEmail, type AdminView } from './admin-view.ts';
 import { hashPassword, passwordIssues } from './passwords.ts';

@@ -3,9 +3,9 @@ import type { SystemContext } from '../context.ts';
 import { hashSecret } from '../auth/secrets.ts';
 import { csrfTokenFor, SESSION_TOKEN_PREFIX, sessionExpiry, unauthorized } from './session.ts';
 import type { SignedInAdmin } from './schema.ts';
-import { findAdmin } from '../../storage/db/repositories/admins.ts';
-import { findOrganization } from '../../storage/db/repositories/organizations.ts';
-import * as sessions from '../../storage/db/repositories/admin-sessions.ts';
+import { findAdmin } from '../../storage/db/repositories/console/admins.ts';
+import { findOrganization } from '../../storage/db/repositories/organizations/organizations.ts';
+import * as sessions from '../../storage/db/repositories/console/admin-sessions.ts';
 
 /** The signed-in administrator of a session token; `unauthorized` if it is unknown or has ended. */
 export async function resolveSession({ ctx, input }: { ctx: SystemContext; input: { token: string | undefined } }): Promise<SignedInAdmin> {

@@ -6,7 +6,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ServiceError } from '../../shared/errors.ts';
 import type { AdminActor } from '../context.ts';
 import type { SignedInAdmin } from './schema.ts';
-import type { AdminSessionRecord } from '../../storage/db/repositories/admin-sessions.ts';
+import type { AdminSessionRecord } from '../../storage/db/repositories/console/admin-sessions.ts';
 
 export const SESSION_TOKEN_PREFIX = 'cds_session_';
 

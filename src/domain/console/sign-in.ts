@@ -11,9 +11,9 @@ import { csrfTokenFor, SESSION_TOKEN_PREFIX, sessionExpiry, unauthorized, type O
 import type { SignedInAdmin } from './schema.ts';
 import type { Backoff, RateLimitStore } from '../../storage/ratelimit/store.ts';
 import { claimAttempt, forgetFailures, hitLimit, peekLimit, rateLimitExceeded, recordFailure } from '../../storage/ratelimit/limiter.ts';
-import { findAdminByEmail, recordAdminSignIn } from '../../storage/db/repositories/admins.ts';
-import { findOrganization } from '../../storage/db/repositories/organizations.ts';
-import * as sessions from '../../storage/db/repositories/admin-sessions.ts';
+import { findAdminByEmail, recordAdminSignIn } from '../../storage/db/repositories/console/admins.ts';
+import { findOrganization } from '../../storage/db/repositories/organizations/organizations.ts';
+import * as sessions from '../../storage/db/repositories/console/admin-sessions.ts';
 
 const IP_ALLOWANCE_FACTOR = 10;
 

@@ -3,7 +3,7 @@ import type { BaseContext } from '../context.ts';
 import { recordAudit } from './audit.ts';
 import { adminActor, type Origin } from './session.ts';
 import type { SignedInAdmin } from './schema.ts';
-import * as sessions from '../../storage/db/repositories/admin-sessions.ts';
+import * as sessions from '../../storage/db/repositories/console/admin-sessions.ts';
 
 export async function signOut({ ctx, input }: { ctx: BaseContext; input: { session: SignedInAdmin; origin: Origin } }) {
   const { session } = input;

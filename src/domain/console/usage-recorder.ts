@@ -3,7 +3,7 @@
 // and adds them to the hourly rows every few seconds (and when it shuts down). A crash loses at
 // most one interval of counts; these are statistics, not records anyone acknowledged.
 import type { Db } from '../../storage/db/connect.ts';
-import { upsertUsage, type UsageDelta } from '../../storage/db/repositories/credential-usage.ts';
+import { upsertUsage, type UsageDelta } from '../../storage/db/repositories/auth/credential-usage.ts';
 
 export const USAGE_BUCKET_MS = 3_600_000;
 export const USAGE_BUCKETS = 24;

@@ -2,8 +2,8 @@
 // nodes' UsageRecorders (usage-recorder.ts) have stored them.
 import type { AdminContext } from '../context.ts';
 import type { Usage } from './schema.ts';
-import { listUsage } from '../../storage/db/repositories/credential-usage.ts';
-import { listCredentials } from '../../storage/db/repositories/credentials.ts';
+import { listUsage } from '../../storage/db/repositories/auth/credential-usage.ts';
+import { listCredentials } from '../../storage/db/repositories/auth/credentials.ts';
 import { USAGE_BUCKET_MS, USAGE_BUCKETS } from './usage-recorder.ts';
 
 /**

@@ -23,18 +23,16 @@ import { controlListItem } from './list.ts';
 import type { ControlDetail, MappedArtifact } from './schema.ts';
 import { setPresent } from '../set-present.ts';
 import { byNameThenId } from './snapshot.ts';
+import { findControl, findControls, loadPeopleByIds } from '../../storage/db/repositories/compliance/controls.ts';
 import {
-  findControl,
-  findControls,
   loadControlArtifactEntities,
   loadControlArtifactFrameworks,
   listControlArtifacts,
   listControlRequirements,
   listControlsArtifacts,
   listControlsRequirements,
-  loadPeopleByIds,
   type ControlArtifactRow,
-} from '../../storage/db/repositories/controls.ts';
+} from '../../storage/db/repositories/compliance/control-mappings.ts';
 import { loadRisks, loadSubjectEntities, loadSubjectPeople, type MappedFramework } from '../../storage/db/repositories/links.ts';
 
 export const CONTROL_EXPANSIONS = ['complianceOverview', 'mappedArtifacts', 'mappedRisks'] as const;

@@ -10,7 +10,12 @@ import { cachedResult } from '../result-cache.ts';
 import { setPresent } from '../set-present.ts';
 import { controlCompliance, type ComplianceGraph, type ControlNode, type ControlStatus } from '../compliance/rules.ts';
 import { byNameThenId, complianceGraph, controlsSnapshot, type ControlsSnapshot } from './snapshot.ts';
-import { listControlIds, type ControlRow, type ControlScope, type FunctionGrouping } from '../../storage/db/repositories/controls.ts';
+import {
+  listControlIds,
+  type ControlRow,
+  type ControlScope,
+  type FunctionGrouping,
+} from '../../storage/db/repositories/compliance/controls.ts';
 import { loadPeople, type Assignee, type Entity } from '../../storage/db/repositories/links.ts';
 import type { Control } from './schema.ts';
 

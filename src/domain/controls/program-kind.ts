@@ -6,8 +6,13 @@ import type { CurrentRecord, NormalizeContext, ProgramKind, WriteContext } from 
 import type { RecordedKindEvents } from '../events/kind-events.ts';
 import { ProgramControl } from './program-schema.ts';
 import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../kinds/normalize.ts';
-import { selectAll } from '../../storage/db/repositories/program-writes.ts';
-import { entitiesBySubject, peopleBySubject, requirementsByControl, risksBySubject } from '../../storage/db/repositories/program-links.ts';
+import { selectAll } from '../../storage/db/repositories/program/program-writes.ts';
+import {
+  entitiesBySubject,
+  peopleBySubject,
+  requirementsByControl,
+  risksBySubject,
+} from '../../storage/db/repositories/program/program-links.ts';
 import { writeRowsAndLinks } from '../kinds/row-writer.ts';
 import { fieldViews, updateEvents } from '../events/update-events.ts';
 import { entryFields, fieldOrder, personIdOf, stampColumns, stampsOfRow } from '../kinds/entry-values.ts';

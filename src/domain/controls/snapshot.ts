@@ -15,15 +15,13 @@ import { artifactKey, type ArtifactKey, type ArtifactState, type ComplianceGraph
 import { evidenceRowState, policyRowState, testRowState } from '../compliance/graph.ts';
 import {
   artifactKeyOf,
-  listControlRows,
   loadControlLinks,
-  loadFrameworkNames,
   loadFrameworksArtifacts,
   loadStatusGroups,
   loadTestGroups,
   type ControlLinks,
-  type ControlRow,
-} from '../../storage/db/repositories/controls.ts';
+} from '../../storage/db/repositories/compliance/compliance-inputs.ts';
+import { listControlRows, loadFrameworkNames, type ControlRow } from '../../storage/db/repositories/compliance/controls.ts';
 import { loadSubjectEntities, loadSubjectPeople, type Assignee, type Entity } from '../../storage/db/repositories/links.ts';
 
 /** The part that changes only with the controls kind: controls, their links and frameworks. */

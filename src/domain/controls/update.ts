@@ -10,10 +10,14 @@ import { notFound, validationFailed, type FieldIssue } from '../../shared/errors
 import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
-import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../storage/db/repositories/organizations/organizations.ts';
 import { WRITES } from '../../shared/data-versions.ts';
-import { findControl, loadPeopleByIds } from '../../storage/db/repositories/controls.ts';
-import { findPeopleByEmails, replaceControlAssignees, updateControlScope } from '../../storage/db/repositories/control-writes.ts';
+import { findControl, loadPeopleByIds } from '../../storage/db/repositories/compliance/controls.ts';
+import {
+  findPeopleByEmails,
+  replaceControlAssignees,
+  updateControlScope,
+} from '../../storage/db/repositories/compliance/control-writes.ts';
 import { actorPersonId, isActorPerson } from '../people/actor-stamp.ts';
 import { changedFields } from '../events/changes.ts';
 import { controlScopeChanges } from '../events/control-scope-changes.ts';

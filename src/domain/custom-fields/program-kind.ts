@@ -2,7 +2,7 @@
 // (the vulnerabilities kind); deleting a definition (prune) deletes its values.
 import type { ProgramKind } from '../kinds/kind.ts';
 import { ProgramCustomField } from './program-schema.ts';
-import { selectAll } from '../../storage/db/repositories/program-writes.ts';
+import { selectAll } from '../../storage/db/repositories/program/program-writes.ts';
 import { writeRowsAndLinks } from '../kinds/row-writer.ts';
 
 type Stored = Required<ProgramCustomField>;

@@ -10,7 +10,7 @@
 // linked to it, and the frameworks of those controls and of the artifact; a framework's progress
 // counts every in-scope control mapped to it (each over that framework's artifacts alone) and every
 // artifact mapped to it, so those are read too, and nothing of the organization's other frameworks
-// (src/storage/db/repositories/compliance-scope.ts). The rule's own functions evaluate the graph
+// (src/storage/db/repositories/compliance/compliance-scope.ts). The rule's own functions evaluate the graph
 // after the change, then the same graph with the artifact's earlier state put back.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
@@ -24,7 +24,11 @@ import {
   type ControlNode,
 } from '../compliance/rules.ts';
 import { progressChanges } from '../compliance/graph.ts';
-import { findArtifactReach, findArtifactsReach, loadControlFrameworkPairs } from '../../storage/db/repositories/compliance-scope.ts';
+import {
+  findArtifactReach,
+  findArtifactsReach,
+  loadControlFrameworkPairs,
+} from '../../storage/db/repositories/compliance/compliance-scope.ts';
 import { loadReach } from './compliance-reach.ts';
 import type { NewEvent } from './record.ts';
 

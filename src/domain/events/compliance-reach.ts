@@ -2,7 +2,7 @@
 // control-scope-changes.ts, a control's scope): the given controls, every control the given
 // frameworks count (with its frameworks among them), their artifacts and the frameworks' artifacts,
 // and every such artifact's state, read in the write's transaction
-// (src/storage/db/repositories/compliance-scope.ts).
+// (src/storage/db/repositories/compliance/compliance-scope.ts).
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 import { artifactKey, type ArtifactKey, type ArtifactState, type ControlNode } from '../compliance/rules.ts';
@@ -12,7 +12,7 @@ import {
   loadControlFrameworkPairs,
   loadControlsArtifacts,
   loadFrameworkArtifactPairs,
-} from '../../storage/db/repositories/compliance-scope.ts';
+} from '../../storage/db/repositories/compliance/compliance-scope.ts';
 
 export interface Reach {
   /** the controls, by ID, in the order they were first met */

@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 import { controlCompliance, frameworksProgress, type ArtifactKey, type ControlNode } from '../compliance/rules.ts';
 import { progressChanges } from '../compliance/graph.ts';
-import { loadControlFrameworkPairs } from '../../storage/db/repositories/compliance-scope.ts';
+import { loadControlFrameworkPairs } from '../../storage/db/repositories/compliance/compliance-scope.ts';
 import { loadReach } from './compliance-reach.ts';
 import type { NewEvent } from './record.ts';
 

@@ -1,5 +1,5 @@
 // The events feed (GET /v1/events): one page of the organization's change events in commit order
-// (ascending event number, see takeEventNumbers in storage/db/repositories/events.ts).
+// (ascending event number, see takeEventNumbers in storage/db/repositories/events/events.ts).
 //
 // Scopes and plan: an event type is read with the read scope of its resource and needs the plan to
 // include that resource. Without `types` the feed gives every type the token may read (and none
@@ -16,7 +16,7 @@ import type { Context } from '../context.ts';
 import { authorize, type Actor, type Resource } from '../auth/scopes.ts';
 import { cursorKey, openCursor, signCursor } from '../cursor.ts';
 import { validationFailed } from '../../shared/errors.ts';
-import { lastEventNumber, listEventsAfter } from '../../storage/db/repositories/events.ts';
+import { lastEventNumber, listEventsAfter } from '../../storage/db/repositories/events/events.ts';
 import { FEED_EVENT_TYPES, resourceTypeOf, type FeedEvent, type FeedEventType } from './schema.ts';
 import { dataWithinPlan } from './plan-bounds.ts';
 

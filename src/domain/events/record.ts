@@ -13,7 +13,7 @@
 // Each event is also fanned out to the organization's webhook endpoints here (webhooks/enqueue.ts).
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
-import { insertEvents, takeEventNumbers, type StoredEvent } from '../../storage/db/repositories/events.ts';
+import { insertEvents, takeEventNumbers, type StoredEvent } from '../../storage/db/repositories/events/events.ts';
 import { newEventId } from './event-id.ts';
 import { enqueueDeliveries } from '../webhooks/enqueue.ts';
 import { resourceTypeOf, type EventDataOf, type EventType } from './schema.ts';

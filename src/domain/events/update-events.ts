@@ -4,9 +4,9 @@
 // records by key; this resolves them to what GET shows (a person stamp's name and email, an
 // entity's ID and name…), read inside the apply's transaction after its writes.
 import { changedFields, type Changes } from './changes.ts';
-import { loadNamedRecords, type NamedRecords } from '../../storage/db/repositories/program-reads.ts';
+import { loadNamedRecords, type NamedRecords } from '../../storage/db/repositories/program/program-reads.ts';
 import type { EventContext, KeyedEntry, RecordChange, WriteContext } from '../kinds/kind.ts';
-import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
+import type { NameLookups } from '../../storage/db/repositories/program/program-names.ts';
 import type { NewEvent } from './record.ts';
 
 /** How a document field shows in GET: its name there, and what its value refers to. */

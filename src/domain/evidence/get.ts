@@ -22,7 +22,7 @@ import { evidenceListItem } from './list.ts';
 import type { Attachment, EvidenceDetail } from './schema.ts';
 import { testStatus } from '../compliance/rules.ts';
 import { evidenceStatusReason } from '../time/due.ts';
-import { findEvidence, listAttachments, listEvidenceTests, type EvidenceRow } from '../../storage/db/repositories/evidence.ts';
+import { findEvidence, listAttachments, listEvidenceTests, type EvidenceRow } from '../../storage/db/repositories/artifacts/evidence.ts';
 
 export const EVIDENCE_EXPANSIONS = ['mappedTests', 'gaps', 'attachments', 'tickets'] as const;
 export type EvidenceExpansion = (typeof EVIDENCE_EXPANSIONS)[number];

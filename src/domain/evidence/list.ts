@@ -15,7 +15,7 @@ import {
   type ArtifactListInput,
 } from '../artifacts/read.ts';
 import type { Evidence } from './schema.ts';
-import { listEvidence as listEvidenceRows, type EvidenceRow } from '../../storage/db/repositories/evidence.ts';
+import { listEvidence as listEvidenceRows, type EvidenceRow } from '../../storage/db/repositories/artifacts/evidence.ts';
 
 export const EVIDENCE_OPTIONAL_FIELDS = [
   'mappedFrameworkIds',

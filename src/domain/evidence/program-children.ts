@@ -1,7 +1,7 @@
 // An evidence record's own child rows as an apply writes them (the row and its links are the kind
 // writer's, src/domain/kinds/row-writer.ts): the tests it links and its external links.
 import { changedList } from '../kinds/list-changes.ts';
-import { refreshStaleAt } from '../../storage/db/repositories/time-due.ts';
+import { refreshStaleAt } from '../../storage/db/repositories/service/time-due.ts';
 import type { RecordChange, WriteContext } from '../kinds/kind.ts';
 import type { ProgramEvidence } from './program-schema.ts';
 import {
@@ -10,7 +10,7 @@ import {
   insertEvidenceTests,
   insertLinkAttachments,
   type LinkAttachmentColumns,
-} from '../../storage/db/repositories/evidence-program.ts';
+} from '../../storage/db/repositories/artifacts/evidence-program.ts';
 
 export const linkRowId = (evidenceId: string, index: number) => `${evidenceId}:link:${String(index).padStart(4, '0')}`;
 

@@ -12,8 +12,12 @@ import {
   peopleBySubject,
   requirementsByArtifact,
   ticketsBySubject,
-} from '../../storage/db/repositories/program-links.ts';
-import { deleteEvidenceTests, deleteLinkAttachments, readStoredEvidence } from '../../storage/db/repositories/evidence-program.ts';
+} from '../../storage/db/repositories/program/program-links.ts';
+import {
+  deleteEvidenceTests,
+  deleteLinkAttachments,
+  readStoredEvidence,
+} from '../../storage/db/repositories/artifacts/evidence-program.ts';
 import { compareStrings } from '../artifacts/program-shapes.ts';
 import { shapedUpdateEvents } from '../events/update-events.ts';
 import {

@@ -3,8 +3,8 @@
 import { linkRowId } from './program-children.ts';
 import type { RecordChange, WriteContext } from '../kinds/kind.ts';
 import type { ProgramEvidence } from './program-schema.ts';
-import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
-import { listAttachments } from '../../storage/db/repositories/evidence.ts';
+import type { NameLookups } from '../../storage/db/repositories/program/program-names.ts';
+import { listAttachments } from '../../storage/db/repositories/artifacts/evidence.ts';
 import { approversOf, assigneesOf, compareStrings, entitiesOf, mappingsOf, personStampOf } from '../artifacts/program-shapes.ts';
 import { testStatus } from '../compliance/rules.ts';
 import { setPresent } from '../set-present.ts';

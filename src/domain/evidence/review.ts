@@ -14,7 +14,11 @@ import type { IdempotencyInput, Outcome } from '../idempotency/run.ts';
 import { attachmentPeriod, type EVIDENCE_STATUSES } from '../../shared/vocabulary.ts';
 import { assertMoveAllowed, type Machine, type Moves } from '../artifacts/moves.ts';
 import { checkedLinks, relevanceChange } from '../artifacts/field-changes.ts';
-import { artifactHasApprovers, countLinkAttachments, type NewLinkAttachment } from '../../storage/db/repositories/artifact-writes.ts';
+import {
+  artifactHasApprovers,
+  countLinkAttachments,
+  type NewLinkAttachment,
+} from '../../storage/db/repositories/artifacts/artifact-writes.ts';
 import { CLOCK_SKEW_MS } from './upload.ts';
 import { writeEvidence, type EvidenceWrite } from './write.ts';
 import type { EvidenceDetail } from './schema.ts';

@@ -23,9 +23,9 @@ import {
 } from '../idempotency/run.ts';
 import { attachmentPeriod, type EVIDENCE_STATUSES } from '../../shared/vocabulary.ts';
 import { BlobTooLargeError, Meter } from '../../storage/blobs/store.ts';
-import { findEvidence } from '../../storage/db/repositories/evidence.ts';
+import { findEvidence } from '../../storage/db/repositories/artifacts/evidence.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
-import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../storage/db/repositories/organizations/organizations.ts';
 import { WRITES } from '../../shared/data-versions.ts';
 import {
   sumAttachmentBytes,
@@ -35,7 +35,7 @@ import {
   insertAttachments,
   insertPendingUpload,
   updateEvidenceStatus,
-} from '../../storage/db/repositories/uploads.ts';
+} from '../../storage/db/repositories/artifacts/uploads.ts';
 import { ACCEPTED_LIST, fileFamily, needsZipSignature, NotAZipPackageError, ZipSignatureCheck } from './file-types.ts';
 import { cleanedName } from '../text.ts';
 import { bytesLeft, DEFAULT_ATTACHMENT_QUOTA_BYTES, quotaExceeded, type QuotaUse } from './storage-quota.ts';
@@ -46,7 +46,7 @@ import { evidenceState } from '../compliance/rules.ts';
 import { complianceChanges } from '../events/compliance-changes.ts';
 import { recordEvents, type NewEvent } from '../events/record.ts';
 import { setPresent } from '../set-present.ts';
-import { refreshStaleAt } from '../../storage/db/repositories/time-due.ts';
+import { refreshStaleAt } from '../../storage/db/repositories/service/time-due.ts';
 import { TIME_MOVES } from '../time/due.ts';
 
 /** The spec's limits: files per upload and their combined size (100 MB, read as 100 MiB). */

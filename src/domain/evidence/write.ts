@@ -10,7 +10,7 @@
 // - the computed `control.status_changed` and `framework.progress_changed` (complianceChanges),
 //   caused by the status change when there is one, otherwise by the update (relevance).
 // Answers the record as GET /v1/evidence/{evidenceId} does.
-import { refreshStaleAt } from '../../storage/db/repositories/time-due.ts';
+import { refreshStaleAt } from '../../storage/db/repositories/service/time-due.ts';
 import { TIME_MOVES } from '../time/due.ts';
 import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
@@ -19,16 +19,16 @@ import { notFound } from '../../shared/errors.ts';
 import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
-import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../storage/db/repositories/organizations/organizations.ts';
 import { WRITES } from '../../shared/data-versions.ts';
 import type { Database } from '../../storage/db/schema.ts';
-import { findEvidence, type EvidenceRow } from '../../storage/db/repositories/evidence.ts';
+import { findEvidence, type EvidenceRow } from '../../storage/db/repositories/artifacts/evidence.ts';
 import {
   insertLinkAttachments,
   updateEvidenceColumns,
   type EvidenceChange,
   type NewLinkAttachment,
-} from '../../storage/db/repositories/artifact-writes.ts';
+} from '../../storage/db/repositories/artifacts/artifact-writes.ts';
 import { actorPersonId } from '../people/actor-stamp.ts';
 import { changedFields } from '../events/changes.ts';
 import { complianceChanges } from '../events/compliance-changes.ts';

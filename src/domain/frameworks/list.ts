@@ -5,7 +5,7 @@ import { cachedResult } from '../result-cache.ts';
 import { frameworksProgress } from '../compliance/rules.ts';
 import type { Framework } from './schema.ts';
 import { complianceGraph, controlsSnapshot } from '../controls/snapshot.ts';
-import { listFrameworks as listFrameworkRows } from '../../storage/db/repositories/frameworks.ts';
+import { listFrameworks as listFrameworkRows } from '../../storage/db/repositories/compliance/frameworks.ts';
 import { loadPeople, loadSubjectEntities, type PersonStamp } from '../../storage/db/repositories/links.ts';
 
 export const FRAMEWORK_OPTIONAL_FIELDS = ['addedBy', 'addedOn', 'lastModifiedBy', 'modifiedOn', 'tscSelections'] as const;

@@ -7,10 +7,10 @@ import { writeRowsAndLinks } from '../kinds/row-writer.ts';
 import { ProgramFramework } from './program-schema.ts';
 import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../kinds/normalize.ts';
 import { requirementRef } from '../kinds/keys.ts';
-import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
-import { entitiesBySubject } from '../../storage/db/repositories/program-links.ts';
+import { deleteWhereIn, insertRows, selectAll, updateRow } from '../../storage/db/repositories/program/program-writes.ts';
+import { entitiesBySubject } from '../../storage/db/repositories/program/program-links.ts';
 import type { Row } from '../../storage/db/bulk-insert.ts';
-import { deleteProgramKeys } from '../../storage/db/repositories/program-keys.ts';
+import { deleteProgramKeys } from '../../storage/db/repositories/program/program-keys.ts';
 
 const FIELDS = [
   'name',

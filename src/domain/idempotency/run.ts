@@ -16,7 +16,7 @@ import {
   releaseClaim,
   takeOverClaim,
   type IdempotencyRecord,
-} from '../../storage/db/repositories/idempotency.ts';
+} from '../../storage/db/repositories/service/idempotency.ts';
 import { ServiceError } from '../../shared/errors.ts';
 import { DEFAULT_CLAIM_LIVENESS_MS } from '../../config.ts';
 import type { ServerInstance } from '../instances/server-instance.ts';

@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Db } from '../../storage/db/connect.ts';
-import { releaseInstanceClaims } from '../../storage/db/repositories/idempotency.ts';
-import { beat, deleteInstance, listInstancesOnHost } from '../../storage/db/repositories/server-instances.ts';
+import { releaseInstanceClaims } from '../../storage/db/repositories/service/idempotency.ts';
+import { beat, deleteInstance, listInstancesOnHost } from '../../storage/db/repositories/service/server-instances.ts';
 
 /** What the verbs see of the instance they run in. */
 export interface ServerInstance {

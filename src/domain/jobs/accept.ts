@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
-import { findJob, insertJob } from '../../storage/db/repositories/jobs.ts';
+import { findJob, insertJob } from '../../storage/db/repositories/service/jobs.ts';
 import type { Database } from '../../storage/db/schema.ts';
 import type { Job, JobKind } from './schema.ts';
 import { jobView } from './view.ts';

@@ -5,7 +5,7 @@ import type { Context } from '../context.ts';
 import type { Resource } from '../auth/scopes.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound } from '../../shared/errors.ts';
-import { findJob } from '../../storage/db/repositories/jobs.ts';
+import { findJob } from '../../storage/db/repositories/service/jobs.ts';
 import { JOB_RETENTION_MS, type Job, type JobKind } from './schema.ts';
 import { jobView } from './view.ts';
 

@@ -6,9 +6,9 @@
 import type { SystemContext } from '../context.ts';
 import { scopesFor, type AccessLevel } from '../auth/scopes.ts';
 import { DependencyUnavailableError, errorObject, RateLimitExceeded, ServiceError } from '../../shared/errors.ts';
-import { findCredential } from '../../storage/db/repositories/credentials.ts';
-import { findOrganizationState } from '../../storage/db/repositories/organizations.ts';
-import { finishJob, type JobRow } from '../../storage/db/repositories/jobs.ts';
+import { findCredential } from '../../storage/db/repositories/auth/credentials.ts';
+import { findOrganizationState } from '../../storage/db/repositories/organizations/organizations.ts';
+import { finishJob, type JobRow } from '../../storage/db/repositories/service/jobs.ts';
 import { runImportJob, type ImportJobInput } from '../vulnerabilities/import.ts';
 import { removeSpool } from '../vulnerabilities/import-spool.ts';
 import type { ScanFormatLookup } from '../vulnerabilities/scan-format.ts';

@@ -1,5 +1,5 @@
 // A job row as the API shows it (schema.ts): the result or error only once it has ended.
-import type { JobRow } from '../../storage/db/repositories/jobs.ts';
+import type { JobRow } from '../../storage/db/repositories/service/jobs.ts';
 import type { Job } from './schema.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

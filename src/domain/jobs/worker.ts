@@ -1,5 +1,5 @@
 // The job worker every node runs (docs/decisions/program-writes.md, "Jobs"): it leases queued jobs fairly across
-// organizations (repositories/jobs.ts, claimJobs), runs at most JOB_CONCURRENCY at once, renews
+// organizations (repositories/service/jobs.ts, claimJobs), runs at most JOB_CONCURRENCY at once, renews
 // each lease while its job runs (a third of the lease, WRITE_LEASE_MS, at a time), and looks
 // again every JOB_POLL_MS while idle, at once when a slot frees or a request of this process
 // queued a job (nudge.ts). A node that dies stops renewing: its job's lease runs out and any node
@@ -8,9 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SystemContext } from '../context.ts';
-import { claimJobs, failAbandonedJobs, releaseJob, renewJobLease, type JobRow } from '../../storage/db/repositories/jobs.ts';
+import { claimJobs, failAbandonedJobs, releaseJob, renewJobLease, type JobRow } from '../../storage/db/repositories/service/jobs.ts';
 import { errorObject, ServiceError } from '../../shared/errors.ts';
-import { LOCAL_OWNER_PREFIX } from '../../storage/db/repositories/webhook-deliveries.ts';
+import { LOCAL_OWNER_PREFIX } from '../../storage/db/repositories/events/webhook-deliveries.ts';
 import { onJobQueued } from './nudge.ts';
 import { runJob, type JobEnding, type JobTools } from './run.ts';
 import { WakeableSleep } from '../wakeable-sleep.ts';

@@ -2,7 +2,7 @@
 // column read back, the authorship stamps both ways, assignees, and one field order per kind (an
 // entry read back and one normalized compare and print alike). Each kind declares its fields;
 // these do the rest the same way for all.
-import type { PersonLink } from '../../storage/db/repositories/program-links.ts';
+import type { PersonLink } from '../../storage/db/repositories/program/program-links.ts';
 import type { TObject } from 'typebox';
 import type { KeyedEntry, WriteContext } from './kind.ts';
 

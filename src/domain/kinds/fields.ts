@@ -1,7 +1,7 @@
-// The field shapes program documents share (issue 25): names, texts, links, times and references
-// by key, each bounded (PRODUCT.md: titles 1-255 characters, notes up to 2,000, resource and tag
-// strings up to 255). Every kind's entry schema (src/domain/<resource>/program-schema.ts) builds on
-// these, so one bound means the same thing everywhere.
+// The field shapes program documents share (issue 25): names, texts, links, times and references by
+// key, each bounded (titles 1-255 characters, notes up to 2,000, resource and tag strings up to
+// 255). Every kind's entry schema (src/domain/<resource>/program-schema.ts) builds on these, so one
+// bound means the same thing everywhere.
 import { Type, type TSchema } from 'typebox';
 
 /** Longest record key accepted. */

@@ -9,7 +9,7 @@
 // - Resolution of a key: the organization's current record exported under that key, else the
 //   derived ID (a record the document creates).
 import { uuidV5 } from '../../shared/uuid-v5.ts';
-import type { ProgramKeyRow } from '../../storage/db/repositories/program-keys.ts';
+import type { ProgramKeyRow } from '../../storage/db/repositories/program/program-keys.ts';
 
 /** The namespace of program record IDs (a random UUID fixed here: changing it changes every derived ID). */
 export const PROGRAM_ID_NAMESPACE = '3d6f9b1e-54a2-4c1f-9a6e-2b8d7c0e4f15';

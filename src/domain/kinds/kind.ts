@@ -11,7 +11,7 @@ import type { DataKind } from '../../shared/data-versions.ts';
 import type { Resource } from '../../shared/vocabulary.ts';
 import type { FieldIssue } from '../../shared/errors.ts';
 import type { KeyBook } from './keys.ts';
-import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
+import type { NameLookups } from '../../storage/db/repositories/program/program-names.ts';
 
 /** The properties of a program document that hold records, in dependency order. */
 export const PROGRAM_KIND_NAMES = [

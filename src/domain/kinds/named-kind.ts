@@ -3,7 +3,7 @@
 // names and the link table that points at it.
 import { Type, type Static } from 'typebox';
 import type { TableName } from '../../storage/db/bulk-insert.ts';
-import { selectAll } from '../../storage/db/repositories/program-writes.ts';
+import { selectAll } from '../../storage/db/repositories/program/program-writes.ts';
 import { Name, RecordKey } from './fields.ts';
 import type { ProgramKind, ProgramKindName } from './kind.ts';
 import { writeRowsAndLinks } from './row-writer.ts';

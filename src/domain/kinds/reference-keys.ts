@@ -4,7 +4,7 @@
 // (`test_<slug>_<organization tag>`), else its ID.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
-import { requirementFrameworks } from '../../storage/db/repositories/program-names.ts';
+import { requirementFrameworks } from '../../storage/db/repositories/program/program-names.ts';
 import { requirementRef, type KeyBook } from './keys.ts';
 import { orgTag } from '../../shared/org-tag.ts';
 

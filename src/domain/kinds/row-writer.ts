@@ -1,10 +1,10 @@
 // The one writer of a kind's records (issue 37): a kind declares its table, the columns an entry
 // makes and the links it carries (RowsAndLinks); this writes them through the repositories
-// (src/storage/db/repositories/program-writes.ts, program-links.ts). A kind's child rows that are
+// (src/storage/db/repositories/program/program-writes.ts, program-links.ts). A kind's child rows that are
 // its own (a policy's documents, a test's resources) stay its own, in the `children` hooks.
 import type { TableName } from '../../storage/db/bulk-insert.ts';
 import type { SubjectType } from '../../storage/db/schema.ts';
-import { deleteWhereIn, insertRows, updateRow, type OwnedTable } from '../../storage/db/repositories/program-writes.ts';
+import { deleteWhereIn, insertRows, updateRow, type OwnedTable } from '../../storage/db/repositories/program/program-writes.ts';
 import {
   deleteControlMappings,
   deleteSubjectLinks,
@@ -13,7 +13,7 @@ import {
   replaceSubjectLinks,
   type PersonLink,
   type TicketLink,
-} from '../../storage/db/repositories/program-links.ts';
+} from '../../storage/db/repositories/program/program-links.ts';
 import type { KeyedEntry, RecordChange, WriteContext } from './kind.ts';
 import { changedList } from './list-changes.ts';
 

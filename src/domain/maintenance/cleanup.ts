@@ -11,19 +11,19 @@
 // so nodes running it at the same time only repeat deletions that are harmless.
 import type { Db } from '../../storage/db/connect.ts';
 import type { BlobStore } from '../../storage/blobs/store.ts';
-import { deleteExpiredIdempotencyRecords } from '../../storage/db/repositories/idempotency.ts';
-import { deleteSilentInstances } from '../../storage/db/repositories/server-instances.ts';
+import { deleteExpiredIdempotencyRecords } from '../../storage/db/repositories/service/idempotency.ts';
+import { deleteSilentInstances } from '../../storage/db/repositories/service/server-instances.ts';
 import { DEFAULT_CLAIM_LIVENESS_MS } from '../../config.ts';
 import { reapAbandonedUploads } from './reap-abandoned-uploads.ts';
 import { removeSpool, sweepSpool } from '../vulnerabilities/import-spool.ts';
-import { deleteFinishedJobsBefore, listOpenJobInputs } from '../../storage/db/repositories/jobs.ts';
+import { deleteFinishedJobsBefore, listOpenJobInputs } from '../../storage/db/repositories/service/jobs.ts';
 import { JOB_RETENTION_MS } from '../jobs/schema.ts';
 import type { ImportJobInput } from '../vulnerabilities/import.ts';
-import { deleteExpiredSessions } from '../../storage/db/repositories/admin-sessions.ts';
-import { deleteUsageBefore } from '../../storage/db/repositories/credential-usage.ts';
+import { deleteExpiredSessions } from '../../storage/db/repositories/console/admin-sessions.ts';
+import { deleteUsageBefore } from '../../storage/db/repositories/auth/credential-usage.ts';
 import { USAGE_BUCKET_MS, USAGE_BUCKETS } from '../console/usage-recorder.ts';
-import { deleteEventsBefore } from '../../storage/db/repositories/events.ts';
-import { deleteDeliveriesBefore } from '../../storage/db/repositories/webhook-deliveries.ts';
+import { deleteEventsBefore } from '../../storage/db/repositories/events/events.ts';
+import { deleteDeliveriesBefore } from '../../storage/db/repositories/events/webhook-deliveries.ts';
 
 /** Events kept when the caller names no retention (Config.events.retentionDays defaults to the same). */
 export const DEFAULT_EVENT_RETENTION_DAYS = 30;

@@ -7,7 +7,11 @@
 // again next time.
 import type { BlobStore } from '../../storage/blobs/store.ts';
 import type { Db } from '../../storage/db/connect.ts';
-import { deletePendingUpload, listAbandonedPendingUploads, takeAbandonedPendingUpload } from '../../storage/db/repositories/uploads.ts';
+import {
+  deletePendingUpload,
+  listAbandonedPendingUploads,
+  takeAbandonedPendingUpload,
+} from '../../storage/db/repositories/artifacts/uploads.ts';
 
 export interface ReapContext {
   db: Db;

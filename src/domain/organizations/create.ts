@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { BaseContext } from '../context.ts';
 import { validationFailed } from '../../shared/errors.ts';
 import { parsePlan, RESOURCES } from '../auth/scopes.ts';
-import * as orgs from '../../storage/db/repositories/organizations.ts';
+import * as orgs from '../../storage/db/repositories/organizations/organizations.ts';
 import { invisibleIssue, typedName } from '../text.ts';
 
 export async function createOrganization({ ctx, input }: { ctx: BaseContext; input: { name: string; plan?: string } }) {

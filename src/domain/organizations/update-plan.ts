@@ -3,7 +3,7 @@ import type { BaseContext } from '../context.ts';
 import { notFound } from '../../shared/errors.ts';
 import { parsePlan } from '../auth/scopes.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
-import * as orgs from '../../storage/db/repositories/organizations.ts';
+import * as orgs from '../../storage/db/repositories/organizations/organizations.ts';
 import { WRITES } from '../../shared/data-versions.ts';
 
 export async function updateOrganizationPlan({ ctx, input }: { ctx: BaseContext; input: { organizationId: string; plan: string } }) {

@@ -3,7 +3,7 @@
 // together, and one more past it is refused in the same words for every kind.
 import type { Kysely } from 'kysely';
 import { validationFailed } from '../../shared/errors.ts';
-import { lockOrganization } from '../../storage/db/repositories/organizations.ts';
+import { lockOrganization } from '../../storage/db/repositories/organizations/organizations.ts';
 import type { Database } from '../../storage/db/schema.ts';
 
 export interface Cap {

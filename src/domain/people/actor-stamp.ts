@@ -13,14 +13,14 @@
 // docs/decisions/program-writes.md ("Who did it") holds this decision.
 import type { Kysely } from 'kysely';
 import { DATA_KINDS } from '../../shared/data-versions.ts';
-import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../storage/db/repositories/organizations/organizations.ts';
 import type { Database } from '../../storage/db/schema.ts';
 import {
   findAdminEmail,
   findCredentialName,
   findPersonIdByEmailExact,
   upsertActorPerson,
-} from '../../storage/db/repositories/actor-people.ts';
+} from '../../storage/db/repositories/organizations/actor-people.ts';
 
 export type StampActor = { kind: 'credential'; credentialId: string } | { kind: 'admin'; adminId: string } | { kind: 'service' };
 

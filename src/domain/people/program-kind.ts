@@ -5,7 +5,7 @@
 import type { ProgramKind } from '../kinds/kind.ts';
 import { ProgramPerson } from './program-schema.ts';
 import { isActorPerson } from './actor-stamp.ts';
-import { clearWhereIn, selectAll, updateRow } from '../../storage/db/repositories/program-writes.ts';
+import { clearWhereIn, selectAll, updateRow } from '../../storage/db/repositories/program/program-writes.ts';
 import type { TableName } from '../../storage/db/bulk-insert.ts';
 import { writeRowsAndLinks } from '../kinds/row-writer.ts';
 

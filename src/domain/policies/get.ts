@@ -11,7 +11,7 @@ import { commonMappings, commonOptionalFields, fileEntry, loadLinksFrom, stamp, 
 import { policyListItem } from './list.ts';
 import type { PolicyDetail, PolicyVersion } from './schema.ts';
 import { policyStatusReason } from '../time/due.ts';
-import { findPolicy, listPolicyDocuments, listPolicyVersions, type PolicyRow } from '../../storage/db/repositories/policies.ts';
+import { findPolicy, listPolicyDocuments, listPolicyVersions, type PolicyRow } from '../../storage/db/repositories/artifacts/policies.ts';
 
 export const POLICY_EXPANSIONS = ['aiDetectedGaps', 'documents', 'versionHistory', 'tickets'] as const;
 export type PolicyExpansion = (typeof POLICY_EXPANSIONS)[number];

@@ -14,7 +14,7 @@ import {
   type ArtifactLinks,
   type ArtifactListInput,
 } from '../artifacts/read.ts';
-import { listPolicies as listPolicyRows, type PolicyRow } from '../../storage/db/repositories/policies.ts';
+import { listPolicies as listPolicyRows, type PolicyRow } from '../../storage/db/repositories/artifacts/policies.ts';
 import type { Policy } from './schema.ts';
 
 export const POLICY_OPTIONAL_FIELDS = [

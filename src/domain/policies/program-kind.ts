@@ -8,7 +8,7 @@ import { writeRowsAndLinks } from '../kinds/row-writer.ts';
 import type { RecordedKindEvents } from '../events/kind-events.ts';
 import { ProgramPolicy, type ProgramFileEntry } from './program-schema.ts';
 import { changesAny, createdStamps, mergeEntry, sorted, stampModified } from '../kinds/normalize.ts';
-import { deleteWhereIn, insertRows, selectAll } from '../../storage/db/repositories/program-writes.ts';
+import { deleteWhereIn, insertRows, selectAll } from '../../storage/db/repositories/program/program-writes.ts';
 import {
   controlsByArtifact,
   entitiesBySubject,
@@ -16,7 +16,7 @@ import {
   requirementsByArtifact,
   risksBySubject,
   ticketsBySubject,
-} from '../../storage/db/repositories/program-links.ts';
+} from '../../storage/db/repositories/program/program-links.ts';
 import { fieldViews, updateEvents } from '../events/update-events.ts';
 import { entryFields, fieldOrder, nullableColumns, nullDefaults, personIdOf, stampColumns, stampsOfRow } from '../kinds/entry-values.ts';
 import { referenceList, repeatedAssignees } from '../kinds/entry-checks.ts';

@@ -16,17 +16,17 @@ import { notFound } from '../../shared/errors.ts';
 import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
-import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../storage/db/repositories/organizations/organizations.ts';
 import { WRITES } from '../../shared/data-versions.ts';
 import type { Database } from '../../storage/db/schema.ts';
-import { findPolicy, type PolicyRow } from '../../storage/db/repositories/policies.ts';
+import { findPolicy, type PolicyRow } from '../../storage/db/repositories/artifacts/policies.ts';
 import {
   insertPolicyDocumentLinks,
   insertPolicyVersion,
   updatePolicyColumns,
   type NewLink,
   type PolicyChange,
-} from '../../storage/db/repositories/artifact-writes.ts';
+} from '../../storage/db/repositories/artifacts/artifact-writes.ts';
 import { actorPersonId } from '../people/actor-stamp.ts';
 import { changedFields } from '../events/changes.ts';
 import { complianceChanges } from '../events/compliance-changes.ts';

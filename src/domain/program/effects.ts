@@ -15,7 +15,7 @@ import {
 } from '../compliance/rules.ts';
 import { artifactFrameworksOf, artifactStates } from '../compliance/graph.ts';
 import type { FrameworkProgress } from '../frameworks/schema.ts';
-import { loadComplianceGraph } from '../../storage/db/repositories/program-reads.ts';
+import { loadComplianceGraph } from '../../storage/db/repositories/program/program-reads.ts';
 
 export interface ComplianceState {
   controls: Map<string, ControlStatus>;

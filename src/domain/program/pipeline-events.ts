@@ -4,7 +4,7 @@
 // organization before and after the writes (effects.ts).
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
-import { loadNameLookups, type NameLookups } from '../../storage/db/repositories/program-names.ts';
+import { loadNameLookups, type NameLookups } from '../../storage/db/repositories/program/program-names.ts';
 import { recordEvents, type NewEvent } from '../events/record.ts';
 import { shareTheLoop } from '../../shared/event-loop-turns.ts';
 import { EVENT_CHUNK, lifecycleEvents, recordsOwnCreations } from './lifecycle-events.ts';

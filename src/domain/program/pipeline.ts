@@ -1,4 +1,4 @@
-// The program pipeline (ARCHITECTURE.md, "Writes to the program"), one phase per file:
+// The program pipeline (docs/decisions/program-writes.md, "Program documents"), one phase per file:
 // validate (check-document.ts) → resolve keys to IDs and read the organization's current records in
 // bulk (resolve-references.ts, read-kinds.ts) → diff (diff.ts) → write only what changed, in bulk,
 // in one transaction (write-changes.ts) → events from the diff (pipeline-events.ts). A plan is the
@@ -7,9 +7,9 @@
 // apply can never disagree.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
-import { lockOrganization, findOrganization } from '../../storage/db/repositories/organizations.ts';
-import { loadProgramKeys } from '../../storage/db/repositories/program-keys.ts';
-import { findAdminEmail, findPersonIdByEmailExact } from '../../storage/db/repositories/actor-people.ts';
+import { lockOrganization, findOrganization } from '../../storage/db/repositories/organizations/organizations.ts';
+import { loadProgramKeys } from '../../storage/db/repositories/program/program-keys.ts';
+import { findAdminEmail, findPersonIdByEmailExact } from '../../storage/db/repositories/organizations/actor-people.ts';
 import { ACTOR_PERSON_PREFIX, isActorPerson, type StampActor } from '../people/actor-stamp.ts';
 import { notFound, validationFailed } from '../../shared/errors.ts';
 import type { ProgramPlan } from './plan-schema.ts';

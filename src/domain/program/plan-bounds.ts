@@ -1,4 +1,4 @@
-// How an organization's plan bounds its program (PRODUCT.md, "Plans bound every door"). The
+// How an organization's plan bounds its program (docs/program-documents.md, "The organization's plan bounds every door"). The
 // pipeline and the export call these with the plan read from the organization's row, so every
 // door (PUT/GET /v1/program, the console's program page, `cds program`) is bounded the same way
 // whoever acts: a kind whose resources the plan excludes can be neither named nor exported, nor

@@ -2,7 +2,7 @@
 // organization's keys, and its current records of the given kinds as document entries, in bulk.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
-import type { ProgramKeyRow } from '../../storage/db/repositories/program-keys.ts';
+import type { ProgramKeyRow } from '../../storage/db/repositories/program/program-keys.ts';
 import { KeyBook, type IdDeriver } from '../kinds/keys.ts';
 import type { CurrentRecord, KeyedEntry, ProgramKindName } from '../kinds/kind.ts';
 import type { ProgramKind } from './registry.ts';

@@ -10,8 +10,8 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
-import { findOrganizationState } from '../../storage/db/repositories/organizations.ts';
-import { loadProgramDigests, replaceProgramDigests } from '../../storage/db/repositories/program-digests.ts';
+import { findOrganizationState } from '../../storage/db/repositories/organizations/organizations.ts';
+import { loadProgramDigests, replaceProgramDigests } from '../../storage/db/repositories/program/program-digests.ts';
 import { SERVICE_VERSION } from '../../shared/version.ts';
 import { PROGRAM_FORMAT_VERSION } from './document-schema.ts';
 import { PROGRAM_KIND_NAMES, type ProgramKindName } from '../kinds/kind.ts';

@@ -5,8 +5,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 import type { DataKind } from '../../shared/data-versions.ts';
-import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
-import { deleteProgramKeys, insertProgramKeys, type ProgramKeyRow } from '../../storage/db/repositories/program-keys.ts';
+import { bumpDataVersions } from '../../storage/db/repositories/organizations/organizations.ts';
+import { deleteProgramKeys, insertProgramKeys, type ProgramKeyRow } from '../../storage/db/repositories/program/program-keys.ts';
 import { actorPersonId } from '../people/actor-stamp.ts';
 import { shareTheLoop } from '../../shared/event-loop-turns.ts';
 import type { KeyBook } from '../kinds/keys.ts';

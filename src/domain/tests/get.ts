@@ -23,7 +23,7 @@ import {
   loadTestApplications,
   listTestHistory,
   type TestResourceRow,
-} from '../../storage/db/repositories/tests.ts';
+} from '../../storage/db/repositories/artifacts/tests.ts';
 import { TEST_RESOURCE_STATUSES } from '../../shared/vocabulary.ts';
 import { baseTestFields, DEFAULT_TEST_RESOURCE_STATUSES, type TestExpansion, type TestResourceStatus } from './shape.ts';
 import type { TestDetail, TestResource } from './schema.ts';

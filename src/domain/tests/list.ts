@@ -6,7 +6,7 @@ import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { cachedWithinPlan } from '../artifacts/plan-bounds.ts';
 import { countTickets, loadArtifactMappings, loadSubjectEntities, loadSubjectPeople } from '../../storage/db/repositories/links.ts';
-import { listTests as listTestRows, loadTestApplications } from '../../storage/db/repositories/tests.ts';
+import { listTests as listTestRows, loadTestApplications } from '../../storage/db/repositories/artifacts/tests.ts';
 import { baseTestFields, statusOf, type TestListField } from './shape.ts';
 import type { TestSummary } from './schema.ts';
 

@@ -5,7 +5,7 @@ import { changedList } from '../kinds/list-changes.ts';
 import type { RecordChange, WriteContext } from '../kinds/kind.ts';
 import { derivedRecordId } from '../kinds/keys.ts';
 import type { ProgramTest } from './program-schema.ts';
-import { deleteWhereIn, insertRows, selectAll } from '../../storage/db/repositories/program-writes.ts';
+import { deleteWhereIn, insertRows, selectAll } from '../../storage/db/repositories/program/program-writes.ts';
 import type { Row } from '../../storage/db/bulk-insert.ts';
 
 type Change = RecordChange<ProgramTest>;

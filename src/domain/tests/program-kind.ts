@@ -15,7 +15,7 @@ import type { RecordedKindEvents } from '../events/kind-events.ts';
 import { changesAny, mergeEntry, sorted } from '../kinds/normalize.ts';
 import { requirementKeys, testIdFor, testKeyOf } from '../kinds/reference-keys.ts';
 import { ProgramTest, type ProgramTestResource, type ProgramTestScan } from './program-schema.ts';
-import { selectAll, selectLinks } from '../../storage/db/repositories/program-writes.ts';
+import { selectAll, selectLinks } from '../../storage/db/repositories/program/program-writes.ts';
 import { writeRowsAndLinks } from '../kinds/row-writer.ts';
 import { deleteResources, writeTestChildren } from './program-children.ts';
 import {
@@ -25,8 +25,8 @@ import {
   requirementsByArtifact,
   risksBySubject,
   ticketsBySubject,
-} from '../../storage/db/repositories/program-links.ts';
-import type { NameLookups } from '../../storage/db/repositories/program-names.ts';
+} from '../../storage/db/repositories/program/program-links.ts';
+import type { NameLookups } from '../../storage/db/repositories/program/program-names.ts';
 import { assigneesOf, approversOf, compareStrings, entitiesOf, mappingsOf, risksOf } from '../artifacts/program-shapes.ts';
 import { testStatus } from '../compliance/rules.ts';
 import { shapedUpdateEvents } from '../events/update-events.ts';

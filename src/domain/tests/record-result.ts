@@ -23,16 +23,16 @@ import { notFound, validationFailed, type FieldIssue } from '../../shared/errors
 import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
-import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../storage/db/repositories/organizations/organizations.ts';
 import { WRITES } from '../../shared/data-versions.ts';
-import { findTest } from '../../storage/db/repositories/tests.ts';
+import { findTest } from '../../storage/db/repositories/artifacts/tests.ts';
 import {
   insertTestHistory,
   listAllTestResources,
   replaceTestResources,
   updateTestRun,
   type StoredTestResource,
-} from '../../storage/db/repositories/test-writes.ts';
+} from '../../storage/db/repositories/artifacts/test-writes.ts';
 import { testState, testStatus } from '../compliance/rules.ts';
 import { changedFields } from '../events/changes.ts';
 import { complianceChanges } from '../events/compliance-changes.ts';

@@ -2,7 +2,7 @@
 // computed status and the default fields every shape starts from.
 import { testStatus, type TestStatus } from '../compliance/rules.ts';
 import type { Assignee, Entity } from '../../shared/sub-objects.ts';
-import type { TestRow } from '../../storage/db/repositories/tests.ts';
+import type { TestRow } from '../../storage/db/repositories/artifacts/tests.ts';
 import type { Application } from '../../shared/sub-objects.ts';
 import type { TestSummary } from './schema.ts';
 import type { TEST_RESOURCE_STATUSES } from '../../shared/vocabulary.ts';

@@ -8,7 +8,7 @@
 // since the compliance rule does not count it, no control or framework event follows.
 //
 // An organization's due work is done in one transaction that holds the organization's row (the
-// claim: repositories/time-due.ts, claimOrganization), moves the statuses stamped by the service,
+// claim: repositories/service/time-due.ts, claimOrganization), moves the statuses stamped by the service,
 // records the records' events with the computed control and framework events, and bumps the data
 // versions under WRITES['time.due']; then every node is told (announceOrganizationChange). The
 // statuses are re-read under the claim, so work another node did first is not done twice.
@@ -23,14 +23,14 @@ import { recordEvents, type NewEvent } from '../events/record.ts';
 import { actorPersonId } from '../people/actor-stamp.ts';
 import { WRITES } from '../../shared/data-versions.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
-import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../storage/db/repositories/organizations/organizations.ts';
 import {
   claimOrganization,
   listDueEvidence,
   listDuePolicies,
   refreshStaleAt,
   setStatuses,
-} from '../../storage/db/repositories/time-due.ts';
+} from '../../storage/db/repositories/service/time-due.ts';
 
 /** The statuses time moves, and where to (the partial indexes of migration 0016 repeat the `from` lists). */
 export const TIME_MOVES = {

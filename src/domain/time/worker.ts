@@ -1,5 +1,5 @@
 // The time scheduler every node runs (TIME_SCHEDULER=on): it finds the organizations with work due
-// now (repositories/time-due.ts, one probe of each partial index of migration 0016), does each
+// now (repositories/service/time-due.ts, one probe of each partial index of migration 0016), does each
 // one's work in a transaction that claims the organization (due.ts, processDueOrganization), and
 // otherwise sleeps until the earliest due time it knows, or TIME_POLL_MS at most (a due time a
 // write of another node set meanwhile is found by then). Workers of several nodes race freely:
@@ -7,7 +7,7 @@
 // organization's batch while the others skip it; the statuses are re-read under the claim, so
 // nothing is done twice; and a node that dies mid-batch loses its connection, its transaction is
 // rolled back and the row freed at once, for the next worker that looks (within TIME_POLL_MS).
-import { listDueOrganizations, nextDueAt } from '../../storage/db/repositories/time-due.ts';
+import { listDueOrganizations, nextDueAt } from '../../storage/db/repositories/service/time-due.ts';
 import { processDueOrganization, type DueResult, type TimeContext } from './due.ts';
 import { WakeableSleep } from '../wakeable-sleep.ts';
 

@@ -7,16 +7,16 @@ import { validationFailed } from '../../shared/errors.ts';
 import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
-import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../storage/db/repositories/organizations/organizations.ts';
 import { WRITES } from '../../shared/data-versions.ts';
 import { isUniqueViolation } from '../../storage/db/errors.ts';
-import { findVulnerability } from '../../storage/db/repositories/vulnerabilities.ts';
+import { findVulnerability } from '../../storage/db/repositories/vulnerabilities/vulnerabilities.ts';
 import {
   hasFindingKey,
   findPersonIdByEmail,
   insertVulnerability,
   replaceAssignee,
-} from '../../storage/db/repositories/vulnerability-writes.ts';
+} from '../../storage/db/repositories/vulnerabilities/vulnerability-writes.ts';
 import { recordEvents } from '../events/record.ts';
 import { buildVulnerabilityDetail } from './get.ts';
 import type { VulnerabilityDetail } from './schema.ts';

@@ -13,7 +13,7 @@ import {
   listCustomFieldDefinitions,
   loadCustomFieldValues,
   type VulnerabilityRow,
-} from '../../storage/db/repositories/vulnerabilities.ts';
+} from '../../storage/db/repositories/vulnerabilities/vulnerabilities.ts';
 import {
   baseFields,
   DEFAULT_RESOURCE_STATUSES,

@@ -7,7 +7,7 @@ import type {
   ImportedResource,
   ImportedState,
   NewImportedFinding,
-} from '../../storage/db/repositories/vulnerability-imports.ts';
+} from '../../storage/db/repositories/vulnerabilities/vulnerability-imports.ts';
 import { digestOf, resourcesPart, scannedState, statusOf } from './import-plan.ts';
 import type { ScannedFinding } from './scanned-finding.ts';
 

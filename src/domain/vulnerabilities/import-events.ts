@@ -5,8 +5,12 @@ import type { Context } from '../context.ts';
 import { changedFields } from '../events/changes.ts';
 import type { NewEvent } from '../events/record.ts';
 import { actorPersonId } from '../people/actor-stamp.ts';
-import type { VulnerabilityRow } from '../../storage/db/repositories/vulnerabilities.ts';
-import { findPersonStamps, type ImportedChange, type ImportedRow } from '../../storage/db/repositories/vulnerability-imports.ts';
+import type { VulnerabilityRow } from '../../storage/db/repositories/vulnerabilities/vulnerabilities.ts';
+import {
+  findPersonStamps,
+  type ImportedChange,
+  type ImportedRow,
+} from '../../storage/db/repositories/vulnerabilities/vulnerability-imports.ts';
 import type { Database } from '../../storage/db/schema.ts';
 import { detailOfRow } from './get.ts';
 import { findingFields } from './import-diff.ts';

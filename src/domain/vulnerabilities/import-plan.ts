@@ -2,7 +2,7 @@
 // imports"): the stored key of a finding in a scope, the merge of one key reported twice, the
 // digest that recognises an unchanged finding, and the status a reported finding gets.
 import { createHash } from 'node:crypto';
-import type { ImportedResource, ImportedRow } from '../../storage/db/repositories/vulnerability-imports.ts';
+import type { ImportedResource, ImportedRow } from '../../storage/db/repositories/vulnerabilities/vulnerability-imports.ts';
 import { MAX_RESOURCES, type ScannedFinding } from './scanned-finding.ts';
 
 const HASH_CHARS = 16;

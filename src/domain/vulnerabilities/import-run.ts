@@ -13,8 +13,8 @@ import type { Context } from '../context.ts';
 import { validationFailed } from '../../shared/errors.ts';
 import { WRITES } from '../../shared/data-versions.ts';
 import { recordEvents, type NewEvent } from '../events/record.ts';
-import { bumpDataVersions, lockOrganization } from '../../storage/db/repositories/organizations.ts';
-import { listCustomFieldDefinitions } from '../../storage/db/repositories/vulnerabilities.ts';
+import { bumpDataVersions, lockOrganization } from '../../storage/db/repositories/organizations/organizations.ts';
+import { listCustomFieldDefinitions } from '../../storage/db/repositories/vulnerabilities/vulnerabilities.ts';
 import {
   addResources,
   closeImported,
@@ -31,7 +31,7 @@ import {
   type ImportedRow,
   type ImportedState,
   type NewImportedFinding,
-} from '../../storage/db/repositories/vulnerability-imports.ts';
+} from '../../storage/db/repositories/vulnerabilities/vulnerability-imports.ts';
 import type { Database } from '../../storage/db/schema.ts';
 import type { ImportResult } from './import-schema.ts';
 import { diffBatch, findingFields, type BatchDiff } from './import-diff.ts';

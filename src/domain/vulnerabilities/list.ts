@@ -3,14 +3,22 @@
 // cursor names the last finding of the previous page and is signed together with the
 // organization and the filters, so it cannot be altered or reused with other filters.
 // totalCount and the page's plan come from the organization's per-cell counts
-// (storage/db/repositories/vulnerability-pages.ts), so no request counts findings.
+// (storage/db/repositories/vulnerabilities/vulnerability-pages.ts), so no request counts findings.
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { cursorKey, openCursor, signCursor } from '../cursor.ts';
 import { validationFailed } from '../../shared/errors.ts';
 import { cachedResult } from '../result-cache.ts';
-import { countMatching, listVulnerabilityPage, loadVulnerabilityCells } from '../../storage/db/repositories/vulnerability-pages.ts';
-import { listCustomFieldDefinitions, type PagePosition, type VulnerabilityFilter } from '../../storage/db/repositories/vulnerabilities.ts';
+import {
+  countMatching,
+  listVulnerabilityPage,
+  loadVulnerabilityCells,
+} from '../../storage/db/repositories/vulnerabilities/vulnerability-pages.ts';
+import {
+  listCustomFieldDefinitions,
+  type PagePosition,
+  type VulnerabilityFilter,
+} from '../../storage/db/repositories/vulnerabilities/vulnerabilities.ts';
 import { baseFields, DEFAULT_PAGE_SIZE, mergeCustomFields, type VulnerabilityListField } from './shape.ts';
 import type { VulnerabilitySummary } from './schema.ts';
 

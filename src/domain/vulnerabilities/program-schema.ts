@@ -21,7 +21,7 @@ export const FindingKey = Type.String({
 
 /** Longest description, remediation and steps to reproduce (the create body's bound). */
 export const FINDING_TEXT_MAX_LENGTH = 750;
-/** Most affected resources of one finding (PRODUCT.md). */
+/** Most affected resources of one finding (docs/decisions/writes-and-uploads.md, "Vulnerability create and update"). */
 export const FINDING_RESOURCES_MAX = 100;
 
 const FindingText = Type.String({ maxLength: FINDING_TEXT_MAX_LENGTH, description: `Up to ${FINDING_TEXT_MAX_LENGTH} characters.` });

@@ -1,6 +1,6 @@
 // One finding as a scanner file reports it, after a format parser (src/formats/<format>/) has mapped
 // it and before the import pipeline matches it to the organization's findings. The bounds are the
-// API's (./write-schema.ts, PRODUCT.md "Writes"), so whatever a parser yields can be stored and shown
+// API's (./write-schema.ts, docs/decisions/writes-and-uploads.md), so whatever a parser yields can be stored and shown
 // as is; parsers shorten what a real scanner routinely writes longer (docs/scanner-formats.md).
 import { Type, type Static } from 'typebox';
 import { SEVERITIES, VULNERABILITY_SOURCES } from '../../shared/vocabulary.ts';
@@ -23,7 +23,7 @@ export const MAX_TAGS = 3;
  * read before the file names its scope): tools write the referred part first, so this stays empty.
  */
 export const MAX_HELD = 10_000;
-/** A justification is a note (PRODUCT.md: notes up to 2,000 characters). */
+/** A justification is a note: notes are up to 2,000 characters (docs/decisions/program-writes.md, "Program documents"). */
 export const MAX_JUSTIFICATION = 2000;
 /** `api` is the API's own source: a file never claims it. */
 export type ScannedSource = Exclude<(typeof VULNERABILITY_SOURCES)[number], 'api'>;

@@ -2,7 +2,7 @@
 // field sets, the encoded public ID and the merge of custom field definitions with the values
 // stored on a finding.
 import type { Assignee } from '../../shared/sub-objects.ts';
-import type { CustomFieldDefinition, VulnerabilityListRow } from '../../storage/db/repositories/vulnerabilities.ts';
+import type { CustomFieldDefinition, VulnerabilityListRow } from '../../storage/db/repositories/vulnerabilities/vulnerabilities.ts';
 import { type SEVERITIES, VULNERABILITY_SOURCES, type VULNERABILITY_STATUSES } from '../../shared/vocabulary.ts';
 import type { CustomField, VulnerabilitySummary } from './schema.ts';
 import { ServiceError } from '../../shared/errors.ts';

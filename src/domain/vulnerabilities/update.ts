@@ -6,15 +6,15 @@ import { notFound, validationFailed, type FieldIssue } from '../../shared/errors
 import { fingerprintSubjects, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
-import { bumpDataVersions } from '../../storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../storage/db/repositories/organizations/organizations.ts';
 import { WRITES } from '../../shared/data-versions.ts';
-import { findVulnerability, listCustomFieldDefinitions } from '../../storage/db/repositories/vulnerabilities.ts';
+import { findVulnerability, listCustomFieldDefinitions } from '../../storage/db/repositories/vulnerabilities/vulnerabilities.ts';
 import {
   findPersonIdByEmail,
   replaceAssignee,
   replaceCustomFieldValues,
   updateVulnerability,
-} from '../../storage/db/repositories/vulnerability-writes.ts';
+} from '../../storage/db/repositories/vulnerabilities/vulnerability-writes.ts';
 import { changedFields } from '../events/changes.ts';
 import { recordEvents } from '../events/record.ts';
 import { webLinkProblem } from '../web-link.ts';

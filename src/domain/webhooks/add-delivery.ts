@@ -1,7 +1,7 @@
 // One new pending delivery of an event to an endpoint, outside a write (a redelivery, a test
 // event), due at once and announced to this node's worker.
 import type { Db } from '../../storage/db/connect.ts';
-import { announceDeliveries, insertDeliveries } from '../../storage/db/repositories/webhook-deliveries.ts';
+import { announceDeliveries, insertDeliveries } from '../../storage/db/repositories/events/webhook-deliveries.ts';
 import { deliveryView, type WebhookDelivery } from './delivery-schema.ts';
 import { newDeliveryId } from './delivery-id.ts';
 import { nudgeDeliveryWorkers } from './nudge.ts';

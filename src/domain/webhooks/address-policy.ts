@@ -12,9 +12,9 @@
 // would dial; ipaddr.js matches it against CIDR ranges and takes the IPv4 address out of the IPv6
 // forms that carry one (docs/dependencies.md).
 import { isIP } from 'node:net';
-import { lookup as dnsLookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 import type { FieldIssue } from '../../shared/errors.ts';
+import { resolveHost } from '../../storage/webhook-http/resolve-host.ts';
 
 /** Longest URL accepted for an endpoint; longer is refused rather than cut. */
 export const ENDPOINT_URL_MAX_LENGTH = 2048;
@@ -117,12 +117,6 @@ export function forbiddenAddressReason(ip: string): string | undefined {
   if (six.match(NAT64)) return reasonForIPv4(ipv4From(bytes.slice(12)));
   if (six.match(SIX_TO_FOUR)) return reasonForIPv4(ipv4From(bytes.slice(2, 6)));
   return IPV6_RANGES.find(([range]) => six.match(range))?.[1];
-}
-
-/** Resolves a host name to all its addresses (A and AAAA), as the delivery's connection would. */
-export async function resolveHost(host: string): Promise<string[]> {
-  const answers = await dnsLookup(host, { all: true, verbatim: true });
-  return answers.map((a) => a.address);
 }
 
 const issue = (message: string): FieldIssue[] => [{ field: 'url', message }];

@@ -3,7 +3,7 @@
 import type { AdminContext } from '../context.ts';
 import { notFound } from '../../shared/errors.ts';
 import { recordAudit } from '../console/audit.ts';
-import * as endpoints from '../../storage/db/repositories/webhook-endpoints.ts';
+import * as endpoints from '../../storage/db/repositories/events/webhook-endpoints.ts';
 import { endpointLabel } from './endpoint-view.ts';
 
 export async function deleteEndpoint({ ctx, input }: { ctx: AdminContext; input: { endpointId: string } }): Promise<void> {

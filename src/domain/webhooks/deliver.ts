@@ -13,13 +13,13 @@ import {
   insertAttempt,
   markFailing,
   type DeliveryRow,
-} from '../../storage/db/repositories/webhook-deliveries.ts';
-import { failPendingDeliveries, findEndpoint, type WebhookEndpointRecord } from '../../storage/db/repositories/webhook-endpoints.ts';
+} from '../../storage/db/repositories/events/webhook-deliveries.ts';
+import { failPendingDeliveries, findEndpoint, type WebhookEndpointRecord } from '../../storage/db/repositories/events/webhook-endpoints.ts';
 import { asDependencyError } from '../../storage/db/errors.ts';
 import { recordAudit, type AuditActor } from '../console/audit.ts';
 import { afterFailure } from './retry-schedule.ts';
 import { deliveryBody } from './delivery-body.ts';
-import { sendWebhook, type SendInput, type SendResult } from './send.ts';
+import type { SendInput, SendResult, WebhookSender } from '../../storage/webhook-http/sender.ts';
 import { webhookHeaders } from './sign.ts';
 
 /** What delivering needs: the database, the clock, the settings, and the endpoint's secrets. */
@@ -33,6 +33,8 @@ export interface DeliveryContext {
   refuseAddress: (ip: string) => string | undefined;
   /** resolves a host name to its addresses (tests point a name at loopback); default: the system resolver */
   lookupHost?: SendInput['lookupHost'];
+  /** makes the HTTP request (src/storage/webhook-http/node-http.ts) */
+  send: WebhookSender;
 }
 
 export const SYSTEM_ACTOR: AuditActor = { type: 'system', id: null, label: 'Webhook delivery', ip: null, userAgent: null };
@@ -81,7 +83,7 @@ async function send(
     return notSent(`the signing secret could not be read (${(err as Error).message.slice(0, 200)}); rotate the endpoint's secret`);
   }
   if (secrets.length === 0) return notSent('the endpoint has no live signing secret');
-  return await sendWebhook({
+  return await ctx.send({
     url,
     body: payload,
     headers: webhookHeaders({ eventId: delivery.event_id, payload, secrets, at }),

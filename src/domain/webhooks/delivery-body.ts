@@ -4,8 +4,8 @@
 // longer includes, is not sent: the delivery fails with the reason, which the console shows.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
-import { findEvent } from '../../storage/db/repositories/events.ts';
-import { findOrganizationState } from '../../storage/db/repositories/organizations.ts';
+import { findEvent } from '../../storage/db/repositories/events/events.ts';
+import { findOrganizationState } from '../../storage/db/repositories/organizations/organizations.ts';
 import { dataWithinPlan, planIncludesEvent, planResourceOf } from '../events/plan-bounds.ts';
 import { eventPayload } from '../events/payload.ts';
 

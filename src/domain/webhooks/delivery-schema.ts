@@ -1,7 +1,7 @@
 // The shapes of the console's delivery answers (issue 15's contract): an endpoint's deliveries and
 // each delivery's attempts. The console's types are generated from these (npm run generate).
 import { Type, type Static } from 'typebox';
-import type { AttemptRow, DeliveryRow } from '../../storage/db/repositories/webhook-deliveries.ts';
+import type { AttemptRow, DeliveryRow } from '../../storage/db/repositories/events/webhook-deliveries.ts';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 

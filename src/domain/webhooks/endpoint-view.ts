@@ -1,5 +1,5 @@
 // What the endpoint verbs return: a stored endpoint without its organization and failure bookkeeping.
-import type { WebhookEndpointRecord } from '../../storage/db/repositories/webhook-endpoints.ts';
+import type { WebhookEndpointRecord } from '../../storage/db/repositories/events/webhook-endpoints.ts';
 import type { WebhookEndpoint } from './schema.ts';
 
 export const endpointView = (e: WebhookEndpointRecord): WebhookEndpoint => ({

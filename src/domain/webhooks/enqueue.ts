@@ -10,8 +10,8 @@
 // retention and a plan changed meanwhile is applied when the delivery is sent.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
-import { announceDeliveries, insertDeliveries, listEnabledEndpoints } from '../../storage/db/repositories/webhook-deliveries.ts';
-import { findOrganizationState } from '../../storage/db/repositories/organizations.ts';
+import { announceDeliveries, insertDeliveries, listEnabledEndpoints } from '../../storage/db/repositories/events/webhook-deliveries.ts';
+import { findOrganizationState } from '../../storage/db/repositories/organizations/organizations.ts';
 import { planIncludesEvent } from '../events/plan-bounds.ts';
 import { newDeliveryId } from './delivery-id.ts';
 import { nudgeDeliveryWorkers } from './nudge.ts';

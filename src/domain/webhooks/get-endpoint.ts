@@ -1,7 +1,7 @@
 // One webhook endpoint of the actor's organization; another organization's is not found.
 import type { AdminContext } from '../context.ts';
 import { notFound } from '../../shared/errors.ts';
-import * as endpoints from '../../storage/db/repositories/webhook-endpoints.ts';
+import * as endpoints from '../../storage/db/repositories/events/webhook-endpoints.ts';
 import { endpointView } from './endpoint-view.ts';
 import type { WebhookEndpoint } from './schema.ts';
 

@@ -1,7 +1,7 @@
 // A delivery's attempts, first to last, for the console's delivery details.
 import type { AdminContext } from '../context.ts';
 import { notFound } from '../../shared/errors.ts';
-import { getDelivery, listAttempts } from '../../storage/db/repositories/webhook-deliveries.ts';
+import { getDelivery, listAttempts } from '../../storage/db/repositories/events/webhook-deliveries.ts';
 import { attemptView, type WebhookDeliveryAttempt } from './delivery-schema.ts';
 
 export async function listDeliveryAttempts({

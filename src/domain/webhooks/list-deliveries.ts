@@ -3,8 +3,8 @@
 // organization's deliveries; validated like the audit log's).
 import type { AdminContext } from '../context.ts';
 import { notFound, validationFailed } from '../../shared/errors.ts';
-import { listEndpointDeliveries, type DeliveryRow } from '../../storage/db/repositories/webhook-deliveries.ts';
-import { findEndpoint } from '../../storage/db/repositories/webhook-endpoints.ts';
+import { listEndpointDeliveries, type DeliveryRow } from '../../storage/db/repositories/events/webhook-deliveries.ts';
+import { findEndpoint } from '../../storage/db/repositories/events/webhook-endpoints.ts';
 import { deliveryView, type WebhookDelivery } from './delivery-schema.ts';
 
 const encodeCursor = (d: DeliveryRow) => Buffer.from(`${d.created_at}:${d.id}`).toString('base64url');

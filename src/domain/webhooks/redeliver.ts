@@ -5,8 +5,8 @@
 // what the feed no longer shows. Manual sends are limited per organization (manual-sends.ts).
 import type { AdminContext } from '../context.ts';
 import { notFound, ServiceError, validationFailed } from '../../shared/errors.ts';
-import { getDelivery } from '../../storage/db/repositories/webhook-deliveries.ts';
-import { findEndpoint } from '../../storage/db/repositories/webhook-endpoints.ts';
+import { getDelivery } from '../../storage/db/repositories/events/webhook-deliveries.ts';
+import { findEndpoint } from '../../storage/db/repositories/events/webhook-endpoints.ts';
 import type { WebhookDelivery } from './delivery-schema.ts';
 import { addDelivery } from './add-delivery.ts';
 import { deliveryBody, EVENT_GONE } from './delivery-body.ts';

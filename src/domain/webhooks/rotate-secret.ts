@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { AdminContext } from '../context.ts';
 import { notFound } from '../../shared/errors.ts';
 import { recordAudit } from '../console/audit.ts';
-import * as endpoints from '../../storage/db/repositories/webhook-endpoints.ts';
+import * as endpoints from '../../storage/db/repositories/events/webhook-endpoints.ts';
 import { endpointLabel } from './endpoint-view.ts';
 import type { RotatedSecret } from './schema.ts';
 import { contextSecretsKey, encryptSigningSecret, generateSigningSecret } from './signing-secrets.ts';

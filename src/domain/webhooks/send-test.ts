@@ -3,7 +3,7 @@
 // Manual sends are limited per organization (manual-sends.ts).
 import type { AdminContext } from '../context.ts';
 import { notFound, validationFailed } from '../../shared/errors.ts';
-import { findEndpoint } from '../../storage/db/repositories/webhook-endpoints.ts';
+import { findEndpoint } from '../../storage/db/repositories/events/webhook-endpoints.ts';
 import { newEventId } from '../events/event-id.ts';
 import type { WebhookDelivery } from './delivery-schema.ts';
 import { addDelivery } from './add-delivery.ts';

@@ -10,7 +10,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { BaseContext } from '../context.ts';
 import type { Db } from '../../storage/db/connect.ts';
-import { findLiveSecrets } from '../../storage/db/repositories/webhook-endpoints.ts';
+import { findLiveSecrets } from '../../storage/db/repositories/events/webhook-endpoints.ts';
 import { serviceKey } from '../service-key.ts';
 
 const SECRET_NAME = 'webhook_secrets_key';

@@ -5,9 +5,9 @@
 import type { AdminContext } from '../context.ts';
 import { notFound, validationFailed } from '../../shared/errors.ts';
 import { recordAudit, type AuditAction } from '../console/audit.ts';
-import * as endpoints from '../../storage/db/repositories/webhook-endpoints.ts';
+import * as endpoints from '../../storage/db/repositories/events/webhook-endpoints.ts';
 import { checkEndpointFields, checkTypesWithinPlan } from './endpoint-input.ts';
-import { findOrganization } from '../../storage/db/repositories/organizations.ts';
+import { findOrganization } from '../../storage/db/repositories/organizations/organizations.ts';
 import { endpointLabel, endpointView } from './endpoint-view.ts';
 import { ENDPOINT_STATUSES, type EndpointStatus, type WebhookEndpoint } from './schema.ts';
 

@@ -1,5 +1,5 @@
 // The delivery worker every node runs (WEBHOOK_DELIVERY=on): it leases due deliveries, fairly
-// across organizations and endpoints (repositories/webhook-deliveries.ts, claimDueDeliveries: at
+// across organizations and endpoints (repositories/events/webhook-deliveries.ts, claimDueDeliveries: at
 // most WEBHOOK_ORG_CONCURRENCY and WEBHOOK_ENDPOINT_CONCURRENCY in flight), sends up to WEBHOOK_CONCURRENCY at
 // once, and looks again every WEBHOOK_POLL_MS while idle, at once when a slot frees, at once when
 // poked (a commit of any node announced deliveries: storage/db/delivery-announcements.ts, wired in
@@ -14,7 +14,7 @@ import {
   LOCAL_OWNER_PREFIX,
   releaseLeases,
   type DeliveryRow,
-} from '../../storage/db/repositories/webhook-deliveries.ts';
+} from '../../storage/db/repositories/events/webhook-deliveries.ts';
 import type { ServerInstance } from '../instances/server-instance.ts';
 import { attemptDelivery, type AttemptResult, type DeliveryContext } from './deliver.ts';
 import { onDeliveriesEnqueued } from './nudge.ts';

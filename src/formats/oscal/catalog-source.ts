@@ -4,8 +4,8 @@
 import type { BaseContext } from '../../domain/context.ts';
 import { notFound } from '../../shared/errors.ts';
 import type { FrameworkForExport } from './catalog-export.ts';
-import { listFrameworks } from '../../storage/db/repositories/frameworks.ts';
-import { loadProgramKeys } from '../../storage/db/repositories/program-keys.ts';
+import { listFrameworks } from '../../storage/db/repositories/compliance/frameworks.ts';
+import { loadProgramKeys } from '../../storage/db/repositories/program/program-keys.ts';
 import { exportProgramKinds } from '../../domain/program/verbs.ts';
 import type { ProgramFramework } from '../../domain/frameworks/program-schema.ts';
 

@@ -1,6 +1,6 @@
 // Reading a program document (docs/program-documents.md, "Loading"): YAML or JSON, one file or a
 // folder of files that together make one document, into a plain object, plus a way to map a JSON
-// pointer back to (file, line, column) for error messages. Everything read is bounded (limits.ts);
+// pointer back to (file, line, column) for error messages. Everything read is bounded (src/shared/program-limits.ts);
 // whatever is refused is a `validation_failed` whose details name the place as a JSON pointer
 // (`field`) and, when known, the file, line and column.
 //

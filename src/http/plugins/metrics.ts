@@ -26,7 +26,7 @@ export interface Metrics {
   webhookOutboxOldestDue: Gauge;
   /**
    * Fills the outbox gauges at scrape time from `read` (one indexed query,
-   * repositories/webhook-backlog.ts), reusing an answer younger than a second so that several
+   * repositories/events/webhook-backlog.ts), reusing an answer younger than a second so that several
    * scrapers cost one query. A failed read keeps the previous values: the scrape still answers,
    * and /readyz reports the database.
    */

@@ -45,3 +45,16 @@ export function v1Errors(extra: Record<number, string> = {}) {
   };
   return Object.fromEntries(Object.entries(base).map(([status, text]) => [status, ref('ErrorBody', text)]));
 }
+
+/**
+ * v1Errors of an idempotent write: a 400 names `invalid` or the missing key; a 404, for a write to
+ * one record, the `missing` record; a 409 a key reused with another `differing` (the body, unless
+ * the write reads parts) or still in flight.
+ */
+export function writeErrors(invalid: string, missing?: string, differing = 'body') {
+  return v1Errors({
+    400: `${invalid}, or idempotency_key_required`,
+    ...(missing === undefined ? {} : ({ 404: `not_found: no ${missing} with this ID in the organization` } as Record<number, string>)),
+    409: `idempotency_key_reused (same key, different ${differing}) or idempotency_request_in_progress`,
+  });
+}

@@ -1,11 +1,11 @@
 // Where a node hears that deliveries were enqueued anywhere (docs/decisions/events-and-webhooks.md,
 // "Webhook delivery across nodes"). On PostgreSQL: one connection per node LISTENing on the channel that
-// enqueuing transactions NOTIFY at commit (repositories/webhook-deliveries.ts), so a delivery
+// enqueuing transactions NOTIFY at commit (repositories/events/webhook-deliveries.ts), so a delivery
 // enqueued on any node, or by `cds`, is claimed at once instead of at the next poll. The
 // connection is re-opened after a failure; while it is down the workers still poll. On SQLite
 // nothing: every process that writes the file is on this machine, and the poll covers `cds`.
 import pg from 'pg';
-import { DELIVERIES_CHANNEL } from './repositories/webhook-deliveries.ts';
+import { DELIVERIES_CHANNEL } from './repositories/events/webhook-deliveries.ts';
 
 export interface DeliveryAnnouncements {
   /** calls `listener` on every announcement until closed */

@@ -24,7 +24,7 @@ import * as m0019 from './migrations/0019_program_digests.ts';
 import * as m0020 from './migrations/0020_vulnerability_set_maintenance.ts';
 import * as m0021 from './migrations/0021_jobs.ts';
 import { SERVICE_VERSION } from '../../shared/version.ts';
-import { listAppliedMigrations, newestServiceVersion, recordServiceVersion } from './repositories/schema-migrations.ts';
+import { listAppliedMigrations, newestServiceVersion, recordServiceVersion } from './repositories/service/schema-migrations.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,

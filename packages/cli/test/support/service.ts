@@ -4,7 +4,7 @@
 // Rate limits are raised, since every CLI run requests a token and the tests run many.
 import fs from 'node:fs';
 import { loadDemoData } from '../../../../src/demo/generate.ts';
-import { bumpDataVersions } from '../../../../src/storage/db/repositories/organizations.ts';
+import { bumpDataVersions } from '../../../../src/storage/db/repositories/organizations/organizations.ts';
 import { DATA_KINDS } from '../../../../src/shared/data-versions.ts';
 import type { DialectName } from '../../../../src/storage/db/connect.ts';
 import { addCredential, createOrgWithCredential, startServer, type Client, type TestServer } from '../../../../test/harness/server.ts';

@@ -1,9 +1,9 @@
 import type { Ref } from 'preact';
-import { useId } from 'preact/hooks';
 import { formatCount } from '../format.ts';
 import type { WebhookDelivery } from '../types.ts';
 import { DateTime } from './date-time.tsx';
 import { DeliveryStatusBadge } from './webhook-badges.tsx';
+import { ScrollTable } from './scroll-table.tsx';
 
 /** An endpoint's deliveries, newest first, each with the outcome of its latest attempt and a Redeliver button. */
 export function WebhookDeliveriesTable({
@@ -20,58 +20,44 @@ export function WebhookDeliveriesTable({
   redelivering: string | null;
   onRedeliver: (delivery: WebhookDelivery) => void;
 }) {
-  const captionId = useId();
   return (
-    <div class="table-scroll" role="group" aria-labelledby={captionId} tabIndex={0}>
-      <table class="deliveries-table" aria-busy={busy}>
-        <caption id={captionId} ref={captionRef} tabIndex={-1}>
-          Deliveries to this endpoint, newest first
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col">HTTP code</th>
-            <th scope="col">Latency</th>
-            <th scope="col">Attempts</th>
-            <td class="actions-cell">
-              <span class="visually-hidden">Actions</span>
-            </td>
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.map((delivery) => (
-            <tr key={delivery.deliveryId} data-delivery-id={delivery.deliveryId}>
-              <th scope="row" class="cell-name">
-                <DateTime ms={delivery.lastAttemptAt ?? delivery.createdAt} />
-              </th>
-              <td data-label="Event">
-                <code>{delivery.eventType}</code>
-                <span class="event-id">{delivery.eventId}</span>
-              </td>
-              <td data-label="Status">
-                <DeliveryStatusBadge status={delivery.status} />
-                {delivery.lastError !== null && <span class="disabled-reason">{delivery.lastError}</span>}
-              </td>
-              <td data-label="HTTP code">{delivery.lastStatusCode ?? '—'}</td>
-              <td data-label="Latency">{delivery.lastLatencyMs === null ? '—' : `${formatCount(delivery.lastLatencyMs)} ms`}</td>
-              <td data-label="Attempts">{formatCount(delivery.attempts)}</td>
-              <td class="actions-cell">
-                <button
-                  type="button"
-                  class="button-secondary button-small"
-                  aria-label={`Redeliver ${delivery.eventType} event ${delivery.eventId}`}
-                  aria-busy={redelivering === delivery.deliveryId}
-                  onClick={() => onRedeliver(delivery)}
-                >
-                  Redeliver
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <ScrollTable
+      class="deliveries-table"
+      caption="Deliveries to this endpoint, newest first"
+      captionRef={captionRef}
+      busy={busy}
+      columns={['Time', 'Event', 'Status', 'HTTP code', 'Latency', 'Attempts']}
+      actions
+    >
+      {deliveries.map((delivery) => (
+        <tr key={delivery.deliveryId} data-delivery-id={delivery.deliveryId}>
+          <th scope="row" class="cell-name">
+            <DateTime ms={delivery.lastAttemptAt ?? delivery.createdAt} />
+          </th>
+          <td data-label="Event">
+            <code>{delivery.eventType}</code>
+            <span class="event-id">{delivery.eventId}</span>
+          </td>
+          <td data-label="Status">
+            <DeliveryStatusBadge status={delivery.status} />
+            {delivery.lastError !== null && <span class="disabled-reason">{delivery.lastError}</span>}
+          </td>
+          <td data-label="HTTP code">{delivery.lastStatusCode ?? '—'}</td>
+          <td data-label="Latency">{delivery.lastLatencyMs === null ? '—' : `${formatCount(delivery.lastLatencyMs)} ms`}</td>
+          <td data-label="Attempts">{formatCount(delivery.attempts)}</td>
+          <td class="actions-cell">
+            <button
+              type="button"
+              class="button-secondary button-small"
+              aria-label={`Redeliver ${delivery.eventType} event ${delivery.eventId}`}
+              aria-busy={redelivering === delivery.deliveryId}
+              onClick={() => onRedeliver(delivery)}
+            >
+              Redeliver
+            </button>
+          </td>
+        </tr>
+      ))}
+    </ScrollTable>
   );
 }

@@ -7,6 +7,7 @@ import { LoadError, Loading } from '../components/status.tsx';
 import { actionLabel, actorTypeLabel, shortenUserAgent, targetTypeLabel } from '../format.ts';
 import type { AuditEntry } from '../types.ts';
 import { usePages } from '../use-pages.tsx';
+import { ScrollTable } from '../components/scroll-table.tsx';
 
 export function AuditLogPage() {
   const state = usePages(getAuditLog);
@@ -54,59 +55,49 @@ export function AuditLogPage() {
 
 function AuditTable({ entries, captionRef, busy }: { entries: AuditEntry[]; captionRef: Ref<HTMLTableCaptionElement>; busy: boolean }) {
   return (
-    <div class="table-scroll" role="group" aria-label="Audit log entries" tabIndex={0}>
-      <table aria-busy={busy}>
-        <caption ref={captionRef} tabIndex={-1}>
-          Administrator actions, newest first
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Who</th>
-            <th scope="col">Action</th>
-            <th scope="col">Target</th>
-            <th scope="col">From</th>
-          </tr>
-        </thead>
-        <tbody>
-          {entries.map((entry) => (
-            <tr key={entry.id}>
-              <td class="nowrap">
-                <DateTime ms={entry.at} withSeconds />
-              </td>
-              <td>
-                <span class="cell-main">{entry.actor.label}</span>
-                <span class="cell-sub">{actorTypeLabel(entry.actor.type)}</span>
-              </td>
-              <td>
-                <span class={entry.action.endsWith('_failed') ? 'cell-main action-failed' : 'cell-main'}>{actionLabel(entry.action)}</span>
-                <code class="cell-sub">{entry.action}</code>
-              </td>
-              <td>
-                {entry.target === null ? (
-                  <span class="muted">None</span>
-                ) : (
-                  <>
-                    <span class="cell-main" title={entry.target.id}>
-                      {entry.target.label}
-                    </span>
-                    <span class="cell-sub">{targetTypeLabel(entry.target.type)}</span>
-                  </>
-                )}
-              </td>
-              <td>
-                {entry.ip !== null && <span class="cell-main">{entry.ip}</span>}
-                {entry.userAgent !== null && (
-                  <span class={entry.ip === null ? 'cell-main' : 'cell-sub'} title={entry.userAgent}>
-                    {shortenUserAgent(entry.userAgent)}
-                  </span>
-                )}
-                {entry.ip === null && entry.userAgent === null && <span class="muted">Not recorded</span>}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <ScrollTable
+      caption="Administrator actions, newest first"
+      captionRef={captionRef}
+      busy={busy}
+      columns={['When', 'Who', 'Action', 'Target', 'From']}
+      label="Audit log entries"
+    >
+      {entries.map((entry) => (
+        <tr key={entry.id}>
+          <td class="nowrap">
+            <DateTime ms={entry.at} withSeconds />
+          </td>
+          <td>
+            <span class="cell-main">{entry.actor.label}</span>
+            <span class="cell-sub">{actorTypeLabel(entry.actor.type)}</span>
+          </td>
+          <td>
+            <span class={entry.action.endsWith('_failed') ? 'cell-main action-failed' : 'cell-main'}>{actionLabel(entry.action)}</span>
+            <code class="cell-sub">{entry.action}</code>
+          </td>
+          <td>
+            {entry.target === null ? (
+              <span class="muted">None</span>
+            ) : (
+              <>
+                <span class="cell-main" title={entry.target.id}>
+                  {entry.target.label}
+                </span>
+                <span class="cell-sub">{targetTypeLabel(entry.target.type)}</span>
+              </>
+            )}
+          </td>
+          <td>
+            {entry.ip !== null && <span class="cell-main">{entry.ip}</span>}
+            {entry.userAgent !== null && (
+              <span class={entry.ip === null ? 'cell-main' : 'cell-sub'} title={entry.userAgent}>
+                {shortenUserAgent(entry.userAgent)}
+              </span>
+            )}
+            {entry.ip === null && entry.userAgent === null && <span class="muted">Not recorded</span>}
+          </td>
+        </tr>
+      ))}
+    </ScrollTable>
   );
 }

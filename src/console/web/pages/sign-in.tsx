@@ -16,11 +16,7 @@ export function SignInPage({ notice, onSignedIn }: { notice: Notice | null; onSi
   const [password, setPassword] = useState('');
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
-  const emailId = useId();
-  const passwordId = useId();
   const errorId = useId();
-  const emailErrorId = useId();
-  const passwordErrorId = useId();
   const emailError = fieldMessage(error, 'email');
   const passwordError = fieldMessage(error, 'password');
 
@@ -55,37 +51,25 @@ export function SignInPage({ notice, onSignedIn }: { notice: Notice | null; onSi
           )
         )}
         <form onSubmit={submit} aria-describedby={error !== null ? errorId : undefined}>
-          <div class="field">
-            <label for={emailId}>Email</label>
-            <input
-              id={emailId}
-              type="email"
-              name="email"
-              autocomplete="username"
-              value={email}
-              required
-              maxLength={320}
-              onInput={(event) => setEmail(event.currentTarget.value)}
-              aria-invalid={error?.status === 401 || emailError !== null ? true : undefined}
-              aria-describedby={emailError !== null ? emailErrorId : undefined}
-            />
-            <FieldMessage id={emailErrorId} message={emailError} />
-          </div>
-          <div class="field">
-            <label for={passwordId}>Password</label>
-            <input
-              id={passwordId}
-              type="password"
-              name="password"
-              autocomplete="current-password"
-              value={password}
-              required
-              onInput={(event) => setPassword(event.currentTarget.value)}
-              aria-invalid={error?.status === 401 || passwordError !== null ? true : undefined}
-              aria-describedby={passwordError !== null ? passwordErrorId : undefined}
-            />
-            <FieldMessage id={passwordErrorId} message={passwordError} />
-          </div>
+          <Field
+            label="Email"
+            type="email"
+            autocomplete="username"
+            maxLength={320}
+            value={email}
+            onValue={setEmail}
+            refused={error?.status === 401}
+            message={emailError}
+          />
+          <Field
+            label="Password"
+            type="password"
+            autocomplete="current-password"
+            value={password}
+            onValue={setPassword}
+            refused={error?.status === 401}
+            message={passwordError}
+          />
           <button type="submit" class="button-primary" aria-busy={busy}>
             Sign in
           </button>
@@ -104,4 +88,38 @@ function signInErrorText(error: ApiError): string {
   // each field's message is shown under its field (FieldMessage), not repeated here
   if (error.status === 400 && error.details.length > 0) return `${error.message} See the fields below.`;
   return error.message;
+}
+
+/** One required field of the form: its name is its type; `refused` marks it invalid with the whole sign-in (a 401). */
+function Field(props: {
+  label: string;
+  type: 'email' | 'password';
+  autocomplete: string;
+  maxLength?: number;
+  value: string;
+  onValue: (value: string) => void;
+  refused: boolean;
+  message: string | null;
+}) {
+  const id = useId();
+  const errorId = useId();
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      <input
+        id={id}
+        // Preact types each input type apart; both are single-line text inputs here
+        type={props.type as 'email'}
+        name={props.type}
+        autocomplete={props.autocomplete}
+        value={props.value}
+        required
+        maxLength={props.maxLength}
+        onInput={(event) => props.onValue(event.currentTarget.value)}
+        aria-invalid={props.refused || props.message !== null ? true : undefined}
+        aria-describedby={props.message !== null ? errorId : undefined}
+      />
+      <FieldMessage id={errorId} message={props.message} />
+    </div>
+  );
 }

@@ -2,8 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CONTROL_EXPANSIONS, getControl, type ControlExpansion } from '../../../domain/controls/get.ts';
-import { requestContext } from '../../plugins/auth.ts';
-import { sendEnvelope } from '../../reply.ts';
+import { replyRead } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { parseList } from '../../schemas/lists.ts';
 import { expansionsQuery, idParams } from '../../schemas/artifacts.ts';
@@ -33,12 +32,10 @@ export default function getControlRoute(app: FastifyInstance, { system, answers,
         },
       },
     },
-    async (request, reply) => {
-      const data = await getControl({
-        ctx: requestContext(system, request),
-        input: { controlId: request.params.controlId, fields: parseList<ControlExpansion>(request.query.fields) },
-      });
-      return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
-    },
+    async (request, reply) =>
+      replyRead({ system, answers, warm }, request, reply, getControl, {
+        controlId: request.params.controlId,
+        fields: parseList<ControlExpansion>(request.query.fields),
+      }),
   );
 }

@@ -12,8 +12,7 @@ import {
 import type { ControlStatus } from '../../../domain/compliance/rules.ts';
 import { CONTROL_STATUSES } from '../../../domain/controls/schema.ts';
 import { CONTROL_SCOPES, FUNCTION_GROUPINGS } from '../../../shared/vocabulary.ts';
-import { requestContext } from '../../plugins/auth.ts';
-import { sendEnvelope } from '../../reply.ts';
+import { replyRead } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { enumList, parseList, textList } from '../../schemas/lists.ts';
 import type { RouteDeps } from '../deps.ts';
@@ -56,20 +55,16 @@ export default function listControlsRoute(app: FastifyInstance, { system, answer
     },
     async (request, reply) => {
       const query = request.query;
-      const data = await listControls({
-        ctx: requestContext(system, request),
-        input: {
-          status: parseList<ControlStatus>(query.status),
-          frameworkIds: parseList(query.frameworkIds),
-          entityIds: parseList(query.entityIds),
-          assigneeEmails: parseList(query.assigneeEmails),
-          domains: parseList(query.domains),
-          functionGroupings: parseList<FunctionGrouping>(query.functionGroupings),
-          controlScope: parseList<ControlScope>(query.controlScope),
-          fields: parseList<ControlOptionalField>(query.fields),
-        },
+      return replyRead({ system, answers, warm }, request, reply, listControls, {
+        status: parseList<ControlStatus>(query.status),
+        frameworkIds: parseList(query.frameworkIds),
+        entityIds: parseList(query.entityIds),
+        assigneeEmails: parseList(query.assigneeEmails),
+        domains: parseList(query.domains),
+        functionGroupings: parseList<FunctionGrouping>(query.functionGroupings),
+        controlScope: parseList<ControlScope>(query.controlScope),
+        fields: parseList<ControlOptionalField>(query.fields),
       });
-      return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
     },
   );
 }

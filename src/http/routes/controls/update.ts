@@ -3,9 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { updateControl } from '../../../domain/controls/update.ts';
 import { UpdateControlBody } from '../../../domain/controls/write-schema.ts';
-import { requestContext } from '../../plugins/auth.ts';
-import { sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
-import { Envelope, v1Errors } from '../../schemas/common.ts';
+import { WriteHeaders, writeGuards, replyWrite } from '../../idempotency.ts';
+import { Envelope, writeErrors } from '../../schemas/common.ts';
 import { idParams } from '../../schemas/artifacts.ts';
 import type { RouteDeps } from '../deps.ts';
 import { ControlDetail } from './schemas.ts';
@@ -29,20 +28,15 @@ export default function updateControlRoute(app: FastifyInstance, { system }: Rou
         body: UpdateControlBody,
         response: {
           200: Envelope(ControlDetail, 'The control after the update, as GET returns it (default fields).'),
-          ...v1Errors({
-            400: 'validation_failed (details name the field: `outOfScopeReason` when a move needs or refuses one), or idempotency_key_required',
-            404: 'not_found: no control with this ID in the organization',
-            409: 'idempotency_key_reused (same key, different body) or idempotency_request_in_progress',
-          }),
+          ...writeErrors('validation_failed (details name the field: `outOfScopeReason` when a move needs or refuses one)', 'control'),
         },
       },
     },
-    async (request, reply) => {
-      const outcome = await updateControl({
-        ctx: requestContext(system, request),
-        input: { controlId: request.params.controlId, idempotency: { key: request.idempotencyKey! }, body: request.body },
-      });
-      return sendOutcome(request, reply, outcome);
-    },
+    async (request, reply) =>
+      replyWrite(system, request, reply, updateControl, {
+        controlId: request.params.controlId,
+        idempotency: { key: request.idempotencyKey! },
+        body: request.body,
+      }),
   );
 }

@@ -2,8 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EVIDENCE_EXPANSIONS, getEvidence, type EvidenceExpansion } from '../../../domain/evidence/get.ts';
-import { requestContext } from '../../plugins/auth.ts';
-import { sendEnvelope } from '../../reply.ts';
+import { replyRead } from '../../reply.ts';
 import { expansionsQuery, idParams } from '../../schemas/artifacts.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { parseList } from '../../schemas/lists.ts';
@@ -36,13 +35,11 @@ export default function getEvidenceRoute(app: FastifyInstance, { system, answers
           },
         },
       },
-      async (request, reply) => {
-        const data = await getEvidence({
-          ctx: requestContext(system, request),
-          input: { evidenceId: request.params.evidenceId, fields: parseList<EvidenceExpansion>(request.query.fields) },
-        });
-        return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
-      },
+      async (request, reply) =>
+        replyRead({ system, answers, warm }, request, reply, getEvidence, {
+          evidenceId: request.params.evidenceId,
+          fields: parseList<EvidenceExpansion>(request.query.fields),
+        }),
     );
   }
 }

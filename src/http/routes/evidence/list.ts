@@ -4,8 +4,7 @@ import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EVIDENCE_OPTIONAL_FIELDS, listEvidence, type EvidenceOptionalField, type EvidenceStatus } from '../../../domain/evidence/list.ts';
 import { EVIDENCE_STATUSES } from '../../../shared/vocabulary.ts';
-import { requestContext } from '../../plugins/auth.ts';
-import { sendEnvelope } from '../../reply.ts';
+import { replyRead } from '../../reply.ts';
 import { artifactListQuery, parseArtifactListQuery } from '../../schemas/artifacts.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import type { RouteDeps } from '../deps.ts';
@@ -32,13 +31,14 @@ export default function listEvidenceRoute(app: FastifyInstance, { system, answer
           response: { 200: Envelope(Type.Array(Evidence), 'The matching evidence records.'), ...v1Errors() },
         },
       },
-      async (request, reply) => {
-        const data = await listEvidence({
-          ctx: requestContext(system, request),
-          input: parseArtifactListQuery<EvidenceStatus, EvidenceOptionalField>(request.query),
-        });
-        return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
-      },
+      async (request, reply) =>
+        replyRead(
+          { system, answers, warm },
+          request,
+          reply,
+          listEvidence,
+          parseArtifactListQuery<EvidenceStatus, EvidenceOptionalField>(request.query),
+        ),
     );
   }
 }

@@ -6,10 +6,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { approveEvidence, EVIDENCE_MOVES, requestEvidenceRevision, updateEvidence } from '../../../domain/evidence/review.ts';
 import { RequestEvidenceRevisionBody, UpdateEvidenceBody } from '../../../domain/evidence/write-schema.ts';
 import { EmptyMoveBody } from '../../../domain/artifacts/write-schema.ts';
-import { requestContext } from '../../plugins/auth.ts';
-import { moveGuards, sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
+import { moveGuards, WriteHeaders, writeGuards, replyWrite } from '../../idempotency.ts';
 import { idParams } from '../../schemas/artifacts.ts';
-import { Envelope, v1Errors } from '../../schemas/common.ts';
+import { Envelope, writeErrors } from '../../schemas/common.ts';
 import type { RouteDeps } from '../deps.ts';
 import { EVIDENCE_PATHS } from './list.ts';
 import { EvidenceDetail } from './schemas.ts';
@@ -18,11 +17,31 @@ const Params = idParams('evidenceId', 'An evidence ID of the caller’s organiza
 const from = (move: keyof typeof EVIDENCE_MOVES) => EVIDENCE_MOVES[move].map((s) => `\`${s}\``).join(', ');
 
 const errors = (what: string) =>
-  v1Errors({
-    400: `validation_failed (details name the field; \`status\` when ${what} is not allowed from the record’s status, saying which moves are), or idempotency_key_required`,
-    404: 'not_found: no evidence record with this ID in the organization',
-    409: 'idempotency_key_reused (same key, different body) or idempotency_request_in_progress',
-  });
+  writeErrors(
+    `validation_failed (details name the field; \`status\` when ${what} is not allowed from the record’s status, saying which moves are)`,
+    'evidence record',
+  );
+
+const MOVES = [
+  {
+    move: 'approve',
+    operationId: 'approveEvidence',
+    guards: moveGuards,
+    verb: approveEvidence,
+    body: EmptyMoveBody,
+    summary: 'Approve evidence waiting for approval',
+    description: `Moves the record from ${from('approve')} to \`uploaded\`. No body (or \`{}\`).`,
+  },
+  {
+    move: 'request_revision',
+    operationId: 'requestEvidenceRevision',
+    guards: writeGuards,
+    verb: requestEvidenceRevision,
+    body: RequestEvidenceRevisionBody,
+    summary: 'Send evidence back for revision',
+    description: `Moves the record from ${from('request_revision')} to \`needs_revision\`, with \`rejectionReason\`; sets \`revisionRequestedBy\` (the credential) and \`revisionRequestedOn\` (now).`,
+  },
+] as const;
 
 export default function evidenceReviewRoutes(app: FastifyInstance, { system }: RouteDeps) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -32,55 +51,32 @@ export default function evidenceReviewRoutes(app: FastifyInstance, { system }: R
     // Every spelling of the path is one resource: the key's fingerprint names the record, not the path.
     const idempotency = (request: { idempotencyKey?: string }) => ({ key: request.idempotencyKey! });
 
-    typed.post(
-      `${base}/:evidenceId/approve`,
-      {
-        preValidation: moveGuards('evidence'),
-        schema: {
-          operationId: plural ? 'approveEvidencePlural' : 'approveEvidence',
-          tags: ['evidence'],
-          summary: alias('Approve evidence waiting for approval', '/v1/evidence/{evidenceId}/approve'),
-          description: `Moves the record from ${from('approve')} to \`uploaded\`. No body (or \`{}\`). Answers the record as GET does. Idempotent under \`Idempotency-Key\`.`,
-          security: [{ bearerAuth: ['evidence:write'] }],
-          headers: WriteHeaders,
-          params: Params,
-          body: EmptyMoveBody,
-          response: { 200: Envelope(EvidenceDetail, 'The record after the move, as GET returns it.'), ...errors('approve') },
+    for (const m of MOVES) {
+      typed.post(
+        `${base}/:evidenceId/${m.move}`,
+        {
+          preValidation: m.guards('evidence'),
+          schema: {
+            operationId: plural ? `${m.operationId}Plural` : m.operationId,
+            tags: ['evidence'],
+            summary: alias(m.summary, `/v1/evidence/{evidenceId}/${m.move}`),
+            description: `${m.description} Answers the record as GET does. Idempotent under \`Idempotency-Key\`.`,
+            security: [{ bearerAuth: ['evidence:write'] }],
+            headers: WriteHeaders,
+            params: Params,
+            body: m.body,
+            response: { 200: Envelope(EvidenceDetail, 'The record after the move, as GET returns it.'), ...errors(m.move) },
+          },
         },
-      },
-      async (request, reply) => {
-        const outcome = await approveEvidence({
-          ctx: requestContext(system, request),
-          input: { evidenceId: request.params.evidenceId, idempotency: idempotency(request), body: request.body },
-        });
-        return sendOutcome(request, reply, outcome);
-      },
-    );
-
-    typed.post(
-      `${base}/:evidenceId/request_revision`,
-      {
-        preValidation: writeGuards('evidence'),
-        schema: {
-          operationId: plural ? 'requestEvidenceRevisionPlural' : 'requestEvidenceRevision',
-          tags: ['evidence'],
-          summary: alias('Send evidence back for revision', '/v1/evidence/{evidenceId}/request_revision'),
-          description: `Moves the record from ${from('request_revision')} to \`needs_revision\`, with \`rejectionReason\`; sets \`revisionRequestedBy\` (the credential) and \`revisionRequestedOn\` (now). Answers the record as GET does. Idempotent under \`Idempotency-Key\`.`,
-          security: [{ bearerAuth: ['evidence:write'] }],
-          headers: WriteHeaders,
-          params: Params,
-          body: RequestEvidenceRevisionBody,
-          response: { 200: Envelope(EvidenceDetail, 'The record after the move, as GET returns it.'), ...errors('request_revision') },
-        },
-      },
-      async (request, reply) => {
-        const outcome = await requestEvidenceRevision({
-          ctx: requestContext(system, request),
-          input: { evidenceId: request.params.evidenceId, idempotency: idempotency(request), body: request.body },
-        });
-        return sendOutcome(request, reply, outcome);
-      },
-    );
+        async (request, reply) =>
+          replyWrite(system, request, reply, m.verb, {
+            evidenceId: request.params.evidenceId,
+            idempotency: idempotency(request),
+            // validated against this move's body schema, the one its verb reads
+            body: request.body as never,
+          }),
+      );
+    }
 
     typed.patch(
       `${base}/:evidenceId`,
@@ -99,13 +95,12 @@ export default function evidenceReviewRoutes(app: FastifyInstance, { system }: R
           response: { 200: Envelope(EvidenceDetail, 'The record after the update, as GET returns it.'), ...errors('a change') },
         },
       },
-      async (request, reply) => {
-        const outcome = await updateEvidence({
-          ctx: requestContext(system, request),
-          input: { evidenceId: request.params.evidenceId, idempotency: idempotency(request), body: request.body },
-        });
-        return sendOutcome(request, reply, outcome);
-      },
+      async (request, reply) =>
+        replyWrite(system, request, reply, updateEvidence, {
+          evidenceId: request.params.evidenceId,
+          idempotency: idempotency(request),
+          body: request.body,
+        }),
     );
   }
 }

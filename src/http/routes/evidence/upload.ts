@@ -7,12 +7,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { MAX_FILES, MAX_NOTE_LENGTH, uploadAttachments } from '../../../domain/evidence/upload.ts';
 import { ACCEPTED_EXTENSIONS } from '../../../domain/evidence/file-types.ts';
 import { UploadResult } from '../../../domain/evidence/write-schema.ts';
-import { requestContext } from '../../plugins/auth.ts';
-import { idempotencyOf, sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
+import { idempotencyOf, WriteHeaders, writeGuards, replyWrite } from '../../idempotency.ts';
 import { multipartParts } from '../../multipart.ts';
 import { validatorCompiler } from '../../validation.ts';
 import { idParams } from '../../schemas/artifacts.ts';
-import { Envelope, v1Errors } from '../../schemas/common.ts';
+import { Envelope, writeErrors } from '../../schemas/common.ts';
 import type { RouteDeps } from '../deps.ts';
 import { EVIDENCE_PATHS } from './list.ts';
 
@@ -68,25 +67,16 @@ function registerUpload(app: FastifyInstance, { system }: RouteDeps, base: strin
         body: UploadForm,
         response: {
           201: Envelope(UploadResult, 'The files were stored and recorded: the evidence record and its new modifiedOn.'),
-          ...v1Errors({
-            400: 'validation_failed (details name files, evidenceDate, note or body), or idempotency_key_required',
-            404: 'not_found: no evidence record with this ID in the organization',
-            409: 'idempotency_key_reused (same key, different parts) or idempotency_request_in_progress',
-          }),
+          ...writeErrors('validation_failed (details name files, evidenceDate, note or body)', 'evidence record', 'parts'),
         },
       },
     },
-    async (request, reply) => {
-      const outcome = await uploadAttachments({
-        ctx: requestContext(system, request),
-        input: {
-          evidenceId: request.params.evidenceId,
-          // the singular path for both spellings: the alias names the same resource
-          idempotency: idempotencyOf(request, (id) => `${EVIDENCE_PATHS[0]}/${id}/attachments`),
-          parts: multipartParts(request.raw, { files: MAX_FILES, fields: 4, fieldBytes: 4 * MAX_NOTE_LENGTH + 64 }),
-        },
-      });
-      return sendOutcome(request, reply, outcome);
-    },
+    async (request, reply) =>
+      replyWrite(system, request, reply, uploadAttachments, {
+        evidenceId: request.params.evidenceId,
+        // the singular path for both spellings: the alias names the same resource
+        idempotency: idempotencyOf(request, (id) => `${EVIDENCE_PATHS[0]}/${id}/attachments`),
+        parts: multipartParts(request.raw, { files: MAX_FILES, fields: 4, fieldBytes: 4 * MAX_NOTE_LENGTH + 64 }),
+      }),
   );
 }

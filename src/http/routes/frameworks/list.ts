@@ -3,8 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { FRAMEWORK_OPTIONAL_FIELDS, listFrameworks, type FrameworkOptionalField } from '../../../domain/frameworks/list.ts';
-import { requestContext } from '../../plugins/auth.ts';
-import { sendEnvelope } from '../../reply.ts';
+import { replyRead } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { enumList, parseList, textList } from '../../schemas/lists.ts';
 import type { RouteDeps } from '../deps.ts';
@@ -35,11 +34,10 @@ export default function listFrameworksRoute(app: FastifyInstance, { system, answ
     },
     async (request, reply) => {
       const query = request.query;
-      const data = await listFrameworks({
-        ctx: requestContext(system, request),
-        input: { entityIds: parseList(query.entityIds), fields: parseList<FrameworkOptionalField>(query.fields) },
+      return replyRead({ system, answers, warm }, request, reply, listFrameworks, {
+        entityIds: parseList(query.entityIds),
+        fields: parseList<FrameworkOptionalField>(query.fields),
       });
-      return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
     },
   );
 }

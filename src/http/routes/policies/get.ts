@@ -2,8 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { getPolicy, POLICY_EXPANSIONS, type PolicyExpansion } from '../../../domain/policies/get.ts';
-import { requestContext } from '../../plugins/auth.ts';
-import { sendEnvelope } from '../../reply.ts';
+import { replyRead } from '../../reply.ts';
 import { expansionsQuery, idParams } from '../../schemas/artifacts.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { parseList } from '../../schemas/lists.ts';
@@ -33,12 +32,10 @@ export default function getPolicyRoute(app: FastifyInstance, { system, answers, 
         },
       },
     },
-    async (request, reply) => {
-      const data = await getPolicy({
-        ctx: requestContext(system, request),
-        input: { policyId: request.params.policyId, fields: parseList<PolicyExpansion>(request.query.fields) },
-      });
-      return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
-    },
+    async (request, reply) =>
+      replyRead({ system, answers, warm }, request, reply, getPolicy, {
+        policyId: request.params.policyId,
+        fields: parseList<PolicyExpansion>(request.query.fields),
+      }),
   );
 }

@@ -14,10 +14,9 @@ import {
 } from '../../../domain/policies/lifecycle.ts';
 import { PublishPolicyBody, UpdatePolicyBody } from '../../../domain/policies/write-schema.ts';
 import { EmptyMoveBody } from '../../../domain/artifacts/write-schema.ts';
-import { requestContext } from '../../plugins/auth.ts';
-import { moveGuards, sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
+import { moveGuards, WriteHeaders, writeGuards, replyWrite } from '../../idempotency.ts';
 import { idParams } from '../../schemas/artifacts.ts';
-import { Envelope, v1Errors } from '../../schemas/common.ts';
+import { Envelope, writeErrors } from '../../schemas/common.ts';
 import type { RouteDeps } from '../deps.ts';
 import { PolicyDetail } from './schemas.ts';
 
@@ -25,11 +24,10 @@ const Params = idParams('policyId', 'A policy ID of the caller’s organization.
 const from = (move: PolicyMove) => POLICY_MOVES[move].map((s) => `\`${s}\``).join(', ');
 
 const errors = (what: string) =>
-  v1Errors({
-    400: `validation_failed (details name the field; \`status\` when ${what} is not allowed from the policy’s status, saying which moves are), or idempotency_key_required`,
-    404: 'not_found: no policy with this ID in the organization',
-    409: 'idempotency_key_reused (same key, different body) or idempotency_request_in_progress',
-  });
+  writeErrors(
+    `validation_failed (details name the field; \`status\` when ${what} is not allowed from the policy’s status, saying which moves are)`,
+    'policy',
+  );
 
 const MOVES = [
   {
@@ -85,13 +83,12 @@ export default function policyLifecycleRoutes(app: FastifyInstance, { system }: 
           response: { 200: Envelope(PolicyDetail, 'The policy after the move, as GET returns it.'), ...errors(m.move) },
         },
       },
-      async (request, reply) => {
-        const outcome = await m.verb({
-          ctx: requestContext(system, request),
-          input: { policyId: request.params.policyId, idempotency: { key: request.idempotencyKey! }, body: request.body as object },
-        });
-        return sendOutcome(request, reply, outcome);
-      },
+      async (request, reply) =>
+        replyWrite(system, request, reply, m.verb, {
+          policyId: request.params.policyId,
+          idempotency: { key: request.idempotencyKey! },
+          body: request.body as object,
+        }),
     );
   }
 
@@ -112,12 +109,11 @@ export default function policyLifecycleRoutes(app: FastifyInstance, { system }: 
         response: { 200: Envelope(PolicyDetail, 'The policy after the update, as GET returns it.'), ...errors('a change') },
       },
     },
-    async (request, reply) => {
-      const outcome = await updatePolicy({
-        ctx: requestContext(system, request),
-        input: { policyId: request.params.policyId, idempotency: { key: request.idempotencyKey! }, body: request.body },
-      });
-      return sendOutcome(request, reply, outcome);
-    },
+    async (request, reply) =>
+      replyWrite(system, request, reply, updatePolicy, {
+        policyId: request.params.policyId,
+        idempotency: { key: request.idempotencyKey! },
+        body: request.body,
+      }),
   );
 }

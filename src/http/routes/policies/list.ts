@@ -4,8 +4,7 @@ import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { listPolicies, POLICY_OPTIONAL_FIELDS, type PolicyOptionalField, type PolicyStatus } from '../../../domain/policies/list.ts';
 import { POLICY_STATUSES } from '../../../shared/vocabulary.ts';
-import { requestContext } from '../../plugins/auth.ts';
-import { sendEnvelope } from '../../reply.ts';
+import { replyRead } from '../../reply.ts';
 import { artifactListQuery, parseArtifactListQuery } from '../../schemas/artifacts.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import type { RouteDeps } from '../deps.ts';
@@ -28,12 +27,13 @@ export default function listPoliciesRoute(app: FastifyInstance, { system, answer
         response: { 200: Envelope(Type.Array(Policy), 'The matching policies.'), ...v1Errors() },
       },
     },
-    async (request, reply) => {
-      const data = await listPolicies({
-        ctx: requestContext(system, request),
-        input: parseArtifactListQuery<PolicyStatus, PolicyOptionalField>(request.query),
-      });
-      return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
-    },
+    async (request, reply) =>
+      replyRead(
+        { system, answers, warm },
+        request,
+        reply,
+        listPolicies,
+        parseArtifactListQuery<PolicyStatus, PolicyOptionalField>(request.query),
+      ),
   );
 }

@@ -5,8 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { getTest } from '../../../domain/tests/get.ts';
 import { TEST_EXPANSIONS, type TestExpansion } from '../../../domain/tests/shape.ts';
 import { TEST_STATUSES } from '../../../shared/vocabulary.ts';
-import { requestContext } from '../../plugins/auth.ts';
-import { sendEnvelope } from '../../reply.ts';
+import { replyRead } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { enumList, parseList } from '../../schemas/lists.ts';
 import { expansionsQuery, idParams } from '../../schemas/artifacts.ts';
@@ -39,16 +38,11 @@ export default function getTestRoute(app: FastifyInstance, { system, answers, wa
         response: { 200: Envelope(TestDetail, 'The test.'), ...v1Errors({ 404: 'not_found: no test with this ID in the organization' }) },
       },
     },
-    async (request, reply) => {
-      const data = await getTest({
-        ctx: requestContext(system, request),
-        input: {
-          testId: request.params.testId,
-          resourceStatus: parseList(request.query.resourceStatus),
-          fields: parseList<TestExpansion>(request.query.fields),
-        },
-      });
-      return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
-    },
+    async (request, reply) =>
+      replyRead({ system, answers, warm }, request, reply, getTest, {
+        testId: request.params.testId,
+        resourceStatus: parseList(request.query.resourceStatus),
+        fields: parseList<TestExpansion>(request.query.fields),
+      }),
   );
 }

@@ -5,8 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { listTests } from '../../../domain/tests/list.ts';
 import { TEST_LIST_FIELDS, type TestListField } from '../../../domain/tests/shape.ts';
 import { TEST_STATUSES } from '../../../shared/vocabulary.ts';
-import { requestContext } from '../../plugins/auth.ts';
-import { sendEnvelope } from '../../reply.ts';
+import { replyRead } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { enumList, parseList, textList } from '../../schemas/lists.ts';
 import type { RouteDeps } from '../deps.ts';
@@ -41,17 +40,13 @@ export default function listTestsRoute(app: FastifyInstance, { system, answers, 
     },
     async (request, reply) => {
       const query = request.query;
-      const data = await listTests({
-        ctx: requestContext(system, request),
-        input: {
-          status: parseList(query.status),
-          frameworkIds: parseList(query.frameworkIds),
-          assigneeEmails: parseList(query.assigneeEmails),
-          applications: parseList(query.applications),
-          fields: parseList<TestListField>(query.fields),
-        },
+      return replyRead({ system, answers, warm }, request, reply, listTests, {
+        status: parseList(query.status),
+        frameworkIds: parseList(query.frameworkIds),
+        assigneeEmails: parseList(query.assigneeEmails),
+        applications: parseList(query.applications),
+        fields: parseList<TestListField>(query.fields),
       });
-      return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
     },
   );
 }

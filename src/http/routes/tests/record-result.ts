@@ -3,9 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { recordTestResult } from '../../../domain/tests/record-result.ts';
 import { MAX_RESULT_JSON_ENTRIES, RecordTestResultBody } from '../../../domain/tests/write-schema.ts';
-import { requestContext } from '../../plugins/auth.ts';
-import { sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
-import { Envelope, v1Errors } from '../../schemas/common.ts';
+import { WriteHeaders, writeGuards, replyWrite } from '../../idempotency.ts';
+import { Envelope, writeErrors } from '../../schemas/common.ts';
 import { idParams } from '../../schemas/artifacts.ts';
 import type { RouteDeps } from '../deps.ts';
 import { TestDetail } from './schemas.ts';
@@ -30,20 +29,15 @@ export default function recordTestResultRoute(app: FastifyInstance, { system }: 
         body: RecordTestResultBody,
         response: {
           200: Envelope(TestDetail, 'The test after the run, as GET returns it (default fields).'),
-          ...v1Errors({
-            400: 'validation_failed (details name the field; `status` when the test is ignored), or idempotency_key_required',
-            404: 'not_found: no test with this ID in the organization',
-            409: 'idempotency_key_reused (same key, different body) or idempotency_request_in_progress',
-          }),
+          ...writeErrors('validation_failed (details name the field; `status` when the test is ignored)', 'test'),
         },
       },
     },
-    async (request, reply) => {
-      const outcome = await recordTestResult({
-        ctx: requestContext(system, request),
-        input: { testId: request.params.testId, idempotency: { key: request.idempotencyKey! }, body: request.body },
-      });
-      return sendOutcome(request, reply, outcome);
-    },
+    async (request, reply) =>
+      replyWrite(system, request, reply, recordTestResult, {
+        testId: request.params.testId,
+        idempotency: { key: request.idempotencyKey! },
+        body: request.body,
+      }),
   );
 }

@@ -3,9 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createVulnerability } from '../../../domain/vulnerabilities/create.ts';
 import { CreateVulnerabilityBody } from '../../../domain/vulnerabilities/write-schema.ts';
-import { requestContext } from '../../plugins/auth.ts';
-import { idempotencyOf, sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
-import { Envelope, v1Errors } from '../../schemas/common.ts';
+import { idempotencyOf, WriteHeaders, writeGuards, replyWrite } from '../../idempotency.ts';
+import { Envelope, writeErrors } from '../../schemas/common.ts';
 import type { RouteDeps } from '../deps.ts';
 import { VulnerabilityDetail } from './schemas.ts';
 
@@ -28,19 +27,18 @@ export default function createVulnerabilityRoute(app: FastifyInstance, { system 
             VulnerabilityDetail,
             'The finding was created (or this is the replay of its creation): the finding as GET returns it.',
           ),
-          ...v1Errors({
-            400: 'validation_failed (details name the field), or idempotency_key_required',
-            409: 'idempotency_key_reused (same key, different body) or idempotency_request_in_progress',
-          }),
+          ...writeErrors('validation_failed (details name the field)'),
         },
       },
     },
-    async (request, reply) => {
-      const outcome = await createVulnerability({
-        ctx: requestContext(system, request),
-        input: { idempotency: idempotencyOf(request, () => '/v1/vulnerabilities'), body: request.body },
-      });
-      return sendOutcome(request, reply, outcome, (finding) => `/v1/vulnerabilities/${finding.vulnerabilityId}`);
-    },
+    async (request, reply) =>
+      replyWrite(
+        system,
+        request,
+        reply,
+        createVulnerability,
+        { idempotency: idempotencyOf(request, () => '/v1/vulnerabilities'), body: request.body },
+        (finding) => `/v1/vulnerabilities/${finding.vulnerabilityId}`,
+      ),
   );
 }

@@ -5,8 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { getVulnerability } from '../../../domain/vulnerabilities/get.ts';
 import { VULNERABILITY_EXPANSIONS, type VulnerabilityExpansion } from '../../../domain/vulnerabilities/shape.ts';
 import { VULNERABILITY_RESOURCE_STATUSES } from '../../../shared/vocabulary.ts';
-import { requestContext } from '../../plugins/auth.ts';
-import { sendEnvelope } from '../../reply.ts';
+import { replyRead } from '../../reply.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import { expansionsQuery } from '../../schemas/artifacts.ts';
 import { enumList, parseList } from '../../schemas/lists.ts';
@@ -38,16 +37,11 @@ export default function getVulnerabilityRoute(app: FastifyInstance, { system, an
         },
       },
     },
-    async (request, reply) => {
-      const data = await getVulnerability({
-        ctx: requestContext(system, request),
-        input: {
-          vulnerabilityId: request.params.vulnerabilityId,
-          resourceStatus: parseList(request.query.resourceStatus),
-          fields: parseList<VulnerabilityExpansion>(request.query.fields),
-        },
-      });
-      return sendEnvelope(request, reply, { cache: system.cache, answers, warm }, data, data);
-    },
+    async (request, reply) =>
+      replyRead({ system, answers, warm }, request, reply, getVulnerability, {
+        vulnerabilityId: request.params.vulnerabilityId,
+        resourceStatus: parseList(request.query.resourceStatus),
+        fields: parseList<VulnerabilityExpansion>(request.query.fields),
+      }),
   );
 }

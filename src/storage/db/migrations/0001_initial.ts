@@ -31,6 +31,27 @@ function stamped(t: Table): Table {
     .addColumn('modified_on', 'bigint');
 }
 
+/** The review state policies and evidence records share (their status, relevance and gaps). */
+function reviewed(t: Table): Table {
+  return t
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('department', 'text')
+    .addColumn('is_relevant', 'boolean', (c) => c.notNull())
+    .addColumn('not_relevant_reason', 'text')
+    .addColumn('next_review_date', 'bigint')
+    .addColumn('gap_status', 'text', (c) => c.notNull());
+}
+
+/** Who added and last updated a document or attachment, and when (people IDs, epoch ms). */
+function updated(t: Table): Table {
+  return t
+    .addColumn('added_by', 'text')
+    .addColumn('added_on', 'bigint', (c) => c.notNull())
+    .addColumn('updated_by', 'text')
+    .addColumn('updated_on', 'bigint');
+}
+
 async function index(db: Kysely<any>, table: string, columns: string[], unique = false) {
   let builder = db.schema
     .createIndex(`${table}_${columns.join('_')}_idx`)
@@ -40,7 +61,21 @@ async function index(db: Kysely<any>, table: string, columns: string[], unique =
   await builder.execute();
 }
 
+/** In this order: each table is created after the tables it references. */
 export async function up(db: Kysely<any>): Promise<void> {
+  await createAccountTables(db);
+  await createGraphTables(db);
+  await createPolicyTables(db);
+  await createEvidenceTables(db);
+  await createTestTables(db);
+  await createRiskAndTicketTables(db);
+  await createVulnerabilityTables(db);
+  await createCustomFieldTables(db);
+  await createIdempotencyTable(db);
+}
+
+/** The organizations, their credentials and the tokens issued to them. */
+async function createAccountTables(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('organizations')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -75,7 +110,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await index(db, 'access_tokens', ['credential_id']);
   await index(db, 'access_tokens', ['expires_at']);
+}
 
+/** Who and what records hang from, the frameworks, requirements and controls, and the links between them. */
+async function createGraphTables(db: Kysely<any>): Promise<void> {
   await owned(db, 'entities')
     .addColumn('name', 'text', (c) => c.notNull())
     .execute();
@@ -130,17 +168,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   await index(db, 'subject_people', [ORG, 'subject_type', 'person_id']);
   await link(db, 'subject_entities', ['subject_type', 'subject_id', 'entity_id']).execute();
   await index(db, 'subject_entities', [ORG, 'subject_type', 'entity_id']);
+}
 
+/** Policies, their documents and versions. */
+async function createPolicyTables(db: Kysely<any>): Promise<void> {
   await stamped(
-    owned(db, 'policies')
-      .addColumn('custom_id', 'text', (c) => c.notNull())
-      .addColumn('name', 'text', (c) => c.notNull())
-      .addColumn('status', 'text', (c) => c.notNull())
-      .addColumn('department', 'text')
-      .addColumn('is_relevant', 'boolean', (c) => c.notNull())
-      .addColumn('not_relevant_reason', 'text')
-      .addColumn('next_review_date', 'bigint')
-      .addColumn('gap_status', 'text', (c) => c.notNull())
+    reviewed(owned(db, 'policies').addColumn('custom_id', 'text', (c) => c.notNull()))
       .addColumn('ai_detected_gaps', 'text', (c) => c.notNull().defaultTo('[]'))
       .addColumn('policy_behavior', 'text')
       .addColumn('version_number', 'text')
@@ -153,17 +186,14 @@ export async function up(db: Kysely<any>): Promise<void> {
   ).execute();
   await index(db, 'policies', [ORG]);
 
-  await owned(db, 'policy_documents')
-    .addColumn('policy_id', 'text', (c) => c.notNull().references('policies.id').onDelete('cascade'))
-    .addColumn('display_name', 'text', (c) => c.notNull())
-    .addColumn('type', 'text', (c) => c.notNull())
-    .addColumn('url', 'text')
-    .addColumn('note', 'text')
-    .addColumn('added_by', 'text')
-    .addColumn('added_on', 'bigint', (c) => c.notNull())
-    .addColumn('updated_by', 'text')
-    .addColumn('updated_on', 'bigint')
-    .execute();
+  await updated(
+    owned(db, 'policy_documents')
+      .addColumn('policy_id', 'text', (c) => c.notNull().references('policies.id').onDelete('cascade'))
+      .addColumn('display_name', 'text', (c) => c.notNull())
+      .addColumn('type', 'text', (c) => c.notNull())
+      .addColumn('url', 'text')
+      .addColumn('note', 'text'),
+  ).execute();
   await index(db, 'policy_documents', ['policy_id']);
 
   await owned(db, 'policy_versions')
@@ -173,16 +203,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('published_on', 'bigint', (c) => c.notNull())
     .execute();
   await index(db, 'policy_versions', ['policy_id']);
+}
 
+/** Evidence records and their attachments. */
+async function createEvidenceTables(db: Kysely<any>): Promise<void> {
   await stamped(
-    owned(db, 'evidence')
-      .addColumn('name', 'text', (c) => c.notNull())
-      .addColumn('status', 'text', (c) => c.notNull())
-      .addColumn('department', 'text')
-      .addColumn('is_relevant', 'boolean', (c) => c.notNull())
-      .addColumn('not_relevant_reason', 'text')
-      .addColumn('next_review_date', 'bigint')
-      .addColumn('gap_status', 'text', (c) => c.notNull())
+    reviewed(owned(db, 'evidence'))
       .addColumn('gaps', 'text', (c) => c.notNull().defaultTo('[]'))
       .addColumn('recurrence', 'text')
       .addColumn('effort_estimate', 'text')
@@ -195,26 +221,26 @@ export async function up(db: Kysely<any>): Promise<void> {
   ).execute();
   await index(db, 'evidence', [ORG]);
 
-  await owned(db, 'attachments')
-    .addColumn('evidence_id', 'text', (c) => c.notNull().references('evidence.id').onDelete('cascade'))
-    .addColumn('display_name', 'text', (c) => c.notNull())
-    .addColumn('type', 'text', (c) => c.notNull())
-    .addColumn('url', 'text')
-    .addColumn('note', 'text')
-    .addColumn('blob_key', 'text')
-    .addColumn('size_bytes', 'bigint')
-    .addColumn('sha256', 'text')
-    .addColumn('upload_id', 'text')
-    .addColumn('evidence_date', 'bigint', (c) => c.notNull())
-    .addColumn('period_start', 'bigint')
-    .addColumn('period_end', 'bigint')
-    .addColumn('added_by', 'text')
-    .addColumn('added_on', 'bigint', (c) => c.notNull())
-    .addColumn('updated_by', 'text')
-    .addColumn('updated_on', 'bigint')
-    .execute();
+  await updated(
+    owned(db, 'attachments')
+      .addColumn('evidence_id', 'text', (c) => c.notNull().references('evidence.id').onDelete('cascade'))
+      .addColumn('display_name', 'text', (c) => c.notNull())
+      .addColumn('type', 'text', (c) => c.notNull())
+      .addColumn('url', 'text')
+      .addColumn('note', 'text')
+      .addColumn('blob_key', 'text')
+      .addColumn('size_bytes', 'bigint')
+      .addColumn('sha256', 'text')
+      .addColumn('upload_id', 'text')
+      .addColumn('evidence_date', 'bigint', (c) => c.notNull())
+      .addColumn('period_start', 'bigint')
+      .addColumn('period_end', 'bigint'),
+  ).execute();
   await index(db, 'attachments', ['evidence_id']);
+}
 
+/** Tests, the applications and resources they cover, and their history. */
+async function createTestTables(db: Kysely<any>): Promise<void> {
   await owned(db, 'applications')
     .addColumn('name', 'text', (c) => c.notNull())
     .execute();
@@ -263,7 +289,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('status', 'text', (c) => c.notNull())
     .execute();
   await index(db, 'test_history', ['test_id', 'scanned_on']);
+}
 
+/** Risks and tickets linked to records. */
+async function createRiskAndTicketTables(db: Kysely<any>): Promise<void> {
   await owned(db, 'risks')
     .addColumn('name', 'text', (c) => c.notNull())
     .execute();
@@ -277,7 +306,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('url', 'text', (c) => c.notNull())
     .execute();
   await index(db, 'tickets', [ORG, 'subject_type', 'subject_id']);
+}
 
+/** Vulnerability findings and the resources they affect. */
+async function createVulnerabilityTables(db: Kysely<any>): Promise<void> {
   await stamped(
     owned(db, 'vulnerabilities')
       .addColumn('source', 'text', (c) => c.notNull())
@@ -309,7 +341,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('status', 'text', (c) => c.notNull())
     .execute();
   await index(db, 'vulnerability_resources', ['vulnerability_id', 'status']);
+}
 
+/** Custom fields and their values. */
+async function createCustomFieldTables(db: Kysely<any>): Promise<void> {
   await owned(db, 'custom_fields')
     .addColumn('resource_type', 'text', (c) => c.notNull())
     .addColumn('title', 'text', (c) => c.notNull())
@@ -321,7 +356,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('value', 'text', (c) => c.notNull())
     .execute();
   await index(db, 'custom_field_values', [ORG, 'subject_id']);
+}
 
+/** Idempotency records of writes, per credential and key. */
+async function createIdempotencyTable(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('idempotency_records')
     .addColumn('credential_id', 'text', (c) => c.notNull().references('credentials.id').onDelete('cascade'))

@@ -1,7 +1,7 @@
 // Indexes that let GET /v1/controls (and GET /v1/frameworks) read an organization's compliance
 // inputs from indexes alone, without visiting the tables. A cold controls list reads every
 // control → artifact and control → framework link of the organization, every artifact's state
-// and the artifacts mapped to the frameworks asked for (see repositories/controls.ts); measured
+// and the artifacts mapped to the frameworks asked for (see repositories/compliance/compliance-inputs.ts); measured
 // with bench/controls.ts at demo scale 20 (3,000 controls, 10,140 artifacts):
 //   control_artifacts_cover_idx     (organization_id, control_id, artifact_type, artifact_id)
 //       all of an organization's control → artifact links; also one control's artifacts

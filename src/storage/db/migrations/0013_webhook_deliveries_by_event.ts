@@ -6,7 +6,7 @@
 //
 // Two indexes: deliveries by age, for the clean-up that removes them (and their attempts) with
 // their events; and the leased rows, so the fair claim counts what each organization and endpoint
-// has in flight without reading the whole backlog (repositories/webhook-deliveries.ts).
+// has in flight without reading the whole backlog (repositories/events/webhook-deliveries.ts).
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
 
 const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof PostgresAdapter;

@@ -5,7 +5,7 @@
 // index probe whatever the size of the data:
 // - `evidence.stale_at`: the first millisecond after the latest attachment period of the record
 //   (null without a periodic recurrence or without a dated attachment), kept by the writes that
-//   add attachments or change the recurrence (repositories/time-due.ts, refreshStaleAt); indexed
+//   add attachments or change the recurrence (repositories/service/time-due.ts, refreshStaleAt); indexed
 //   only for the statuses time moves (`uploaded`, `pending_approval`);
 // - `policies.next_review_date`: the spec's own field, indexed only for `published` policies.
 // Existing evidence gets its `stale_at` from the attachments it already has.
