@@ -44,14 +44,7 @@ export async function createCredential({
   const now = record.createdAt;
   const max = ctx.maxActiveCredentialsPerOrg ?? DEFAULT_MAX_ACTIVE_CREDENTIALS;
   await ctx.db.kysely.transaction().execute(async (tx) => {
-    await assertWithinCap(tx, org.id, {
-      field: 'credentials',
-      things: 'active credentials',
-      undo: 'revoke',
-      doing: 'creating',
-      max,
-      count: credentials.countActiveCredentials,
-    });
+    await assertWithinCap(tx, org.id, 'credentials', max, credentials.countActiveCredentials);
     await credentials.insertCredential(tx, record);
     const target = { type: 'credential' as const, id: record.id, label: `${record.name} (${record.clientId})` };
     await recordAudit(tx, { organizationId: org.id, actor: ctx.actor, action: 'credential.create', target, at: now });

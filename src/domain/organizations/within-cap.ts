@@ -6,24 +6,28 @@ import { validationFailed } from '../../shared/errors.ts';
 import { lockOrganization } from '../../storage/db/repositories/organizations/organizations.ts';
 import type { Database } from '../../storage/db/schema.ts';
 
-export interface Cap {
-  /** the detail's field: what is capped (`credentials`) */
-  field: string;
-  /** the things counted, plural (`active credentials`) */
-  things: string;
-  /** how one is given up (`revoke`) and what the refused request did (`creating`) */
-  undo: string;
-  doing: string;
-  max: number;
-  count: (tx: Kysely<Database>, organizationId: string) => Promise<number>;
-}
+/** What each cap counts, in the words of its refusal: the detail's field, the things, how one is given up, what was refused. */
+const CAPS = {
+  credentials: { field: 'credentials', things: 'active credentials', undo: 'revoke', doing: 'creating' },
+  endpoints: { field: 'endpoints', things: 'webhook endpoints', undo: 'delete', doing: 'registering' },
+} as const;
 
-/** Locks the organization, then throws validation_failed when it already holds `cap.max`. */
-export async function assertWithinCap(tx: Kysely<Database>, organizationId: string, cap: Cap): Promise<void> {
+/**
+ * Locks the organization, then throws validation_failed when it already holds `max` of what `cap`
+ * counts (`count`, under the lock).
+ */
+export async function assertWithinCap(
+  tx: Kysely<Database>,
+  organizationId: string,
+  cap: keyof typeof CAPS,
+  max: number,
+  count: (tx: Kysely<Database>, organizationId: string) => Promise<number>,
+): Promise<void> {
   await lockOrganization(tx, organizationId);
-  if ((await cap.count(tx, organizationId)) < cap.max) return;
+  if ((await count(tx, organizationId)) < max) return;
+  const { field, things, undo, doing } = CAPS[cap];
   throw validationFailed(
-    [{ field: cap.field, message: `at most ${cap.max} ${cap.things} per organization; ${cap.undo} one first` }],
-    `An organization can have at most ${cap.max} ${cap.things}; ${cap.undo} one before ${cap.doing} another.`,
+    [{ field, message: `at most ${max} ${things} per organization; ${undo} one first` }],
+    `An organization can have at most ${max} ${things}; ${undo} one before ${doing} another.`,
   );
 }

@@ -42,14 +42,7 @@ export async function createEndpoint({
     updatedAt: now,
   };
   await ctx.db.kysely.transaction().execute(async (tx) => {
-    await assertWithinCap(tx, org.id, {
-      field: 'endpoints',
-      things: 'webhook endpoints',
-      undo: 'delete',
-      doing: 'registering',
-      max: MAX_ENDPOINTS_PER_ORG,
-      count: endpoints.countEndpoints,
-    });
+    await assertWithinCap(tx, org.id, 'endpoints', MAX_ENDPOINTS_PER_ORG, endpoints.countEndpoints);
     await endpoints.insertEndpoint(tx, record);
     await endpoints.insertSecret(tx, {
       id: randomUUID(),
