@@ -6,9 +6,10 @@ import { generatePassword } from '../../domain/console/passwords.ts';
 import { resetAdminPassword } from '../../domain/console/reset-admin-password.ts';
 import { operatorActor } from '../../operator-actor.ts';
 import { JSON_OPTION, ORG_OPTION, type Command } from '../command.ts';
-import { operatorContext, organizationId } from '../organization-id.ts';
+import { organizationId } from '../organization-id.ts';
 import { readNewPassword } from '../password-input.ts';
-import { dateCell, printList } from '../table.ts';
+import { dateCell } from '../table.ts';
+import { orgListCommand } from '../org-list-command.ts';
 
 export const adminCommands: Command[] = [
   {
@@ -36,23 +37,13 @@ export const adminCommands: Command[] = [
       );
     },
   },
-  {
-    group: 'admin',
-    action: 'list',
-    summary: 'list console administrators (no password hashes)',
-    options: { org: ORG_OPTION, json: JSON_OPTION },
-    async run({ system: ctx }, { values }, io) {
-      const admins = await listAdmins({
-        ctx: await operatorContext(ctx, values.org as string, 'cds admin list'),
-      });
-      printList(io, values.json, admins, ['ID', 'EMAIL', 'CREATED', 'LAST SIGN-IN'], (a) => [
-        a.id,
-        a.email,
-        dateCell(a.createdAt),
-        dateCell(a.lastSignInAt),
-      ]);
-    },
-  },
+  orgListCommand(
+    'admin',
+    'list console administrators (no password hashes)',
+    listAdmins,
+    ['ID', 'EMAIL', 'CREATED', 'LAST SIGN-IN'],
+    (a) => [a.id, a.email, dateCell(a.createdAt), dateCell(a.lastSignInAt)],
+  ),
   {
     group: 'admin',
     action: 'reset-password',

@@ -5,7 +5,8 @@ import { revokeCredential } from '../../domain/auth/revoke-credential.ts';
 import { operatorActor } from '../../operator-actor.ts';
 import { JSON_OPTION, ORG_OPTION, type Command } from '../command.ts';
 import { operatorContext } from '../organization-id.ts';
-import { dateCell, printList } from '../table.ts';
+import { dateCell } from '../table.ts';
+import { orgListCommand } from '../org-list-command.ts';
 
 export const credentialCommands: Command[] = [
   {
@@ -38,26 +39,13 @@ export const credentialCommands: Command[] = [
       }
     },
   },
-  {
-    group: 'credential',
-    action: 'list',
-    summary: 'list credentials (never their secrets)',
-    options: { org: ORG_OPTION, json: JSON_OPTION },
-    async run({ system: ctx }, { values }, io) {
-      const list = await listCredentials({
-        ctx: await operatorContext(ctx, values.org as string, 'cds credential list'),
-      });
-      printList(io, values.json, list, ['ID', 'NAME', 'CLIENT ID', 'ACCESS', 'STATUS', 'CREATED', 'LAST USED'], (c) => [
-        c.id,
-        c.name,
-        c.clientId,
-        c.accessLevel,
-        c.status,
-        dateCell(c.createdAt),
-        dateCell(c.lastUsedAt),
-      ]);
-    },
-  },
+  orgListCommand(
+    'credential',
+    'list credentials (never their secrets)',
+    listCredentials,
+    ['ID', 'NAME', 'CLIENT ID', 'ACCESS', 'STATUS', 'CREATED', 'LAST USED'],
+    (c) => [c.id, c.name, c.clientId, c.accessLevel, c.status, dateCell(c.createdAt), dateCell(c.lastUsedAt)],
+  ),
   {
     group: 'credential',
     action: 'revoke',

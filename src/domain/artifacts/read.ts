@@ -25,20 +25,15 @@ import {
 /** The `departments` value that selects items without a department (compared case-insensitively). */
 export const NO_DEPARTMENT = 'No Department';
 
-/** The list filters of the policy and evidence lists, as the route parsed them. */
-export interface ArtifactListInput<Status extends string = string, Field extends string = string> {
-  status?: Status[];
-  frameworkIds?: string[];
-  controlIds?: string[];
-  entityIds?: string[];
-  isRelevant?: boolean;
-  assigneeEmails?: string[];
-  approverEmails?: string[];
-  departments?: string[];
-  nextReviewAtFrom?: number;
-  nextReviewAtTo?: number;
-  fields?: Field[];
-}
+/**
+ * The list filters of the policy and evidence lists, as the route parsed them: the storage filter's
+ * list parameters, with `departments` still holding the `No Department` token (toFilter turns it
+ * into `withoutDepartment`) and the fields asked for.
+ */
+export type ArtifactListInput<Status extends string = string, Field extends string = string> = Omit<
+  ArtifactFilter,
+  'ids' | 'status' | 'withoutDepartment'
+> & { status?: Status[]; fields?: Field[] };
 
 export function toFilter(input: ArtifactListInput): ArtifactFilter {
   const isNone = (d: string) => d.toLowerCase() === NO_DEPARTMENT.toLowerCase();
