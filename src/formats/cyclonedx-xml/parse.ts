@@ -10,9 +10,9 @@
 // file is bounded already (IMPORT_MAX_BYTES, counted while the import spools it:
 // domain/vulnerabilities/import-spool.ts). The counts inside are bounded by the shared mapping
 // (MAX_COMPONENTS), the texts by the finding's own bounds (../scanners/finding.ts).
-import type { ScannedFinding, ScanSummary } from '../../domain/vulnerabilities/scanned-finding.ts';
+import type { ScanSummary } from '../../domain/vulnerabilities/scanned-finding.ts';
 import { BomMapping, isReadVersion, versionExpected } from '../cyclonedx/bom.ts';
-import type { FileTop, SummaryWatch } from '../scanners/contract.ts';
+import type { FileTop, FormatReader } from '../scanners/contract.ts';
 import { fileError, streamJson, type ByteChunks, type PathPart } from '../scanners/json-stream.ts';
 import { isObject } from '../scanners/read.ts';
 import { readXml, xmlErrorAt } from './document.ts';
@@ -79,11 +79,7 @@ function bomRoot(text: string, name: string, root: unknown, at: number): { prefi
 }
 
 /** Reads a CycloneDX 1.4+ XML BOM; yields its vulnerabilities' findings. */
-export async function* parseCycloneDxXml(
-  chunks: ByteChunks,
-  file: FileTop,
-  watch?: SummaryWatch,
-): AsyncGenerator<ScannedFinding, ScanSummary> {
+export const parseCycloneDxXml: FormatReader = async function* (chunks, file, watch) {
   const summary: ScanSummary = { format: 'cyclonedx-xml', tool: 'CycloneDX', findings: 0, skipped: 0 };
   watch?.(summary);
   const text = await textOf(chunks);
@@ -100,4 +96,4 @@ export async function* parseCycloneDxXml(
   for (const [i, component] of list('components').entries()) mapping.component(component, ['components', i]);
   for (const [i, vulnerability] of list('vulnerabilities').entries()) yield* mapping.vulnerability(vulnerability, ['vulnerabilities', i]);
   return summary;
-}
+};

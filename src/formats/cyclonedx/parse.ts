@@ -2,10 +2,10 @@
 // vulnerability and affected component (`affects[].ref` → `components[]` by bom-ref). Mapping:
 // docs/scanner-formats.md ("CycloneDX"). How each part maps is ./bom.ts (the XML encoding's reader
 // shares it); this file streams the parts to it.
-import type { ScannedFinding, ScanSummary } from '../../domain/vulnerabilities/scanned-finding.ts';
+import type { ScanSummary } from '../../domain/vulnerabilities/scanned-finding.ts';
 import { Held, MAX_HELD } from '../scanners/held.ts';
-import { streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
-import type { FileTop, SummaryWatch } from '../scanners/contract.ts';
+import { streamJson, walkInto, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
+import type { FormatReader } from '../scanners/contract.ts';
 import { isObject } from '../scanners/read.ts';
 import { BomMapping } from './bom.ts';
 
@@ -14,11 +14,7 @@ const COMPONENT_KEPT = new Set(['bom-ref', 'name', 'version', 'purl', 'group', '
 const VULNERABILITY_PRUNED = new Set(['proofOfConcept', 'evidence', 'tools', 'properties', 'credits']);
 
 /** Reads a CycloneDX 1.4+ JSON BOM; yields its vulnerabilities' findings. */
-export async function* parseCycloneDx(
-  chunks: ByteChunks,
-  file: FileTop,
-  watch?: SummaryWatch,
-): AsyncGenerator<ScannedFinding, ScanSummary> {
+export const parseCycloneDx: FormatReader = async function* (chunks, file, watch) {
   const summary: ScanSummary = { format: 'cyclonedx', tool: 'CycloneDX', findings: 0, skipped: 0 };
   watch?.(summary);
   const bom = new BomMapping(summary);
@@ -68,4 +64,4 @@ export async function* parseCycloneDx(
   for (const h of held.take()) yield* bom.vulnerability(h.value, h.path);
   if (bomFormat === undefined) throw file.missing('bomFormat');
   return summary;
-}
+};

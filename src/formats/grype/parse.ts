@@ -4,8 +4,8 @@ import type { ScannedFinding, ScanSummary } from '../../domain/vulnerabilities/s
 import { nameText } from '../../domain/vulnerabilities/scanned-text.ts';
 import { advisoryKey, advisoryOf, cveOf, packageIdentity } from '../scanners/finding-key.ts';
 import { packageResource, scannedFinding, type RawResource, type RawVerdict } from '../scanners/finding.ts';
-import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
-import type { FileTop, SummaryWatch } from '../scanners/contract.ts';
+import { fileError, streamJson, walkInto, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
+import type { FormatReader } from '../scanners/contract.ts';
 import { fieldsOf, isObject, type Fields } from '../scanners/read.ts';
 import { chooseSeverity, cvssScoreOf } from '../scanners/severity.ts';
 
@@ -103,7 +103,7 @@ function scopeOf(source: unknown): string | undefined {
 }
 
 /** Reads a Grype JSON report; yields its findings, returns what the file says of itself. */
-export async function* parseGrype(chunks: ByteChunks, file: FileTop, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
+export const parseGrype: FormatReader = async function* (chunks, file, watch) {
   const summary: ScanSummary = { format: 'grype', tool: TOOL, findings: 0, skipped: 0 };
   watch?.(summary);
   let sawMatches = false;
@@ -136,4 +136,4 @@ export async function* parseGrype(chunks: ByteChunks, file: FileTop, watch?: Sum
   }
   if (!sawMatches) throw file.missing('matches');
   return summary;
-}
+};

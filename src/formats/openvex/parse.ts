@@ -4,8 +4,8 @@
 import type { ScannedFinding, ScanSummary } from '../../domain/vulnerabilities/scanned-finding.ts';
 import { advisoryKey, advisoryOf, cveOf, purlIdentity, type PackageIdentity } from '../scanners/finding-key.ts';
 import { purlResource, scannedFinding, type RawVerdict } from '../scanners/finding.ts';
-import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
-import type { FileTop, SummaryWatch } from '../scanners/contract.ts';
+import { fileError, streamJson, walkInto, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
+import type { FormatReader } from '../scanners/contract.ts';
 import { fieldsOf, isObject, type Fields } from '../scanners/read.ts';
 
 const TOOL = 'OpenVEX';
@@ -91,7 +91,7 @@ function mapStatement(value: unknown, path: PathPart[]): ScannedFinding[] {
 }
 
 /** Reads an OpenVEX document; yields one finding per statement, product and subcomponent. */
-export async function* parseOpenVex(chunks: ByteChunks, file: FileTop, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
+export const parseOpenVex: FormatReader = async function* (chunks, file, watch) {
   const summary: ScanSummary = { format: 'openvex', tool: TOOL, findings: 0, skipped: 0 };
   watch?.(summary);
   let context: unknown;
@@ -121,4 +121,4 @@ export async function* parseOpenVex(chunks: ByteChunks, file: FileTop, watch?: S
   }
   if (context === undefined) throw file.missing('@context');
   return summary;
-}
+};

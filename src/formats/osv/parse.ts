@@ -5,8 +5,8 @@ import type { ScannedFinding, ScanSummary } from '../../domain/vulnerabilities/s
 import { advisoryKey, advisoryOf, cveOf, packageIdentity } from '../scanners/finding-key.ts';
 import { packageResource, scannedFinding } from '../scanners/finding.ts';
 import { Held, MAX_HELD } from '../scanners/held.ts';
-import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
-import type { FileTop, SummaryWatch } from '../scanners/contract.ts';
+import { fileError, streamJson, walkInto, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
+import type { FormatReader } from '../scanners/contract.ts';
 import { fieldsOf, type Fields } from '../scanners/read.ts';
 import { chooseSeverity, cvssScoreOf } from '../scanners/severity.ts';
 
@@ -72,7 +72,7 @@ function mapPackage(value: unknown, path: PathPart[], sourcePath: string | undef
 }
 
 /** Reads an OSV-Scanner JSON report; yields its findings, returns what the file says of itself. */
-export async function* parseOsv(chunks: ByteChunks, file: FileTop, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
+export const parseOsv: FormatReader = async function* (chunks, file, watch) {
   const summary: ScanSummary = { format: 'osv', tool: TOOL, findings: 0, skipped: 0 };
   watch?.(summary);
   let sawResults = false;
@@ -131,4 +131,4 @@ export async function* parseOsv(chunks: ByteChunks, file: FileTop, watch?: Summa
   for (const h of held.take()) yield* map(h.value, h.path);
   if (!sawResults) throw file.missing('results');
   return summary;
-}
+};

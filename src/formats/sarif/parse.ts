@@ -7,8 +7,8 @@ import type { Severity } from '../../domain/vulnerabilities/shape.ts';
 import { cveOf, ruleKey } from '../scanners/finding-key.ts';
 import { scannedFinding, type RawResource, type RawVerdict } from '../scanners/finding.ts';
 import { Held, MAX_HELD } from '../scanners/held.ts';
-import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
-import type { FileTop, SummaryWatch } from '../scanners/contract.ts';
+import { fileError, streamJson, walkInto, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
+import type { FormatReader } from '../scanners/contract.ts';
 import { fieldsOf, type Fields } from '../scanners/read.ts';
 import { cvssScoreOf, severityOfScore } from '../scanners/severity.ts';
 import { sourceOfTool } from '../../domain/vulnerabilities/source-of-tool.ts';
@@ -226,7 +226,7 @@ function scopeOf(member: PathPart, value: unknown): string | undefined {
 }
 
 /** Reads a SARIF 2.1.0 log; yields its findings, returns what the file says of itself. */
-export async function* parseSarif(chunks: ByteChunks, file: FileTop, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
+export const parseSarif: FormatReader = async function* (chunks, file, watch) {
   const summary: ScanSummary = { format: 'sarif', findings: 0, skipped: 0 };
   watch?.(summary);
   let version: unknown;
@@ -284,4 +284,4 @@ export async function* parseSarif(chunks: ByteChunks, file: FileTop, watch?: Sum
   if (version === undefined) throw file.missing('version');
   if (!sawRuns) throw file.missing('runs');
   return summary;
-}
+};

@@ -6,8 +6,8 @@ import { nameText } from '../../domain/vulnerabilities/scanned-text.ts';
 import { advisoryKey, advisoryOf, cveOf, packageIdentity, ruleKey } from '../scanners/finding-key.ts';
 import { packageResource, scannedFinding, type RawResource, type RawVerdict } from '../scanners/finding.ts';
 import { Held, MAX_HELD } from '../scanners/held.ts';
-import { fileError, streamJson, walkInto, type ByteChunks, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
-import type { FileTop, SummaryWatch } from '../scanners/contract.ts';
+import { fileError, streamJson, walkInto, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
+import type { FormatReader } from '../scanners/contract.ts';
 import { fieldsOf, type Fields } from '../scanners/read.ts';
 import { chooseSeverity, cvssScoreOf } from '../scanners/severity.ts';
 
@@ -131,7 +131,7 @@ function modified(value: unknown, path: PathPart[], target: Target): ScannedFind
 }
 
 /** Reads a Trivy JSON report; yields its findings, returns what the file says of itself. */
-export async function* parseTrivy(chunks: ByteChunks, file: FileTop, watch?: SummaryWatch): AsyncGenerator<ScannedFinding, ScanSummary> {
+export const parseTrivy: FormatReader = async function* (chunks, file, watch) {
   const summary: ScanSummary = { format: 'trivy', tool: TOOL, findings: 0, skipped: 0 };
   watch?.(summary);
   let sawSchema = false;
@@ -218,4 +218,4 @@ export async function* parseTrivy(chunks: ByteChunks, file: FileTop, watch?: Sum
   function* flush() {
     for (const h of held.take()) yield* map(h.value, h.path);
   }
-}
+};
