@@ -79,3 +79,18 @@ for (const dialect of dialects) {
     });
   });
 }
+
+describe('an idle job worker writes nothing (sqlite)', () => {
+  test('polling for jobs every 20 ms leaves the change stamp alone, so cached grants and warm answers stay proved', async () => {
+    const server = await startServer({ dialect: 'sqlite', env: { JOB_POLL_MS: '20' } });
+    try {
+      await new Promise((r) => setTimeout(r, 200)); // the worker's first looks
+      const stamp = server.system.db.changeStamp?.();
+      assert.notEqual(stamp, undefined);
+      await new Promise((r) => setTimeout(r, 400)); // some twenty more
+      assert.equal(server.system.db.changeStamp?.(), stamp);
+    } finally {
+      await server.close();
+    }
+  });
+});

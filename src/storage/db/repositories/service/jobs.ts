@@ -61,14 +61,18 @@ function claimable(eb: ExpressionBuilder<Database, 'jobs'>, now: number, maxAtte
 /**
  * Ends as failed, with `error` (JSON), the jobs whose lease ran out on their last run: each run
  * stopped its node (a crash, an out-of-memory kill) or stalled it past the lease. Answers how many.
+ * Looked for first: the worker calls this on every poll, and an UPDATE that changes nothing is
+ * still a write (on SQLite it moves the change stamp that proves cached grants and warm answers).
  */
 export async function failAbandonedJobs(db: Q, now: number, maxAttempts: number, error: string): Promise<number> {
+  const abandoned = (eb: ExpressionBuilder<Database, 'jobs'>) =>
+    eb.and([eb('status', '=', 'running'), eb('lease_until', '<=', now), eb('attempts', '>=', maxAttempts)]);
+  const found = await db.selectFrom('jobs').select('id').where(abandoned).limit(1).executeTakeFirst();
+  if (!found) return 0;
   const result = await db
     .updateTable('jobs')
     .set({ status: 'failed', error, finished_at: now, lease_owner: null, lease_until: null })
-    .where('status', '=', 'running')
-    .where('lease_until', '<=', now)
-    .where('attempts', '>=', maxAttempts)
+    .where(abandoned)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
