@@ -71,7 +71,10 @@ export class ImportRun {
   /** per source: findings the file reported that are not closed after it (all open ones reported: nothing to close) */
   private readonly openReported = new Map<string, number>();
   private readonly result = { created: 0, updated: 0, closed: 0, reopened: 0, unchanged: 0, findingIds: [] as string[] };
+  /** whether the import wrote anything */
   changed = false;
+  /** whether it wrote anything since its slice began (the whole run when it is not sliced) */
+  private sliceChanged = false;
   private readonly events: ImportEvents;
 
   private readonly ctx: Context;
@@ -103,7 +106,7 @@ export class ImportRun {
     if (this.format.absentCloses && !this.options.dryRun) {
       for (const s of new Set([source, ...this.sourcesSeen()])) await this.closeUnreported(s);
     }
-    if (this.changed && !this.options.dryRun) await bumpDataVersions(this.trx, this.org, WRITES['vulnerabilities.import']);
+    if (this.sliceChanged && !this.options.dryRun) await bumpDataVersions(this.trx, this.org, WRITES['vulnerabilities.import']);
     return { format: this.format.name, scope: this.scope === '' ? null : this.scope, source, ...this.result };
   }
 
@@ -185,7 +188,7 @@ export class ImportRun {
     await this.rewriteResources(diff.resourceRewrites);
     await this.addAgain(again, group, rows);
     await this.record(events);
-    if (diff.inserts.length + updates.length > 0) this.changed = true;
+    if (diff.inserts.length + updates.length > 0) this.markChanged();
     for (const key of fresh) this.seen.add(`${source}\u0000${key}`);
     this.openReported.set(source, (this.openReported.get(source) ?? 0) + diff.open);
     await this.nextSliceWhenDue();
@@ -195,11 +198,18 @@ export class ImportRun {
    * A job's slice boundary (./import-slices.ts), at the end of a batch: the slice's data versions
    * bumped in it, committed, and the next one begun under the organization's lock again.
    */
+  private markChanged(): void {
+    this.changed = true;
+    this.sliceChanged = true;
+  }
+
   private async nextSliceWhenDue(): Promise<void> {
     const slices = this.options.slices;
     if (!slices?.due) return;
-    if (this.changed) await bumpDataVersions(this.trx, this.org, WRITES['vulnerabilities.import']);
-    this.trx = await slices.next();
+    const changed = this.sliceChanged;
+    if (changed) await bumpDataVersions(this.trx, this.org, WRITES['vulnerabilities.import']);
+    this.sliceChanged = false;
+    this.trx = await slices.next(changed);
     this.events.trx = this.trx;
     await lockOrganization(this.trx, this.org);
   }
@@ -300,7 +310,7 @@ export class ImportRun {
     }
     if (additions.length > 0) {
       await addResources(this.ctx.db, this.trx, this.org, additions);
-      this.changed = true;
+      this.markChanged();
     }
   }
 
@@ -347,7 +357,7 @@ export class ImportRun {
         ),
       );
       this.result.closed += gone.length;
-      this.changed = true;
+      this.markChanged();
       await this.nextSliceWhenDue();
     }
   }

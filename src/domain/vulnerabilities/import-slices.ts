@@ -18,10 +18,10 @@ export class ImportSlices {
   private startedAt = 0;
   private readonly db: Kysely<Database>;
   private readonly sliceMs: number;
-  /** after each commit but the last: the slice's changes announced (caches of other nodes) */
-  private readonly onCommitted: () => Promise<void>;
+  /** after each commit but the last, with whether the slice changed anything: its changes announced (caches of other nodes) */
+  private readonly onCommitted: (changed: boolean) => Promise<void>;
 
-  constructor(db: Kysely<Database>, onCommitted: () => Promise<void>, sliceMs = SLICE_MS) {
+  constructor(db: Kysely<Database>, onCommitted: (changed: boolean) => Promise<void>, sliceMs = SLICE_MS) {
     this.db = db;
     this.onCommitted = onCommitted;
     this.sliceMs = sliceMs;
@@ -39,10 +39,10 @@ export class ImportSlices {
     return performance.now() - this.startedAt >= this.sliceMs;
   }
 
-  /** Commits the slice and begins the next one. */
-  async next(): Promise<Kysely<Database>> {
+  /** Commits the slice (`changed`: whether it wrote anything) and begins the next one. */
+  async next(changed: boolean): Promise<Kysely<Database>> {
     await this.commit();
-    await this.onCommitted();
+    await this.onCommitted(changed);
     return this.begin();
   }
 

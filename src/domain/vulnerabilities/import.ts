@@ -109,11 +109,10 @@ export async function runImportJob(ctx: Context, job: ImportJobInput, format: Sc
   await new ImportRun(ctx, ctx.db.kysely as Kysely<Database>, format, scope, { dryRun: true }).execute(
     readSpool(ctx.blobs, { key: job.spool }),
   );
-  let run: ImportRun | undefined;
-  const slices = new ImportSlices(ctx.db.kysely as Kysely<Database>, async () => {
-    if (run?.changed) await announceOrganizationChange(ctx, org);
+  const slices = new ImportSlices(ctx.db.kysely as Kysely<Database>, async (changed) => {
+    if (changed) await announceOrganizationChange(ctx, org);
   });
-  run = new ImportRun(ctx, await slices.begin(), format, scope, { slices });
+  const run = new ImportRun(ctx, await slices.begin(), format, scope, { slices });
   try {
     const result = await run.execute(readSpool(ctx.blobs, { key: job.spool }));
     await slices.commit();
