@@ -19,7 +19,8 @@ for (const dialect of dialects) {
   describe(`an import job writes in slices (${dialect})`, { concurrency: 1 }, () => {
     let server: TestServer;
     before(async () => {
-      server = await startServer({ dialect, env: { RATE_LIMIT_MAX: '100000', JOB_POLL_MS: '50' } });
+      // the defaults a deployment gets: the time scheduler on (the harness turns it off unless asked)
+      server = await startServer({ dialect, env: { RATE_LIMIT_MAX: '100000', JOB_POLL_MS: '50', TIME_SCHEDULER: 'on' } });
     });
     after(async () => server?.close());
 
