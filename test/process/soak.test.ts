@@ -21,9 +21,10 @@
 // get every delivery within NORMAL_DELIVERY_MS, well under the time-out the silent ones hold.
 //
 // A tenant importing scanner files in bulk (issue 36; opt-in for now, see OPT_IN) from an
-// organization of its own: again and again a 20,000-result SARIF file accepted as a job (followed to its end at
-// GET /v1/jobs/{id}, which must succeed) and a 2,000-result file imported synchronously, each round
-// new findings that close the last round's.
+// organization of its own: again and again a 20,000-result SARIF file accepted as a job (followed
+// to its end at GET /v1/jobs/{id}, which must succeed) and a 2,000-result file imported
+// synchronously, each round new findings that close the last round's. Both write in slices, so the normal tenants' writes never wait for a
+// whole import (on SQLite they did, past this soak's 3 s REQUEST_TIMEOUT_MS).
 //
 // Each hostile kind connects from its own loopback address (127.0.0.x; Linux routes the whole
 // 127/8 to lo), so the failed-authentication block earned by one kind neither hides another
@@ -76,10 +77,11 @@ const HOSTILE_ADDRESS = {
 } as const;
 type HostileKind = keyof typeof HOSTILE_ADDRESS;
 /**
- * Not in the default mix yet (SOAK_KINDS=bulkImport runs it): on SQLite an import holds the one
- * writer for its whole transaction, so the normal tenants' writes wait past this soak's
- * REQUEST_TIMEOUT_MS (3 s) and are cut (issue 36, still open: an import job's writes committed in
- * slices).
+ * Not in the default mix yet (SOAK_KINDS=bulkImport runs it, alone or with others). Beside it the
+ * normal tenants are now served (imports write in slices), but the server's resident memory does not
+ * come back to the baseline: in a 120 s run it ended 154 MB above it with the JavaScript heap 19 MiB
+ * above after a full collection, and a server importing the same rounds alone kept growing by
+ * 5-40 MB a round (native memory; issue 36, still open).
  */
 const OPT_IN: ReadonlySet<HostileKind> = new Set(['bulkImport']);
 /** SOAK_KINDS (comma-separated, e.g. `droppedUpload,hugeClientId`) runs only those hostile kinds */
@@ -134,6 +136,30 @@ async function collectGarbage(server: ServerProcess): Promise<void> {
 }
 
 const openFds = (pid: number) => fs.readdirSync(`/proc/${pid}/fd`).length;
+/** The process's open TCP connections to `port` (its delivery attempts to a receiver listening there). */
+function connectionsTo(pid: number, port: number): number {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  // the network namespace's table lists every process's sockets, closed ones too: keep the process's own
+  const own = new Set(
+    fs
+      .readdirSync(`/proc/${pid}/fd`)
+      .map((fd) => {
+        try {
+          return /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+        } catch {
+          return undefined; // closed meanwhile
+        }
+      })
+      .filter((inode) => inode !== undefined),
+  );
+  let count = 0;
+  for (const file of ['tcp', 'tcp6'])
+    for (const line of fs.readFileSync(`/proc/${pid}/net/${file}`, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields[2]?.endsWith(`:${hexPort}`) && own.has(fields[9])) count++;
+    }
+  return count;
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ---- Tallies ----
@@ -645,10 +671,13 @@ describe('soak: hostile traffic beside normal clients', () => {
     // A tenant importing in bulk: a large file as a job followed to its end, then a smaller one
     // synchronously; each round's findings are new, so the import closes the last round's.
     if (KINDS.has('bulkImport')) {
+      // Jobs and synchronous imports in scopes of their own: a synchronous import that closed a job's
+      // 20,000 findings could run past this soak's 3 s REQUEST_TIMEOUT_MS, which also cuts a
+      // connection silent for that long (the default is 120 s).
       const importOf = (round: number, results: number, prefer?: string) =>
         send(server.url, {
           method: 'POST',
-          path: '/v1/vulnerabilities/imports?format=sarif&scope=soak-bulk',
+          path: `/v1/vulnerabilities/imports?format=sarif&scope=soak-bulk-${prefer ? 'job' : 'sync'}`,
           headers: {
             authorization: `Bearer ${hostile.token.bulkImport}`,
             'content-type': 'application/json',
@@ -748,7 +777,10 @@ describe('soak: hostile traffic beside normal clients', () => {
     await sleep(3000);
     await collectGarbage(server);
     await sleep(1000);
-    const baseline = { rssKb: rssKb(pid), fds: openFds(pid) };
+    // The abuser's delivery attempts to its silent receivers, each held open for WEBHOOK_TIMEOUT_MS
+    // and retried, are in flight at any moment of the warm-up; at the end that receiver is closed
+    // (below), so they are not counted in the baseline either.
+    const baseline = { rssKb: rssKb(pid), fds: openFds(pid) - connectionsTo(pid, Number(new URL(silentReceiver.url).port)) };
     const baselineHeap = await heapMiB(server.opsUrl);
     tallies.clear();
     problems.clear();

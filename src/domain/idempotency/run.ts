@@ -140,19 +140,46 @@ export async function completeUnderClaim<T>(
   try {
     const result = await scope.db.kysely.transaction().execute(async (trx) => {
       const result = await write(trx);
-      const stored = await completeClaim(trx as Kysely<Database>, scope.credentialId, scope.key, owner, {
-        fingerprint: fingerprint(),
-        outcome: result.kind,
-        body: JSON.stringify(result.resource),
-        expiresAt: scope.now() + scope.settings.replayWindowMs,
-      });
-      // Our lease ran out and another request took the key over: undo, let the client retry.
-      if (!stored) throw requestInProgress();
+      await storeResult(scope, owner, fingerprint(), trx, result);
       return result;
     });
     return { ...result, replayed: false };
   } catch (err) {
     await releaseClaimOf(scope, owner);
+    throw err;
+  }
+}
+
+/** Stores a write's result under the claim, in the transaction that commits the write. */
+async function storeResult<T>(scope: KeyScope, owner: string, fingerprint: string, trx: Kysely<Database>, result: WriteResult<T>) {
+  const stored = await completeClaim(trx, scope.credentialId, scope.key, owner, {
+    fingerprint,
+    outcome: result.kind,
+    body: JSON.stringify(result.resource),
+    expiresAt: scope.now() + scope.settings.replayWindowMs,
+  });
+  // Our lease ran out and another request took the key over: undo, let the client retry.
+  if (!stored) throw requestInProgress();
+}
+
+/**
+ * A write that commits in transactions of its own (an import written in slices: ../vulnerabilities/
+ * import-slices.ts). It is handed `complete`, which stores its result in the transaction it passes,
+ * its last, so the key is bound when the write's last part commits. A failure releases the key and
+ * leaves the parts already committed: such a write must converge when run again (an import is a diff).
+ */
+export async function runIdempotentInParts<T>(
+  scope: KeyScope,
+  fingerprints: readonly string[],
+  write: (complete: (trx: Kysely<Database>, result: WriteResult<T>) => Promise<void>) => Promise<WriteResult<T>>,
+): Promise<Outcome<T>> {
+  const claim = await claimKey(scope, fingerprints);
+  if (claim.kind === 'completed') return storedOutcome(claim.record);
+  try {
+    const result = await write((trx, result) => storeResult(scope, claim.owner, fingerprints[0], trx, result));
+    return { ...result, replayed: false };
+  } catch (err) {
+    await releaseClaimOf(scope, claim.owner);
     throw err;
   }
 }

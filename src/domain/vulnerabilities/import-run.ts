@@ -53,8 +53,10 @@ const resourceKey = (r: Pick<ImportedResource, 'type' | 'name'>) => `${r.type}\u
 export interface ImportRunOptions {
   /** check the file against the stored findings, a batch at a time, and write nothing (a job's first pass) */
   dryRun?: boolean;
-  /** commit a slice when it is due, at the end of a batch (a job's second pass) */
+  /** commit a slice when it is due, at the end of a batch of the close (./import-slices.ts) */
   slices?: ImportSlices;
+  /** and at the end of a batch of the file too: its dry run found it sound (a large file's second pass) */
+  slicesWhileReading?: boolean;
 }
 
 /** One import inside its transaction: the counts, the keys reported, and the batch being read. */
@@ -78,7 +80,7 @@ export class ImportRun {
   private readonly events: ImportEvents;
 
   private readonly ctx: Context;
-  /** the transaction (a slice's, for a job), or the database itself for a dry run */
+  /** the transaction (the current slice's), or the database itself for a dry run */
   private trx: Kysely<Database>;
   private readonly format: ScanFormat;
   private readonly options: ImportRunOptions;
@@ -191,18 +193,20 @@ export class ImportRun {
     if (diff.inserts.length + updates.length > 0) this.markChanged();
     for (const key of fresh) this.seen.add(`${source}\u0000${key}`);
     this.openReported.set(source, (this.openReported.get(source) ?? 0) + diff.open);
-    await this.nextSliceWhenDue();
+    // A slice committed before the file's end could leave a file refused late half-written: only
+    // once a dry run has checked it all.
+    if (this.options.slicesWhileReading) await this.nextSliceWhenDue();
   }
 
-  /**
-   * A job's slice boundary (./import-slices.ts), at the end of a batch: the slice's data versions
-   * bumped in it, committed, and the next one begun under the organization's lock again.
-   */
   private markChanged(): void {
     this.changed = true;
     this.sliceChanged = true;
   }
 
+  /**
+   * A slice boundary (./import-slices.ts), at the end of a batch: the slice's data versions bumped
+   * in it, committed, and the next one begun under the organization's lock again.
+   */
   private async nextSliceWhenDue(): Promise<void> {
     const slices = this.options.slices;
     if (!slices?.due) return;

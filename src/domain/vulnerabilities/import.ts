@@ -1,15 +1,15 @@
 // Imports a scanner's file (issue 27; docs/decisions/program-writes.md, "Scanner imports"): the
 // verbs. The file is first spooled to the blob store as it arrives (import-spool.ts: metered,
-// hashed, nothing locked: issue 36), then read back and imported in the one transaction of the
-// request (import-run.ts: parse, validate, resolve, read, diff, write, events), or, when it is large
-// or the client prefers it, accepted as a job that runs the same pipeline (domain/jobs/). The format
+// hashed, nothing locked: issue 36), then read back and imported (import-run.ts: parse, validate,
+// resolve, read, diff, write, events) in slices of about 200 ms (import-slices.ts), or, when it is
+// large or the client prefers it, accepted as a job that runs the same pipeline (domain/jobs/). The format
 // is handed in by the door that looked it up (./scan-format.ts).
 import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { validationFailed } from '../../shared/errors.ts';
 import { fingerprintSubject, jsonFingerprint } from '../idempotency/fingerprint.ts';
-import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
+import { keyScopeOf, runIdempotentInParts, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
 import type { Database } from '../../storage/db/schema.ts';
 import { DEFAULT_IMPORT_JOB_THRESHOLD_BYTES } from '../../config.ts';
@@ -21,6 +21,13 @@ import { ImportRun } from './import-run.ts';
 import { ImportSlices } from './import-slices.ts';
 import type { ScanFormat } from './scan-format.ts';
 import { nameText } from './scanned-text.ts';
+
+/**
+ * A synchronous import's file up to this size is written in its first slice, as one transaction
+ * (about a slice's length); a larger one is checked whole, then written in slices as a job's is
+ * (./import-slices.ts), so that it never holds SQLite's one writer for long. Its answer is the same.
+ */
+export const ONE_TRANSACTION_MAX_BYTES = 256 * 1024;
 
 export interface ImportInput {
   /** the format the door looked up by its name (src/formats/scanners/formats.ts) */
@@ -78,15 +85,13 @@ export async function importVulnerabilities({ ctx, input }: { ctx: Context; inpu
       keepSpool = !outcome.replayed;
       return outcome;
     }
-    let changed = false;
-    const outcome = await runIdempotent(keyScopeOf(ctx, input.idempotency), [fingerprint], async (trx) => {
-      const run = new ImportRun(ctx, trx as Kysely<Database>, format, requestScope);
-      const result = await run.execute(readSpool(ctx.blobs, spooled));
-      changed = run.changed;
-      return { kind: 'updated' as const, resource: result };
-    });
-    // Committed: every node reads the new data version before this is acknowledged.
-    if (changed) await announceOrganizationChange(ctx, org);
+    const checkFirst = spooled.size > ONE_TRANSACTION_MAX_BYTES;
+    const outcome = await runIdempotentInParts<ImportResult | Job>(keyScopeOf(ctx, input.idempotency), [fingerprint], async (complete) => ({
+      kind: 'updated' as const,
+      resource: await importInSlices(ctx, format, requestScope, spooled, checkFirst, (trx, result) =>
+        complete(trx, { kind: 'updated', resource: result }),
+      ),
+    }));
     // the key may have been bound to a job by an earlier request (sent with Prefer: respond-async)
     return replayedAsNow<ImportResult | Job>(ctx, outcome);
   } finally {
@@ -96,26 +101,42 @@ export async function importVulnerabilities({ ctx, input }: { ctx: Context; inpu
 
 /**
  * Runs an import accepted as a job (domain/jobs/worker.ts) as the credential that sent it, its
- * format looked up by the worker from the job's input: the same
- * pipeline from the same spooled file, in one transaction of its own (the key was bound to the
- * job). A re-run after a dead node converges, the import being a diff. The caller removes the spool.
+ * format looked up by the worker from the job's input, from the same spooled file, written in
+ * slices (the key was bound to the job). A re-run after a dead node converges, the import being a
+ * diff. The caller removes the spool.
  */
 export async function runImportJob(ctx: Context, job: ImportJobInput, format: ScanFormat): Promise<ImportResult> {
   authorize(ctx.actor, 'vulnerability', 'write');
+  return importInSlices(ctx, format, job.scope ?? undefined, { key: job.spool }, true);
+}
+
+/**
+ * An import in slices (./import-slices.ts), `lastly` writing in the last one before it commits.
+ * A file that is `checkFirst` (a job's, a large one's) is checked whole first, writing nothing (on
+ * SQLite its reads go beside the writer), so that a file refused late leaves nothing behind though
+ * its writes are sliced. A small file is written in its first slice, however long it holds it,
+ * as one transaction was; after its last finding only the close of the scope's unreported
+ * findings, which a small file can make long (one result against 20,000 open), commits in slices.
+ */
+async function importInSlices(
+  ctx: Context,
+  format: ScanFormat,
+  scope: string | undefined,
+  spool: { key: string },
+  checkFirst: boolean,
+  lastly?: (trx: Kysely<Database>, result: ImportResult) => Promise<void>,
+): Promise<ImportResult> {
   const org = ctx.actor.organizationId;
-  const scope = job.scope ?? undefined;
-  // The whole file checked first, writing nothing (on SQLite its reads go beside the writer), so
-  // that a file refused late leaves nothing behind though the writes are sliced.
-  await new ImportRun(ctx, ctx.db.kysely as Kysely<Database>, format, scope, { dryRun: true }).execute(
-    readSpool(ctx.blobs, { key: job.spool }),
-  );
-  const slices = new ImportSlices(ctx.db.kysely as Kysely<Database>, async (changed) => {
+  const db = ctx.db.kysely as Kysely<Database>;
+  if (checkFirst) await new ImportRun(ctx, db, format, scope, { dryRun: true }).execute(readSpool(ctx.blobs, spool));
+  const slices = new ImportSlices(db, async (changed) => {
     if (changed) await announceOrganizationChange(ctx, org);
   });
-  const run = new ImportRun(ctx, await slices.begin(), format, scope, { slices });
+  const run = new ImportRun(ctx, await slices.begin(), format, scope, { slices, slicesWhileReading: checkFirst });
   try {
-    const result = await run.execute(readSpool(ctx.blobs, { key: job.spool }));
-    await slices.commit();
+    const result = await run.execute(readSpool(ctx.blobs, spool));
+    await slices.commit(lastly && ((trx) => lastly(trx, result)));
+    // Committed: every node reads the new data version before this is acknowledged.
     if (run.changed) await announceOrganizationChange(ctx, org);
     return result;
   } catch (err) {
