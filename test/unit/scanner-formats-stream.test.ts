@@ -19,9 +19,17 @@ const SARIF = JSON.stringify({
   version: '2.1.0',
   runs: [{ tool: { driver: { name: 'Semgrep OSS' } }, results: [{ ruleId: 'r', message: { text: 'Ünïcødé 🚀 in a message' } }] }],
 });
+/** A format's other shapes (Trivy's Kubernetes reports, and its list from before 0.20). */
+const MORE: [ScannerFormat, string][] = [
+  ['trivy', 'trivy-k8s.json'],
+  ['trivy', 'trivy-k8s-legacy.json'],
+  ['trivy', 'trivy-list.json'],
+];
 const files = (): [ScannerFormat, string][] => [
   ['sarif', SARIF],
-  ...Object.entries(FIXTURES).map(([f, name]) => [f as ScannerFormat, fixture(name)] as [ScannerFormat, string]),
+  ...[...Object.entries(FIXTURES), ...MORE.map(([f, name]) => [f, name])].map(
+    ([f, name]) => [f as ScannerFormat, fixture(name as string)] as [ScannerFormat, string],
+  ),
 ];
 
 describe('scanner files read as streams', () => {

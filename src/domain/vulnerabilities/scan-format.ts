@@ -34,11 +34,11 @@ export interface ScanFormat {
    */
   readonly absentCloses: boolean;
   /**
-   * The character its files start with, after white space and a UTF-8 byte order mark: `{` for a
-   * JSON format, `<` for an XML one. A body that starts otherwise is refused before the rest of it
-   * is stored (./import-spool.ts).
+   * The characters its files may start with, after white space and a UTF-8 byte order mark: `{` for a
+   * JSON format, `{[` for one whose older files are a list (Trivy before 0.20), `<` for an XML one. A
+   * body that starts otherwise is refused before the rest of it is stored (./import-spool.ts).
    */
-  readonly opensWith: '{' | '<';
+  readonly opensWith: '{' | '{[' | '<';
   readonly parse: ScanParser;
 }
 
