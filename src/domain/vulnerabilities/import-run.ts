@@ -107,7 +107,8 @@ export class ImportRun {
       for (const s of new Set([source, ...this.sourcesSeen()])) await this.closeUnreported(s);
     }
     if (this.sliceChanged && !this.options.dryRun) await bumpDataVersions(this.trx, this.org, WRITES['vulnerabilities.import']);
-    return { format: this.format.name, scope: this.scope === '' ? null : this.scope, source, ...this.result };
+    const warnings = summary.warnings?.length ? { warnings: summary.warnings } : {};
+    return { format: this.format.name, scope: this.scope === '' ? null : this.scope, source, ...this.result, ...warnings };
   }
 
   /** Parse: every finding of the file taken as it is read; the file's summary at its end. */
