@@ -28,6 +28,7 @@ import {
   updateImported,
   type ImportedChange,
   type ImportedResource,
+  type ImportedResourceRow,
   type ImportedRow,
   type ImportedState,
   type NewImportedFinding,
@@ -186,7 +187,7 @@ export class ImportRun {
     const { updates, events } = await this.stampChanges(diff);
     events.push(...(await this.insertNew(source, diff.inserts)));
     await updateImported(this.trx, this.org, updates);
-    await this.rewriteResources(diff.resourceRewrites);
+    await this.rewriteResources(diff.resourceRewrites, new Map(updates.map((u) => [u.id, u.status])));
     await this.addAgain(again, group, rows);
     await this.record(events);
     if (diff.inserts.length + updates.length > 0) this.markChanged();
@@ -275,14 +276,15 @@ export class ImportRun {
     return events;
   }
 
-  /** Resources that changed replaced; those still reported keep when they were first seen. */
-  private async rewriteResources(rewrites: ReadonlyMap<string, ImportedResource[]>): Promise<void> {
+  /** Resources that changed replaced, with their finding's status; those still reported keep when they were first seen. */
+  private async rewriteResources(rewrites: ReadonlyMap<string, ImportedResource[]>, statuses: ReadonlyMap<string, string>): Promise<void> {
     if (rewrites.size === 0) return;
     const before = await loadResources(this.trx, this.org, [...rewrites.keys()]);
     const rewritten = new Map(
       [...rewrites].map(([id, list]) => {
         const old = new Map((before.get(id) ?? []).map((r) => [resourceKey(r), r.firstSeen]));
-        return [id, list.map((r) => ({ ...r, firstSeen: old.get(resourceKey(r)) ?? this.now }))] as const;
+        const status = statuses.get(id) ?? 'open';
+        return [id, list.map((r) => ({ ...r, firstSeen: old.get(resourceKey(r)) ?? this.now, status }))] as const;
       }),
     );
     await replaceResources(this.ctx.db, this.trx, this.org, rewritten);
@@ -300,14 +302,14 @@ export class ImportRun {
       this.org,
       keys.map((k) => (rows.get(k) as ImportedState).id),
     );
-    const additions: (ImportedResource & { vulnerabilityId: string; firstSeen: number })[] = [];
+    const additions: ImportedResourceRow[] = [];
     for (const key of keys) {
       const row = rows.get(key) as ImportedState;
       const have = stored.get(row.id) ?? [];
       const known = new Set(have.map(resourceKey));
       const room = Math.max(0, 100 - have.length);
       const missing = uniqueResources((group.get(key) as ScannedFinding).affectedResources).filter((r) => !known.has(resourceKey(r)));
-      for (const r of missing.slice(0, room)) additions.push({ ...r, vulnerabilityId: row.id, firstSeen: this.now });
+      for (const r of missing.slice(0, room)) additions.push({ ...r, vulnerabilityId: row.id, firstSeen: this.now, status: row.status });
     }
     if (additions.length > 0) {
       await addResources(this.ctx.db, this.trx, this.org, additions);
