@@ -123,6 +123,37 @@ describe('the finding key', () => {
     assert.ok(openvex.includes(braces), 'GHSA-grv7… (CVE-2024-4068) in braces');
   });
 
+  test('one CVE in two packages: every format that names a package names it in the title and the resources', async () => {
+    const named: [ScannerFormat, string][] = [
+      ...files(),
+      ['sarif', fixture('trivy-alpine.sarif')],
+      ['trivy', fixture('trivy-alpine.json')],
+    ];
+    for (const [format, text] of named) {
+      const { findings } = await readScan(format, text);
+      for (const f of findings) {
+        const pkg = f.affectedResources.find((r) => r.type === 'package');
+        if (!pkg) continue;
+        const name = pkg.name.replace(/@[^@]*$/, '');
+        assert.ok(f.title.includes(` in ${name}`), `${format}: “${f.title}” names ${name}`);
+      }
+    }
+    const sarif = (await readScan('sarif', fixture('trivy-alpine.sarif'))).findings;
+    const json = (await readScan('trivy', fixture('trivy-alpine.json'))).findings;
+    const titles = (list: typeof sarif) => list.map((f) => f.title);
+    assert.deepEqual(titles(sarif), titles(json), 'Trivy’s SARIF and JSON title a finding alike');
+    assert.deepEqual(
+      sarif.map((f) => f.affectedResources.map((r) => r.name)),
+      [
+        ['libcrypto1.1@1.1.1c-r0', 'library/alpine'],
+        ['libssl1.1@1.1.1c-r0', 'library/alpine'],
+        ['musl@1.1.22-r2', 'library/alpine'],
+        ['musl-utils@1.1.22-r2', 'library/alpine'],
+      ],
+    );
+    assert.equal(sarif[1]?.title, 'CVE-2019-1549 in libssl1.1: openssl: information disclosure in fork()');
+  });
+
   test('package identity ignores version, qualifiers and the spellings the purl spec allows', () => {
     const id = (purl: string) => purlIdentity(purl)?.identity;
     assert.equal(id('pkg:npm/%40babel/core@7.24.0'), id('pkg:npm/@babel/core@7.25.1'));

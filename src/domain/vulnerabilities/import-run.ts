@@ -40,7 +40,7 @@ import { ImportEvents } from './import-events.ts';
 import { mergeFindings, scopedKey, uniqueResources } from './import-plan.ts';
 import type { ScanFormat } from './scan-format.ts';
 import type { ImportSlices } from './import-slices.ts';
-import { MAX_HELD, type ScannedFinding, type ScanSummary } from './scanned-finding.ts';
+import { MAX_HELD, MAX_NAME, type ScannedFinding, type ScanSummary } from './scanned-finding.ts';
 import { mergeCustomFields, type VulnerabilitySource } from './shape.ts';
 import { sourceOfTool } from './source-of-tool.ts';
 
@@ -100,7 +100,7 @@ export class ImportRun {
     if (!this.options.dryRun) await lockOrganization(this.trx, this.org);
     this.events.customFields = mergeCustomFields(await listCustomFieldDefinitions(this.trx, this.org, 'vulnerability'), undefined);
     const summary = await this.parse(chunks);
-    if (this.scope === undefined) this.scope = summary.scope ?? '';
+    if (this.scope === undefined) this.scope = this.fileScope(summary.scope) ?? '';
     for (const finding of this.held.splice(0)) await this.add(finding);
     await this.flush();
     const source = (this.firstSource ?? sourceOfTool(summary.tool ?? '')) as VulnerabilitySource;
@@ -143,10 +143,17 @@ export class ImportRun {
         this.held.push(finding);
         return;
       }
-      this.scope = this.live.scope;
+      this.scope = this.fileScope(this.live.scope);
       for (const h of this.held.splice(0)) await this.add(h);
     }
     await this.add(finding);
+  }
+
+  /** The scope a file names, as this format takes it: its own when it says so (`ownScope`). */
+  private fileScope<S extends string | undefined>(scope: S): S {
+    if (scope === undefined || !this.format.ownScope) return scope;
+    const suffix = ` (${this.format.name})`;
+    return `${scope.slice(0, MAX_NAME - suffix.length)}${suffix}` as S;
   }
 
   /** Resolve: the finding keyed in its scope, merged with the batch's report of the same key. */

@@ -39,6 +39,13 @@ export interface ScanFormat {
    * body that starts otherwise is refused before the rest of it is stored (./import-spool.ts).
    */
   readonly opensWith: '{' | '{[' | '<';
+  /**
+   * The scope it takes from a file is its own, `<the file's scope> (<format>)`: true of a format
+   * whose keys are rules at places (SARIF), which never agree with the package formats' keys, so
+   * that two files of one tool on one target in two such formats do not close each other's findings
+   * (docs/scanner-imports.md, "The scope"). A scope the request names is used as it is.
+   */
+  readonly ownScope: boolean;
   readonly parse: ScanParser;
 }
 
