@@ -240,6 +240,38 @@ describe('Trivy JSON', () => {
     assert.equal((await scanError('trivy', '[1]')).field, '/0');
   });
 
+  test('licenses and secrets are not findings: left out, each kind counted in a warning', async () => {
+    const { findings, summary } = await readScan('trivy', fixture('trivy-alpine.json'), 11);
+    assert.equal(findings.length, 4, 'the four vulnerabilities only');
+    assert.deepEqual(summary.warnings, [
+      {
+        at: '/Results/1/Licenses/0',
+        count: 3,
+        message: 'Trivy’s license findings (Results[].Licenses) are not vulnerabilities and are not imported: see them in Trivy',
+      },
+      {
+        at: '/Results/2/Secrets/0',
+        count: 1,
+        message: 'Trivy’s secret findings (Results[].Secrets) are not vulnerabilities and are not imported: see them in Trivy',
+      },
+    ]);
+    const k8s = JSON.parse(fixture('trivy-k8s.json'));
+    k8s.Resources[0].Results.push({ Target: 'OS Packages', Class: 'license', Licenses: [{ PkgName: 'musl', Name: 'MIT' }] });
+    assert.equal((await readScan('trivy', JSON.stringify(k8s))).summary.warnings?.[0]?.at, '/Resources/0/Results/2/Licenses/0');
+    assert.equal((await readScan('trivy', fixture('trivy-image.json'))).summary.warnings, undefined, 'nothing left out, nothing said');
+  });
+
+  test('Trivy’s modified findings as it names them (ExperimentalModifiedFindings) are read', async () => {
+    const doc = JSON.parse(report);
+    doc.Results[1].ExperimentalModifiedFindings = doc.Results[1].ModifiedFindings;
+    delete doc.Results[1].ModifiedFindings;
+    const found = (await readScan('trivy', JSON.stringify(doc))).findings.find((f) => f.title.startsWith('CVE-2024-4068 in micromatch'));
+    assert.deepEqual(found?.verdict, {
+      status: 'ignored',
+      justification: 'vulnerable_code_not_in_execute_path (vex/shop-api.openvex.json)',
+    });
+  });
+
   test('bad and wrong files name the place', async () => {
     assert.deepEqual(await scanError('trivy', '{"ClusterName":"c","Resources":{}}'), {
       field: '/Resources',

@@ -10,10 +10,12 @@ import { Held, MAX_HELD } from '../scanners/held.ts';
 import { fileError, streamJson, walkInto, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
 import type { FormatReader } from '../scanners/contract.ts';
 import { fieldsOf, type Fields } from '../scanners/read.ts';
+import { warn } from '../scanners/warnings.ts';
 import { chooseSeverity, cvssScoreOf } from '../scanners/severity.ts';
 
 const TOOL = 'Trivy';
-const ITEMS = new Set(['Vulnerabilities', 'Misconfigurations', 'ModifiedFindings']);
+// Trivy writes its modified findings as `ExperimentalModifiedFindings` (`ModifiedFindings` read too)
+const ITEMS = new Set(['Vulnerabilities', 'Misconfigurations', 'ModifiedFindings', 'ExperimentalModifiedFindings']);
 const HEADER = new Set(['Target', 'Class', 'Type']);
 /** Top-level members read: a report's schema and artifact, a Kubernetes report's cluster. */
 const TOP = new Set(['SchemaVersion', 'ArtifactName', 'ClusterName']);
@@ -170,17 +172,34 @@ interface Place {
   resource?: string;
 }
 
+/**
+ * Findings of kinds that are not vulnerabilities, left out and counted in a warning
+ * (docs/scanner-formats.md, "Trivy JSON"): a license is a policy question with no CVE, fix version
+ * or score, a secret is rotated rather than patched.
+ */
+const LEFT_OUT = new Map([
+  ['Licenses', 'Trivy’s license findings (Results[].Licenses) are not vulnerabilities and are not imported: see them in Trivy'],
+  ['Secrets', 'Trivy’s secret findings (Results[].Secrets) are not vulnerabilities and are not imported: see them in Trivy'],
+]);
+
+/** Called for each finding of a kind left out (LEFT_OUT), with its place. */
+type LeftOut = (path: readonly PathPart[], why: string) => void;
+
 /** The plan of a path inside a list of results, `base` being the length of the list's own path. */
-function resultPlan(path: readonly PathPart[], kind: ValueKind, base: number): Plan {
+function resultPlan(path: readonly PathPart[], kind: ValueKind, base: number, leftOut: LeftOut): Plan {
   if (path.length === base + 1) return walkInto(path, kind, 'object', 'a result (an object with a Target)');
+  const member = path[base + 1] as string;
   if (path.length === base + 2) {
-    const member = path[base + 1] as string;
     if (HEADER.has(member)) return 'emit';
     // Trivy before 0.20 writes `null` for a result without findings
-    if (!ITEMS.has(member) || kind === 'null') return 'skip';
+    if (kind === 'null' || !(ITEMS.has(member) || (LEFT_OUT.has(member) && kind === 'array'))) return 'skip';
     return walkInto(path, kind, 'array', 'a list');
   }
-  return path.length === base + 3 ? 'emit' : 'skip';
+  if (path.length !== base + 3) return 'skip';
+  const why = LEFT_OUT.get(member);
+  if (why === undefined) return 'emit';
+  leftOut(path, why);
+  return 'skip';
 }
 
 /**
@@ -189,8 +208,8 @@ function resultPlan(path: readonly PathPart[], kind: ValueKind, base: number): P
  * `Misconfigurations`, each a list of resources with their `Results`), and a list of results (Trivy
  * before 0.20).
  */
-function trivyPlan(path: readonly PathPart[], kind: ValueKind, legacy: boolean): Plan {
-  if (legacy) return resultPlan(path, kind, 0);
+function trivyPlan(path: readonly PathPart[], kind: ValueKind, legacy: boolean, leftOut: LeftOut): Plan {
+  if (legacy) return resultPlan(path, kind, 0, leftOut);
   const [top, , member] = path;
   if (path.length === 1) {
     if (TOP.has(top as string)) return 'emit';
@@ -198,7 +217,7 @@ function trivyPlan(path: readonly PathPart[], kind: ValueKind, legacy: boolean):
     if (!RESOURCE_LISTS.has(top as string)) return 'skip';
     return walkInto(path, kind, 'array', 'the Kubernetes resources (a list)');
   }
-  if (top === 'Results') return resultPlan(path, kind, 1);
+  if (top === 'Results') return resultPlan(path, kind, 1, leftOut);
   if (!RESOURCE_LISTS.has(top as string)) return 'skip';
   if (path.length === 2) return walkInto(path, kind, 'object', 'a Kubernetes resource (an object with Kind, Name and Results)');
   if (path.length === 3) {
@@ -206,7 +225,7 @@ function trivyPlan(path: readonly PathPart[], kind: ValueKind, legacy: boolean):
     if (member !== 'Results') return 'skip';
     return walkInto(path, kind, 'array', 'the resource’s results (a list)');
   }
-  return member === 'Results' ? resultPlan(path, kind, 3) : 'skip';
+  return member === 'Results' ? resultPlan(path, kind, 3, leftOut) : 'skip';
 }
 
 /** Where an emitted part is: the results list and the resource it belongs to. */
@@ -237,7 +256,7 @@ export const parseTrivy: FormatReader = async function* (chunks, file, watch) {
       shape = 'list';
       return 'walk';
     }
-    return file.plan(path, kind) ?? trivyPlan(path, kind, shape === 'list');
+    return file.plan(path, kind) ?? trivyPlan(path, kind, shape === 'list', (at, why) => warn(summary, at, why));
   };
   const prune = (path: readonly PathPart[]) => {
     const last = path[path.length - 1];
