@@ -6838,6 +6838,15 @@ export interface operations {
                 unchanged: number;
                 /** @description The IDs of the findings created, updated, closed or reopened, as the API shows them (`<source>%23<key>`). */
                 findingIds: string[];
+                /** @description Present when the file had something the import took with a gap (an OSV-Scanner package without a name) or left out (Trivy’s licenses): one entry per kind, counted (docs/scanner-formats.md, "Warnings"). */
+                warnings?: {
+                    /** @description The JSON pointer of the first place in the file it applies to. */
+                    at: string;
+                    /** @description How many places of the file it applies to. */
+                    count: number;
+                    /** @description What was taken with a gap, or left out, and why. */
+                    message: string;
+                  }[];
               };
               error?: {
                 /** @enum {unknown} */
@@ -12267,6 +12276,15 @@ export interface operations {
               unchanged: number;
               /** @description The IDs of the findings created, updated, closed or reopened, as the API shows them (`<source>%23<key>`). */
               findingIds: string[];
+              /** @description Present when the file had something the import took with a gap (an OSV-Scanner package without a name) or left out (Trivy’s licenses): one entry per kind, counted (docs/scanner-formats.md, "Warnings"). */
+              warnings?: {
+                  /** @description The JSON pointer of the first place in the file it applies to. */
+                  at: string;
+                  /** @description How many places of the file it applies to. */
+                  count: number;
+                  /** @description What was taken with a gap, or left out, and why. */
+                  message: string;
+                }[];
             };
             meta: {
               /** @description Equals the X-Request-Id header. */
@@ -12333,6 +12351,15 @@ export interface operations {
                 unchanged: number;
                 /** @description The IDs of the findings created, updated, closed or reopened, as the API shows them (`<source>%23<key>`). */
                 findingIds: string[];
+                /** @description Present when the file had something the import took with a gap (an OSV-Scanner package without a name) or left out (Trivy’s licenses): one entry per kind, counted (docs/scanner-formats.md, "Warnings"). */
+                warnings?: {
+                    /** @description The JSON pointer of the first place in the file it applies to. */
+                    at: string;
+                    /** @description How many places of the file it applies to. */
+                    count: number;
+                    /** @description What was taken with a gap, or left out, and why. */
+                    message: string;
+                  }[];
               };
               error?: {
                 /** @enum {unknown} */

@@ -29,14 +29,56 @@ describe('OSV-Scanner JSON', () => {
     assert.equal(django?.fixAvailable, 'no');
   });
 
+  test('a package without a name (found by commit, from a git source) is taken with what it has; the gap is a warning', async () => {
+    const { findings, summary } = await readScan('osv', fixture('osv-commit.json'), 17);
+    assert.deepEqual(summary, {
+      format: 'osv',
+      tool: 'OSV-Scanner',
+      findings: 3,
+      skipped: 0,
+      warnings: [
+        {
+          at: '/results/0/packages/0/package/name',
+          count: 2,
+          message:
+            'a package without a name (found by its commit, or from a git source): its findings name the commit and the scanned source instead',
+        },
+      ],
+    });
+    const [byCommit, nothing, zlib] = findings;
+    assert.equal(byCommit?.title, 'OSV-2023-72 in commit b8da07095979: Heap-buffer-overflow in TrackEventParser::ParseTrackDescriptor');
+    assert.deepEqual(byCommit?.affectedResources, [
+      { name: 'b8da07095979310818f0efde2ef3c69ea70d62c5', type: 'commit', tags: [] },
+      { name: '/work/engine/deps_flatten.txt', type: 'file', tags: [] },
+    ]);
+    assert.equal(byCommit?.severity, 'high');
+    assert.equal(byCommit?.fixAvailable, 'yes');
+    assert.equal(byCommit?.remediation, 'Update to a revision that includes the fix: 9a7f09383dd39f19e662d428321ca708a2a600a3.');
+    assert.match(byCommit?.key ?? '', /^OSV-2023-72~b8da07095979~/);
+    // nothing to name it by but the source it was found in
+    assert.equal(nothing?.title, 'OSV-2023-99 in /work/engine/deps_flatten.txt: A package the scanner could not name');
+    assert.deepEqual(nothing?.affectedResources, [{ name: '/work/engine/deps_flatten.txt', type: 'file', tags: [] }]);
+    assert.equal(zlib?.title, 'OSV-2022-1 in zlib: Out-of-bounds write in inflate');
+    // the same commit in another report keeps its key; another commit is another finding
+    const again = await readScan('osv', fixture('osv-commit.json').replace('/work/engine/', '/ci/engine/'));
+    assert.equal(again.findings[0]?.key, byCommit?.key);
+    const other = await readScan('osv', fixture('osv-commit.json').replace('b8da0709597', 'c8da0709597'));
+    assert.notEqual(other.findings[0]?.key, byCommit?.key);
+    // a report whose unnamed packages have no findings says nothing
+    const quiet = JSON.stringify({ results: [{ source: { path: 'x' }, packages: [{ package: { commit: 'abc' }, vulnerabilities: [] }] }] });
+    assert.equal((await readScan('osv', quiet)).summary.warnings, undefined);
+  });
+
   test('bad and wrong files name the place', async () => {
     const wrong = await scanError('osv', fixture('cyclonedx-vex.json'));
     assert.equal(wrong.field, '/bomFormat');
     assert.match(wrong.message, /send it with format cyclonedx/);
-    const noName = JSON.stringify({ results: [{ source: { path: 'x' }, packages: [{ package: { version: '1' } }] }] });
-    assert.deepEqual(await scanError('osv', noName), {
-      field: '/results/0/packages/0/package/name',
-      message: 'expected the package’s name',
+    const noId = JSON.stringify({
+      results: [{ source: { path: 'x' }, packages: [{ package: { commit: 'abc' }, vulnerabilities: [{}] }] }],
+    });
+    assert.deepEqual(await scanError('osv', noId), {
+      field: '/results/0/packages/0/vulnerabilities/0',
+      message: 'expected the vulnerability’s ID',
       yielded: 0,
     });
     assert.equal((await scanError('osv', '{}')).field, '/results');

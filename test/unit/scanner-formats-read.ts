@@ -1,6 +1,7 @@
 // Shared by the scanner format tests: read a file through src/formats/scanners/formats.ts the way
 // the import pipeline will (chunks of bytes), checking every finding against the domain shape.
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { Value } from 'typebox/value';
 import { ServiceError } from '../../src/shared/errors.ts';
@@ -48,3 +49,29 @@ export async function scanError(format: ScannerFormat, input: string | ByteChunk
 }
 
 export const byKey = (findings: readonly ScannedFinding[]) => new Map(findings.map((f) => [f.key, f]));
+
+/**
+ * The property every reader keeps: a text made of `pieces` (the format's own words and
+ * punctuation), arbitrary bytes or an arbitrary string is read to its end or refused with
+ * validation_failed, never anything else (no other error, no hang).
+ */
+export async function readsOrRefuses(format: ScannerFormat, pieces: readonly string[], maxPieces: number, numRuns: number) {
+  const texts = fc.oneof(
+    fc.array(fc.constantFrom(...pieces), { maxLength: maxPieces }).map((parts) => parts.join('')),
+    fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes).toString('latin1')),
+    fc.string({ unit: 'binary', maxLength: 200 }),
+  );
+  await fc.assert(
+    fc.asyncProperty(texts, async (text) => {
+      try {
+        const gen = parseScan(format, [Buffer.from(text, 'utf8')]);
+        while (!(await gen.next()).done) {
+          // read to the end
+        }
+      } catch (error) {
+        assert.ok(error instanceof ServiceError && error.code === 'validation_failed', String(error));
+      }
+    }),
+    { numRuns },
+  );
+}

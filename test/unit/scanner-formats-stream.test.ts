@@ -19,9 +19,17 @@ const SARIF = JSON.stringify({
   version: '2.1.0',
   runs: [{ tool: { driver: { name: 'Semgrep OSS' } }, results: [{ ruleId: 'r', message: { text: 'Ünïcødé 🚀 in a message' } }] }],
 });
+/** A format's other shapes (Trivy's Kubernetes reports, and its list from before 0.20). */
+const MORE: [ScannerFormat, string][] = [
+  ['trivy', 'trivy-k8s.json'],
+  ['trivy', 'trivy-k8s-legacy.json'],
+  ['trivy', 'trivy-list.json'],
+];
 const files = (): [ScannerFormat, string][] => [
   ['sarif', SARIF],
-  ...Object.entries(FIXTURES).map(([f, name]) => [f as ScannerFormat, fixture(name)] as [ScannerFormat, string]),
+  ...[...Object.entries(FIXTURES), ...MORE.map(([f, name]) => [f, name])].map(
+    ([f, name]) => [f as ScannerFormat, fixture(name as string)] as [ScannerFormat, string],
+  ),
 ];
 
 describe('scanner files read as streams', () => {
@@ -113,6 +121,37 @@ describe('the finding key', () => {
     assert.ok(openvex.includes(log4j), 'GHSA-jfh8… (CVE-2021-44228) in log4j-core');
     const braces = osv[0] as string;
     assert.ok(openvex.includes(braces), 'GHSA-grv7… (CVE-2024-4068) in braces');
+  });
+
+  test('one CVE in two packages: every format that names a package names it in the title and the resources', async () => {
+    const named: [ScannerFormat, string][] = [
+      ...files(),
+      ['sarif', fixture('trivy-alpine.sarif')],
+      ['trivy', fixture('trivy-alpine.json')],
+    ];
+    for (const [format, text] of named) {
+      const { findings } = await readScan(format, text);
+      for (const f of findings) {
+        const pkg = f.affectedResources.find((r) => r.type === 'package');
+        if (!pkg) continue;
+        const name = pkg.name.replace(/@[^@]*$/, '');
+        assert.ok(f.title.includes(` in ${name}`), `${format}: “${f.title}” names ${name}`);
+      }
+    }
+    const sarif = (await readScan('sarif', fixture('trivy-alpine.sarif'))).findings;
+    const json = (await readScan('trivy', fixture('trivy-alpine.json'))).findings;
+    const titles = (list: typeof sarif) => list.map((f) => f.title);
+    assert.deepEqual(titles(sarif), titles(json), 'Trivy’s SARIF and JSON title a finding alike');
+    assert.deepEqual(
+      sarif.map((f) => f.affectedResources.map((r) => r.name)),
+      [
+        ['libcrypto1.1@1.1.1c-r0', 'library/alpine'],
+        ['libssl1.1@1.1.1c-r0', 'library/alpine'],
+        ['musl@1.1.22-r2', 'library/alpine'],
+        ['musl-utils@1.1.22-r2', 'library/alpine'],
+      ],
+    );
+    assert.equal(sarif[1]?.title, 'CVE-2019-1549 in libssl1.1: openssl: information disclosure in fork()');
   });
 
   test('package identity ignores version, qualifiers and the spellings the purl spec allows', () => {

@@ -115,6 +115,30 @@ describe('compliance vulnerabilities import', { concurrency: dialects.length }, 
         assert.deepEqual([again.created, again.updated, again.closed, again.unchanged], [0, 0, 0, 4]);
       });
 
+      it('imports and re-imports Trivy’s Kubernetes report, its list from before 0.20, and OSV-Scanner’s unnamed packages with a warning', async () => {
+        const k8s = path.join(dir, 'k8s.json');
+        fs.writeFileSync(k8s, fixture('trivy-k8s.json'));
+        const cluster = json(await rw(['vulns', 'import', '--format', 'trivy', k8s, '--json']));
+        assert.deepEqual([cluster.scope, cluster.created], ['prod-eu', 5]);
+        const again = json(await rw(['vulns', 'import', '--format', 'trivy', k8s, '--json']));
+        assert.deepEqual([again.created, again.updated, again.closed, again.unchanged], [0, 0, 0, 5]);
+
+        const list = ['vulns', 'import', '--format', 'trivy', '--scope', 'legacy-ci', '-', '--json'];
+        const old = json(await rw(list, fixture('trivy-list.json')));
+        assert.deepEqual([old.scope, old.created], ['legacy-ci', 3]);
+        assert.equal(json(await rw(list, fixture('trivy-list.json'))).unchanged, 3);
+
+        const osv = path.join(dir, 'osv.json');
+        fs.writeFileSync(osv, fixture('osv-commit.json'));
+        const shown = await rw(['vulns', 'import', '--format', 'osv', '--scope', 'engine', osv, '-o', 'table']);
+        assert.match(
+          ok(shown),
+          /^imported osv \([\d.]+ KiB\) into scope engine, source import\n3 created, 0 updated, 0 closed, 0 reopened, 0 unchanged\nwarning: a package without a name \(found by its commit, or from a git source\): its findings name the commit and the scanned source instead \(2 in the file, the first at \/results\/0\/packages\/0\/package\/name\)\n$/,
+        );
+        const replayed = json(await rw(['vulns', 'import', '--format', 'osv', '--scope', 'engine', osv, '--json']));
+        assert.deepEqual([replayed.unchanged, replayed.warnings.length], [3, 1]);
+      });
+
       it('a replay under --idempotency-key says so; the key reused for another file is exit 7', async () => {
         const file = path.join(dir, 'codeql.sarif');
         fs.writeFileSync(file, sarif([resultAt('src/db.js', 42)]));

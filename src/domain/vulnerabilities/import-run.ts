@@ -28,6 +28,7 @@ import {
   updateImported,
   type ImportedChange,
   type ImportedResource,
+  type ImportedResourceRow,
   type ImportedRow,
   type ImportedState,
   type NewImportedFinding,
@@ -39,7 +40,7 @@ import { ImportEvents } from './import-events.ts';
 import { mergeFindings, scopedKey, uniqueResources } from './import-plan.ts';
 import type { ScanFormat } from './scan-format.ts';
 import type { ImportSlices } from './import-slices.ts';
-import { MAX_HELD, type ScannedFinding, type ScanSummary } from './scanned-finding.ts';
+import { MAX_HELD, MAX_NAME, type ScannedFinding, type ScanSummary } from './scanned-finding.ts';
 import { mergeCustomFields, type VulnerabilitySource } from './shape.ts';
 import { sourceOfTool } from './source-of-tool.ts';
 
@@ -101,7 +102,7 @@ export class ImportRun {
     if (!this.options.dryRun) await lockOrganization(this.trx, this.org);
     this.events.customFields = mergeCustomFields(await listCustomFieldDefinitions(this.trx, this.org, 'vulnerability'), undefined);
     const summary = await this.parse(chunks);
-    if (this.scope === undefined) this.scope = summary.scope ?? '';
+    if (this.scope === undefined) this.scope = this.fileScope(summary.scope) ?? '';
     for (const finding of this.held.splice(0)) await this.add(finding);
     await this.flush();
     const source = (this.firstSource ?? sourceOfTool(summary.tool ?? '')) as VulnerabilitySource;
@@ -109,7 +110,8 @@ export class ImportRun {
       for (const s of new Set([source, ...this.sourcesSeen()])) await this.closeUnreported(s);
     }
     if (this.sliceChanged && !this.options.dryRun) await bumpDataVersions(this.trx, this.org, WRITES['vulnerabilities.import']);
-    return { format: this.format.name, scope: this.scope === '' ? null : this.scope, source, ...this.result };
+    const warnings = summary.warnings?.length ? { warnings: summary.warnings } : {};
+    return { format: this.format.name, scope: this.scope === '' ? null : this.scope, source, ...this.result, ...warnings };
   }
 
   /** Parse: every finding of the file taken as it is read; the file's summary at its end. */
@@ -143,10 +145,17 @@ export class ImportRun {
         this.held.push(finding);
         return;
       }
-      this.scope = this.live.scope;
+      this.scope = this.fileScope(this.live.scope);
       for (const h of this.held.splice(0)) await this.add(h);
     }
     await this.add(finding);
+  }
+
+  /** The scope a file names, as this format takes it: its own when it says so (`ownScope`). */
+  private fileScope<S extends string | undefined>(scope: S): S {
+    if (scope === undefined || !this.format.ownScope) return scope;
+    const suffix = ` (${this.format.name})`;
+    return `${scope.slice(0, MAX_NAME - suffix.length)}${suffix}` as S;
   }
 
   /** Resolve: the finding keyed in its scope, merged with the batch's report of the same key. */
@@ -187,7 +196,7 @@ export class ImportRun {
     const { updates, events } = await this.stampChanges(diff);
     events.push(...(await this.insertNew(source, diff.inserts)));
     await updateImported(this.trx, this.org, updates);
-    await this.rewriteResources(diff.resourceRewrites);
+    await this.rewriteResources(diff.resourceRewrites, new Map(updates.map((u) => [u.id, u.status])));
     await this.addAgain(again, group, rows);
     await this.record(events);
     if (diff.inserts.length + updates.length > 0) this.markChanged();
@@ -278,14 +287,15 @@ export class ImportRun {
     return events;
   }
 
-  /** Resources that changed replaced; those still reported keep when they were first seen. */
-  private async rewriteResources(rewrites: ReadonlyMap<string, ImportedResource[]>): Promise<void> {
+  /** Resources that changed replaced, with their finding's status; those still reported keep when they were first seen. */
+  private async rewriteResources(rewrites: ReadonlyMap<string, ImportedResource[]>, statuses: ReadonlyMap<string, string>): Promise<void> {
     if (rewrites.size === 0) return;
     const before = await loadResources(this.trx, this.org, [...rewrites.keys()]);
     const rewritten = new Map(
       [...rewrites].map(([id, list]) => {
         const old = new Map((before.get(id) ?? []).map((r) => [resourceKey(r), r.firstSeen]));
-        return [id, list.map((r) => ({ ...r, firstSeen: old.get(resourceKey(r)) ?? this.now }))] as const;
+        const status = statuses.get(id) ?? 'open';
+        return [id, list.map((r) => ({ ...r, firstSeen: old.get(resourceKey(r)) ?? this.now, status }))] as const;
       }),
     );
     await replaceResources(this.ctx.db, this.trx, this.org, rewritten);
@@ -303,14 +313,14 @@ export class ImportRun {
       this.org,
       keys.map((k) => (rows.get(k) as ImportedState).id),
     );
-    const additions: (ImportedResource & { vulnerabilityId: string; firstSeen: number })[] = [];
+    const additions: ImportedResourceRow[] = [];
     for (const key of keys) {
       const row = rows.get(key) as ImportedState;
       const have = stored.get(row.id) ?? [];
       const known = new Set(have.map(resourceKey));
       const room = Math.max(0, 100 - have.length);
       const missing = uniqueResources((group.get(key) as ScannedFinding).affectedResources).filter((r) => !known.has(resourceKey(r)));
-      for (const r of missing.slice(0, room)) additions.push({ ...r, vulnerabilityId: row.id, firstSeen: this.now });
+      for (const r of missing.slice(0, room)) additions.push({ ...r, vulnerabilityId: row.id, firstSeen: this.now, status: row.status });
     }
     if (additions.length > 0) {
       await addResources(this.ctx.db, this.trx, this.org, additions);

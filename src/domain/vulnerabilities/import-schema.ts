@@ -4,6 +4,7 @@
 // (src/http/schemas/scanner-imports.ts), which the OpenAPI document, the SDK and the CLI follow.
 import { Type, type Static } from 'typebox';
 import { VULNERABILITY_SOURCES } from '../../shared/vocabulary.ts';
+import { MAX_WARNINGS, ScanWarning } from './scanned-finding.ts';
 
 /** The largest file an import reads unless IMPORT_MAX_BYTES says otherwise: 100 MB, like uploads. */
 export const DEFAULT_IMPORT_MAX_BYTES = 100 * 1024 * 1024;
@@ -26,6 +27,13 @@ export const ImportResult = Type.Object({
   findingIds: Type.Array(Type.String(), {
     description: 'The IDs of the findings created, updated, closed or reopened, as the API shows them (`<source>%23<key>`).',
   }),
+  warnings: Type.Optional(
+    Type.Array(ScanWarning, {
+      maxItems: MAX_WARNINGS,
+      description:
+        'Present when the file had something the import took with a gap (an OSV-Scanner package without a name) or left out (Trivy’s licenses): one entry per kind, counted (docs/scanner-formats.md, "Warnings").',
+    }),
+  ),
 });
 
 export type ImportResult = Static<typeof ImportResult>;

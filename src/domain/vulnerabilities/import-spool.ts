@@ -69,7 +69,7 @@ const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 const BOM = [0xef, 0xbb, 0xbf];
 
 /**
- * Passes the body through, but stops at its first significant byte when that is not the one the
+ * Passes the body through, but stops at its first significant byte when that is not one the
  * format's files open with (`{` of a JSON object, `<` of an XML document): such a file is refused
  * before the rest of it is sent or stored, with the parser's own answer on what came so far (a
  * list, a string, not JSON at all).
@@ -78,7 +78,7 @@ async function* objectFirst(format: ScanFormat, body: AsyncIterable<Uint8Array |
   const seen: Buffer[] = [];
   let at = 0; // bytes of the file before the current chunk, until the first significant one
   let checked = false;
-  const opening = format.opensWith.charCodeAt(0);
+  const openings = new Set([...format.opensWith].map((c) => c.charCodeAt(0)));
   for await (const chunk of body) {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     if (!checked) {
@@ -86,7 +86,7 @@ async function* objectFirst(format: ScanFormat, body: AsyncIterable<Uint8Array |
       for (let i = 0; i < buf.length && !checked; i++) {
         const byte = buf[i] as number;
         if ((at + i < BOM.length && byte === BOM[at + i]) || WHITESPACE.has(byte)) continue;
-        if (byte !== opening) await refuseStart(format, Buffer.concat(seen));
+        if (!openings.has(byte)) await refuseStart(format, Buffer.concat(seen));
         checked = true;
       }
       at += buf.length;
@@ -96,11 +96,17 @@ async function* objectFirst(format: ScanFormat, body: AsyncIterable<Uint8Array |
   }
 }
 
+const OPENINGS: Record<ScanFormat['opensWith'], string> = {
+  '{': 'must be a JSON object',
+  '{[': 'must be a JSON object (or, from Trivy before 0.20, a list)',
+  '<': 'must start with “<”',
+};
+
 /** The parser's refusal of a file that starts with `start` (it stops at the first token here). */
 async function refuseStart(format: ScanFormat, start: Buffer): Promise<never> {
   const findings = format.parse([start]);
   for (;;) if ((await findings.next()).done) break;
-  const message = format.opensWith === '{' ? 'must be a JSON object' : `must start with “${format.opensWith}”`;
+  const message = OPENINGS[format.opensWith];
   throw validationFailed([{ field: '/', message }]);
 }
 

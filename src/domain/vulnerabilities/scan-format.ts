@@ -34,11 +34,18 @@ export interface ScanFormat {
    */
   readonly absentCloses: boolean;
   /**
-   * The character its files start with, after white space and a UTF-8 byte order mark: `{` for a
-   * JSON format, `<` for an XML one. A body that starts otherwise is refused before the rest of it
-   * is stored (./import-spool.ts).
+   * The characters its files may start with, after white space and a UTF-8 byte order mark: `{` for a
+   * JSON format, `{[` for one whose older files are a list (Trivy before 0.20), `<` for an XML one. A
+   * body that starts otherwise is refused before the rest of it is stored (./import-spool.ts).
    */
-  readonly opensWith: '{' | '<';
+  readonly opensWith: '{' | '{[' | '<';
+  /**
+   * The scope it takes from a file is its own, `<the file's scope> (<format>)`: true of a format
+   * whose keys are rules at places (SARIF), which never agree with the package formats' keys, so
+   * that two files of one tool on one target in two such formats do not close each other's findings
+   * (docs/scanner-imports.md, "The scope"). A scope the request names is used as it is.
+   */
+  readonly ownScope: boolean;
   readonly parse: ScanParser;
 }
 

@@ -84,6 +84,22 @@ export const ScannedFinding = Type.Object(
   { additionalProperties: false },
 );
 
+/** Kinds of warning a file's summary keeps, at most (each counts its occurrences). */
+export const MAX_WARNINGS = 20;
+
+/**
+ * What a reader took with a gap, or left out with a word (docs/scanner-formats.md, "Warnings"): one
+ * entry per kind, counted, with the place of its first occurrence. The import's answer shows them.
+ */
+export const ScanWarning = Type.Object(
+  {
+    at: Type.String({ description: 'The JSON pointer of the first place in the file it applies to.' }),
+    count: Type.Integer({ minimum: 1, description: 'How many places of the file it applies to.' }),
+    message: Type.String({ minLength: 1, description: 'What was taken with a gap, or left out, and why.' }),
+  },
+  { additionalProperties: false },
+);
+
 /** What a whole file says besides its findings: known once the file has been read to its end. */
 export const ScanSummary = Type.Object(
   {
@@ -94,6 +110,7 @@ export const ScanSummary = Type.Object(
     ),
     findings: Type.Integer({ minimum: 0, description: 'Findings yielded.' }),
     skipped: Type.Integer({ minimum: 0, description: 'Results that are not problems (SARIF `pass`, Trivy `PASS`, …).' }),
+    warnings: Type.Optional(Type.Array(ScanWarning, { maxItems: MAX_WARNINGS })),
   },
   { additionalProperties: false },
 );
@@ -102,3 +119,4 @@ export type ScannedResource = Static<typeof ScannedResource>;
 export type ToolVerdict = Static<typeof ToolVerdict>;
 export type ScannedFinding = Static<typeof ScannedFinding>;
 export type ScanSummary = Static<typeof ScanSummary>;
+export type ScanWarning = Static<typeof ScanWarning>;

@@ -5,7 +5,7 @@
 import type { ScannedFinding, ScanSummary } from '../../domain/vulnerabilities/scanned-finding.ts';
 import type { Severity } from '../../domain/vulnerabilities/shape.ts';
 import { cveOf, ruleKey } from '../scanners/finding-key.ts';
-import { scannedFinding, type RawResource, type RawVerdict } from '../scanners/finding.ts';
+import { packageResource, scannedFinding, type RawResource, type RawVerdict } from '../scanners/finding.ts';
 import { Held, MAX_HELD } from '../scanners/held.ts';
 import { fileError, streamJson, walkInto, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
 import type { FormatReader } from '../scanners/contract.ts';
@@ -123,6 +123,17 @@ function fingerprintEntries(f: Fields | undefined): string[] {
     .map((k) => `${k}=${String(f.raw[k])}`);
 }
 
+// The package a result is about, as Trivy's message names it ("Package: libssl1.1\nInstalled Version:
+// 1.1.1c-r0\n…"): one rule (a CVE) has a result per package, and the rule's words are the same for each.
+const PACKAGE_LINE = /^Package: *(\S[^\n]*?) *$/m;
+const VERSION_LINE = /^Installed Version: *(\S[^\n]*?) *$/m;
+
+/** The package and version the message names, if it names one. */
+function packageNamed(message: string | undefined): { name: string; version: string | undefined } | undefined {
+  const name = message ? PACKAGE_LINE.exec(message)?.[1] : undefined;
+  return name ? { name, version: message ? VERSION_LINE.exec(message)?.[1] : undefined } : undefined;
+}
+
 function mapResult(tool: Tool, value: unknown, path: PathPart[]): ScannedFinding | undefined {
   const result = fieldsOf(value, path, 'a result (an object)');
   const kind = result.string('kind') ?? 'fail';
@@ -166,13 +177,19 @@ function mapResult(tool: Tool, value: unknown, path: PathPart[]): ScannedFinding
   const score = cvssScoreOf(props?.raw['security-severity']) ?? rule?.score;
   const level = result.string('level') ?? rule?.level ?? 'warning';
   const severity = score !== undefined ? severityOfScore(score) : (LEVELS[level] ?? 'medium');
-  const resources: RawResource[] = places.map((p) => ({ name: p.uri, type: 'file' }));
+  const pkg = packageNamed(description);
+  const resources: RawResource[] = [
+    ...(pkg ? [packageResource(pkg.name, pkg.version, undefined)] : []),
+    ...places.map((p) => ({ name: p.uri, type: 'file' })),
+  ];
   const helpUri = rule?.helpUri ? `See ${rule.helpUri}` : undefined;
+  const words = rule?.shortDescription ?? rule?.name;
   return scannedFinding({
     key,
     source: sourceOfTool(tool.name),
     tool: tool.name,
-    titles: [rule?.shortDescription, description, rule?.name, id],
+    // a result about a package is titled as Trivy JSON's: `<rule> in <package>: <the rule's words>`
+    titles: pkg ? [`${id} in ${pkg.name}${words ? `: ${words}` : ''}`] : [rule?.shortDescription, description, rule?.name, id],
     severity,
     description: description ?? rule?.fullDescription,
     remediation: [rule?.help, helpUri].filter(Boolean).join('\n\n') || undefined,

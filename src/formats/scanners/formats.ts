@@ -35,8 +35,11 @@ export type { SummaryWatch };
 /** A format as the registry hands it out: its description, and its parser for the import pipeline. */
 export type ScannerFormatEntry = ScannerFormatDescription<ScannerFormat> & ScanFormat;
 
-/** What a format does not say is a JSON scan's: it names its scope, its silence closes, its files open with `{`. */
-const SCAN = { scopeless: false, absentCloses: true, opensWith: '{' } as const;
+/**
+ * What a format does not say is a JSON scan's: it names its scope, shared with the other formats
+ * that name the same target, its silence closes, its files open with `{`.
+ */
+const SCAN = { scopeless: false, absentCloses: true, opensWith: '{', ownScope: false } as const;
 
 export const SCANNER_FORMAT_ENTRIES: readonly ScannerFormatEntry[] = DESCRIPTIONS.map((d) => {
   const top = fileTop(d, DESCRIPTIONS);

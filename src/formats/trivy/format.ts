@@ -1,5 +1,6 @@
-// Trivy JSON reports, as the registry (src/formats/scanners/formats.ts) lists them: the mapping is
-// in docs/scanner-formats.md ("Trivy JSON"), the reading in ./parse.ts.
+// Trivy JSON reports (an image's, a repository's, a cluster's; the list of Trivy before 0.20), as the
+// registry (src/formats/scanners/formats.ts) lists them: the mapping is in docs/scanner-formats.md
+// ("Trivy JSON"), the reading in ./parse.ts.
 import { describeFormat } from '../scanners/contract.ts';
 import { parseTrivy } from './parse.ts';
 
@@ -7,6 +8,8 @@ export const trivy = describeFormat({
   name: 'trivy',
   title: 'Trivy JSON',
   label: 'a Trivy JSON report',
-  signatures: ['SchemaVersion', 'ArtifactName', 'ArtifactType', 'Results'],
+  signatures: ['SchemaVersion', 'ArtifactName', 'ArtifactType', 'Results', 'ClusterName'],
+  // the list Trivy wrote before 0.20 opens with `[`
+  opensWith: '{[',
   read: parseTrivy,
 });

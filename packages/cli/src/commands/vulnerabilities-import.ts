@@ -112,12 +112,13 @@ function outputOf(ctx: Context, values: Record<string, unknown>): Context['forma
   return 'json';
 }
 
-/** Two lines a person reads: what was imported into what, then what happened. */
+/** Two lines a person reads: what was imported into what, then what happened; then a line per warning, if any. */
 export function summary(data: ImportResult, size: number | undefined): string {
   const what = `${data.format}${size === undefined ? '' : ` (${formatBytes(size)})`}`;
   const where = data.scope === null ? 'no scope' : `scope ${data.scope}`;
   const counts = (['created', 'updated', 'closed', 'reopened', 'unchanged'] as const).map((k) => `${data[k]} ${k}`).join(', ');
-  return `imported ${what} into ${where}, source ${data.source}\n${counts}`;
+  const warnings = (data.warnings ?? []).map((w) => `\nwarning: ${w.message} (${w.count} in the file, the first at ${w.at})`);
+  return `imported ${what} into ${where}, source ${data.source}\n${counts}${warnings.join('')}`;
 }
 
 function fileSize(file: string): number {

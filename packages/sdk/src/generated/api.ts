@@ -2536,6 +2536,15 @@ export interface GetJobResponse {
       unchanged: number;
       /** The IDs of the findings created, updated, closed or reopened, as the API shows them (`<source>%23<key>`). */
       findingIds: Array<string>;
+      /** Present when the file had something the import took with a gap (an OSV-Scanner package without a name) or left out (Trivy’s licenses): one entry per kind, counted (docs/scanner-formats.md, "Warnings"). */
+      warnings?: Array<{
+        /** The JSON pointer of the first place in the file it applies to. */
+        at: string;
+        /** How many places of the file it applies to. */
+        count: number;
+        /** What was taken with a gap, or left out, and why. */
+        message: string;
+      }>;
     };
     error?: {
       code: "validation_failed" | "idempotency_key_required" | "unauthorized" | "token_revoked" | "token_stale" | "forbidden" | "plan_restricted" | "not_found" | "idempotency_key_reused" | "idempotency_request_in_progress" | "rate_limit_exceeded" | "internal_error" | "upstream_unavailable";
@@ -4609,6 +4618,15 @@ export interface ImportVulnerabilitiesResponse {
     unchanged: number;
     /** The IDs of the findings created, updated, closed or reopened, as the API shows them (`<source>%23<key>`). */
     findingIds: Array<string>;
+    /** Present when the file had something the import took with a gap (an OSV-Scanner package without a name) or left out (Trivy’s licenses): one entry per kind, counted (docs/scanner-formats.md, "Warnings"). */
+    warnings?: Array<{
+      /** The JSON pointer of the first place in the file it applies to. */
+      at: string;
+      /** How many places of the file it applies to. */
+      count: number;
+      /** What was taken with a gap, or left out, and why. */
+      message: string;
+    }>;
   };
   meta: {
     /** Equals the X-Request-Id header. */
@@ -4649,6 +4667,15 @@ export interface ImportVulnerabilitiesAccepted {
       unchanged: number;
       /** The IDs of the findings created, updated, closed or reopened, as the API shows them (`<source>%23<key>`). */
       findingIds: Array<string>;
+      /** Present when the file had something the import took with a gap (an OSV-Scanner package without a name) or left out (Trivy’s licenses): one entry per kind, counted (docs/scanner-formats.md, "Warnings"). */
+      warnings?: Array<{
+        /** The JSON pointer of the first place in the file it applies to. */
+        at: string;
+        /** How many places of the file it applies to. */
+        count: number;
+        /** What was taken with a gap, or left out, and why. */
+        message: string;
+      }>;
     };
     error?: {
       code: "validation_failed" | "idempotency_key_required" | "unauthorized" | "token_revoked" | "token_stale" | "forbidden" | "plan_restricted" | "not_found" | "idempotency_key_reused" | "idempotency_request_in_progress" | "rate_limit_exceeded" | "internal_error" | "upstream_unavailable";
