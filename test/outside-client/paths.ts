@@ -6813,6 +6813,19 @@ export interface operations {
               createdAt: string;
               startedAt: string | null;
               finishedAt: string | null;
+              /** @description Extension: how far the job has got, for a progress bar (`written` of `total` while it writes). Stored every second or so while it runs, and kept once it has ended; absent before it first reports. */
+              progress?: {
+                /**
+                 * @description `checking`: the whole file read and checked, nothing written yet; then `writing`.
+                 * @enum {unknown}
+                 */
+                stage: "checking" | "writing";
+                /** @description Findings (distinct keys) read from the file so far. */
+                parsed: number;
+                /** @description Findings the writing stage has gone through so far (written, or found unchanged). */
+                written: number;
+                total: number | null;
+              };
               result?: {
                 /**
                  * @description The format the file was read as.
@@ -12326,6 +12339,19 @@ export interface operations {
               createdAt: string;
               startedAt: string | null;
               finishedAt: string | null;
+              /** @description Extension: how far the job has got, for a progress bar (`written` of `total` while it writes). Stored every second or so while it runs, and kept once it has ended; absent before it first reports. */
+              progress?: {
+                /**
+                 * @description `checking`: the whole file read and checked, nothing written yet; then `writing`.
+                 * @enum {unknown}
+                 */
+                stage: "checking" | "writing";
+                /** @description Findings (distinct keys) read from the file so far. */
+                parsed: number;
+                /** @description Findings the writing stage has gone through so far (written, or found unchanged). */
+                written: number;
+                total: number | null;
+              };
               result?: {
                 /**
                  * @description The format the file was read as.

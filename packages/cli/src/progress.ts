@@ -3,6 +3,8 @@
 // second and only after a moment (no flicker for quick steps), and always ends with the final
 // state, so the scrollback shows what was done. Forced with --progress when stderr is not a terminal (a CI log), it writes a plain line
 // at most once a second instead of carriage-return redraws that logs would garble.
+import type { JobProgress } from './sdk.ts';
+
 export interface ProgressOptions {
   enabled: boolean;
   stream: NodeJS.WriteStream;
@@ -74,25 +76,39 @@ export function progressBar(label: string, options: ProgressOptions): Progress {
 }
 
 /**
- * One line of words on stderr for a wait without a measure (a job the service runs: `queued`,
- * `running`, `done`): redrawn in place at a terminal, a plain line per change when forced with
- * --progress elsewhere, nothing when progress is off (a pipe).
+ * One line of words on stderr for a wait the service measures in its own words (a job it runs:
+ * `queued`, `checking`, `writing`, `done`, with a count as `detail`): redrawn in place at a terminal,
+ * a plain line per change of `text` (its detail left out) when forced with --progress elsewhere, so
+ * a CI log gets a line per stage and not one per count; nothing when progress is off (a pipe).
  */
-export function statusLine(label: string, options: Omit<ProgressOptions, 'unit'>): { set(text: string): void; end(): void } {
+export function statusLine(
+  label: string,
+  options: Omit<ProgressOptions, 'unit'>,
+): { set(text: string, detail?: string): void; end(): void } {
   const { enabled, stream } = options;
   const tty = Boolean(stream.isTTY);
   let shown: string | undefined;
+  let shownDetail: string | undefined;
   return {
-    set(text) {
-      if (!enabled || text === shown) return;
+    set(text, detail) {
+      if (!enabled || (text === shown && (!tty || detail === shownDetail))) return;
       shown = text;
-      stream.write(tty ? `\r${label} ${text}\x1b[K` : `${label} ${text}\n`);
+      shownDetail = detail;
+      stream.write(tty ? `\r${label} ${text}${detail ? ` ${detail}` : ''}\x1b[K` : `${label} ${text}\n`);
     },
     end() {
       if (enabled && tty && shown !== undefined) stream.write('\n');
       shown = undefined;
     },
   };
+}
+
+/** A job's count as a terminal shows it: `12,000 findings`, then `8,000 of 20,000 findings (40%)`. */
+export function jobProgressDetail(p: JobProgress): string {
+  const n = (v: number) => v.toLocaleString('en-US');
+  if (p.stage === 'checking' || p.total === null) return `${n(p.parsed)} findings`;
+  const percent = p.total === 0 ? 100 : Math.floor((p.written / p.total) * 100);
+  return `${n(p.written)} of ${n(p.total)} findings (${percent}%)`;
 }
 
 export function formatBytes(n: number): string {

@@ -50,7 +50,7 @@ describe('compliance vulnerabilities import of a job', { concurrency: dialects.l
         assert.doesNotMatch(res.stderr, /import job/, 'no progress on a pipe');
       });
 
-      it('with progress drawn: the upload, then one line per status of the job, then the same summary', async () => {
+      it('with progress drawn: the upload, then one line per status and stage of the job, then the same summary', async () => {
         const res = await rw(['vulnerabilities', 'import', '--format', 'sarif', '--scope', 'cli-job-2', file, '-o', 'table', '--progress']);
         assert.equal(res.code, 0, explain(res));
         assert.match(
@@ -60,6 +60,8 @@ describe('compliance vulnerabilities import of a job', { concurrency: dialects.l
         const lines = res.stderr.split('\n').filter((l) => l.startsWith('import job '));
         assert.equal(lines[0], 'import job queued', res.stderr);
         assert.equal(lines.at(-1), 'import job done', res.stderr);
+        // its stages between, one line each (the counts only at a terminal): at least the last one
+        assert.equal(lines.at(-2), 'import job writing', res.stderr);
         assert.ok(res.stderr.indexOf('import [') < res.stderr.indexOf('import job queued'), 'the upload bar first');
       });
 

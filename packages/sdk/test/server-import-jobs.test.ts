@@ -4,7 +4,7 @@
 // follow honours its time-out while the job runs on.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TimeoutError, ValidationError, type ComplianceClient } from '../src/index.ts';
+import { TimeoutError, ValidationError, type ComplianceClient, type JobProgress } from '../src/index.ts';
 import { resultAt, sarif } from '../../../test/harness/vulnerability-imports.ts';
 import { dialects, startDemoService, type DemoService } from './support/real-server.ts';
 
@@ -27,9 +27,10 @@ for (const dialect of dialects) {
       const file = sarif(results(60, 'src/sdk-job'));
       assert.ok(file.length > THRESHOLD);
       const seen: string[] = [];
+      const progress: JobProgress[] = [];
       const answer = await sdk.vulnerabilities.import(
         { format: 'sarif', scope: 'sdk-job', file: bytes(file) },
-        { onJobStatus: (status) => seen.push(status) },
+        { onJobStatus: (status) => seen.push(status), onJobProgress: (p) => progress.push(p) },
       );
       assert.equal(answer.data.created, 60);
       assert.equal(answer.data.format, 'sarif');
@@ -39,6 +40,8 @@ for (const dialect of dialects) {
       assert.equal(typeof answer.meta.requestId, 'string');
       assert.equal(seen[0], 'queued', seen.join(' '));
       assert.equal(seen.at(-1), 'succeeded', seen.join(' '));
+      // the last progress heard is the ended job's: every finding checked and written
+      assert.deepEqual(progress.at(-1), { stage: 'writing', parsed: 60, written: 60, total: 60 }, JSON.stringify(progress));
       // the same file again is a job too, and its answer says nothing changed
       const again = await sdk.vulnerabilities.import({ format: 'sarif', scope: 'sdk-job', file: bytes(file) });
       assert.deepEqual({ ...again.data, findingIds: [] }, { ...answer.data, created: 0, unchanged: 60, findingIds: [] });

@@ -3,6 +3,7 @@
 // stores the result, or the error body the synchronous door would have answered, and removes the
 // job's spooled file. A failure of the moment (the database down, the organization busy) is not the
 // job's: it is thrown, and the worker queues the job again.
+import type { Kysely } from 'kysely';
 import type { SystemContext } from '../context.ts';
 import { scopesFor, type AccessLevel } from '../auth/scopes.ts';
 import { DependencyUnavailableError, errorObject, RateLimitExceeded, ServiceError } from '../../shared/errors.ts';
@@ -12,6 +13,8 @@ import { finishJob, type JobRow } from '../../storage/db/repositories/service/jo
 import { runImportJob, type ImportJobInput } from '../vulnerabilities/import.ts';
 import { removeSpool } from '../vulnerabilities/import-spool.ts';
 import type { ScanFormatLookup } from '../vulnerabilities/scan-format.ts';
+import type { Database } from '../../storage/db/schema.ts';
+import { JobProgressReporter } from './progress.ts';
 
 export type JobEnding = 'succeeded' | 'failed' | 'lost';
 
@@ -30,12 +33,13 @@ export async function runJob(
   const input = JSON.parse(row.input) as ImportJobInput;
   let result: string | null = null;
   let error: string | null = null;
+  const progress = new JobProgressReporter(ctx.db.kysely as Kysely<Database>, row.id, owner);
   try {
     const actorCtx = { ...ctx, actor: await actorOf(ctx, row) };
     // Always found: the request that queued the job named a known format (a bug otherwise).
     const format = tools.scannerFormats(input.format);
     if (!format) throw new Error(`job ${row.id}: no scanner format ${input.format}`);
-    result = JSON.stringify(await runImportJob(actorCtx, input, format));
+    result = JSON.stringify(await runImportJob(actorCtx, input, format, progress.report));
   } catch (err) {
     // Not the job's failure but the moment's (a dependency down; on PostgreSQL, the organization
     // busy past the lock wait): the worker queues it again.
@@ -57,6 +61,7 @@ export async function runJob(
     status: error === null ? 'succeeded' : 'failed',
     result,
     error,
+    progress: await progress.settled(),
   });
   if (!ended) return 'lost'; // another node took it over (this lease ran out): its run removes the spool
   await removeSpool(ctx.blobs, { key: input.spool });

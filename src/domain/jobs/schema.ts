@@ -15,6 +15,26 @@ export const JOB_RETENTION_MS = 24 * 3600_000;
 
 const Time = (description: string) => Type.String({ format: 'date-time', description });
 
+const Count = (description: string) => Type.Integer({ minimum: 0, description });
+
+/** What a running job has gone through, stored by its node every JOB_PROGRESS_MS (./progress.ts). */
+export const JobProgress = Type.Object(
+  {
+    stage: Type.Enum(['checking', 'writing'], {
+      description: '`checking`: the whole file read and checked, nothing written yet; then `writing`.',
+    }),
+    parsed: Count('Findings (distinct keys) read from the file so far.'),
+    written: Count('Findings the writing stage has gone through so far (written, or found unchanged).'),
+    total: Type.Union([Count('The file’s findings, known once it has been checked.'), Type.Null()]),
+  },
+  {
+    description:
+      'Extension: how far the job has got, for a progress bar (`written` of `total` while it writes). Stored every second or so while it runs, and kept once it has ended; absent before it first reports.',
+  },
+);
+
+export type JobProgress = Static<typeof JobProgress>;
+
 export const Job = Type.Object(
   {
     id: Type.String({ description: 'The job’s ID: follow it at `GET /v1/jobs/{id}` (the `Location` of the 202).' }),
@@ -25,6 +45,7 @@ export const Job = Type.Object(
     createdAt: Time('When the request was accepted.'),
     startedAt: Type.Union([Time('When a node last started running it.'), Type.Null()]),
     finishedAt: Type.Union([Time('When it ended; it is readable for 24 hours after.'), Type.Null()]),
+    progress: Type.Optional(JobProgress),
     /** when succeeded: the object the synchronous request answers in `data` */
     result: Type.Optional(ImportResult),
     /** when failed: the `error` object the synchronous request answers (code, message, details) */

@@ -13,6 +13,7 @@ export function jobView(row: JobRow): Job {
     startedAt: iso(row.started_at),
     finishedAt: iso(row.finished_at),
   };
+  if (row.progress !== null) job.progress = JSON.parse(row.progress);
   if (row.status === 'succeeded' && row.result !== null) job.result = JSON.parse(row.result);
   if (row.status === 'failed' && row.error !== null) job.error = JSON.parse(row.error);
   return job;

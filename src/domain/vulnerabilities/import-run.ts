@@ -58,6 +58,8 @@ export interface ImportRunOptions {
   slices?: ImportSlices;
   /** and at the end of a batch of the file too: its dry run found it sound (a large file's second pass) */
   slicesWhileReading?: boolean;
+  /** after each batch, with the findings (distinct keys) gone through so far: a job's progress */
+  onBatch?: (keysRead: number) => void;
 }
 
 /** One import inside its transaction: the counts, the keys reported, and the batch being read. */
@@ -76,6 +78,8 @@ export class ImportRun {
   private readonly result = { created: 0, updated: 0, closed: 0, reopened: 0, unchanged: 0, findingIds: [] as string[] };
   /** whether the import wrote anything */
   changed = false;
+  /** the file's findings (distinct keys) gone through so far; all of them once it has run */
+  keysRead = 0;
   /** whether it wrote anything since its slice began (the whole run when it is not sliced) */
   private sliceChanged = false;
   private readonly events: ImportEvents;
@@ -188,8 +192,10 @@ export class ImportRun {
     const fresh = keys.filter((k) => !this.seen.has(`${source}\u0000${k}`));
     const rows = new Map((await findStatesByKeys(this.trx, this.org, source, keys)).map((r) => [r.findingKey, r]));
     const diff = diffBatch({ source, scope: this.scope as string, now: this.now, group, fresh, rows });
+    this.keysRead += fresh.length;
     if (this.options.dryRun) {
       for (const key of fresh) this.seen.add(`${source}\u0000${key}`);
+      this.options.onBatch?.(this.keysRead);
       return;
     }
     this.count(diff);
@@ -202,6 +208,7 @@ export class ImportRun {
     if (diff.inserts.length + updates.length > 0) this.markChanged();
     for (const key of fresh) this.seen.add(`${source}\u0000${key}`);
     this.openReported.set(source, (this.openReported.get(source) ?? 0) + diff.open);
+    this.options.onBatch?.(this.keysRead);
     // A slice committed before the file's end could leave a file refused late half-written: only
     // once a dry run has checked it all.
     if (this.options.slicesWhileReading) await this.nextSliceWhenDue();

@@ -16,6 +16,7 @@ import { DEFAULT_IMPORT_JOB_THRESHOLD_BYTES } from '../../config.ts';
 import { DEFAULT_IMPORT_MAX_BYTES, type ImportResult } from './import-schema.ts';
 import { acceptJob, replayedAsNow } from '../jobs/accept.ts';
 import type { Job } from '../jobs/schema.ts';
+import type { ReportProgress } from '../jobs/progress.ts';
 import { readSpool, removeSpool, spoolBody } from './import-spool.ts';
 import { ImportRun } from './import-run.ts';
 import { ImportSlices } from './import-slices.ts';
@@ -105,9 +106,9 @@ export async function importVulnerabilities({ ctx, input }: { ctx: Context; inpu
  * slices (the key was bound to the job). A re-run after a dead node converges, the import being a
  * diff. The caller removes the spool.
  */
-export async function runImportJob(ctx: Context, job: ImportJobInput, format: ScanFormat): Promise<ImportResult> {
+export async function runImportJob(ctx: Context, job: ImportJobInput, format: ScanFormat, progress?: ReportProgress): Promise<ImportResult> {
   authorize(ctx.actor, 'vulnerability', 'write');
-  return importInSlices(ctx, format, job.scope ?? undefined, { key: job.spool }, true);
+  return importInSlices(ctx, format, job.scope ?? undefined, { key: job.spool }, true, undefined, progress);
 }
 
 /**
@@ -125,14 +126,27 @@ async function importInSlices(
   spool: { key: string },
   checkFirst: boolean,
   lastly?: (trx: Kysely<Database>, result: ImportResult) => Promise<void>,
+  progress?: ReportProgress,
 ): Promise<ImportResult> {
   const org = ctx.actor.organizationId;
   const db = ctx.db.kysely as Kysely<Database>;
-  if (checkFirst) await new ImportRun(ctx, db, format, scope, { dryRun: true }).execute(readSpool(ctx.blobs, spool));
+  let total: number | null = null;
+  if (checkFirst) {
+    const check = new ImportRun(ctx, db, format, scope, {
+      dryRun: true,
+      onBatch: progress && ((parsed) => progress({ stage: 'checking', parsed, written: 0, total: null })),
+    });
+    await check.execute(readSpool(ctx.blobs, spool));
+    total = check.keysRead;
+  }
   const slices = new ImportSlices(db, async (changed) => {
     if (changed) await announceOrganizationChange(ctx, org);
   });
-  const run = new ImportRun(ctx, await slices.begin(), format, scope, { slices, slicesWhileReading: checkFirst });
+  const run = new ImportRun(ctx, await slices.begin(), format, scope, {
+    slices,
+    slicesWhileReading: checkFirst,
+    onBatch: progress && ((written) => progress({ stage: 'writing', parsed: total ?? written, written, total })),
+  });
   try {
     const result = await run.execute(readSpool(ctx.blobs, spool));
     await slices.commit(lastly && ((trx) => lastly(trx, result)));

@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import { UsageError } from '../args.ts';
 import type { Context } from '../context.ts';
 import { writeRecord } from '../output/writer.ts';
-import { formatBytes, progressBar, statusLine } from '../progress.ts';
-import type { ImportFile, ImportResult, ScannerFormat } from '../sdk.ts';
+import { formatBytes, jobProgressDetail, progressBar, statusLine } from '../progress.ts';
+import type { ImportFile, ImportResult, JobProgress, ScannerFormat } from '../sdk.ts';
 import { SCANNER_FORMAT } from '../vocabulary.ts';
 import type { Command } from './command.ts';
 import { idempotencyKeyOption, sendWrite } from './writes.ts';
@@ -80,10 +80,12 @@ export const vulnerabilityImportCommand: Command = {
       uploaded = true;
       job.set(status === 'succeeded' || status === 'failed' ? 'done' : status);
     };
+    // while it runs: its stage, and at a terminal how far it has got (the service's own count)
+    const onJobProgress = (p: JobProgress) => job.set(p.stage, jobProgressDetail(p));
     ctx.showing(progress); // a retry or a slow answer is noted through the bar, not across it
     try {
       result = await sendWrite(ctx, values, (options) =>
-        client.vulnerabilities.import({ format: format as ScannerFormat, scope, file: source }, { ...options, onJobStatus }),
+        client.vulnerabilities.import({ format: format as ScannerFormat, scope, file: source }, { ...options, onJobStatus, onJobProgress }),
       );
     } catch (err) {
       if (uploaded) job.end();

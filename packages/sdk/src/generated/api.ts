@@ -2517,6 +2517,16 @@ export interface GetJobResponse {
     createdAt: string;
     startedAt: string | null;
     finishedAt: string | null;
+    /** Extension: how far the job has got, for a progress bar (`written` of `total` while it writes). Stored every second or so while it runs, and kept once it has ended; absent before it first reports. */
+    progress?: {
+      /** `checking`: the whole file read and checked, nothing written yet; then `writing`. */
+      stage: "checking" | "writing";
+      /** Findings (distinct keys) read from the file so far. */
+      parsed: number;
+      /** Findings the writing stage has gone through so far (written, or found unchanged). */
+      written: number;
+      total: number | null;
+    };
     result?: {
       /** The format the file was read as. */
       format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex" | "cyclonedx-xml";
@@ -4648,6 +4658,16 @@ export interface ImportVulnerabilitiesAccepted {
     createdAt: string;
     startedAt: string | null;
     finishedAt: string | null;
+    /** Extension: how far the job has got, for a progress bar (`written` of `total` while it writes). Stored every second or so while it runs, and kept once it has ended; absent before it first reports. */
+    progress?: {
+      /** `checking`: the whole file read and checked, nothing written yet; then `writing`. */
+      stage: "checking" | "writing";
+      /** Findings (distinct keys) read from the file so far. */
+      parsed: number;
+      /** Findings the writing stage has gone through so far (written, or found unchanged). */
+      written: number;
+      total: number | null;
+    };
     result?: {
       /** The format the file was read as. */
       format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex" | "cyclonedx-xml";

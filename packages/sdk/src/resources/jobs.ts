@@ -7,6 +7,8 @@ import { sleep } from '../transport/timing.ts';
 import { send, withResponse, type ClientContext, type RequestOptions, type WithResponse } from './operation.ts';
 
 export type Job = GetJobResponse['data'];
+/** How far a running job has got (an extension of the job): `written` of `total` while it writes. */
+export type JobProgress = NonNullable<Job['progress']>;
 
 export interface JobFollowOptions {
   /** aborts the wait (the job itself runs on at the service) */
@@ -37,18 +39,26 @@ export class Jobs {
 /**
  * Follows an accepted job until it ends: its result as the synchronous answer's body (`{ data,
  * meta }`), or the synchronous answer's error thrown (the same class and code). `onStatus` hears
- * each status seen (the CLI's progress line).
+ * each status seen and `onProgress` each new progress (the CLI's progress line).
  */
 export async function followJob<T>(
   ctx: ClientContext,
   accepted: WithResponse<{ data: Job; meta: { requestId: string } }>,
-  options: JobFollowOptions & RequestOptions & { onStatus?: (status: Job['status']) => void } = {},
+  options: JobFollowOptions &
+    RequestOptions & { onStatus?: (status: Job['status']) => void; onProgress?: (progress: JobProgress, job: Job) => void } = {},
 ): Promise<WithResponse<{ data: T; meta: { requestId: string } }>> {
   const jobs = new Jobs(ctx);
   const timeoutMs = options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
   const deadline = Date.now() + timeoutMs;
   let interval = options.pollIntervalMs ?? 250;
   let seen = accepted; // a replay of a finished job has ended already
+  let progress = '';
+  const heard = (job: Job) => {
+    const now = job.progress === undefined ? '' : JSON.stringify(job.progress);
+    if (job.progress !== undefined && now !== progress) options.onProgress?.(job.progress, job);
+    progress = now;
+  };
+  heard(seen.data);
   options.onStatus?.(seen.data.status);
   while (seen.data.status !== 'succeeded' && seen.data.status !== 'failed') {
     const wait = retryAfterMs(seen.response.headers) ?? interval;
@@ -61,6 +71,7 @@ export async function followJob<T>(
     interval = Math.min(MAX_POLL_MS, Math.ceil(interval * 1.5));
     const before = seen.data.status;
     seen = await jobs.retrieve(seen.data.id, { signal: options.signal, timeoutMs: options.timeoutMs, maxRetries: options.maxRetries });
+    heard(seen.data); // before its status: an ended job's last progress comes before `succeeded`
     if (seen.data.status !== before) options.onStatus?.(seen.data.status);
   }
   const job = seen.data;

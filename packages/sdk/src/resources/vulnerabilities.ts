@@ -13,7 +13,7 @@ import { PagedList } from '../pagination.ts';
 import type { ScannerFormat } from '../types.ts';
 import { rawBody } from '../uploads/raw.ts';
 import { prepareFile, type ByteStream, type FileSource } from '../uploads/sources.ts';
-import { followJob, type JobFollowOptions, type Job } from './jobs.ts';
+import { followJob, type JobFollowOptions, type Job, type JobProgress } from './jobs.ts';
 import { send, type ClientContext, type RequestOptions, type WithResponse, type WriteOptions } from './operation.ts';
 
 export type VulnerabilityListQuery = Omit<ListVulnerabilitiesQuery, 'nextCursor'>;
@@ -46,6 +46,8 @@ export interface ImportVulnerabilitiesInput {
 export interface ImportOptions extends WriteOptions, JobFollowOptions {
   /** each status of a job the import became (`queued`, `running`, `succeeded`, `failed`): a progress display */
   onJobStatus?: (status: Job['status']) => void;
+  /** each new progress a look at the job shows (`stage`, `parsed`, `written` of `total`): a progress bar */
+  onJobProgress?: (progress: JobProgress, job: Job) => void;
 }
 
 /** Every format is JSON; the service reads the body as the named format whatever its type, but says JSON is what it is. */
@@ -123,7 +125,11 @@ export class Vulnerabilities {
     });
     if (answer.response.status !== 202) return answer;
     const accepted = answer as unknown as WithResponse<ImportVulnerabilitiesAccepted>;
-    return followJob<ImportVulnerabilitiesResponse['data']>(this.#ctx, accepted, { ...options, onStatus: options?.onJobStatus });
+    return followJob<ImportVulnerabilitiesResponse['data']>(this.#ctx, accepted, {
+      ...options,
+      onStatus: options?.onJobStatus,
+      onProgress: options?.onJobProgress,
+    });
   }
 }
 

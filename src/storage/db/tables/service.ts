@@ -67,4 +67,6 @@ export interface JobsTable {
   lease_owner: string | null;
   lease_until: Ms | null;
   attempts: Generated<number>;
+  /** JSON of the running job's progress (src/domain/jobs/schema.ts, JobProgress); null until it reports */
+  progress: Generated<string | null>;
 }

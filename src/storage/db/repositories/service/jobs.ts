@@ -126,6 +126,7 @@ export async function claimJobs(db: Q, dialect: DialectName, o: JobClaim): Promi
       lease_until: o.leaseUntil,
       started_at: o.now,
       attempts: eb('attempts', '+', 1),
+      progress: null, // a run starts over
     }))
     .where('id', 'in', (eb) =>
       eb
@@ -154,6 +155,18 @@ export async function renewJobLease(db: Q, id: string, owner: string, leaseUntil
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** Stores a running job's progress (JSON) while `owner` holds it; false when the lease was lost. */
+export async function recordJobProgress(db: Q, id: string, owner: string, progress: string): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ progress })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'running')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 export interface JobEnd {
   id: string;
   owner: string;
@@ -161,13 +174,23 @@ export interface JobEnd {
   status: 'succeeded' | 'failed';
   result: string | null;
   error: string | null;
+  /** its last progress (JSON), when it reported any */
+  progress?: string | null;
 }
 
 /** Records a job's end while `owner` holds it; false when the lease was lost meanwhile. */
 export async function finishJob(db: Q, end: JobEnd): Promise<boolean> {
   const result = await db
     .updateTable('jobs')
-    .set({ status: end.status, result: end.result, error: end.error, finished_at: end.at, lease_owner: null, lease_until: null })
+    .set({
+      status: end.status,
+      result: end.result,
+      error: end.error,
+      finished_at: end.at,
+      lease_owner: null,
+      lease_until: null,
+      ...(end.progress !== undefined ? { progress: end.progress } : {}),
+    })
     .where('id', '=', end.id)
     .where('lease_owner', '=', end.owner)
     .where('status', '=', 'running')
