@@ -106,7 +106,12 @@ export async function importVulnerabilities({ ctx, input }: { ctx: Context; inpu
  * slices (the key was bound to the job). A re-run after a dead node converges, the import being a
  * diff. The caller removes the spool.
  */
-export async function runImportJob(ctx: Context, job: ImportJobInput, format: ScanFormat, progress?: ReportProgress): Promise<ImportResult> {
+export async function runImportJob(
+  ctx: Context,
+  job: ImportJobInput,
+  format: ScanFormat,
+  progress?: ReportProgress,
+): Promise<ImportResult> {
   authorize(ctx.actor, 'vulnerability', 'write');
   return importInSlices(ctx, format, job.scope ?? undefined, { key: job.spool }, true, undefined, progress);
 }
