@@ -15,7 +15,7 @@ import { sendWebhook } from './storage/webhook-http/node-http.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { answerClientError, registerErrorHandler, sendFrameworkError } from './http/plugins/error-handler.ts';
 import { registerResponseHeaders } from './http/plugins/response-headers.ts';
-import { registerUnreadBody } from './http/plugins/unread-body.ts';
+import { registerUnreadBody, unreadBodyDrainBytes } from './http/plugins/unread-body.ts';
 import { newRequestId } from './http/request-id.ts';
 import { registerAuth, tokenAuthenticator } from './http/plugins/auth.ts';
 import { WarmReads } from './http/warm-reads.ts';
@@ -157,7 +157,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   registerResponseHeaders(app);
   registerMetrics(app, metrics);
   registerErrorHandler(app, (err) => metrics.dependencyErrors.inc({ dependency: err.dependency }));
-  registerUnreadBody(app);
+  registerUnreadBody(app, unreadBodyDrainBytes(config));
   registerAuth(app, {
     config,
     system,

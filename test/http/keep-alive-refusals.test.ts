@@ -25,11 +25,12 @@ import {
   stopLocalDiskUploads,
 } from '../harness/uploads.ts';
 import { addCredential, getToken, startServer, type TestServer } from '../harness/server.ts';
-import { UNREAD_BODY_DRAIN_BYTES } from '../../src/http/plugins/unread-body.ts';
+import { unreadBodyDrainBytes } from '../../src/http/plugins/unread-body.ts';
 
 /** Bodies well past what the socket buffers hold, under and over the drain bound. */
 const UNDER_BOUND = 2 * MiB;
-const OVER_BOUND = UNREAD_BODY_DRAIN_BYTES + 2 * MiB;
+/** within the limits but large: the bound was once 64 MiB, and such a refusal reached clients as EPIPE */
+const LARGE = 70 * MiB;
 /** Not a JSON document: refused at its first token, the rest never read by the import. */
 const notJson = (size: number) => `x${' '.repeat(size - 1)}`;
 const NOW = Date.UTC(2026, 1, 10, 12);
@@ -45,11 +46,14 @@ for (const dialect of dialects) {
     let blobDir: string;
     let h: Harness;
     let client: KeepAliveClient;
+    /** past the largest body any door of this server takes (with the defaults, an upload's 100 MB) */
+    let OVER_BOUND: number;
     before(async () => {
       blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-keep-alive-'));
       // a program limit of a few MiB: a document past it is quick to send
       server = await startServer({ dialect, env: { ...env, BLOB_DIR: blobDir, PROGRAM_MAX_BYTES: String(3 * MiB) }, now: () => NOW });
       h = await makeHarness(server, localDiskBlobs(blobDir));
+      OVER_BOUND = unreadBodyDrainBytes(server.config) + 2 * MiB;
     });
     after(() => stopLocalDiskUploads(server, blobDir));
 
@@ -142,18 +146,24 @@ for (const dialect of dialects) {
     test('uploads: refused ones (a wrong part, a refused file type, an unknown record) in turn with accepted ones', async () => {
       const evidenceId = await h.evidence();
       const body = (name: string, content: Buffer) => rawBody([date(NOW - 1000), file(name, content)], BOUNDARY);
-      const [wrongPart, accepted, wrongType, again, unknown, last] = await inTurn([
+      const [wrongPart, accepted, wrongType, again, unknown, last, pastBound, read] = await inTurn([
         ['wrong part', upload(evidenceId, rawBody([file('a.txt', Buffer.alloc(UNDER_BOUND, 'a'), 'other')], BOUNDARY))],
         ['accepted', upload(evidenceId, body('a.txt', Buffer.alloc(1000, 'a')))],
         ['refused type', upload(evidenceId, body('a.exe', Buffer.alloc(UNDER_BOUND, 'b')))],
         ['accepted again', upload(evidenceId, body('b.txt', Buffer.alloc(1000, 'c')))],
-        ['unknown evidence', upload('ev-unknown', body('c.txt', Buffer.alloc(OVER_BOUND, 'd')))],
+        ['unknown evidence', upload('ev-unknown', body('c.txt', Buffer.alloc(LARGE, 'd')))],
         ['accepted last', upload(evidenceId, body('c.txt', Buffer.alloc(1000, 'e')))],
+        ['unknown evidence, past the bound', upload('ev-unknown', body('d.txt', Buffer.alloc(OVER_BOUND, 'f')))],
+        ['read', list],
       ]);
       assert.equal(wrongPart.status, 400, JSON.stringify(wrongPart.body));
       assert.equal(wrongType.status, 400, JSON.stringify(wrongType.body));
       assert.equal(unknown.status, 404, JSON.stringify(unknown.body));
-      assert.equal(unknown.connectionHeader, 'close');
+      assert.equal(unknown.connectionHeader, 'keep-alive', 'a refused upload within the limits is read to its end, its answer kept');
+      assert.equal(last.connection, unknown.connection, 'the next upload on the same connection');
+      assert.equal(pastBound.status, 404, JSON.stringify(pastBound.body));
+      assert.equal(pastBound.connectionHeader, 'close');
+      assert.equal(read.status, 200);
       for (const ok of [accepted, again, last]) assert.equal(ok.status, 201, JSON.stringify(ok.body));
     });
 

@@ -5,24 +5,33 @@
 // handler had started to (a paused stream): a keep-alive client's next request then waited for
 // the request time-out (issue 35). This hook, on every answer, is the one place that settles it
 // (docs/decisions/writes-and-uploads.md, "A body left unread"):
-// - a body that has fully arrived, or whose Content-Length is at most UNREAD_BODY_DRAIN_BYTES (64 MiB), is
-//   read and discarded after the answer, and the connection stays open for the next request;
-// - a longer one, one of unknown length (chunked), or one whose stream was destroyed, is answered
-//   with `Connection: close`: Node closes the connection after the answer instead of reading
-//   megabytes nobody will use.
+// - a body that has fully arrived, or whose Content-Length is within the drain bound (the largest
+//   body any door takes: unreadBodyDrainBytes), is read and discarded after the answer, and the
+//   connection stays open for the next request;
+// - a longer one (which no door would have taken), one of unknown length (chunked), or one whose
+//   stream was destroyed, is answered with `Connection: close`: Node closes the connection after
+//   the answer instead of reading what nobody will use.
 // Readers of a body that may stop early read it with `iterator({ destroyOnReturn: false })`:
 // leaving an async iterator otherwise destroys the request stream, and the connection with it.
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config.ts';
+import { MAX_TOTAL_BYTES } from '../../domain/evidence/upload.ts';
+
+/** A multipart body's part headers and boundaries around its files' bytes, at most. */
+const MULTIPART_SLACK_BYTES = 1024 * 1024;
 
 /**
- * Most bytes of a refused request's body read and discarded to keep its connection open. Large
- * enough for the files clients commonly send (a 4 MiB upload refused `409` while its first attempt
- * still ran was cut at 4 MiB, and the client, still writing, got EPIPE instead of the answer:
- * closing a connection the client is writing to can lose the answer in flight), small enough that
- * a refused body costs a bounded read.
+ * Most bytes of a refused request's body read and discarded to keep its connection open: the
+ * largest body any door takes (an upload's files together, a scanner file, a program document),
+ * so that a request within the limits always gets its refusal. Closing a connection the client is
+ * still writing to can lose the answer in flight: the client gets EPIPE or a reset instead (a 4 MiB
+ * upload refused `409` when the bound was 4 MiB; a 70 MiB one refused `404` when it was 64 MiB).
+ * A refused body costs at most the read an accepted one would.
  */
-export const UNREAD_BODY_DRAIN_BYTES = 64 * 1024 * 1024;
+export function unreadBodyDrainBytes(config: Pick<Config, 'importMaxBytes' | 'program'>): number {
+  return Math.max(MAX_TOTAL_BYTES, config.importMaxBytes, config.program.maxBytes) + MULTIPART_SLACK_BYTES;
+}
 
 /** True when the request declared a body (a length above zero, or chunked) that was not read to its end. */
 function leftUnread(raw: IncomingMessage): boolean {
@@ -34,13 +43,13 @@ function leftUnread(raw: IncomingMessage): boolean {
 const discard = () => {};
 
 /** A callback hook: it runs on every answer and waits for nothing. */
-export function registerUnreadBody(app: FastifyInstance) {
+export function registerUnreadBody(app: FastifyInstance, drainBytes: number) {
   app.addHook('onSend', (request, reply, _payload, done) => {
     const raw = request.raw;
     if (leftUnread(raw)) {
       const declared = Number(raw.headers['content-length']);
       // A stream its reader destroyed can no longer be read: only closing frees the connection.
-      const drained = !raw.destroyed && (raw.complete || (Number.isSafeInteger(declared) && declared <= UNREAD_BODY_DRAIN_BYTES));
+      const drained = !raw.destroyed && (raw.complete || (Number.isSafeInteger(declared) && declared <= drainBytes));
       if (!drained) reply.header('Connection', 'close');
       // The handler is done with the body. A reader that stopped early without letting go (an
       // async iterator abandoned mid-file) still listens for 'readable', which keeps the stream
