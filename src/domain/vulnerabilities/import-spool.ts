@@ -96,18 +96,11 @@ async function* objectFirst(format: ScanFormat, body: AsyncIterable<Uint8Array |
   }
 }
 
-const OPENINGS: Record<ScanFormat['opensWith'], string> = {
-  '{': 'must be a JSON object',
-  '{[': 'must be a JSON object (or, from Trivy before 0.20, a list)',
-  '<': 'must start with “<”',
-};
-
 /** The parser's refusal of a file that starts with `start` (it stops at the first token here). */
 async function refuseStart(format: ScanFormat, start: Buffer): Promise<never> {
   const findings = format.parse([start]);
   for (;;) if ((await findings.next()).done) break;
-  const message = OPENINGS[format.opensWith];
-  throw validationFailed([{ field: '/', message }]);
+  throw validationFailed([{ field: '/', message: format.openingWords }]);
 }
 
 /** The spooled file, streamed back for the import to parse. */

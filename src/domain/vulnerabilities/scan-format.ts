@@ -36,9 +36,11 @@ export interface ScanFormat {
   /**
    * The characters its files may start with, after white space and a UTF-8 byte order mark: `{` for a
    * JSON format, `{[` for one whose older files are a list (Trivy before 0.20), `<` for an XML one. A
-   * body that starts otherwise is refused before the rest of it is stored (./import-spool.ts).
+   * body that starts otherwise is refused before the rest of it is stored (./import-spool.ts), with
+   * `openingWords` as the refusal's message for the file's start (`/`): "must be a JSON object".
    */
-  readonly opensWith: '{' | '{[' | '<';
+  readonly opensWith: string;
+  readonly openingWords: string;
   /**
    * The scope it takes from a file is its own, `<the file's scope> (<format>)`: true of a format
    * whose keys are rules at places (SARIF), which never agree with the package formats' keys, so

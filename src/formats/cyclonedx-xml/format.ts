@@ -13,5 +13,6 @@ export const cyclonedxXml = describeFormat({
   // the other formats' signatures (./parse.ts), an XML file read as another by its first “<”.
   signatures: [],
   opensWith: '<',
+  openingWords: 'must start with “<”',
   read: parseCycloneDxXml,
 });

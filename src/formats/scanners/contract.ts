@@ -29,11 +29,11 @@ export type FormatReader = (chunks: ByteChunks, top: FileTop, watch?: SummaryWat
  * One scanner format, described in its folder: all the service knows of it by name. A JSON scan is
  * the default: it names its scope (`scopeless` false), what it no longer reports is closed
  * (`absentCloses` true), shares the scope it names with other formats (`ownScope` false) and its
- * files open with `{` (`opensWith`); a format says so only when it
- * differs.
+ * files open with `{` (`opensWith`, refused otherwise as "must be a JSON object": `openingWords`);
+ * a format says so only when it differs.
  */
 export interface ScannerFormatDescription<Name extends string = string>
-  extends Partial<Pick<ScanFormat, 'scopeless' | 'absentCloses' | 'opensWith' | 'ownScope'>> {
+  extends Partial<Pick<ScanFormat, 'scopeless' | 'absentCloses' | 'opensWith' | 'openingWords' | 'ownScope'>> {
   readonly name: Name;
   /** as the route's description lists it: "Grype JSON" */
   readonly title: string;

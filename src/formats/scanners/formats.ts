@@ -39,7 +39,7 @@ export type ScannerFormatEntry = ScannerFormatDescription<ScannerFormat> & ScanF
  * What a format does not say is a JSON scan's: it names its scope, shared with the other formats
  * that name the same target, its silence closes, its files open with `{`.
  */
-const SCAN = { scopeless: false, absentCloses: true, opensWith: '{', ownScope: false } as const;
+const SCAN = { scopeless: false, absentCloses: true, opensWith: '{', openingWords: 'must be a JSON object', ownScope: false } as const;
 
 export const SCANNER_FORMAT_ENTRIES: readonly ScannerFormatEntry[] = DESCRIPTIONS.map((d) => {
   const top = fileTop(d, DESCRIPTIONS);

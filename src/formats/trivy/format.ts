@@ -11,5 +11,6 @@ export const trivy = describeFormat({
   signatures: ['SchemaVersion', 'ArtifactName', 'ArtifactType', 'Results', 'ClusterName'],
   // the list Trivy wrote before 0.20 opens with `[`
   opensWith: '{[',
+  openingWords: 'must be a JSON object (or, from Trivy before 0.20, a list)',
   read: parseTrivy,
 });
