@@ -16,11 +16,27 @@ export interface PooledProgram {
   withPlaces(error: unknown): Promise<unknown>;
 }
 
+/**
+ * A document of at least this many bytes ends its worker thread when it is read (the pool's
+ * `recycle`): the thread's heap gives back what the parse took instead of keeping it.
+ */
+export const RECYCLE_BYTES = 1024 * 1024;
+
+const sizeOf = (source: ProgramSource) => source.bytes?.length ?? source.text?.length ?? 0;
+
 /** Reads a document in a worker thread; throws the loader's `validation_failed` when it refuses it. */
 export async function loadProgramInPool(pool: WorkerPool, source: ProgramSource): Promise<PooledProgram> {
-  const { pieces, result } = await pool.run('program.load', source);
+  // each slice of a list parsed as it arrives: its text is garbage at once
+  const lists = new Map<string, unknown[]>();
+  const onPiece = (piece: unknown) => {
+    const { key, json } = piece as Piece;
+    const list = lists.get(key) ?? [];
+    for (const item of JSON.parse(json) as unknown[]) list.push(item);
+    lists.set(key, list);
+  };
+  const { result } = await pool.run('program.load', source, { onPiece, recycle: sizeOf(source) >= RECYCLE_BYTES });
   const { outline, checked } = result as { outline: Outline; checked?: DocumentCheck };
-  const value = assemble(outline, pieces);
+  const value = assemble(outline, lists);
   const files = [source.file];
   return {
     value,
@@ -33,7 +49,8 @@ export async function loadProgramInPool(pool: WorkerPool, source: ProgramSource)
       if (asked.length === 0) return error;
       let places: Array<SourcePlace | undefined>;
       try {
-        places = (await pool.run('program.locate', { ...source, pointers: asked })).result as typeof places;
+        const input = { ...source, pointers: asked };
+        places = (await pool.run('program.locate', input, { recycle: sizeOf(source) >= RECYCLE_BYTES })).result as typeof places;
       } catch {
         return error;
       }
@@ -43,14 +60,8 @@ export async function loadProgramInPool(pool: WorkerPool, source: ProgramSource)
   };
 }
 
-function assemble(outline: Outline, pieces: unknown[]): unknown {
+function assemble(outline: Outline, lists: ReadonlyMap<string, unknown[]>): unknown {
   if ('whole' in outline) return outline.whole;
-  const lists = new Map<string, unknown[]>();
-  for (const piece of pieces as Piece[]) {
-    const list = lists.get(piece.key) ?? [];
-    for (const item of piece.items) list.push(item);
-    lists.set(piece.key, list);
-  }
   const document: Record<string, unknown> = {};
   // defineProperty: a key such as `__proto__` stays an own field, as JSON.parse makes it.
   for (const [key, ...value] of outline.fields) {

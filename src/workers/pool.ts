@@ -6,8 +6,16 @@
 // A task names a handler of src/workers/tasks.ts and passes it structured-clonable input. A
 // handler's answer comes back in pieces (see `Pieces` in tasks.ts): each piece is its own message,
 // so the main thread deserializes a large answer a slice at a time, between other requests,
-// instead of holding the loop for the whole of it. A ServiceError thrown in a worker is thrown
-// again here as the same ServiceError; any other error, or a worker that dies, rejects the task.
+// instead of holding the loop for the whole of it; the caller may take each piece as it comes
+// (`onPiece`) rather than have them all kept. A ServiceError thrown in a worker is thrown again
+// here as the same ServiceError; any other error, or a worker that dies, rejects the task.
+//
+// Memory (issue 36, goals (c) and (d)): a thread's heap keeps the high-water mark of its largest
+// task (an idle thread allocates nothing, so its garbage is never collected: 650 MB after an
+// 8 MiB YAML document), so a task that says it is large (`recycle`) ends its thread when it is
+// done, and the next task starts a fresh one. A thread's young generation is bounded
+// (YOUNG_GENERATION_MB): V8 sizes it from the machine's memory (192 MB here), which a parse fills
+// with short-lived objects before each collection; a small one is as fast for this work.
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -18,10 +26,23 @@ import type { WorkerMessage } from './task-messages.ts';
 // `.ts` when the source runs (Node strips the types in workers too), `.js` in the built dist/.
 const WORKER_FILE = new URL(`./worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 
+/** A thread's young generation, in MiB (V8's default on a machine with gigabytes: 192). */
+const YOUNG_GENERATION_MB = 32;
+
+export interface RunOptions {
+  /** takes each piece as it arrives (the answer's `pieces` is then empty) */
+  onPiece?: (piece: unknown) => void;
+  /** a large task: its thread ends when it is done, giving its memory back */
+  recycle?: boolean;
+}
+
 interface Pending {
   name: TaskName;
   input: unknown;
   pieces: unknown[];
+  options: RunOptions;
+  /** what `onPiece` threw: the task fails with it when it ends */
+  failure?: Error;
   resolve(value: { pieces: unknown[]; result: unknown }): void;
   reject(error: Error): void;
 }
@@ -42,10 +63,10 @@ export class WorkerPool {
   }
 
   /** Runs `name` on a free thread (queued in order when all are busy): its pieces and its result. */
-  run<N extends TaskName>(name: N, input: TaskInput<N>): Promise<{ pieces: unknown[]; result: unknown }> {
+  run<N extends TaskName>(name: N, input: TaskInput<N>, options: RunOptions = {}): Promise<{ pieces: unknown[]; result: unknown }> {
     if (this.#closed) return Promise.reject(new Error('the worker pool is closed'));
     return new Promise((resolve, reject) => {
-      this.#queue.push({ name, input, pieces: [], resolve, reject });
+      this.#queue.push({ name, input, pieces: [], options, resolve, reject });
       this.#dispatch();
     });
   }
@@ -71,11 +92,20 @@ export class WorkerPool {
       slot.task = task;
       slot.worker.ref();
       slot.worker.postMessage({ name: task.name, input: task.input });
+      // the input is the thread's now: not kept here while the task runs
+      task.input = undefined;
     }
   }
 
+  /** Ends a thread after its task: the next task that needs one starts a fresh one. */
+  #retire(slot: Slot) {
+    const index = this.#slots.indexOf(slot);
+    if (index >= 0) this.#slots.splice(index, 1);
+    void slot.worker.terminate();
+  }
+
   #start(): Slot {
-    const worker = new Worker(WORKER_FILE);
+    const worker = new Worker(WORKER_FILE, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
     const slot: Slot = { worker, task: undefined };
     this.#slots.push(slot);
     // An idle thread does not keep the process alive (it is ref'ed while it runs a task).
@@ -84,12 +114,21 @@ export class WorkerPool {
       const task = slot.task;
       if (!task) return;
       if (message.type === 'piece') {
-        task.pieces.push(message.piece);
+        if (!task.options.onPiece) task.pieces.push(message.piece);
+        else if (!task.failure) {
+          try {
+            task.options.onPiece(message.piece);
+          } catch (error) {
+            task.failure = error instanceof Error ? error : new Error(String(error));
+          }
+        }
         return;
       }
       slot.task = undefined;
       slot.worker.unref();
-      if (message.type === 'done') task.resolve({ pieces: task.pieces, result: message.result });
+      if (task.options.recycle) this.#retire(slot);
+      if (task.failure) task.reject(task.failure);
+      else if (message.type === 'done') task.resolve({ pieces: task.pieces, result: message.result });
       else if (message.error.serviceError)
         task.reject(new ServiceError(message.error.code as never, message.error.message, message.error.details as never));
       else task.reject(new Error(message.error.message));
