@@ -2,6 +2,7 @@
 // the worker's side): runs the task in the pool and puts the document back together from the
 // pieces it sent, for the HTTP doors (PUT /v1/program, the console's POST /console/api/program).
 import { ServiceError } from '../shared/errors.ts';
+import { shareTheLoop } from '../shared/event-loop-turns.ts';
 import { withPlaces, type SourcePlace } from '../formats/program/load.ts';
 import type { DocumentCheck } from '../domain/program/precheck.ts';
 import type { WorkerPool } from './pool.ts';
@@ -26,17 +27,9 @@ const sizeOf = (source: ProgramSource) => source.bytes?.length ?? source.text?.l
 
 /** Reads a document in a worker thread; throws the loader's `validation_failed` when it refuses it. */
 export async function loadProgramInPool(pool: WorkerPool, source: ProgramSource): Promise<PooledProgram> {
-  // each slice of a list parsed as it arrives: its text is garbage at once
-  const lists = new Map<string, unknown[]>();
-  const onPiece = (piece: unknown) => {
-    const { key, json } = piece as Piece;
-    const list = lists.get(key) ?? [];
-    for (const item of JSON.parse(json) as unknown[]) list.push(item);
-    lists.set(key, list);
-  };
-  const { result } = await pool.run('program.load', source, { onPiece, recycle: sizeOf(source) >= RECYCLE_BYTES });
+  const { pieces, result } = await pool.run('program.load', source, { recycle: sizeOf(source) >= RECYCLE_BYTES });
   const { outline, checked } = result as { outline: Outline; checked?: DocumentCheck };
-  const value = assemble(outline, lists);
+  const value = assemble(outline, await parsedLists(pieces as Piece[]));
   const files = [source.file];
   return {
     value,
@@ -58,6 +51,23 @@ export async function loadProgramInPool(pool: WorkerPool, source: ProgramSource)
       return withPlaces(error, { value, files, locate: (pointer) => byPointer.get(pointer) });
     },
   };
+}
+
+/**
+ * The lists of the pieces, each parsed and let go in turn, giving the loop a turn between them: the
+ * port hands every piece over at once, and parsing 50 MiB of them in one go held the loop a second.
+ */
+async function parsedLists(pieces: Piece[]): Promise<Map<string, unknown[]>> {
+  const lists = new Map<string, unknown[]>();
+  for (let i = 0; i < pieces.length; i++) {
+    const { key, json } = pieces[i];
+    pieces[i] = undefined as never;
+    const list = lists.get(key) ?? [];
+    for (const item of JSON.parse(json) as unknown[]) list.push(item);
+    lists.set(key, list);
+    await shareTheLoop();
+  }
+  return lists;
 }
 
 function assemble(outline: Outline, lists: ReadonlyMap<string, unknown[]>): unknown {

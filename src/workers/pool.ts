@@ -6,8 +6,8 @@
 // A task names a handler of src/workers/tasks.ts and passes it structured-clonable input. A
 // handler's answer comes back in pieces (see `Pieces` in tasks.ts): each piece is its own message,
 // so the main thread deserializes a large answer a slice at a time, between other requests,
-// instead of holding the loop for the whole of it; the caller may take each piece as it comes
-// (`onPiece`) rather than have them all kept. A ServiceError thrown in a worker is thrown again
+// instead of holding the loop for the whole of it (but a port hands over every message waiting
+// at once, so what the caller does with the pieces should give the loop turns). A ServiceError thrown in a worker is thrown again
 // here as the same ServiceError; any other error, or a worker that dies, rejects the task.
 //
 // Memory (issue 36, goals (c) and (d)): a thread's heap keeps the high-water mark of its largest
@@ -18,6 +18,7 @@
 // with short-lived objects before each collection; a small one is as fast for this work.
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { ServiceError } from '../shared/errors.ts';
 import type { TaskName, TaskInput } from './tasks.ts';
@@ -30,8 +31,6 @@ const WORKER_FILE = new URL(`./worker${extname(fileURLToPath(import.meta.url))}`
 const YOUNG_GENERATION_MB = 32;
 
 export interface RunOptions {
-  /** takes each piece as it arrives (the answer's `pieces` is then empty) */
-  onPiece?: (piece: unknown) => void;
   /** a large task: its thread ends when it is done, giving its memory back */
   recycle?: boolean;
 }
@@ -41,8 +40,6 @@ interface Pending {
   input: unknown;
   pieces: unknown[];
   options: RunOptions;
-  /** what `onPiece` threw: the task fails with it when it ends */
-  failure?: Error;
   resolve(value: { pieces: unknown[]; result: unknown }): void;
   reject(error: Error): void;
 }
@@ -105,6 +102,7 @@ export class WorkerPool {
   }
 
   #start(): Slot {
+    v8.setFlagsFromString('--expose-gc');
     const worker = new Worker(WORKER_FILE, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
     const slot: Slot = { worker, task: undefined };
     this.#slots.push(slot);
@@ -114,21 +112,13 @@ export class WorkerPool {
       const task = slot.task;
       if (!task) return;
       if (message.type === 'piece') {
-        if (!task.options.onPiece) task.pieces.push(message.piece);
-        else if (!task.failure) {
-          try {
-            task.options.onPiece(message.piece);
-          } catch (error) {
-            task.failure = error instanceof Error ? error : new Error(String(error));
-          }
-        }
+        task.pieces.push(message.piece);
         return;
       }
       slot.task = undefined;
       slot.worker.unref();
       if (task.options.recycle) this.#retire(slot);
-      if (task.failure) task.reject(task.failure);
-      else if (message.type === 'done') task.resolve({ pieces: task.pieces, result: message.result });
+      if (message.type === 'done') task.resolve({ pieces: task.pieces, result: message.result });
       else if (message.error.serviceError)
         task.reject(new ServiceError(message.error.code as never, message.error.message, message.error.details as never));
       else task.reject(new Error(message.error.message));

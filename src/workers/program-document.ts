@@ -55,6 +55,7 @@ function inPieces(value: unknown, emit: Emit): Outline {
     fields.fields.push([key]);
     let texts: string[] = [];
     let chars = 0;
+    let sent = 0;
     const send = () => emit({ key, json: `[${texts.join(',')}]` } satisfies Piece);
     for (let i = 0; i < item.length; i++) {
       // plain data (the loader's guarantee): an entry is never undefined, so never left out
@@ -65,6 +66,7 @@ function inPieces(value: unknown, emit: Emit): Outline {
       chars += text.length;
       if (chars >= PIECE_CHARS) {
         send();
+        if (++sent % 8 === 0) collect();
         texts = [];
         chars = 0;
       }
@@ -79,6 +81,8 @@ const textOf = (source: ProgramSource) => {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 };
 
+const collect = () => (globalThis as { gc?: () => void }).gc?.();
+
 /** The document's value alone: the text the loader keeps to place problems is garbage from here on. */
 function valueOf(source: ProgramSource): unknown {
   const options = { file: source.file, format: source.format, limits: source.limits };
@@ -89,7 +93,9 @@ function valueOf(source: ProgramSource): unknown {
 export const programDocumentTasks = {
   'program.load': (source: ProgramSource, emit: Emit): { outline: Outline; checked?: DocumentCheck } => {
     const value = valueOf(source);
+    collect();
     const checked = source.check && precheckDocument(value, source.check.prune);
+    collect();
     return { outline: inPieces(value, emit), checked };
   },
   'program.locate': (input: ProgramSource & { pointers: string[] }): Array<SourcePlace | undefined> => {
