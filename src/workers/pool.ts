@@ -15,7 +15,11 @@
 // 8 MiB YAML document), so a task that says it is large (`recycle`) ends its thread when it is
 // done, and the next task starts a fresh one. A thread's young generation is bounded
 // (YOUNG_GENERATION_MB): V8 sizes it from the machine's memory (192 MB here), which a parse fills
-// with short-lived objects before each collection; a small one is as fast for this work.
+// with short-lived objects before each collection; a small one is as fast for this work. And the
+// threads get V8's `gc()` (program-document.ts collects between the phases of a large document,
+// pausing its own thread only): a worker cannot be given --expose-gc as its own option, so the
+// flag is set for the process before a thread starts; it adds `gc` only to contexts made after
+// it, the worker threads', never to the main thread's.
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';

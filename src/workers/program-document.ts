@@ -81,10 +81,15 @@ const textOf = (source: ProgramSource) => {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 };
 
+/**
+ * A full collection of this thread's heap, where the pool exposes one (pool.ts): between the
+ * phases of a large document, so the text, the parse's garbage and the items already sent are
+ * given back before the next phase grows the heap again. It pauses this thread only.
+ */
 const collect = () => (globalThis as { gc?: () => void }).gc?.();
 
 /** The document's value alone: the text the loader keeps to place problems is garbage from here on. */
-function valueOf(source: ProgramSource): unknown {
+function documentValue(source: ProgramSource): unknown {
   const options = { file: source.file, format: source.format, limits: source.limits };
   return (source.bytes !== undefined ? loadProgramBytes(source.bytes, options) : loadProgramText(source.text ?? '', options)).value;
 }
@@ -92,7 +97,7 @@ function valueOf(source: ProgramSource): unknown {
 /** The handlers run in the worker threads (src/workers/tasks.ts). */
 export const programDocumentTasks = {
   'program.load': (source: ProgramSource, emit: Emit): { outline: Outline; checked?: DocumentCheck } => {
-    const value = valueOf(source);
+    const value = documentValue(source);
     collect();
     const checked = source.check && precheckDocument(value, source.check.prune);
     collect();
