@@ -6,7 +6,7 @@ import { shareTheLoop } from '../shared/event-loop-turns.ts';
 import { withPlaces, type SourcePlace } from '../formats/program/load.ts';
 import type { DocumentCheck } from '../domain/program/precheck.ts';
 import type { WorkerPool } from './pool.ts';
-import type { Outline, Piece, ProgramSource } from './program-document.ts';
+import { isLarge, type Outline, type Piece, type ProgramSource } from './program-document.ts';
 
 /** A document read in the pool. */
 export interface PooledProgram {
@@ -17,17 +17,10 @@ export interface PooledProgram {
   withPlaces(error: unknown): Promise<unknown>;
 }
 
-/**
- * A document of at least this many bytes ends its worker thread when it is read (the pool's
- * `recycle`): the thread's heap gives back what the parse took instead of keeping it.
- */
-export const RECYCLE_BYTES = 1024 * 1024;
-
-const sizeOf = (source: ProgramSource) => source.bytes?.length ?? source.text?.length ?? 0;
 
 /** Reads a document in a worker thread; throws the loader's `validation_failed` when it refuses it. */
 export async function loadProgramInPool(pool: WorkerPool, source: ProgramSource): Promise<PooledProgram> {
-  const { pieces, result } = await pool.run('program.load', source, { recycle: sizeOf(source) >= RECYCLE_BYTES });
+  const { pieces, result } = await pool.run('program.load', source, { large: isLarge(source) });
   const { outline, checked } = result as { outline: Outline; checked?: DocumentCheck };
   const value = assemble(outline, await parsedLists(pieces as Piece[]));
   const files = [source.file];
@@ -43,7 +36,7 @@ export async function loadProgramInPool(pool: WorkerPool, source: ProgramSource)
       let places: Array<SourcePlace | undefined>;
       try {
         const input = { ...source, pointers: asked };
-        places = (await pool.run('program.locate', input, { recycle: sizeOf(source) >= RECYCLE_BYTES })).result as typeof places;
+        places = (await pool.run('program.locate', input, { large: isLarge(source) })).result as typeof places;
       } catch {
         return error;
       }

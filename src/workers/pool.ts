@@ -10,16 +10,18 @@
 // at once, so what the caller does with the pieces should give the loop turns). A ServiceError thrown in a worker is thrown again
 // here as the same ServiceError; any other error, or a worker that dies, rejects the task.
 //
-// Memory (issue 36, goals (c) and (d)): a thread's heap keeps the high-water mark of its largest
-// task (an idle thread allocates nothing, so its garbage is never collected: 650 MB after an
-// 8 MiB YAML document), so a task that says it is large (`recycle`) ends its thread when it is
-// done, and the next task starts a fresh one. A thread's young generation is bounded
-// (YOUNG_GENERATION_MB): V8 sizes it from the machine's memory (192 MB here), which a parse fills
-// with short-lived objects before each collection; a small one is as fast for this work. And the
-// threads get V8's `gc()` (program-document.ts collects between the phases of a large document,
-// pausing its own thread only): a worker cannot be given --expose-gc as its own option, so the
-// flag is set for the process before a thread starts; it adds `gc` only to contexts made after
-// it, the worker threads', never to the main thread's.
+// Memory (issue 36, goals (c) and (d)): a thread's heap kept the high-water mark of its largest
+// task (an idle thread allocates nothing, so its garbage was never collected: 650 MB after an
+// 8 MiB YAML document), so after a task that says it is large (`large`) the thread collects its
+// heap (worker.ts), once its answer is sent. Ending the thread instead gave the memory back as
+// well, but the next document was then parsed by cold code (a 2 MiB YAML document 1.2 s → 2.5 s).
+// For that the threads get V8's `gc()` (program-document.ts also collects between the phases of a
+// large document; a collection pauses its own thread only): a worker cannot be given --expose-gc
+// as its own option, so the flag is set for the process before a thread starts; it adds `gc` only
+// to contexts made after it, the worker threads', never to the main thread's. A thread's young
+// generation is bounded (YOUNG_GENERATION_MB): V8 sizes it from the machine's memory (192 MB
+// here), which a parse fills with short-lived objects before each minor collection; a small one
+// is as fast for this work.
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
@@ -35,8 +37,8 @@ const WORKER_FILE = new URL(`./worker${extname(fileURLToPath(import.meta.url))}`
 const YOUNG_GENERATION_MB = 32;
 
 export interface RunOptions {
-  /** a large task: its thread ends when it is done, giving its memory back */
-  recycle?: boolean;
+  /** a large task: its thread collects its garbage when it is done, giving its memory back */
+  large?: boolean;
 }
 
 interface Pending {
@@ -92,17 +94,10 @@ export class WorkerPool {
       const task = this.#queue.shift()!;
       slot.task = task;
       slot.worker.ref();
-      slot.worker.postMessage({ name: task.name, input: task.input });
+      slot.worker.postMessage({ name: task.name, input: task.input, collect: task.options.large === true });
       // the input is the thread's now: not kept here while the task runs
       task.input = undefined;
     }
-  }
-
-  /** Ends a thread after its task: the next task that needs one starts a fresh one. */
-  #retire(slot: Slot) {
-    const index = this.#slots.indexOf(slot);
-    if (index >= 0) this.#slots.splice(index, 1);
-    void slot.worker.terminate();
   }
 
   #start(): Slot {
@@ -121,7 +116,6 @@ export class WorkerPool {
       }
       slot.task = undefined;
       slot.worker.unref();
-      if (task.options.recycle) this.#retire(slot);
       if (message.type === 'done') task.resolve({ pieces: task.pieces, result: message.result });
       else if (message.error.serviceError)
         task.reject(new ServiceError(message.error.code as never, message.error.message, message.error.details as never));

@@ -44,7 +44,7 @@ export interface Piece {
   json: string;
 }
 
-function inPieces(value: unknown, emit: Emit): Outline {
+function inPieces(value: unknown, emit: Emit, large: boolean): Outline {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { whole: value };
   const fields: Outline & { fields: unknown[] } = { fields: [] };
   for (const [key, item] of Object.entries(value)) {
@@ -66,7 +66,7 @@ function inPieces(value: unknown, emit: Emit): Outline {
       chars += text.length;
       if (chars >= PIECE_CHARS) {
         send();
-        if (++sent % 8 === 0) collect();
+        if (++sent % 8 === 0) collectIf(large);
         texts = [];
         chars = 0;
       }
@@ -82,11 +82,19 @@ const textOf = (source: ProgramSource) => {
 };
 
 /**
- * A full collection of this thread's heap, where the pool exposes one (pool.ts): between the
- * phases of a large document, so the text, the parse's garbage and the items already sent are
- * given back before the next phase grows the heap again. It pauses this thread only.
+ * A document of at least this many bytes is large: its thread collects its heap between the
+ * phases of reading it and after (the pool's `large`), giving back what the parse took.
  */
-const collect = () => (globalThis as { gc?: () => void }).gc?.();
+const LARGE_BYTES = 1024 * 1024;
+
+export const isLarge = (source: ProgramSource) => (source.bytes?.length ?? source.text?.length ?? 0) >= LARGE_BYTES;
+
+/**
+ * A full collection of this thread's heap, where the pool exposes one (pool.ts), for a large
+ * document: the text, the parse's garbage and the items already sent are given back before the
+ * next phase grows the heap again. It pauses this thread only.
+ */
+const collectIf = (large: boolean) => large && (globalThis as { gc?: () => void }).gc?.();
 
 /** The document's value alone: the text the loader keeps to place problems is garbage from here on. */
 function documentValue(source: ProgramSource): unknown {
@@ -97,11 +105,12 @@ function documentValue(source: ProgramSource): unknown {
 /** The handlers run in the worker threads (src/workers/tasks.ts). */
 export const programDocumentTasks = {
   'program.load': (source: ProgramSource, emit: Emit): { outline: Outline; checked?: DocumentCheck } => {
+    const large = isLarge(source);
     const value = documentValue(source);
-    collect();
+    collectIf(large);
     const checked = source.check && precheckDocument(value, source.check.prune);
-    collect();
-    return { outline: inPieces(value, emit), checked };
+    collectIf(large);
+    return { outline: inPieces(value, emit, large), checked };
   },
   'program.locate': (input: ProgramSource & { pointers: string[] }): Array<SourcePlace | undefined> => {
     const locate = textLocator(textOf(input), input.file, input.format);
