@@ -17,7 +17,6 @@ export interface PooledProgram {
   withPlaces(error: unknown): Promise<unknown>;
 }
 
-
 /** Reads a document in a worker thread; throws the loader's `validation_failed` when it refuses it. */
 export async function loadProgramInPool(pool: WorkerPool, source: ProgramSource): Promise<PooledProgram> {
   const { pieces, result } = await pool.run('program.load', source, { large: isLarge(source) });
