@@ -2,10 +2,11 @@
 // the worker's side): runs the task in the pool and puts the document back together from the
 // pieces it sent, for the HTTP doors (PUT /v1/program, the console's POST /console/api/program).
 import { ServiceError } from '../shared/errors.ts';
+import { shareTheLoop } from '../shared/event-loop-turns.ts';
 import { withPlaces, type SourcePlace } from '../formats/program/load.ts';
 import type { DocumentCheck } from '../domain/program/precheck.ts';
 import type { WorkerPool } from './pool.ts';
-import type { Outline, Piece, ProgramSource } from './program-document.ts';
+import { isLarge, type Outline, type Piece, type ProgramSource } from './program-document.ts';
 
 /** A document read in the pool. */
 export interface PooledProgram {
@@ -18,9 +19,9 @@ export interface PooledProgram {
 
 /** Reads a document in a worker thread; throws the loader's `validation_failed` when it refuses it. */
 export async function loadProgramInPool(pool: WorkerPool, source: ProgramSource): Promise<PooledProgram> {
-  const { pieces, result } = await pool.run('program.load', source);
+  const { pieces, result } = await pool.run('program.load', source, { large: isLarge(source) });
   const { outline, checked } = result as { outline: Outline; checked?: DocumentCheck };
-  const value = assemble(outline, pieces);
+  const value = assemble(outline, await parsedLists(pieces as Piece[]));
   const files = [source.file];
   return {
     value,
@@ -33,7 +34,8 @@ export async function loadProgramInPool(pool: WorkerPool, source: ProgramSource)
       if (asked.length === 0) return error;
       let places: Array<SourcePlace | undefined>;
       try {
-        places = (await pool.run('program.locate', { ...source, pointers: asked })).result as typeof places;
+        const input = { ...source, pointers: asked };
+        places = (await pool.run('program.locate', input, { large: isLarge(source) })).result as typeof places;
       } catch {
         return error;
       }
@@ -43,14 +45,25 @@ export async function loadProgramInPool(pool: WorkerPool, source: ProgramSource)
   };
 }
 
-function assemble(outline: Outline, pieces: unknown[]): unknown {
-  if ('whole' in outline) return outline.whole;
+/**
+ * The lists of the pieces, each parsed and let go in turn, giving the loop a turn between them: the
+ * port hands every piece over at once, and parsing 50 MiB of them in one go held the loop a second.
+ */
+async function parsedLists(pieces: Piece[]): Promise<Map<string, unknown[]>> {
   const lists = new Map<string, unknown[]>();
-  for (const piece of pieces as Piece[]) {
-    const list = lists.get(piece.key) ?? [];
-    for (const item of piece.items) list.push(item);
-    lists.set(piece.key, list);
+  for (let i = 0; i < pieces.length; i++) {
+    const { key, json } = pieces[i];
+    pieces[i] = undefined as never;
+    const list = lists.get(key) ?? [];
+    for (const item of JSON.parse(json) as unknown[]) list.push(item);
+    lists.set(key, list);
+    await shareTheLoop();
   }
+  return lists;
+}
+
+function assemble(outline: Outline, lists: ReadonlyMap<string, unknown[]>): unknown {
+  if ('whole' in outline) return outline.whole;
   const document: Record<string, unknown> = {};
   // defineProperty: a key such as `__proto__` stays an own field, as JSON.parse makes it.
   for (const [key, ...value] of outline.fields) {

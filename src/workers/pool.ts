@@ -6,10 +6,25 @@
 // A task names a handler of src/workers/tasks.ts and passes it structured-clonable input. A
 // handler's answer comes back in pieces (see `Pieces` in tasks.ts): each piece is its own message,
 // so the main thread deserializes a large answer a slice at a time, between other requests,
-// instead of holding the loop for the whole of it. A ServiceError thrown in a worker is thrown
-// again here as the same ServiceError; any other error, or a worker that dies, rejects the task.
+// instead of holding the loop for the whole of it (but a port hands over every message waiting
+// at once, so what the caller does with the pieces should give the loop turns). A ServiceError thrown in a worker is thrown again
+// here as the same ServiceError; any other error, or a worker that dies, rejects the task.
+//
+// Memory (issue 36, goals (c) and (d)): a thread's heap kept the high-water mark of its largest
+// task (an idle thread allocates nothing, so its garbage was never collected: 650 MB after an
+// 8 MiB YAML document), so after a task that says it is large (`large`) the thread collects its
+// heap (worker.ts), once its answer is sent. Ending the thread instead gave the memory back as
+// well, but the next document was then parsed by cold code (a 2 MiB YAML document 1.2 s → 2.5 s).
+// For that the threads get V8's `gc()` (program-document.ts also collects between the phases of a
+// large document; a collection pauses its own thread only): a worker cannot be given --expose-gc
+// as its own option, so the flag is set for the process before a thread starts; it adds `gc` only
+// to contexts made after it, the worker threads', never to the main thread's. A thread's young
+// generation is bounded (YOUNG_GENERATION_MB): V8 sizes it from the machine's memory (192 MB
+// here), which a parse fills with short-lived objects before each minor collection; a small one
+// is as fast for this work.
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { ServiceError } from '../shared/errors.ts';
 import type { TaskName, TaskInput } from './tasks.ts';
@@ -18,10 +33,19 @@ import type { WorkerMessage } from './task-messages.ts';
 // `.ts` when the source runs (Node strips the types in workers too), `.js` in the built dist/.
 const WORKER_FILE = new URL(`./worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 
+/** A thread's young generation, in MiB (V8's default on a machine with gigabytes: 192). */
+const YOUNG_GENERATION_MB = 32;
+
+export interface RunOptions {
+  /** a large task: its thread collects its garbage when it is done, giving its memory back */
+  large?: boolean;
+}
+
 interface Pending {
   name: TaskName;
   input: unknown;
   pieces: unknown[];
+  options: RunOptions;
   resolve(value: { pieces: unknown[]; result: unknown }): void;
   reject(error: Error): void;
 }
@@ -42,10 +66,10 @@ export class WorkerPool {
   }
 
   /** Runs `name` on a free thread (queued in order when all are busy): its pieces and its result. */
-  run<N extends TaskName>(name: N, input: TaskInput<N>): Promise<{ pieces: unknown[]; result: unknown }> {
+  run<N extends TaskName>(name: N, input: TaskInput<N>, options: RunOptions = {}): Promise<{ pieces: unknown[]; result: unknown }> {
     if (this.#closed) return Promise.reject(new Error('the worker pool is closed'));
     return new Promise((resolve, reject) => {
-      this.#queue.push({ name, input, pieces: [], resolve, reject });
+      this.#queue.push({ name, input, pieces: [], options, resolve, reject });
       this.#dispatch();
     });
   }
@@ -70,12 +94,15 @@ export class WorkerPool {
       const task = this.#queue.shift()!;
       slot.task = task;
       slot.worker.ref();
-      slot.worker.postMessage({ name: task.name, input: task.input });
+      slot.worker.postMessage({ name: task.name, input: task.input, collect: task.options.large === true });
+      // the input is the thread's now: not kept here while the task runs
+      task.input = undefined;
     }
   }
 
   #start(): Slot {
-    const worker = new Worker(WORKER_FILE);
+    v8.setFlagsFromString('--expose-gc');
+    const worker = new Worker(WORKER_FILE, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
     const slot: Slot = { worker, task: undefined };
     this.#slots.push(slot);
     // An idle thread does not keep the process alive (it is ref'ed while it runs a task).

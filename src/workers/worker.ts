@@ -7,7 +7,7 @@ import type { TaskError, WorkerMessage } from './task-messages.ts';
 const port = parentPort!;
 const send = (message: WorkerMessage) => port.postMessage(message);
 
-port.on('message', ({ name, input }: { name: TaskName; input: never }) => {
+port.on('message', ({ name, input, collect }: { name: TaskName; input: never; collect: boolean }) => {
   try {
     const result = TASKS[name](input, (piece) => send({ type: 'piece', piece }));
     send({ type: 'done', result });
@@ -18,4 +18,7 @@ port.on('message', ({ name, input }: { name: TaskName; input: never }) => {
         : { serviceError: false, message: error instanceof Error ? error.message : String(error) };
     send({ type: 'failed', error: failure });
   }
+  // A large task's garbage given back now, with its answer sent: an idle thread allocates
+  // nothing, so nothing else would ever collect it (pool.ts).
+  if (collect) (globalThis as { gc?: () => void }).gc?.();
 });

@@ -86,8 +86,13 @@ const RESOURCE_FIELDS = [
   'description',
 ] as const satisfies readonly (keyof Resource)[];
 
-/** A resource in the normal form: fields in one order, no empty lists, entities sorted. */
+/**
+ * A resource in the normal form: fields in one order, no empty lists, entities sorted. One already
+ * in it is itself, not a copy: a plan of tens of thousands of flagged resources otherwise held each
+ * of them twice (issue 36, goal (d)).
+ */
 function normalResource(r: Resource): Resource {
+  if (isNormalResource(r)) return r;
   const out: Record<string, unknown> = {};
   for (const f of RESOURCE_FIELDS) {
     let v = r[f];
@@ -99,12 +104,28 @@ function normalResource(r: Resource): Resource {
   return out as Resource;
 }
 
+/** Whether normalResource would give back the same fields in the same order. */
+function isNormalResource(r: Resource): boolean {
+  let next = 0;
+  for (const key in r) {
+    const v = r[key as keyof Resource];
+    while (next < RESOURCE_FIELDS.length && RESOURCE_FIELDS[next] !== key) next++;
+    if (next === RESOURCE_FIELDS.length || v === undefined || (Array.isArray(v) && v.length === 0)) return false;
+    next++;
+  }
+  const entities = r.entities;
+  return !entities || entities.every((e, i) => i === 0 || compareStrings(entities[i - 1], e) <= 0);
+}
+
 /** Flagged resources in the read API's order: by name, then resource ID (ties keep the document's order). */
-const resourceOrder = (resources: readonly Resource[]): Resource[] =>
-  resources
-    .map((r, i) => ({ r, i }))
-    .sort((a, b) => compareStrings(a.r.name, b.r.name) || compareStrings(a.r.resourceId, b.r.resourceId) || a.i - b.i)
-    .map((x) => normalResource(x.r));
+function resourceOrder(resources: readonly Resource[]): Resource[] {
+  const order = Array.from(resources.keys());
+  order.sort(
+    (a, b) =>
+      compareStrings(resources[a].name, resources[b].name) || compareStrings(resources[a].resourceId, resources[b].resourceId) || a - b,
+  );
+  return order.map((i) => normalResource(resources[i]));
+}
 
 const historyOrder = (history: readonly Scan[]): Scan[] =>
   history

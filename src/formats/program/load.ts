@@ -84,11 +84,32 @@ function syntaxErrorIndex(text: string): number {
   return 0;
 }
 
+/** Whether a string (or a key) anywhere in `value` holds U+0000; walked with a stack of values alone. */
+function holdsNul(value: unknown): boolean {
+  const stack = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) return true;
+    } else if (Array.isArray(item)) {
+      for (const child of item) stack.push(child);
+    } else if (item !== null && typeof item === 'object') {
+      for (const key in item) {
+        if (key.includes('\u0000')) return true;
+        stack.push((item as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return false;
+}
+
 /**
  * The pointer of the first string holding U+0000, which PostgreSQL text cannot store (and no
- * person's text holds); walked with a stack.
+ * person's text holds); walked with a stack, and only when there is one (holdsNul): the path of
+ * every value of a large document was most of the memory its reading took (issue 36).
  */
 function nulPointer(value: unknown): string | undefined {
+  if (!holdsNul(value)) return undefined;
   const stack: Array<{ value: unknown; path: Array<string | number> }> = [{ value, path: [] }];
   while (stack.length > 0) {
     const { value: item, path } = stack.pop()!;

@@ -4,28 +4,19 @@
 // is refused: no explicit tags other than the core ones (`!!str`, `!!int`…), no keys that are lists
 // or maps, no `__proto__` key, numbers finite and exact, aliases expanded at most
 // PROGRAM_MAX_ALIAS_COUNT times (an alias bomb is refused at once), one YAML document per file.
-import {
-  Composer,
-  isAlias,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  LineCounter,
-  Parser,
-  type CST,
-  type Document,
-  type Node,
-  type ParsedNode,
-} from 'yaml';
+import { Composer, isAlias, isMap, isPair, isScalar, isSeq, Parser, type CST, type Document, type Node, type ParsedNode } from 'yaml';
 import { numberIssue, TextRefused } from './json.ts';
+import { parseInSlices, restoreSlices, YAML_SLICING, type ComposeSlice, type YamlSlicing } from './yaml-slices.ts';
 import { PROGRAM_MAX_ALIAS_COUNT, PROGRAM_MAX_DEPTH, pointerOf } from '../../shared/program-limits.ts';
 
 const CORE_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`));
 
-/** Depth of the syntax tree's collections, walked with a stack: throws past PROGRAM_MAX_DEPTH. */
-function checkDepth(tokens: CST.Token[]): void {
-  const stack: Array<{ token: CST.Token | undefined; depth: number }> = tokens.map((token) => ({ token, depth: 0 }));
+/**
+ * Depth of the syntax tree's collections, walked with a stack: throws past PROGRAM_MAX_DEPTH. The
+ * tokens' top is at `depth` (a slice of a list: yaml-slices.ts).
+ */
+function checkDepth(tokens: CST.Token[], depth = 0): void {
+  const stack: Array<{ token: CST.Token | undefined; depth: number }> = tokens.map((token) => ({ token, depth }));
   while (stack.length > 0) {
     const { token, depth } = stack.pop()!;
     if (token === undefined) continue;
@@ -52,13 +43,12 @@ export interface ParsedYaml {
   document: Document.Parsed;
 }
 
-/** YAML text → its document (for places) and its plain value. Throws TextRefused. */
-export function parseYamlText(text: string, options: { keepDocument: boolean } = { keepDocument: false }): ParsedYaml {
-  const lineCounter = new LineCounter();
-  const tokens = Array.from(new Parser(lineCounter.addNewLine).parse(text));
-  checkDepth(tokens);
-  const composer = new Composer({ schema: 'core', uniqueKeys: true, strict: true, prettyErrors: false, merge: false });
-  const documents = Array.from(composer.compose(tokens, true, text.length));
+const composeOptions = (keepSourceTokens: boolean) =>
+  ({ schema: 'core', uniqueKeys: true, strict: true, prettyErrors: false, merge: false, keepSourceTokens }) as const;
+
+/** The composed document of `tokens` (one at most), or a refusal of its first error. */
+function composed(tokens: CST.Token[], end: number, keepSourceTokens: boolean): Document.Parsed | undefined {
+  const documents = Array.from(new Composer(composeOptions(keepSourceTokens)).compose(tokens, true, end));
   if (documents.length > 1) {
     throw new TextRefused({
       pointer: '',
@@ -67,16 +57,17 @@ export function parseYamlText(text: string, options: { keepDocument: boolean } =
     });
   }
   const document = documents[0] as Document.Parsed | undefined;
-  if (document === undefined) return { value: null, document: undefined as never };
-  const error = document.errors[0];
+  const error = document?.errors[0];
   if (error) {
     const first = error.message.split(' at line ')[0].replace(/\.$/, '');
     throw new TextRefused({ pointer: '', index: error.pos[0], message: `is not valid YAML: ${first}` });
   }
-  checkPlainData(document);
-  let value: unknown;
+  return document;
+}
+
+function plainValue(document: Document.Parsed): unknown {
   try {
-    value = document.toJS({ maxAliasCount: PROGRAM_MAX_ALIAS_COUNT });
+    return document.toJS({ maxAliasCount: PROGRAM_MAX_ALIAS_COUNT });
   } catch (err) {
     if (err instanceof ReferenceError || /alias/i.test((err as Error).message)) {
       throw new TextRefused({
@@ -87,12 +78,48 @@ export function parseYamlText(text: string, options: { keepDocument: boolean } =
     }
     throw err;
   }
-  return { value, document: options.keepDocument ? document : (undefined as never) };
 }
 
-/** Tags, keys and numbers, walked with a stack (the depth is already bounded). */
-function checkPlainData(document: Document.Parsed): void {
-  const stack: Array<{ node: unknown; path: Array<string | number> }> = [{ node: document.contents, path: [] }];
+/**
+ * YAML text → its document (for places) and its plain value. Throws TextRefused. Without
+ * `keepDocument`, long block lists are read a slice at a time (yaml-slices.ts), so the syntax
+ * tree and the document tree of the whole text are never held at once (`slicing`: its tests).
+ */
+export function parseYamlText(
+  text: string,
+  options: { keepDocument: boolean; slicing?: YamlSlicing } = { keepDocument: false },
+): ParsedYaml {
+  if (options.keepDocument) {
+    const tokens = Array.from(new Parser().parse(text));
+    checkDepth(tokens);
+    const document = composed(tokens, text.length, false);
+    if (document === undefined) return { value: null, document: undefined as never };
+    checkPlainData(document);
+    return { value: plainValue(document), document };
+  }
+  const composeSlice: ComposeSlice = (slice, { depth, path, first }) => {
+    checkDepth([slice], depth);
+    const document = composed([slice], text.length, true)!;
+    checkPlainData(document, { path, first });
+    return { document, value: plainValue(document) };
+  };
+  const { tokens, sliced } = parseInSlices(text, options.slicing ?? YAML_SLICING, composeSlice);
+  checkDepth(tokens);
+  const document = composed(tokens, text.length, sliced.size > 0);
+  if (document === undefined) return { value: null, document: undefined as never };
+  checkPlainData(document);
+  return { value: restoreSlices(document, plainValue(document), sliced), document: undefined as never };
+}
+
+/**
+ * Tags, keys and numbers, walked with a stack (the depth is already bounded). `slice`: the document
+ * is a list's items from the `first`, and `path` is the list's place (yaml-slices.ts).
+ */
+function checkPlainData(document: Document.Parsed, slice?: { path: Array<string | number>; first: number }): void {
+  const stack: Array<{ node: unknown; path: Array<string | number> }> =
+    slice && isSeq(document.contents)
+      ? document.contents.items.map((node, i) => ({ node, path: [...slice.path, slice.first + i] }))
+      : [{ node: document.contents, path: [] }];
   const refuse = (node: { range?: [number, number, number] | null }, path: Array<string | number>, message: string): never => {
     throw new TextRefused({ pointer: pointerOf(path), index: node.range?.[0] ?? 0, message });
   };
