@@ -140,7 +140,10 @@ for (const dialect of dialects) {
 
     test('a synchronous file refused late writes nothing', async () => {
       const importer = await newOrg(server, 'Synchronous late refusal');
-      const file = sarif([...results(SYNC_FINDINGS - 1, 'src/t'), { ruleId: 'js/sql-injection', message: { text: 'no locations' }, level: 7 }]);
+      const file = sarif([
+        ...results(SYNC_FINDINGS - 1, 'src/t'),
+        { ruleId: 'js/sql-injection', message: { text: 'no locations' }, level: 7 },
+      ]);
       const res = await importFile(server, importer.token, 'sarif', file, { scope: 'repo' });
       assert.equal(res.status, 400, show(res));
       assert.equal(res.body.error.code, 'validation_failed', show(res));

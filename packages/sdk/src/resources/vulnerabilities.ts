@@ -49,7 +49,7 @@ export interface ImportOptions extends WriteOptions, JobFollowOptions {
 }
 
 /** Every format is JSON; the service reads the body as the named format whatever its type, but says JSON is what it is. */
-const IMPORT_CONTENT_TYPE = 'application/json';
+export const IMPORT_CONTENT_TYPE = 'application/json';
 
 export class Vulnerabilities {
   readonly #ctx: ClientContext;
@@ -129,7 +129,8 @@ export class Vulnerabilities {
 
 const FILENAME = 'scan.json';
 
-async function importSource(file: ImportFile): Promise<FileSource> {
+/** The file of an import (scanner or checker) as the transport sends it. */
+export async function importSource(file: ImportFile): Promise<FileSource> {
   if (typeof file === 'string') {
     try {
       return await prepareFile({ path: file });

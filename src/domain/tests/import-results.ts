@@ -1,0 +1,109 @@
+// Imports a checker's report as test runs (POST /v1/tests/results/imports, an extension; issue 38;
+// docs/check-results.md): the verbs. The same model as a scanner import (../vulnerabilities/import.ts):
+// the file is spooled to the blob store as it arrives (metered, hashed, nothing locked), then read
+// back whole (a refused file writes nothing) and applied in one transaction
+// (./import-results-run.ts); a large file, or a request that prefers it, is accepted as a job of kind
+// `tests.importResults` that runs the same (domain/jobs/). The format is handed in by the door that
+// looked it up (src/formats/checks/formats.ts).
+import type { Kysely } from 'kysely';
+import type { Context } from '../context.ts';
+import type { Database } from '../../storage/db/schema.ts';
+import { authorize } from '../auth/scopes.ts';
+import { validationFailed } from '../../shared/errors.ts';
+import { fingerprintSubject, jsonFingerprint } from '../idempotency/fingerprint.ts';
+import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
+import { announceOrganizationChange } from '../auth/state-markers.ts';
+import { DEFAULT_IMPORT_JOB_THRESHOLD_BYTES } from '../../config.ts';
+import { acceptJob, replayedAsNow } from '../jobs/accept.ts';
+import type { Job } from '../jobs/schema.ts';
+import { DEFAULT_IMPORT_MAX_BYTES } from '../vulnerabilities/import-schema.ts';
+import type { ImportJobInput } from '../vulnerabilities/import.ts';
+import { readSpool, removeSpool, spoolBody } from '../vulnerabilities/import-spool.ts';
+import { nameText } from '../vulnerabilities/scanned-text.ts';
+import type { CheckFormat } from './check-result.ts';
+import { applyReport, readReport } from './import-results-run.ts';
+import type { TestResultsImport } from './import-results-schema.ts';
+
+export interface ImportResultsInput {
+  /** the format the door looked up by its name (src/formats/checks/formats.ts) */
+  format: CheckFormat;
+  scope?: string;
+  body: AsyncIterable<Uint8Array | string>;
+  idempotency: IdempotencyInput;
+  /** `Prefer: respond-async` (RFC 7240): accept the import as a job whatever the file's size */
+  respondAsync?: boolean;
+}
+
+/** The request's scope as given: one line of at most 255 characters, not blank. */
+function requestScopeOf(scope: string | undefined): string | undefined {
+  if (scope === undefined) return undefined;
+  const text = nameText(scope);
+  if (!text || text !== scope.trim())
+    throw validationFailed([{ field: 'scope', message: 'must be one line of at most 255 characters, not blank' }]);
+  return text;
+}
+
+/**
+ * The import's answer: its result (200), or, for a file above IMPORT_JOB_THRESHOLD_BYTES or a
+ * request that prefers it, the job that will run it (202).
+ */
+export async function importTestResults({
+  ctx,
+  input,
+}: {
+  ctx: Context;
+  input: ImportResultsInput;
+}): Promise<Outcome<TestResultsImport | Job>> {
+  authorize(ctx.actor, 'test', 'write');
+  const org = ctx.actor.organizationId;
+  const format = input.format;
+  const scope = requestScopeOf(input.scope);
+  const spooled = await spoolBody(ctx.blobs, {
+    organizationId: org,
+    now: ctx.now(),
+    format,
+    maxBytes: ctx.importMaxBytes ?? DEFAULT_IMPORT_MAX_BYTES,
+    body: input.body,
+  });
+  let keepSpool = false;
+  try {
+    const fingerprint = jsonFingerprint(fingerprintSubject('tests.importResults', ''), {
+      format: format.name,
+      scope: scope ?? null,
+      sha256: spooled.sha256,
+    });
+    if (input.respondAsync || spooled.size > (ctx.importJobThresholdBytes ?? DEFAULT_IMPORT_JOB_THRESHOLD_BYTES)) {
+      const job: ImportJobInput = { format: format.name, scope: scope ?? null, spool: spooled.key, sha256: spooled.sha256 };
+      const outcome = await acceptJob(ctx, input.idempotency, fingerprint, { kind: 'tests.importResults', input: job });
+      // A new job owns the spool now; a replay's spool is this request's copy only.
+      keepSpool = !outcome.replayed;
+      return outcome;
+    }
+    const report = await readReport(format, readSpool(ctx.blobs, spooled));
+    let changed = false;
+    const outcome = await runIdempotent<TestResultsImport | Job>(keyScopeOf(ctx, input.idempotency), [fingerprint], async (trx) => {
+      const applied = await applyReport(ctx, trx as Kysely<Database>, report, scope ?? report.summary.scope ?? null);
+      changed = applied.changed;
+      return { kind: 'updated' as const, resource: applied.result };
+    });
+    // Committed: every node reads the new data version before this is acknowledged.
+    if (changed) await announceOrganizationChange(ctx, org);
+    // the key may have been bound to a job by an earlier request (sent with Prefer: respond-async)
+    return replayedAsNow<TestResultsImport | Job>(ctx, outcome);
+  } finally {
+    if (!keepSpool) await removeSpool(ctx.blobs, spooled);
+  }
+}
+
+/**
+ * Runs an import accepted as a job (domain/jobs/run.ts) as the credential that sent it, from the
+ * same spooled file, in one transaction. The caller removes the spool.
+ */
+export async function runTestResultsJob(ctx: Context, job: ImportJobInput, format: CheckFormat): Promise<TestResultsImport> {
+  authorize(ctx.actor, 'test', 'write');
+  const report = await readReport(format, readSpool(ctx.blobs, { key: job.spool }));
+  const db = ctx.db.kysely as Kysely<Database>;
+  const applied = await db.transaction().execute((trx) => applyReport(ctx, trx, report, job.scope ?? report.summary.scope ?? null));
+  if (applied.changed) await announceOrganizationChange(ctx, ctx.actor.organizationId);
+  return applied.result;
+}

@@ -1,0 +1,24 @@
+// Continuous control monitoring from the checkers people run (issue 38; docs/check-results.md):
+//   tests.checks                 the checks a test is made of, as a JSON list of `<tool>:<id>`
+//                                names (`prowler:s3_bucket_default_encryption`); '[]' for a test
+//                                fed by pushed results only. An import of a checker's report
+//                                (POST /v1/tests/results/imports) reads the tests naming its checks.
+//   test_resources.import_scope  the scope of the import that reported the resource ('' for an
+//                                import without one); NULL for a resource a pushed result or a
+//                                program document wrote. A re-import of a scope replaces only that
+//                                scope's resources, so two accounts imported apart do not remove
+//                                each other's.
+import type { Kysely } from 'kysely';
+
+export async function up(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .alterTable('tests')
+    .addColumn('checks', 'text', (c) => c.notNull().defaultTo('[]'))
+    .execute();
+  await db.schema.alterTable('test_resources').addColumn('import_scope', 'text').execute();
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('test_resources').dropColumn('import_scope').execute();
+  await db.schema.alterTable('tests').dropColumn('checks').execute();
+}
