@@ -1,0 +1,105 @@
+// `compliance tests import` as a child process against the real service on each engine (issue 38):
+// a program whose tests name Prowler checks, applied with `program apply`; a Prowler OCSF report
+// from a path (the human summary, the unmatched check named), the test then failing with its
+// resources; the fixed report from standard input with --json (the test passes, its control is
+// compliant); the same report again changes nothing; a file of another format exits 6 naming the
+// place; no --format exits 2.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { checkFixture } from '../../../test/harness/check-imports.ts';
+import { explain, type CliResult } from './support/cli.ts';
+import { dialects, startCliService, type CliService } from './support/service.ts';
+
+const PROGRAM = {
+  version: 1,
+  frameworks: [{ key: 'soc2', name: 'SOC 2', requirements: [{ key: 'CC6.1', code: 'CC6.1', name: 'Logical access' }] }],
+  controls: [
+    {
+      key: 'encryption',
+      code: 'CTL-1',
+      name: 'Data at rest is encrypted',
+      domain: 'Data Protection',
+      functionGrouping: 'protect',
+      requirements: ['soc2/CC6.1'],
+    },
+  ],
+  tests: [
+    {
+      key: 's3_encryption',
+      name: 'S3 buckets are encrypted',
+      result: 'fix_required',
+      checks: ['prowler:s3_bucket_default_encryption', 'prowler:s3_bucket_public_access'],
+      controls: ['encryption'],
+      requirements: ['soc2/CC6.1'],
+    },
+    { key: 'root_mfa', name: 'Root has MFA', result: 'fix_required', checks: ['prowler:iam_root_mfa_enabled'] },
+  ],
+};
+
+function ok(res: CliResult): string {
+  assert.equal(res.code, 0, explain(res));
+  return res.stdout;
+}
+const json = (res: CliResult) => JSON.parse(ok(res));
+
+describe('compliance tests import', { concurrency: dialects.length }, () => {
+  for (const dialect of dialects) {
+    describe(`on ${dialect}`, { concurrency: 1 }, () => {
+      let s: CliService;
+      let dir: string;
+      let rw: (args: string[], input?: string) => Promise<CliResult>;
+      let testId: string;
+      before(async () => {
+        s = await startCliService(dialect, { demo: false });
+        rw = (args, input) => s.cli(args, { client: s.readWrite, input });
+        dir = fs.mkdtempSync(path.join(s.home, 'checks-'));
+        fs.writeFileSync(path.join(dir, 'program.json'), JSON.stringify(PROGRAM));
+        fs.writeFileSync(path.join(dir, 'prowler.ocsf.json'), checkFixture('prowler-ocsf.json'));
+        ok(await rw(['program', 'apply', path.join(dir, 'program.json')]));
+        const tests: Array<{ testId: string; testName: string }> = json(await s.cli(['tests', 'list', '-o', 'json']));
+        testId = tests.find((t) => t.testName === 'S3 buckets are encrypted')!.testId;
+      });
+      after(async () => {
+        await s?.close();
+      });
+
+      it('imports a Prowler report: a short summary naming the unmatched check; the test fails with its resources', async () => {
+        const out = ok(await rw(['tests', 'import', '--format', 'ocsf', path.join(dir, 'prowler.ocsf.json'), '-o', 'table']));
+        assert.match(out, /^imported ocsf \([\d.]+ (?:B|KiB)\) into scope aws:123456789012: 5 results, 4 of checks that tests name\n/);
+        assert.match(out, /\ntests: 2 updated, 0 unchanged, 0 older, 0 ignored\n/);
+        assert.match(out, /\nunmatched: 1 checks no test names \(1 results\): prowler:cloudtrail_multi_region_enabled \(1\)\n$/);
+        const test = json(await s.cli(['tests', 'get', testId, '--resource-status', 'fix_required,passing', '-o', 'json']));
+        assert.equal(test.status, 'fix_required');
+        assert.deepEqual(test.checks, ['prowler:s3_bucket_default_encryption', 'prowler:s3_bucket_public_access']);
+        assert.deepEqual(
+          test.resources.map((r: { resourceId: string; status: string }) => [r.resourceId, r.status]),
+          [
+            ['arn:aws:s3:::logs', 'passing'],
+            ['arn:aws:s3:::uploads', 'fix_required'],
+          ],
+        );
+      });
+
+      it('the fixed report from stdin with --json: the test passes; the same report again changes nothing', async () => {
+        const answer = json(await rw(['tests', 'import', '--format', 'ocsf', '-', '--json'], checkFixture('prowler-ocsf-fixed.json')));
+        assert.deepEqual(answer.tests, { updated: 1, unchanged: 1, older: 0, ignored: 0 });
+        assert.deepEqual(answer.testIds, [testId]);
+        const test = json(await s.cli(['tests', 'get', testId, '-o', 'json']));
+        assert.equal(test.status, 'passing');
+        const again = json(await rw(['tests', 'import', '--format', 'ocsf', '-', '--json'], checkFixture('prowler-ocsf-fixed.json')));
+        assert.deepEqual(again.tests, { updated: 0, unchanged: 2, older: 0, ignored: 0 });
+      });
+
+      it('refusals: another format exits 6 naming the place; no --format exits 2', async () => {
+        const bad = await rw(['tests', 'import', '--format', 'ocsf', '-'], '{"results": {"passed_checks": []}}');
+        assert.equal(bad.code, 6, explain(bad));
+        assert.match(bad.stderr, /a list of findings\), found an object/);
+        const usage = await rw(['tests', 'import', path.join(dir, 'prowler.ocsf.json')]);
+        assert.equal(usage.code, 2, explain(usage));
+        assert.match(usage.stderr, /--format is required: ocsf/);
+      });
+    });
+  }
+});
