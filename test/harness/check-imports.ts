@@ -35,6 +35,21 @@ export function importResults(
 
 export const checkFixture = (name: string) => readFileSync(new URL(`../unit/fixtures/checks/${name}`, import.meta.url), 'utf8');
 
+/** Each format's sample, a check it has results for, and what that check's test becomes. */
+export const CHECK_SAMPLES = [
+  { format: 'ocsf', file: 'prowler-ocsf.json', check: 'prowler:s3_bucket_default_encryption', status: 'fix_required', resources: 2 },
+  {
+    format: 'policyreport',
+    file: 'kyverno-policyreports.json',
+    check: 'kyverno:require-labels/check-for-labels',
+    status: 'fix_required',
+    resources: 4,
+  },
+  { format: 'checkov', file: 'checkov.json', check: 'checkov:CKV_AWS_19', status: 'fix_required', resources: 2 },
+  { format: 'kube-bench', file: 'kube-bench.json', check: 'kube-bench:1.1.1', status: 'passing', resources: 1 },
+  { format: 'inspec', file: 'inspec.json', check: 'inspec:os-02', status: 'fix_required', resources: 1 },
+] as const;
+
 /**
  * An organization with a Read & Write credential and a SOC 2 program: requirement CC6.1, control
  * `encryption` (CTL-1) whose one test `s3_encryption` names `checks`, and a second test

@@ -10,7 +10,7 @@ import { api, type TestServer } from '../harness/server.ts';
 import { show, startWriteServer } from '../harness/vulnerability-writes.ts';
 import { readAll } from '../harness/events.ts';
 import { dataVersions, rowCounts } from '../harness/program.ts';
-import { checkedProgram, checkFixture, importResults } from '../harness/check-imports.ts';
+import { CHECK_SAMPLES, checkedProgram, checkFixture, importResults } from '../harness/check-imports.ts';
 
 const ENCRYPTION = ['prowler:s3_bucket_default_encryption', 'prowler:s3_bucket_public_access'];
 const REPORT_TIME = Date.UTC(2025, 11, 7, 8);
@@ -149,6 +149,27 @@ for (const dialect of dialects) {
       assert.match(unknown.body.error.details[0].message, /must be one of ocsf/);
       assert.deepEqual(await rowCounts(server, p.organizationId), rows);
       assert.deepEqual(await dataVersions(server, p.organizationId), versions);
+    });
+
+    test('every format: its sample is the run of the test naming one of its checks; the same sample again writes nothing', async () => {
+      for (const sample of CHECK_SAMPLES) {
+        const p = await checkedProgram(server, [sample.check], `Format ${sample.format}`);
+        const res = await importResults(server, p.token, sample.format, checkFixture(sample.file), {
+          multipart: sample.format === 'checkov',
+        });
+        assert.equal(res.status, 200, `${sample.format}: ${show(res)}`);
+        assert.ok(res.body.data.testIds.includes(p.testId), `${sample.format}: ${show(res)}`);
+        const t = await getTest(p.token, p.testId);
+        assert.equal(t.status, sample.status, sample.format);
+        assert.equal(t.resources.length, sample.resources, `${sample.format}: ${JSON.stringify(t.resources)}`);
+        const versions = await dataVersions(server, p.organizationId);
+        const rows = await rowCounts(server, p.organizationId);
+        const again = await importResults(server, p.token, sample.format, checkFixture(sample.file));
+        assert.equal(again.status, 200, show(again));
+        assert.equal(again.body.data.tests.updated, 0, `${sample.format}: ${show(again)}`);
+        assert.deepEqual(await dataVersions(server, p.organizationId), versions, sample.format);
+        assert.deepEqual(await rowCounts(server, p.organizationId), rows, sample.format);
+      }
     });
 
     test('a large report runs as a job: 202, then the same answer at the job', async () => {

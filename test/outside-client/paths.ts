@@ -399,7 +399,7 @@ export interface paths {
   "/v1/tests/results/imports": {
     /**
      * Import a checker’s report as the runs of the tests naming its checks (extension)
-     * @description Reads a checker’s report (Prowler OCSF JSON (`ocsf`); docs/check-results.md). A test names the checks it is made of (`checks`, `<tool>:<id>`, in the program document); each test naming a check the report has results for takes the report as its run, as a pushed result (POST /v1/tests/{testId}/results) does: its flagged resources are the resources its checks’ results name (one per resource, `fix_required` when a check fails there, `ignored` when the tool muted the failure, else `passing`), its status `fix_required` when one of them fails, else `passing`; `lastScannedOn` is the report’s time (else now) and the run joins `testHistory`; `test.status_changed`, `test.updated`, `control.status_changed` and `framework.progress_changed` are recorded in the same transaction. A re-import of a scope replaces the resources that scope reported before (a resource it no longer reports leaves the test) and keeps other scopes’; a test whose results did not change is not written (no event, no data version moved). Checks no test names are counted and listed in `unmatched`. The file is the raw body (any content type but multipart; `format` and `scope` in the query), or the `file` part of a multipart/form-data body after its `format` and `scope` fields. At most IMPORT_MAX_BYTES (default 104857600 bytes). A malformed file, or one not of the named format, answers 400 validation_failed with a detail naming the JSON pointer; nothing is written. Idempotent under `Idempotency-Key`: the same format, scope and file (by SHA-256) replays the answer. A file larger than IMPORT_JOB_THRESHOLD_BYTES (default 8 MiB), or any file sent with `Prefer: respond-async`, is imported as a job (kind `tests.importResults`): the answer is `202 Accepted` with the job and `Location: /v1/jobs/{jobId}`, which gives the same result (or error) once it has run.
+     * @description Reads a checker’s report (Prowler OCSF JSON (`ocsf`), Kubernetes PolicyReport JSON (wgpolicyk8s.io, openreports.io) (`policyreport`), Checkov JSON (`checkov`), kube-bench JSON (`kube-bench`), Chef InSpec JSON (`inspec`); docs/check-results.md). A test names the checks it is made of (`checks`, `<tool>:<id>`, in the program document); each test naming a check the report has results for takes the report as its run, as a pushed result (POST /v1/tests/{testId}/results) does: its flagged resources are the resources its checks’ results name (one per resource, `fix_required` when a check fails there, `ignored` when the tool muted the failure, else `passing`), its status `fix_required` when one of them fails, else `passing`; `lastScannedOn` is the report’s time (else now) and the run joins `testHistory`; `test.status_changed`, `test.updated`, `control.status_changed` and `framework.progress_changed` are recorded in the same transaction. A re-import of a scope replaces the resources that scope reported before (a resource it no longer reports leaves the test) and keeps other scopes’; a test whose results did not change is not written (no event, no data version moved). Checks no test names are counted and listed in `unmatched`. The file is the raw body (any content type but multipart; `format` and `scope` in the query), or the `file` part of a multipart/form-data body after its `format` and `scope` fields. At most IMPORT_MAX_BYTES (default 104857600 bytes). A malformed file, or one not of the named format, answers 400 validation_failed with a detail naming the JSON pointer; nothing is written. Idempotent under `Idempotency-Key`: the same format, scope and file (by SHA-256) replays the answer. A file larger than IMPORT_JOB_THRESHOLD_BYTES (default 8 MiB), or any file sent with `Prefer: respond-async`, is imported as a job (kind `tests.importResults`): the answer is `202 Accepted` with the job and `Location: /v1/jobs/{jobId}`, which gives the same result (or error) once it has run.
      */
     post: operations["importTestResults"];
   };
@@ -6864,7 +6864,7 @@ export interface operations {
                  * @description The format the report was read as.
                  * @enum {unknown}
                  */
-                format: "ocsf";
+                format: "ocsf" | "policyreport" | "checkov" | "kube-bench" | "inspec";
                 /** @description The scope the results were taken in: the request’s, else the report’s (a cloud account, a cluster); null when neither names one. A re-import of a scope replaces the resources that scope reported, and no other. */
                 scope: string | null;
                 /** @description Results read: one per check and resource. A check the tool left undecided (Prowler’s MANUAL) is no result. */
@@ -12264,12 +12264,12 @@ export interface operations {
   };
   /**
    * Import a checker’s report as the runs of the tests naming its checks (extension)
-   * @description Reads a checker’s report (Prowler OCSF JSON (`ocsf`); docs/check-results.md). A test names the checks it is made of (`checks`, `<tool>:<id>`, in the program document); each test naming a check the report has results for takes the report as its run, as a pushed result (POST /v1/tests/{testId}/results) does: its flagged resources are the resources its checks’ results name (one per resource, `fix_required` when a check fails there, `ignored` when the tool muted the failure, else `passing`), its status `fix_required` when one of them fails, else `passing`; `lastScannedOn` is the report’s time (else now) and the run joins `testHistory`; `test.status_changed`, `test.updated`, `control.status_changed` and `framework.progress_changed` are recorded in the same transaction. A re-import of a scope replaces the resources that scope reported before (a resource it no longer reports leaves the test) and keeps other scopes’; a test whose results did not change is not written (no event, no data version moved). Checks no test names are counted and listed in `unmatched`. The file is the raw body (any content type but multipart; `format` and `scope` in the query), or the `file` part of a multipart/form-data body after its `format` and `scope` fields. At most IMPORT_MAX_BYTES (default 104857600 bytes). A malformed file, or one not of the named format, answers 400 validation_failed with a detail naming the JSON pointer; nothing is written. Idempotent under `Idempotency-Key`: the same format, scope and file (by SHA-256) replays the answer. A file larger than IMPORT_JOB_THRESHOLD_BYTES (default 8 MiB), or any file sent with `Prefer: respond-async`, is imported as a job (kind `tests.importResults`): the answer is `202 Accepted` with the job and `Location: /v1/jobs/{jobId}`, which gives the same result (or error) once it has run.
+   * @description Reads a checker’s report (Prowler OCSF JSON (`ocsf`), Kubernetes PolicyReport JSON (wgpolicyk8s.io, openreports.io) (`policyreport`), Checkov JSON (`checkov`), kube-bench JSON (`kube-bench`), Chef InSpec JSON (`inspec`); docs/check-results.md). A test names the checks it is made of (`checks`, `<tool>:<id>`, in the program document); each test naming a check the report has results for takes the report as its run, as a pushed result (POST /v1/tests/{testId}/results) does: its flagged resources are the resources its checks’ results name (one per resource, `fix_required` when a check fails there, `ignored` when the tool muted the failure, else `passing`), its status `fix_required` when one of them fails, else `passing`; `lastScannedOn` is the report’s time (else now) and the run joins `testHistory`; `test.status_changed`, `test.updated`, `control.status_changed` and `framework.progress_changed` are recorded in the same transaction. A re-import of a scope replaces the resources that scope reported before (a resource it no longer reports leaves the test) and keeps other scopes’; a test whose results did not change is not written (no event, no data version moved). Checks no test names are counted and listed in `unmatched`. The file is the raw body (any content type but multipart; `format` and `scope` in the query), or the `file` part of a multipart/form-data body after its `format` and `scope` fields. At most IMPORT_MAX_BYTES (default 104857600 bytes). A malformed file, or one not of the named format, answers 400 validation_failed with a detail naming the JSON pointer; nothing is written. Idempotent under `Idempotency-Key`: the same format, scope and file (by SHA-256) replays the answer. A file larger than IMPORT_JOB_THRESHOLD_BYTES (default 8 MiB), or any file sent with `Prefer: respond-async`, is imported as a job (kind `tests.importResults`): the answer is `202 Accepted` with the job and `Location: /v1/jobs/{jobId}`, which gives the same result (or error) once it has run.
    */
   importTestResults: {
     parameters: {
       query?: {
-        /** @description The report's format: one of `ocsf` (docs/check-results.md). */
+        /** @description The report's format: one of `ocsf`, `policyreport`, `checkov`, `kube-bench`, `inspec` (docs/check-results.md). */
         format?: string;
         /** @description What was checked (a cloud account, a cluster, a repository): a re-import of the scope replaces the resources it reported before. Default: the scope the report names (docs/check-results.md), else none. */
         scope?: string;
@@ -12284,7 +12284,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/octet-stream": {
-          /** @description The report's format: one of `ocsf` (docs/check-results.md). */
+          /** @description The report's format: one of `ocsf`, `policyreport`, `checkov`, `kube-bench`, `inspec` (docs/check-results.md). */
           format?: string;
           /** @description What was checked (a cloud account, a cluster, a repository): a re-import of the scope replaces the resources it reported before. Default: the scope the report names (docs/check-results.md), else none. */
           scope?: string;
@@ -12295,7 +12295,7 @@ export interface operations {
           file: string;
         };
         "multipart/form-data": {
-          /** @description The report's format: one of `ocsf` (docs/check-results.md). */
+          /** @description The report's format: one of `ocsf`, `policyreport`, `checkov`, `kube-bench`, `inspec` (docs/check-results.md). */
           format?: string;
           /** @description What was checked (a cloud account, a cluster, a repository): a re-import of the scope replaces the resources it reported before. Default: the scope the report names (docs/check-results.md), else none. */
           scope?: string;
@@ -12324,7 +12324,7 @@ export interface operations {
                * @description The format the report was read as.
                * @enum {unknown}
                */
-              format: "ocsf";
+              format: "ocsf" | "policyreport" | "checkov" | "kube-bench" | "inspec";
               /** @description The scope the results were taken in: the request’s, else the report’s (a cloud account, a cluster); null when neither names one. A re-import of a scope replaces the resources that scope reported, and no other. */
               scope: string | null;
               /** @description Results read: one per check and resource. A check the tool left undecided (Prowler’s MANUAL) is no result. */
@@ -12439,7 +12439,7 @@ export interface operations {
                  * @description The format the report was read as.
                  * @enum {unknown}
                  */
-                format: "ocsf";
+                format: "ocsf" | "policyreport" | "checkov" | "kube-bench" | "inspec";
                 /** @description The scope the results were taken in: the request’s, else the report’s (a cloud account, a cluster); null when neither names one. A re-import of a scope replaces the resources that scope reported, and no other. */
                 scope: string | null;
                 /** @description Results read: one per check and resource. A check the tool left undecided (Prowler’s MANUAL) is no result. */
@@ -12742,7 +12742,7 @@ export interface operations {
                  * @description The format the report was read as.
                  * @enum {unknown}
                  */
-                format: "ocsf";
+                format: "ocsf" | "policyreport" | "checkov" | "kube-bench" | "inspec";
                 /** @description The scope the results were taken in: the request’s, else the report’s (a cloud account, a cluster); null when neither names one. A re-import of a scope replaces the resources that scope reported, and no other. */
                 scope: string | null;
                 /** @description Results read: one per check and resource. A check the tool left undecided (Prowler’s MANUAL) is no result. */

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { checkFixture } from '../../../test/harness/check-imports.ts';
+import { CHECK_SAMPLES, checkFixture } from '../../../test/harness/check-imports.ts';
 import { explain, type CliResult } from './support/cli.ts';
 import { dialects, startCliService, type CliService } from './support/service.ts';
 
@@ -35,6 +35,12 @@ const PROGRAM = {
       requirements: ['soc2/CC6.1'],
     },
     { key: 'root_mfa', name: 'Root has MFA', result: 'fix_required', checks: ['prowler:iam_root_mfa_enabled'] },
+    // one test per other format, naming a check of its sample
+    ...CHECK_SAMPLES.filter((s) => s.format !== 'ocsf').map((s) => ({
+      key: `fmt_${s.format.replace('-', '_')}`,
+      name: `Format ${s.format}`,
+      checks: [s.check],
+    })),
   ],
 };
 
@@ -92,13 +98,25 @@ describe('compliance tests import', { concurrency: dialects.length }, () => {
         assert.deepEqual(again.tests, { updated: 0, unchanged: 2, older: 0, ignored: 0 });
       });
 
+      it('every other format: imported from a path, then re-imported from stdin changing nothing', async () => {
+        for (const sample of CHECK_SAMPLES.filter((x) => x.format !== 'ocsf')) {
+          const file = path.join(dir, sample.file);
+          fs.writeFileSync(file, checkFixture(sample.file));
+          const first = json(await rw(['tests', 'import', '--format', sample.format, file, '--json']));
+          assert.equal(first.format, sample.format);
+          assert.equal(first.tests.updated, 1, `${sample.format}: ${JSON.stringify(first)}`);
+          const again = json(await rw(['tests', 'import', '--format', sample.format, '-', '--json'], checkFixture(sample.file)));
+          assert.deepEqual(again.tests, { updated: 0, unchanged: 1, older: 0, ignored: 0 }, sample.format);
+        }
+      });
+
       it('refusals: another format exits 6 naming the place; no --format exits 2', async () => {
         const bad = await rw(['tests', 'import', '--format', 'ocsf', '-'], '{"results": {"passed_checks": []}}');
         assert.equal(bad.code, 6, explain(bad));
         assert.match(bad.stderr, /a list of findings\), found an object/);
         const usage = await rw(['tests', 'import', path.join(dir, 'prowler.ocsf.json')]);
         assert.equal(usage.code, 2, explain(usage));
-        assert.match(usage.stderr, /--format is required: ocsf/);
+        assert.match(usage.stderr, /--format is required: ocsf, policyreport, checkov, kube-bench, inspec/);
       });
     });
   }

@@ -5,13 +5,21 @@
 // (docs/development.md, "How to add a check-results format").
 import type { FieldIssue } from '../../shared/errors.ts';
 import type { CheckFormat } from '../../domain/tests/check-result.ts';
+import { checkov } from '../checkov/format.ts';
+import { inspec } from '../inspec/format.ts';
+import { kubeBench } from '../kube-bench/format.ts';
 import { ocsf } from '../ocsf/format.ts';
+import { policyreport } from '../policyreport/format.ts';
 import type { CheckFormatDescription } from './contract.ts';
 
 /** In the order the API lists them; one a line. */
 // biome-ignore format: one format a line, so that a new one is a line of its own
 const DESCRIPTIONS = [
   ocsf,
+  policyreport,
+  checkov,
+  kubeBench,
+  inspec,
 ] as const satisfies readonly CheckFormatDescription[];
 
 export type CheckFormatName = (typeof DESCRIPTIONS)[number]['name'];

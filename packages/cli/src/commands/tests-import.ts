@@ -13,11 +13,12 @@ import { idempotencyKeyOption } from './writes.ts';
 export const testImportCommand: Command = {
   group: 'tests',
   action: 'import',
-  summary: "import a checker's report (Prowler OCSF, …) as the runs of the tests naming its checks (extension)",
+  summary: "import a checker's report (Prowler, Kyverno, Checkov, kube-bench, InSpec) as test runs (extension)",
   examples: [
     'tests import --format ocsf output/prowler-output-123456789012.ocsf.json',
     'prowler aws --output-formats json-ocsf -F scan && compliance tests import --format ocsf --scope aws-prod output/scan.ocsf.json',
-    'cat report.json | compliance tests import --format ocsf - --json',
+    'kubectl get policyreports,clusterpolicyreports -A -o json | compliance tests import --format policyreport --scope prod -',
+    'tests import --format checkov --scope github.com/acme/infra checkov.json --json',
   ],
   args: 'FILE',
   positionals: { min: 1, max: 1, name: 'FILE (a path, or - for standard input)' },

@@ -2552,7 +2552,7 @@ export interface GetJobResponse {
       }>;
     } | {
       /** The format the report was read as. */
-      format: "ocsf";
+      format: "ocsf" | "policyreport" | "checkov" | "kube-bench" | "inspec";
       /** The scope the results were taken in: the request’s, else the report’s (a cloud account, a cluster); null when neither names one. A re-import of a scope replaces the resources that scope reported, and no other. */
       scope: string | null;
       /** Results read: one per check and resource. A check the tool left undecided (Prowler’s MANUAL) is no result. */
@@ -4635,7 +4635,7 @@ export interface UploadEvidenceAttachmentsResponse {
 // POST /v1/tests/results/imports: Import a checker’s report as the runs of the tests naming its checks (extension)
 
 export interface ImportTestResultsQuery {
-  /** The report's format: one of `ocsf` (docs/check-results.md). */
+  /** The report's format: one of `ocsf`, `policyreport`, `checkov`, `kube-bench`, `inspec` (docs/check-results.md). */
   format?: string;
   /** What was checked (a cloud account, a cluster, a repository): a re-import of the scope replaces the resources it reported before. Default: the scope the report names (docs/check-results.md), else none. */
   scope?: string;
@@ -4648,7 +4648,7 @@ export type ImportTestResultsPart = "format" | "scope" | "file";
 export interface ImportTestResultsResponse {
   data: {
     /** The format the report was read as. */
-    format: "ocsf";
+    format: "ocsf" | "policyreport" | "checkov" | "kube-bench" | "inspec";
     /** The scope the results were taken in: the request’s, else the report’s (a cloud account, a cluster); null when neither names one. A re-import of a scope replaces the resources that scope reported, and no other. */
     scope: string | null;
     /** Results read: one per check and resource. A check the tool left undecided (Prowler’s MANUAL) is no result. */
@@ -4734,7 +4734,7 @@ export interface ImportTestResultsAccepted {
       }>;
     } | {
       /** The format the report was read as. */
-      format: "ocsf";
+      format: "ocsf" | "policyreport" | "checkov" | "kube-bench" | "inspec";
       /** The scope the results were taken in: the request’s, else the report’s (a cloud account, a cluster); null when neither names one. A re-import of a scope replaces the resources that scope reported, and no other. */
       scope: string | null;
       /** Results read: one per check and resource. A check the tool left undecided (Prowler’s MANUAL) is no result. */
@@ -4887,7 +4887,7 @@ export interface ImportVulnerabilitiesAccepted {
       }>;
     } | {
       /** The format the report was read as. */
-      format: "ocsf";
+      format: "ocsf" | "policyreport" | "checkov" | "kube-bench" | "inspec";
       /** The scope the results were taken in: the request’s, else the report’s (a cloud account, a cluster); null when neither names one. A re-import of a scope replaces the resources that scope reported, and no other. */
       scope: string | null;
       /** Results read: one per check and resource. A check the tool left undecided (Prowler’s MANUAL) is no result. */
