@@ -102,6 +102,31 @@ for (const dialect of dialects) {
       assert.equal((await getTest(p.token, p.testId)).status, 'passing');
     });
 
+    test('the same file after a test changed is read again: a check mapped since is taken in', async () => {
+      const p = await checkedProgram(server, ENCRYPTION, 'Mapping Org');
+      const first = await importResults(server, p.token, 'ocsf', checkFixture('prowler-ocsf.json'));
+      assert.equal(first.body.data.unmatched.checks, 1, show(first));
+      const again = await importResults(server, p.token, 'ocsf', checkFixture('prowler-ocsf.json'));
+      assert.deepEqual(again.body.data.tests, { updated: 0, unchanged: 2, older: 0, ignored: 0 });
+      // The team maps the unmatched check to a new test; the same file now feeds it.
+      const plan = await p.verbs.apply({
+        version: 1,
+        tests: [{ key: 'cloudtrail', name: 'CloudTrail is multi-region', checks: ['prowler:cloudtrail_multi_region_enabled'] }],
+      });
+      const cloudtrail = plan.changes.find((c) => c.key === 'cloudtrail')!.id;
+      const mapped = await importResults(server, p.token, 'ocsf', checkFixture('prowler-ocsf.json'));
+      assert.equal(mapped.status, 200, show(mapped));
+      assert.deepEqual(mapped.body.data.testIds, [cloudtrail]);
+      assert.deepEqual(mapped.body.data.tests, { updated: 1, unchanged: 2, older: 0, ignored: 0 });
+      assert.deepEqual(mapped.body.data.unmatched, { results: 0, checks: 0, list: [] });
+      const t = await getTest(p.token, cloudtrail);
+      assert.equal(t.status, 'passing'); // its one resource's failure is muted: ignored, not failing
+      assert.deepEqual(
+        t.resources.map((r: any) => [r.resourceId, r.status]),
+        [['arn:aws:cloudtrail:us-east-1:123456789012:trail/main', 'ignored']],
+      );
+    });
+
     test('a resource the scope no longer reports leaves the test; another scope keeps its own', async () => {
       const p = await checkedProgram(server, ['prowler:s3_bucket_default_encryption'], 'Scopes Org');
       const report = JSON.parse(checkFixture('prowler-ocsf.json')) as any[];

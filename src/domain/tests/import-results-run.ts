@@ -4,7 +4,9 @@
 // its run through the core a pushed result uses (./apply-run.ts): its resources are the resources
 // its checks' results name (one per resource, failing when any of its checks fails there), its
 // status `fix_required` when one of its resources fails, else `passing`. A test the report changes
-// nothing of is not written; the organization's data versions move only when a test was.
+// nothing of is not written; the organization's data versions move only when a test was. The same
+// file again, with no test changed since its import, is answered from that import's record without
+// being read (test_result_imports): the unchanged re-import costs its spooling, not its parsing.
 import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
 import type { Database } from '../../storage/db/schema.ts';
@@ -12,6 +14,8 @@ import { validationFailed } from '../../shared/errors.ts';
 import { WRITES } from '../../shared/data-versions.ts';
 import { bumpDataVersions, lockOrganization } from '../../storage/db/repositories/organizations/organizations.ts';
 import { listTestsWithChecks } from '../../storage/db/repositories/artifacts/tests.ts';
+import { findOrganizationState } from '../../storage/db/repositories/organizations/organizations.ts';
+import { findLastTestResultImport, saveLastTestResultImport } from '../../storage/db/repositories/artifacts/test-result-imports.ts';
 import type { ScanBytes } from '../vulnerabilities/scan-format.ts';
 import { applyTestRun } from './apply-run.ts';
 import type { CheckFormat, CheckResult, CheckReportSummary } from './check-result.ts';
@@ -75,8 +79,61 @@ function timeOf(results: readonly CheckResult[], now: number): number | undefine
   return latest !== undefined && latest <= now + RESULT_CLOCK_SKEW_MS ? latest : undefined;
 }
 
+/** The file of an import: its format, the request's scope, its SHA-256, and how to read it. */
+export interface ReportSource {
+  format: CheckFormat;
+  requestScope?: string;
+  sha256: string;
+  read(): Promise<ReadReport>;
+}
+
 /**
- * Applies a report read whole to the tests naming its checks, in `trx`. Returns the answer and
+ * The answer of the last import of this format and request scope, as this one's, when it was this
+ * very file and no test has changed since (the organization's tests data version unmoved): every
+ * test it updated is now unchanged. Undefined otherwise.
+ */
+export async function unchangedSinceLast(db: Kysely<Database>, org: string, source: ReportSource): Promise<TestResultsImport | undefined> {
+  const [last, state] = await Promise.all([
+    findLastTestResultImport(db, org, source.format.name, source.requestScope ?? ''),
+    findOrganizationState(db, org),
+  ]);
+  if (!last || !state || last.sha256 !== source.sha256 || last.testsVersion !== state.dataVersions.tests) return undefined;
+  const answer = JSON.parse(last.answer) as TestResultsImport;
+  return { ...answer, tests: { ...answer.tests, updated: 0, unchanged: answer.tests.unchanged + answer.tests.updated }, testIds: [] };
+}
+
+/**
+ * Imports the report in `trx`: answered from the last import when it is the same file and nothing
+ * changed since, else read (unless `report` was read already, outside the transaction) and
+ * applied, and recorded as the last import of its format and scope.
+ */
+export async function importReport(
+  ctx: Context,
+  trx: Kysely<Database>,
+  source: ReportSource,
+  report?: ReadReport,
+): Promise<{ result: TestResultsImport; changed: boolean }> {
+  const org = ctx.actor.organizationId;
+  // First: the tests read next are the ones this import changes (a concurrent push waits).
+  await lockOrganization(trx, org);
+  const same = await unchangedSinceLast(trx, org, source);
+  if (same) return { result: same, changed: false };
+  const read = report ?? (await source.read());
+  const applied = await applyReport(ctx, trx, read, source.requestScope ?? read.summary.scope ?? null);
+  const state = await findOrganizationState(trx, org);
+  await saveLastTestResultImport(trx, org, {
+    format: source.format.name,
+    scope: source.requestScope ?? '',
+    at: ctx.now(),
+    sha256: source.sha256,
+    testsVersion: state?.dataVersions.tests ?? 0,
+    answer: JSON.stringify(applied.result),
+  });
+  return applied;
+}
+
+/**
+ * Applies a report read whole to the tests naming its checks, in `trx` (the organization locked). Returns the answer and
  * whether anything was written (the caller announces the change once committed).
  */
 export async function applyReport(
@@ -87,8 +144,6 @@ export async function applyReport(
 ): Promise<{ result: TestResultsImport; changed: boolean }> {
   const org = ctx.actor.organizationId;
   const now = ctx.now();
-  // First: the tests read next are the ones this import changes (a concurrent push waits).
-  await lockOrganization(trx, org);
   const tests = await listTestsWithChecks(trx, org);
   const named = new Set(tests.flatMap((t) => t.checks));
   const result: TestResultsImport = {

@@ -21,7 +21,7 @@ import type { ImportJobInput } from '../vulnerabilities/import.ts';
 import { readSpool, removeSpool, spoolBody } from '../vulnerabilities/import-spool.ts';
 import { nameText } from '../vulnerabilities/scanned-text.ts';
 import type { CheckFormat } from './check-result.ts';
-import { applyReport, readReport } from './import-results-run.ts';
+import { importReport, readReport, unchangedSinceLast, type ReportSource } from './import-results-run.ts';
 import type { TestResultsImport } from './import-results-schema.ts';
 
 export interface ImportResultsInput {
@@ -79,10 +79,19 @@ export async function importTestResults({
       keepSpool = !outcome.replayed;
       return outcome;
     }
-    const report = await readReport(format, readSpool(ctx.blobs, spooled));
+    const source: ReportSource = {
+      format,
+      requestScope: scope,
+      sha256: spooled.sha256,
+      read: () => readReport(format, readSpool(ctx.blobs, spooled)),
+    };
+    // Read before the transaction (no lock held while it is parsed), unless it is the last import's
+    // file with nothing changed since.
+    const db = ctx.db.kysely as Kysely<Database>;
+    const report = (await unchangedSinceLast(db, org, source)) ? undefined : await source.read();
     let changed = false;
     const outcome = await runIdempotent<TestResultsImport | Job>(keyScopeOf(ctx, input.idempotency), [fingerprint], async (trx) => {
-      const applied = await applyReport(ctx, trx as Kysely<Database>, report, scope ?? report.summary.scope ?? null);
+      const applied = await importReport(ctx, trx as Kysely<Database>, source, report);
       changed = applied.changed;
       return { kind: 'updated' as const, resource: applied.result };
     });
@@ -101,9 +110,15 @@ export async function importTestResults({
  */
 export async function runTestResultsJob(ctx: Context, job: ImportJobInput, format: CheckFormat): Promise<TestResultsImport> {
   authorize(ctx.actor, 'test', 'write');
-  const report = await readReport(format, readSpool(ctx.blobs, { key: job.spool }));
+  const source: ReportSource = {
+    format,
+    requestScope: job.scope ?? undefined,
+    sha256: job.sha256,
+    read: () => readReport(format, readSpool(ctx.blobs, { key: job.spool })),
+  };
   const db = ctx.db.kysely as Kysely<Database>;
-  const applied = await db.transaction().execute((trx) => applyReport(ctx, trx, report, job.scope ?? report.summary.scope ?? null));
+  const report = (await unchangedSinceLast(db, ctx.actor.organizationId, source)) ? undefined : await source.read();
+  const applied = await db.transaction().execute((trx) => importReport(ctx, trx, source, report));
   if (applied.changed) await announceOrganizationChange(ctx, ctx.actor.organizationId);
   return applied.result;
 }

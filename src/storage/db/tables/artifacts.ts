@@ -146,6 +146,20 @@ export interface TestResourcesTable {
   import_scope: string | null;
 }
 
+/** The last check-results import of each format and request scope (migration 0022). */
+export interface TestResultImportsTable {
+  organization_id: string;
+  format: string;
+  /** the request's scope, '' without one */
+  scope: string;
+  sha256: string;
+  /** the organization's tests data version after the import */
+  tests_version: Ms;
+  /** JSON: the import's answer */
+  answer: string;
+  imported_at: Ms;
+}
+
 export interface TestHistoryTable {
   id: string;
   organization_id: string;
