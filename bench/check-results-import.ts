@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createBenchDatabase, fetchToken, postgresUrl, type BenchEngine } from './lib/bench-database.ts';
+import { createBenchDatabase, fetchToken, rowsOnEngines, type BenchEngine } from './lib/bench-database.ts';
 import { freePort, ROOT, startChild, type Child } from './lib/child.ts';
 import { writeSarif } from './lib/sarif.ts';
 import { writePolicyReport, writeProwler } from './lib/check-reports.ts';
@@ -39,7 +39,14 @@ const program = () => ({
   version: 1,
   frameworks: [{ key: 'bench-soc2', name: 'Bench SOC 2', requirements: [{ key: 'CC6.1', code: 'CC6.1', name: 'Logical access' }] }],
   controls: [
-    { key: 'bench-encryption', code: 'BENCH-1', name: 'Bench encryption', domain: 'Bench', functionGrouping: 'protect', requirements: ['bench-soc2/CC6.1'] },
+    {
+      key: 'bench-encryption',
+      code: 'BENCH-1',
+      name: 'Bench encryption',
+      domain: 'Bench',
+      functionGrouping: 'protect',
+      requirements: ['bench-soc2/CC6.1'],
+    },
   ],
   tests: [
     ...Array.from({ length: checks }, (_, i) => ({
@@ -48,7 +55,12 @@ const program = () => ({
       checks: [`prowler:bench_check_${i}`],
       controls: ['bench-encryption'],
     })),
-    { key: 'bench_policy', name: 'Bench pods are labelled', checks: ['kyverno:bench-require-labels/check-for-labels'], controls: ['bench-encryption'] },
+    {
+      key: 'bench_policy',
+      name: 'Bench pods are labelled',
+      checks: ['kyverno:bench-require-labels/check-for-labels'],
+      controls: ['bench-encryption'],
+    },
   ],
 });
 
@@ -119,13 +131,36 @@ async function benchEngine(engine: BenchEngine): Promise<string[][]> {
       const bytes = format === 'ocsf' ? sizes.prowler : sizes.policy;
       const first = await post(service, token, `/v1/tests/results/imports?format=${format}&scope=bench`, file);
       const again = await post(service, token, `/v1/tests/results/imports?format=${format}&scope=bench`, file);
-      const scanner = await post(service, token, `/v1/vulnerabilities/imports?format=sarif&scope=bench/${format}`, sarif, 'application/sarif+json');
+      const scanner = await post(
+        service,
+        token,
+        `/v1/vulnerabilities/imports?format=sarif&scope=bench/${format}`,
+        sarif,
+        'application/sarif+json',
+      );
       console.log(`  ${label}, first: ${JSON.stringify({ ...first.answer, testIds: (first.answer.testIds as unknown[]).length })}`);
       console.log(`  ${label}, again: ${JSON.stringify({ ...again.answer, testIds: (again.answer.testIds as unknown[]).length })}`);
-      rows.push(row(`${label}: first import`, n, bytes, first.seconds, `×${(scanner.seconds / first.seconds).toFixed(2)} the scanner import's speed`));
-      rows.push(row(`${label}: re-import, unchanged`, n, bytes, again.seconds, `time ×${(again.seconds / first.seconds).toFixed(2)} of the first (≤ 0.1)`));
+      rows.push(
+        row(
+          `${label}: first import`,
+          n,
+          bytes,
+          first.seconds,
+          `×${(scanner.seconds / first.seconds).toFixed(2)} the scanner import's speed`,
+        ),
+      );
+      rows.push(
+        row(
+          `${label}: re-import, unchanged`,
+          n,
+          bytes,
+          again.seconds,
+          `time ×${(again.seconds / first.seconds).toFixed(2)} of the first (≤ 0.1)`,
+        ),
+      );
       rows.push(row(`SARIF, as many findings: first import`, n, sarifBytes, scanner.seconds, ''));
-      if (again.seconds > first.seconds / 10) console.log(`  ✖ ${label}: the unchanged re-import took more than a tenth of the first import`);
+      if (again.seconds > first.seconds / 10)
+        console.log(`  ✖ ${label}: the unchanged re-import took more than a tenth of the first import`);
     }
   } finally {
     await service.stop();
@@ -134,15 +169,11 @@ async function benchEngine(engine: BenchEngine): Promise<string[][]> {
   return rows;
 }
 
-const engines = values.engines.split(',').filter(Boolean) as BenchEngine[];
-const rows: string[][] = [];
-for (const engine of engines) {
-  if (engine === 'postgres' && !postgresUrl()) {
-    console.log('PostgreSQL: skipped (set BENCH_DATABASE_URL or TEST_DATABASE_URL)');
-    continue;
-  }
-  rows.push(...(await benchEngine(engine)));
-}
+const rows = await rowsOnEngines(values.engines, benchEngine);
 fs.rmSync(dir, { recursive: true, force: true });
-console.log(`\nCheckers' reports through POST /v1/tests/results/imports, against SARIF through POST /v1/vulnerabilities/imports (${os.cpus().length} cores)`);
-console.log(formatTable(['Engine', 'Run', 'Results', 'File', 'Time', 'Results/s', 'Ratio'], rows, [false, false, true, true, true, true, false]));
+console.log(
+  `\nCheckers' reports through POST /v1/tests/results/imports, against SARIF through POST /v1/vulnerabilities/imports (${os.cpus().length} cores)`,
+);
+console.log(
+  formatTable(['Engine', 'Run', 'Results', 'File', 'Time', 'Results/s', 'Ratio'], rows, [false, false, true, true, true, true, false]),
+);

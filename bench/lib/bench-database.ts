@@ -93,3 +93,16 @@ export async function fetchToken(baseUrl: string, credential: { clientId: string
   if (res.status !== 200 || !body.access_token) throw new Error(`token request failed: ${res.status} ${JSON.stringify(body)}`);
   return body.access_token;
 }
+
+/** The rows of `bench` on each engine named (comma-separated), PostgreSQL reported as skipped without its URL. */
+export async function rowsOnEngines(names: string, bench: (engine: BenchEngine) => Promise<string[][]>): Promise<string[][]> {
+  const rows: string[][] = [];
+  for (const engine of names.split(',').filter(Boolean) as BenchEngine[]) {
+    if (engine === 'postgres' && !postgresUrl()) {
+      console.log('PostgreSQL: skipped (set BENCH_DATABASE_URL or TEST_DATABASE_URL)');
+      continue;
+    }
+    rows.push(...(await bench(engine)));
+  }
+  return rows;
+}

@@ -20,14 +20,20 @@ export async function writeProwler(file: string, checks: number, resources: numb
       const fail = r % 10 === 0;
       const finding = {
         message: `Bucket bench-${r} ${fail ? 'is not' : 'is'} compliant with bench_check_${c}.`,
-        metadata: { event_code: `bench_check_${c}`, product: { name: 'Prowler', uid: 'prowler', vendor_name: 'Prowler', version: '5.4.0' }, version: '1.4.0' },
+        metadata: {
+          event_code: `bench_check_${c}`,
+          product: { name: 'Prowler', uid: 'prowler', vendor_name: 'Prowler', version: '5.4.0' },
+          version: '1.4.0',
+        },
         severity_id: 3,
         severity: 'Medium',
         status: 'New',
         status_code: fail ? 'FAIL' : 'PASS',
         status_detail: `Bucket bench-${r} ${fail ? 'is not' : 'is'} compliant with bench_check_${c}.`,
         finding_info: { uid: `prowler-aws-bench_check_${c}-123456789012-eu-west-1-bench-${r}`, title: `Bench check ${c}` },
-        resources: [{ region: 'eu-west-1', group: { name: 's3' }, name: `bench-${r}`, type: 'AwsS3Bucket', uid: `arn:aws:s3:::bench-${r}` }],
+        resources: [
+          { region: 'eu-west-1', group: { name: 's3' }, name: `bench-${r}`, type: 'AwsS3Bucket', uid: `arn:aws:s3:::bench-${r}` },
+        ],
         class_uid: 2004,
         cloud: { account: { uid: '123456789012', type: 'AWS Account' }, provider: 'aws', region: 'eu-west-1' },
         time: Math.floor(time / 1000),

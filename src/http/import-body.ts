@@ -3,11 +3,14 @@
 // raw request body (any content type but multipart; `format` and `scope` in the query) or the
 // `file` part of a multipart/form-data body whose text fields `format` and `scope` come first. Each
 // route lives in its own plugin scope that leaves every body unparsed (registerUnparsed).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { ServiceError, validationFailed } from '../shared/errors.ts';
+import { ServiceError, validationFailed, type FieldIssue } from '../shared/errors.ts';
 import type { UploadPart } from '../domain/evidence/upload.ts';
-import { WriteHeaders } from './idempotency.ts';
+import type { Context, SystemContext } from '../domain/context.ts';
+import type { IdempotencyInput, Outcome } from '../domain/idempotency/run.ts';
+import { idempotencyOf, sendOutcome, WriteHeaders } from './idempotency.ts';
+import { requestContext } from './plugins/auth.ts';
 import { multipartParts } from './multipart.ts';
 
 export const ImportHeaders = Type.Object({
@@ -119,4 +122,55 @@ export function registerUnparsed(app: FastifyInstance, register: (scope: Fastify
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
     register(scope);
   });
+}
+
+/** How an import route finds its formats: their names for a sentence, one by name, the refusal of an unknown one. */
+export interface FormatRegistry<F> {
+  names(): string;
+  find(name: string): F | undefined;
+  unknown(name: string): FieldIssue;
+}
+
+/** What an import verb takes from its door. */
+export interface ImportRequest<F> {
+  format: F;
+  scope?: string;
+  body: AsyncIterable<Uint8Array>;
+  idempotency: IdempotencyInput;
+  respondAsync: boolean;
+}
+
+/**
+ * The handler of an import route: the file (raw or multipart), its format looked up in the
+ * registry and handed to the verb, the outcome sent (202 with the job's Location when it became
+ * one), the multipart reading ended however it ends.
+ */
+export function importHandler<F>(
+  system: SystemContext,
+  path: string,
+  formats: FormatRegistry<F>,
+  verb: (args: { ctx: Context; input: ImportRequest<F> }) => Promise<Outcome<unknown>>,
+) {
+  return async (request: FastifyRequest<{ Querystring: { format?: string; scope?: string } }>, reply: FastifyReply) => {
+    const ctx = requestContext(system, request);
+    const file = await fileInputOf(request);
+    try {
+      const { format: name, scope } = formatAndScope(file, request.query, formats.names());
+      const format = formats.find(name);
+      if (!format) throw validationFailed([formats.unknown(name)]);
+      const outcome = await verb({
+        ctx,
+        input: {
+          format,
+          scope,
+          body: file.body,
+          idempotency: idempotencyOf(request, () => path),
+          respondAsync: prefersAsync(request.headers.prefer),
+        },
+      });
+      return sendOutcome(request, reply, outcome, (job) => `/v1/jobs/${(job as { id: string }).id}`);
+    } finally {
+      await file.done?.();
+    }
+  };
 }

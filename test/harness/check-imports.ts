@@ -3,35 +3,18 @@
 // from each format's published shape, test/unit/fixtures/checks/), and a small SOC 2 program whose
 // tests name checks, applied as a program document.
 import { readFileSync } from 'node:fs';
-import { api, createOrgWithCredential, getToken, type TestServer } from './server.ts';
+import { createOrgWithCredential, getToken, type TestServer } from './server.ts';
 import { programContext, programVerbs } from './program.ts';
-import { newKey } from './vulnerability-writes.ts';
-import type { ImportOptions } from './vulnerability-imports.ts';
+import { importFile, type ImportOptions } from './vulnerability-imports.ts';
 
 /** POST /v1/tests/results/imports with the report as the raw body (default) or as a multipart part. */
-export function importResults(
+export const importResults = (
   server: Pick<TestServer, 'url'>,
   token: string | undefined,
   format: string,
   file: string | Uint8Array,
   options: ImportOptions = {},
-) {
-  const headers: Record<string, string> = {};
-  const key = options.key === undefined ? newKey() : options.key;
-  if (key !== null) headers['idempotency-key'] = key;
-  if (options.prefer !== undefined) headers.prefer = options.prefer;
-  if (options.multipart) {
-    const form = new FormData();
-    form.set('format', format);
-    if (options.scope !== undefined) form.set('scope', options.scope);
-    form.set('file', new Blob([file]), 'report.json');
-    return api(server.url, '/v1/tests/results/imports', token, { method: 'POST', headers, body: form });
-  }
-  const query = new URLSearchParams({ format });
-  if (options.scope !== undefined) query.set('scope', options.scope);
-  headers['content-type'] = options.contentType ?? 'application/json';
-  return api(server.url, `/v1/tests/results/imports?${query}`, token, { method: 'POST', headers, body: file });
-}
+) => importFile(server, token, format, file, { ...options, path: '/v1/tests/results/imports' });
 
 export const checkFixture = (name: string) => readFileSync(new URL(`../unit/fixtures/checks/${name}`, import.meta.url), 'utf8');
 
@@ -50,6 +33,34 @@ export const CHECK_SAMPLES = [
   { format: 'inspec', file: 'inspec.json', check: 'inspec:os-02', status: 'fix_required', resources: 1 },
 ] as const;
 
+/** The program of checkedProgram (below), with `more` tests after its two. */
+export const checkedProgramDocument = (checks: readonly string[], more: readonly Record<string, unknown>[] = []) => ({
+  version: 1,
+  frameworks: [{ key: 'soc2', name: 'SOC 2', requirements: [{ key: 'CC6.1', code: 'CC6.1', name: 'Logical access' }] }],
+  controls: [
+    {
+      key: 'encryption',
+      code: 'CTL-1',
+      name: 'Data at rest is encrypted',
+      domain: 'Data Protection',
+      functionGrouping: 'protect',
+      requirements: ['soc2/CC6.1'],
+    },
+  ],
+  tests: [
+    {
+      key: 's3_encryption',
+      name: 'S3 buckets are encrypted',
+      result: 'fix_required',
+      checks,
+      controls: ['encryption'],
+      requirements: ['soc2/CC6.1'],
+    },
+    { key: 'root_mfa', name: 'Root has MFA', result: 'fix_required', checks: ['prowler:iam_root_mfa_enabled'] },
+    ...more,
+  ],
+});
+
 /**
  * An organization with a Read & Write credential and a SOC 2 program: requirement CC6.1, control
  * `encryption` (CTL-1) whose one test `s3_encryption` names `checks`, and a second test
@@ -59,31 +70,7 @@ export async function checkedProgram(server: TestServer, checks: string[], name 
   const client = await createOrgWithCredential(server.system, { accessLevel: 'read_write', name });
   const token = await getToken(server.url, client);
   const verbs = programVerbs(programContext(server, client.credentialId), client.organizationId);
-  const plan = await verbs.apply({
-    version: 1,
-    frameworks: [{ key: 'soc2', name: 'SOC 2', requirements: [{ key: 'CC6.1', code: 'CC6.1', name: 'Logical access' }] }],
-    controls: [
-      {
-        key: 'encryption',
-        code: 'CTL-1',
-        name: 'Data at rest is encrypted',
-        domain: 'Data Protection',
-        functionGrouping: 'protect',
-        requirements: ['soc2/CC6.1'],
-      },
-    ],
-    tests: [
-      {
-        key: 's3_encryption',
-        name: 'S3 buckets are encrypted',
-        result: 'fix_required',
-        checks,
-        controls: ['encryption'],
-        requirements: ['soc2/CC6.1'],
-      },
-      { key: 'root_mfa', name: 'Root has MFA', result: 'fix_required', checks: ['prowler:iam_root_mfa_enabled'] },
-    ],
-  });
+  const plan = await verbs.apply(checkedProgramDocument(checks));
   const idOf = (key: string) => plan.changes.find((c) => c.key === key)!.id;
   return {
     client,

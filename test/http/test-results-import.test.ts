@@ -9,7 +9,7 @@ import { dialects } from '../harness/engines.ts';
 import { api, type TestServer } from '../harness/server.ts';
 import { show, startWriteServer } from '../harness/vulnerability-writes.ts';
 import { readAll } from '../harness/events.ts';
-import { dataVersions, rowCounts } from '../harness/program.ts';
+import { dataVersions, rejection, rowCounts } from '../harness/program.ts';
 import { CHECK_SAMPLES, checkedProgram, checkFixture, importResults } from '../harness/check-imports.ts';
 
 const ENCRYPTION = ['prowler:s3_bucket_default_encryption', 'prowler:s3_bucket_public_access'];
@@ -100,6 +100,29 @@ for (const dialect of dialects) {
       const older = await importResults(server, p.token, 'ocsf', checkFixture('prowler-ocsf.json'));
       assert.deepEqual(older.body.data.tests, { updated: 0, unchanged: 1, older: 1, ignored: 0 });
       assert.equal((await getTest(p.token, p.testId)).status, 'passing');
+    });
+
+    test('a program document carries a test’s checks: exported sorted, re-applied unchanged, a bad name refused by its pointer', async () => {
+      const p = await checkedProgram(server, ['prowler:s3_bucket_public_access', 'prowler:s3_bucket_default_encryption'], 'Program Org');
+      const exported = (await p.verbs.export()) as { tests: Array<{ key: string; checks?: string[] }> };
+      const entry = exported.tests.find((t) => t.key === 's3_encryption')!;
+      assert.deepEqual(entry.checks, ['prowler:s3_bucket_default_encryption', 'prowler:s3_bucket_public_access']);
+      const again = await p.verbs.apply(exported);
+      assert.equal(again.changed, false);
+      const refused = await rejection(p.verbs.apply({ version: 1, tests: [{ key: 'bad', name: 'Bad', checks: ['no tool here'] }] }));
+      assert.equal(refused.code, 'validation_failed');
+      assert.equal(refused.details[0].field, '/tests/0/checks/0');
+      // A change of checks is the test's change on the feed.
+      const applied = (await readAll(server, p.token)).events.length;
+      await p.verbs.apply({
+        version: 1,
+        tests: [{ key: 'root_mfa', name: 'Root has MFA', checks: ['prowler:iam_root_hardware_mfa_enabled'] }],
+      });
+      const events = (await readAll(server, p.token)).events.slice(applied);
+      assert.deepEqual(
+        events.map((e: any) => [e.type, Object.keys(e.data.changes ?? {})]),
+        [['test.updated', ['checks', 'modifiedOn']]],
+      );
     });
 
     test('the same file after a test changed is read again: a check mapped since is taken in', async () => {

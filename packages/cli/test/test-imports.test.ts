@@ -8,41 +8,19 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CHECK_SAMPLES, checkFixture } from '../../../test/harness/check-imports.ts';
+import { CHECK_SAMPLES, checkedProgramDocument, checkFixture } from '../../../test/harness/check-imports.ts';
 import { explain, type CliResult } from './support/cli.ts';
 import { dialects, startCliService, type CliService } from './support/service.ts';
 
-const PROGRAM = {
-  version: 1,
-  frameworks: [{ key: 'soc2', name: 'SOC 2', requirements: [{ key: 'CC6.1', code: 'CC6.1', name: 'Logical access' }] }],
-  controls: [
-    {
-      key: 'encryption',
-      code: 'CTL-1',
-      name: 'Data at rest is encrypted',
-      domain: 'Data Protection',
-      functionGrouping: 'protect',
-      requirements: ['soc2/CC6.1'],
-    },
-  ],
-  tests: [
-    {
-      key: 's3_encryption',
-      name: 'S3 buckets are encrypted',
-      result: 'fix_required',
-      checks: ['prowler:s3_bucket_default_encryption', 'prowler:s3_bucket_public_access'],
-      controls: ['encryption'],
-      requirements: ['soc2/CC6.1'],
-    },
-    { key: 'root_mfa', name: 'Root has MFA', result: 'fix_required', checks: ['prowler:iam_root_mfa_enabled'] },
-    // one test per other format, naming a check of its sample
-    ...CHECK_SAMPLES.filter((s) => s.format !== 'ocsf').map((s) => ({
-      key: `fmt_${s.format.replace('-', '_')}`,
-      name: `Format ${s.format}`,
-      checks: [s.check],
-    })),
-  ],
-};
+const PROGRAM = checkedProgramDocument(
+  ['prowler:s3_bucket_default_encryption', 'prowler:s3_bucket_public_access'],
+  // one test per other format, naming a check of its sample
+  CHECK_SAMPLES.filter((s) => s.format !== 'ocsf').map((s) => ({
+    key: `fmt_${s.format.replace('-', '_')}`,
+    name: `Format ${s.format}`,
+    checks: [s.check],
+  })),
+);
 
 function ok(res: CliResult): string {
   assert.equal(res.code, 0, explain(res));

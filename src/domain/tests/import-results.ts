@@ -9,17 +9,11 @@ import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
 import type { Database } from '../../storage/db/schema.ts';
 import { authorize } from '../auth/scopes.ts';
-import { validationFailed } from '../../shared/errors.ts';
-import { fingerprintSubject, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotent, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
-import { DEFAULT_IMPORT_JOB_THRESHOLD_BYTES } from '../../config.ts';
-import { acceptJob, replayedAsNow } from '../jobs/accept.ts';
 import type { Job } from '../jobs/schema.ts';
-import { DEFAULT_IMPORT_MAX_BYTES } from '../vulnerabilities/import-schema.ts';
-import type { ImportJobInput } from '../vulnerabilities/import.ts';
-import { readSpool, removeSpool, spoolBody } from '../vulnerabilities/import-spool.ts';
-import { nameText } from '../vulnerabilities/scanned-text.ts';
+import { spooledImport, type ImportJobInput } from '../jobs/spooled-import.ts';
+import { readSpool } from '../vulnerabilities/import-spool.ts';
 import type { CheckFormat } from './check-result.ts';
 import { importReport, readReport, unchangedSinceLast, type ReportSource } from './import-results-run.ts';
 import type { TestResultsImport } from './import-results-schema.ts';
@@ -32,15 +26,6 @@ export interface ImportResultsInput {
   idempotency: IdempotencyInput;
   /** `Prefer: respond-async` (RFC 7240): accept the import as a job whatever the file's size */
   respondAsync?: boolean;
-}
-
-/** The request's scope as given: one line of at most 255 characters, not blank. */
-function requestScopeOf(scope: string | undefined): string | undefined {
-  if (scope === undefined) return undefined;
-  const text = nameText(scope);
-  if (!text || text !== scope.trim())
-    throw validationFailed([{ field: 'scope', message: 'must be one line of at most 255 characters, not blank' }]);
-  return text;
 }
 
 /**
@@ -57,28 +42,7 @@ export async function importTestResults({
   authorize(ctx.actor, 'test', 'write');
   const org = ctx.actor.organizationId;
   const format = input.format;
-  const scope = requestScopeOf(input.scope);
-  const spooled = await spoolBody(ctx.blobs, {
-    organizationId: org,
-    now: ctx.now(),
-    format,
-    maxBytes: ctx.importMaxBytes ?? DEFAULT_IMPORT_MAX_BYTES,
-    body: input.body,
-  });
-  let keepSpool = false;
-  try {
-    const fingerprint = jsonFingerprint(fingerprintSubject('tests.importResults', ''), {
-      format: format.name,
-      scope: scope ?? null,
-      sha256: spooled.sha256,
-    });
-    if (input.respondAsync || spooled.size > (ctx.importJobThresholdBytes ?? DEFAULT_IMPORT_JOB_THRESHOLD_BYTES)) {
-      const job: ImportJobInput = { format: format.name, scope: scope ?? null, spool: spooled.key, sha256: spooled.sha256 };
-      const outcome = await acceptJob(ctx, input.idempotency, fingerprint, { kind: 'tests.importResults', input: job });
-      // A new job owns the spool now; a replay's spool is this request's copy only.
-      keepSpool = !outcome.replayed;
-      return outcome;
-    }
+  return spooledImport<TestResultsImport>(ctx, 'tests.importResults', input, async (spooled, scope, fingerprint) => {
     const source: ReportSource = {
       format,
       requestScope: scope,
@@ -97,11 +61,8 @@ export async function importTestResults({
     });
     // Committed: every node reads the new data version before this is acknowledged.
     if (changed) await announceOrganizationChange(ctx, org);
-    // the key may have been bound to a job by an earlier request (sent with Prefer: respond-async)
-    return replayedAsNow<TestResultsImport | Job>(ctx, outcome);
-  } finally {
-    if (!keepSpool) await removeSpool(ctx.blobs, spooled);
-  }
+    return outcome;
+  });
 }
 
 /**

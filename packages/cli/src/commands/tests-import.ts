@@ -7,8 +7,7 @@ import type { CheckFormat, TestResultsImport } from '../sdk.ts';
 import { formatBytes } from '../progress.ts';
 import { CHECK_FORMAT } from '../vocabulary.ts';
 import type { Command } from './command.ts';
-import { runFileImport } from './vulnerabilities-import.ts';
-import { idempotencyKeyOption } from './writes.ts';
+import { importOptions, runFileImport } from './vulnerabilities-import.ts';
 
 export const testImportCommand: Command = {
   group: 'tests',
@@ -22,17 +21,11 @@ export const testImportCommand: Command = {
   ],
   args: 'FILE',
   positionals: { min: 1, max: 1, name: 'FILE (a path, or - for standard input)' },
-  options: [
-    { name: 'format', kind: 'string', valueName: 'FORMAT', values: CHECK_FORMAT, help: "the report's format (required)" },
-    {
-      name: 'scope',
-      kind: 'string',
-      valueName: 'SCOPE',
-      help: "what was checked (an account, a cluster, a repository); default: the report's own, where its format names one",
-    },
-    { name: 'json', kind: 'switch', help: 'print the answer as JSON (the same as -o json)' },
-    idempotencyKeyOption,
-  ],
+  options: importOptions(
+    CHECK_FORMAT,
+    "the report's format (required)",
+    "what was checked (an account, a cluster, a repository); default: the report's own, where its format names one",
+  ),
   notes: [
     'A test names the checks it is made of (checks: [prowler:s3_bucket_default_encryption, …] in the',
     'program document). Each test naming a check the report has results for takes the report as its',

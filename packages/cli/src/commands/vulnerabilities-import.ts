@@ -5,7 +5,7 @@
 // input can be read once only, so an import from it is not retried once sent. The service judges
 // the format (an unknown one is its 400, exit 6, listing the known ones) and the size limit.
 import fs from 'node:fs';
-import { UsageError, type ParsedValues } from '../args.ts';
+import { UsageError, type OptionSpec, type ParsedValues } from '../args.ts';
 import type { Context } from '../context.ts';
 import { writeRecord } from '../output/writer.ts';
 import { formatBytes, progressBar, statusLine } from '../progress.ts';
@@ -27,17 +27,11 @@ export const vulnerabilityImportCommand: Command = {
   ],
   args: 'FILE',
   positionals: { min: 1, max: 1, name: 'FILE (a path, or - for standard input)' },
-  options: [
-    { name: 'format', kind: 'string', valueName: 'FORMAT', values: SCANNER_FORMAT, help: "the file's format (required)" },
-    {
-      name: 'scope',
-      kind: 'string',
-      valueName: 'SCOPE',
-      help: "what was scanned (image, repository, target); default: the file's own, where its format names one",
-    },
-    { name: 'json', kind: 'switch', help: 'print the answer as JSON (the same as -o json)' },
-    idempotencyKeyOption,
-  ],
+  options: importOptions(
+    SCANNER_FORMAT,
+    "the file's format (required)",
+    "what was scanned (image, repository, target); default: the file's own, where its format names one",
+  ),
   notes: [
     'Findings of the scope and the source that the file no longer reports are closed, and closed ones',
     'reported again reopen; unchanged findings are not written. Run it after every scan of the same',
@@ -61,6 +55,16 @@ export const vulnerabilityImportCommand: Command = {
     });
   },
 };
+
+/** The options of an import command: --format (one of `formats`), --scope, --json, --idempotency-key. */
+export function importOptions(formats: readonly string[], formatHelp: string, scopeHelp: string): OptionSpec[] {
+  return [
+    { name: 'format', kind: 'string', valueName: 'FORMAT', values: formats, help: formatHelp },
+    { name: 'scope', kind: 'string', valueName: 'SCOPE', help: scopeHelp },
+    { name: 'json', kind: 'switch', help: 'print the answer as JSON (the same as -o json)' },
+    idempotencyKeyOption,
+  ];
+}
 
 /** What an import command hands the shared run: how to send the file, and the lines a person reads of the answer. */
 export interface FileImport<T> {

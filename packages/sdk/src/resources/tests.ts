@@ -1,17 +1,9 @@
 // GET /v1/tests, GET /v1/tests/{testId}, POST /v1/tests/{testId}/results, POST /v1/tests/results/imports
 // (a checker's report, streamed as the raw body like a scanner's file: ./vulnerabilities.ts)
-import type {
-  GetTestQuery,
-  ImportTestResultsAccepted,
-  ImportTestResultsResponse,
-  ListTestsQuery,
-  RecordTestResultBody,
-} from '../generated/api.ts';
+import type { GetTestQuery, ImportTestResultsResponse, ListTestsQuery, RecordTestResultBody } from '../generated/api.ts';
 import type { CheckFormat } from '../types.ts';
-import { rawBody } from '../uploads/raw.ts';
-import { followJob } from './jobs.ts';
 import { send, type ClientContext, type RequestOptions, type WithResponse, type WriteOptions } from './operation.ts';
-import { IMPORT_CONTENT_TYPE, importSource, type ImportFile, type ImportOptions } from './vulnerabilities.ts';
+import { sendImport, type ImportFile, type ImportOptions } from './vulnerabilities.ts';
 
 export interface ImportTestResultsInput {
   /** the report's format: one of `CheckFormat`, generated from the service's document (docs/check-results.md) */
@@ -59,20 +51,13 @@ export class Tests {
    * unchanged, older or ignored, and the checks no test names (`unmatched`).
    */
   async importResults(input: ImportTestResultsInput, options?: ImportOptions): Promise<WithResponse<ImportTestResultsResponse>> {
-    if (!input || typeof input !== 'object') throw new TypeError('importResults needs { format, file }');
-    const { format, scope, file } = input;
-    if (typeof format !== 'string' || (format as string) === '')
-      throw new TypeError('importResults needs a format (a CheckFormat: docs/check-results.md)');
-    if (scope !== undefined && typeof scope !== 'string') throw new TypeError('scope must be a string');
-    const source = await importSource(file);
-    const answer = await send(this.#ctx, 'importTestResults', {
-      query: { format, ...(scope !== undefined ? { scope } : {}) },
-      body: rawBody(source, IMPORT_CONTENT_TYPE),
+    return sendImport(
+      this.#ctx,
+      'importTestResults',
+      input,
       options,
-      headers: input.respondAsync ? { prefer: 'respond-async' } : undefined,
-    });
-    if (answer.response.status !== 202) return answer;
-    const accepted = answer as unknown as WithResponse<ImportTestResultsAccepted>;
-    return followJob<ImportTestResultsResponse['data']>(this.#ctx, accepted, { ...options, onStatus: options?.onJobStatus });
+      'importResults needs { format, file }',
+      'a CheckFormat: docs/check-results.md',
+    );
   }
 }

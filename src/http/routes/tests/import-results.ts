@@ -5,7 +5,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { validationFailed } from '../../../shared/errors.ts';
 import { importTestResults } from '../../../domain/tests/import-results.ts';
 import { DEFAULT_IMPORT_MAX_BYTES } from '../../../domain/vulnerabilities/import-schema.ts';
 import { checkFormat, checkFormatNamesText, unknownCheckFormatIssue } from '../../../formats/checks/formats.ts';
@@ -17,9 +16,8 @@ import {
   TestResultsImport,
 } from '../../schemas/check-imports.ts';
 import { Job } from '../../schemas/scanner-imports.ts';
-import { requestContext } from '../../plugins/auth.ts';
-import { idempotencyOf, sendOutcome, writeGuards } from '../../idempotency.ts';
-import { fileInputOf, formatAndScope, ImportHeaders, prefersAsync, registerUnparsed } from '../../import-body.ts';
+import { writeGuards } from '../../idempotency.ts';
+import { ImportHeaders, importHandler, registerUnparsed } from '../../import-body.ts';
 import { validatorCompiler } from '../../validation.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import type { RouteDeps } from '../deps.ts';
@@ -71,28 +69,7 @@ function registerImport(app: FastifyInstance, { system }: RouteDeps) {
         },
       },
     },
-    async (request, reply) => {
-      const ctx = requestContext(system, request);
-      const file = await fileInputOf(request);
-      try {
-        const { format: name, scope } = formatAndScope(file, request.query, checkFormatNamesText());
-        // The door looks the format up (src/formats/checks/formats.ts) and hands it to the domain.
-        const format = checkFormat(name);
-        if (!format) throw validationFailed([unknownCheckFormatIssue(name)]);
-        const outcome = await importTestResults({
-          ctx,
-          input: {
-            format,
-            scope,
-            body: file.body,
-            idempotency: idempotencyOf(request, () => PATH),
-            respondAsync: prefersAsync(request.headers.prefer),
-          },
-        });
-        return sendOutcome(request, reply, outcome, (job) => `/v1/jobs/${(job as { id: string }).id}`);
-      } finally {
-        await file.done?.();
-      }
-    },
+    // The door looks the format up in its registry and hands it to the domain.
+    importHandler(system, PATH, { names: checkFormatNamesText, find: checkFormat, unknown: unknownCheckFormatIssue }, importTestResults),
   );
 }

@@ -6,14 +6,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { validationFailed } from '../../../shared/errors.ts';
 import { importVulnerabilities } from '../../../domain/vulnerabilities/import.ts';
 import { DEFAULT_IMPORT_MAX_BYTES } from '../../../domain/vulnerabilities/import-schema.ts';
 import { formatNamesText, scannerFormat, unknownFormatIssue } from '../../../formats/scanners/formats.ts';
 import { formatTitles, ImportFormat, ImportQuery, ImportResult, ImportScope, Job } from '../../schemas/scanner-imports.ts';
-import { requestContext } from '../../plugins/auth.ts';
-import { idempotencyOf, sendOutcome, writeGuards } from '../../idempotency.ts';
-import { fileInputOf, formatAndScope, ImportHeaders, prefersAsync, registerUnparsed } from '../../import-body.ts';
+import { writeGuards } from '../../idempotency.ts';
+import { ImportHeaders, importHandler, registerUnparsed } from '../../import-body.ts';
 import { validatorCompiler } from '../../validation.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import type { RouteDeps } from '../deps.ts';
@@ -68,28 +66,7 @@ function registerImport(app: FastifyInstance, { system }: RouteDeps) {
         },
       },
     },
-    async (request, reply) => {
-      const ctx = requestContext(system, request);
-      const file = await fileInputOf(request);
-      try {
-        const { format: name, scope } = formatAndScope(file, request.query, formatNamesText());
-        // The door looks the format up (src/formats/scanners/formats.ts) and hands it to the domain.
-        const format = scannerFormat(name);
-        if (!format) throw validationFailed([unknownFormatIssue(name)]);
-        const outcome = await importVulnerabilities({
-          ctx,
-          input: {
-            format,
-            scope,
-            body: file.body,
-            idempotency: idempotencyOf(request, () => PATH),
-            respondAsync: prefersAsync(request.headers.prefer),
-          },
-        });
-        return sendOutcome(request, reply, outcome, (job) => `/v1/jobs/${(job as { id: string }).id}`);
-      } finally {
-        await file.done?.();
-      }
-    },
+    // The door looks the format up in its registry and hands it to the domain.
+    importHandler(system, PATH, { names: formatNamesText, find: scannerFormat, unknown: unknownFormatIssue }, importVulnerabilities),
   );
 }
