@@ -172,6 +172,22 @@ for (const dialect of dialects) {
       assert.equal((await getTest(p.token, p.testId)).status, 'passing');
     });
 
+    test('kube-bench names no node: each node imported with its own scope keeps its own resource', async () => {
+      const p = await checkedProgram(server, ['kube-bench:1.1.2'], 'Nodes Org');
+      for (const node of ['node-1', 'node-2']) {
+        const res = await importResults(server, p.token, 'kube-bench', checkFixture('kube-bench.json'), { scope: node });
+        assert.equal(res.status, 200, show(res));
+      }
+      const t = await getTest(p.token, p.testId);
+      assert.deepEqual(
+        t.resources.map((r: any) => [r.resourceId, r.name, r.status]),
+        [
+          ['node-1/master', 'master (kube-bench, cis-1.8) on node-1', 'fix_required'],
+          ['node-2/master', 'master (kube-bench, cis-1.8) on node-2', 'fix_required'],
+        ],
+      );
+    });
+
     test('a file that is not Prowler’s OCSF, or is malformed, is refused naming the place; nothing is written', async () => {
       const p = await checkedProgram(server, ENCRYPTION, 'Refusals Org');
       const rows = await rowCounts(server, p.organizationId);

@@ -23,6 +23,12 @@ export interface CheckResult {
   message?: string;
   /** when the tool checked it, epoch milliseconds */
   time?: number;
+  /**
+   * The resource is named only within what was checked (kube-bench's node type: `master` on every
+   * node): the import names it `<scope>/<resourceId>` when the report has a scope, so that the
+   * nodes of one cluster, imported each with its own scope, stay apart.
+   */
+  withinScope?: boolean;
 }
 
 /** What the file says of itself, filled in as it is read. */

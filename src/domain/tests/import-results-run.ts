@@ -45,10 +45,17 @@ export async function readReport(format: CheckFormat, bytes: ScanBytes): Promise
 const RANK = { pass: 0, muted: 1, fail: 2 } as const;
 const STATUS = { pass: 'passing', muted: 'ignored', fail: 'fix_required' } as const;
 
+/** A resource's ID and name in the import's scope: a resource named only within it (withinScope) takes the scope's name first. */
+function placed(r: CheckResult, scope: string | null): CheckResult {
+  if (!r.withinScope || !scope) return r;
+  return { ...r, resourceId: `${scope}/${r.resourceId}`.slice(0, 255), name: `${r.name} on ${scope}`.slice(0, 255) };
+}
+
 /** The test's resources from its checks' results: one per resource, its worst verdict, its messages. */
-function resourcesOf(testId: string, results: readonly CheckResult[]): ResultResource[] {
+function resourcesOf(testId: string, results: readonly CheckResult[], scope: string | null): ResultResource[] {
   const byId = new Map<string, { first: CheckResult; verdict: CheckResult['verdict']; lines: string[] }>();
-  for (const r of results) {
+  for (const found of results) {
+    const r = placed(found, scope);
     const was = byId.get(r.resourceId);
     const line = r.message ? `${r.check}: ${r.message}` : undefined;
     if (!was) byId.set(r.resourceId, { first: r, verdict: r.verdict, lines: line ? [line] : [] });
@@ -170,7 +177,7 @@ export async function applyReport(
       result.tests.ignored += 1;
       continue;
     }
-    const run = { scannedAt: timeOf(results, now), resources: resourcesOf(row.id, results), importScope: scope ?? '' };
+    const run = { scannedAt: timeOf(results, now), resources: resourcesOf(row.id, results, scope), importScope: scope ?? '' };
     const effect = await applyTestRun(trx, org, row, run, now);
     if (effect.kind === 'applied') {
       result.tests.updated += 1;

@@ -23,6 +23,7 @@ export function checkResult(r: {
   accountID?: string;
   message?: string;
   time?: number;
+  withinScope?: boolean;
 }): CheckResult {
   const resourceId = clip(r.resourceId, 255) as string;
   const out: CheckResult = { check: r.check, verdict: r.verdict, resourceId, name: clip(r.name, 255) ?? resourceId };
@@ -35,6 +36,7 @@ export function checkResult(r: {
   const message = clip(r.message, 2000);
   if (message) out.message = message;
   if (r.time !== undefined) out.time = r.time;
+  if (r.withinScope) out.withinScope = true;
   return out;
 }
 

@@ -2,7 +2,8 @@
 // recommendation checked on the node kube-bench ran on, `kube-bench:<test_number>`. PASS → pass,
 // FAIL → fail; WARN (a recommendation kube-bench cannot decide, or a manual one) and INFO are no
 // result. kube-bench does not name its node: the resource is the node type (`master`, `node`,
-// `etcd`, …), and a cluster's nodes are imported each with its own scope. Mapping:
+// `etcd`, …), named `<scope>/<node type>` by the import, and a cluster's nodes are imported each
+// with its own scope (the node). Mapping:
 // docs/check-results.md ("kube-bench").
 import type { CheckParser, CheckReportSummary, CheckResult, CheckVerdict } from '../../domain/tests/check-result.ts';
 import { fileError, streamJson, type PathPart, type Plan, type ValueKind } from '../scanners/json-stream.ts';
@@ -31,6 +32,7 @@ function* resultsOf(control: Fields, path: PathPart[]): Generator<CheckResult> {
         name: `${nodeType} (kube-bench${benchmark ? `, ${benchmark}` : ''})`,
         service: 'kubernetes',
         message: [r.string('test_desc'), actual && `actual: ${actual}`].filter(Boolean).join('; '),
+        withinScope: true,
       });
     }
   }
