@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createBenchDatabase, fetchToken, rowsOnEngines, type BenchEngine } from './lib/bench-database.ts';
+import { createBenchDatabase, fetchToken, importServiceEnv, rowsOnEngines, type BenchEngine } from './lib/bench-database.ts';
 import { freePort, ROOT, startChild, type Child } from './lib/child.ts';
 import { writeSarif } from './lib/sarif.ts';
 import { writePolicyReport, writeProwler } from './lib/check-reports.ts';
@@ -80,13 +80,7 @@ async function post(service: Child, token: string, pathAndQuery: string, file: s
 async function benchEngine(engine: BenchEngine): Promise<string[][]> {
   const database = await createBenchDatabase(engine, { scale: 1, tag: 'checks' });
   const env = {
-    ...database.env,
-    HOST: '127.0.0.1',
-    DEMO_ON_EMPTY: 'false',
-    OPS_PORT: 'off',
-    RATE_LIMIT_MAX: String(1e9),
-    LOG_LEVEL: 'warn',
-    REQUEST_TIMEOUT_MS: String(30 * 60_000),
+    ...importServiceEnv(database),
     // synchronous imports, so that the time measured is the import's own (no job polling)
     IMPORT_JOB_THRESHOLD_BYTES: String(1024 * 1024 * 1024),
     IMPORT_MAX_BYTES: String(1024 * 1024 * 1024),

@@ -106,3 +106,19 @@ export async function rowsOnEngines(names: string, bench: (engine: BenchEngine) 
   }
   return rows;
 }
+
+/**
+ * The environment of a service process over `database` for the import benches: no demo of its own,
+ * no operations port, no rate limit, warnings only, and a request time-out long enough for an
+ * import of 100,000 results on a busy 2-core machine.
+ */
+export const importServiceEnv = (database: BenchDatabase): Record<string, string> => ({
+  ...database.env,
+  HOST: '127.0.0.1',
+  DEMO_ON_EMPTY: 'false',
+  OPS_PORT: 'off',
+  RATE_LIMIT_MAX: String(1e9),
+  LOG_LEVEL: 'warn',
+  ...(process.env.BENCH_CHILD_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_CHILD_NODE_OPTIONS } : {}),
+  REQUEST_TIMEOUT_MS: String(30 * 60_000),
+});

@@ -2,7 +2,7 @@
 // resource holds, a tool's time read as epoch milliseconds, and the refusal of a file that is not
 // the named format. The JSON is read as a stream by src/formats/scanners/json-stream.ts, whose
 // errors name the place as a JSON pointer.
-import type { CheckResult, CheckVerdict } from '../../domain/tests/check-result.ts';
+import type { CheckResult } from '../../domain/tests/check-result.ts';
 import { fileError, type PathPart } from '../scanners/json-stream.ts';
 
 /** A flagged resource's name, ID and labels are at most 255 characters; its description 2,000. */
@@ -13,18 +13,7 @@ const clip = (text: string | undefined, max: number) => {
 };
 
 /** A result as the import takes it: every text within the bounds of a test's flagged resource. */
-export function checkResult(r: {
-  check: string;
-  verdict: CheckVerdict;
-  resourceId: string;
-  name?: string;
-  region?: string;
-  service?: string;
-  accountID?: string;
-  message?: string;
-  time?: number;
-  withinScope?: boolean;
-}): CheckResult {
+export function checkResult(r: Omit<CheckResult, 'name'> & { name?: string }): CheckResult {
   const resourceId = clip(r.resourceId, 255) as string;
   const out: CheckResult = { check: r.check, verdict: r.verdict, resourceId, name: clip(r.name, 255) ?? resourceId };
   const region = clip(r.region, 255);
