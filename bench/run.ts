@@ -1,7 +1,7 @@
 // npm run bench: the benchmarks, each in its own process, one after another.
 //
 //   npm run bench                                  reads (both engines) and uploads
-//   npm run bench -- --only reads|uploads|controls|vulnerabilities|vulnerability-pages|statements|frameworks|outbox|test-result-push|webhook-latency|staleness|memory|malformed-flood|vulnerability-import|program-load|noisy-neighbour[,...]
+//   npm run bench -- --only reads|uploads|controls|vulnerabilities|vulnerability-pages|statements|frameworks|outbox|test-result-push|webhook-latency|staleness|memory|malformed-flood|vulnerability-import|check-results-import|program-load|noisy-neighbour[,...]
 //   npm run bench -- --only reads -- --seconds 5   arguments after a second -- go to each script
 //
 // reads: bench/reads.ts, every list endpoint, a get-one and /healthz against a raw node:http server
@@ -12,6 +12,8 @@
 // malformed-flood: bench/malformed-flood.ts, malformed requests and what a flood of them costs;
 // vulnerability-import: bench/vulnerability-import.ts, a 100,000-result SARIF import and its
 // unchanged re-import into the scale-20 organization, with the server's peak memory.
+// check-results-import: bench/check-results-import.ts, a 50,000-result Prowler report and a
+// 10,000-resource policy report as test runs, and their unchanged re-imports, against SARIF imports.
 // test-result-push: bench/test-result-push.ts, a pushed test result that flips a control next to an upload.
 // noisy-neighbour: bench/noisy-neighbour.ts, other organizations' reads, writes and /healthz while one
 // organization imports or plans (issue 36; `-- --quick` for a short run).
@@ -34,6 +36,7 @@ const SCRIPTS = {
   memory: 'bench/memory.ts',
   'malformed-flood': 'bench/malformed-flood.ts',
   'vulnerability-import': 'bench/vulnerability-import.ts',
+  'check-results-import': 'bench/check-results-import.ts',
   'program-load': 'bench/program-load.ts',
   'noisy-neighbour': 'bench/noisy-neighbour.ts',
 } as const;

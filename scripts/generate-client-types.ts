@@ -38,6 +38,7 @@ import {
 } from '../src/shared/vocabulary.ts';
 import { ErrorBody } from '../src/http/schemas/common.ts';
 import { SCANNER_FORMATS } from '../src/formats/scanners/formats.ts';
+import { CHECK_FORMATS } from '../src/formats/checks/formats.ts';
 import { Credential, NewCredential } from '../src/domain/auth/schema.ts';
 import { AuditEntry, CredentialUsage, Overview, OverviewFramework, Session, Usage, UsageBucket } from '../src/domain/console/schema.ts';
 import { EndpointEventType, NewWebhookEndpoint, RotatedSecret, WebhookEndpoint } from '../src/domain/webhooks/schema.ts';
@@ -76,6 +77,7 @@ export function renderCliVocabulary(): string {
     ['PAGE_SIZES', PAGE_SIZES],
     ['EVENT_TYPE', FEED_EVENT_TYPES],
     ['SCANNER_FORMAT', SCANNER_FORMATS],
+    ['CHECK_FORMAT', CHECK_FORMATS],
   ];
   const listFields: [string, readonly string[]][] = [
     ['frameworks', FRAMEWORK_OPTIONAL_FIELDS],

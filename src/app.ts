@@ -48,6 +48,7 @@ import type { SystemContext } from './domain/context.ts';
 import { TimeWorker, type TimeWorkerOptions } from './domain/time/worker.ts';
 import { JobWorker, type JobWorkerOptions } from './domain/jobs/worker.ts';
 import { scannerFormat } from './formats/scanners/formats.ts';
+import { checkFormat } from './formats/checks/formats.ts';
 import { WorkerPool } from './workers/pool.ts';
 
 declare module 'fastify' {
@@ -283,6 +284,7 @@ function startJobWorker(app: FastifyInstance, config: Config, deps: AppDeps, sys
   const worker = new JobWorker({
     ctx: system,
     scannerFormats: scannerFormat,
+    checkFormats: checkFormat,
     settings: { ...config.jobs, leaseMs: config.writeLeaseMs },
     onEnd: (job, ending) => {
       app.log.info({ jobId: job.id, organizationId: job.organization_id, kind: job.kind, ending }, 'job ended');

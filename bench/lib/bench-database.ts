@@ -93,3 +93,32 @@ export async function fetchToken(baseUrl: string, credential: { clientId: string
   if (res.status !== 200 || !body.access_token) throw new Error(`token request failed: ${res.status} ${JSON.stringify(body)}`);
   return body.access_token;
 }
+
+/** The rows of `bench` on each engine named (comma-separated), PostgreSQL reported as skipped without its URL. */
+export async function rowsOnEngines(names: string, bench: (engine: BenchEngine) => Promise<string[][]>): Promise<string[][]> {
+  const rows: string[][] = [];
+  for (const engine of names.split(',').filter(Boolean) as BenchEngine[]) {
+    if (engine === 'postgres' && !postgresUrl()) {
+      console.log('PostgreSQL: skipped (set BENCH_DATABASE_URL or TEST_DATABASE_URL)');
+      continue;
+    }
+    rows.push(...(await bench(engine)));
+  }
+  return rows;
+}
+
+/**
+ * The environment of a service process over `database` for the import benches: no demo of its own,
+ * no operations port, no rate limit, warnings only, and a request time-out long enough for an
+ * import of 100,000 results on a busy 2-core machine.
+ */
+export const importServiceEnv = (database: BenchDatabase): Record<string, string> => ({
+  ...database.env,
+  HOST: '127.0.0.1',
+  DEMO_ON_EMPTY: 'false',
+  OPS_PORT: 'off',
+  RATE_LIMIT_MAX: String(1e9),
+  LOG_LEVEL: 'warn',
+  ...(process.env.BENCH_CHILD_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_CHILD_NODE_OPTIONS } : {}),
+  REQUEST_TIMEOUT_MS: String(30 * 60_000),
+});

@@ -30,6 +30,8 @@ export const WRITES = {
   'evidence.upload': ['evidence'],
   /** a pushed test result: the test, its resources and history */
   'tests.recordResult': ['tests'],
+  /** a checker's report imported as the runs of the tests naming its checks */
+  'tests.importResults': ['tests'],
   /** an evidence review or field change (approve, request revision, relevance, external links) */
   'evidence.update': ['evidence'],
   /** a policy lifecycle move or field change (documents, relevance, review) */

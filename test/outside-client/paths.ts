@@ -396,6 +396,13 @@ export interface paths {
      */
     post: operations["uploadEvidenceAttachmentsPlural"];
   };
+  "/v1/tests/results/imports": {
+    /**
+     * Import a checker’s report as the runs of the tests naming its checks (extension)
+     * @description Reads a checker’s report (Prowler OCSF JSON (`ocsf`), Kubernetes PolicyReport JSON (wgpolicyk8s.io, openreports.io) (`policyreport`), Checkov JSON (`checkov`), kube-bench JSON (`kube-bench`), Chef InSpec JSON (`inspec`); docs/check-results.md). A test names the checks it is made of (`checks`, `<tool>:<id>`, in the program document); each test naming a check the report has results for takes the report as its run, as a pushed result (POST /v1/tests/{testId}/results) does: its flagged resources are the resources its checks’ results name (one per resource, `fix_required` when a check fails there, `ignored` when the tool muted the failure, else `passing`), its status `fix_required` when one of them fails, else `passing`; `lastScannedOn` is the report’s time (else now) and the run joins `testHistory`; `test.status_changed`, `test.updated`, `control.status_changed` and `framework.progress_changed` are recorded in the same transaction. A re-import of a scope replaces the resources that scope reported before (a resource it no longer reports leaves the test) and keeps other scopes’; a test whose results did not change is not written (no event, no data version moved). Checks no test names are counted and listed in `unmatched`. The file is the raw body (any content type but multipart; `format` and `scope` in the query), or the `file` part of a multipart/form-data body after its `format` and `scope` fields. At most IMPORT_MAX_BYTES (default 104857600 bytes). A malformed file, or one not of the named format, answers 400 validation_failed with a detail naming the JSON pointer; nothing is written. Idempotent under `Idempotency-Key`: the same format, scope and file (by SHA-256) replays the answer. A file larger than IMPORT_JOB_THRESHOLD_BYTES (default 8 MiB), or any file sent with `Prefer: respond-async`, is imported as a job (kind `tests.importResults`): the answer is `202 Accepted` with the job and `Location: /v1/jobs/{jobId}`, which gives the same result (or error) once it has run.
+     */
+    post: operations["importTestResults"];
+  };
   "/v1/vulnerabilities/imports": {
     /**
      * Import a scanner’s findings (extension)
@@ -5601,6 +5608,8 @@ export interface operations {
                   frameworkId: string;
                   frameworkName: string;
                 }[];
+              /** @description Extension: the checks the test is made of (`<tool>:<id>`), whose results in an imported checker’s report become its runs (POST /v1/tests/results/imports; docs/check-results.md). Absent when it names none. */
+              checks?: string[];
               description?: string;
               remediation?: string;
               mappedControls: {
@@ -5840,6 +5849,8 @@ export interface operations {
                   frameworkId: string;
                   frameworkName: string;
                 }[];
+              /** @description Extension: the checks the test is made of (`<tool>:<id>`), whose results in an imported checker’s report become its runs (POST /v1/tests/results/imports; docs/check-results.md). Absent when it names none. */
+              checks?: string[];
               description?: string;
               remediation?: string;
               mappedControls: {
@@ -6797,10 +6808,10 @@ export interface operations {
               /** @description The job’s ID: follow it at `GET /v1/jobs/{id}` (the `Location` of the 202). */
               id: string;
               /**
-               * @description What the job does: `vulnerabilities.import` (POST /v1/vulnerabilities/imports).
+               * @description What the job does: `vulnerabilities.import` (POST /v1/vulnerabilities/imports) or `tests.importResults` (POST /v1/tests/results/imports).
                * @enum {unknown}
                */
-              kind: "vulnerabilities.import";
+              kind: "vulnerabilities.import" | "tests.importResults";
               /**
                * @description `queued`, then `running`, then `succeeded` (with `result`) or `failed` (with `error`).
                * @enum {unknown}
@@ -6826,7 +6837,8 @@ export interface operations {
                 written: number;
                 total: number | null;
               };
-              result?: {
+              /** @description When succeeded: the answer of the import (`vulnerabilities.import` or `tests.importResults`). */
+              result?: ({
                 /**
                  * @description The format the file was read as.
                  * @enum {unknown}
@@ -6860,7 +6872,46 @@ export interface operations {
                     /** @description What was taken with a gap, or left out, and why. */
                     message: string;
                   }[];
-              };
+              }) | ({
+                /**
+                 * @description The format the report was read as.
+                 * @enum {unknown}
+                 */
+                format: "ocsf" | "policyreport" | "checkov" | "kube-bench" | "inspec";
+                /** @description The scope the results were taken in: the request’s, else the report’s (a cloud account, a cluster); null when neither names one. A re-import of a scope replaces the resources that scope reported, and no other. */
+                scope: string | null;
+                /** @description Results read: one per check and resource. A check the tool left undecided (Prowler’s MANUAL) is no result. */
+                results: number;
+                /** @description Results of checks that a test names. */
+                matched: number;
+                /** @description The tests naming a check the report has results for. */
+                tests: {
+                  /** @description Tests whose run this report was: their status, resources or scan time moved. */
+                  updated: number;
+                  /** @description Tests whose checks the report gave the same results as before: not written, no event. */
+                  unchanged: number;
+                  /** @description Tests already scanned after the report’s time: left as they are. */
+                  older: number;
+                  /** @description Ignored tests (a person’s decision): no report moves them. */
+                  ignored: number;
+                };
+                /** @description The IDs of the tests updated. */
+                testIds: string[];
+                /** @description The checks of the report that no test names: add them to a test’s `checks` to take them in. */
+                unmatched: {
+                  /** @description Results of checks no test names. */
+                  results: number;
+                  /** @description Checks no test names. */
+                  checks: number;
+                  /** @description Those checks by name, with their results, in name order; the first 1000. */
+                  list: {
+                      /** @description The check, as a test’s `checks` would name it (`prowler:iam_root_mfa_enabled`). */
+                      check: string;
+                      /** @description Its results in the report (one per resource). */
+                      results: number;
+                    }[];
+                };
+              });
               error?: {
                 /** @enum {unknown} */
                 code: "validation_failed" | "idempotency_key_required" | "unauthorized" | "token_revoked" | "token_stale" | "forbidden" | "plan_restricted" | "not_found" | "idempotency_key_reused" | "idempotency_request_in_progress" | "rate_limit_exceeded" | "internal_error" | "upstream_unavailable";
@@ -7580,6 +7631,8 @@ export interface operations {
                         frameworkId: string;
                         frameworkName: string;
                       }[];
+                    /** @description Extension: the checks the test is made of (`<tool>:<id>`), whose results in an imported checker’s report become its runs (POST /v1/tests/results/imports; docs/check-results.md). Absent when it names none. */
+                    checks?: string[];
                     description?: string;
                     remediation?: string;
                     mappedControls: {
@@ -8465,6 +8518,8 @@ export interface operations {
                   result?: "ignored" | "fix_required" | "passing";
                   /** @description Default false. */
                   integrationFailing?: boolean;
+                  /** @description Extension: the checks the test is made of (at most 500). A checker’s report imported with POST /v1/tests/results/imports becomes the test’s run from these checks’ results (docs/check-results.md). */
+                  checks?: string[];
                   /** @description Application names. */
                   applications?: string[];
                   /** @description Up to 20000 characters. null: none. */
@@ -9071,6 +9126,8 @@ export interface operations {
               result?: "ignored" | "fix_required" | "passing";
               /** @description Default false. */
               integrationFailing?: boolean;
+              /** @description Extension: the checks the test is made of (at most 500). A checker’s report imported with POST /v1/tests/results/imports becomes the test’s run from these checks’ results (docs/check-results.md). */
+              checks?: string[];
               /** @description Application names. */
               applications?: string[];
               /** @description Up to 20000 characters. null: none. */
@@ -9580,6 +9637,8 @@ export interface operations {
               result?: "ignored" | "fix_required" | "passing";
               /** @description Default false. */
               integrationFailing?: boolean;
+              /** @description Extension: the checks the test is made of (at most 500). A checker’s report imported with POST /v1/tests/results/imports becomes the test’s run from these checks’ results (docs/check-results.md). */
+              checks?: string[];
               /** @description Application names. */
               applications?: string[];
               /** @description Up to 20000 characters. null: none. */
@@ -12217,6 +12276,336 @@ export interface operations {
     };
   };
   /**
+   * Import a checker’s report as the runs of the tests naming its checks (extension)
+   * @description Reads a checker’s report (Prowler OCSF JSON (`ocsf`), Kubernetes PolicyReport JSON (wgpolicyk8s.io, openreports.io) (`policyreport`), Checkov JSON (`checkov`), kube-bench JSON (`kube-bench`), Chef InSpec JSON (`inspec`); docs/check-results.md). A test names the checks it is made of (`checks`, `<tool>:<id>`, in the program document); each test naming a check the report has results for takes the report as its run, as a pushed result (POST /v1/tests/{testId}/results) does: its flagged resources are the resources its checks’ results name (one per resource, `fix_required` when a check fails there, `ignored` when the tool muted the failure, else `passing`), its status `fix_required` when one of them fails, else `passing`; `lastScannedOn` is the report’s time (else now) and the run joins `testHistory`; `test.status_changed`, `test.updated`, `control.status_changed` and `framework.progress_changed` are recorded in the same transaction. A re-import of a scope replaces the resources that scope reported before (a resource it no longer reports leaves the test) and keeps other scopes’; a test whose results did not change is not written (no event, no data version moved). Checks no test names are counted and listed in `unmatched`. The file is the raw body (any content type but multipart; `format` and `scope` in the query), or the `file` part of a multipart/form-data body after its `format` and `scope` fields. At most IMPORT_MAX_BYTES (default 104857600 bytes). A malformed file, or one not of the named format, answers 400 validation_failed with a detail naming the JSON pointer; nothing is written. Idempotent under `Idempotency-Key`: the same format, scope and file (by SHA-256) replays the answer. A file larger than IMPORT_JOB_THRESHOLD_BYTES (default 8 MiB), or any file sent with `Prefer: respond-async`, is imported as a job (kind `tests.importResults`): the answer is `202 Accepted` with the job and `Location: /v1/jobs/{jobId}`, which gives the same result (or error) once it has run.
+   */
+  importTestResults: {
+    parameters: {
+      query?: {
+        /** @description The report's format: one of `ocsf`, `policyreport`, `checkov`, `kube-bench`, `inspec` (docs/check-results.md). */
+        format?: string;
+        /** @description What was checked (a cloud account, a cluster, a repository): a re-import of the scope replaces the resources it reported before. Default: the scope the report names (docs/check-results.md), else none. */
+        scope?: string;
+      };
+      header: {
+        /** @description Required. 1-128 letters, digits, `.`, `_`, `~`, `-`. Scoped to the credential; a retry with the same key and body within 24 hours replays the first response. */
+        "idempotency-key": string;
+        /** @description Optional. `respond-async` (RFC 7240): import as a job (202) whatever the file’s size. */
+        prefer?: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/octet-stream": {
+          /** @description The report's format: one of `ocsf`, `policyreport`, `checkov`, `kube-bench`, `inspec` (docs/check-results.md). */
+          format?: string;
+          /** @description What was checked (a cloud account, a cluster, a repository): a re-import of the scope replaces the resources it reported before. Default: the scope the report names (docs/check-results.md), else none. */
+          scope?: string;
+          /**
+           * Format: binary
+           * @description The checker’s report, after the text fields.
+           */
+          file: string;
+        };
+        "multipart/form-data": {
+          /** @description The report's format: one of `ocsf`, `policyreport`, `checkov`, `kube-bench`, `inspec` (docs/check-results.md). */
+          format?: string;
+          /** @description What was checked (a cloud account, a cluster, a repository): a re-import of the scope replaces the resources it reported before. Default: the scope the report names (docs/check-results.md), else none. */
+          scope?: string;
+          /**
+           * Format: binary
+           * @description The checker’s report, after the text fields.
+           */
+          file: string;
+        };
+      };
+    };
+    responses: {
+      /** @description What the import did: the tests it updated, and the checks no test names. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            data: {
+              /**
+               * @description The format the report was read as.
+               * @enum {unknown}
+               */
+              format: "ocsf" | "policyreport" | "checkov" | "kube-bench" | "inspec";
+              /** @description The scope the results were taken in: the request’s, else the report’s (a cloud account, a cluster); null when neither names one. A re-import of a scope replaces the resources that scope reported, and no other. */
+              scope: string | null;
+              /** @description Results read: one per check and resource. A check the tool left undecided (Prowler’s MANUAL) is no result. */
+              results: number;
+              /** @description Results of checks that a test names. */
+              matched: number;
+              /** @description The tests naming a check the report has results for. */
+              tests: {
+                /** @description Tests whose run this report was: their status, resources or scan time moved. */
+                updated: number;
+                /** @description Tests whose checks the report gave the same results as before: not written, no event. */
+                unchanged: number;
+                /** @description Tests already scanned after the report’s time: left as they are. */
+                older: number;
+                /** @description Ignored tests (a person’s decision): no report moves them. */
+                ignored: number;
+              };
+              /** @description The IDs of the tests updated. */
+              testIds: string[];
+              /** @description The checks of the report that no test names: add them to a test’s `checks` to take them in. */
+              unmatched: {
+                /** @description Results of checks no test names. */
+                results: number;
+                /** @description Checks no test names. */
+                checks: number;
+                /** @description Those checks by name, with their results, in name order; the first 1000. */
+                list: {
+                    /** @description The check, as a test’s `checks` would name it (`prowler:iam_root_mfa_enabled`). */
+                    check: string;
+                    /** @description Its results in the report (one per resource). */
+                    results: number;
+                  }[];
+              };
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description The import was accepted as a job: follow it at `Location` (GET /v1/jobs/{jobId}). */
+      202: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          Location: components["headers"]["Location"];
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+        };
+        content: {
+          "application/json": {
+            /** @description A job: bulk work accepted with 202. When `succeeded` it has `result`, the object the synchronous request answers in `data`; when `failed`, `error`, the `error` object the synchronous request answers (code, message, details). */
+            data: {
+              /** @description The job’s ID: follow it at `GET /v1/jobs/{id}` (the `Location` of the 202). */
+              id: string;
+              /**
+               * @description What the job does: `vulnerabilities.import` (POST /v1/vulnerabilities/imports) or `tests.importResults` (POST /v1/tests/results/imports).
+               * @enum {unknown}
+               */
+              kind: "vulnerabilities.import" | "tests.importResults";
+              /**
+               * @description `queued`, then `running`, then `succeeded` (with `result`) or `failed` (with `error`).
+               * @enum {unknown}
+               */
+              status: "queued" | "running" | "succeeded" | "failed";
+              /**
+               * Format: date-time
+               * @description When the request was accepted.
+               */
+              createdAt: string;
+              startedAt: string | null;
+              finishedAt: string | null;
+              /** @description Extension: how far the job has got, for a progress bar (`written` of `total` while it writes). Stored every second or so while it runs, and kept once it has ended; absent before it first reports. */
+              progress?: {
+                /**
+                 * @description `checking`: the whole file read and checked, nothing written yet; then `writing`.
+                 * @enum {unknown}
+                 */
+                stage: "checking" | "writing";
+                /** @description Findings (distinct keys) read from the file so far. */
+                parsed: number;
+                /** @description Findings the writing stage has gone through so far (written, or found unchanged). */
+                written: number;
+                total: number | null;
+              };
+              /** @description When succeeded: the answer of the import (`vulnerabilities.import` or `tests.importResults`). */
+              result?: ({
+                /**
+                 * @description The format the file was read as.
+                 * @enum {unknown}
+                 */
+                format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex" | "cyclonedx-xml";
+                /** @description The scope the findings were matched in: the request’s, else the file’s; null when neither names one. */
+                scope: string | null;
+                /**
+                 * @description The source the findings got: the tool’s own when it is one of the spec’s (SARIF), otherwise `import`.
+                 * @enum {unknown}
+                 */
+                source: "aws" | "github" | "snyk" | "sonarcloud" | "qualys" | "defender" | "sentinelOne" | "aikido" | "tenable" | "import" | "api";
+                /** @description New findings. */
+                created: number;
+                /** @description Findings already known whose fields or status changed (not counted as closed or reopened). */
+                updated: number;
+                /** @description Findings closed: no longer reported in this scope and source, or closed by the tool (VEX fixed). */
+                closed: number;
+                /** @description Closed findings reported again. */
+                reopened: number;
+                /** @description Findings reported again with nothing changed: not written, no event. */
+                unchanged: number;
+                /** @description The IDs of the findings created, updated, closed or reopened, as the API shows them (`<source>%23<key>`). */
+                findingIds: string[];
+                /** @description Present when the file had something the import took with a gap (an OSV-Scanner package without a name) or left out (Trivy’s licenses): one entry per kind, counted (docs/scanner-formats.md, "Warnings"). */
+                warnings?: {
+                    /** @description The JSON pointer of the first place in the file it applies to. */
+                    at: string;
+                    /** @description How many places of the file it applies to. */
+                    count: number;
+                    /** @description What was taken with a gap, or left out, and why. */
+                    message: string;
+                  }[];
+              }) | ({
+                /**
+                 * @description The format the report was read as.
+                 * @enum {unknown}
+                 */
+                format: "ocsf" | "policyreport" | "checkov" | "kube-bench" | "inspec";
+                /** @description The scope the results were taken in: the request’s, else the report’s (a cloud account, a cluster); null when neither names one. A re-import of a scope replaces the resources that scope reported, and no other. */
+                scope: string | null;
+                /** @description Results read: one per check and resource. A check the tool left undecided (Prowler’s MANUAL) is no result. */
+                results: number;
+                /** @description Results of checks that a test names. */
+                matched: number;
+                /** @description The tests naming a check the report has results for. */
+                tests: {
+                  /** @description Tests whose run this report was: their status, resources or scan time moved. */
+                  updated: number;
+                  /** @description Tests whose checks the report gave the same results as before: not written, no event. */
+                  unchanged: number;
+                  /** @description Tests already scanned after the report’s time: left as they are. */
+                  older: number;
+                  /** @description Ignored tests (a person’s decision): no report moves them. */
+                  ignored: number;
+                };
+                /** @description The IDs of the tests updated. */
+                testIds: string[];
+                /** @description The checks of the report that no test names: add them to a test’s `checks` to take them in. */
+                unmatched: {
+                  /** @description Results of checks no test names. */
+                  results: number;
+                  /** @description Checks no test names. */
+                  checks: number;
+                  /** @description Those checks by name, with their results, in name order; the first 1000. */
+                  list: {
+                      /** @description The check, as a test’s `checks` would name it (`prowler:iam_root_mfa_enabled`). */
+                      check: string;
+                      /** @description Its results in the report (one per resource). */
+                      results: number;
+                    }[];
+                };
+              });
+              error?: {
+                /** @enum {unknown} */
+                code: "validation_failed" | "idempotency_key_required" | "unauthorized" | "token_revoked" | "token_stale" | "forbidden" | "plan_restricted" | "not_found" | "idempotency_key_reused" | "idempotency_request_in_progress" | "rate_limit_exceeded" | "internal_error" | "upstream_unavailable";
+                message: string;
+                details: ({
+                    field: string;
+                    message: string;
+                    /** @description Extension: the line of the problem in a program document body or an XML scanner file. */
+                    line?: number;
+                    /** @description Extension: the column of the problem in a program document body or an XML scanner file. */
+                    column?: number;
+                  } | {
+                    dependency: string;
+                    issue: string;
+                  } | {
+                    retryAfterSec: number;
+                  })[];
+              };
+            };
+            meta: {
+              /** @description Equals the X-Request-Id header. */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (details name format, scope, file, body, or the JSON pointer of the file’s problem), or idempotency_key_required */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description unauthorized, token_revoked or token_stale */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description forbidden (scope) or plan_restricted (plan) */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description idempotency_key_reused (same key, different format, scope or file) or idempotency_request_in_progress */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description rate_limit_exceeded; Retry-After says when to retry */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+          "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+          "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description upstream_unavailable: a dependency is down (details name it) */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  /**
    * Import a scanner’s findings (extension)
    * @description Reads a scanner’s file (SARIF 2.1.0, Trivy JSON, Grype JSON, OSV-Scanner JSON, CycloneDX 1.4+ with VEX, OpenVEX, CycloneDX 1.4+ XML with VEX; docs/scanner-formats.md) as it streams, and brings the findings of its scope and source up to date in one transaction: new ones are created; known ones are updated when something changed and left unwritten (no event) when nothing did; findings of the scope and source that the file no longer reports are closed, and a closed one reported again reopens. Statuses a person set (acknowledged, ignored, risk) are kept; the tool’s suppressions and VEX not_affected/false_positive make a finding ignored, VEX fixed closes it. The file is the raw body (any content type but multipart; `format` and `scope` in the query), or the `file` part of a multipart/form-data body after its `format` and `scope` fields. At most IMPORT_MAX_BYTES (default 104857600 bytes), refused while it streams. A malformed file, or one not of the named format, answers 400 validation_failed with a detail naming the JSON pointer (for a malformed XML file, its line and column); nothing is written. Idempotent under `Idempotency-Key`: the same format, scope and file (by SHA-256) replays the answer. A file larger than IMPORT_JOB_THRESHOLD_BYTES (default 8 MiB), or any file sent with `Prefer: respond-async`, is imported as a job: the answer is `202 Accepted` with the job and `Location: /v1/jobs/{jobId}`, which gives the same result (or error) once it has run; the key then replays that 202. A job checks the whole file first (a refused file writes nothing), then writes in slices of about 200 ms, each its own transaction, so other writes go through meanwhile.
    */
@@ -12323,10 +12712,10 @@ export interface operations {
               /** @description The job’s ID: follow it at `GET /v1/jobs/{id}` (the `Location` of the 202). */
               id: string;
               /**
-               * @description What the job does: `vulnerabilities.import` (POST /v1/vulnerabilities/imports).
+               * @description What the job does: `vulnerabilities.import` (POST /v1/vulnerabilities/imports) or `tests.importResults` (POST /v1/tests/results/imports).
                * @enum {unknown}
                */
-              kind: "vulnerabilities.import";
+              kind: "vulnerabilities.import" | "tests.importResults";
               /**
                * @description `queued`, then `running`, then `succeeded` (with `result`) or `failed` (with `error`).
                * @enum {unknown}
@@ -12352,7 +12741,8 @@ export interface operations {
                 written: number;
                 total: number | null;
               };
-              result?: {
+              /** @description When succeeded: the answer of the import (`vulnerabilities.import` or `tests.importResults`). */
+              result?: ({
                 /**
                  * @description The format the file was read as.
                  * @enum {unknown}
@@ -12386,7 +12776,46 @@ export interface operations {
                     /** @description What was taken with a gap, or left out, and why. */
                     message: string;
                   }[];
-              };
+              }) | ({
+                /**
+                 * @description The format the report was read as.
+                 * @enum {unknown}
+                 */
+                format: "ocsf" | "policyreport" | "checkov" | "kube-bench" | "inspec";
+                /** @description The scope the results were taken in: the request’s, else the report’s (a cloud account, a cluster); null when neither names one. A re-import of a scope replaces the resources that scope reported, and no other. */
+                scope: string | null;
+                /** @description Results read: one per check and resource. A check the tool left undecided (Prowler’s MANUAL) is no result. */
+                results: number;
+                /** @description Results of checks that a test names. */
+                matched: number;
+                /** @description The tests naming a check the report has results for. */
+                tests: {
+                  /** @description Tests whose run this report was: their status, resources or scan time moved. */
+                  updated: number;
+                  /** @description Tests whose checks the report gave the same results as before: not written, no event. */
+                  unchanged: number;
+                  /** @description Tests already scanned after the report’s time: left as they are. */
+                  older: number;
+                  /** @description Ignored tests (a person’s decision): no report moves them. */
+                  ignored: number;
+                };
+                /** @description The IDs of the tests updated. */
+                testIds: string[];
+                /** @description The checks of the report that no test names: add them to a test’s `checks` to take them in. */
+                unmatched: {
+                  /** @description Results of checks no test names. */
+                  results: number;
+                  /** @description Checks no test names. */
+                  checks: number;
+                  /** @description Those checks by name, with their results, in name order; the first 1000. */
+                  list: {
+                      /** @description The check, as a test’s `checks` would name it (`prowler:iam_root_mfa_enabled`). */
+                      check: string;
+                      /** @description Its results in the report (one per resource). */
+                      results: number;
+                    }[];
+                };
+              });
               error?: {
                 /** @enum {unknown} */
                 code: "validation_failed" | "idempotency_key_required" | "unauthorized" | "token_revoked" | "token_stale" | "forbidden" | "plan_restricted" | "not_found" | "idempotency_key_reused" | "idempotency_request_in_progress" | "rate_limit_exceeded" | "internal_error" | "upstream_unavailable";
@@ -13383,6 +13812,8 @@ export interface operations {
                   frameworkId: string;
                   frameworkName: string;
                 }[];
+              /** @description Extension: the checks the test is made of (`<tool>:<id>`), whose results in an imported checker’s report become its runs (POST /v1/tests/results/imports; docs/check-results.md). Absent when it names none. */
+              checks?: string[];
               description?: string;
               remediation?: string;
               mappedControls: {

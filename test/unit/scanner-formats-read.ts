@@ -51,11 +51,17 @@ export async function scanError(format: ScannerFormat, input: string | ByteChunk
 export const byKey = (findings: readonly ScannedFinding[]) => new Map(findings.map((f) => [f.key, f]));
 
 /**
- * The property every reader keeps: a text made of `pieces` (the format's own words and
+ * The property every reader keeps (a scanner format's, by name, or a check-results parser): a text made of `pieces` (the format's own words and
  * punctuation), arbitrary bytes or an arbitrary string is read to its end or refused with
  * validation_failed, never anything else (no other error, no hang).
  */
-export async function readsOrRefuses(format: ScannerFormat, pieces: readonly string[], maxPieces: number, numRuns: number) {
+export async function readsOrRefuses(
+  format: ScannerFormat | ((chunks: Buffer[]) => AsyncGenerator<unknown, unknown>),
+  pieces: readonly string[],
+  maxPieces: number,
+  numRuns: number,
+) {
+  const read = typeof format === 'function' ? format : (chunks: Buffer[]) => parseScan(format, chunks);
   const texts = fc.oneof(
     fc.array(fc.constantFrom(...pieces), { maxLength: maxPieces }).map((parts) => parts.join('')),
     fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes).toString('latin1')),
@@ -64,7 +70,7 @@ export async function readsOrRefuses(format: ScannerFormat, pieces: readonly str
   await fc.assert(
     fc.asyncProperty(texts, async (text) => {
       try {
-        const gen = parseScan(format, [Buffer.from(text, 'utf8')]);
+        const gen = read([Buffer.from(text, 'utf8')]);
         while (!(await gen.next()).done) {
           // read to the end
         }

@@ -18,6 +18,7 @@ export const FIX_AVAILABLE = ['yes', 'no'] as const;
 export const PAGE_SIZES = [50, 100] as const;
 export const EVENT_TYPE = ['vulnerability.created', 'vulnerability.updated', 'vulnerability.deleted', 'evidence.created', 'evidence.deleted', 'evidence.attachments_added', 'evidence.status_changed', 'evidence.updated', 'policy.created', 'policy.deleted', 'policy.status_changed', 'policy.updated', 'test.created', 'test.deleted', 'test.status_changed', 'test.updated', 'control.created', 'control.deleted', 'control.updated', 'control.status_changed', 'framework.created', 'framework.deleted', 'framework.progress_changed'] as const;
 export const SCANNER_FORMAT = ['sarif', 'trivy', 'grype', 'osv', 'cyclonedx', 'openvex', 'cyclonedx-xml'] as const;
+export const CHECK_FORMAT = ['ocsf', 'policyreport', 'checkov', 'kube-bench', 'inspec'] as const;
 
 /** Optional fields of each list (`fields` on the list endpoints). */
 export const LIST_FIELDS = {

@@ -69,6 +69,7 @@ export const OPERATIONS: Record<string, string> = {
   'GET /v1/tests': 'listTests',
   'GET /v1/tests/{testId}': 'getTest',
   'POST /v1/tests/{testId}/results': 'recordTestResult',
+  'POST /v1/tests/results/imports': 'importTestResults',
   'GET /v1/vulnerabilities': 'listVulnerabilities',
   'GET /v1/vulnerabilities/{vulnerabilityId}': 'getVulnerability',
   'POST /v1/vulnerabilities': 'createVulnerability',

@@ -41,6 +41,7 @@ export type {
   VulnerabilityListQuery,
   VulnerabilityPage,
 } from './resources/vulnerabilities.ts';
+export type { ImportTestResultsInput } from './resources/tests.ts';
 export { DEFAULT_JOB_TIMEOUT_MS, type Job, type JobFollowOptions, type JobProgress } from './resources/jobs.ts';
 export type { ProgramOptions, ProgramPlan } from './resources/program.ts';
 export type * from './types.ts';

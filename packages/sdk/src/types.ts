@@ -6,6 +6,7 @@ import type {
   GetPolicyResponse,
   GetTestResponse,
   GetVulnerabilityResponse,
+  ImportTestResultsResponse,
   ImportVulnerabilitiesResponse,
   ListControlsResponse,
   ListEvidenceResponse,
@@ -37,6 +38,10 @@ export type UploadResult = UploadEvidenceAttachmentsResponse['data'];
 export type ImportResult = ImportVulnerabilitiesResponse['data'];
 /** the scanner formats an import reads: the enum of the answer's `format` in the service's document (docs/scanner-formats.md) */
 export type ScannerFormat = ImportResult['format'];
+/** what a checker's report import did (POST /v1/tests/results/imports; docs/check-results.md) */
+export type TestResultsImport = ImportTestResultsResponse['data'];
+/** the check-results formats an import reads: the enum of the answer's `format` in the service's document */
+export type CheckFormat = TestResultsImport['format'];
 export type ErrorResponseBody = ErrorBody;
 /** a change event of the feed (GET /v1/events); narrow on `type` for its `data` */
 export type ChangeEvent = ListEventsResponse['data'][number];

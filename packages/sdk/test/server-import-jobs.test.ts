@@ -93,7 +93,9 @@ for (const dialect of dialects) {
       }
       assert.equal(job.data.status, 'succeeded');
       assert.equal(job.data.kind, 'vulnerabilities.import');
-      assert.equal(job.data.result?.created, 60);
+      // a job's result is its kind's answer: a scanner import's here
+      const result = job.data.result;
+      assert.equal(result && 'created' in result ? result.created : undefined, 60);
     });
   });
 }

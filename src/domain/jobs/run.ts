@@ -14,13 +14,35 @@ import { runImportJob, type ImportJobInput } from '../vulnerabilities/import.ts'
 import { removeSpool } from '../vulnerabilities/import-spool.ts';
 import type { ScanFormatLookup } from '../vulnerabilities/scan-format.ts';
 import type { Database } from '../../storage/db/schema.ts';
-import { JobProgressReporter } from './progress.ts';
+import { JobProgressReporter, type ReportProgress } from './progress.ts';
+import { runTestResultsJob } from '../tests/import-results.ts';
+import type { CheckFormatLookup } from '../tests/check-result.ts';
 
 export type JobEnding = 'succeeded' | 'failed' | 'lost';
 
-/** What a job needs besides the context: the scanner formats, looked up by the name its input keeps. */
+/** What a job needs besides the context: the scanner and checker formats, looked up by the name its input keeps. */
 export interface JobTools {
   scannerFormats: ScanFormatLookup;
+  checkFormats: CheckFormatLookup;
+}
+
+/** Runs the job's kind's verb; its answer as the synchronous door would give it. */
+async function runKind(
+  ctx: Parameters<typeof runImportJob>[0],
+  row: JobRow,
+  input: ImportJobInput,
+  tools: JobTools,
+  progress: ReportProgress,
+): Promise<unknown> {
+  // Always found: the request that queued the job named a known format (a bug otherwise).
+  if (row.kind === 'tests.importResults') {
+    const format = tools.checkFormats(input.format);
+    if (!format) throw new Error(`job ${row.id}: no check-results format ${input.format}`);
+    return runTestResultsJob(ctx, input, format);
+  }
+  const format = tools.scannerFormats(input.format);
+  if (!format) throw new Error(`job ${row.id}: no scanner format ${input.format}`);
+  return runImportJob(ctx, input, format, progress);
 }
 
 export async function runJob(
@@ -36,10 +58,7 @@ export async function runJob(
   const progress = new JobProgressReporter(ctx.db.kysely as Kysely<Database>, row.id, owner);
   try {
     const actorCtx = { ...ctx, actor: await actorOf(ctx, row) };
-    // Always found: the request that queued the job named a known format (a bug otherwise).
-    const format = tools.scannerFormats(input.format);
-    if (!format) throw new Error(`job ${row.id}: no scanner format ${input.format}`);
-    result = JSON.stringify(await runImportJob(actorCtx, input, format, progress.report));
+    result = JSON.stringify(await runKind(actorCtx, row, input, tools, progress.report));
   } catch (err) {
     // Not the job's failure but the moment's (a dependency down; on PostgreSQL, the organization
     // busy past the lock wait): the worker queues it again.

@@ -4,8 +4,9 @@
 import { Type, type Static } from 'typebox';
 import { ErrorObject } from '../../shared/errors.ts';
 import { ImportResult } from '../vulnerabilities/import-schema.ts';
+import { TestResultsImport } from '../tests/import-results-schema.ts';
 
-export const JOB_KINDS = ['vulnerabilities.import'] as const;
+export const JOB_KINDS = ['vulnerabilities.import', 'tests.importResults'] as const;
 export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -38,7 +39,10 @@ export type JobProgress = Static<typeof JobProgress>;
 export const Job = Type.Object(
   {
     id: Type.String({ description: 'The job’s ID: follow it at `GET /v1/jobs/{id}` (the `Location` of the 202).' }),
-    kind: Type.Enum([...JOB_KINDS], { description: 'What the job does: `vulnerabilities.import` (POST /v1/vulnerabilities/imports).' }),
+    kind: Type.Enum([...JOB_KINDS], {
+      description:
+        'What the job does: `vulnerabilities.import` (POST /v1/vulnerabilities/imports) or `tests.importResults` (POST /v1/tests/results/imports).',
+    }),
     status: Type.Enum([...JOB_STATUSES], {
       description: '`queued`, then `running`, then `succeeded` (with `result`) or `failed` (with `error`).',
     }),
@@ -47,7 +51,7 @@ export const Job = Type.Object(
     finishedAt: Type.Union([Time('When it ended; it is readable for 24 hours after.'), Type.Null()]),
     progress: Type.Optional(JobProgress),
     /** when succeeded: the object the synchronous request answers in `data` */
-    result: Type.Optional(ImportResult),
+    result: Type.Optional(Type.Union([ImportResult, TestResultsImport])),
     /** when failed: the `error` object the synchronous request answers (code, message, details) */
     error: Type.Optional(ErrorObject),
   },

@@ -52,8 +52,9 @@ export class JobWorker {
   constructor(options: JobWorkerOptions) {
     this.ctx = options.ctx;
     this.settings = options.settings;
-    // The door's lookup (app.ts gives the registry's, src/formats/scanners/formats.ts): the domain imports no format.
-    this.tools = { scannerFormats: options.scannerFormats };
+    // The door's lookups (app.ts gives the registries', src/formats/scanners/formats.ts and
+    // src/formats/checks/formats.ts): the domain imports no format.
+    this.tools = { scannerFormats: options.scannerFormats, checkFormats: options.checkFormats };
     this.owner = options.ctx.instance?.id ?? `${LOCAL_OWNER_PREFIX}${randomUUID()}`;
     this.onError = options.onError ?? (() => {});
     this.onEnd = options.onEnd;

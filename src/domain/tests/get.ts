@@ -123,6 +123,7 @@ export async function buildTestDetail(
     resources: resources.map((r) => toResource(r, resourcePeople, resourceEntities)),
   };
   // Fields without a value are left out (modifiedOn is the one nullable field here).
+  if (row.checks.length > 0) detail.checks = row.checks;
   if (row.description !== null) detail.description = row.description;
   if (row.remediation !== null) detail.remediation = row.remediation;
   if (row.lastScannedOn !== null) detail.lastScannedOn = row.lastScannedOn;

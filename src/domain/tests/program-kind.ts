@@ -54,6 +54,7 @@ const ROW_FIELDS = [
   'kind',
   'result',
   'integrationFailing',
+  'checks',
   'description',
   'remediation',
   'notes',
@@ -142,6 +143,7 @@ function rowColumns(e: ProgramTest, w: WriteContext) {
     name: e.name,
     result: e.result ?? 'passing',
     integration_failing: e.integrationFailing ?? false,
+    checks: JSON.stringify(e.checks ?? []),
     ...nullableColumns(e, NULLABLE),
     added_on: e.addedOn ?? w.now,
     modified_on: e.modifiedOn ?? null,
@@ -153,6 +155,7 @@ const defaults = (ctx: NormalizeContext): Partial<ProgramTest> => ({
   kind: 'automated',
   result: 'passing',
   integrationFailing: false,
+  checks: [],
   applications: [],
   ...nullDefaults(NULLABLE),
   assignees: [],
@@ -225,6 +228,7 @@ export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
           kind: t.kind as ProgramTest['kind'],
           result: t.result as ProgramTest['result'],
           integrationFailing: Boolean(t.integration_failing),
+          checks: sorted(JSON.parse(String(t.checks)) as string[]),
           applications: sorted((appsOf.get(t.id) ?? []).flatMap((a) => appName.get(a.application_id) ?? [])),
           assignees: assigneesOfLinks(people.get(t.id) ?? [], person),
           entities: sorted((entities.get(t.id) ?? []).map((id) => keys.keyOf('entity', id))),
@@ -265,7 +269,7 @@ export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
 
   normalize(entry, current, ctx) {
     const merged = mergeEntry(entry, current, defaults(ctx), FIELDS);
-    for (const f of ['applications', 'entities', 'controls', 'requirements', 'risks'] as const) merged[f] = sorted(merged[f]);
+    for (const f of ['checks', 'applications', 'entities', 'controls', 'requirements', 'risks'] as const) merged[f] = sorted(merged[f]);
     if (entry.assignees !== undefined) merged.assignees = entry.assignees.map(assigneeEntry);
     if (entry.resources !== undefined) merged.resources = resourceOrder(entry.resources);
     if (entry.history !== undefined) merged.history = historyOrder(entry.history);
@@ -331,6 +335,7 @@ export function testShape(id: string, e: ProgramTest, w: WriteContext, lookups: 
     testId: id,
     testName: e.name,
     status: testStatus(e.result ?? 'passing', e.integrationFailing ?? false),
+    ...((e.checks ?? []).length > 0 ? { checks: e.checks } : {}),
     applications: (e.applications ?? []).map((name) => ({ name })),
     assignees: assigneesOf(
       lookups,

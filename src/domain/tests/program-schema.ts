@@ -35,6 +35,20 @@ export const TestKey = Type.String({
     'A slug (`aws_root_mfa`): lower-case letters, digits, `_` and `-`, starting with a letter or digit. The test’s ID is `test_<key>_<organization tag>`.',
 });
 
+/** A check a test is made of: `<tool>:<the tool's ID of the check>` (docs/check-results.md). */
+export const CHECK_NAME_PATTERN = /^[a-z0-9][a-z0-9-]*:\S(?:.*\S)?$/;
+export const CHECK_NAME_MAX_LENGTH = 255;
+/** Most checks one test names. */
+export const TEST_CHECKS_MAX = 500;
+
+export const CheckName = Type.String({
+  minLength: 3,
+  maxLength: CHECK_NAME_MAX_LENGTH,
+  pattern: CHECK_NAME_PATTERN.source,
+  description:
+    'A check: the tool in lower case, `:`, and the tool’s ID of the check (`prowler:s3_bucket_default_encryption`, `kyverno:require-labels/check-for-labels`; docs/check-results.md names the ID of each tool).',
+});
+
 /** Most flagged resources and history entries of one test. */
 export const TEST_RESOURCES_MAX = 10_000;
 export const TEST_HISTORY_MAX = 10_000;
@@ -80,6 +94,13 @@ export const ProgramTest = Type.Object(
       }),
     ),
     integrationFailing: Type.Optional(Type.Boolean({ description: 'Default false.' })),
+    checks: Type.Optional(
+      Type.Array(CheckName, {
+        maxItems: TEST_CHECKS_MAX,
+        uniqueItems: true,
+        description: `Extension: the checks the test is made of (at most ${TEST_CHECKS_MAX}). A checker’s report imported with POST /v1/tests/results/imports becomes the test’s run from these checks’ results (docs/check-results.md).`,
+      }),
+    ),
     applications: Type.Optional(Type.Array(Name(), { maxItems: LIST_MAX_ITEMS, uniqueItems: true, description: 'Application names.' })),
     description: Type.Optional(OrNull(Text())),
     remediation: Type.Optional(OrNull(Text())),

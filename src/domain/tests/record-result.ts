@@ -1,4 +1,4 @@
-// Records one pushed run of a test (POST /v1/tests/{testId}/results): the test's status,
+// Records one pushed run of a test (POST /v1/tests/{testId}/results; its core is ./apply-run.ts): the test's status,
 // lastScannedOn, resources and testHistory follow, with the test's events and the computed control
 // and framework events in the same transaction. Answers the test as GET /v1/tests/{testId} does.
 //
@@ -15,8 +15,6 @@
 //   (lastScannedOn, testHistory and the resources' lastScannedAt alone record nothing, so an
 //   hourly run that finds the same things adds no event; GET shows them);
 // - modifiedOn is set when the status or the resources change.
-import { randomUUID } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
 import { notFound, validationFailed, type FieldIssue } from '../../shared/errors.ts';
@@ -26,96 +24,16 @@ import { announceOrganizationChange } from '../auth/state-markers.ts';
 import { bumpDataVersions } from '../../storage/db/repositories/organizations/organizations.ts';
 import { WRITES } from '../../shared/data-versions.ts';
 import { findTest } from '../../storage/db/repositories/artifacts/tests.ts';
-import {
-  insertTestHistory,
-  listAllTestResources,
-  replaceTestResources,
-  updateTestRun,
-  type StoredTestResource,
-} from '../../storage/db/repositories/artifacts/test-writes.ts';
-import { testState, testStatus } from '../compliance/rules.ts';
-import { changedFields } from '../events/changes.ts';
-import { complianceChanges } from '../events/compliance-changes.ts';
-import { recordEvents, type NewEvent } from '../events/record.ts';
-import { TEST_RESOURCE_STATUSES } from '../../shared/vocabulary.ts';
+import { applyTestRun } from './apply-run.ts';
 import { buildTestDetail } from './get.ts';
-import { statusAfterResult } from './result-moves.ts';
-import type { TestDetail, TestResource } from './schema.ts';
-import { RESULT_CLOCK_SKEW_MS, type RecordTestResultBody, type ResultResource } from './write-schema.ts';
+import type { TestDetail } from './schema.ts';
+import { RESULT_CLOCK_SKEW_MS, type RecordTestResultBody } from './write-schema.ts';
 
 export interface RecordTestResultInput {
   testId: string;
   idempotency: IdempotencyInput;
   body: RecordTestResultBody;
 }
-
-/** The resources as the pushed run gives them, each with the row it keeps and its firstDetected. */
-function nextResources(current: StoredTestResource[], pushed: readonly ResultResource[], scannedAt: number): StoredTestResource[] {
-  const byResourceId = new Map(current.map((r) => [r.resourceId, r]));
-  return pushed.map((p) => {
-    const was = byResourceId.get(p.resourceId);
-    const sameStatus = was !== undefined && was.status === p.status && was.firstDetected !== null;
-    return {
-      id: was?.id ?? randomUUID(),
-      resourceId: p.resourceId,
-      name: p.name,
-      status: p.status,
-      lastScannedAt: scannedAt,
-      firstDetected: sameStatus ? Math.min(was.firstDetected!, scannedAt) : scannedAt,
-      tags: p.tags ?? [],
-      region: p.region ?? null,
-      service: p.service ?? null,
-      accountId: p.accountID ?? null,
-      environment: p.environment ?? null,
-      link: p.link ?? null,
-      description: p.description ?? null,
-    };
-  });
-}
-
-/** A resource's fields apart from its row and scan time: what a run can change that is worth an event. */
-const substance = (r: StoredTestResource) => {
-  const { id: _id, lastScannedAt: _at, ...rest } = r;
-  return rest;
-};
-const byResourceId = (a: { resourceId: string }, b: { resourceId: string }) =>
-  a.resourceId < b.resourceId ? -1 : a.resourceId > b.resourceId ? 1 : 0;
-
-function sameResources(a: StoredTestResource[], b: StoredTestResource[]): boolean {
-  if (a.length !== b.length) return false;
-  return isDeepStrictEqual([...a].sort(byResourceId).map(substance), [...b].sort(byResourceId).map(substance));
-}
-
-/** A resource as GET shows it, without its scan time: what makes it "changed" for an event. */
-const shown = (r: TestResource) => {
-  const { lastScannedAt: _at, ...rest } = r;
-  return rest;
-};
-
-/**
- * The `resources` change of test.updated: only the resources added, removed or changed (by
- * resourceId, their scan time aside), before and after, in GET's order; undefined when none. A run
- * of 1,000 resources that changes one names one, not 2,000.
- */
-function resourceChanges(before: TestResource[], after: TestResource[]): { before?: TestResource[]; after?: TestResource[] } | undefined {
-  const was = new Map(before.map((r) => [r.resourceId, r]));
-  const is = new Map(after.map((r) => [r.resourceId, r]));
-  const differs = (id: string) => {
-    const a = was.get(id);
-    const b = is.get(id);
-    return !a || !b || !isDeepStrictEqual(shown(a), shown(b));
-  };
-  const gone = before.filter((r) => differs(r.resourceId));
-  const come = after.filter((r) => differs(r.resourceId));
-  if (gone.length === 0 && come.length === 0) return undefined;
-  const change: { before?: TestResource[]; after?: TestResource[] } = {};
-  if (gone.length > 0) change.before = gone;
-  if (come.length > 0) change.after = come;
-  return change;
-}
-
-/** The get shape with every resource, whatever its status: the events name every resource that changed. */
-const ALL_RESOURCES = { resourceStatus: [...TEST_RESOURCE_STATUSES] };
 
 export async function recordTestResult({ ctx, input }: { ctx: Context; input: RecordTestResultInput }): Promise<Outcome<TestDetail>> {
   authorize(ctx.actor, 'test', 'write');
@@ -143,65 +61,7 @@ export async function recordTestResult({ ctx, input }: { ctx: Context; input: Re
     }
     if (issues.length > 0) throw validationFailed(issues);
 
-    const current = testStatus(row.result, row.integrationFailing);
-    const next = statusAfterResult(current, body.status, row.integrationFailing);
-    const latest = row.lastScannedOn === null || scannedAt >= row.lastScannedOn;
-
-    let before: TestDetail | undefined;
-    let changedResources = false;
-    if (latest) {
-      before = await buildTestDetail(trx, org, { testId: row.id, ...ALL_RESOURCES });
-      const stored = await listAllTestResources(trx, org, row.id);
-      const resources = nextResources(stored, body.resources ?? [], scannedAt);
-      const kept = new Set(resources.map((r) => r.id));
-      changedResources = !sameResources(stored, resources);
-      await replaceTestResources(
-        trx,
-        org,
-        row.id,
-        resources,
-        stored.filter((r) => !kept.has(r.id)).map((r) => r.id),
-      );
-      await updateTestRun(trx, org, row.id, {
-        result: body.status,
-        lastScannedOn: scannedAt,
-        modifiedOn: changedResources || next !== current ? now : undefined,
-      });
-    }
-    await insertTestHistory(trx, org, {
-      id: randomUUID(),
-      testId: row.id,
-      scannedOn: scannedAt,
-      status: testStatus(body.status, row.integrationFailing),
-    });
-
-    const events: NewEvent[] = [];
-    if (before) {
-      const after = await buildTestDetail(trx, org, { testId: row.id, ...ALL_RESOURCES });
-      if (next !== current) {
-        events.push({ type: 'test.status_changed', resourceId: row.id, occurredAt: now, data: { before: current, after: next } });
-      }
-      const { status: _status, ...changes } = changedFields(before, after);
-      const resources = resourceChanges(before.resources, after.resources);
-      if (resources) changes.resources = resources;
-      else delete changes.resources;
-      if (changedResources) {
-        events.push({ type: 'test.updated', resourceId: row.id, occurredAt: now, data: { changes } });
-      }
-      if (next !== current) {
-        events.push(
-          ...(await complianceChanges(trx, org, {
-            type: 'test',
-            id: row.id,
-            before: testState(current),
-            after: testState(next),
-            cause: { type: 'test.status_changed', resourceId: row.id },
-            occurredAt: now,
-          })),
-        );
-      }
-      await recordEvents(trx, org, events);
-    }
+    await applyTestRun(trx, org, row, { status: body.status, scannedAt, resources: body.resources ?? [] }, now);
     return { kind: 'updated' as const, resource: await buildTestDetail(trx, org, { testId: row.id }) };
   });
   // Committed: every node reads the new data version before this is acknowledged.

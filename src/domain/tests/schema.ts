@@ -57,6 +57,12 @@ export const TestHistoryEntry = Type.Object({ scannedOn: EpochMs, status: Type.E
 export const TestDetail = Type.Object({
   ...defaults,
   mappedFrameworks: Type.Array(MappedFramework),
+  checks: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        'Extension: the checks the test is made of (`<tool>:<id>`), whose results in an imported checker’s report become its runs (POST /v1/tests/results/imports; docs/check-results.md). Absent when it names none.',
+    }),
+  ),
   description: Type.Optional(Type.String()),
   remediation: Type.Optional(Type.String()),
   mappedControls: Type.Array(MappedControl),

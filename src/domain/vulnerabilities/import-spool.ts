@@ -10,9 +10,19 @@ import { Readable } from 'node:stream';
 import type { BlobStore } from '../../storage/blobs/store.ts';
 import { BlobTooLargeError } from '../../storage/blobs/store.ts';
 import { validationFailed } from '../../shared/errors.ts';
-import type { ScanFormat } from './scan-format.ts';
 
 export const SPOOL_PREFIX = 'spool/';
+
+/**
+ * What the spool needs of a format (a scanner's, domain/vulnerabilities/scan-format.ts, or a
+ * checker's, domain/tests/check-result.ts): the characters its files open with and the words of the
+ * refusal of a file that opens otherwise, and its parser for that refusal.
+ */
+export interface SpoolFormat {
+  readonly opensWith: string;
+  readonly openingWords: string;
+  parse(chunks: Buffer[]): AsyncGenerator<unknown, unknown>;
+}
 
 export interface Spooled {
   key: string;
@@ -28,7 +38,7 @@ export const tooLarge = (maxBytes: number) =>
 /** Stores the whole body under a fresh spool key; nothing is left under it when this rejects. */
 export async function spoolBody(
   blobs: BlobStore,
-  input: { organizationId: string; now: number; format: ScanFormat; maxBytes: number; body: AsyncIterable<Uint8Array | string> },
+  input: { organizationId: string; now: number; format: SpoolFormat; maxBytes: number; body: AsyncIterable<Uint8Array | string> },
 ): Promise<Spooled> {
   const key = `${SPOOL_PREFIX}${input.organizationId}/${input.now}-${randomUUID()}`;
   try {
@@ -74,7 +84,7 @@ const BOM = [0xef, 0xbb, 0xbf];
  * before the rest of it is sent or stored, with the parser's own answer on what came so far (a
  * list, a string, not JSON at all).
  */
-async function* objectFirst(format: ScanFormat, body: AsyncIterable<Uint8Array | string>): AsyncGenerator<Uint8Array> {
+async function* objectFirst(format: SpoolFormat, body: AsyncIterable<Uint8Array | string>): AsyncGenerator<Uint8Array> {
   const seen: Buffer[] = [];
   let at = 0; // bytes of the file before the current chunk, until the first significant one
   let checked = false;
@@ -97,7 +107,7 @@ async function* objectFirst(format: ScanFormat, body: AsyncIterable<Uint8Array |
 }
 
 /** The parser's refusal of a file that starts with `start` (it stops at the first token here). */
-async function refuseStart(format: ScanFormat, start: Buffer): Promise<never> {
+async function refuseStart(format: SpoolFormat, start: Buffer): Promise<never> {
   const findings = format.parse([start]);
   for (;;) if ((await findings.next()).done) break;
   throw validationFailed([{ field: '/', message: format.openingWords }]);

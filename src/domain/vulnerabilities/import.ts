@@ -2,26 +2,23 @@
 // verbs. The file is first spooled to the blob store as it arrives (import-spool.ts: metered,
 // hashed, nothing locked: issue 36), then read back and imported (import-run.ts: parse, validate,
 // resolve, read, diff, write, events) in slices of about 200 ms (import-slices.ts), or, when it is
-// large or the client prefers it, accepted as a job that runs the same pipeline (domain/jobs/). The format
+// large or the client prefers it, accepted as a job that runs the same pipeline (domain/jobs/; the
+// spool, scope, fingerprint and job choice every import shares: ../jobs/spooled-import.ts). The format
 // is handed in by the door that looked it up (./scan-format.ts).
 import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
 import { authorize } from '../auth/scopes.ts';
-import { validationFailed } from '../../shared/errors.ts';
-import { fingerprintSubject, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import { keyScopeOf, runIdempotentInParts, type IdempotencyInput, type Outcome } from '../idempotency/run.ts';
 import { announceOrganizationChange } from '../auth/state-markers.ts';
 import type { Database } from '../../storage/db/schema.ts';
-import { DEFAULT_IMPORT_JOB_THRESHOLD_BYTES } from '../../config.ts';
-import { DEFAULT_IMPORT_MAX_BYTES, type ImportResult } from './import-schema.ts';
-import { acceptJob, replayedAsNow } from '../jobs/accept.ts';
+import type { ImportResult } from './import-schema.ts';
 import type { Job } from '../jobs/schema.ts';
 import type { ReportProgress } from '../jobs/progress.ts';
-import { readSpool, removeSpool, spoolBody } from './import-spool.ts';
+import { spooledImport, type ImportJobInput } from '../jobs/spooled-import.ts';
+import { readSpool } from './import-spool.ts';
 import { ImportRun } from './import-run.ts';
 import { ImportSlices } from './import-slices.ts';
 import type { ScanFormat } from './scan-format.ts';
-import { nameText } from './scanned-text.ts';
 
 /**
  * A synchronous import's file up to this size is written in its first slice, as one transaction
@@ -40,15 +37,7 @@ export interface ImportInput {
   respondAsync?: boolean;
 }
 
-/** What a job of kind `vulnerabilities.import` runs on (the jobs row's `input`). */
-export interface ImportJobInput {
-  /** the format's name: the job worker looks it up again */
-  format: string;
-  scope: string | null;
-  /** the spooled file's blob key, and its SHA-256 */
-  spool: string;
-  sha256: string;
-}
+export type { ImportJobInput };
 
 /**
  * The import's answer: its result (200), or, for a file above IMPORT_JOB_THRESHOLD_BYTES or a
@@ -56,48 +45,15 @@ export interface ImportJobInput {
  */
 export async function importVulnerabilities({ ctx, input }: { ctx: Context; input: ImportInput }): Promise<Outcome<ImportResult | Job>> {
   authorize(ctx.actor, 'vulnerability', 'write');
-  const org = ctx.actor.organizationId;
   const format = input.format;
-  let requestScope: string | undefined;
-  if (input.scope !== undefined) {
-    requestScope = nameText(input.scope);
-    if (!requestScope || requestScope !== input.scope.trim())
-      throw validationFailed([{ field: 'scope', message: 'must be one line of at most 255 characters, not blank' }]);
-  }
-  // Spooled before the claim, the transaction or the lock: a slow client holds none of them.
-  const spooled = await spoolBody(ctx.blobs, {
-    organizationId: org,
-    now: ctx.now(),
-    format,
-    maxBytes: ctx.importMaxBytes ?? DEFAULT_IMPORT_MAX_BYTES,
-    body: input.body,
-  });
-  let keepSpool = false;
-  try {
-    const fingerprint = jsonFingerprint(fingerprintSubject('vulnerabilities.import', ''), {
-      format: format.name,
-      scope: requestScope ?? null,
-      sha256: spooled.sha256,
-    });
-    if (input.respondAsync || spooled.size > (ctx.importJobThresholdBytes ?? DEFAULT_IMPORT_JOB_THRESHOLD_BYTES)) {
-      const job: ImportJobInput = { format: format.name, scope: requestScope ?? null, spool: spooled.key, sha256: spooled.sha256 };
-      const outcome = await acceptJob(ctx, input.idempotency, fingerprint, { kind: 'vulnerabilities.import', input: job });
-      // A new job owns the spool now; a replay's spool is this request's copy only.
-      keepSpool = !outcome.replayed;
-      return outcome;
-    }
-    const checkFirst = spooled.size > ONE_TRANSACTION_MAX_BYTES;
-    const outcome = await runIdempotentInParts<ImportResult | Job>(keyScopeOf(ctx, input.idempotency), [fingerprint], async (complete) => ({
+  return spooledImport<ImportResult>(ctx, 'vulnerabilities.import', input, (spooled, requestScope, fingerprint) =>
+    runIdempotentInParts<ImportResult | Job>(keyScopeOf(ctx, input.idempotency), [fingerprint], async (complete) => ({
       kind: 'updated' as const,
-      resource: await importInSlices(ctx, format, requestScope, spooled, checkFirst, (trx, result) =>
+      resource: await importInSlices(ctx, format, requestScope, spooled, spooled.size > ONE_TRANSACTION_MAX_BYTES, (trx, result) =>
         complete(trx, { kind: 'updated', resource: result }),
       ),
-    }));
-    // the key may have been bound to a job by an earlier request (sent with Prefer: respond-async)
-    return replayedAsNow<ImportResult | Job>(ctx, outcome);
-  } finally {
-    if (!keepSpool) await removeSpool(ctx.blobs, spooled);
-  }
+    })),
+  );
 }
 
 /**

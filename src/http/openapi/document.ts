@@ -108,6 +108,8 @@ const V1_EXTENSIONS = new Set([
   'updateControl',
   // scanner imports, and the jobs that run the large ones
   'importVulnerabilities',
+  // checkers' reports as test runs (issue 38)
+  'importTestResults',
   'getJob',
   // program documents
   'applyProgram',

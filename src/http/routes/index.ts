@@ -17,6 +17,7 @@ import evidenceReviewRoutes from './evidence/review.ts';
 import listTestsRoute from './tests/list.ts';
 import getTestRoute from './tests/get.ts';
 import recordTestResultRoute from './tests/record-result.ts';
+import importTestResultsRoute from './tests/import-results.ts';
 import listVulnerabilitiesRoute from './vulnerabilities/list.ts';
 import getVulnerabilityRoute from './vulnerabilities/get.ts';
 import createVulnerabilityRoute from './vulnerabilities/create.ts';
@@ -73,6 +74,8 @@ const routes = [
   getTestRoute,
   // an extension: a pushed test result (issue 26)
   recordTestResultRoute,
+  // an extension: checkers' reports as test runs (issue 38)
+  importTestResultsRoute,
   listVulnerabilitiesRoute,
   getVulnerabilityRoute,
   createVulnerabilityRoute,

@@ -8,6 +8,7 @@ import { SCANNER_FORMATS, SCANNER_FORMAT_ENTRIES } from '../../formats/scanners/
 import { ImportResult as DomainImportResult } from '../../domain/vulnerabilities/import-schema.ts';
 import { MAX_NAME } from '../../domain/vulnerabilities/scanned-finding.ts';
 import { Job as DomainJob } from '../../domain/jobs/schema.ts';
+import { TestResultsImport } from './check-imports.ts';
 
 const descriptionOf = (schema: object) => (schema as { description?: string }).description;
 
@@ -35,8 +36,18 @@ export const ImportResult = Type.Object({
   format: Type.Enum([...SCANNER_FORMATS], { description: descriptionOf(DomainImportResult.properties.format) }),
 });
 
-/** A job, its result the documented import answer. */
-export const Job = Type.Object({ ...DomainJob.properties, result: Type.Optional(ImportResult) }, { description: descriptionOf(DomainJob) });
+/** A job, its result the documented answer of its kind's import. */
+export const Job = Type.Object(
+  {
+    ...DomainJob.properties,
+    result: Type.Optional(
+      Type.Union([ImportResult, TestResultsImport], {
+        description: 'When succeeded: the answer of the import (`vulnerabilities.import` or `tests.importResults`).',
+      }),
+    ),
+  },
+  { description: descriptionOf(DomainJob) },
+);
 
 /** A job as the domain answers it, typed as documented: its result's `format` is always one of the registry's. */
 export const documentedJob = (job: DomainJob) => job as Static<typeof Job>;

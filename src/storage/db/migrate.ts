@@ -23,7 +23,8 @@ import * as m0018 from './migrations/0018_subject_entity_lookup.ts';
 import * as m0019 from './migrations/0019_program_digests.ts';
 import * as m0020 from './migrations/0020_vulnerability_set_maintenance.ts';
 import * as m0021 from './migrations/0021_jobs.ts';
-import * as m0022 from './migrations/0022_job_progress.ts';
+import * as m0022 from './migrations/0022_test_checks.ts';
+import * as m0023 from './migrations/0023_job_progress.ts';
 import { SERVICE_VERSION } from '../../shared/version.ts';
 import { listAppliedMigrations, newestServiceVersion, recordServiceVersion } from './repositories/service/schema-migrations.ts';
 
@@ -49,7 +50,8 @@ const migrations: Record<string, Migration> = {
   '0019_program_digests': m0019,
   '0020_vulnerability_set_maintenance': m0020,
   '0021_jobs': m0021,
-  '0022_job_progress': m0022,
+  '0022_test_checks': m0022,
+  '0023_job_progress': m0023,
 };
 
 /** The migrations this build knows, oldest first (upgrade tests walk them all). */

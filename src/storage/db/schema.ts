@@ -47,6 +47,7 @@ export interface Database {
   test_applications: artifacts.TestApplicationsTable;
   test_resources: artifacts.TestResourcesTable;
   test_history: artifacts.TestHistoryTable;
+  test_result_imports: artifacts.TestResultImportsTable;
   risks: compliance.RisksTable;
   risk_links: compliance.RiskLinksTable;
   tickets: compliance.TicketsTable;

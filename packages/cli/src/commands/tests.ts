@@ -1,9 +1,10 @@
-// compliance tests list | get | record-result
+// compliance tests list | get | record-result | import (./tests-import.ts)
 import { listFilter, UsageError } from '../args.ts';
 import { writeRecord } from '../output/writer.ts';
 import type { GetTestQuery, ListTestsQuery, RecordTestResultBody } from '../sdk.ts';
 import { GET_FIELDS, LIST_FIELDS, TEST_RESULT_STATUS, TEST_STATUS } from '../vocabulary.ts';
 import type { Command } from './command.ts';
+import { testImportCommand } from './tests-import.ts';
 import { fieldsOption, getCommand, listCommand } from './reads.ts';
 import { idempotencyKeyOption, readJson, readJsonObject, sendWrite } from './writes.ts';
 
@@ -103,4 +104,5 @@ export const testCommands: Command[] = [
     fetch: (client, id, query, options) => client.tests.get(id, query as GetTestQuery, options),
   }),
   recordResult,
+  testImportCommand,
 ];

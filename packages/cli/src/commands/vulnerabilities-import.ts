@@ -5,11 +5,11 @@
 // input can be read once only, so an import from it is not retried once sent. The service judges
 // the format (an unknown one is its 400, exit 6, listing the known ones) and the size limit.
 import fs from 'node:fs';
-import { UsageError } from '../args.ts';
+import { UsageError, type OptionSpec, type ParsedValues } from '../args.ts';
 import type { Context } from '../context.ts';
 import { writeRecord } from '../output/writer.ts';
 import { formatBytes, jobProgressDetail, progressBar, statusLine } from '../progress.ts';
-import type { ImportFile, ImportResult, JobProgress, ScannerFormat } from '../sdk.ts';
+import type { ImportFile, ImportOptions, ImportResult, JobProgress, ResponseInfo, ScannerFormat } from '../sdk.ts';
 import { SCANNER_FORMAT } from '../vocabulary.ts';
 import type { Command } from './command.ts';
 import { idempotencyKeyOption, sendWrite } from './writes.ts';
@@ -27,17 +27,11 @@ export const vulnerabilityImportCommand: Command = {
   ],
   args: 'FILE',
   positionals: { min: 1, max: 1, name: 'FILE (a path, or - for standard input)' },
-  options: [
-    { name: 'format', kind: 'string', valueName: 'FORMAT', values: SCANNER_FORMAT, help: "the file's format (required)" },
-    {
-      name: 'scope',
-      kind: 'string',
-      valueName: 'SCOPE',
-      help: "what was scanned (image, repository, target); default: the file's own, where its format names one",
-    },
-    { name: 'json', kind: 'switch', help: 'print the answer as JSON (the same as -o json)' },
-    idempotencyKeyOption,
-  ],
+  options: importOptions(
+    SCANNER_FORMAT,
+    "the file's format (required)",
+    "what was scanned (image, repository, target); default: the file's own, where its format names one",
+  ),
   notes: [
     'Findings of the scope and the source that the file no longer reports are closed, and closed ones',
     'reported again reopen; unchanged findings are not written. Run it after every scan of the same',
@@ -53,58 +47,85 @@ export const vulnerabilityImportCommand: Command = {
   async run(ctx, values, [file]) {
     const format = values.format as string | undefined;
     if (format === undefined) throw new UsageError(`--format is required: ${SCANNER_FORMAT.join(', ')}`);
-    const output = outputOf(ctx, values);
     const scope = values.scope as string | undefined;
-
-    const progress = progressBar('import', { enabled: ctx.progress, stream: ctx.io.stderr, unit: 'bytes' });
-    let source: ImportFile;
-    let size: number | undefined;
-    if (file === '-') {
-      if (ctx.io.stdin.isTTY)
-        throw new UsageError("FILE is - but standard input is a terminal: pipe the scanner's output in, or give a path");
-      source = counted(ctx.io.stdin, (n) => progress.update(n));
-    } else {
-      size = fileSize(file);
-      const total = size;
-      source = () => counted(fs.createReadStream(file, { highWaterMark: CHUNK }), (n) => progress.update(n, total));
-    }
-
-    const client = ctx.client();
-    let result;
-    // A large file is a job the service runs after it has the file (202): the SDK follows it, and
-    // its status is one line after the upload's bar.
-    const job = statusLine('import job', { enabled: ctx.progress, stream: ctx.io.stderr });
-    let uploaded = false;
-    const onJobStatus = (status: string) => {
-      if (!uploaded) progress.finish();
-      uploaded = true;
-      job.set(status === 'succeeded' || status === 'failed' ? 'done' : status);
-    };
-    // while it runs: its stage, and at a terminal how far it has got (the service's own count)
-    const onJobProgress = (p: JobProgress) => job.set(p.stage, jobProgressDetail(p));
-    ctx.showing(progress); // a retry or a slow answer is noted through the bar, not across it
-    try {
-      result = await sendWrite(ctx, values, (options) =>
-        client.vulnerabilities.import({ format: format as ScannerFormat, scope, file: source }, { ...options, onJobStatus, onJobProgress }),
-      );
-    } catch (err) {
-      if (uploaded) job.end();
-      else progress.abandon();
-      throw err;
-    } finally {
-      ctx.showing(undefined);
-    }
-    if (uploaded) job.end();
-    else progress.finish();
-    const data = result.data;
-    if (output === 'table') {
-      await ctx.io.out(`${summary(data, size)}\n`);
-    } else {
-      ctx.io.err(summary(data, size));
-      await writeRecord(ctx.io, output, data);
-    }
+    await runFileImport(ctx, values, file as string, {
+      stdinHint: "pipe the scanner's output in",
+      send: (client, source, options) => client.vulnerabilities.import({ format: format as ScannerFormat, scope, file: source }, options),
+      summary,
+    });
   },
 };
+
+/** The options of an import command: --format (one of `formats`), --scope, --json, --idempotency-key. */
+export function importOptions(formats: readonly string[], formatHelp: string, scopeHelp: string): OptionSpec[] {
+  return [
+    { name: 'format', kind: 'string', valueName: 'FORMAT', values: formats, help: formatHelp },
+    { name: 'scope', kind: 'string', valueName: 'SCOPE', help: scopeHelp },
+    { name: 'json', kind: 'switch', help: 'print the answer as JSON (the same as -o json)' },
+    idempotencyKeyOption,
+  ];
+}
+
+/** What an import command hands the shared run: how to send the file, and the lines a person reads of the answer. */
+export interface FileImport<T> {
+  /** the end of the refusal of a terminal as standard input: what to pipe in */
+  stdinHint: string;
+  send(client: ReturnType<Context['client']>, file: ImportFile, options: ImportOptions): Promise<{ data: T; response: ResponseInfo }>;
+  summary(data: T, size: number | undefined): string;
+}
+
+/**
+ * The run every import command shares (this one and `tests import`): the file streamed with a
+ * progress bar (a path reopened on a retry, standard input sent once), a job followed with a
+ * status line, then the summary and the answer in the output format asked for.
+ */
+export async function runFileImport<T>(ctx: Context, values: ParsedValues, file: string, kind: FileImport<T>): Promise<void> {
+  const output = outputOf(ctx, values);
+  const progress = progressBar('import', { enabled: ctx.progress, stream: ctx.io.stderr, unit: 'bytes' });
+  let source: ImportFile;
+  let size: number | undefined;
+  if (file === '-') {
+    if (ctx.io.stdin.isTTY) throw new UsageError(`FILE is - but standard input is a terminal: ${kind.stdinHint}, or give a path`);
+    source = counted(ctx.io.stdin, (n) => progress.update(n));
+  } else {
+    size = fileSize(file);
+    const total = size;
+    source = () => counted(fs.createReadStream(file, { highWaterMark: CHUNK }), (n) => progress.update(n, total));
+  }
+
+  const client = ctx.client();
+  let result;
+  // A large file is a job the service runs after it has the file (202): the SDK follows it, and
+  // its status is one line after the upload's bar.
+  const job = statusLine('import job', { enabled: ctx.progress, stream: ctx.io.stderr });
+  let uploaded = false;
+  const onJobStatus = (status: string) => {
+    if (!uploaded) progress.finish();
+    uploaded = true;
+    job.set(status === 'succeeded' || status === 'failed' ? 'done' : status);
+  };
+  // while it runs: its stage, and at a terminal how far it has got (the service's own count)
+  const onJobProgress = (p: JobProgress) => job.set(p.stage, jobProgressDetail(p));
+  ctx.showing(progress); // a retry or a slow answer is noted through the bar, not across it
+  try {
+    result = await sendWrite(ctx, values, (options) => kind.send(client, source, { ...options, onJobStatus, onJobProgress }));
+  } catch (err) {
+    if (uploaded) job.end();
+    else progress.abandon();
+    throw err;
+  } finally {
+    ctx.showing(undefined);
+  }
+  if (uploaded) job.end();
+  else progress.finish();
+  const data = result.data;
+  if (output === 'table') {
+    await ctx.io.out(`${kind.summary(data, size)}\n`);
+  } else {
+    ctx.io.err(kind.summary(data, size));
+    await writeRecord(ctx.io, output, data);
+  }
+}
 
 /** `--json` is `-o json`; with another -o it is a contradiction. */
 function outputOf(ctx: Context, values: Record<string, unknown>): Context['format'] {

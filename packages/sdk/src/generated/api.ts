@@ -1948,6 +1948,8 @@ export interface GetTestResponse {
       frameworkId: string;
       frameworkName: string;
     }>;
+    /** Extension: the checks the test is made of (`<tool>:<id>`), whose results in an imported checker’s report become its runs (POST /v1/tests/results/imports; docs/check-results.md). Absent when it names none. */
+    checks?: Array<string>;
     description?: string;
     remediation?: string;
     mappedControls: Array<{
@@ -2075,6 +2077,8 @@ export interface RecordTestResultResponse {
       frameworkId: string;
       frameworkName: string;
     }>;
+    /** Extension: the checks the test is made of (`<tool>:<id>`), whose results in an imported checker’s report become its runs (POST /v1/tests/results/imports; docs/check-results.md). Absent when it names none. */
+    checks?: Array<string>;
     description?: string;
     remediation?: string;
     mappedControls: Array<{
@@ -2509,8 +2513,8 @@ export interface GetJobResponse {
   data: {
     /** The job’s ID: follow it at `GET /v1/jobs/{id}` (the `Location` of the 202). */
     id: string;
-    /** What the job does: `vulnerabilities.import` (POST /v1/vulnerabilities/imports). */
-    kind: "vulnerabilities.import";
+    /** What the job does: `vulnerabilities.import` (POST /v1/vulnerabilities/imports) or `tests.importResults` (POST /v1/tests/results/imports). */
+    kind: "vulnerabilities.import" | "tests.importResults";
     /** `queued`, then `running`, then `succeeded` (with `result`) or `failed` (with `error`). */
     status: "queued" | "running" | "succeeded" | "failed";
     /** When the request was accepted. */
@@ -2527,6 +2531,7 @@ export interface GetJobResponse {
       written: number;
       total: number | null;
     };
+    /** When succeeded: the answer of the import (`vulnerabilities.import` or `tests.importResults`). */
     result?: {
       /** The format the file was read as. */
       format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex" | "cyclonedx-xml";
@@ -2555,6 +2560,42 @@ export interface GetJobResponse {
         /** What was taken with a gap, or left out, and why. */
         message: string;
       }>;
+    } | {
+      /** The format the report was read as. */
+      format: "ocsf" | "policyreport" | "checkov" | "kube-bench" | "inspec";
+      /** The scope the results were taken in: the request’s, else the report’s (a cloud account, a cluster); null when neither names one. A re-import of a scope replaces the resources that scope reported, and no other. */
+      scope: string | null;
+      /** Results read: one per check and resource. A check the tool left undecided (Prowler’s MANUAL) is no result. */
+      results: number;
+      /** Results of checks that a test names. */
+      matched: number;
+      /** The tests naming a check the report has results for. */
+      tests: {
+        /** Tests whose run this report was: their status, resources or scan time moved. */
+        updated: number;
+        /** Tests whose checks the report gave the same results as before: not written, no event. */
+        unchanged: number;
+        /** Tests already scanned after the report’s time: left as they are. */
+        older: number;
+        /** Ignored tests (a person’s decision): no report moves them. */
+        ignored: number;
+      };
+      /** The IDs of the tests updated. */
+      testIds: Array<string>;
+      /** The checks of the report that no test names: add them to a test’s `checks` to take them in. */
+      unmatched: {
+        /** Results of checks no test names. */
+        results: number;
+        /** Checks no test names. */
+        checks: number;
+        /** Those checks by name, with their results, in name order; the first 1000. */
+        list: Array<{
+          /** The check, as a test’s `checks` would name it (`prowler:iam_root_mfa_enabled`). */
+          check: string;
+          /** Its results in the report (one per resource). */
+          results: number;
+        }>;
+      };
     };
     error?: {
       code: "validation_failed" | "idempotency_key_required" | "unauthorized" | "token_revoked" | "token_stale" | "forbidden" | "plan_restricted" | "not_found" | "idempotency_key_reused" | "idempotency_request_in_progress" | "rate_limit_exceeded" | "internal_error" | "upstream_unavailable";
@@ -3118,6 +3159,8 @@ export interface ListEventsResponse {
           frameworkId: string;
           frameworkName: string;
         }>;
+        /** Extension: the checks the test is made of (`<tool>:<id>`), whose results in an imported checker’s report become its runs (POST /v1/tests/results/imports; docs/check-results.md). Absent when it names none. */
+        checks?: Array<string>;
         description?: string;
         remediation?: string;
         mappedControls: Array<{
@@ -3838,6 +3881,8 @@ export interface ExportProgramResponse {
       result?: "ignored" | "fix_required" | "passing";
       /** Default false. */
       integrationFailing?: boolean;
+      /** Extension: the checks the test is made of (at most 500). A checker’s report imported with POST /v1/tests/results/imports becomes the test’s run from these checks’ results (docs/check-results.md). */
+      checks?: Array<string>;
       /** Application names. */
       applications?: Array<string>;
       /** Up to 20000 characters. null: none. */
@@ -4329,6 +4374,8 @@ export interface ApplyProgramBody {
     result?: "ignored" | "fix_required" | "passing";
     /** Default false. */
     integrationFailing?: boolean;
+    /** Extension: the checks the test is made of (at most 500). A checker’s report imported with POST /v1/tests/results/imports becomes the test’s run from these checks’ results (docs/check-results.md). */
+    checks?: Array<string>;
     /** Application names. */
     applications?: Array<string>;
     /** Up to 20000 characters. null: none. */
@@ -4595,6 +4642,177 @@ export interface UploadEvidenceAttachmentsResponse {
   };
 }
 
+// POST /v1/tests/results/imports: Import a checker’s report as the runs of the tests naming its checks (extension)
+
+export interface ImportTestResultsQuery {
+  /** The report's format: one of `ocsf`, `policyreport`, `checkov`, `kube-bench`, `inspec` (docs/check-results.md). */
+  format?: string;
+  /** What was checked (a cloud account, a cluster, a repository): a re-import of the scope replaces the resources it reported before. Default: the scope the report names (docs/check-results.md), else none. */
+  scope?: string;
+}
+
+/** The parts of the POST /v1/tests/results/imports form. */
+export type ImportTestResultsPart = "format" | "scope" | "file";
+
+/** What the import did: the tests it updated, and the checks no test names. */
+export interface ImportTestResultsResponse {
+  data: {
+    /** The format the report was read as. */
+    format: "ocsf" | "policyreport" | "checkov" | "kube-bench" | "inspec";
+    /** The scope the results were taken in: the request’s, else the report’s (a cloud account, a cluster); null when neither names one. A re-import of a scope replaces the resources that scope reported, and no other. */
+    scope: string | null;
+    /** Results read: one per check and resource. A check the tool left undecided (Prowler’s MANUAL) is no result. */
+    results: number;
+    /** Results of checks that a test names. */
+    matched: number;
+    /** The tests naming a check the report has results for. */
+    tests: {
+      /** Tests whose run this report was: their status, resources or scan time moved. */
+      updated: number;
+      /** Tests whose checks the report gave the same results as before: not written, no event. */
+      unchanged: number;
+      /** Tests already scanned after the report’s time: left as they are. */
+      older: number;
+      /** Ignored tests (a person’s decision): no report moves them. */
+      ignored: number;
+    };
+    /** The IDs of the tests updated. */
+    testIds: Array<string>;
+    /** The checks of the report that no test names: add them to a test’s `checks` to take them in. */
+    unmatched: {
+      /** Results of checks no test names. */
+      results: number;
+      /** Checks no test names. */
+      checks: number;
+      /** Those checks by name, with their results, in name order; the first 1000. */
+      list: Array<{
+        /** The check, as a test’s `checks` would name it (`prowler:iam_root_mfa_enabled`). */
+        check: string;
+        /** Its results in the report (one per resource). */
+        results: number;
+      }>;
+    };
+  };
+  meta: {
+    /** Equals the X-Request-Id header. */
+    requestId: string;
+  };
+}
+
+/** The import was accepted as a job: follow it at `Location` (GET /v1/jobs/{jobId}). */
+export interface ImportTestResultsAccepted {
+  /** A job: bulk work accepted with 202. When `succeeded` it has `result`, the object the synchronous request answers in `data`; when `failed`, `error`, the `error` object the synchronous request answers (code, message, details). */
+  data: {
+    /** The job’s ID: follow it at `GET /v1/jobs/{id}` (the `Location` of the 202). */
+    id: string;
+    /** What the job does: `vulnerabilities.import` (POST /v1/vulnerabilities/imports) or `tests.importResults` (POST /v1/tests/results/imports). */
+    kind: "vulnerabilities.import" | "tests.importResults";
+    /** `queued`, then `running`, then `succeeded` (with `result`) or `failed` (with `error`). */
+    status: "queued" | "running" | "succeeded" | "failed";
+    /** When the request was accepted. */
+    createdAt: string;
+    startedAt: string | null;
+    finishedAt: string | null;
+    /** Extension: how far the job has got, for a progress bar (`written` of `total` while it writes). Stored every second or so while it runs, and kept once it has ended; absent before it first reports. */
+    progress?: {
+      /** `checking`: the whole file read and checked, nothing written yet; then `writing`. */
+      stage: "checking" | "writing";
+      /** Findings (distinct keys) read from the file so far. */
+      parsed: number;
+      /** Findings the writing stage has gone through so far (written, or found unchanged). */
+      written: number;
+      total: number | null;
+    };
+    /** When succeeded: the answer of the import (`vulnerabilities.import` or `tests.importResults`). */
+    result?: {
+      /** The format the file was read as. */
+      format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex" | "cyclonedx-xml";
+      /** The scope the findings were matched in: the request’s, else the file’s; null when neither names one. */
+      scope: string | null;
+      /** The source the findings got: the tool’s own when it is one of the spec’s (SARIF), otherwise `import`. */
+      source: "aws" | "github" | "snyk" | "sonarcloud" | "qualys" | "defender" | "sentinelOne" | "aikido" | "tenable" | "import" | "api";
+      /** New findings. */
+      created: number;
+      /** Findings already known whose fields or status changed (not counted as closed or reopened). */
+      updated: number;
+      /** Findings closed: no longer reported in this scope and source, or closed by the tool (VEX fixed). */
+      closed: number;
+      /** Closed findings reported again. */
+      reopened: number;
+      /** Findings reported again with nothing changed: not written, no event. */
+      unchanged: number;
+      /** The IDs of the findings created, updated, closed or reopened, as the API shows them (`<source>%23<key>`). */
+      findingIds: Array<string>;
+      /** Present when the file had something the import took with a gap (an OSV-Scanner package without a name) or left out (Trivy’s licenses): one entry per kind, counted (docs/scanner-formats.md, "Warnings"). */
+      warnings?: Array<{
+        /** The JSON pointer of the first place in the file it applies to. */
+        at: string;
+        /** How many places of the file it applies to. */
+        count: number;
+        /** What was taken with a gap, or left out, and why. */
+        message: string;
+      }>;
+    } | {
+      /** The format the report was read as. */
+      format: "ocsf" | "policyreport" | "checkov" | "kube-bench" | "inspec";
+      /** The scope the results were taken in: the request’s, else the report’s (a cloud account, a cluster); null when neither names one. A re-import of a scope replaces the resources that scope reported, and no other. */
+      scope: string | null;
+      /** Results read: one per check and resource. A check the tool left undecided (Prowler’s MANUAL) is no result. */
+      results: number;
+      /** Results of checks that a test names. */
+      matched: number;
+      /** The tests naming a check the report has results for. */
+      tests: {
+        /** Tests whose run this report was: their status, resources or scan time moved. */
+        updated: number;
+        /** Tests whose checks the report gave the same results as before: not written, no event. */
+        unchanged: number;
+        /** Tests already scanned after the report’s time: left as they are. */
+        older: number;
+        /** Ignored tests (a person’s decision): no report moves them. */
+        ignored: number;
+      };
+      /** The IDs of the tests updated. */
+      testIds: Array<string>;
+      /** The checks of the report that no test names: add them to a test’s `checks` to take them in. */
+      unmatched: {
+        /** Results of checks no test names. */
+        results: number;
+        /** Checks no test names. */
+        checks: number;
+        /** Those checks by name, with their results, in name order; the first 1000. */
+        list: Array<{
+          /** The check, as a test’s `checks` would name it (`prowler:iam_root_mfa_enabled`). */
+          check: string;
+          /** Its results in the report (one per resource). */
+          results: number;
+        }>;
+      };
+    };
+    error?: {
+      code: "validation_failed" | "idempotency_key_required" | "unauthorized" | "token_revoked" | "token_stale" | "forbidden" | "plan_restricted" | "not_found" | "idempotency_key_reused" | "idempotency_request_in_progress" | "rate_limit_exceeded" | "internal_error" | "upstream_unavailable";
+      message: string;
+      details: Array<{
+        field: string;
+        message: string;
+        /** Extension: the line of the problem in a program document body or an XML scanner file. */
+        line?: number;
+        /** Extension: the column of the problem in a program document body or an XML scanner file. */
+        column?: number;
+      } | {
+        dependency: string;
+        issue: string;
+      } | {
+        retryAfterSec: number;
+      }>;
+    };
+  };
+  meta: {
+    /** Equals the X-Request-Id header. */
+    requestId: string;
+  };
+}
+
 // POST /v1/vulnerabilities/imports: Import a scanner’s findings (extension)
 
 export interface ImportVulnerabilitiesQuery {
@@ -4650,8 +4868,8 @@ export interface ImportVulnerabilitiesAccepted {
   data: {
     /** The job’s ID: follow it at `GET /v1/jobs/{id}` (the `Location` of the 202). */
     id: string;
-    /** What the job does: `vulnerabilities.import` (POST /v1/vulnerabilities/imports). */
-    kind: "vulnerabilities.import";
+    /** What the job does: `vulnerabilities.import` (POST /v1/vulnerabilities/imports) or `tests.importResults` (POST /v1/tests/results/imports). */
+    kind: "vulnerabilities.import" | "tests.importResults";
     /** `queued`, then `running`, then `succeeded` (with `result`) or `failed` (with `error`). */
     status: "queued" | "running" | "succeeded" | "failed";
     /** When the request was accepted. */
@@ -4668,6 +4886,7 @@ export interface ImportVulnerabilitiesAccepted {
       written: number;
       total: number | null;
     };
+    /** When succeeded: the answer of the import (`vulnerabilities.import` or `tests.importResults`). */
     result?: {
       /** The format the file was read as. */
       format: "sarif" | "trivy" | "grype" | "osv" | "cyclonedx" | "openvex" | "cyclonedx-xml";
@@ -4696,6 +4915,42 @@ export interface ImportVulnerabilitiesAccepted {
         /** What was taken with a gap, or left out, and why. */
         message: string;
       }>;
+    } | {
+      /** The format the report was read as. */
+      format: "ocsf" | "policyreport" | "checkov" | "kube-bench" | "inspec";
+      /** The scope the results were taken in: the request’s, else the report’s (a cloud account, a cluster); null when neither names one. A re-import of a scope replaces the resources that scope reported, and no other. */
+      scope: string | null;
+      /** Results read: one per check and resource. A check the tool left undecided (Prowler’s MANUAL) is no result. */
+      results: number;
+      /** Results of checks that a test names. */
+      matched: number;
+      /** The tests naming a check the report has results for. */
+      tests: {
+        /** Tests whose run this report was: their status, resources or scan time moved. */
+        updated: number;
+        /** Tests whose checks the report gave the same results as before: not written, no event. */
+        unchanged: number;
+        /** Tests already scanned after the report’s time: left as they are. */
+        older: number;
+        /** Ignored tests (a person’s decision): no report moves them. */
+        ignored: number;
+      };
+      /** The IDs of the tests updated. */
+      testIds: Array<string>;
+      /** The checks of the report that no test names: add them to a test’s `checks` to take them in. */
+      unmatched: {
+        /** Results of checks no test names. */
+        results: number;
+        /** Checks no test names. */
+        checks: number;
+        /** Those checks by name, with their results, in name order; the first 1000. */
+        list: Array<{
+          /** The check, as a test’s `checks` would name it (`prowler:iam_root_mfa_enabled`). */
+          check: string;
+          /** Its results in the report (one per resource). */
+          results: number;
+        }>;
+      };
     };
     error?: {
       code: "validation_failed" | "idempotency_key_required" | "unauthorized" | "token_revoked" | "token_stale" | "forbidden" | "plan_restricted" | "not_found" | "idempotency_key_reused" | "idempotency_request_in_progress" | "rate_limit_exceeded" | "internal_error" | "upstream_unavailable";
@@ -5230,6 +5485,8 @@ export type WebhookPayload = {
         frameworkId: string;
         frameworkName: string;
       }>;
+      /** Extension: the checks the test is made of (`<tool>:<id>`), whose results in an imported checker’s report become its runs (POST /v1/tests/results/imports; docs/check-results.md). Absent when it names none. */
+      checks?: Array<string>;
       description?: string;
       remediation?: string;
       mappedControls: Array<{
@@ -5929,6 +6186,15 @@ export const operations = {
     idempotent: true,
     success: 201,
   },
+  importTestResults: {
+    method: 'POST',
+    path: '/v1/tests/results/imports',
+    pathParams: [],
+    query: { format: 'string', scope: 'string' },
+    body: 'multipart',
+    idempotent: true,
+    success: 200,
+  },
   importVulnerabilities: {
     method: 'POST',
     path: '/v1/vulnerabilities/imports',
@@ -5974,5 +6240,6 @@ export interface OperationTypes {
   exportProgram: { params: never; query: never; body: never; response: ExportProgramResponse; accepted: never };
   applyProgram: { params: never; query: ApplyProgramQuery; body: ApplyProgramBody; response: ApplyProgramResponse; accepted: never };
   uploadEvidenceAttachments: { params: UploadEvidenceAttachmentsParams; query: never; body: never; response: UploadEvidenceAttachmentsResponse; accepted: never };
+  importTestResults: { params: never; query: ImportTestResultsQuery; body: never; response: ImportTestResultsResponse; accepted: ImportTestResultsAccepted };
   importVulnerabilities: { params: never; query: ImportVulnerabilitiesQuery; body: ImportVulnerabilitiesBody; response: ImportVulnerabilitiesResponse; accepted: ImportVulnerabilitiesAccepted };
 }

@@ -3,6 +3,7 @@
 import type {
   CreateVulnerabilityBody,
   GetVulnerabilityQuery,
+  ImportTestResultsResponse,
   ImportVulnerabilitiesAccepted,
   ImportVulnerabilitiesResponse,
   ListVulnerabilitiesQuery,
@@ -111,30 +112,65 @@ export class Vulnerabilities {
    * while the job runs on.
    */
   async import(input: ImportVulnerabilitiesInput, options?: ImportOptions): Promise<WithResponse<ImportVulnerabilitiesResponse>> {
-    if (!input || typeof input !== 'object') throw new TypeError('import needs { format, file }');
-    const { format, scope, file } = input;
-    if (typeof format !== 'string' || (format as string) === '')
-      throw new TypeError('import needs a format (a ScannerFormat: docs/scanner-formats.md)');
-    if (scope !== undefined && typeof scope !== 'string') throw new TypeError('scope must be a string');
-    const source = await importSource(file);
-    const answer = await send(this.#ctx, 'importVulnerabilities', {
-      query: { format, ...(scope !== undefined ? { scope } : {}) },
-      body: rawBody(source, IMPORT_CONTENT_TYPE),
+    return sendImport(
+      this.#ctx,
+      'importVulnerabilities',
+      input,
       options,
-      headers: input.respondAsync ? { prefer: 'respond-async' } : undefined,
-    });
-    if (answer.response.status !== 202) return answer;
-    const accepted = answer as unknown as WithResponse<ImportVulnerabilitiesAccepted>;
-    return followJob<ImportVulnerabilitiesResponse['data']>(this.#ctx, accepted, {
-      ...options,
-      onStatus: options?.onJobStatus,
-      onProgress: options?.onJobProgress,
-    });
+      'import needs { format, file }',
+      'a ScannerFormat: docs/scanner-formats.md',
+    );
   }
 }
 
+/** The input every file import takes (a scanner's, a checker's). */
+interface FileImportInput {
+  format: string;
+  scope?: string;
+  file: ImportFile;
+  respondAsync?: boolean;
+}
+
+/**
+ * Sends a file import (`importVulnerabilities`, `importTestResults`): the input checked, the file
+ * streamed as the raw body with `format` and `scope` in the query, and a 202 followed to its job's
+ * result. `usage` is the refusal of a missing input, `formats` says where the format names are.
+ */
+export async function sendImport<N extends 'importVulnerabilities' | 'importTestResults'>(
+  ctx: ClientContext,
+  name: N,
+  input: FileImportInput,
+  options: ImportOptions | undefined,
+  usage: string,
+  formats: string,
+): Promise<WithResponse<OperationResponse<N>>> {
+  if (!input || typeof input !== 'object') throw new TypeError(usage);
+  const { format, scope, file } = input;
+  if (typeof format !== 'string' || format === '') throw new TypeError(`${usage.split(' ')[0]} needs a format (${formats})`);
+  if (scope !== undefined && typeof scope !== 'string') throw new TypeError('scope must be a string');
+  const source = await importSource(file);
+  const answer = await send(ctx, name, {
+    query: { format, ...(scope !== undefined ? { scope } : {}) } as never,
+    body: rawBody(source, IMPORT_CONTENT_TYPE),
+    options,
+    headers: input.respondAsync ? { prefer: 'respond-async' } : undefined,
+  });
+  if (answer.response.status !== 202) return answer as WithResponse<OperationResponse<N>>;
+  const accepted = answer as unknown as WithResponse<ImportVulnerabilitiesAccepted>;
+  return followJob<OperationResponse<N>['data']>(ctx, accepted, {
+    ...options,
+    onStatus: options?.onJobStatus,
+    onProgress: options?.onJobProgress,
+  }) as Promise<WithResponse<OperationResponse<N>>>;
+}
+
+type OperationResponse<N extends 'importVulnerabilities' | 'importTestResults'> = N extends 'importVulnerabilities'
+  ? ImportVulnerabilitiesResponse
+  : ImportTestResultsResponse;
+
 const FILENAME = 'scan.json';
 
+/** The file of an import (scanner or checker) as the transport sends it. */
 async function importSource(file: ImportFile): Promise<FileSource> {
   if (typeof file === 'string') {
     try {

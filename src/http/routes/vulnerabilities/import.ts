@@ -2,19 +2,16 @@
 // import pipeline (domain/vulnerabilities/import.ts) without being held. The file is either the
 // raw request body (any content type but multipart; `format` and `scope` in the query) or the
 // `file` part of a multipart/form-data body whose text fields `format` and `scope` come first.
-// The route lives in its own plugin scope so that only it leaves every body unparsed.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// The body's handling is shared with the other import (../../import-body.ts).
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { ServiceError, validationFailed } from '../../../shared/errors.ts';
-import type { UploadPart } from '../../../domain/evidence/upload.ts';
 import { importVulnerabilities } from '../../../domain/vulnerabilities/import.ts';
 import { DEFAULT_IMPORT_MAX_BYTES } from '../../../domain/vulnerabilities/import-schema.ts';
 import { formatNamesText, scannerFormat, unknownFormatIssue } from '../../../formats/scanners/formats.ts';
 import { formatTitles, ImportFormat, ImportQuery, ImportResult, ImportScope, Job } from '../../schemas/scanner-imports.ts';
-import { requestContext } from '../../plugins/auth.ts';
-import { idempotencyOf, sendOutcome, WriteHeaders, writeGuards } from '../../idempotency.ts';
-import { multipartParts } from '../../multipart.ts';
+import { writeGuards } from '../../idempotency.ts';
+import { ImportHeaders, importHandler, registerUnparsed } from '../../import-body.ts';
 import { validatorCompiler } from '../../validation.ts';
 import { Envelope, v1Errors } from '../../schemas/common.ts';
 import type { RouteDeps } from '../deps.ts';
@@ -31,96 +28,8 @@ const ImportForm = Type.Object({
   file: Type.String({ format: 'binary', description: 'The scanner’s file, after the text fields.' }),
 });
 
-const ImportHeaders = Type.Object({
-  ...WriteHeaders.properties,
-  prefer: Type.Optional(
-    Type.String({
-      maxLength: 1024,
-      description: 'Optional. `respond-async` (RFC 7240): import as a job (202) whatever the file’s size.',
-    }),
-  ),
-});
-
-/** `Prefer: respond-async` (RFC 7240), among other preferences, in one header or several. */
-function prefersAsync(header: string | string[] | undefined): boolean {
-  const values = Array.isArray(header) ? header : header === undefined ? [] : [header];
-  return values.some((value) => value.split(',').some((pref) => /^\s*respond-async\s*(?:;|$)/i.test(pref)));
-}
-
-const incomplete = () =>
-  validationFailed([{ field: 'body', message: 'is not complete: the request ended before the file did' }], 'The body ended early.');
-
-/** The body's bytes; a body cut short (the client went away) is refused like a cut multipart body. */
-async function* bytesOf(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-  try {
-    yield* source;
-  } catch (err) {
-    throw err instanceof ServiceError ? err : incomplete();
-  }
-}
-
-interface FileInput {
-  format?: string;
-  scope?: string;
-  body: AsyncIterable<Uint8Array>;
-  /** ends the multipart reading when the import stops early */
-  done?: () => Promise<unknown>;
-}
-
-/** The text fields, then the `file` part's bytes, then nothing more. */
-async function multipartInput(request: FastifyRequest): Promise<FileInput> {
-  const parts = multipartParts(request.raw, { files: 1, fields: 3, fieldBytes: 1024 })[Symbol.asyncIterator]();
-  const done = () => parts.return(undefined);
-  const fields: Record<string, string> = {};
-  let file: (UploadPart & { kind: 'file' }) | undefined;
-  try {
-    while (!file) {
-      const step = await parts.next();
-      if (step.done) break;
-      const part = step.value;
-      if (part.kind === 'file') {
-        if (part.name !== 'file')
-          throw validationFailed([
-            { field: part.name || 'body', message: 'is not an accepted part; send the scanner file in a part named "file"' },
-          ]);
-        file = part;
-      } else {
-        if (part.name !== 'format' && part.name !== 'scope')
-          throw validationFailed([{ field: part.name || 'body', message: 'is not an accepted part (format, scope, file)' }]);
-        if (part.truncated) throw validationFailed([{ field: part.name, message: 'is too long' }]);
-        if (fields[part.name] !== undefined) throw validationFailed([{ field: part.name, message: 'must be given once' }]);
-        fields[part.name] = part.value;
-      }
-    }
-  } catch (err) {
-    await done();
-    throw err;
-  }
-  if (!file) {
-    await done();
-    throw validationFailed([
-      { field: 'file', message: 'is required: send the scanner file in a part named "file", after format and scope' },
-    ]);
-  }
-  const stream = file.stream;
-  async function* body(): AsyncGenerator<Uint8Array> {
-    yield* bytesOf(stream);
-    const rest = await parts.next();
-    if (!rest.done)
-      throw validationFailed([
-        { field: rest.value.name || 'body', message: 'is not accepted after the file: send format and scope first, and one file' },
-      ]);
-  }
-  return { format: fields.format, scope: fields.scope, body: body(), done };
-}
-
 export default function importVulnerabilitiesRoute(app: FastifyInstance, deps: RouteDeps) {
-  app.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    // Leave every body unread: the handler streams it into the parser.
-    scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
-    registerImport(scope, deps);
-  });
+  registerUnparsed(app, (scope) => registerImport(scope, deps));
 }
 
 function registerImport(app: FastifyInstance, { system }: RouteDeps) {
@@ -157,38 +66,7 @@ function registerImport(app: FastifyInstance, { system }: RouteDeps) {
         },
       },
     },
-    async (request, reply) => {
-      const ctx = requestContext(system, request);
-      const multipart = /^multipart\//i.test(request.headers['content-type'] ?? '');
-      // Not destroyed when the import stops early: the refusal must still be answered on it.
-      const file: FileInput = multipart
-        ? await multipartInput(request)
-        : { body: bytesOf(request.raw.iterator({ destroyOnReturn: false })) };
-      try {
-        const query = request.query;
-        for (const field of ['format', 'scope'] as const) {
-          if (file[field] !== undefined && query[field] !== undefined && file[field] !== query[field])
-            throw validationFailed([{ field, message: 'is given in the query and in the form with different values; send it once' }]);
-        }
-        const name = file.format ?? query.format;
-        if (name === undefined) throw validationFailed([{ field: 'format', message: `is required (${formatNamesText()})` }]);
-        // The door looks the format up (src/formats/scanners/formats.ts) and hands it to the domain.
-        const format = scannerFormat(name);
-        if (!format) throw validationFailed([unknownFormatIssue(name)]);
-        const outcome = await importVulnerabilities({
-          ctx,
-          input: {
-            format,
-            scope: file.scope ?? query.scope,
-            body: file.body,
-            idempotency: idempotencyOf(request, () => PATH),
-            respondAsync: prefersAsync(request.headers.prefer),
-          },
-        });
-        return sendOutcome(request, reply, outcome, (job) => `/v1/jobs/${(job as { id: string }).id}`);
-      } finally {
-        await file.done?.();
-      }
-    },
+    // The door looks the format up in its registry and hands it to the domain.
+    importHandler(system, PATH, { names: formatNamesText, find: scannerFormat, unknown: unknownFormatIssue }, importVulnerabilities),
   );
 }

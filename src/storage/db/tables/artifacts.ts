@@ -1,5 +1,6 @@
 // The artifacts (policies, evidence, tests) and their children. Row types as Kysely sees them (see ../schema.ts for the conventions).
 import type { Bool, Ms } from './columns.ts';
+import type { Generated } from 'kysely';
 
 /** The columns a policy and an evidence record share: the review state and its bookkeeping. */
 interface ReviewedArtifactColumns {
@@ -115,6 +116,8 @@ export interface TestsTable {
   last_scanned_on: Ms | null;
   added_on: Ms;
   modified_on: Ms | null;
+  /** JSON list of the checks the test is made of (`<tool>:<id>`); '[]' by default (migration 0022) */
+  checks: Generated<string>;
 }
 
 export interface TestApplicationsTable {
@@ -139,6 +142,22 @@ export interface TestResourcesTable {
   environment: string | null;
   link: string | null;
   description: string | null;
+  /** the scope of the check-results import that reported it ('' without one); NULL when pushed or from a program (migration 0022) */
+  import_scope: string | null;
+}
+
+/** The last check-results import of each format and request scope (migration 0022). */
+export interface TestResultImportsTable {
+  organization_id: string;
+  format: string;
+  /** the request's scope, '' without one */
+  scope: string;
+  sha256: string;
+  /** the organization's tests data version after the import */
+  tests_version: Ms;
+  /** JSON: the import's answer */
+  answer: string;
+  imported_at: Ms;
 }
 
 export interface TestHistoryTable {

@@ -52,7 +52,7 @@ export interface ServerInstancesTable {
 export interface JobsTable {
   id: string;
   organization_id: string;
-  kind: 'vulnerabilities.import';
+  kind: 'vulnerabilities.import' | 'tests.importResults';
   status: 'queued' | 'running' | 'succeeded' | 'failed';
   /** JSON */
   input: string;

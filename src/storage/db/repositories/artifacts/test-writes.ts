@@ -70,6 +70,7 @@ export async function replaceTestResources(
           environment: r.environment,
           link: r.link,
           description: r.description,
+          import_scope: r.importScope,
         })),
       )
       .execute();

@@ -25,6 +25,8 @@ export interface TestRow {
   lastScannedOn: number | null;
   addedOn: number;
   modifiedOn: number | null;
+  /** the checks the test is made of (`<tool>:<id>`; migration 0022) */
+  checks: string[];
 }
 
 export interface TestListFilter {
@@ -48,6 +50,7 @@ const toTest = (r: Selectable<Database['tests']>): TestRow => ({
   lastScannedOn: nullableMs(r.last_scanned_on),
   addedOn: Number(r.added_on),
   modifiedOn: nullableMs(r.modified_on),
+  checks: JSON.parse(r.checks) as string[],
 });
 
 /** Tests of the organization matching the link filters, ordered by name, then ID. */
@@ -72,6 +75,18 @@ export async function findTest(db: Q, organizationId: string, testId: string): P
     .where('id', '=', testId)
     .executeTakeFirst();
   return row && toTest(row);
+}
+
+/** The tests that name checks (a check-results import's candidates), with their rows. */
+export async function listTestsWithChecks(db: Q, organizationId: string): Promise<TestRow[]> {
+  const rows = await db
+    .selectFrom('tests')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('checks', '<>', '[]')
+    .orderBy('id')
+    .execute();
+  return rows.map(toTest);
 }
 
 /** Tests per statement when reading many tests at once. */
@@ -125,6 +140,8 @@ export interface TestResourceRow {
   environment: string | null;
   link: string | null;
   description: string | null;
+  /** the scope of the check-results import that reported it ('' without one); null when pushed */
+  importScope: string | null;
 }
 
 /** A test's flagged resources whose status is one of `statuses`, ordered by name, then resource ID. */
@@ -172,6 +189,7 @@ export function toTestResourceRow(r: Selectable<Database['test_resources']>): Te
     environment: r.environment,
     link: r.link,
     description: r.description,
+    importScope: r.import_scope,
   };
 }
 
