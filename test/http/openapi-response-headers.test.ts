@@ -5,6 +5,7 @@
 // first answer. Nothing lists the operations by hand beyond the request bodies.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { dialects } from '../harness/engines.ts';
 import {
@@ -212,6 +213,7 @@ for (const dialect of dialects) {
         'POST /v1/policies/{policyId}/request_review': () => json({}),
         'PATCH /v1/policies/{policyId}': () => json({ isRelevant: true }),
         'POST /v1/vulnerabilities/imports': () => ({ body: scannerForm() }),
+        'POST /v1/tests/results/imports': () => ({ body: checkerForm() }),
         'POST /console/api/credentials': () => json({ name: 'Headers suite', accessLevel: 'read_only' }),
         'POST /console/api/program': () => json({ text: 'version: 1\n' }),
         // a literal public address: no DNS needed
@@ -364,6 +366,13 @@ for (const dialect of dialects) {
 }
 
 /** A scanner import as a multipart form: the format, then a SARIF log of one result. */
+function checkerForm(): FormData {
+  const form = new FormData();
+  form.append('format', 'ocsf');
+  form.append('file', new Blob([readFileSync(new URL('../unit/fixtures/checks/prowler-ocsf.json', import.meta.url))]), 'prowler.ocsf.json');
+  return form;
+}
+
 function scannerForm(): FormData {
   const form = new FormData();
   form.append('format', 'sarif');
