@@ -8,6 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { dialects } from '../harness/engines.ts';
 import {
   addCredential,
@@ -80,9 +81,12 @@ const consoleOperations = operations.filter((o) => o.console);
 
 /**
  * Paths that serve no resource of their own: a job (an extension, issue 36) is read with the scope
- * and plan of what it writes, and every kind of job today is a scanner import.
+ * and plan of what it writes (a scanner import's, a checker's report's: JOB_RESOURCES); its scope is
+ * checked as a scanner import's.
  */
 const RESOURCE_OF_SEGMENT: Record<string, Resource> = { jobs: 'vulnerability' };
+/** What jobs write: a plan without all of them is refused a job before it is looked up. */
+const JOB_RESOURCES: readonly Resource[] = ['vulnerability', 'test'];
 
 /** The resource a /v1 path serves: its first segment after /v1, singular (`evidences` → evidence). */
 function resourceOfPath(path: string): Resource | undefined {
@@ -165,6 +169,7 @@ const BODIES: Record<string, () => { body: RequestInit['body']; headers?: Record
   'POST /v1/policies/{policyId}/request_review': () => json({}),
   'PATCH /v1/policies/{policyId}': () => json({ isRelevant: true }),
   'POST /v1/vulnerabilities/imports': () => ({ body: scannerForm() }),
+  'POST /v1/tests/results/imports': () => ({ body: checkerForm() }),
   // console: only reached without a session (401 comes first), so any well-formed body will do
   'POST /console/api/credentials': () => json({ name: 'Route table', accessLevel: 'read_only' }),
   'POST /console/api/session': () => json({ email: 'nobody@example.com', password: 'x' }),
@@ -398,6 +403,7 @@ for (const dialect of dialects) {
     const tokenByLevel: Partial<Record<string, string>> = {};
     /** per resource, a Read & Write token of an organization whose plan leaves that resource out */
     const restrictedToken: Partial<Record<Resource, string>> = {};
+    let noJobsToken: string;
     /** per resource, a signed-in administrator of that organization and the IDs of its console records */
     const restrictedAdmin: Partial<Record<Resource, { session: Signed; ids: Record<string, string> }>> = {};
 
@@ -461,6 +467,13 @@ for (const dialect of dialects) {
         const plan = RESOURCES.filter((r) => r !== resource).join(',');
         const restricted = await createOrgWithCredential(server.system, { name: `No ${resource}`, plan, accessLevel: 'read_write' });
         restrictedToken[resource] = await getToken(server.url, restricted);
+        if (resource === JOB_RESOURCES[0]) {
+          const plan = RESOURCES.filter((r) => !JOB_RESOURCES.includes(r)).join(',');
+          noJobsToken = await getToken(
+            server.url,
+            await createOrgWithCredential(server.system, { name: 'No jobs', plan, accessLevel: 'read_write' }),
+          );
+        }
         // …and its administrator, for the console's doors, with an endpoint subscribed within the plan
         const email = `no-${resource}@example.com`;
         await createAdminFor({
@@ -543,6 +556,16 @@ for (const dialect of dialects) {
             const res = await send(server, op, { ids: ownIds, token: restrictedToken[whole.resource] });
             assert.equal(res.status, 200, `${op.label} for a plan without ${whole.resource}: ${show(res)}`);
             assert.equal(res.body.data.frameworks, undefined, `${op.label} leaves out the kinds the plan excludes`);
+            return;
+          }
+          if (op.path.startsWith('/v1/jobs/')) {
+            // a plan with any job's resource may read its jobs (the job's own resource is checked once found)
+            assertErrorCode(
+              await send(server, op, { ids: ownIds, token: noJobsToken }),
+              403,
+              'plan_restricted',
+              `${op.label} for a plan without ${JOB_RESOURCES.join(' or ')}`,
+            );
             return;
           }
           const resource = whole?.resource ?? resourceOfPath(op.path)!;
@@ -660,6 +683,13 @@ for (const dialect of dialects) {
 }
 
 /** A scanner import as a multipart form: the format, then a SARIF log of one result. */
+function checkerForm(): FormData {
+  const form = new FormData();
+  form.append('format', 'ocsf');
+  form.append('file', new Blob([readFileSync(new URL('../unit/fixtures/checks/prowler-ocsf.json', import.meta.url))]), 'prowler.ocsf.json');
+  return form;
+}
+
 function scannerForm(): FormData {
   const form = new FormData();
   form.append('format', 'sarif');
