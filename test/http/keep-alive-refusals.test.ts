@@ -79,11 +79,12 @@ for (const dialect of dialects) {
       body,
     });
     const list: KeepAliveRequest = { method: 'GET', path: '/v1/vulnerabilities?count=50' };
-    const upload = (evidenceId: string, body: Buffer): KeepAliveRequest => ({
+    const upload = (evidenceId: string, body: Buffer, chunked = false): KeepAliveRequest => ({
       method: 'POST',
       path: `/v1/evidence/${evidenceId}/attachments`,
       headers: { 'content-type': multipartType(BOUNDARY), 'idempotency-key': key() },
       body,
+      chunked,
     });
     const putProgram = (body: string, options: { chunked?: boolean; query?: string } = {}): KeepAliveRequest => ({
       method: 'PUT',
@@ -146,7 +147,7 @@ for (const dialect of dialects) {
     test('uploads: refused ones (a wrong part, a refused file type, an unknown record) in turn with accepted ones', async () => {
       const evidenceId = await h.evidence();
       const body = (name: string, content: Buffer) => rawBody([date(NOW - 1000), file(name, content)], BOUNDARY);
-      const [wrongPart, accepted, wrongType, again, unknown, last, pastBound, read] = await inTurn([
+      const [wrongPart, accepted, wrongType, again, unknown, last, pastBound, read, chunked, afterChunked] = await inTurn([
         ['wrong part', upload(evidenceId, rawBody([file('a.txt', Buffer.alloc(UNDER_BOUND, 'a'), 'other')], BOUNDARY))],
         ['accepted', upload(evidenceId, body('a.txt', Buffer.alloc(1000, 'a')))],
         ['refused type', upload(evidenceId, body('a.exe', Buffer.alloc(UNDER_BOUND, 'b')))],
@@ -155,6 +156,9 @@ for (const dialect of dialects) {
         ['accepted last', upload(evidenceId, body('c.txt', Buffer.alloc(1000, 'e')))],
         ['unknown evidence, past the bound', upload('ev-unknown', body('d.txt', Buffer.alloc(OVER_BOUND, 'f')))],
         ['read', list],
+        // streamed with no length (as the SDK sends a file from a path): drained within the bound too
+        ['unknown evidence, chunked', upload('ev-unknown', body('e.txt', Buffer.alloc(UNDER_BOUND, 'g')), true)],
+        ['accepted after it', upload(evidenceId, body('f.txt', Buffer.alloc(1000, 'h')))],
       ]);
       assert.equal(wrongPart.status, 400, JSON.stringify(wrongPart.body));
       assert.equal(wrongType.status, 400, JSON.stringify(wrongType.body));
@@ -164,7 +168,10 @@ for (const dialect of dialects) {
       assert.equal(pastBound.status, 404, JSON.stringify(pastBound.body));
       assert.equal(pastBound.connectionHeader, 'close');
       assert.equal(read.status, 200);
-      for (const ok of [accepted, again, last]) assert.equal(ok.status, 201, JSON.stringify(ok.body));
+      assert.equal(chunked.status, 404, JSON.stringify(chunked.body));
+      assert.equal(chunked.connectionHeader, 'keep-alive', 'a refused chunked upload is read to its end, its answer kept');
+      assert.equal(afterChunked.connection, chunked.connection, 'the next upload on the same connection');
+      for (const ok of [accepted, again, last, afterChunked]) assert.equal(ok.status, 201, JSON.stringify(ok.body));
     });
 
     test('PUT /v1/program: documents refused early (too large, as declared or as streamed) in turn with accepted ones', async () => {

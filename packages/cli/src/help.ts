@@ -7,7 +7,7 @@ import { EXIT_CODE_HELP } from './exit-codes.ts';
 
 /** An "Examples:" block; each line is a command without the leading "compliance ". */
 function examplesBlock(lines: string[]): string {
-  return `Examples:\n${lines.map((l) => `  ${/^(cat|printf|source) /.test(l) ? l : `compliance ${l}`}`).join('\n')}\n`;
+  return `Examples:\n${lines.map((l) => `  ${/^(cat|printf|source|kubectl) /.test(l) ? l : `compliance ${l}`}`).join('\n')}\n`;
 }
 
 const usageLine = (c: Command) => [commandName(c), c.args, c.group === 'export' ? '--dir DIR' : undefined].filter(Boolean).join(' ');

@@ -52,6 +52,7 @@ test('query parameters get the wire form the server reads', () => {
       'approveEvidence',
       'approvePolicy',
       'createVulnerability',
+      'importTestResults',
       'importVulnerabilities',
       'publishPolicy',
       'recordTestResult',
@@ -66,6 +67,7 @@ test('query parameters get the wire form the server reads', () => {
     ],
   );
   assert.deepEqual(operations.importVulnerabilities.query, { format: 'string', scope: 'string' });
+  assert.deepEqual(operations.importTestResults.query, { format: 'string', scope: 'string' });
 });
 
 test('WebhookPayload: the bodies the document declares under `webhooks`, else the feed event', async () => {

@@ -8,9 +8,11 @@
 // - a body that has fully arrived, or whose Content-Length is within the drain bound (the largest
 //   body any door takes: unreadBodyDrainBytes), is read and discarded after the answer, and the
 //   connection stays open for the next request;
-// - a longer one (which no door would have taken), one of unknown length (chunked), or one whose
-//   stream was destroyed, is answered with `Connection: close`: Node closes the connection after
-//   the answer instead of reading what nobody will use.
+// - so is one of unknown length (chunked, as clients stream a file), up to the same bound, past
+//   which its connection is closed;
+// - a longer declared one (which no door would have taken), or one whose stream was destroyed, is
+//   answered with `Connection: close`: Node closes the connection after the answer instead of
+//   reading what nobody will use.
 // Readers of a body that may stop early read it with `iterator({ destroyOnReturn: false })`:
 // leaving an async iterator otherwise destroys the request stream, and the connection with it.
 import type { IncomingMessage } from 'node:http';
@@ -42,20 +44,35 @@ function leftUnread(raw: IncomingMessage): boolean {
 
 const discard = () => {};
 
+/**
+ * Discards a body of unknown length until the end, or, past `bound` bytes (which no door would
+ * have taken), closes the connection: its answer has gone, and what comes after is not read.
+ */
+function boundedDiscard(raw: IncomingMessage, bound: number): (chunk: Buffer) => void {
+  let read = 0;
+  return (chunk) => {
+    read += chunk.length;
+    if (read > bound) raw.socket.destroy();
+  };
+}
+
 /** A callback hook: it runs on every answer and waits for nothing. */
 export function registerUnreadBody(app: FastifyInstance, drainBytes: number) {
   app.addHook('onSend', (request, reply, _payload, done) => {
     const raw = request.raw;
     if (leftUnread(raw)) {
-      const declared = Number(raw.headers['content-length']);
-      // A stream its reader destroyed can no longer be read: only closing frees the connection.
-      const drained = !raw.destroyed && (raw.complete || (Number.isSafeInteger(declared) && declared <= drainBytes));
+      const length = raw.headers['content-length'];
+      const declared = Number(length);
+      // A stream its reader destroyed can no longer be read: only closing frees the connection. A
+      // body of unknown length (chunked, as clients stream a file) is read up to the bound too.
+      const drained =
+        !raw.destroyed && (raw.complete || (length === undefined ? true : Number.isSafeInteger(declared) && declared <= drainBytes));
       if (!drained) reply.header('Connection', 'close');
       // The handler is done with the body. A reader that stopped early without letting go (an
       // async iterator abandoned mid-file) still listens for 'readable', which keeps the stream
       // paused whatever resume() says; what remains is discarded until the end or the close.
       raw.removeAllListeners('readable');
-      raw.on('data', discard);
+      raw.on('data', length === undefined && drained ? boundedDiscard(raw, drainBytes) : discard);
       raw.resume();
     }
     done();

@@ -15,7 +15,7 @@ export const testImportCommand: Command = {
   summary: "import a checker's report (Prowler, Kyverno, Checkov, kube-bench, InSpec) as test runs (extension)",
   examples: [
     'tests import --format ocsf output/prowler-output-123456789012.ocsf.json',
-    'prowler aws --output-formats json-ocsf -F scan && compliance tests import --format ocsf --scope aws-prod output/scan.ocsf.json',
+    'tests import --format ocsf --scope aws-prod output/scan.ocsf.json   # after: prowler aws --output-formats json-ocsf -F scan',
     'kubectl get policyreports,clusterpolicyreports -A -o json | compliance tests import --format policyreport --scope prod -',
     'tests import --format checkov --scope github.com/acme/infra checkov.json --json',
   ],
