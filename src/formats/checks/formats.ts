@@ -3,7 +3,6 @@
 // route's prose and OpenAPI enum, the SDK's and the CLI's types (`npm run generate`) and the job
 // worker's lookup (app.ts) follow this list. A new format is its folder and a line here
 // (docs/development.md, "How to add a check-results format").
-import type { FieldIssue } from '../../shared/errors.ts';
 import type { CheckFormat } from '../../domain/tests/check-result.ts';
 import { checkov } from '../checkov/format.ts';
 import { inspec } from '../inspec/format.ts';
@@ -11,6 +10,7 @@ import { kubeBench } from '../kube-bench/format.ts';
 import { ocsf } from '../ocsf/format.ts';
 import { policyreport } from '../policyreport/format.ts';
 import type { CheckFormatDescription } from './contract.ts';
+import { namedRegistry } from '../registry.ts';
 
 /** In the order the API lists them; one a line. */
 // biome-ignore format: one format a line, so that a new one is a line of its own
@@ -33,19 +33,13 @@ export const CHECK_FORMAT_ENTRIES: readonly CheckFormatEntry[] = DESCRIPTIONS.ma
   ...d,
   parse: d.read,
 }));
-const BY_NAME = new Map<string, CheckFormatEntry>(CHECK_FORMAT_ENTRIES.map((e) => [e.name, e]));
+const REGISTRY = namedRegistry(CHECK_FORMAT_ENTRIES);
 
-export const CHECK_FORMATS: readonly CheckFormatName[] = CHECK_FORMAT_ENTRIES.map((e) => e.name);
+export const CHECK_FORMATS: readonly CheckFormatName[] = REGISTRY.names;
 
 /** The format named `name`, if there is one. */
-export const checkFormat = (name: string): CheckFormatEntry | undefined => BY_NAME.get(name);
+export const checkFormat = REGISTRY.find;
 
-/** The detail of an unknown format name: names `format` and lists the known ones. */
-export const unknownCheckFormatIssue = (name: string): FieldIssue => ({
-  field: 'format',
-  message: `must be one of ${CHECK_FORMATS.join(', ')} (found “${name.slice(0, 40)}”)`,
-});
+export const unknownCheckFormatIssue = REGISTRY.unknownIssue;
 
-/** The names as a sentence lists them. */
-export const checkFormatNamesText = () =>
-  CHECK_FORMATS.length === 1 ? CHECK_FORMATS[0] : `${CHECK_FORMATS.slice(0, -1).join(', ')} or ${CHECK_FORMATS.at(-1)}`;
+export const checkFormatNamesText = REGISTRY.namesText;
