@@ -13,6 +13,9 @@ import {
 /** RESULT_CACHE_MAX_OBJECT_BYTES' default: 64 MiB of estimated heap. */
 export const DEFAULT_RESULT_CACHE_MAX_OBJECT_BYTES = 64 * 1024 * 1024;
 
+/** The largest file an import reads unless IMPORT_MAX_BYTES says otherwise: 100 MB, like uploads. */
+export const DEFAULT_IMPORT_MAX_BYTES = 100 * 1024 * 1024;
+
 /** A file larger than this is imported as a job (202) unless IMPORT_JOB_THRESHOLD_BYTES says otherwise: 8 MiB. */
 export const DEFAULT_IMPORT_JOB_THRESHOLD_BYTES = 8 * 1024 * 1024;
 
@@ -422,7 +425,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenTtlSec: int(env, 'TOKEN_TTL_SEC', 3600, 1),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     attachmentQuotaBytes: int(env, 'ATTACHMENT_QUOTA_BYTES', 10 * 1024 ** 3, 1),
-    importMaxBytes: int(env, 'IMPORT_MAX_BYTES', 100 * 1024 * 1024, 1),
+    importMaxBytes: int(env, 'IMPORT_MAX_BYTES', DEFAULT_IMPORT_MAX_BYTES, 1),
     importJobThresholdBytes: int(env, 'IMPORT_JOB_THRESHOLD_BYTES', DEFAULT_IMPORT_JOB_THRESHOLD_BYTES, 0),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 120_000, 1000),
     keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000),

@@ -58,7 +58,7 @@ export interface SystemContext extends BaseContext {
   instance?: ServerInstance;
   /** see Config.attachmentQuotaBytes; default DEFAULT_ATTACHMENT_QUOTA_BYTES */
   attachmentQuotaBytes?: number;
-  /** see Config.importMaxBytes; default DEFAULT_IMPORT_MAX_BYTES (domain/vulnerabilities/import-schema.ts) */
+  /** see Config.importMaxBytes; default DEFAULT_IMPORT_MAX_BYTES (config.ts) */
   importMaxBytes?: number;
   /** see Config.importJobThresholdBytes; default DEFAULT_IMPORT_JOB_THRESHOLD_BYTES (config.ts) */
   importJobThresholdBytes?: number;

@@ -11,7 +11,7 @@ import { findCredential } from '../../storage/db/repositories/auth/credentials.t
 import { findOrganizationState } from '../../storage/db/repositories/organizations/organizations.ts';
 import { finishJob, type JobRow } from '../../storage/db/repositories/service/jobs.ts';
 import { runImportJob, type ImportJobInput } from '../vulnerabilities/import.ts';
-import { removeSpool } from '../vulnerabilities/import-spool.ts';
+import { removeSpool } from '../imports/spool.ts';
 import type { ScanFormatLookup } from '../vulnerabilities/scan-format.ts';
 import type { Database } from '../../storage/db/schema.ts';
 import { JobProgressReporter, type ReportProgress } from './progress.ts';

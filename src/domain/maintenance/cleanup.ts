@@ -15,7 +15,7 @@ import { deleteExpiredIdempotencyRecords } from '../../storage/db/repositories/s
 import { deleteSilentInstances } from '../../storage/db/repositories/service/server-instances.ts';
 import { DEFAULT_CLAIM_LIVENESS_MS } from '../../config.ts';
 import { reapAbandonedUploads } from './reap-abandoned-uploads.ts';
-import { removeSpool, sweepSpool } from '../vulnerabilities/import-spool.ts';
+import { removeSpool, sweepSpool } from '../imports/spool.ts';
 import { deleteFinishedJobsBefore, listOpenJobInputs } from '../../storage/db/repositories/service/jobs.ts';
 import { JOB_RETENTION_MS } from '../jobs/schema.ts';
 import type { ImportJobInput } from '../vulnerabilities/import.ts';

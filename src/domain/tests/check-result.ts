@@ -48,7 +48,7 @@ export interface CheckFormat {
   readonly name: string;
   /**
    * the characters its files may start with, and the words of the refusal of a body that starts
-   * otherwise (domain/vulnerabilities/import-spool.ts)
+   * otherwise (domain/imports/spool.ts)
    */
   readonly opensWith: string;
   readonly openingWords: string;

@@ -6,9 +6,6 @@ import { Type, type Static } from 'typebox';
 import { VULNERABILITY_SOURCES } from '../../shared/vocabulary.ts';
 import { MAX_WARNINGS, ScanWarning } from './scanned-finding.ts';
 
-/** The largest file an import reads unless IMPORT_MAX_BYTES says otherwise: 100 MB, like uploads. */
-export const DEFAULT_IMPORT_MAX_BYTES = 100 * 1024 * 1024;
-
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
 
 export const ImportResult = Type.Object({

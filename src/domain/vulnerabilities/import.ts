@@ -1,9 +1,9 @@
 // Imports a scanner's file (issue 27; docs/decisions/program-writes.md, "Scanner imports"): the
-// verbs. The file is first spooled to the blob store as it arrives (import-spool.ts: metered,
+// verbs. The file is first spooled to the blob store as it arrives (../imports/spool.ts: metered,
 // hashed, nothing locked: issue 36), then read back and imported (import-run.ts: parse, validate,
 // resolve, read, diff, write, events) in slices of about 200 ms (import-slices.ts), or, when it is
 // large or the client prefers it, accepted as a job that runs the same pipeline (domain/jobs/; the
-// spool, scope, fingerprint and job choice every import shares: ../jobs/spooled-import.ts). The format
+// spool, scope, fingerprint and job choice every import shares: ../imports/spooled-import.ts). The format
 // is handed in by the door that looked it up (./scan-format.ts).
 import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
@@ -14,8 +14,8 @@ import type { Database } from '../../storage/db/schema.ts';
 import type { ImportResult } from './import-schema.ts';
 import type { Job } from '../jobs/schema.ts';
 import type { ReportProgress } from '../jobs/progress.ts';
-import { spooledImport, type ImportJobInput } from '../jobs/spooled-import.ts';
-import { readSpool } from './import-spool.ts';
+import { spooledImport, type ImportJobInput } from '../imports/spooled-import.ts';
+import { readSpool } from '../imports/spool.ts';
 import { ImportRun } from './import-run.ts';
 import { ImportSlices } from './import-slices.ts';
 import type { ScanFormat } from './scan-format.ts';

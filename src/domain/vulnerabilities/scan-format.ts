@@ -36,7 +36,7 @@ export interface ScanFormat {
   /**
    * The characters its files may start with, after white space and a UTF-8 byte order mark: `{` for a
    * JSON format, `{[` for one whose older files are a list (Trivy before 0.20), `<` for an XML one. A
-   * body that starts otherwise is refused before the rest of it is stored (./import-spool.ts), with
+   * body that starts otherwise is refused before the rest of it is stored (../imports/spool.ts), with
    * `openingWords` as the refusal's message for the file's start (`/`): "must be a JSON object".
    */
   readonly opensWith: string;

@@ -8,7 +8,7 @@
 //
 // The file is read whole, not streamed: XML has no streaming reader here that validates, and the
 // file is bounded already (IMPORT_MAX_BYTES, counted while the import spools it:
-// domain/vulnerabilities/import-spool.ts). The counts inside are bounded by the shared mapping
+// domain/imports/spool.ts). The counts inside are bounded by the shared mapping
 // (MAX_COMPONENTS), the texts by the finding's own bounds (../scanners/finding.ts).
 import type { ScanSummary } from '../../domain/vulnerabilities/scanned-finding.ts';
 import { BomMapping, isReadVersion, versionExpected } from '../cyclonedx/bom.ts';

@@ -4,7 +4,7 @@
 // writes `uploads/<orgId>/<uploadId>/<n>`, src/domain/evidence/upload.ts); every store validates
 // them with assertBlobKey. The service never asks whether a key exists: it lists a prefix to
 // clean up, deletes what it no longer needs, and reads back only what it wrote itself (a spooled
-// scanner file, src/domain/vulnerabilities/import-spool.ts).
+// scanner file, src/domain/imports/spool.ts).
 import { createHash } from 'node:crypto';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 

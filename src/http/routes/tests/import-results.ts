@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { importTestResults } from '../../../domain/tests/import-results.ts';
-import { DEFAULT_IMPORT_MAX_BYTES } from '../../../domain/vulnerabilities/import-schema.ts';
+import { DEFAULT_IMPORT_MAX_BYTES } from '../../../config.ts';
 import { checkFormat, checkFormatNamesText, unknownCheckFormatIssue } from '../../../formats/checks/formats.ts';
 import {
   CheckImportFormat,

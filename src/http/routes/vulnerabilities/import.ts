@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { importVulnerabilities } from '../../../domain/vulnerabilities/import.ts';
-import { DEFAULT_IMPORT_MAX_BYTES } from '../../../domain/vulnerabilities/import-schema.ts';
+import { DEFAULT_IMPORT_MAX_BYTES } from '../../../config.ts';
 import { formatNamesText, scannerFormat, unknownFormatIssue } from '../../../formats/scanners/formats.ts';
 import { formatTitles, ImportFormat, ImportQuery, ImportResult, ImportScope, Job } from '../../schemas/scanner-imports.ts';
 import { writeGuards } from '../../idempotency.ts';

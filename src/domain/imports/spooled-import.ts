@@ -1,19 +1,18 @@
 // What every import of a tool's file shares (a scanner's: domain/vulnerabilities/import.ts; a
 // checker's: domain/tests/import-results.ts): the request's scope checked, the file spooled before
-// any claim, transaction or lock (import-spool.ts: a slow client holds none of them), its
+// any claim, transaction or lock (./spool.ts: a slow client holds none of them), its
 // Idempotency-Key fingerprint (format, scope, SHA-256), and the choice between a job (a file above
 // IMPORT_JOB_THRESHOLD_BYTES, or `Prefer: respond-async`: 202, the job owning the spool) and the
 // synchronous import, after which the spool is removed however it ends.
 import type { Context } from '../context.ts';
 import { validationFailed } from '../../shared/errors.ts';
-import { DEFAULT_IMPORT_JOB_THRESHOLD_BYTES } from '../../config.ts';
+import { DEFAULT_IMPORT_JOB_THRESHOLD_BYTES, DEFAULT_IMPORT_MAX_BYTES } from '../../config.ts';
 import { fingerprintSubject, jsonFingerprint } from '../idempotency/fingerprint.ts';
 import type { IdempotencyInput, Outcome } from '../idempotency/run.ts';
-import { DEFAULT_IMPORT_MAX_BYTES } from '../vulnerabilities/import-schema.ts';
-import { removeSpool, spoolBody, type SpoolFormat, type Spooled } from '../vulnerabilities/import-spool.ts';
+import { removeSpool, spoolBody, type SpoolFormat, type Spooled } from './spool.ts';
 import { nameText } from '../vulnerabilities/scanned-text.ts';
-import { acceptJob, replayedAsNow } from './accept.ts';
-import type { Job, JobKind } from './schema.ts';
+import { acceptJob, replayedAsNow } from '../jobs/accept.ts';
+import type { Job, JobKind } from '../jobs/schema.ts';
 
 /** What a job of an import kind runs on (the jobs row's `input`). */
 export interface ImportJobInput {
