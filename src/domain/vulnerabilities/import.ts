@@ -49,9 +49,10 @@ export async function importVulnerabilities({ ctx, input }: { ctx: Context; inpu
   return spooledImport<ImportResult>(ctx, 'vulnerabilities.import', input, (spooled, requestScope, fingerprint) =>
     runIdempotentInParts<ImportResult | Job>(keyScopeOf(ctx, input.idempotency), [fingerprint], async (complete) => ({
       kind: 'updated' as const,
-      resource: await importInSlices(ctx, format, requestScope, spooled, spooled.size > ONE_TRANSACTION_MAX_BYTES, (trx, result) =>
-        complete(trx, { kind: 'updated', resource: result }),
-      ),
+      resource: await importInSlices(ctx, format, requestScope, spooled, {
+        checkFirst: spooled.size > ONE_TRANSACTION_MAX_BYTES,
+        lastly: (trx, result) => complete(trx, { kind: 'updated', resource: result }),
+      }),
     })),
   );
 }
@@ -69,7 +70,17 @@ export async function runImportJob(
   progress?: ReportProgress,
 ): Promise<ImportResult> {
   authorize(ctx.actor, 'vulnerability', 'write');
-  return importInSlices(ctx, format, job.scope ?? undefined, { key: job.spool }, true, undefined, progress);
+  return importInSlices(ctx, format, job.scope ?? undefined, { key: job.spool }, { checkFirst: true, progress });
+}
+
+/** How an import runs in slices (importInSlices). */
+interface SliceOptions {
+  /** checked whole first, nothing written (a job's file, a large one) */
+  checkFirst: boolean;
+  /** writes in the last slice before it commits (a synchronous import's key bound with its answer) */
+  lastly?: (trx: Kysely<Database>, result: ImportResult) => Promise<void>;
+  /** a job's progress */
+  progress?: ReportProgress;
 }
 
 /**
@@ -85,9 +96,7 @@ async function importInSlices(
   format: ScanFormat,
   scope: string | undefined,
   spool: { key: string },
-  checkFirst: boolean,
-  lastly?: (trx: Kysely<Database>, result: ImportResult) => Promise<void>,
-  progress?: ReportProgress,
+  { checkFirst, lastly, progress }: SliceOptions,
 ): Promise<ImportResult> {
   const org = ctx.actor.organizationId;
   const db = ctx.db.kysely as Kysely<Database>;
