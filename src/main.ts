@@ -87,6 +87,7 @@ async function openDependencies(config: Config, throttled: Report) {
     poolSize: config.databasePoolSize,
     sqlitePath: config.sqlitePath,
     onPoolError: (err) => throttled('database connection error', err),
+    checkpointInThread: { onError: (err) => throttled('sqlite checkpoint thread', err) },
   });
   try {
     await migrateToLatest(db);

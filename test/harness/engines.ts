@@ -82,7 +82,15 @@ export async function createTestDatabase(dialect: DialectName, upTo?: Parameters
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-test-'));
   const file = path.join(dir, 'cds.sqlite');
-  const db = openDb({ sqlitePath: file });
+  // as a server opens it (src/main.ts): checkpoints in their own thread; a failed thread fails the run
+  const db = openDb({
+    sqlitePath: file,
+    checkpointInThread: {
+      onError: (err) => {
+        throw err;
+      },
+    },
+  });
   await migrate(db);
   return {
     db,

@@ -89,6 +89,9 @@ function describe(token: TokenType, value: unknown): string {
   return `“${String(value)}”`;
 }
 
+/** The most bytes tokenized at once (a few milliseconds of work). */
+const PIECE_BYTES = 16 * 1024;
+
 function* drain(out: Emitted[]) {
   const batch = out.splice(0);
   for (const item of batch) yield item;
@@ -219,7 +222,15 @@ export async function* streamJson(chunks: ByteChunks, plan: StreamPlan): AsyncGe
   };
 
   for await (const chunk of chunks) {
-    write(chunk);
+    // A chunk of the file is tokenized synchronously: a 64 KiB one held the event loop 10-20 ms
+    // (issue 36), so it is fed in pieces, its findings handed on after each (the reader gives the
+    // loop its turns between them). The tokenizer takes a character cut between two pieces.
+    if (typeof chunk === 'string' || chunk.length <= PIECE_BYTES) write(chunk);
+    else
+      for (let at = 0; at < chunk.length; at += PIECE_BYTES) {
+        write(chunk.subarray(at, at + PIECE_BYTES));
+        yield* drain(out);
+      }
     yield* drain(out);
   }
   write(undefined);

@@ -26,11 +26,20 @@ export interface BulkInsertOptions {
   form?: StatementForm;
   /** lower the per-statement parameter budget (default: the engine's limit) */
   maxParameters?: number;
-  /** cap rows per statement (default 5,000) */
+  /** cap rows per statement (default 5,000 on PostgreSQL, SQLITE_MAX_ROWS on SQLite) */
   maxRows?: number;
 }
 
 const DEFAULT_MAX_ROWS = 5_000;
+/**
+ * SQLite's statements run synchronously on the event loop (node:sqlite), so one statement holds
+ * every other request for as long as it runs: 500 findings, with their six indexes and two
+ * triggers a row, took 20-33 ms, and 128 took 8-30 ms (issue 36's noisy-neighbour profile), longer
+ * than a turn (src/shared/event-loop-turns.ts). At this many rows a statement of the widest tables
+ * takes a few milliseconds, and the loop gets its turn between statements; a statement's own cost
+ * (tens of microseconds) is small beside its rows'.
+ */
+export const SQLITE_MAX_ROWS = 32;
 
 function formFor(dialect: DialectName, options: BulkInsertOptions): StatementForm {
   const form = options.form ?? (dialect === 'postgres' ? 'arrays' : 'values');
@@ -46,7 +55,7 @@ export function rowsPerStatement(dialect: DialectName, columnCount: number, opti
     throw new RangeError(`a row of ${columnCount} columns exceeds ${budget} bind parameters`);
   }
   const rows = parametersPerRow === 0 ? Infinity : Math.floor(budget / parametersPerRow);
-  return Math.min(rows, options.maxRows ?? DEFAULT_MAX_ROWS);
+  return Math.min(rows, options.maxRows ?? (dialect === 'sqlite' ? SQLITE_MAX_ROWS : DEFAULT_MAX_ROWS));
 }
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;

@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { changeStamp } from './sqlite-change-stamp.ts';
+import { checkpointInThread } from './sqlite-checkpoints.ts';
 import { nodeSqliteDialect, openSqlite, openSqliteReader } from './sqlite-driver.ts';
 import { WriteCounter } from './sqlite-write-counter.ts';
 
@@ -31,6 +32,12 @@ export interface DbOptions {
   sqlitePath?: string;
   poolSize?: number;
   onPoolError?: (err: Error) => void;
+  /**
+   * SQLite file only: checkpoints taken by a thread of their own instead of inside the writer's
+   * commits (sqlite-checkpoints.ts). For a server: a short-lived process (`cds`, a backup) keeps
+   * SQLite's default.
+   */
+  checkpointInThread?: { onError(err: Error): void };
 }
 
 // PostgreSQL returns bigint (int8) columns and count(*) as strings; every bigint here is an
@@ -81,6 +88,8 @@ export function openDb(options: DbOptions): Db {
   // Reads beside the writer (sqlite-connections.ts); an in-memory database is seen by its one connection only.
   const reader = file === ':memory:' ? undefined : openSqliteReader(file);
   const kysely = new Kysely<Database>({ dialect: nodeSqliteDialect(sqlite, { writes, reader }) });
+  const checkpointer =
+    options.checkpointInThread && file !== ':memory:' ? checkpointInThread(file, sqlite, options.checkpointInThread.onError) : undefined;
   return {
     kysely,
     dialect: 'sqlite',
@@ -88,6 +97,9 @@ export function openDb(options: DbOptions): Db {
     ping: async () => {
       await sql`select 1`.execute(kysely);
     },
-    close: () => kysely.destroy(),
+    close: async () => {
+      await checkpointer?.stop();
+      await kysely.destroy();
+    },
   };
 }

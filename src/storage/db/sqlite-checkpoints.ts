@@ -1,0 +1,62 @@
+// Checkpoints off the event loop (issue 36; docs/decisions/storage.md, "Checkpoints in a thread").
+//
+// SQLite in WAL mode copies the WAL back into the database file at a checkpoint, which by default
+// the connection that commits runs itself, inside its COMMIT, once the WAL passes 1,000 pages.
+// node:sqlite is synchronous, so that checkpoint held the server's event loop: commits of an
+// import's slices took 23-47 ms instead of about 1, and every other organization's requests waited
+// (the noisy-neighbour profile, docs/benchmarks.md). A server's writer therefore leaves them to a
+// thread of its own, with its own connection to the file, which takes a PASSIVE checkpoint every
+// CHECKPOINT_EVERY_MS. The writer still checkpoints itself past FALLBACK_PAGES (a thread fallen
+// behind, or stopped), so the WAL stays bounded whatever happens; if the thread fails, the writer
+// takes the checkpoints back at SQLite's default.
+//
+// Durability is unchanged: a checkpoint is the same operation whoever runs it (synchronous=NORMAL
+// syncs the WAL before it copies); a commit is durable in the WAL as before. A checkpoint is not a
+// commit, so `PRAGMA data_version` (sqlite-change-stamp.ts) does not move with it.
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { DatabaseSync } from 'node:sqlite';
+
+/** How often the thread checkpoints: at an import's pace, a few MiB of WAL between two. */
+const CHECKPOINT_EVERY_MS = 100;
+/** SQLite's own default threshold, which the writer goes back to if the thread fails. */
+const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
+/** The writer checkpoints itself past this many WAL pages (64 MiB at 4 KiB pages): the thread has fallen behind. */
+const FALLBACK_PAGES = 16_384;
+
+// `.ts` when the source runs, `.js` in the built dist/ (as src/workers/pool.ts).
+const THREAD_FILE = new URL(`./sqlite-checkpoint-thread${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+
+export interface Checkpointer {
+  /** Ends the thread (the writer's close then checkpoints what is left, as SQLite does). */
+  stop(): Promise<void>;
+}
+
+/** Starts the checkpoint thread of the SQLite file `file`, whose server-side writer is `writer`. */
+export function checkpointInThread(file: string, writer: DatabaseSync, onError: (err: Error) => void = () => {}): Checkpointer {
+  writer.exec(`PRAGMA wal_autocheckpoint = ${FALLBACK_PAGES}`);
+  const thread = new Worker(THREAD_FILE, { workerData: { file, everyMs: CHECKPOINT_EVERY_MS } });
+  // The thread never keeps the process alive: a server's close stops it, and a process that ends
+  // without closing its database leaves a WAL that the next open checkpoints.
+  thread.unref();
+  let running = true;
+  const takeBack = (err: Error) => {
+    if (!running) return;
+    running = false;
+    if (writer.isOpen) writer.exec(`PRAGMA wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
+    onError(err);
+  };
+  thread.on('message', (message: { failed?: string }) => {
+    if (message.failed) takeBack(new Error(`the SQLite checkpoint thread stopped: ${message.failed}`));
+  });
+  thread.on('error', takeBack);
+  const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
+  return {
+    async stop() {
+      running = false;
+      thread.postMessage('stop');
+      await exited;
+    },
+  };
+}
