@@ -8,6 +8,7 @@
 // the organization's lock, committed before the next begins; other writers take their turn between
 // slices. A slice's failure rolls back that slice; the ones before it stay, and a re-run (the job's,
 // or a client's retry with its key) converges on the file's state, the import being a diff.
+// On SQLite a slice goes on up to SLICE_ALONE_MS while no other write waits for the one writer.
 import type { ControlledTransaction, Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 
