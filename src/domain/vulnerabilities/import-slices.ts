@@ -8,24 +8,45 @@
 // the organization's lock, committed before the next begins; other writers take their turn between
 // slices. A slice's failure rolls back that slice; the ones before it stay, and a re-run (the job's,
 // or a client's retry with its key) converges on the file's state, the import being a diff.
+// On SQLite a slice goes on up to SLICE_ALONE_MS while no other write waits for the one writer.
 import type { ControlledTransaction, Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 
 /** How long one slice may hold the transaction before it commits at the next batch's end. */
 export const SLICE_MS = 200;
+/**
+ * How long a slice may hold on while no other write waits for SQLite's one writer (Db.writersWaiting):
+ * each commit there costs a checkpoint of what the slice wrote, so a slice of SLICE_MS made a
+ * 100,000-finding job spend a third of its time committing (docs/benchmarks.md, "Scanner imports").
+ * A write that comes meanwhile waits for the end of the batch under way, as it did for SLICE_MS.
+ */
+export const SLICE_ALONE_MS = 2000;
 
 export class ImportSlices {
   private current: ControlledTransaction<Database> | undefined;
   private startedAt = 0;
   private readonly db: Kysely<Database>;
   private readonly sliceMs: number;
+  private readonly aloneMs: number;
+  /** how many other writes wait for the writer (SQLite); without it, every slice lasts sliceMs */
+  private readonly writersWaiting: (() => number) | undefined;
   /** after each commit but the last, with whether the slice changed anything: its changes announced (caches of other nodes) */
   private readonly onCommitted: (changed: boolean) => Promise<void>;
 
-  constructor(db: Kysely<Database>, onCommitted: (changed: boolean) => Promise<void>, sliceMs = SLICE_MS) {
+  constructor(
+    db: Kysely<Database>,
+    onCommitted: (changed: boolean) => Promise<void>,
+    {
+      writersWaiting,
+      sliceMs = SLICE_MS,
+      aloneMs = SLICE_ALONE_MS,
+    }: { writersWaiting?: () => number; sliceMs?: number; aloneMs?: number } = {},
+  ) {
     this.db = db;
     this.onCommitted = onCommitted;
+    this.writersWaiting = writersWaiting;
     this.sliceMs = sliceMs;
+    this.aloneMs = Math.max(aloneMs, sliceMs);
   }
 
   /** Begins the next slice's transaction. */
@@ -35,9 +56,14 @@ export class ImportSlices {
     return this.current;
   }
 
-  /** Whether the slice has held its transaction long enough to commit now. */
+  /**
+   * Whether the slice has held its transaction long enough to commit now: SLICE_MS when another
+   * write waits for it (or when that cannot be known: PostgreSQL), SLICE_ALONE_MS when none does.
+   */
   get due(): boolean {
-    return performance.now() - this.startedAt >= this.sliceMs;
+    const held = performance.now() - this.startedAt;
+    if (held < this.sliceMs) return false;
+    return this.writersWaiting === undefined || held >= this.aloneMs || this.writersWaiting() > 0;
   }
 
   /** Commits the slice (`changed`: whether it wrote anything) and begins the next one. */

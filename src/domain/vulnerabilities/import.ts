@@ -109,9 +109,13 @@ async function importInSlices(
     await check.execute(readSpool(ctx.blobs, spool));
     total = check.keysRead;
   }
-  const slices = new ImportSlices(db, async (changed) => {
-    if (changed) await announceOrganizationChange(ctx, org);
-  });
+  const slices = new ImportSlices(
+    db,
+    async (changed) => {
+      if (changed) await announceOrganizationChange(ctx, org);
+    },
+    { writersWaiting: ctx.db.writersWaiting },
+  );
   const run = new ImportRun(ctx, await slices.begin(), format, scope, {
     slices,
     slicesWhileReading: checkFirst,

@@ -8,6 +8,7 @@ import type { Database } from './schema.ts';
 import { changeStamp } from './sqlite-change-stamp.ts';
 import { checkpointInThread } from './sqlite-checkpoints.ts';
 import { nodeSqliteDialect, openSqlite, openSqliteReader } from './sqlite-driver.ts';
+import { WriterLock } from './sqlite-connections.ts';
 import { WriteCounter } from './sqlite-write-counter.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -24,6 +25,13 @@ export interface Db {
    * read earlier for as long as it is unchanged (src/domain/auth/grant-cache.ts).
    */
   changeStamp?: () => string;
+  /**
+   * SQLite only: how many writes and transactions of this process wait for the one writer now. A
+   * write in slices (a scanner import) commits at once for them, and holds on while none waits
+   * (domain/vulnerabilities/import-slices.ts). PostgreSQL has no such queue: each organization's
+   * writes lock its own row, so another organization never waits for an import there.
+   */
+  writersWaiting?: () => number;
   close(): Promise<void>;
 }
 
@@ -87,13 +95,15 @@ export function openDb(options: DbOptions): Db {
   const writes = new WriteCounter();
   // Reads beside the writer (sqlite-connections.ts); an in-memory database is seen by its one connection only.
   const reader = file === ':memory:' ? undefined : openSqliteReader(file);
-  const kysely = new Kysely<Database>({ dialect: nodeSqliteDialect(sqlite, { writes, reader }) });
+  const writerLock = new WriterLock();
+  const kysely = new Kysely<Database>({ dialect: nodeSqliteDialect(sqlite, { writes, reader, writerLock }) });
   const checkpointer =
     options.checkpointInThread && file !== ':memory:' ? checkpointInThread(file, sqlite, options.checkpointInThread.onError) : undefined;
   return {
     kysely,
     dialect: 'sqlite',
     changeStamp: changeStamp(sqlite, writes),
+    writersWaiting: () => writerLock.waiting,
     ping: async () => {
       await sql`select 1`.execute(kysely);
     },

@@ -29,14 +29,24 @@ function execute<R>(db: SqliteDatabase, { sql, parameters }: CompiledQuery): Que
   };
 }
 
-/** One holder at a time of the writer connection; the others wait in order. */
-class Mutex {
+/**
+ * One holder at a time of the writer connection; the others wait in order. It counts those waiting:
+ * a long write in slices (a scanner import, domain/vulnerabilities/import-slices.ts) ends its slice
+ * early for them and runs longer ones while no one waits (Db.writersWaiting, connect.ts).
+ */
+export class WriterLock {
   private tail: Promise<void> = Promise.resolve();
+  /** callers of lock() not yet let in */
+  waiting = 0;
   /** resolves with the function that lets the next holder in */
   lock(): Promise<() => void> {
     let unlock!: () => void;
     const released = new Promise<void>((resolve) => (unlock = resolve));
-    const turn = this.tail.then(() => unlock);
+    this.waiting++;
+    const turn = this.tail.then(() => {
+      this.waiting--;
+      return unlock;
+    });
     this.tail = this.tail.then(() => released);
     return turn;
   }
@@ -46,7 +56,7 @@ interface Connections {
   writer: SqliteDatabase;
   /** undefined for an in-memory database, which only its one connection can see */
   reader: SqliteDatabase | undefined;
-  writerLock: Mutex;
+  writerLock: WriterLock;
   writes: WriteCounter;
 }
 
@@ -127,8 +137,8 @@ class Lease implements DatabaseConnection {
 /** Kysely's Driver over a writer connection and, for a file database, a reader connection beside it. */
 export class ReadBesideWriteDriver implements Driver {
   private readonly connections: Connections;
-  constructor(writer: SqliteDatabase, reader: SqliteDatabase | undefined, writes: WriteCounter) {
-    this.connections = { writer, reader, writerLock: new Mutex(), writes };
+  constructor(writer: SqliteDatabase, reader: SqliteDatabase | undefined, writes: WriteCounter, writerLock = new WriterLock()) {
+    this.connections = { writer, reader, writerLock, writes };
   }
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {

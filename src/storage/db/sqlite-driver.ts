@@ -4,7 +4,7 @@
 // headers ship with that package); see docs/decisions/code-and-stack.md.
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { SqliteDialect, type Driver, type SqliteDatabase, type SqliteStatement } from 'kysely';
-import { ReadBesideWriteDriver } from './sqlite-connections.ts';
+import { ReadBesideWriteDriver, WriterLock } from './sqlite-connections.ts';
 import { WriteCounter } from './sqlite-write-counter.ts';
 
 // SQLite has no boolean type: Kysely passes JS booleans through, node:sqlite refuses them.
@@ -121,13 +121,17 @@ export function preparedStatements(db: DatabaseSync): SqliteDatabase {
  * `reader`, when given (a file database), runs plain SELECTs outside transactions at once, beside
  * them (sqlite-connections.ts).
  */
-export function nodeSqliteDialect(writer: DatabaseSync, options: { writes?: WriteCounter; reader?: DatabaseSync } = {}): SqliteDialect {
+export function nodeSqliteDialect(
+  writer: DatabaseSync,
+  options: { writes?: WriteCounter; reader?: DatabaseSync; writerLock?: WriterLock } = {},
+): SqliteDialect {
   const writes = options.writes ?? new WriteCounter();
+  const writerLock = options.writerLock ?? new WriterLock();
   const database = preparedStatements(writer);
   const reader = options.reader && preparedStatements(options.reader);
   return new (class extends SqliteDialect {
     override createDriver(): Driver {
-      return new ReadBesideWriteDriver(database, reader, writes);
+      return new ReadBesideWriteDriver(database, reader, writes, writerLock);
     }
   })({ database });
 }
