@@ -24,9 +24,9 @@ export interface BulkInsertOptions {
   executor?: Kysely<Database>;
   /** statement form; default `arrays` on PostgreSQL, `values` on SQLite (the only one it has) */
   form?: StatementForm;
-  /** lower the per-statement parameter budget (default: the engine's limit) */
+  /** lower the per-statement parameter budget (default: PostgreSQL's limit; SQLITE_STATEMENT_PARAMETERS on SQLite) */
   maxParameters?: number;
-  /** cap rows per statement (default 5,000 on PostgreSQL, SQLITE_MAX_ROWS on SQLite) */
+  /** cap rows per statement (default 5,000) */
   maxRows?: number;
 }
 
@@ -34,12 +34,14 @@ const DEFAULT_MAX_ROWS = 5_000;
 /**
  * SQLite's statements run synchronously on the event loop (node:sqlite), so one statement holds
  * every other request for as long as it runs: 500 findings, with their six indexes and two
- * triggers a row, took 20-33 ms, and 128 took 8-30 ms (issue 36's noisy-neighbour profile), longer
- * than a turn (src/shared/event-loop-turns.ts). At this many rows a statement of the widest tables
- * takes a few milliseconds, and the loop gets its turn between statements; a statement's own cost
- * (tens of microseconds) is small beside its rows'.
+ * triggers a row, took 20-33 ms (issue 36's noisy-neighbour profile), longer than a turn
+ * (src/shared/event-loop-turns.ts). A statement on SQLite therefore carries at most this many
+ * values: about 68 findings, a few milliseconds, with a turn of the loop between statements.
+ * Narrow rows (links, events) go more to a statement, which is what kept the demo loader as fast
+ * as before: a cap of 32 rows whatever the width made it 26% slower, this budget as fast (scale
+ * 10: 1.21-1.22 s against 1.20-1.21 s).
  */
-export const SQLITE_MAX_ROWS = 32;
+const SQLITE_STATEMENT_PARAMETERS = 2048;
 
 function formFor(dialect: DialectName, options: BulkInsertOptions): StatementForm {
   const form = options.form ?? (dialect === 'postgres' ? 'arrays' : 'values');
@@ -49,13 +51,13 @@ function formFor(dialect: DialectName, options: BulkInsertOptions): StatementFor
 
 /** How many rows of `columnCount` columns one statement carries, within the parameter budget. */
 export function rowsPerStatement(dialect: DialectName, columnCount: number, options: BulkInsertOptions = {}): number {
-  const budget = Math.min(options.maxParameters ?? BIND_PARAMETER_LIMITS[dialect], BIND_PARAMETER_LIMITS[dialect]);
+  const budget = Math.min(options.maxParameters ?? (dialect === 'sqlite' ? SQLITE_STATEMENT_PARAMETERS : BIND_PARAMETER_LIMITS[dialect]), BIND_PARAMETER_LIMITS[dialect]);
   const parametersPerRow = formFor(dialect, options) === 'arrays' ? 0 : Math.max(1, columnCount);
   if (columnCount > budget || (parametersPerRow > 0 && budget < parametersPerRow)) {
     throw new RangeError(`a row of ${columnCount} columns exceeds ${budget} bind parameters`);
   }
   const rows = parametersPerRow === 0 ? Infinity : Math.floor(budget / parametersPerRow);
-  return Math.min(rows, options.maxRows ?? (dialect === 'sqlite' ? SQLITE_MAX_ROWS : DEFAULT_MAX_ROWS));
+  return Math.min(rows, options.maxRows ?? DEFAULT_MAX_ROWS);
 }
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;

@@ -2,7 +2,6 @@
 // removing by age. The rules (which events a write records, who may read which) live in
 // src/domain/events/.
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import { SQLITE_MAX_ROWS } from '../../bulk-insert.ts';
 import { shareTheLoop } from '../../../../shared/event-loop-turns.ts';
 import type { Database } from '../../schema.ts';
 
@@ -43,7 +42,7 @@ export async function insertEvents(db: Q, organizationId: string, rows: readonly
   // chunked: a bulk write (a program document's apply) records thousands of events, and one
   // statement of 8 values a row would pass the engines' bind parameter limits; on SQLite, whose
   // statements hold the event loop while they run, in chunks as short as a bulk insert's, with a
-  // turn of the loop between them (bulk-insert.ts, SQLITE_MAX_ROWS)
+  // turn of the loop between them (bulk-insert.ts, SQLITE_STATEMENT_PARAMETERS)
   const chunk = db.getExecutor().adapter instanceof PostgresAdapter ? 1000 : EVENTS_PER_SQLITE_STATEMENT;
   for (let i = 0; i < rows.length; i += chunk) {
     await insertEventChunk(db, organizationId, rows.slice(i, i + chunk));
@@ -51,8 +50,8 @@ export async function insertEvents(db: Q, organizationId: string, rows: readonly
   }
 }
 
-/** Events are narrow rows: a statement of this many takes about as long as a bulk insert's of the widest. */
-const EVENTS_PER_SQLITE_STATEMENT = 4 * SQLITE_MAX_ROWS;
+/** 8 values a row: as many values as a bulk insert's statement on SQLite (bulk-insert.ts). */
+const EVENTS_PER_SQLITE_STATEMENT = 256;
 
 async function insertEventChunk(db: Q, organizationId: string, rows: readonly StoredEvent[]): Promise<void> {
   await db
