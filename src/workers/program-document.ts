@@ -20,7 +20,10 @@ import {
 } from '../formats/program/load.ts';
 import type { ProgramLimits } from '../shared/program-limits.ts';
 import { precheckDocument, type DocumentCheck } from '../domain/program/precheck.ts';
-import type { Emit } from './task-messages.ts';
+import { movable, Transfer, type Emit } from './task-messages.ts';
+import { packedFieldOf, packedReferences } from '../domain/program/packed-lists.ts';
+import { programKind } from '../domain/program/registry.ts';
+import type { ProgramKindName, Reference } from '../domain/kinds/kind.ts';
 
 /** About how many characters of JSON text one message carries back. */
 const PIECE_CHARS = 1024 * 1024;
@@ -38,13 +41,28 @@ export interface ProgramSource {
 
 /** The document without its top-level lists, which came as pieces: `[key]` marks a list's place. */
 export type Outline = { whole: unknown } | { fields: Array<[string] | [string, unknown]> };
+/**
+ * An entry's field held packed (src/domain/program/packed-lists.ts): the item at `item` of the
+ * piece holds a placeholder in `field`, whose value is the JSON text at `start`..`end` of the
+ * piece's `bytes`; `references` are those the list holds.
+ */
+export interface PackedField {
+  item: number;
+  field: string;
+  start: number;
+  end: number;
+  references: Reference[];
+}
 /** Items of the top-level list `key`: `json` is the JSON text of a list of them. */
 export interface Piece {
   key: string;
   json: string;
+  /** the UTF-8 JSON text of the items' packed fields, transferred (not copied) to the main thread */
+  bytes?: Uint8Array;
+  packed?: PackedField[];
 }
 
-function inPieces(value: unknown, emit: Emit, large: boolean): Outline {
+function inPieces(value: unknown, emit: Emit, large: boolean, pack: boolean): Outline {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { whole: value };
   const fields: Outline & { fields: unknown[] } = { fields: [] };
   for (const [key, item] of Object.entries(value)) {
@@ -53,13 +71,47 @@ function inPieces(value: unknown, emit: Emit, large: boolean): Outline {
       continue;
     }
     fields.fields.push([key]);
+    const kind = pack ? programKind(key as ProgramKindName) : undefined;
     let texts: string[] = [];
+    let packedTexts: string[] = [];
+    let packed: PackedField[] = [];
     let chars = 0;
     let sent = 0;
-    const send = () => emit({ key, json: `[${texts.join(',')}]` } satisfies Piece);
+    const send = () => {
+      const piece: Piece = { key, json: `[${texts.join(',')}]` };
+      if (packed.length > 0) {
+        const buffer = new ArrayBuffer(packedTexts.reduce((n, text) => n + Buffer.byteLength(text), 0));
+        const encoder = new TextEncoder();
+        let at = 0;
+        packedTexts.forEach((text, i) => {
+          packed[i].start = at;
+          at += encoder.encodeInto(text, new Uint8Array(buffer, at)).written;
+          packed[i].end = at;
+        });
+        piece.bytes = new Uint8Array(buffer);
+        piece.packed = packed;
+      }
+      emit(piece, movable(piece.bytes));
+    };
     for (let i = 0; i < item.length; i++) {
+      const entry = item[i];
+      const field = kind ? packedFieldOf(key, entry) : undefined;
+      if (kind && field) {
+        const packedText = JSON.stringify(entry[field]);
+        packed.push({
+          item: texts.length,
+          field,
+          start: 0,
+          end: 0,
+          references: packedReferences(kind, entry, field, `/${key}/${i}`),
+        });
+        packedTexts.push(packedText);
+        chars += packedText.length;
+        // the field keeps its place among the entry's fields; its value comes from the bytes
+        entry[field] = 0;
+      }
       // plain data (the loader's guarantee): an entry is never undefined, so never left out
-      const text = JSON.stringify(item[i]) ?? 'null';
+      const text = JSON.stringify(entry) ?? 'null';
       // sent, so let go: the worker's copy shrinks while the main thread's grows
       item[i] = undefined;
       texts.push(text);
@@ -68,6 +120,8 @@ function inPieces(value: unknown, emit: Emit, large: boolean): Outline {
         send();
         if (++sent % 8 === 0) collectIf(large);
         texts = [];
+        packedTexts = [];
+        packed = [];
         chars = 0;
       }
     }
@@ -102,15 +156,27 @@ function documentValue(source: ProgramSource): unknown {
   return (source.bytes !== undefined ? loadProgramBytes(source.bytes, options) : loadProgramText(source.text ?? '', options)).value;
 }
 
+/** What `program.load` answers besides its pieces. */
+export interface ProgramLoaded {
+  outline: Outline;
+  checked?: DocumentCheck;
+  /** the source's bytes, back from the worker thread */
+  bytes?: Uint8Array;
+}
+
 /** The handlers run in the worker threads (src/workers/tasks.ts). */
 export const programDocumentTasks = {
-  'program.load': (source: ProgramSource, emit: Emit): { outline: Outline; checked?: DocumentCheck } => {
+  'program.load': (source: ProgramSource, emit: Emit) => {
     const large = isLarge(source);
     const value = documentValue(source);
     collectIf(large);
     const checked = source.check && precheckDocument(value, source.check.prune);
     collectIf(large);
-    return { outline: inPieces(value, emit, large), checked };
+    const outline = inPieces(value, emit, large, source.check !== undefined);
+    // The body's bytes go back to the main thread (transferred, as they came): they are its to
+    // place problems with and to let go of once it has answered.
+    const loaded: ProgramLoaded = { outline, checked, bytes: source.bytes };
+    return new Transfer(loaded, movable(source.bytes));
   },
   'program.locate': (input: ProgramSource & { pointers: string[] }): Array<SourcePlace | undefined> => {
     const locate = textLocator(textOf(input), input.file, input.format);
