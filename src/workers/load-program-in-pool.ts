@@ -33,9 +33,7 @@ export interface PooledProgram {
 export async function loadProgramInPool(pool: WorkerPool, source: ProgramSource): Promise<PooledProgram> {
   const large = isLarge(source);
   const { pieces, result } = await pool.run('program.load', source, { large, transfer: movable(source.bytes) });
-  const { outline, checked, bytes } = result as ProgramLoaded;
-  const buffers: ArrayBuffer[] = movable(bytes);
-  const value = assemble(outline, await parsedLists(pieces as Piece[], buffers));
+  const { value, checked, bytes, buffers } = await documentOf(result as ProgramLoaded, pieces as Piece[]);
   const files = [source.file];
   return {
     value,
@@ -64,12 +62,25 @@ export async function loadProgramInPool(pool: WorkerPool, source: ProgramSource)
 }
 
 /**
+ * The document `program.load` answered, put back together from its pieces: `buffers` are the
+ * memory it holds outside the heap (the body's bytes, the packed fields' text), to be released.
+ */
+export async function documentOf(
+  loaded: ProgramLoaded,
+  pieces: Piece[],
+): Promise<{ value: unknown; checked?: DocumentCheck; bytes?: Uint8Array; buffers: ArrayBuffer[] }> {
+  const buffers: ArrayBuffer[] = movable(loaded.bytes);
+  const value = assemble(loaded.outline, await parsedLists(pieces, buffers, loaded.bytes));
+  return { value, checked: loaded.checked, bytes: loaded.bytes, buffers };
+}
+
+/**
  * The lists of the pieces, each parsed and let go in turn, giving the loop a turn between them: the
  * port hands every piece over at once, and parsing 50 MiB of them in one go held the loop a second.
- * A piece's packed fields are read from its bytes on demand (packed-lists.ts); `buffers` gets the
- * pieces' buffers, to be released.
+ * A piece's packed fields are read on demand (packed-lists.ts) from its bytes or the body's;
+ * `buffers` gets the pieces' buffers, to be released.
  */
-async function parsedLists(pieces: Piece[], buffers: ArrayBuffer[]): Promise<Map<string, unknown[]>> {
+async function parsedLists(pieces: Piece[], buffers: ArrayBuffer[], body: Uint8Array | undefined): Promise<Map<string, unknown[]>> {
   const lists = new Map<string, unknown[]>();
   const decoder = new TextDecoder();
   for (let i = 0; i < pieces.length; i++) {
@@ -79,7 +90,7 @@ async function parsedLists(pieces: Piece[], buffers: ArrayBuffer[]): Promise<Map
     const items = JSON.parse(json) as object[];
     if (bytes) buffers.push(...movable(bytes));
     for (const p of packed ?? []) {
-      const text = bytes!.subarray(p.start, p.end);
+      const text = (p.inBody ? body : bytes)!.subarray(p.start, p.end);
       unpackOnDemand(items[p.item], p.field, () => JSON.parse(decoder.decode(text)), p.references, text.length);
     }
     for (const item of items) list.push(item);
