@@ -184,7 +184,8 @@ function jsonInItems(
 ): { outline: Outline; checked: DocumentCheck } | undefined {
   const parts = jsonInParts(source.bytes, { file: source.file, limits: source.limits });
   if (!parts) return undefined;
-  const { text, members } = parts;
+  const { members } = parts;
+  let text: string | undefined = parts.text;
   // the layout of every list first: nothing is sent for a text that must be read whole
   const lists = new Map<JsonMember, Array<[number, number]>>();
   for (const member of members) {
@@ -193,23 +194,31 @@ function jsonInItems(
     if (!items) return undefined;
     lists.set(member, items);
   }
-  const parse = (start: number, end: number): any => {
+  // ASCII text: a character is a byte, so an item's text is in the body's bytes as it is, and so is
+  // a packed field's. The whole text is then let go: each item is decoded from the bytes in turn.
+  const ascii = text.length === source.bytes.length;
+  const decoder = new TextDecoder();
+  const textAt = (start: number, end: number) => (ascii ? decoder.decode(source.bytes.subarray(start, end)) : text!.slice(start, end));
+  const parse = (itemText: string): any => {
     try {
-      return JSON.parse(text.slice(start, end));
+      return JSON.parse(itemText);
     } catch {
       documentValue(source); // throws the refusal that names the problem
       throw new Error('a JSON document read whole where its parts were refused');
     }
   };
-  // ASCII text: a character is a byte, so a field's text is in the body's bytes as it is
-  const ascii = text.length === source.bytes.length;
   const outline: Array<[string] | [string, unknown]> = [];
   const shape: Record<string, unknown> = {};
   for (const member of members) {
     const items = lists.get(member);
-    const value = items ? new Array(items.length) : parse(member.start, member.end);
+    const value = items ? new Array(items.length) : parse(textAt(member.start, member.end));
     Object.defineProperty(shape, member.key, { value, enumerable: true, writable: true, configurable: true });
     outline.push(items ? [member.key] : [member.key, value]);
+  }
+  if (ascii) {
+    parts.text = '';
+    text = undefined;
+    collectIf(large);
   }
   const checker = new DocumentChecker(source.check.prune);
   checker.outline(shape);
@@ -218,15 +227,19 @@ function jsonInItems(
     if (!items) continue;
     const name = member.key;
     let entryAt = 0;
+    let itemText = '';
+    let itemStart = 0;
     const inBody: BodyRange | undefined = ascii
-      ? (index, field) => {
-          const found = jsonMembers(text, items[index][0])?.members.find((m) => m.key === field);
-          return found && [found.start, found.end];
+      ? (_index, field) => {
+          const found = jsonMembers(itemText, 0)?.members.find((m) => m.key === field);
+          return found && [itemStart + found.start, itemStart + found.end];
         }
       : undefined;
     const writer = new ListWriter(name, emit, large, true, inBody);
     for (const [start, end] of items) {
-      const entry = parse(start, end);
+      itemText = textAt(start, end);
+      itemStart = start;
+      const entry = parse(itemText);
       if (isKindName(name)) checker.entry(name, entryAt, entry);
       writer.add(entryAt++, entry);
     }
