@@ -26,7 +26,7 @@ import type { ProgramKind } from '../domain/program/registry.ts';
 import { movable, Transfer, type Emit } from './task-messages.ts';
 import { packedFieldOf, packedReferences } from '../domain/program/packed-lists.ts';
 import { programKind } from '../domain/program/registry.ts';
-import type { ProgramKindName, Reference } from '../domain/kinds/kind.ts';
+import type { KeyedEntry, ProgramKindName, Reference } from '../domain/kinds/kind.ts';
 
 /** About how many characters of JSON text one message carries back. */
 const PIECE_CHARS = 1024 * 1024;
@@ -95,23 +95,24 @@ class ListWriter {
   }
 
   /** The item at `index` of the list (plain data: the loader's guarantee). */
-  add(index: number, entry: any): void {
+  add(index: number, entry: unknown): void {
     const key = this.#key;
     const field = this.#kind ? packedFieldOf(key, entry) : undefined;
     if (this.#kind && field) {
-      const references = packedReferences(this.#kind, entry, field, `/${key}/${index}`);
+      const fields = entry as Record<string, unknown>;
+      const references = packedReferences(this.#kind, entry as KeyedEntry, field, `/${key}/${index}`);
       const range = this.#inBody?.(index, field);
       if (range) {
         this.#packed.push({ item: this.#texts.length, field, start: range[0], end: range[1], inBody: true, references });
         this.#chars += range[1] - range[0];
       } else {
-        const packedText = JSON.stringify(entry[field]);
+        const packedText = JSON.stringify(fields[field]);
         this.#packed.push({ item: this.#texts.length, field, start: this.#packedTexts.length, end: 0, references });
         this.#packedTexts.push(packedText);
         this.#chars += packedText.length;
       }
       // the field keeps its place among the entry's fields; its value comes from the bytes
-      entry[field] = 0;
+      fields[field] = 0;
     }
     // an entry is never undefined, so never left out
     const text = JSON.stringify(entry) ?? 'null';
@@ -199,7 +200,7 @@ function jsonInItems(
   const ascii = text.length === source.bytes.length;
   const decoder = new TextDecoder();
   const textAt = (start: number, end: number) => (ascii ? decoder.decode(source.bytes.subarray(start, end)) : text!.slice(start, end));
-  const parse = (itemText: string): any => {
+  const parse = (itemText: string): unknown => {
     try {
       return JSON.parse(itemText);
     } catch {

@@ -93,6 +93,9 @@ export function precheckDocument(document: unknown, prune: boolean): DocumentChe
   checker.outline(document);
   if (document !== null && typeof document === 'object' && !Array.isArray(document))
     for (const [name, entries] of Object.entries(document))
-      if (isKindName(name) && Array.isArray(entries)) entries.forEach((entry, i) => checker.entry(name, i, entry));
+      if (isKindName(name) && Array.isArray(entries))
+        entries.forEach((entry, i) => {
+          checker.entry(name, i, entry);
+        });
   return checker.finish();
 }
