@@ -8,7 +8,7 @@ import type { DocumentCheck } from '../domain/program/precheck.ts';
 import type { WorkerPool } from './pool.ts';
 import { isLarge, type Outline, type Piece, type ProgramLoaded, type ProgramSource } from './program-document.ts';
 import { movable } from './task-messages.ts';
-import { unpackOnDemand } from '../domain/program/packed-lists.ts';
+import { unpackOnDemand } from '../domain/kinds/packed-fields.ts';
 
 /** A document read in the pool. */
 export interface PooledProgram {

@@ -6,7 +6,7 @@ import type { KeyedEntry, NormalizeContext, RecordChange } from '../kinds/kind.t
 import type { ProgramKind } from './registry.ts';
 import type { DocumentKinds } from './document-kinds.ts';
 import { shareTheLoop } from '../../shared/event-loop-turns.ts';
-import { packedBytes } from './packed-lists.ts';
+import { packedBytes } from '../kinds/packed-fields.ts';
 
 /**
  * Changes of a kind checked, written and shown in their kind's own events this many at a time: a

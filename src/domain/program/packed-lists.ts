@@ -4,15 +4,17 @@
 // generation had doubled, so plans repeated one after another added 100-200 MB each.
 //
 // Where the document is parsed (a worker thread, src/workers/program-document.ts), each such list
-// becomes its JSON text, encoded in a buffer the main thread gets by transfer; the entry's field
-// reads it back on demand (a getter: the same array for every read within one synchronous stretch,
-// a new one after), so the pipeline's code reads it as it reads any field, and only the phases that
-// need the items (normalizing a created or updated test, writing it) make them, one entry at a
-// time. The references the list holds (a resource's assignees and entities) are found where it was
+// becomes its JSON text (in a buffer the main thread gets by transfer, or the body's own bytes);
+// the entry's field reads it back on demand (a getter, src/domain/kinds/packed-fields.ts: the same
+// array for every read within one synchronous stretch, a new one after), so the pipeline's code
+// reads it as it reads any field, and only what needs the items makes them, one entry at a time:
+// the tests kind's normalizing puts them in order when they are first read, and a plan, which
+// writes no flagged resource, never reads a created test's. The references the list holds (a resource's assignees and entities) are found where it was
 // packed and kept beside it, so resolving references never unpacks it (referencesOf). Once the
 // answer is given, the door lets the buffers go at once (ArrayBuffer.prototype.transfer(0) frees
 // the memory when called, not at the next full collection).
 import type { KeyedEntry, Reference } from '../kinds/kind.ts';
+import { packedReferencesOf, withoutPacked } from '../kinds/packed-fields.ts';
 import type { ProgramKind } from './registry.ts';
 
 /** The field of a kind's entries held packed: a list that can hold thousands of items per entry. */
@@ -34,55 +36,13 @@ export function packedReferences(kind: ProgramKind, entry: KeyedEntry, field: st
   return kind.references(alone, pointer);
 }
 
-interface Packed {
-  field: string;
-  references: Reference[];
-  /** the length of its text, in bytes */
-  bytes: number;
-}
-
-const packedEntries = new WeakMap<object, Packed>();
-
-/**
- * Makes `entry[field]` read `unpack()` on demand: the same value for the reads of one synchronous
- * stretch (normalizing an entry reads the field more than once), made anew after it. The field
- * keeps its place among the entry's fields (it is there already, as a placeholder).
- */
-export function unpackOnDemand(entry: object, field: string, unpack: () => unknown, references: Reference[], bytes: number): void {
-  let held: unknown;
-  Object.defineProperty(entry, field, {
-    enumerable: true,
-    configurable: true,
-    get() {
-      if (held === undefined) {
-        held = unpack();
-        queueMicrotask(() => {
-          held = undefined;
-        });
-      }
-      return held;
-    },
-    set(value: unknown) {
-      // a plain field again: written as any other
-      Object.defineProperty(entry, field, { value, enumerable: true, configurable: true, writable: true });
-      packedEntries.delete(entry);
-    },
-  });
-  packedEntries.set(entry, { field, references, bytes });
-}
-
 /**
  * The kind's references of an entry (ProgramKind.references), those of a packed field from beside
  * it. They come last, as every kind that packs a field lists them (the tests kind: the entry's own
  * links, then its resources').
  */
 export function referencesOf(kind: ProgramKind, entry: KeyedEntry, pointer: string): Reference[] {
-  const packed = packedEntries.get(entry);
-  if (!packed) return kind.references(entry, pointer);
-  const rest: Record<string, unknown> = {};
-  for (const name of Object.keys(entry)) if (name !== packed.field) rest[name] = (entry as unknown as Record<string, unknown>)[name];
-  return [...kind.references(rest as unknown as KeyedEntry, pointer), ...packed.references];
+  const references = packedReferencesOf(entry);
+  if (!references) return kind.references(entry, pointer);
+  return [...kind.references(withoutPacked(entry), pointer), ...references];
 }
-
-/** The length in bytes of an entry's packed text (0 when nothing of it is packed): what unpacking it makes, roughly. */
-export const packedBytes = (entry: object): number => packedEntries.get(entry)?.bytes ?? 0;
