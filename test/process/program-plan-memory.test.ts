@@ -7,7 +7,8 @@
 // was held in the worker thread and its heap kept it between documents (the growth was 697 MiB);
 // and each JSON plan left its body (a SharedArrayBuffer) and its flagged resources (an object
 // each) on the event loop's heap until a full collection, with the whole document's value in the
-// worker meanwhile: the JSON plans grew the server by
+// worker meanwhile: the JSON plans grew the server by 292-299 MiB (SQLite and PostgreSQL, the code
+// of deca0fc), and by 119-151 MiB after the fixes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
