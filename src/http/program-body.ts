@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import { validationFailed } from '../shared/errors.ts';
 import { byteSize } from '../shared/program-limits.ts';
 import type { ProgramFormat } from '../formats/program/load.ts';
+import { collectYoungGeneration } from '../shared/young-generation.ts';
 
 export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'] as const;
 export const PROGRAM_BODY_TYPES = ['application/json', ...YAML_TYPES] as const;
@@ -18,30 +19,34 @@ const tooLarge = (maxBytes: number) =>
     'The program document is too large.',
   );
 
+/** A body of at least this many bytes is followed by a minor collection of the event loop's heap. */
+const COLLECT_AFTER_BYTES = 1024 * 1024;
+
 /**
  * The whole stream as one buffer, refused as soon as it passes `maxBytes` (or declares more). A
  * refusal leaves the rest unread: the answer's hook decides whether it is read and discarded or
  * the connection closed (src/http/plugins/unread-body.ts); destroying the stream here would
- * close the connection before the refusal could be answered. The buffer's memory is a
- * SharedArrayBuffer: the worker thread that parses the document (src/workers/) reads these very
- * bytes instead of a copy of them (issue 36: a 50 MiB body was held twice while it was parsed).
+ * close the connection before the refusal could be answered. The buffer's memory is a plain
+ * ArrayBuffer that the worker thread parsing the document (src/workers/) gets by transfer, not a
+ * copy, and gives back; the route frees it once it has answered (issue 36: a SharedArrayBuffer
+ * here was freed only at the main thread's next full collection, 50 MB left behind by each plan
+ * of a 50 MiB document).
  */
 export async function readLimited(stream: Readable, maxBytes: number, declaredLength?: number): Promise<Buffer> {
   if (declaredLength !== undefined && declaredLength > maxBytes) throw tooLarge(maxBytes);
-  // Copied into its place as it arrives (the declared length, else grown by doubling), so the
-  // chunks and the whole are never held at once.
-  let bytes = Buffer.from(new SharedArrayBuffer(declaredLength ?? 64 * 1024));
+  // Copied into its place as it arrives (the declared length, else grown by doubling: the old
+  // buffer is freed as it is grown), so the chunks and the whole are never held at once.
+  let bytes = Buffer.from(new ArrayBuffer(declaredLength ?? 64 * 1024));
   let total = 0;
   for await (const chunk of stream.iterator({ destroyOnReturn: false })) {
     const piece = chunk as Buffer;
     if (total + piece.length > maxBytes) throw tooLarge(maxBytes);
-    if (total + piece.length > bytes.length) {
-      const grown = Buffer.from(new SharedArrayBuffer(Math.min(maxBytes, Math.max(2 * bytes.length, total + piece.length))));
-      bytes.copy(grown, 0, 0, total);
-      bytes = grown;
-    }
+    if (total + piece.length > bytes.length)
+      bytes = Buffer.from((bytes.buffer as ArrayBuffer).transfer(Math.min(maxBytes, Math.max(2 * bytes.length, total + piece.length))));
     total += piece.copy(bytes, total);
   }
+  // the socket's chunks are garbage now: freed at once (src/shared/young-generation.ts)
+  if (total >= COLLECT_AFTER_BYTES) collectYoungGeneration();
   return total === bytes.length ? bytes : bytes.subarray(0, total);
 }
 

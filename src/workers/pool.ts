@@ -39,6 +39,8 @@ const YOUNG_GENERATION_MB = 32;
 export interface RunOptions {
   /** a large task: its thread collects its garbage when it is done, giving its memory back */
   large?: boolean;
+  /** buffers of the input moved to the thread rather than copied (they are detached here) */
+  transfer?: ArrayBuffer[];
 }
 
 interface Pending {
@@ -94,7 +96,7 @@ export class WorkerPool {
       const task = this.#queue.shift()!;
       slot.task = task;
       slot.worker.ref();
-      slot.worker.postMessage({ name: task.name, input: task.input, collect: task.options.large === true });
+      slot.worker.postMessage({ name: task.name, input: task.input, collect: task.options.large === true }, task.options.transfer ?? []);
       // the input is the thread's now: not kept here while the task runs
       task.input = undefined;
     }

@@ -3,7 +3,24 @@
 // piece as its own message), and the messages a thread sends back. Its own file so the task
 // handlers (program-document.ts) use it without importing the registry of tasks that lists them.
 
-export type Emit = (piece: unknown) => void;
+export type Emit = (piece: unknown, transfer?: ArrayBuffer[]) => void;
+
+/**
+ * A handler's answer with buffers to transfer (moved to the main thread, not copied): what a
+ * handler returns wrapped in this is posted as `value` with `list` transferred.
+ */
+export class Transfer {
+  readonly value: unknown;
+  readonly list: ArrayBuffer[];
+  constructor(value: unknown, list: ArrayBuffer[]) {
+    this.value = value;
+    this.list = list;
+  }
+}
+
+/** The buffers of `views` that can move to another thread: a SharedArrayBuffer is shared, never moved. */
+export const movable = (...views: Array<ArrayBufferView | undefined>): ArrayBuffer[] =>
+  views.flatMap((view) => (view && view.buffer instanceof ArrayBuffer ? [view.buffer] : []));
 
 /** A thrown error as it crosses to the main thread: a ServiceError keeps its code and details. */
 export interface TaskError {

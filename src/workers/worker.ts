@@ -2,15 +2,16 @@
 import { parentPort } from 'node:worker_threads';
 import { ServiceError } from '../shared/errors.ts';
 import { TASKS, type TaskName } from './tasks.ts';
-import type { TaskError, WorkerMessage } from './task-messages.ts';
+import { Transfer, type TaskError, type WorkerMessage } from './task-messages.ts';
 
 const port = parentPort!;
-const send = (message: WorkerMessage) => port.postMessage(message);
+const send = (message: WorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
 port.on('message', ({ name, input, collect }: { name: TaskName; input: never; collect: boolean }) => {
   try {
-    const result = TASKS[name](input, (piece) => send({ type: 'piece', piece }));
-    send({ type: 'done', result });
+    const answer: unknown = TASKS[name](input, (piece, transfer) => send({ type: 'piece', piece }, transfer));
+    if (answer instanceof Transfer) send({ type: 'done', result: answer.value }, answer.list);
+    else send({ type: 'done', result: answer });
   } catch (error) {
     const failure: TaskError =
       error instanceof ServiceError

@@ -6,6 +6,7 @@ import type { KeyedEntry, NormalizeContext, RecordChange } from '../kinds/kind.t
 import type { ProgramKind } from './registry.ts';
 import type { DocumentKinds } from './document-kinds.ts';
 import { shareTheLoop } from '../../shared/event-loop-turns.ts';
+import { packedBytes } from '../kinds/packed-fields.ts';
 
 /**
  * Changes of a kind checked, written and shown in their kind's own events this many at a time: a
@@ -15,7 +16,16 @@ import { shareTheLoop } from '../../shared/event-loop-turns.ts';
  */
 export const CHANGE_CHUNK = 2000;
 
+/**
+ * And at most this much packed text (packed-lists.ts) of created entries a chunk: 2,000 tests of
+ * up to 10,000 flagged resources each, normalized at once, held every resource of a 50 MiB
+ * document at once on the event loop's heap (issue 36, goal (d)).
+ */
+export const CHUNK_PACKED_BYTES = 4 * 1024 * 1024;
+
 export interface CreatedEntries {
+  /** `changes` in chunks of at most CHANGE_CHUNK changes and CHUNK_PACKED_BYTES of created entries' packed text */
+  chunks(kind: ProgramKind, changes: readonly RecordChange<KeyedEntry>[]): Generator<RecordChange<KeyedEntry>[]>;
   /** a change's entry as written: a created record's normalized anew when it is not held */
   entryOf(kind: ProgramKind, change: RecordChange<KeyedEntry>): KeyedEntry;
   /** normalizes the chunk's created records and holds them in `after` */
@@ -29,6 +39,21 @@ export function createdEntries(kinds: DocumentKinds, nctx: NormalizeContext): Cr
     c.after ?? kind.normalize(kinds.entriesOf(kind)[c.index!], undefined, { ...nctx, index: c.index! });
   return {
     entryOf,
+    *chunks(kind, changes) {
+      let chunk: RecordChange<KeyedEntry>[] = [];
+      let bytes = 0;
+      for (const c of changes) {
+        const size = c.action === 'create' && c.after === undefined ? packedBytes(kinds.entriesOf(kind)[c.index!]) : 0;
+        if (chunk.length >= CHANGE_CHUNK || (chunk.length > 0 && bytes + size > CHUNK_PACKED_BYTES)) {
+          yield chunk;
+          chunk = [];
+          bytes = 0;
+        }
+        chunk.push(c);
+        bytes += size;
+      }
+      if (chunk.length > 0) yield chunk;
+    },
     // a turn between entries: a chunk of tests with 10,000 resources each is seconds of normalizing
     async materialize(kind, chunk) {
       for (const c of chunk)

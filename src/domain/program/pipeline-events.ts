@@ -14,7 +14,7 @@ import { complianceState, effectsBetween, type ComplianceState } from './effects
 import { effectsWithinPlan } from './plan-bounds.ts';
 import type { ProgramPlan } from './plan-schema.ts';
 import type { KindChanges } from './diff.ts';
-import { CHANGE_CHUNK, type CreatedEntries } from './change-chunks.ts';
+import type { CreatedEntries } from './change-chunks.ts';
 
 /** The kinds whose changes can move the compliance rule's answers. */
 const COMPLIANCE_KINDS: ReadonlySet<ProgramKindName> = new Set(['frameworks', 'controls', 'policies', 'evidence', 'tests']);
@@ -94,8 +94,7 @@ async function kindEvents(wctx: WriteContext, input: EventsInput, stateAfter: ()
     const owns = recordsOwnCreations(kind);
     const shown = owns ? all : all.filter((c) => c.action !== 'create');
     if (kind.events)
-      for (let i = 0; i < shown.length; i += CHANGE_CHUNK) {
-        const chunk = shown.slice(i, i + CHANGE_CHUNK);
+      for (const chunk of created.chunks(kind, shown)) {
         if (owns) await created.materialize(kind, chunk);
         const own = await kind.events(ectx, chunk);
         created.release(chunk);

@@ -10,6 +10,7 @@ import { PROGRAM_KINDS } from './registry.ts';
 import { IssueList } from './validate.ts';
 import { readKinds, type CurrentRecords } from './read-kinds.ts';
 import type { DocumentKinds } from './document-kinds.ts';
+import { referencesOf } from './packed-lists.ts';
 
 /** Keys the document itself names, per record kind (its entries' and their own sub-records'). */
 type DocumentKeys = Map<string, Set<string>>;
@@ -60,7 +61,7 @@ function namedKeys(kinds: DocumentKinds): { documentKeys: DocumentKeys; referenc
     kinds.entriesOf(kind).forEach((entry, i) => {
       addKey(kind.record, entry.key);
       for (const own of kind.ownKeys?.(entry) ?? []) addKey(own.record, own.key);
-      if (isActive) for (const ref of kind.references(entry, `/${kind.name}/${i}`)) referenced.add(ref.record);
+      if (isActive) for (const ref of referencesOf(kind, entry, `/${kind.name}/${i}`)) referenced.add(ref.record);
     });
   }
   return { documentKeys, referenced };
@@ -80,7 +81,7 @@ function checkReferences(
     const entries = kinds.entriesOf(kind);
     const isSettled = kinds.settled.has(kind.name);
     for (let i = 0; i < entries.length && !issues.full(); i++) {
-      for (const ref of kind.references(entries[i], `/${kind.name}/${i}`)) {
+      for (const ref of referencesOf(kind, entries[i], `/${kind.name}/${i}`)) {
         if (documentKeys.get(ref.record)?.has(ref.key)) continue;
         // a settled kind's reference can have been broken only by a kind this document changes
         if (isSettled && !activeRecords.has(ref.record) && !(ref.record === 'requirement' && activeRecords.has('framework'))) continue;

@@ -7,7 +7,7 @@
 // version (data-versions.ts, checked by test/http/data-versions-property.test.ts), and the digest
 // covers the service version, the format version and prune, so anything else retires the digests
 // and the kind takes the full path. The rule is pinned by test/http/program-settled.test.ts.
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 import { findOrganizationState } from '../../storage/db/repositories/organizations/organizations.ts';
@@ -19,6 +19,16 @@ import { PROGRAM_KIND_NAMES, type ProgramKindName } from '../kinds/kind.ts';
 /** Each listed kind's digest: of its entries as the document gives them, and of what else shapes an apply of them. */
 export type KindDigests = ReadonlyMap<ProgramKindName, string>;
 
+/** A kind's digest before its entries (digestKinds; precheck.ts makes it an entry at a time). */
+export function kindHash(name: ProgramKindName, prune: boolean): Hash {
+  return createHash('sha256').update(
+    `${SERVICE_VERSION}\u0000${PROGRAM_FORMAT_VERSION}\u0000${name}\u0000${prune ? 'prune' : 'keep'}\u0000`,
+  );
+}
+
+/** What an entry adds to its kind's digest. */
+export const entryDigestText = (entry: unknown) => `${JSON.stringify(entry) ?? 'undefined'}\u0000`;
+
 /** The digests of the kinds the document lists (entries as parsed: a reordered or reformatted entry is a new digest, never a false match). */
 export function digestKinds(document: unknown, prune: boolean): KindDigests {
   const digests = new Map<ProgramKindName, string>();
@@ -27,11 +37,10 @@ export function digestKinds(document: unknown, prune: boolean): KindDigests {
     const entries = (document as Record<string, unknown>)[name];
     if (entries === undefined) continue;
     if (!Array.isArray(entries)) continue; // not a list (the schema check says so): no digest, the full path
-    const hash = createHash('sha256');
-    hash.update(`${SERVICE_VERSION}\u0000${PROGRAM_FORMAT_VERSION}\u0000${name}\u0000${prune ? 'prune' : 'keep'}\u0000`);
+    const hash = kindHash(name, prune);
     try {
       // entry by entry: never the whole kind as one string
-      for (const entry of entries) hash.update(`${JSON.stringify(entry) ?? 'undefined'}\u0000`);
+      for (const entry of entries) hash.update(entryDigestText(entry));
     } catch {
       continue; // not plain data (the schema check says why): no digest, the full path
     }

@@ -79,38 +79,113 @@ function messageOf(e: ErrorObject): string {
 }
 
 /**
+ * Adds the problems `validate` found to `byField` (the first rule each place breaks, `prefix` before
+ * each field), up to MAX_ISSUES places in all.
+ */
+function collectInto(validate: ValidateFunction, prefix: string, byField: Map<string, FieldIssue>): void {
+  for (const e of validate.errors ?? []) {
+    if (byField.size >= MAX_ISSUES) return;
+    if (e.keyword === 'anyOf' || e.keyword === 'if') continue;
+    let field = prefix + e.instancePath;
+    if (e.keyword === 'additionalProperties')
+      field += `/${escapePointer(String((e.params as { additionalProperty: string }).additionalProperty))}`;
+    else if (e.keyword === 'required') field += `/${escapePointer(String((e.params as { missingProperty: string }).missingProperty))}`;
+    if (field === '') field = '/';
+    if (!byField.has(field)) byField.set(field, { field, message: messageOf(e) });
+  }
+}
+
+/** A value whose anyOf branches all failed is told by its branches; keep at least one answer. */
+const atLeastOne = (failed: boolean, byField: Map<string, FieldIssue>): FieldIssue[] => {
+  if (failed && byField.size === 0) byField.set('/', { field: '/', message: 'is not a program document' });
+  return [...byField.values()];
+};
+
+/**
  * The schema's problems, one per place (the first rule each place breaks). `skip`: kinds whose
  * entries are not checked (known to be what an earlier apply checked).
  */
 export function schemaIssues(document: unknown, skip: ReadonlySet<string> = new Set()): FieldIssue[] {
   const byField = new Map<string, FieldIssue>();
   let failed = false;
-  const collect = (validate: ValidateFunction, prefix: string) => {
-    failed = true;
-    for (const e of validate.errors ?? []) {
-      if (byField.size >= MAX_ISSUES) return;
-      if (e.keyword === 'anyOf' || e.keyword === 'if') continue;
-      let field = prefix + e.instancePath;
-      if (e.keyword === 'additionalProperties')
-        field += `/${escapePointer(String((e.params as { additionalProperty: string }).additionalProperty))}`;
-      else if (e.keyword === 'required') field += `/${escapePointer(String((e.params as { missingProperty: string }).missingProperty))}`;
-      if (field === '') field = '/';
-      if (!byField.has(field)) byField.set(field, { field, message: messageOf(e) });
-    }
-  };
   const outline = validator('outline');
-  if (!outline(document)) collect(outline, '');
+  if (!outline(document)) {
+    failed = true;
+    collectInto(outline, '', byField);
+  }
   if (document && typeof document === 'object' && !Array.isArray(document)) {
     for (const name of PROGRAM_KIND_NAMES) {
       const entries = (document as Record<string, unknown>)[name];
       if (!Array.isArray(entries) || skip.has(name) || byField.size >= MAX_ISSUES) continue;
       const validate = validator(name);
-      if (!validate(entries)) collect(validate, `/${name}`);
+      if (!validate(entries)) {
+        failed = true;
+        collectInto(validate, `/${name}`, byField);
+      }
     }
   }
-  // a value whose anyOf branches all failed is told by its branches; keep at least one answer
-  if (failed && byField.size === 0) byField.set('/', { field: '/', message: 'is not a program document' });
-  return [...byField.values()];
+  return atLeastOne(failed, byField);
+}
+
+/**
+ * The same problems as schemaIssues, found one entry at a time (precheck.ts checks a document as it
+ * reads it, never holding all of it): `outline` checks the document without its entries (each
+ * list's length alone matters to it), `entry` each entry of a kind's list, in order, and `issues`
+ * answers what schemaIssues answers for the whole document. The entries' schema is the items of
+ * the kind's list: ajv reports each item's problems, in order, as it does for the list.
+ */
+export class SchemaIssues {
+  readonly #outline = new Map<string, FieldIssue>();
+  readonly #kinds = new Map<string, Map<string, FieldIssue>>();
+  #failed = false;
+
+  /** Checks the outline: `document` with each list's items or holes in their places. Whether it passed. */
+  outline(document: unknown): boolean {
+    const outline = validator('outline');
+    if (outline(document)) return true;
+    this.#failed = true;
+    collectInto(outline, '', this.#outline);
+    return false;
+  }
+
+  /** Checks the entry at `index` of the kind's list. Whether it passed. */
+  entry(name: ProgramKindName, index: number, entry: unknown): boolean {
+    const validate = entryValidator(name);
+    if (validate(entry)) return true;
+    this.#failed = true;
+    let byField = this.#kinds.get(name);
+    if (!byField) this.#kinds.set(name, (byField = new Map()));
+    collectInto(validate, `/${name}/${index}`, byField);
+    return false;
+  }
+
+  get failed(): boolean {
+    return this.#failed;
+  }
+
+  issues(): FieldIssue[] {
+    const byField = new Map(this.#outline);
+    // the kinds in schemaIssues's order; no two kinds share a field (each field starts with its kind)
+    for (const name of PROGRAM_KIND_NAMES) {
+      if (byField.size >= MAX_ISSUES) break;
+      for (const issue of this.#kinds.get(name)?.values() ?? []) {
+        if (byField.size >= MAX_ISSUES) break;
+        if (!byField.has(issue.field)) byField.set(issue.field, issue);
+      }
+    }
+    return atLeastOne(this.#failed, byField);
+  }
+}
+
+const entryValidators = new Map<string, ValidateFunction>();
+function entryValidator(name: ProgramKindName): ValidateFunction {
+  let validate = entryValidators.get(name);
+  if (!validate) {
+    validator('outline'); // makes the ajv instance
+    validate = ajv!.compile((ProgramDocument.properties as unknown as Record<string, { items: TSchema }>)[name].items);
+    entryValidators.set(name, validate);
+  }
+  return validate;
 }
 
 /** Collects issues up to the bound; `full()` says when to stop looking. */

@@ -15,7 +15,7 @@ import type { ProgramKind } from './registry.ts';
 import { IssueList } from './validate.ts';
 import type { DocumentKinds } from './document-kinds.ts';
 import type { KindChanges } from './diff.ts';
-import { CHANGE_CHUNK, type CreatedEntries } from './change-chunks.ts';
+import type { CreatedEntries } from './change-chunks.ts';
 import type { ProgramContext } from './program-context.ts';
 
 /** Writes the `touched` kinds' changes; answers the context the kinds wrote with (the events phase's too). */
@@ -50,8 +50,8 @@ export async function writeChanges(
   for (const kind of touched) {
     const upserts = changes.get(kind.name)!.filter((c) => c.action !== 'delete');
     const problems = new IssueList();
-    for (let i = 0; i < upserts.length && !problems.full(); i += CHANGE_CHUNK) {
-      const chunk = upserts.slice(i, i + CHANGE_CHUNK);
+    for (const chunk of created.chunks(kind, upserts)) {
+      if (problems.full()) break;
       await created.materialize(kind, chunk);
       await kind.checkWrites?.(wctx, chunk, problems);
       // after a problem the chunks left are only checked, so every problem is reported: the

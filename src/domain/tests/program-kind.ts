@@ -42,6 +42,7 @@ import {
 } from '../kinds/entry-values.ts';
 import { referenceList, repeated, repeatedAssignees, repeatedTickets } from '../kinds/entry-checks.ts';
 import { setPresent } from '../set-present.ts';
+import { isPacked, lazyField, withoutPacked } from '../kinds/packed-fields.ts';
 
 type Resource = ProgramTestResource;
 type Scan = ProgramTestScan;
@@ -268,12 +269,17 @@ export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
   },
 
   normalize(entry, current, ctx) {
-    const merged = mergeEntry(entry, current, defaults(ctx), FIELDS);
+    // Flagged resources held packed (src/domain/program/packed-lists.ts) are put in order when
+    // first read: a plan writes none, so a created test's are never unpacked (issue 36, goal (d)).
+    const packed = isPacked(entry, 'resources');
+    const merged = mergeEntry(withoutPacked(entry), current, defaults(ctx), FIELDS);
     for (const f of ['checks', 'applications', 'entities', 'controls', 'requirements', 'risks'] as const) merged[f] = sorted(merged[f]);
     if (entry.assignees !== undefined) merged.assignees = entry.assignees.map(assigneeEntry);
-    if (entry.resources !== undefined) merged.resources = resourceOrder(entry.resources);
+    if (!packed && entry.resources !== undefined) merged.resources = resourceOrder(entry.resources);
     if (entry.history !== undefined) merged.history = historyOrder(entry.history);
-    return reorder(merged);
+    const out = reorder(merged);
+    if (packed) lazyField(out, 'resources', () => resourceOrder(entry.resources ?? []));
+    return out;
   },
   stampChange: (normalized, given, ctx) => {
     const out = { ...normalized };
@@ -284,8 +290,10 @@ export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
   check(entry, pointer, issues) {
     repeatedAssignees(entry.assignees, pointer, issues);
     repeatedTickets(entry.tickets, pointer, issues);
+    // a pointer made only for a list that can repeat: a plan of 864,209 resources otherwise made
+    // that many strings for nothing (issue 36, goal (d))
     entry.resources?.forEach((r, i) => {
-      repeated(r.assignees, `${pointer}/resources/${i}/assignees`, 'lists this person twice', issues);
+      if ((r.assignees?.length ?? 0) > 1) repeated(r.assignees, `${pointer}/resources/${i}/assignees`, 'lists this person twice', issues);
     });
   },
 
@@ -293,8 +301,8 @@ export const testsKind: ProgramKind<ProgramTest, RecordedKindEvents> = {
     const { refs, many, links } = referenceList(pointer);
     links(entry);
     entry.resources?.forEach((r, i) => {
-      many('person', r.assignees, `resources/${i}/assignees`);
-      many('entity', r.entities, `resources/${i}/entities`);
+      if (r.assignees?.length) many('person', r.assignees, `resources/${i}/assignees`);
+      if (r.entities?.length) many('entity', r.entities, `resources/${i}/entities`);
     });
     return refs;
   },

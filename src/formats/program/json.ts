@@ -214,3 +214,68 @@ function skipValue(text: string, i: number): number {
   while (i < text.length && !/[,\]}\s]/.test(text[i])) i++;
   return i;
 }
+
+/** A member of a JSON object: its key, and where its value starts and ends in the text. */
+export interface JsonMember {
+  key: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * The members of the object starting at `start` (a `{`), in their order, and the index just past
+ * it; undefined unless the text there is an object whose members are laid out as JSON says (the
+ * values themselves are only skipped: JSON.parse checks them).
+ */
+export function jsonMembers(text: string, start: number): { members: JsonMember[]; end: number } | undefined {
+  if (text.charCodeAt(start) !== 0x7b /* { */) return undefined;
+  const members: JsonMember[] = [];
+  let i = skipSpace(text, start + 1);
+  if (text.charCodeAt(i) === 0x7d /* } */) return { members, end: i + 1 };
+  for (;;) {
+    if (text.charCodeAt(i) !== 0x22 /* " */) return undefined;
+    const close = stringEnd(text, i);
+    if (close >= text.length) return undefined;
+    let key: string;
+    try {
+      key = JSON.parse(text.slice(i, close + 1)) as string;
+    } catch {
+      return undefined;
+    }
+    i = skipSpace(text, close + 1);
+    if (text.charCodeAt(i) !== 0x3a /* : */) return undefined;
+    const valueStart = skipSpace(text, i + 1);
+    const valueEnd = skipValue(text, valueStart);
+    if (valueEnd <= valueStart || valueEnd > text.length) return undefined;
+    members.push({ key, start: valueStart, end: valueEnd });
+    i = skipSpace(text, valueEnd);
+    const c = text.charCodeAt(i);
+    if (c === 0x7d /* } */) return { members, end: i + 1 };
+    if (c !== 0x2c /* , */) return undefined;
+    i = skipSpace(text, i + 1);
+  }
+}
+
+/** Where each item of the list starting at `start` (a `[`) starts and ends; undefined unless laid out as JSON says. */
+export function jsonItems(text: string, start: number): Array<[number, number]> | undefined {
+  if (text.charCodeAt(start) !== 0x5b /* [ */) return undefined;
+  const items: Array<[number, number]> = [];
+  let i = skipSpace(text, start + 1);
+  if (text.charCodeAt(i) === 0x5d /* ] */) return items;
+  for (;;) {
+    const end = skipValue(text, i);
+    if (end <= i || end > text.length) return undefined;
+    items.push([i, end]);
+    i = skipSpace(text, end);
+    const c = text.charCodeAt(i);
+    if (c === 0x5d /* ] */) return items;
+    if (c !== 0x2c /* , */) return undefined;
+    i = skipSpace(text, i + 1);
+  }
+}
+
+/** The root object's members, when the whole text is one object followed by nothing but space. */
+export function jsonRootMembers(text: string): JsonMember[] | undefined {
+  const laid = jsonMembers(text, skipSpace(text, 0));
+  return laid && skipSpace(text, laid.end) === text.length ? laid.members : undefined;
+}

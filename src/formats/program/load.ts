@@ -11,7 +11,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { ServiceError, validationFailed, type FieldIssue } from '../../shared/errors.ts';
-import { checkJsonText, lineColumn, locateInJson, TextRefused } from './json.ts';
+import { checkJsonText, jsonRootMembers, lineColumn, locateInJson, TextRefused, type JsonMember } from './json.ts';
 import {
   byteSize,
   DEFAULT_PROGRAM_MAX_YAML_BYTES,
@@ -203,6 +203,32 @@ export function textLocator(body: string, file: string, format: ProgramFormat): 
     yamlDocument ??= parseYamlText(body, { keepDocument: true }).document;
     return place(locateInYaml(yamlDocument, segments));
   };
+}
+
+/**
+ * A JSON document's text and its root object's members, for a reader that parses it a member and
+ * an item at a time (src/workers/program-document.ts) instead of whole: the same size, UTF-8 and
+ * text checks as loadProgramBytes, with their refusals. Undefined when the text is not one object
+ * laid out as JSON says, or may hold U+0000 (`\u0000`): loadProgramBytes reads those whole and
+ * names the problem. The items' values are JSON.parse's, so they are plain data, as the whole's.
+ */
+export function jsonInParts(
+  bytes: Uint8Array,
+  options: { file?: string; limits: ProgramLimits },
+): { text: string; members: JsonMember[] } | undefined {
+  const file = options.file ?? 'document';
+  if (bytes.length > options.limits.maxBytes) return undefined;
+  const text = decodeUtf8(bytes, file);
+  try {
+    checkJsonText(text, options.limits.maxRecords);
+  } catch (error) {
+    if (!(error instanceof TextRefused)) throw error;
+    const { pointer, index, message } = error.refusal;
+    throw refused([{ field: pointer, message, file, ...lineColumn(text, index) }]);
+  }
+  if (text.includes('\\u0000')) return undefined;
+  const members = jsonRootMembers(text);
+  return members && { text, members };
 }
 
 /** One document's bytes (an HTTP body, a file): size and UTF-8 first. */

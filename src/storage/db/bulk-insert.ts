@@ -51,7 +51,10 @@ function formFor(dialect: DialectName, options: BulkInsertOptions): StatementFor
 
 /** How many rows of `columnCount` columns one statement carries, within the parameter budget. */
 export function rowsPerStatement(dialect: DialectName, columnCount: number, options: BulkInsertOptions = {}): number {
-  const budget = Math.min(options.maxParameters ?? (dialect === 'sqlite' ? SQLITE_STATEMENT_PARAMETERS : BIND_PARAMETER_LIMITS[dialect]), BIND_PARAMETER_LIMITS[dialect]);
+  const budget = Math.min(
+    options.maxParameters ?? (dialect === 'sqlite' ? SQLITE_STATEMENT_PARAMETERS : BIND_PARAMETER_LIMITS[dialect]),
+    BIND_PARAMETER_LIMITS[dialect],
+  );
   const parametersPerRow = formFor(dialect, options) === 'arrays' ? 0 : Math.max(1, columnCount);
   if (columnCount > budget || (parametersPerRow > 0 && budget < parametersPerRow)) {
     throw new RangeError(`a row of ${columnCount} columns exceeds ${budget} bind parameters`);

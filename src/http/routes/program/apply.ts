@@ -103,7 +103,11 @@ async function documentOf(
   } catch (error) {
     throw await catalog.withPlaces(error);
   }
-  return { value: { version: PROGRAM_FORMAT_VERSION, frameworks: [framework] }, withPlaces: async (error) => error };
+  return {
+    value: { version: PROGRAM_FORMAT_VERSION, frameworks: [framework] },
+    withPlaces: async (error) => error,
+    release: () => catalog.release(),
+  };
 }
 
 /** Problems with their line and column in the body (the file name is always the body: left out). */
@@ -178,6 +182,8 @@ export default function applyProgramRoute(app: FastifyInstance, { system, config
         const bytes = (request.body as RawBody | undefined)?.bytes;
         if (!bytes || bytes.length === 0)
           throw validationFailed([{ field: 'body', message: 'must be a program document' }], 'The body is empty.');
+        // hashed first: the bytes move to the worker thread that parses them (src/workers/)
+        const sha256 = bodySha256(bytes);
         let loaded: PooledProgram | undefined;
         try {
           loaded = await documentOf(request, bytes, { config, workers });
@@ -190,7 +196,7 @@ export default function applyProgramRoute(app: FastifyInstance, { system, config
               mode,
               idempotency: request.idempotencyKey !== undefined ? idempotencyOf(request, () => '/v1/program') : undefined,
               body: {
-                sha256: bodySha256(bytes),
+                sha256,
                 source: request.query.source === 'oscal-catalog' ? 'oscal-catalog' : 'document',
                 frameworkKey: request.query.frameworkKey,
               },
@@ -199,6 +205,9 @@ export default function applyProgramRoute(app: FastifyInstance, { system, config
           return sendOutcome(request, reply, outcome);
         } catch (error) {
           throw await placed(error, loaded);
+        } finally {
+          // the body and the document's packed lists freed now, not at the next full collection
+          loaded?.release();
         }
       },
     );

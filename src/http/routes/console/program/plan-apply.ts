@@ -105,6 +105,9 @@ export default function consoleProgramRoute(app: FastifyInstance, { system, conf
             return rest as typeof d;
           }),
         );
+      } finally {
+        // the document's packed lists freed now, not at the next full collection (src/workers/)
+        loaded?.release();
       }
     },
   );
