@@ -1,6 +1,6 @@
 import type { FunctionComponent } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { type ApiError, getSession, lastActivityAt, setSessionEndedHandler, signOut, toApiError } from './api.ts';
+import { type ApiError, getSession, setSessionEndedHandler, signOut, toApiError } from './api.ts';
 import { Layout } from './components/layout.tsx';
 import { AuditLogPage } from './pages/audit-log.tsx';
 import { CredentialsPage } from './pages/credentials.tsx';
@@ -13,6 +13,7 @@ import { WebhookEndpointPage } from './pages/webhook-endpoint.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { currentPath, navigate, PATHS, useRoute, webhookEndpointIdOf } from './router.tsx';
 import type { Session } from './types.ts';
+import { useSignOutWhenIdle } from './use-idle-sign-out.ts';
 
 const PAGES: Record<string, FunctionComponent> = {
   [PATHS.credentials]: CredentialsPage,
@@ -28,8 +29,6 @@ const isPage = (path: string) => path in PAGES || webhookEndpointIdOf(path) !== 
 
 const SESSION_ENDED: Notice = { text: 'Your session has ended. Sign in again.', role: 'alert' };
 const SIGNED_OUT: Notice = { text: 'You have signed out.', role: 'status' };
-// setTimeout fires at once for delays beyond a signed 32-bit integer.
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Where a path should lead given the session; equal to the path when it can be shown as is. */
 function targetPath(path: string, signedIn: boolean): string {
@@ -79,37 +78,7 @@ export function App() {
     void checkSession();
   }, []);
 
-  // Sign out on screen once the session has timed out, rather than leave data showing on an
-  // unattended screen until the next click. The idle time-out restarts with every request
-  // this tab makes, so the check waits for that; only then does it ask the server (another
-  // tab may have kept the session alive), so the check itself never extends an idle session.
-  useEffect(() => {
-    if (!session) return;
-    const idleMs = Math.max(session.expiresAt - lastActivityAt(), 0);
-    const dueAt = () => Math.max(session.expiresAt, lastActivityAt() + idleMs) + 1000;
-    let cancelled = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const arm = (delay: number) => {
-      timer = setTimeout(check, Math.min(Math.max(delay, 0), MAX_TIMER_MS));
-    };
-    const check = async () => {
-      if (dueAt() > Date.now()) return arm(dueAt() - Date.now());
-      try {
-        const current = await getSession();
-        if (cancelled) return;
-        if (current === null) endSession(SESSION_ENDED);
-        else setSession(current);
-      } catch {
-        // Offline: look again in a minute.
-        if (!cancelled) arm(60_000);
-      }
-    };
-    arm(dueAt() - Date.now());
-    return () => {
-      cancelled = true;
-      clearTimeout(timer);
-    };
-  }, [session]);
+  useSignOutWhenIdle(session, setSession, () => endSession(SESSION_ENDED));
 
   // Keep the address bar in step with what is shown (sign-in page, default page).
   useEffect(() => {

@@ -63,6 +63,21 @@ interface Frame {
   first: boolean;
 }
 
+/** A container's frame: built whole when it is emitted (the root of what is emitted, unless already inside a built one). */
+function containerFrame(kind: Frame['kind'], decision: Plan, insideBuild: boolean): Frame {
+  const mode = decision === 'emit' ? 'build' : decision;
+  return {
+    kind,
+    mode,
+    value: mode === 'build' ? (kind === 'object' ? {} : []) : undefined,
+    emitRoot: decision === 'emit' && !insideBuild,
+    key: '',
+    index: 0,
+    expect: kind === 'object' ? 'key' : 'value',
+    first: true,
+  };
+}
+
 function kindOf(token: TokenType): ValueKind | undefined {
   switch (token) {
     case TokenType.LEFT_BRACE:
@@ -89,8 +104,33 @@ function describe(token: TokenType, value: unknown): string {
   return `“${String(value)}”`;
 }
 
-/** The most bytes tokenized at once (a few milliseconds of work). */
+/**
+ * A chunk of the file is tokenized synchronously: a 64 KiB one held the event loop 10-20 ms (issue
+ * 36), so it is fed in pieces of at most this many bytes, its findings handed on after each (the
+ * reader gives the loop its turns between them). The tokenizer takes a character cut between two.
+ */
 const PIECE_BYTES = 16 * 1024;
+
+function* pieces(chunk: Uint8Array | string): Generator<Uint8Array | string> {
+  if (typeof chunk === 'string' || chunk.length <= PIECE_BYTES) {
+    yield chunk;
+    return;
+  }
+  for (let at = 0; at < chunk.length; at += PIECE_BYTES) yield chunk.subarray(at, at + PIECE_BYTES);
+}
+
+/** The file's error for what the tokenizer threw (a ServiceError of the plan passes as it is). */
+function tokenizerError(error: unknown, { ended, started, path }: { ended: boolean; started: boolean; path: PathPart[] }): Error {
+  if (error instanceof ServiceError) return error;
+  if (ended) return fileError(path, 'expected more: the file ends in the middle of a value (is it cut short?)');
+  // The tokenizer says `Unexpected "x" at chunk position "3" (absolute position "1027") in state …`.
+  const text = error instanceof Error ? error.message : String(error);
+  const at = /Unexpected "(.*)" at chunk position "\d+" \(absolute position "(\d+)"\)/s.exec(text);
+  if (!started && at?.[1] === '<')
+    return fileError([], 'expected JSON, but the file starts with “<” (XML?): scanner files are read as JSON');
+  const detail = at ? `unexpected “${at[1]}” at byte ${at[2]}` : text.replace(/ in state \w+$/, '').replace(/\(state: \w+\)\. /, '');
+  return fileError(path, `expected valid JSON (${detail})`);
+}
 
 function* drain(out: Emitted[]) {
   const batch = out.splice(0);
@@ -140,17 +180,7 @@ export async function* streamJson(chunks: ByteChunks, plan: StreamPlan): AsyncGe
     const insideBuild = parent?.mode === 'build';
     if (kind === 'object' || kind === 'array') {
       if (stack.length >= MAX_DEPTH) throw fileError(where, `expected at most ${MAX_DEPTH} levels of nesting`);
-      const mode = decision === 'emit' ? 'build' : decision;
-      stack.push({
-        kind,
-        mode,
-        value: mode === 'build' ? (kind === 'object' ? {} : []) : undefined,
-        emitRoot: decision === 'emit' && !insideBuild,
-        key: '',
-        index: 0,
-        expect: kind === 'object' ? 'key' : 'value',
-        first: true,
-      });
+      stack.push(containerFrame(kind, decision, insideBuild));
       return;
     }
     place(value, decision === 'emit' && !insideBuild, where, decision === 'emit');
@@ -209,29 +239,15 @@ export async function* streamJson(chunks: ByteChunks, plan: StreamPlan): AsyncGe
       if (chunk === undefined) tokenizer.end();
       else tokenizer.write(chunk);
     } catch (error) {
-      if (error instanceof ServiceError) throw error;
-      if (chunk === undefined) throw fileError(path(), 'expected more: the file ends in the middle of a value (is it cut short?)');
-      // The tokenizer says `Unexpected "x" at chunk position "3" (absolute position "1027") in state …`.
-      const text = error instanceof Error ? error.message : String(error);
-      const at = /Unexpected "(.*)" at chunk position "\d+" \(absolute position "(\d+)"\)/s.exec(text);
-      if (!started && at?.[1] === '<')
-        throw fileError([], 'expected JSON, but the file starts with “<” (XML?): scanner files are read as JSON');
-      const detail = at ? `unexpected “${at[1]}” at byte ${at[2]}` : text.replace(/ in state \w+$/, '').replace(/\(state: \w+\)\. /, '');
-      throw fileError(path(), `expected valid JSON (${detail})`);
+      throw tokenizerError(error, { ended: chunk === undefined, started, path: path() });
     }
   };
 
   for await (const chunk of chunks) {
-    // A chunk of the file is tokenized synchronously: a 64 KiB one held the event loop 10-20 ms
-    // (issue 36), so it is fed in pieces, its findings handed on after each (the reader gives the
-    // loop its turns between them). The tokenizer takes a character cut between two pieces.
-    if (typeof chunk === 'string' || chunk.length <= PIECE_BYTES) write(chunk);
-    else
-      for (let at = 0; at < chunk.length; at += PIECE_BYTES) {
-        write(chunk.subarray(at, at + PIECE_BYTES));
-        yield* drain(out);
-      }
-    yield* drain(out);
+    for (const piece of pieces(chunk)) {
+      write(piece);
+      yield* drain(out);
+    }
   }
   write(undefined);
   yield* drain(out);
