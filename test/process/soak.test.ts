@@ -97,9 +97,9 @@ type HostileKind = keyof typeof HOSTILE_ADDRESS;
 /**
  * Not in the default mix yet (SOAK_KINDS with `bulkImport` runs it, alone or with all the others).
  * With the criteria below it passed 3 of 4 runs of the whole mix (120 s): memory levelled off and
- * came back each time, but the open files ended +2 above their baseline in every run, at the
- * tolerance's edge (sockets no longer in the kernel's TCP table, still open in the server), and in the
- * fourth run, on a machine at load 5-6, a normal tenant's attachment upload was cut by the 3 s
+ * came back each time, but the open files ended above their baseline in each (+2, the
+ * tolerance's edge, in three: sockets no longer in the kernel's TCP table, still open in the
+ * server), and in the fourth run, on a machine at load 5-6, a normal tenant's attachment upload was cut by the 3 s
  * request time-out (its door writes twice before it reads the body). Both are to be understood
  * before the bulk importer joins every run (issue 36).
  */
