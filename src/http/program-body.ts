@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import { validationFailed } from '../shared/errors.ts';
 import { byteSize } from '../shared/program-limits.ts';
 import type { ProgramFormat } from '../formats/program/load.ts';
-import { collectYoungGeneration } from '../shared/young-generation.ts';
+import { noteBodyBytes } from './body-scavenges.ts';
 
 export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'] as const;
 export const PROGRAM_BODY_TYPES = ['application/json', ...YAML_TYPES] as const;
@@ -18,9 +18,6 @@ const tooLarge = (maxBytes: number) =>
     [{ field: 'body', message: `is over the limit of ${byteSize(maxBytes)} (PROGRAM_MAX_BYTES); split the program or raise the limit` }],
     'The program document is too large.',
   );
-
-/** A body of at least this many bytes is followed by a minor collection of the event loop's heap. */
-const COLLECT_AFTER_BYTES = 1024 * 1024;
 
 /**
  * The whole stream as one buffer, refused as soon as it passes `maxBytes` (or declares more). A
@@ -44,9 +41,10 @@ export async function readLimited(stream: Readable, maxBytes: number, declaredLe
     if (total + piece.length > bytes.length)
       bytes = Buffer.from((bytes.buffer as ArrayBuffer).transfer(Math.min(maxBytes, Math.max(2 * bytes.length, total + piece.length))));
     total += piece.copy(bytes, total);
+    // each chunk is garbage once copied: counted with the uploads' chunks, whose scavenges free
+    // them (./body-scavenges.ts); a 50 MiB document's 800 chunks were held through its whole plan
+    noteBodyBytes(piece.length);
   }
-  // the socket's chunks are garbage now: freed at once (src/shared/young-generation.ts)
-  if (total >= COLLECT_AFTER_BYTES) collectYoungGeneration();
   return total === bytes.length ? bytes : bytes.subarray(0, total);
 }
 
