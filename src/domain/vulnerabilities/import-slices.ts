@@ -16,9 +16,11 @@ import type { Database } from '../../storage/db/schema.ts';
 export const SLICE_MS = 200;
 /**
  * How long a slice may hold on while no other write waits for SQLite's one writer (Db.writersWaiting):
- * each commit there costs a checkpoint of what the slice wrote, so a slice of SLICE_MS made a
- * 100,000-finding job spend a third of its time committing (docs/benchmarks.md, "Scanner imports").
- * A write that comes meanwhile waits for the end of the batch under way, as it did for SLICE_MS.
+ * when each commit also ran SQLite's checkpoint, a slice of SLICE_MS made a 100,000-finding job spend
+ * a third of its time committing (docs/benchmarks.md, "Scanner imports"). Checkpoints have since
+ * moved to a thread of their own (storage/db/sqlite-checkpoints.ts); what the hold saves on top of
+ * that (a commit and its announcement to other nodes per slice) was not measured apart. A write
+ * that comes meanwhile waits for the end of the batch under way, as it did for SLICE_MS.
  */
 export const SLICE_ALONE_MS = 2000;
 
