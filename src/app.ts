@@ -47,9 +47,9 @@ import { forbiddenAddressReason } from './domain/webhooks/address-policy.ts';
 import type { SystemContext } from './domain/context.ts';
 import { TimeWorker, type TimeWorkerOptions } from './domain/time/worker.ts';
 import { JobWorker, type JobWorkerOptions } from './domain/jobs/worker.ts';
-import { scannerFormat } from './formats/scanners/formats.ts';
 import { checkFormat } from './formats/checks/formats.ts';
 import { WorkerPool } from './workers/pool.ts';
+import { scannerFormatsInPool } from './workers/scan-in-pool.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -152,7 +152,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   if (config.webhooks.deliveryEnabled) startDeliveryWorker(app, config, deps, system, metrics);
   if (config.time.schedulerEnabled) startTimeWorker(app, config, deps, system, metrics);
-  startJobWorker(app, config, deps, system);
+  // Threads start with the first task and end with the app (after the requests in flight).
+  const workers = new WorkerPool(config.workerThreads);
+  startJobWorker(app, config, deps, system, workers);
   metrics.watchWebhookOutbox(() => webhookBacklog(deps.db.kysely, system.now(), OUTBOX_COUNT_CAP), system.now);
 
   registerResponseHeaders(app);
@@ -195,8 +197,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     });
   }
   metrics.watchCacheEntries(() => ({ grants: system.grants?.size ?? 0, warm_reads: warm?.size ?? 0 }));
-  // Threads start with the first task and end with the app (after the requests in flight).
-  const workers = new WorkerPool(config.workerThreads);
   app.addHook('onClose', async () => workers.close());
   registerRoutes(app, { config, system, metrics, usage, answers, warm, workers });
   app.get('/openapi.json', { schema: { hide: true } }, async () =>
@@ -280,10 +280,11 @@ function startTimeWorker(app: FastifyInstance, config: Config, deps: AppDeps, sy
  * closes it stops claiming, lets its jobs run for most of the shutdown grace, then queues those
  * still running again for another node.
  */
-function startJobWorker(app: FastifyInstance, config: Config, deps: AppDeps, system: SystemContext) {
+function startJobWorker(app: FastifyInstance, config: Config, deps: AppDeps, system: SystemContext, workers: WorkerPool) {
   const worker = new JobWorker({
     ctx: system,
-    scannerFormats: scannerFormat,
+    // a job's file is parsed in the worker threads, as the door's is
+    scannerFormats: scannerFormatsInPool(workers),
     checkFormats: checkFormat,
     settings: { ...config.jobs, leaseMs: config.writeLeaseMs },
     onEnd: (job, ending) => {

@@ -9,6 +9,7 @@ import type { Db } from './storage/db/connect.ts';
 import type { BlobStore } from './storage/blobs/store.ts';
 import { isMarkerBoard, type RateLimitStore } from './storage/ratelimit/store.ts';
 import { GrantCache } from './domain/auth/grant-cache.ts';
+import { OrganizationTurns } from './domain/imports/organization-turns.ts';
 
 export function systemContext(
   config: Config,
@@ -48,6 +49,7 @@ export function systemContext(
     attachmentQuotaBytes: config.attachmentQuotaBytes,
     importMaxBytes: config.importMaxBytes,
     importJobThresholdBytes: config.importJobThresholdBytes,
+    bulkTurns: new OrganizationTurns(),
     webhooks: config.webhooks,
     lookupHost: parts.lookupHost,
   };

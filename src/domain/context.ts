@@ -11,6 +11,7 @@ import type { GrantCache } from './auth/grant-cache.ts';
 import type { SessionSettings } from './console/session-settings.ts';
 import type { AuditActor } from './console/audit.ts';
 import type { ServerInstance } from './instances/server-instance.ts';
+import type { OrganizationTurns } from './imports/organization-turns.ts';
 
 /**
  * The database, the region this deployment serves and the clock: all that the verbs managing
@@ -62,6 +63,8 @@ export interface SystemContext extends BaseContext {
   importMaxBytes?: number;
   /** see Config.importJobThresholdBytes; default DEFAULT_IMPORT_JOB_THRESHOLD_BYTES (config.ts) */
   importJobThresholdBytes?: number;
+  /** the organizations' bulk writes queued on this node (imports/organization-turns.ts); absent: they queue in the database */
+  bulkTurns?: OrganizationTurns;
 }
 
 /**

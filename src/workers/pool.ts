@@ -25,7 +25,7 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
-import { Worker } from 'node:worker_threads';
+import { Worker, type TransferListItem } from 'node:worker_threads';
 import { ServiceError } from '../shared/errors.ts';
 import type { TaskName, TaskInput } from './tasks.ts';
 import type { WorkerMessage } from './task-messages.ts';
@@ -40,7 +40,12 @@ export interface RunOptions {
   /** a large task: its thread collects its garbage when it is done, giving its memory back */
   large?: boolean;
   /** buffers of the input moved to the thread rather than copied (they are detached here) */
-  transfer?: ArrayBuffer[];
+  transfer?: TransferListItem[];
+}
+
+interface Session {
+  resolve(): void;
+  reject(error: Error): void;
 }
 
 interface Pending {
@@ -55,6 +60,8 @@ interface Pending {
 interface Slot {
   worker: Worker;
   task: Pending | undefined;
+  /** the streams open on the thread (WorkerPool.open), by ID */
+  sessions: Map<number, Session>;
 }
 
 export class WorkerPool {
@@ -62,6 +69,7 @@ export class WorkerPool {
   readonly #slots: Slot[] = [];
   readonly #queue: Pending[] = [];
   #closed = false;
+  #sessionIds = 0;
 
   constructor(size: number) {
     this.size = Math.max(1, size);
@@ -76,6 +84,31 @@ export class WorkerPool {
     });
   }
 
+  /**
+   * Opens a stream on a thread (a scanner file fed and drained by the caller: scan-in-pool.ts): the
+   * handler `name` talks over the port its input carries (`transfer` moves it) and runs beside
+   * whatever else its thread runs, so it never waits for a free thread. A stream waits on the
+   * main thread as it runs: queued behind streams that wait on it, it could wait for ever (an
+   * import whose parse waits for its reader, which waits for SQLite's writer, which an import
+   * whose parse is queued holds). Ends when the handler returns; rejects if it throws or the
+   * thread dies.
+   */
+  open<N extends TaskName>(name: N, input: TaskInput<N>, transfer: TransferListItem[]): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('the worker pool is closed'));
+    const slot = this.#slots.length < this.size ? this.#start() : this.#slots.reduce((a, b) => (b.sessions.size < a.sessions.size ? b : a));
+    const id = ++this.#sessionIds;
+    return new Promise((resolve, reject) => {
+      slot.sessions.set(id, { resolve, reject });
+      slot.worker.ref();
+      slot.worker.postMessage({ session: id, name, input }, transfer);
+    });
+  }
+
+  /** The streams open on the threads now (for the metrics and the tests: one that is never closed is a leak). */
+  get streams(): number {
+    return this.#slots.reduce((n, slot) => n + slot.sessions.size, 0);
+  }
+
   /** Ends every thread; tasks not finished are rejected. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -83,6 +116,7 @@ export class WorkerPool {
     await Promise.all(
       this.#slots.splice(0).map((slot) => {
         slot.task?.reject(new Error('the worker pool is closed'));
+        for (const session of slot.sessions.values()) session.reject(new Error('the worker pool is closed'));
         return slot.worker.terminate();
       }),
     );
@@ -105,11 +139,22 @@ export class WorkerPool {
   #start(): Slot {
     v8.setFlagsFromString('--expose-gc');
     const worker = new Worker(WORKER_FILE, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
-    const slot: Slot = { worker, task: undefined };
+    const slot: Slot = { worker, task: undefined, sessions: new Map() };
     this.#slots.push(slot);
-    // An idle thread does not keep the process alive (it is ref'ed while it runs a task).
+    // An idle thread does not keep the process alive (it is ref'ed while it runs a task or a stream).
     worker.unref();
+    const idle = () => {
+      if (slot.task === undefined && slot.sessions.size === 0) slot.worker.unref();
+    };
     worker.on('message', (message: WorkerMessage) => {
+      if (message.type === 'session-ended') {
+        const session = slot.sessions.get(message.session);
+        slot.sessions.delete(message.session);
+        idle();
+        if (message.error) session?.reject(new Error(message.error.message));
+        else session?.resolve();
+        return;
+      }
       const task = slot.task;
       if (!task) return;
       if (message.type === 'piece') {
@@ -117,7 +162,7 @@ export class WorkerPool {
         return;
       }
       slot.task = undefined;
-      slot.worker.unref();
+      idle();
       if (message.type === 'done') task.resolve({ pieces: task.pieces, result: message.result });
       else if (message.error.serviceError)
         task.reject(new ServiceError(message.error.code as never, message.error.message, message.error.details as never));
@@ -131,6 +176,8 @@ export class WorkerPool {
       this.#slots.splice(index, 1);
       slot.task?.reject(error);
       slot.task = undefined;
+      for (const session of slot.sessions.values()) session.reject(error);
+      slot.sessions.clear();
       if (!this.#closed) this.#dispatch();
     };
     worker.on('error', lost);

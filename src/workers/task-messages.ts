@@ -30,4 +30,9 @@ export interface TaskError {
   details?: unknown[];
 }
 
-export type WorkerMessage = { type: 'piece'; piece: unknown } | { type: 'done'; result: unknown } | { type: 'failed'; error: TaskError };
+export type WorkerMessage =
+  | { type: 'piece'; piece: unknown }
+  | { type: 'done'; result: unknown }
+  | { type: 'failed'; error: TaskError }
+  /** a stream (WorkerPool.open) has ended: its handler returned, or threw `error` */
+  | { type: 'session-ended'; session: number; error?: TaskError };

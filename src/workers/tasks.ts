@@ -1,10 +1,12 @@
 // The tasks a worker thread runs (src/workers/pool.ts), by name. A handler gets its input and
 // `emit` (task-messages.ts); what it returns ends the task.
 import { programDocumentTasks } from './program-document.ts';
+import { scanParseTasks } from './scan-parse.ts';
 import type { Emit } from './task-messages.ts';
 
 export const TASKS = {
   ...programDocumentTasks,
+  ...scanParseTasks,
 } satisfies Record<string, (input: never, emit: Emit) => unknown>;
 
 export type TaskName = keyof typeof TASKS;

@@ -1,4 +1,5 @@
-// A worker thread of the pool (src/workers/pool.ts): runs one task at a time, by name.
+// A worker thread of the pool (src/workers/pool.ts): runs one task at a time, by name, and beside
+// it any number of streams (WorkerPool.open), each a handler that talks over a port of its own.
 import { parentPort } from 'node:worker_threads';
 import { ServiceError } from '../shared/errors.ts';
 import { TASKS, type TaskName } from './tasks.ts';
@@ -7,17 +8,40 @@ import { Transfer, type TaskError, type WorkerMessage } from './task-messages.ts
 const port = parentPort!;
 const send = (message: WorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
-port.on('message', ({ name, input, collect }: { name: TaskName; input: never; collect: boolean }) => {
+const taskError = (error: unknown): TaskError =>
+  error instanceof ServiceError
+    ? { serviceError: true, code: error.code, message: error.message, details: error.details }
+    : { serviceError: false, message: error instanceof Error ? error.message : String(error) };
+
+interface TaskMessage {
+  name: TaskName;
+  input: never;
+  collect: boolean;
+}
+
+interface SessionMessage {
+  session: number;
+  name: TaskName;
+  input: never;
+}
+
+port.on('message', async (message: TaskMessage | SessionMessage) => {
+  if ('session' in message) {
+    try {
+      await TASKS[message.name](message.input, () => {});
+      send({ type: 'session-ended', session: message.session });
+    } catch (error) {
+      send({ type: 'session-ended', session: message.session, error: taskError(error) });
+    }
+    return;
+  }
+  const { name, input, collect } = message;
   try {
     const answer: unknown = TASKS[name](input, (piece, transfer) => send({ type: 'piece', piece }, transfer));
     if (answer instanceof Transfer) send({ type: 'done', result: answer.value }, answer.list);
     else send({ type: 'done', result: answer });
   } catch (error) {
-    const failure: TaskError =
-      error instanceof ServiceError
-        ? { serviceError: true, code: error.code, message: error.message, details: error.details }
-        : { serviceError: false, message: error instanceof Error ? error.message : String(error) };
-    send({ type: 'failed', error: failure });
+    send({ type: 'failed', error: taskError(error) });
   }
   // A large task's garbage given back now, with its answer sent: an idle thread allocates
   // nothing, so nothing else would ever collect it (pool.ts).

@@ -198,8 +198,11 @@ test("rowsPerStatement stays under both engines' bind-parameter limits", () => {
     }
   }
   assert.equal(rowsPerStatement('sqlite', 21, { maxParameters: 100 }), 4);
-  // PostgreSQL's default form binds one array per column, so rows are capped by maxRows only
-  assert.equal(rowsPerStatement('postgres', 21), 5000);
+  // PostgreSQL's default form binds one array per column, but building a statement is the event
+  // loop's work: its rows are bounded by a budget of values too (bulk-insert.ts, STATEMENT_VALUES)
+  assert.equal(rowsPerStatement('postgres', 21), Math.floor(4096 / 21));
+  assert.equal(rowsPerStatement('postgres', 21, { maxParameters: 65_535 * 4 }), Math.floor(65_535 / 21));
+  assert.equal(rowsPerStatement('postgres', 1), 4096);
   assert.throws(() => rowsPerStatement('sqlite', 3, { form: 'arrays' }));
 });
 

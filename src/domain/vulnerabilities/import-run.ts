@@ -121,13 +121,19 @@ export class ImportRun {
   /** Parse: every finding of the file taken as it is read; the file's summary at its end. */
   private async parse(chunks: AsyncIterable<Uint8Array>): Promise<ScanSummary> {
     const findings = this.format.parse(chunks, (summary) => (this.live = summary));
-    for (;;) {
-      const step = await findings.next();
-      if (step.done) return step.value;
-      await this.take(step.value);
-      // A chunk of the file holds many findings, and SQLite's statements are synchronous: without a
-      // turn now and then, other requests wait for whole batches (issue 36).
-      await shareTheLoop();
+    try {
+      for (;;) {
+        const step = await findings.next();
+        if (step.done) return step.value;
+        await this.take(step.value);
+        // A chunk of the file holds many findings, and SQLite's statements are synchronous: without a
+        // turn now and then, other requests wait for whole batches (issue 36).
+        await shareTheLoop();
+      }
+    } finally {
+      // Stopped early by a refusal of a finding or a failed write: the parser lets go of the file
+      // (and a parser in a worker thread, of its thread: src/workers/scan-in-pool.ts).
+      await findings.return(undefined as never);
     }
   }
 

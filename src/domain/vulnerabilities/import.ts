@@ -109,6 +109,22 @@ async function importInSlices(
     await check.execute(readSpool(ctx.blobs, spool));
     total = check.keysRead;
   }
+  // The writes wait for the organization's earlier bulk writes on this node without a connection (organization-turns.ts).
+  const write = () => writeInSlices(ctx, format, scope, spool, { checkFirst, lastly, progress }, total);
+  return ctx.bulkTurns ? ctx.bulkTurns.run(org, write) : write();
+}
+
+/** The writes of an import, in slices (importInSlices); `total` is the findings its check counted, if it checked. */
+async function writeInSlices(
+  ctx: Context,
+  format: ScanFormat,
+  scope: string | undefined,
+  spool: { key: string },
+  { checkFirst, lastly, progress }: SliceOptions,
+  total: number | null,
+): Promise<ImportResult> {
+  const org = ctx.actor.organizationId;
+  const db = ctx.db.kysely as Kysely<Database>;
   const slices = new ImportSlices(
     db,
     async (changed) => {

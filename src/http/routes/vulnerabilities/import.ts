@@ -8,7 +8,8 @@ import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { importVulnerabilities } from '../../../domain/vulnerabilities/import.ts';
 import { DEFAULT_IMPORT_MAX_BYTES } from '../../../config.ts';
-import { formatNamesText, scannerFormat, unknownFormatIssue } from '../../../formats/scanners/formats.ts';
+import { formatNamesText, unknownFormatIssue } from '../../../formats/scanners/formats.ts';
+import { scannerFormatsInPool } from '../../../workers/scan-in-pool.ts';
 import { formatTitles, ImportFormat, ImportQuery, ImportResult, ImportScope, Job } from '../../schemas/scanner-imports.ts';
 import { writeGuards } from '../../idempotency.ts';
 import { ImportHeaders, importHandler, registerUnparsed } from '../../import-body.ts';
@@ -32,7 +33,10 @@ export default function importVulnerabilitiesRoute(app: FastifyInstance, deps: R
   registerUnparsed(app, (scope) => registerImport(scope, deps));
 }
 
-function registerImport(app: FastifyInstance, { system }: RouteDeps) {
+function registerImport(app: FastifyInstance, { system, workers }: RouteDeps) {
+  // The door looks the format up in its registry and hands it to the domain, its files parsed in
+  // the worker threads (src/workers/scan-in-pool.ts) so the event loop goes on answering others.
+  const find = scannerFormatsInPool(workers);
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     PATH,
     {
@@ -66,7 +70,6 @@ function registerImport(app: FastifyInstance, { system }: RouteDeps) {
         },
       },
     },
-    // The door looks the format up in its registry and hands it to the domain.
-    importHandler(system, PATH, { names: formatNamesText, find: scannerFormat, unknown: unknownFormatIssue }, importVulnerabilities),
+    importHandler(system, PATH, { names: formatNamesText, find, unknown: unknownFormatIssue }, importVulnerabilities),
   );
 }

@@ -4,6 +4,7 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import { shareTheLoop } from '../../../../shared/event-loop-turns.ts';
 import type { Database } from '../../schema.ts';
+import { rowsPerStatement } from '../../bulk-insert.ts';
 
 type Q = Kysely<Database>;
 
@@ -42,16 +43,19 @@ export async function insertEvents(db: Q, organizationId: string, rows: readonly
   // chunked: a bulk write (a program document's apply) records thousands of events, and one
   // statement of 8 values a row would pass the engines' bind parameter limits; on SQLite, whose
   // statements hold the event loop while they run, in chunks as short as a bulk insert's, with a
-  // turn of the loop between them (bulk-insert.ts, SQLITE_STATEMENT_PARAMETERS)
-  const chunk = db.getExecutor().adapter instanceof PostgresAdapter ? 1000 : EVENTS_PER_SQLITE_STATEMENT;
+  // turn of the loop between them (bulk-insert.ts, STATEMENT_VALUES); on PostgreSQL within its
+  // budget too, the building of a statement being the loop's work there
+  const chunk = rowsPerStatement(db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite', EVENT_VALUES, {
+    form: 'values',
+  });
   for (let i = 0; i < rows.length; i += chunk) {
     await insertEventChunk(db, organizationId, rows.slice(i, i + chunk));
     await shareTheLoop();
   }
 }
 
-/** 8 values a row: as many values as a bulk insert's statement on SQLite (bulk-insert.ts). */
-const EVENTS_PER_SQLITE_STATEMENT = 256;
+/** The values of an event's row (insertEventChunk). */
+const EVENT_VALUES = 8;
 
 async function insertEventChunk(db: Q, organizationId: string, rows: readonly StoredEvent[]): Promise<void> {
   await db

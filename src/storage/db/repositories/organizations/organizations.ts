@@ -92,6 +92,13 @@ export async function bumpDataVersions(db: Q, id: string, kinds: readonly DataKi
 export const ORGANIZATION_LOCK_WAIT_MS = 10_000;
 const ORGANIZATION_LOCK_RETRY_SEC = 5;
 
+/** The refusal of a write that waited ORGANIZATION_LOCK_WAIT_MS for another write of its organization. */
+export const organizationBusy = () =>
+  new RateLimitExceeded(
+    ORGANIZATION_LOCK_RETRY_SEC,
+    `Another write of this organization has held it for over ${ORGANIZATION_LOCK_WAIT_MS / 1000} s; retry in ${ORGANIZATION_LOCK_RETRY_SEC} s.`,
+  );
+
 /**
  * Called first in a transaction that checks an organization-wide limit before a write (counting
  * then inserting): concurrent ones then run one after the other. PostgreSQL: a row lock on the
@@ -107,11 +114,7 @@ export async function lockOrganization(db: Q, id: string): Promise<void> {
     await db.selectFrom('organizations').select('id').where('id', '=', id).forNoKeyUpdate().execute();
   } catch (err) {
     // 55P03 lock_not_available: another write of the organization held its lock past the bound
-    if ((err as { code?: unknown }).code === '55P03')
-      throw new RateLimitExceeded(
-        ORGANIZATION_LOCK_RETRY_SEC,
-        `Another write of this organization has held it for over ${ORGANIZATION_LOCK_WAIT_MS / 1000} s; retry in ${ORGANIZATION_LOCK_RETRY_SEC} s.`,
-      );
+    if ((err as { code?: unknown }).code === '55P03') throw organizationBusy();
     throw err;
   }
   await sql`set local lock_timeout to default`.execute(db);
