@@ -1,7 +1,7 @@
 // The events outbox and feed (migration 0010): numbering, inserting, reading in commit order, and
 // removing by age. The rules (which events a write records, who may read which) live in
 // src/domain/events/.
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { CompiledQuery, PostgresAdapter, sql, type Kysely } from 'kysely';
 import { shareTheLoop } from '../../../../shared/event-loop-turns.ts';
 import type { Database } from '../../schema.ts';
 import { rowsPerStatement } from '../../bulk-insert.ts';
@@ -57,23 +57,36 @@ export async function insertEvents(db: Q, organizationId: string, rows: readonly
 /** The values of an event's row (insertEventChunk). */
 const EVENT_VALUES = 8;
 
+/**
+ * One statement of events, its SQL written here rather than through Kysely's builder: the builder
+ * makes objects for every value, and on PostgreSQL building the statement is the event loop's work
+ * (an import's events were the largest part of what it left on the loop: issue 36). PostgreSQL
+ * binds one array a column (bulk-insert.ts's arrays form), SQLite one value a parameter.
+ */
 async function insertEventChunk(db: Q, organizationId: string, rows: readonly StoredEvent[]): Promise<void> {
-  await db
-    .insertInto('events')
-    .values(
-      rows.map((r) => ({
-        organization_id: organizationId,
-        seq: r.seq,
-        id: r.id,
-        type: r.type,
-        resource_type: r.resourceType,
-        resource_id: r.resourceId,
-        occurred_at: r.occurredAt,
-        data: r.data,
-      })),
-    )
-    .execute();
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    const columns: unknown[][] = [[], [], [], [], [], [], []];
+    for (const r of rows) {
+      columns[0]!.push(r.seq);
+      columns[1]!.push(r.id);
+      columns[2]!.push(r.type);
+      columns[3]!.push(r.resourceType);
+      columns[4]!.push(r.resourceId);
+      columns[5]!.push(r.occurredAt);
+      columns[6]!.push(r.data);
+    }
+    await db.executeQuery(CompiledQuery.raw(POSTGRES_EVENTS_INSERT, [organizationId, ...columns]));
+    return;
+  }
+  const params: unknown[] = [];
+  for (const r of rows) params.push(organizationId, r.seq, r.id, r.type, r.resourceType, r.resourceId, r.occurredAt, r.data);
+  await db.executeQuery(CompiledQuery.raw(`${SQLITE_EVENTS_INSERT}${new Array(rows.length).fill(SQLITE_EVENT_ROW).join(',')}`, params));
 }
+
+const EVENT_COLUMNS = '"organization_id", "seq", "id", "type", "resource_type", "resource_id", "occurred_at", "data"';
+const POSTGRES_EVENTS_INSERT = `insert into "events" (${EVENT_COLUMNS}) select $1::text, u.* from unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[]) as u`;
+const SQLITE_EVENTS_INSERT = `insert into "events" (${EVENT_COLUMNS}) values `;
+const SQLITE_EVENT_ROW = '(?, ?, ?, ?, ?, ?, ?, ?)';
 
 export interface EventFilter {
   /** only these types (never empty) */
