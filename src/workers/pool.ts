@@ -1,5 +1,5 @@
-// A small pool of worker threads for CPU-heavy work (parsing program documents, and next scanner
-// files), so that the event loop keeps answering reads, /healthz and heartbeats while it runs
+// A small pool of worker threads for CPU-heavy work (parsing program documents, and scanner files
+// as streams: WorkerPool.open), so that the event loop keeps answering reads, /healthz and heartbeats while it runs
 // (issue 36; docs/decisions/performance.md, "Worker threads"). Created once per app (src/app.ts) with
 // WORKER_THREADS threads, started on the first task, closed with the app.
 //
