@@ -1,4 +1,5 @@
-// The hostile-traffic soak: the real server as a child process (SQLite, local blob store) takes,
+// The hostile-traffic soak: the real server as a child process (SQLite, or PostgreSQL with
+// SOAK_DATABASE=postgres and TEST_DATABASE_URL; the local blob store) takes,
 // for SOAK_SECONDS (default 120) on loopback, hostile clients — random bearer tokens, 1 MB client
 // IDs, uploads dropped mid-file, uploads trickled slower than the request time-out, 8,000-level
 // JSON, 100 KB headers — beside normal clients reading and writing with valid tokens. Then:
@@ -20,12 +21,16 @@
 // test-event and rotation floods through the console; the normal tenants' own endpoints must still
 // get every delivery within NORMAL_DELIVERY_MS, well under the time-out the silent ones hold.
 //
-// A tenant importing scanner files in bulk (issue 36; opt-in for now, see OPT_IN) from an organization of its own: again and
+// A tenant importing scanner files in bulk (issue 36) from an organization of its own: again and
 // again a 20,000-result SARIF file accepted as a job (followed to its end at GET /v1/jobs/{id},
 // which must succeed) and a 2,000-result file imported synchronously, each round new findings that
 // close the last round's. Both write in slices, so the normal tenants' writes never wait for a
-// whole import (on SQLite they did, past this soak's 3 s REQUEST_TIMEOUT_MS). Its memory is judged
-// as the others' (RSS_TOLERANCE_KB says what is discounted: the heap V8 holds empty).
+// whole import (on SQLite they did, past this soak's 3 s REQUEST_TIMEOUT_MS), only for the end of
+// a slice: a normal upload waits for SQLite's writer twice, once before it reads its body and once
+// to record it (three times before, and one was cut at the 3 s time-out on a loaded machine:
+// test/http/evidence-upload-writer-turns.test.ts). Its memory is judged round by round (see
+// BULK_LEVEL_OFF_KB), the end as the others' (RSS_TOLERANCE_KB says what is discounted: the heap
+// V8 holds empty).
 //
 // Each hostile kind connects from its own loopback address (127.0.0.x; Linux routes the whole
 // 127/8 to lo), so the failed-authentication block earned by one kind neither hides another
@@ -39,8 +44,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createTestDatabase, createTestStore, type TestDatabase } from '../harness/engines.ts';
+import type { DialectName } from '../../src/storage/db/connect.ts';
 import { startServerProcess, type ServerProcess } from '../harness/process.ts';
-import { addCredential, createAdminFor, createOrgWithCredential, getToken, type Client } from '../harness/server.ts';
+import { addCredential, createAdminFor, createOrgWithCredential, type Client } from '../harness/server.ts';
 import { CONSOLE_PASSWORD } from '../harness/console-session.ts';
 import { insertEndpointFixture, startReceiver, type Receiver } from '../harness/webhooks.ts';
 import { artifactFixtures } from '../harness/fixtures-artifacts.ts';
@@ -50,6 +56,16 @@ import { resultAt, sarif } from '../harness/vulnerability-imports.ts';
 const SOAK_MS = Number(process.env.SOAK_SECONDS ?? 120) * 1000;
 const SETTLE_MS = Number(process.env.SOAK_SETTLE_SECONDS ?? 20) * 1000;
 const REQUEST_TIMEOUT_MS = 3000;
+/** SOAK_DATABASE=postgres serves from PostgreSQL (TEST_DATABASE_URL); SQLite by default */
+const ENGINE = (process.env.SOAK_DATABASE ?? 'sqlite') as DialectName;
+assert.ok(ENGINE === 'sqlite' || ENGINE === 'postgres', `SOAK_DATABASE: sqlite or postgres, not ${ENGINE}`);
+assert.ok(ENGINE === 'sqlite' || process.env.TEST_DATABASE_URL, 'SOAK_DATABASE=postgres needs TEST_DATABASE_URL');
+/**
+ * PostgreSQL's port: the pool's connections to it are not counted in the open files. There are at
+ * most DATABASE_POOL_SIZE (10) of them, opened under load and closed after 30 s idle
+ * (src/storage/db/connect.ts), longer than the settle.
+ */
+const DATABASE_PORT = ENGINE === 'postgres' ? Number(new URL(process.env.TEST_DATABASE_URL!).port || 5432) : undefined;
 const RATE_LIMIT_MAX = 400; // per credential per 60 s; each normal client stays well below it
 /**
  * How far above its baseline the child's memory may end: resident memory less the part of the
@@ -94,21 +110,11 @@ const HOSTILE_ADDRESS = {
   bulkImport: '127.0.0.9',
 } as const;
 type HostileKind = keyof typeof HOSTILE_ADDRESS;
-/**
- * Not in the default mix yet (SOAK_KINDS with `bulkImport` runs it, alone or with all the others).
- * With the criteria below it passed 3 of 4 runs of the whole mix (120 s): memory levelled off and
- * came back each time, but the open files ended above their baseline in each (+2, the
- * tolerance's edge, in three: sockets no longer in the kernel's TCP table, still open in the
- * server), and in the fourth run, on a machine at load 5-6, a normal tenant's attachment upload was cut by the 3 s
- * request time-out (its door writes twice before it reads the body). Both are to be understood
- * before the bulk importer joins every run (issue 36).
- */
-const OPT_IN: ReadonlySet<HostileKind> = new Set(['bulkImport']);
 /** SOAK_KINDS (comma-separated, e.g. `droppedUpload,hugeClientId`) runs only those hostile kinds */
 const KINDS = new Set<HostileKind>(
   process.env.SOAK_KINDS
     ? (process.env.SOAK_KINDS.split(',').map((k) => k.trim()) as HostileKind[])
-    : (Object.keys(HOSTILE_ADDRESS) as HostileKind[]).filter((kind) => !OPT_IN.has(kind)),
+    : (Object.keys(HOSTILE_ADDRESS) as HostileKind[]),
 );
 for (const kind of KINDS)
   assert.ok(kind in HOSTILE_ADDRESS, `SOAK_KINDS: unknown kind ${kind}; known: ${Object.keys(HOSTILE_ADDRESS).join(', ')}`);
@@ -261,6 +267,8 @@ const problems = new Map<string, { count: number; example: string }>();
 const bulkRounds: Array<{ rssKb: number; heap: { freeKb: number; usedKb: number } }> = [];
 /** how long each trickled upload lasted until the server closed it */
 const cutAfterMs: number[] = [];
+/** how long the normal clients' answers took, by request (method and the path's first segments), for the report */
+const normalMs = new Map<string, number[]>();
 function count(kind: string, outcome: string | number) {
   let t = tallies.get(kind);
   if (!t) tallies.set(kind, (t = new Map()));
@@ -418,7 +426,7 @@ describe('soak: hostile traffic beside normal clients', () => {
   let abuser: { cookie: string; csrf: string; endpointIds: string[] };
 
   before(async () => {
-    database = await createTestDatabase('sqlite');
+    database = await createTestDatabase(ENGINE);
     blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-soak-blobs-'));
     const system = { db: database.db, region: 'us' as const, now: Date.now };
     const seed = async (name: string) => {
@@ -458,13 +466,13 @@ describe('soak: hostile traffic beside normal clients', () => {
         WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS),
       },
     });
-    for (const s of seeded) normal.push({ ...s, token: await getToken(server.url, s.client) });
+    for (const s of seeded) normal.push({ ...s, token: await tokenOf(s.client) });
     const token = {} as Record<HostileKind, string>;
     for (const kind of Object.keys(HOSTILE_ADDRESS) as HostileKind[]) {
-      token[kind] = await getToken(server.url, await addCredential(system, attacker.client.organizationId, 'read_write'));
+      token[kind] = await tokenOf(await addCredential(system, attacker.client.organizationId, 'read_write'));
     }
     // the bulk importer's imports are its own organization's (not the webhook abuser's: no fan-out)
-    token.bulkImport = await getToken(server.url, bulkImporter);
+    token.bulkImport = await tokenOf(bulkImporter);
     hostile = { evidenceId: attacker.evidenceId, token };
     abuser = await consoleSession(abuserEmail);
     for (let i = 0; i < SILENT_ENDPOINTS; i++) {
@@ -473,6 +481,23 @@ describe('soak: hostile traffic beside normal clients', () => {
       abuser.endpointIds.push(JSON.parse(created.body).data.endpointId);
     }
   });
+
+  /**
+   * A client's token, over a connection closed after the answer. Not the harness's getToken: its
+   * fetch keeps the connection alive, and the server held two such open, counted in the open-files
+   * baseline, until the keep-alive time-out (the server's KEEP_ALIVE_TIMEOUT_MS is 72 s) closed
+   * them during the run: the end then came out two below the baseline, at the tolerance's edge.
+   */
+  async function tokenOf(client: Pick<Client, 'clientId' | 'clientSecret'>): Promise<string> {
+    const answer = await send(server.url, {
+      method: 'POST',
+      path: '/oauth/token',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
+    });
+    assert.equal(answer.status, 200, `token request: ${answer.body}`);
+    return JSON.parse(answer.body).access_token as string;
+  }
 
   /** Signs the abuser in from its own address: the session cookie and CSRF token. */
   async function consoleSession(email: string): Promise<{ cookie: string; csrf: string; endpointIds: string[] }> {
@@ -488,10 +513,10 @@ describe('soak: hostile traffic beside normal clients', () => {
     return { cookie, csrf: JSON.parse(answer.body).data.csrfToken, endpointIds: [] };
   }
 
-  /** A console POST as the abuser. */
-  function consoleSend(pathname: string, body?: unknown): Promise<Answer> {
+  /** A console request as the abuser, a POST unless `method` says otherwise. */
+  function consoleSend(pathname: string, body?: unknown, method = 'POST'): Promise<Answer> {
     return send(server.url, {
-      method: 'POST',
+      method,
       path: pathname,
       headers: {
         cookie: abuser.cookie,
@@ -552,6 +577,8 @@ describe('soak: hostile traffic beside normal clients', () => {
       try {
         const answer = await send(server.url, { ...r, headers: { ...auth, ...r.headers }, agent, localAddress: '127.0.0.1' });
         count(kind, answer.status);
+        const request = `${r.method ?? 'GET'} ${r.path.split('/').slice(0, 3).join('/').split('?')[0]}`;
+        normalMs.set(request, [...(normalMs.get(request) ?? []), Date.now() - started]);
         const ownLimit = answer.status === 429 && answer.headers['x-ratelimit-limit'] === String(RATE_LIMIT_MAX);
         if (!(answer.status >= 200 && answer.status < 300) && !ownLimit) {
           problem(`${kind}: ${r.method ?? 'GET'} ${r.path} answered ${answer.status}`, answer.body.slice(0, 300));
@@ -800,7 +827,15 @@ describe('soak: hostile traffic beside normal clients', () => {
               count('bulk import job', status);
               if (status !== 'succeeded') problem(`bulk import job: ${status}`, jobId);
             }
-            hostileAnswer('bulk import (synchronous)', await importOf(round * 2 + 1, 2_000));
+            try {
+              hostileAnswer('bulk import (synchronous)', await importOf(round * 2 + 1, 2_000));
+            } catch (err) {
+              // Cut: on a loaded machine (two busy loops beside the soak on 2 cores) a 2,000-result
+              // synchronous import outlasted the soak's 3 s REQUEST_TIMEOUT_MS, which also cuts a
+              // connection silent that long. The importer's own request; the round still counts
+              // for its memory, and too few rounds failed the level-off check.
+              count('bulk import (synchronous)', failure(err));
+            }
             if (sampleRounds) {
               // the memory after each round, collected first: it must level off (see BULK_LEVEL_OFF_KB)
               await collectGarbage(server);
@@ -859,6 +894,8 @@ describe('soak: hostile traffic beside normal clients', () => {
     timeout: SOAK_MS + SETTLE_MS + 120_000,
   }, async (t) => {
     const pid = server.child.pid!;
+    /** the open files counted: all but the database pool's connections (see DATABASE_PORT) */
+    const ownFds = () => openFds(pid) - (DATABASE_PORT ? connectionsTo(pid, DATABASE_PORT) : 0);
 
     // Warm-up: a few seconds of normal traffic and one of each hostile input, so that code paths
     // are compiled and pools opened before the baseline is taken.
@@ -873,15 +910,16 @@ describe('soak: hostile traffic beside normal clients', () => {
     await collectGarbage(server);
     await sleep(1000);
     // The abuser's delivery attempts to its silent receivers, each held open for WEBHOOK_TIMEOUT_MS
-    // and retried, are in flight at any moment of the warm-up; at the end that receiver is closed
-    // (below), so they are not counted in the baseline either.
-    const baseline = { rssKb: rssKb(pid), fds: openFds(pid) - connectionsTo(pid, Number(new URL(silentReceiver.url).port)) };
+    // and retried, are in flight at any moment of the warm-up; at the end its endpoints are deleted
+    // and that receiver is closed (below), so they are not counted in the baseline either.
+    const baseline = { rssKb: rssKb(pid), fds: ownFds() - connectionsTo(pid, Number(new URL(silentReceiver.url).port)) };
     const baselineFdKinds = `${openFdKinds(pid)} (TCP ${tcpSockets(pid)})`;
     const baselineHeap = await heapFigures(server.opsUrl);
     tallies.clear();
     problems.clear();
     bulkRounds.length = 0;
     cutAfterMs.length = 0;
+    normalMs.clear();
 
     // The run.
     const started = Date.now();
@@ -890,7 +928,7 @@ describe('soak: hostile traffic beside normal clients', () => {
     let peak = { ...baseline };
     const sampler = setInterval(() => {
       try {
-        peak = { rssKb: Math.max(peak.rssKb, rssKb(pid)), fds: Math.max(peak.fds, openFds(pid)) };
+        peak = { rssKb: Math.max(peak.rssKb, rssKb(pid)), fds: Math.max(peak.fds, ownFds()) };
       } catch {
         // the process is gone: reported below
       }
@@ -901,7 +939,17 @@ describe('soak: hostile traffic beside normal clients', () => {
     const ranMs = Date.now() - started;
     // the normal tenants' deliveries of the run: each must have arrived, each within NORMAL_DELIVERY_MS
     const delivered = await normalDeliveries(started);
-    // the silent receivers go: the abuser's retries then fail at once rather than hold sockets open
+    // The abuser goes: its endpoints are deleted, and with them its backlog of deliveries (they fail
+    // at once, never sent: src/domain/webhooks/delete-endpoint.ts), then its silent receivers, which
+    // ends the attempts in flight. Closing the receivers alone left the worker retrying the backlog
+    // against a closed port: each attempt failed within milliseconds, but the next took its place at
+    // once, so up to WEBHOOK_ORG_CONCURRENCY (4) sockets, connecting and refused, were open at any
+    // moment of the settle; sockets that are in no TCP table, which the open files counted (+1, +2)
+    // and the baseline, taken while they were connected, did not.
+    for (const endpointId of abuser.endpointIds) {
+      const deleted = await consoleSend(`/console/api/webhook-endpoints/${endpointId}`, undefined, 'DELETE');
+      assert.equal(deleted.status, 204, `deleting the abuser's endpoint ${endpointId}: ${deleted.status} ${deleted.body}`);
+    }
     await silentReceiver.close();
 
     assert.equal(
@@ -915,7 +963,7 @@ describe('soak: hostile traffic beside normal clients', () => {
     const settleStarted = Date.now();
     const peakHeap = await heapFigures(server.opsUrl);
     let collected = false;
-    let end = { rssKb: rssKb(pid), fds: openFds(pid) };
+    let end = { rssKb: rssKb(pid), fds: ownFds() };
     let endHeap = peakHeap;
     // the memory judged: resident memory less the heap V8 holds with no object in it (see RSS_TOLERANCE_KB)
     const heldKb = (rss: number, heap: { freeKb: number }) => rss - heap.freeKb;
@@ -930,7 +978,7 @@ describe('soak: hostile traffic beside normal clients', () => {
         collected = true;
       }
       await sleep(500);
-      end = { rssKb: rssKb(pid), fds: openFds(pid) };
+      end = { rssKb: rssKb(pid), fds: ownFds() };
       endHeap = await heapFigures(server.opsUrl);
     }
     const settledMs = Date.now() - settleStarted;
@@ -939,7 +987,7 @@ describe('soak: hostile traffic beside normal clients', () => {
     const health = await send(server.url, { path: '/healthz' });
 
     const summary = [
-      `ran ${ranMs} ms; settle ${settledMs} ms${collected ? ', with a full collection' : ''}; hostile kinds: ${[...KINDS].join(', ')}`,
+      `${ENGINE}; ran ${ranMs} ms; settle ${settledMs} ms${collected ? ', with a full collection' : ''}; hostile kinds: ${[...KINDS].join(', ')}`,
       `RSS baseline ${baseline.rssKb} kB, peak ${peak.rssKb} kB, end ${end.rssKb} kB (tolerance +${RSS_TOLERANCE_KB} kB)`,
       `held (resident less the heap's unused part) baseline ${heldKb(baseline.rssKb, baselineHeap)} kB, reference ${reference} kB, end ${heldKb(end.rssKb, endHeap)} kB`,
       ...(bulkRounds.length
@@ -948,6 +996,14 @@ describe('soak: hostile traffic beside normal clients', () => {
       `baseline: ${baselineHeap.text}; end of the run: ${peakHeap.text}; end: ${endHeap.text}`,
       `open fds baseline ${baseline.fds}, peak ${peak.fds}, end ${end.fds} (tolerance ±${FD_TOLERANCE}); baseline ${baselineFdKinds}; end ${openFdKinds(pid)} (TCP ${tcpSockets(pid)})`,
       `normal tenants' deliveries: ${delivered.summary}`,
+      `normal clients' answers (ms, p50 / p99 / max): ${[...normalMs]
+        .sort()
+        .map(([request, ms]) => {
+          const sorted = ms.toSorted((a, b) => a - b);
+          const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+          return `${request} ${at(0.5)} / ${at(0.99)} / ${sorted.at(-1)}`;
+        })
+        .join('; ')}`,
       `trickled uploads cut after (ms): ${cutAfterMs.length ? `${Math.min(...cutAfterMs)}–${Math.max(...cutAfterMs)} (${cutAfterMs.length})` : 'none cut'}`,
       ...[...tallies].sort().map(([kind, tally]) => `${kind}: ${show(tally)}`),
     ];

@@ -217,20 +217,14 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
   const subjects = fingerprintSubjects('evidence.upload', evidence.id, input.idempotency.legacySubject);
   const scope = keyScopeOf(ctx, input.idempotency);
 
-  // A multipart body is only known once read, so the claim is taken without a fingerprint.
-  const claim = await claimKey(scope, []);
-  if (claim.kind === 'completed') {
-    const retry = await readUpload(input.parts, digestOnly, undefined);
-    if (!subjects.some((s) => multipartFingerprint(s, retry.digests) === claim.record.fingerprint)) throw keyReused();
-    return storedOutcome(claim.record);
-  }
-
   const uploadId = randomUUID();
   const prefix = `uploads/${org}/${uploadId}/`;
-  const stored: string[] = [];
-  const quotaBytes = ctx.attachmentQuotaBytes ?? DEFAULT_ATTACHMENT_QUOTA_BYTES;
-  try {
-    await insertPendingUpload(k, {
+  // A multipart body is only known once read, so the claim is taken without a fingerprint. The
+  // upload's journal entry is written with it, in one transaction: on SQLite the door then waits
+  // for the one writer once before it reads the body, not twice (beside a bulk importer's slices,
+  // three waits in all cut a small upload at a 3 s request time-out: test/process/soak.test.ts).
+  const claim = await claimKey(scope, [], (trx) =>
+    insertPendingUpload(trx, {
       id: uploadId,
       organizationId: org,
       evidenceId: evidence.id,
@@ -238,7 +232,17 @@ export async function uploadAttachments({ ctx, input }: { ctx: Context; input: U
       createdAt: ctx.now(),
       expiresAt: ctx.now() + scope.settings.leaseMs,
       instanceId: ctx.instance?.id ?? null,
-    });
+    }),
+  );
+  if (claim.kind === 'completed') {
+    const retry = await readUpload(input.parts, digestOnly, undefined);
+    if (!subjects.some((s) => multipartFingerprint(s, retry.digests) === claim.record.fingerprint)) throw keyReused();
+    return storedOutcome(claim.record);
+  }
+
+  const stored: string[] = [];
+  const quotaBytes = ctx.attachmentQuotaBytes ?? DEFAULT_ATTACHMENT_QUOTA_BYTES;
+  try {
     const upload = await readUpload(
       input.parts,
       (index, source, maxBytes) => {

@@ -83,9 +83,26 @@ export type Claim =
  * stored), or reports the stored result. `fingerprints` is empty when they are not known yet (a
  * multipart body is only known once read): the claim then takes the fingerprint at completion, and
  * a stored result is compared by the caller.
+ *
+ * `withClaim` writes in the claim's own transaction, only when the key is claimed (an upload's
+ * journal entry, domain/evidence/upload.ts): on SQLite one turn of the one writer instead of two,
+ * each waited for behind whatever holds it (an import's slice, issue 36).
  */
-export async function claimKey(scope: KeyScope, fingerprints: readonly string[]): Promise<Claim> {
+export async function claimKey(
+  scope: KeyScope,
+  fingerprints: readonly string[],
+  withClaim?: (trx: Kysely<Database>) => Promise<void>,
+): Promise<Claim> {
   const k = scope.db.kysely;
+  /** `write` (the insert or the take-over), and `withClaim` in its transaction when it claimed */
+  const claimed = (write: (db: Kysely<Database>) => Promise<boolean>) =>
+    withClaim
+      ? k.transaction().execute(async (trx) => {
+          if (!(await write(trx))) return false;
+          await withClaim(trx);
+          return true;
+        })
+      : write(k);
   const owner = randomBytes(16).toString('hex');
   const fingerprint = fingerprints[0] ?? '';
   const differs = (stored: string) => fingerprints.length > 0 && !fingerprints.includes(stored);
@@ -103,7 +120,7 @@ export async function claimKey(scope: KeyScope, fingerprints: readonly string[])
       // Without an instance of its own (a verb run outside the server), the default window still applies to others' claims.
       aliveSince: now - (scope.instance?.livenessMs ?? DEFAULT_CLAIM_LIVENESS_MS),
     };
-    if (await insertClaim(k, row)) return { kind: 'claimed', owner };
+    if (await claimed((db) => insertClaim(db, row))) return { kind: 'claimed', owner };
     const record = await findRecord(k, scope.credentialId, scope.key);
     if (!record) continue; // released between our insert and read: try again
     if (record.state === 'completed' && record.expiresAt > now) {
@@ -112,7 +129,7 @@ export async function claimKey(scope: KeyScope, fingerprints: readonly string[])
     }
     // A claim abandoned by its process (gone, or past the lease) is taken over; the database
     // decides in the takeover itself, so a claim whose process is alive is never taken.
-    if (await takeOverClaim(k, row)) return { kind: 'claimed', owner };
+    if (await claimed((db) => takeOverClaim(db, row))) return { kind: 'claimed', owner };
     if (record.state === 'in_progress') {
       if (record.fingerprint !== '' && differs(record.fingerprint)) throw keyReused();
       throw requestInProgress();
