@@ -28,8 +28,15 @@ import { packedFieldOf, packedReferences } from '../domain/program/packed-lists.
 import { programKind } from '../domain/program/registry.ts';
 import type { KeyedEntry, ProgramKindName, Reference } from '../domain/kinds/kind.ts';
 
-/** About how many characters of JSON text one message carries back. */
-const PIECE_CHARS = 1024 * 1024;
+/**
+ * About how many characters of JSON text one message carries back. The main thread parses a piece
+ * without a turn of the loop: 1 MiB took it several milliseconds, each a wait for another
+ * organization's statements (docs/decisions/performance.md, "Scanner files parsed in the worker
+ * threads"). Smaller pieces cost memory instead (the port hands over every message waiting at
+ * once): three plans of a 24 MiB JSON document grew the server +94-108 MiB at 256 KiB, as at
+ * 1 MiB (+110-118), but +169-171 MiB at 128 KiB.
+ */
+const PIECE_CHARS = 256 * 1024;
 
 /** A document to read: its bytes (an HTTP body) or its text (the console's upload). */
 export interface ProgramSource {
