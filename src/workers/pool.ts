@@ -26,9 +26,8 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { Worker, type TransferListItem } from 'node:worker_threads';
-import { ServiceError } from '../shared/errors.ts';
 import type { TaskName, TaskInput } from './tasks.ts';
-import type { WorkerMessage } from './task-messages.ts';
+import { thrownAgain, type WorkerMessage } from './task-messages.ts';
 
 // `.ts` when the source runs (Node strips the types in workers too), `.js` in the built dist/.
 const WORKER_FILE = new URL(`./worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
@@ -151,7 +150,7 @@ export class WorkerPool {
         const session = slot.sessions.get(message.session);
         slot.sessions.delete(message.session);
         idle();
-        if (message.error) session?.reject(new Error(message.error.message));
+        if (message.error) session?.reject(thrownAgain(message.error));
         else session?.resolve();
         return;
       }
@@ -164,9 +163,7 @@ export class WorkerPool {
       slot.task = undefined;
       idle();
       if (message.type === 'done') task.resolve({ pieces: task.pieces, result: message.result });
-      else if (message.error.serviceError)
-        task.reject(new ServiceError(message.error.code as never, message.error.message, message.error.details as never));
-      else task.reject(new Error(message.error.message));
+      else task.reject(thrownAgain(message.error));
       this.#dispatch();
     });
     // A thread that dies (out of memory, a crash) fails its task and is replaced on demand.

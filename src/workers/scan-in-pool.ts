@@ -8,9 +8,9 @@ import { MessageChannel } from 'node:worker_threads';
 import type { ScanBytes, ScanFormat, ScanParser, SummaryWatch } from '../domain/vulnerabilities/scan-format.ts';
 import type { ScannedFinding, ScanSummary } from '../domain/vulnerabilities/scanned-finding.ts';
 import { scannerFormat } from '../formats/scanners/formats.ts';
-import { ServiceError } from '../shared/errors.ts';
 import type { WorkerPool } from './pool.ts';
 import type { FromScanThread, ToScanThread } from './scan-messages.ts';
+import { movable, thrownAgain } from './task-messages.ts';
 
 /** The registry's lookup, each format's files parsed in `pool`. */
 export function scannerFormatsInPool(pool: WorkerPool): (name: string) => ScanFormat | undefined {
@@ -33,9 +33,7 @@ const iteratorOf = (chunks: ScanBytes): AsyncIterator<Uint8Array | string> | Ite
  * buffers) is copied, the rest of its buffer being someone else's.
  */
 const wholeBuffer = (chunk: Uint8Array | string): ArrayBuffer[] =>
-  typeof chunk !== 'string' && chunk.buffer instanceof ArrayBuffer && chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength
-    ? [chunk.buffer]
-    : [];
+  typeof chunk !== 'string' && chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength ? movable(chunk) : [];
 
 /** The messages of one file's thread, waited for in order; a failure of the thread or of the reader ends the wait. */
 class Outbox {
@@ -62,10 +60,6 @@ class Outbox {
       this.wake = undefined;
     }
   }
-}
-
-function thrownAgain(error: Extract<FromScanThread, { type: 'failed' }>['error']): Error {
-  return error.serviceError ? new ServiceError(error.code as never, error.message, error.details as never) : new Error(error.message);
 }
 
 /** A ScanParser that runs `format`'s parser in a thread of `pool`. */

@@ -4,11 +4,10 @@
 // it, and the findings go back in batches, the parse pausing while SCAN_BATCHES_AHEAD of them wait
 // to be taken. The main thread's side is scan-in-pool.ts.
 import type { MessagePort } from 'node:worker_threads';
-import { ServiceError } from '../shared/errors.ts';
 import { scannerFormat } from '../formats/scanners/formats.ts';
 import type { ScannedFinding, ScanSummary } from '../domain/vulnerabilities/scanned-finding.ts';
 import { SCAN_BATCH_FINDINGS, SCAN_BATCHES_AHEAD, type FromScanThread, type ToScanThread } from './scan-messages.ts';
-import type { TaskError } from './task-messages.ts';
+import { taskError } from './task-messages.ts';
 
 export interface ScanParseInput {
   /** the format's name (the main thread looked it up: it is known) */
@@ -90,11 +89,6 @@ class Inbox {
     this.port.postMessage(message);
   }
 }
-
-const taskError = (error: unknown): TaskError =>
-  error instanceof ServiceError
-    ? { serviceError: true, code: error.code, message: error.message, details: error.details }
-    : { serviceError: false, message: error instanceof Error ? error.message : String(error) };
 
 /** The task: parses the file fed through `port` as `format`, to its end, a refusal, or a cancel. */
 export async function parseScanTask({ format, port }: ScanParseInput): Promise<void> {

@@ -2,6 +2,7 @@
 // handler's `emit`, which sends one piece of its answer at once (the main thread receives each
 // piece as its own message), and the messages a thread sends back. Its own file so the task
 // handlers (program-document.ts) use it without importing the registry of tasks that lists them.
+import { ServiceError } from '../shared/errors.ts';
 
 export type Emit = (piece: unknown, transfer?: ArrayBuffer[]) => void;
 
@@ -29,6 +30,16 @@ export interface TaskError {
   message: string;
   details?: unknown[];
 }
+
+/** An error thrown in a thread, as it crosses. */
+export const taskError = (error: unknown): TaskError =>
+  error instanceof ServiceError
+    ? { serviceError: true, code: error.code, message: error.message, details: error.details }
+    : { serviceError: false, message: error instanceof Error ? error.message : String(error) };
+
+/** The error as the main thread throws it again: a ServiceError as itself. */
+export const thrownAgain = (error: TaskError): Error =>
+  error.serviceError ? new ServiceError(error.code as never, error.message, error.details as never) : new Error(error.message);
 
 export type WorkerMessage =
   | { type: 'piece'; piece: unknown }

@@ -1,17 +1,11 @@
 // A worker thread of the pool (src/workers/pool.ts): runs one task at a time, by name, and beside
 // it any number of streams (WorkerPool.open), each a handler that talks over a port of its own.
 import { parentPort } from 'node:worker_threads';
-import { ServiceError } from '../shared/errors.ts';
 import { TASKS, type TaskName } from './tasks.ts';
-import { Transfer, type TaskError, type WorkerMessage } from './task-messages.ts';
+import { taskError, Transfer, type WorkerMessage } from './task-messages.ts';
 
 const port = parentPort!;
 const send = (message: WorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
-
-const taskError = (error: unknown): TaskError =>
-  error instanceof ServiceError
-    ? { serviceError: true, code: error.code, message: error.message, details: error.details }
-    : { serviceError: false, message: error instanceof Error ? error.message : String(error) };
 
 interface TaskMessage {
   name: TaskName;

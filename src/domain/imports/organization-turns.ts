@@ -3,9 +3,9 @@
 // lockOrganization), but a write that waits there holds a pooled connection while it waits: ten
 // imports of one organization at once held nine of the ten connections doing nothing, and another
 // organization's write waited for a connection (0.7-2 s with a pool of three:
-// test/http/import-queue.test.ts). Waiting here first, an import takes a connection only when its turn has come on this node;
-// the database's lock still decides between nodes. The wait is bounded as the lock's is
-// (ORGANIZATION_LOCK_WAIT_MS, then the same 429).
+// test/http/import-queue.test.ts). Waiting here first, an import takes a connection only when its
+// turn has come on this node; the database's lock still decides between nodes. The wait is bounded
+// as the lock's is (ORGANIZATION_LOCK_WAIT_MS, then the same 429).
 import { ORGANIZATION_LOCK_WAIT_MS, organizationBusy } from '../../storage/db/repositories/organizations/organizations.ts';
 
 export class OrganizationTurns {

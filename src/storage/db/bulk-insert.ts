@@ -7,7 +7,7 @@
 //            because the server parses a few array literals instead of a huge VALUES list.
 // The SQL is built here rather than through Kysely's builder because at a million rows the
 // builder's per-value nodes cost more than the database does.
-import { CompiledQuery, sql, type Insertable, type Kysely } from 'kysely';
+import { CompiledQuery, PostgresAdapter, sql, type Insertable, type Kysely } from 'kysely';
 import type { Db, DialectName } from './connect.ts';
 import type { Database } from './schema.ts';
 import { shareTheLoop } from '../../shared/event-loop-turns.ts';
@@ -114,12 +114,67 @@ async function arraysInsert(
   offset: number,
 ): Promise<string> {
   const types = await typesOf(db, executor, table);
-  const casts = columns.map((c, i) => {
-    const type = types.get(c);
-    if (!type) throw new Error(`bulk insert: ${table} has no column ${c}`);
-    return `$${offset + i + 1}::${type}[]`;
-  });
+  return arraysSql(
+    table,
+    columns,
+    columns.map((c) => {
+      const type = types.get(c);
+      if (!type) throw new Error(`bulk insert: ${table} has no column ${c}`);
+      return type;
+    }),
+    offset,
+  );
+}
+
+function arraysSql(table: string, columns: readonly string[], types: readonly string[], offset: number): string {
+  const casts = columns.map((_, i) => `$${offset + i + 1}::${types[i]}[]`);
   return `insert into ${quote(table)} (${columns.map(quote).join(',')}) select * from unnest(${casts.join(',')})`;
+}
+
+/** The engine of a connection or transaction (for a repository handed one, not the Db). */
+export const dialectOf = (executor: Kysely<Database>): DialectName =>
+  executor.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+
+/**
+ * One INSERT of `rows` into `table`, in the engine's default form, for a repository that is handed
+ * a transaction rather than the Db and so names its columns' PostgreSQL types itself (events.ts).
+ * At most rowsPerStatement(dialect, columns.length) rows.
+ */
+export function insertStatement(
+  dialect: DialectName,
+  table: TableName,
+  columns: readonly { name: string; postgresType: string }[],
+  rows: readonly object[],
+): CompiledQuery {
+  const names = columns.map((c) => c.name);
+  if (dialect === 'postgres')
+    return CompiledQuery.raw(
+      arraysSql(
+        table,
+        names,
+        columns.map((c) => c.postgresType),
+        0,
+      ),
+      arrayParameters(rows, names),
+    );
+  return CompiledQuery.raw(
+    valuesSql(dialect, table, names, rows.length, rows.length === rowsPerStatement(dialect, names.length)),
+    valueParameters(rows, names),
+  );
+}
+
+/** The values of rows[start, end), a row after another, NULL for a missing value. */
+function valueParameters(rows: readonly object[], columns: readonly string[], start = 0, end = rows.length): unknown[] {
+  const params: unknown[] = new Array((end - start) * columns.length);
+  let p = 0;
+  for (let r = start; r < end; r++) {
+    const row = rows[r] as Record<string, unknown>;
+    for (let c = 0; c < columns.length; c++) {
+      const value = row[columns[c]];
+      params[p++] = value === undefined ? null : value;
+    }
+  }
+  return params;
 }
 
 /** One array per column of rows[start, end), NULL for a missing value. */
@@ -203,16 +258,10 @@ async function insertChunks(
     if (arrays) {
       compiled = CompiledQuery.raw(arraysSql, arrayParameters(rows, columns, start, end));
     } else {
-      const params: unknown[] = new Array((end - start) * columns.length);
-      let p = 0;
-      for (let r = start; r < end; r++) {
-        const row = rows[r] as Record<string, unknown>;
-        for (let c = 0; c < columns.length; c++) {
-          const value = row[columns[c]];
-          params[p++] = value === undefined ? null : value;
-        }
-      }
-      compiled = CompiledQuery.raw(valuesSql(dialect, table, columns, end - start, end - start === perStatement), params);
+      compiled = CompiledQuery.raw(
+        valuesSql(dialect, table, columns, end - start, end - start === perStatement),
+        valueParameters(rows, columns, start, end),
+      );
     }
     await executor.executeQuery(compiled);
     await shareTheLoop();

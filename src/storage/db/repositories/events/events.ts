@@ -1,10 +1,10 @@
 // The events outbox and feed (migration 0010): numbering, inserting, reading in commit order, and
 // removing by age. The rules (which events a write records, who may read which) live in
 // src/domain/events/.
-import { CompiledQuery, PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { shareTheLoop } from '../../../../shared/event-loop-turns.ts';
 import type { Database } from '../../schema.ts';
-import { rowsPerStatement } from '../../bulk-insert.ts';
+import { dialectOf, insertStatement, rowsPerStatement } from '../../bulk-insert.ts';
 
 type Q = Kysely<Database>;
 
@@ -45,48 +45,43 @@ export async function insertEvents(db: Q, organizationId: string, rows: readonly
   // statements hold the event loop while they run, in chunks as short as a bulk insert's, with a
   // turn of the loop between them (bulk-insert.ts, STATEMENT_VALUES); on PostgreSQL within its
   // budget too, the building of a statement being the loop's work there
-  const chunk = rowsPerStatement(db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite', EVENT_VALUES, {
-    form: 'values',
-  });
+  const chunk = rowsPerStatement(dialectOf(db), EVENT_COLUMNS.length);
   for (let i = 0; i < rows.length; i += chunk) {
     await insertEventChunk(db, organizationId, rows.slice(i, i + chunk));
     await shareTheLoop();
   }
 }
 
-/** The values of an event's row (insertEventChunk). */
-const EVENT_VALUES = 8;
+/** An event's columns, with their PostgreSQL types (migration 0010). */
+const EVENT_COLUMNS = [
+  { name: 'organization_id', postgresType: 'text' },
+  { name: 'seq', postgresType: 'bigint' },
+  { name: 'id', postgresType: 'text' },
+  { name: 'type', postgresType: 'text' },
+  { name: 'resource_type', postgresType: 'text' },
+  { name: 'resource_id', postgresType: 'text' },
+  { name: 'occurred_at', postgresType: 'bigint' },
+  { name: 'data', postgresType: 'text' },
+] as const;
 
 /**
- * One statement of events, its SQL written here rather than through Kysely's builder: the builder
+ * One statement of events, by bulk-insert.ts's statements rather than Kysely's builder: the builder
  * makes objects for every value, and on PostgreSQL building the statement is the event loop's work
- * (an import's events were the largest part of what it left on the loop: issue 36). PostgreSQL
- * binds one array a column (bulk-insert.ts's arrays form), SQLite one value a parameter.
+ * (an import's events were the largest part of what it left on the loop: issue 36).
  */
 async function insertEventChunk(db: Q, organizationId: string, rows: readonly StoredEvent[]): Promise<void> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    const columns: unknown[][] = [[], [], [], [], [], [], []];
-    for (const r of rows) {
-      columns[0]!.push(r.seq);
-      columns[1]!.push(r.id);
-      columns[2]!.push(r.type);
-      columns[3]!.push(r.resourceType);
-      columns[4]!.push(r.resourceId);
-      columns[5]!.push(r.occurredAt);
-      columns[6]!.push(r.data);
-    }
-    await db.executeQuery(CompiledQuery.raw(POSTGRES_EVENTS_INSERT, [organizationId, ...columns]));
-    return;
-  }
-  const params: unknown[] = [];
-  for (const r of rows) params.push(organizationId, r.seq, r.id, r.type, r.resourceType, r.resourceId, r.occurredAt, r.data);
-  await db.executeQuery(CompiledQuery.raw(`${SQLITE_EVENTS_INSERT}${new Array(rows.length).fill(SQLITE_EVENT_ROW).join(',')}`, params));
+  const values = rows.map((r) => ({
+    organization_id: organizationId,
+    seq: r.seq,
+    id: r.id,
+    type: r.type,
+    resource_type: r.resourceType,
+    resource_id: r.resourceId,
+    occurred_at: r.occurredAt,
+    data: r.data,
+  }));
+  await db.executeQuery(insertStatement(dialectOf(db), 'events', EVENT_COLUMNS, values));
 }
-
-const EVENT_COLUMNS = '"organization_id", "seq", "id", "type", "resource_type", "resource_id", "occurred_at", "data"';
-const POSTGRES_EVENTS_INSERT = `insert into "events" (${EVENT_COLUMNS}) select $1::text, u.* from unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[]) as u`;
-const SQLITE_EVENTS_INSERT = `insert into "events" (${EVENT_COLUMNS}) values `;
-const SQLITE_EVENT_ROW = '(?, ?, ?, ?, ?, ?, ?, ?)';
 
 export interface EventFilter {
   /** only these types (never empty) */
