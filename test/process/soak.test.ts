@@ -89,8 +89,7 @@ const BULK_LEVEL_OFF_KB = 16 * 1024;
 /** The median of the slopes between every two points (Theil-Sen): one outlying round moves it little. */
 function medianSlope(values: number[]): number {
   const slopes: number[] = [];
-  for (let i = 0; i < values.length; i++)
-    for (let j = i + 1; j < values.length; j++) slopes.push((values[j] - values[i]) / (j - i));
+  for (let i = 0; i < values.length; i++) for (let j = i + 1; j < values.length; j++) slopes.push((values[j] - values[i]) / (j - i));
   slopes.sort((a, b) => a - b);
   const mid = slopes.length >> 1;
   return slopes.length % 2 === 1 ? slopes[mid] : (slopes[mid - 1] + slopes[mid]) / 2;
