@@ -153,7 +153,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   if (config.webhooks.deliveryEnabled) startDeliveryWorker(app, config, deps, system, metrics);
   if (config.time.schedulerEnabled) startTimeWorker(app, config, deps, system, metrics);
   // Threads start with the first task and end with the app (after the requests in flight).
-  const workers = new WorkerPool(config.workerThreads);
+  const workers = new WorkerPool(config.workerThreads, { nice: config.workerNice });
   startJobWorker(app, config, deps, system, workers);
   metrics.watchWebhookOutbox(() => webhookBacklog(deps.db.kysely, system.now(), OUTBOX_COUNT_CAP), system.now);
 

@@ -177,6 +177,12 @@ export interface Config {
    * default every core but one, at least 1; src/workers/pool.ts).
    */
   workerThreads: number;
+  /**
+   * The nice value of those threads (WORKER_NICE, 0-19, default 10; Linux only): on a busy machine
+   * the event loop, which answers every organization, is given the cores before the bulk work of
+   * one (docs/decisions/performance.md, "Worker threads yield the cores"). 0 leaves them as the process.
+   */
+  workerNice: number;
   /** change events (docs/decisions/events-and-webhooks.md, "How the parts fit") */
   events: {
     /** how long events are kept (EVENT_RETENTION_DAYS, default 30); older ones are removed by the cleanup */
@@ -241,6 +247,11 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+function atMost(name: string, value: number, max: number): number {
+  if (value > max) throw new ConfigError(`${name} must be at most ${max}, got ${value}`);
+  return value;
+}
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
   const raw = env[name];
@@ -457,6 +468,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     // every core but the event loop's, at least one (src/workers/pool.ts)
     workerThreads: int(env, 'WORKER_THREADS', Math.max(1, availableParallelism() - 1), 1),
+    workerNice: atMost('WORKER_NICE', int(env, 'WORKER_NICE', 10, 0), 19),
     events: { retentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1) },
     webhooks: {
       allowPrivateAddresses: bool(env, 'WEBHOOKS_ALLOW_PRIVATE_ADDRESSES', false),

@@ -28,12 +28,24 @@ export function freePort(): Promise<number> {
 }
 
 /**
+ * Settings for every service a bench starts, to compare one setting's two values side by side:
+ * BENCH_CHILD_ENV="WORKER_NICE=0 SLICE=…" (space-separated NAME=value pairs).
+ */
+const extraEnv = (): Record<string, string> =>
+  Object.fromEntries(
+    (process.env.BENCH_CHILD_ENV ?? '')
+      .split(/\s+/)
+      .filter((pair) => pair.includes('='))
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
+
+/**
  * Starts `node <args>` with only `env` (and PATH) in its environment and resolves once it listens
  * on `port` (or, without one, once it prints `PORT n` or Fastify's "listening at" line).
  */
 export function startChild(args: string[], env: Record<string, string>, port?: number): Promise<Child> {
   const child = spawn(process.execPath, args, {
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', ...env, ...extraEnv() },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   // A benchmark that fails half-way must not leave its servers running.

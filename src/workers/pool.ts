@@ -70,8 +70,12 @@ export class WorkerPool {
   #closed = false;
   #sessionIds = 0;
 
-  constructor(size: number) {
+  /** `nice`: the threads' nice value (thread-priority.ts; WORKER_NICE) */
+  readonly #nice: number;
+
+  constructor(size: number, { nice = 0 }: { nice?: number } = {}) {
     this.size = Math.max(1, size);
+    this.#nice = nice;
   }
 
   /** Runs `name` on a free thread (queued in order when all are busy): its pieces and its result. */
@@ -137,7 +141,10 @@ export class WorkerPool {
 
   #start(): Slot {
     v8.setFlagsFromString('--expose-gc');
-    const worker = new Worker(WORKER_FILE, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+    const worker = new Worker(WORKER_FILE, {
+      workerData: { nice: this.#nice },
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    });
     const slot: Slot = { worker, task: undefined, sessions: new Map() };
     this.#slots.push(slot);
     // An idle thread does not keep the process alive (it is ref'ed while it runs a task or a stream).

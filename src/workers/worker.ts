@@ -1,8 +1,11 @@
 // A worker thread of the pool (src/workers/pool.ts): runs one task at a time, by name, and beside
 // it any number of streams (WorkerPool.open), each a handler that talks over a port of its own.
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { TASKS, type TaskName } from './tasks.ts';
 import { taskError, Transfer, type WorkerMessage } from './task-messages.ts';
+import { lowerThisThreadPriority } from './thread-priority.ts';
+
+lowerThisThreadPriority((workerData as { nice?: number } | undefined)?.nice ?? 0);
 
 const port = parentPort!;
 const send = (message: WorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);

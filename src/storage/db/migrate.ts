@@ -25,6 +25,7 @@ import * as m0020 from './migrations/0020_vulnerability_set_maintenance.ts';
 import * as m0021 from './migrations/0021_jobs.ts';
 import * as m0022 from './migrations/0022_test_checks.ts';
 import * as m0023 from './migrations/0023_job_progress.ts';
+import * as m0024 from './migrations/0024_vulnerability_triggers_by_key.ts';
 import { SERVICE_VERSION } from '../../shared/version.ts';
 import { listAppliedMigrations, newestServiceVersion, recordServiceVersion } from './repositories/service/schema-migrations.ts';
 
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '0021_jobs': m0021,
   '0022_test_checks': m0022,
   '0023_job_progress': m0023,
+  '0024_vulnerability_triggers_by_key': m0024,
 };
 
 /** The migrations this build knows, oldest first (upgrade tests walk them all). */
