@@ -47,9 +47,9 @@ import { forbiddenAddressReason } from './domain/webhooks/address-policy.ts';
 import type { SystemContext } from './domain/context.ts';
 import { TimeWorker, type TimeWorkerOptions } from './domain/time/worker.ts';
 import { JobWorker, type JobWorkerOptions } from './domain/jobs/worker.ts';
-import { checkFormat } from './formats/checks/formats.ts';
 import { WorkerPool } from './workers/pool.ts';
 import { scannerFormatsInPool } from './workers/scan-in-pool.ts';
+import { checkFormatsInPool } from './workers/check-in-pool.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -285,7 +285,7 @@ function startJobWorker(app: FastifyInstance, config: Config, deps: AppDeps, sys
     ctx: system,
     // a job's file is parsed in the worker threads, as the door's is
     scannerFormats: scannerFormatsInPool(workers),
-    checkFormats: checkFormat,
+    checkFormats: checkFormatsInPool(workers),
     settings: { ...config.jobs, leaseMs: config.writeLeaseMs },
     onEnd: (job, ending) => {
       app.log.info({ jobId: job.id, organizationId: job.organization_id, kind: job.kind, ending }, 'job ended');

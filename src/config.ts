@@ -173,7 +173,7 @@ export interface Config {
    */
   program: ProgramLimits;
   /**
-   * Threads of the worker pool that parses program documents and scanner files off the event loop (WORKER_THREADS,
+   * Threads of the worker pool that parses program documents, scanner files and checkers' reports off the event loop (WORKER_THREADS,
    * default every core but one, at least 1; src/workers/pool.ts).
    */
   workerThreads: number;

@@ -1,5 +1,5 @@
 // A small pool of worker threads for CPU-heavy work (parsing program documents, and scanner files
-// as streams: WorkerPool.open), so that the event loop keeps answering reads, /healthz and heartbeats while it runs
+// and checkers' reports as streams: WorkerPool.open), so that the event loop keeps answering reads, /healthz and heartbeats while it runs
 // (issue 36; docs/decisions/performance.md, "Worker threads"). Created once per app (src/app.ts) with
 // WORKER_THREADS threads, started on the first task, closed with the app.
 //
@@ -88,7 +88,7 @@ export class WorkerPool {
   }
 
   /**
-   * Opens a stream on a thread (a scanner file fed and drained by the caller: scan-in-pool.ts): the
+   * Opens a stream on a thread (a scanner file or a checker's report fed and drained by the caller: stream-in-pool.ts): the
    * handler `name` talks over the port its input carries (`transfer` moves it) and runs beside
    * whatever else its thread runs, so it never waits for a free thread. A stream waits on the
    * main thread as it runs: queued behind streams that wait on it, it could wait for ever (an

@@ -1,5 +1,6 @@
 // The tasks a worker thread runs (src/workers/pool.ts), by name. A handler gets its input and
 // `emit` (task-messages.ts); what it returns ends the task.
+import { checkParseTasks } from './check-parse.ts';
 import { programDocumentTasks } from './program-document.ts';
 import { scanParseTasks } from './scan-parse.ts';
 import type { Emit } from './task-messages.ts';
@@ -7,6 +8,7 @@ import type { Emit } from './task-messages.ts';
 export const TASKS = {
   ...programDocumentTasks,
   ...scanParseTasks,
+  ...checkParseTasks,
 } satisfies Record<string, (input: never, emit: Emit) => unknown>;
 
 export type TaskName = keyof typeof TASKS;

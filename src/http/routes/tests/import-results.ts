@@ -7,7 +7,8 @@ import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { importTestResults } from '../../../domain/tests/import-results.ts';
 import { DEFAULT_IMPORT_MAX_BYTES } from '../../../config.ts';
-import { checkFormat, checkFormatNamesText, unknownCheckFormatIssue } from '../../../formats/checks/formats.ts';
+import { checkFormatNamesText, unknownCheckFormatIssue } from '../../../formats/checks/formats.ts';
+import { checkFormatsInPool } from '../../../workers/check-in-pool.ts';
 import {
   CheckImportFormat,
   CheckImportQuery,
@@ -35,7 +36,10 @@ export default function importTestResultsRoute(app: FastifyInstance, deps: Route
   registerUnparsed(app, (scope) => registerImport(scope, deps));
 }
 
-function registerImport(app: FastifyInstance, { system }: RouteDeps) {
+function registerImport(app: FastifyInstance, { system, workers }: RouteDeps) {
+  // The door looks the format up in its registry and hands it to the domain, its reports parsed in
+  // the worker threads (src/workers/check-in-pool.ts) so the event loop goes on answering others.
+  const find = checkFormatsInPool(workers);
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     PATH,
     {
@@ -69,7 +73,6 @@ function registerImport(app: FastifyInstance, { system }: RouteDeps) {
         },
       },
     },
-    // The door looks the format up in its registry and hands it to the domain.
-    importHandler(system, PATH, { names: checkFormatNamesText, find: checkFormat, unknown: unknownCheckFormatIssue }, importTestResults),
+    importHandler(system, PATH, { names: checkFormatNamesText, find, unknown: unknownCheckFormatIssue }, importTestResults),
   );
 }
