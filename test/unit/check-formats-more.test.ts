@@ -6,16 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CHECK_FORMATS } from '../../src/formats/checks/formats.ts';
-import { checkError, checkFixture, parserOf, readChecks } from './check-formats-read.ts';
+import { CHECK_FIXTURES, checkError, checkFixture, parserOf, readChecks } from './check-formats-read.ts';
 import { readsOrRefuses } from './scanner-formats-read.ts';
 
-const FIXTURES: Record<string, string> = {
-  ocsf: 'prowler-ocsf.json',
-  policyreport: 'kyverno-policyreports.json',
-  checkov: 'checkov.json',
-  'kube-bench': 'kube-bench.json',
-  inspec: 'inspec.json',
-};
 const row = (r: { check: string; verdict: string; resourceId: string }) => [r.check, r.verdict, r.resourceId];
 
 test('policy reports: a List of wgpolicyk8s.io and openreports.io reports; warn fails, skip is no result; the scope stands in for resources', async () => {
@@ -110,7 +103,7 @@ test('Chef InSpec: each control’s results on the resources they name, else the
 
 test('every format refuses every other checker’s report, naming the place', async () => {
   for (const format of CHECK_FORMATS) {
-    for (const [other, file] of Object.entries(FIXTURES)) {
+    for (const [other, file] of Object.entries(CHECK_FIXTURES)) {
       if (other === format) continue;
       const error = await checkError(format, checkFixture(file));
       assert.equal(typeof error.field, 'string', `${format} on ${other}`);

@@ -7,6 +7,15 @@ import type { CheckResult, CheckReportSummary } from '../../src/domain/tests/che
 import { checkFormat } from '../../src/formats/checks/formats.ts';
 import { chunked } from './scanner-formats-read.ts';
 
+/** Each format's sample report, by format name. */
+export const CHECK_FIXTURES: Record<string, string> = {
+  ocsf: 'prowler-ocsf.json',
+  policyreport: 'kyverno-policyreports.json',
+  checkov: 'checkov.json',
+  'kube-bench': 'kube-bench.json',
+  inspec: 'inspec.json',
+};
+
 export const checkFixture = (name: string) => readFileSync(new URL(`./fixtures/checks/${name}`, import.meta.url), 'utf8');
 
 /** The parser of a format by name. */

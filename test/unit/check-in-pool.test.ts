@@ -6,21 +6,13 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WorkerPool } from '../../src/workers/pool.ts';
+import { closed, stopsEarly } from './stream-in-pool-checks.ts';
 import { checkFormatsInPool } from '../../src/workers/check-in-pool.ts';
 import { CHECK_FORMATS, checkFormat } from '../../src/formats/checks/formats.ts';
 import type { CheckFormat, CheckReportSummary, CheckResult } from '../../src/domain/tests/check-result.ts';
 import { ServiceError } from '../../src/shared/errors.ts';
 import { chunked } from './scanner-formats-read.ts';
-import { checkFixture } from './check-formats-read.ts';
-
-/** Each format's sample report (the fixtures of test/unit/check-formats-*.test.ts). */
-const FIXTURES: Record<string, string> = {
-  ocsf: 'prowler-ocsf.json',
-  policyreport: 'kyverno-policyreports.json',
-  checkov: 'checkov.json',
-  'kube-bench': 'kube-bench.json',
-  inspec: 'inspec.json',
-};
+import { CHECK_FIXTURES, checkFixture } from './check-formats-read.ts';
 
 /** A change to each sample that its format refuses deep inside the report: a verdict it does not know, a field missing. */
 const BREAKS: Record<string, [string, string]> = {
@@ -67,19 +59,13 @@ function ocsfReport(n: number, check = (i: number) => `s3_check_${i % 7}`): stri
   );
 }
 
-/** Waits for every stream of the pool to have ended (the thread says so after its last message). */
-async function closed(pool: WorkerPool): Promise<void> {
-  for (let waited = 0; pool.streams > 0 && waited < 2000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
-  assert.equal(pool.streams, 0, 'a stream is still open on its thread');
-}
-
 describe("checkers' reports parsed in a worker thread", () => {
   const pool = new WorkerPool(1);
   const inPool = checkFormatsInPool(pool);
   after(() => pool.close());
 
   test('every format has a sample here', () => {
-    assert.deepEqual(Object.keys(FIXTURES).sort(), [...CHECK_FORMATS].sort());
+    assert.deepEqual(Object.keys(CHECK_FIXTURES).sort(), [...CHECK_FORMATS].sort());
     assert.equal(inPool('nonesuch'), undefined);
     // a format is wrapped once, and keeps the registry's words
     assert.equal(inPool('ocsf'), inPool('ocsf'));
@@ -87,7 +73,7 @@ describe("checkers' reports parsed in a worker thread", () => {
     assert.notEqual(inPool('ocsf')!.parse, checkFormat('ocsf')!.parse);
   });
 
-  for (const [name, file] of Object.entries(FIXTURES)) {
+  for (const [name, file] of Object.entries(CHECK_FIXTURES)) {
     test(`${name}: the same results and summary as the main thread's parser (${file})`, async () => {
       const text = checkFixture(file);
       const here = await readWith(checkFormat(name)!, chunked(text, 500));
@@ -104,7 +90,7 @@ describe("checkers' reports parsed in a worker thread", () => {
 
     test(`${name}: a malformed report is refused with the same error, naming the same place`, async () => {
       const text = checkFixture(file);
-      const other = Object.values(FIXTURES).find((f) => f !== file)!;
+      const other = Object.values(CHECK_FIXTURES).find((f) => f !== file)!;
       const bad = [
         text.slice(0, Math.floor(text.length * 0.6)),
         `${text.trimEnd()} ,`,
@@ -140,21 +126,7 @@ describe("checkers' reports parsed in a worker thread", () => {
   });
 
   test('a reader that stops early closes its stream, and the thread goes on parsing others', async () => {
-    const text = ocsfReport(5_000);
-    let fileClosed = false;
-    async function* file() {
-      try {
-        yield* chunked(text, 4096);
-      } finally {
-        fileClosed = true;
-      }
-    }
-    const gen = inPool('ocsf')!.parse(file());
-    for (let i = 0; i < 300; i++) assert.equal((await gen.next()).done, false);
-    assert.equal(pool.streams, 1);
-    await gen.return(undefined as never);
-    assert.ok(fileClosed, 'the file is closed when the reader stops');
-    await closed(pool);
+    await stopsEarly(pool, (chunks) => inPool('ocsf')!.parse(chunks), ocsfReport(5_000));
     const next = await readWith(inPool('inspec')!, chunked(checkFixture('inspec.json'), 4096));
     assert.equal(next.results.length, 4);
   });

@@ -7,6 +7,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WorkerPool } from '../../src/workers/pool.ts';
+import { closed, stopsEarly } from './stream-in-pool-checks.ts';
 import { scannerFormatsInPool } from '../../src/workers/scan-in-pool.ts';
 import { scannerFormat } from '../../src/formats/scanners/formats.ts';
 import type { ScanFormat } from '../../src/domain/vulnerabilities/scan-format.ts';
@@ -62,12 +63,6 @@ function lateScopeSarif(results: number): string {
       },
     ],
   });
-}
-
-/** Waits for every stream of the pool to have ended (the thread says so after its last message). */
-async function closed(pool: WorkerPool): Promise<void> {
-  for (let waited = 0; pool.streams > 0 && waited < 2000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
-  assert.equal(pool.streams, 0, 'a stream is still open on its thread');
 }
 
 describe('scanner files parsed in a worker thread', () => {
@@ -135,21 +130,7 @@ describe('scanner files parsed in a worker thread', () => {
   });
 
   test('a reader that stops early closes its stream, and the thread goes on parsing others', async () => {
-    const text = lateScopeSarif(5_000);
-    let fileClosed = false;
-    async function* file() {
-      try {
-        yield* chunked(text, 4096);
-      } finally {
-        fileClosed = true;
-      }
-    }
-    const gen = inPool('sarif')!.parse(file());
-    for (let i = 0; i < 300; i++) assert.equal((await gen.next()).done, false);
-    assert.equal(pool.streams, 1);
-    await gen.return(undefined as never);
-    assert.ok(fileClosed, 'the file is closed when the reader stops');
-    await closed(pool);
+    await stopsEarly(pool, (chunks) => inPool('sarif')!.parse(chunks), lateScopeSarif(5_000));
     const next = await readWith(inPool('sarif')!, chunked(lateScopeSarif(10), 4096));
     assert.equal(next.findings.length, 10);
   });
