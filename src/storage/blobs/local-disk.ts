@@ -10,18 +10,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DependencyUnavailableError } from '../../shared/errors.ts';
-import {
-  assertBlobKey,
-  assertBlobPrefix,
-  assertMaxBytes,
-  BlobNotFoundError,
-  BlobTooLargeError,
-  Meter,
-  watchSource,
-  type BlobStore,
-  type PutOptions,
-  type PutResult,
-} from './store.ts';
+import { assertBlobKey, assertBlobPrefix, assertMaxBytes, BlobNotFoundError, BlobTooLargeError, Meter, watchSource } from './store.ts';
+import type { BlobStore, PutOptions, PutResult } from './store.ts';
 
 const TMP = '.tmp';
 // Uploaded files are readable by the service's user only (docs/operations.md, "File permissions").
