@@ -54,9 +54,27 @@ export interface StartOptions {
   time?: AppDeps['time'];
 }
 
+/**
+ * A Redis store answers `503` until its connection is up (it queues no command while offline, as
+ * a server's must not): a test's first request on a loaded machine came before it (rate-limit.test.ts,
+ * "two app instances", in a 53-minute run of the suite). The harness waits for it, as a server waits
+ * for its dependencies before it reports ready.
+ */
+async function connected(testStore: TestStore): Promise<void> {
+  for (let waited = 0; ; waited += 50) {
+    try {
+      return await testStore.store.ping();
+    } catch (err) {
+      if (waited >= 10_000) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const database = options.database ?? (await createTestDatabase(options.dialect ?? 'sqlite'));
   const testStore = options.testStore ?? createTestStore(options.store ?? 'memory');
+  await connected(testStore);
   // The time scheduler moves fixtures' statuses (a published policy past its review date) in the
   // background: off unless the test asks for it (TIME_SCHEDULER: 'on', test/http/time-*.test.ts).
   const config = loadConfig({ ...database.env, ...testStore.env, LOG_LEVEL: 'silent', TIME_SCHEDULER: 'off', ...options.env });

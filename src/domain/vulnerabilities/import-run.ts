@@ -48,6 +48,8 @@ import { sourceOfTool } from './source-of-tool.ts';
 const BATCH = 500;
 /** Findings of the scope's page read at once when closing what the file no longer reports. */
 const CLOSE_PAGE = 1000;
+/** Findings of the scope counted by one statement (openInScope): about 10 ms on SQLite (all 100,000 of a scope at once: 391-481 ms). */
+const COUNT_PART = 2000;
 
 const resourceKey = (r: Pick<ImportedResource, 'type' | 'name'>) => `${r.type}\u0000${r.name}`;
 
@@ -347,10 +349,23 @@ export class ImportRun {
     await recordEvents(this.trx, this.org, events);
   }
 
+  /** How many of the scope's findings of `source` are not closed, counted a part at a time with turns of the loop between. */
+  private async openInScope(source: string): Promise<number> {
+    let total = 0;
+    let after = '';
+    for (;;) {
+      const { n, lastKey } = await countOpenInScope(this.trx, this.org, source, this.scope as string, after, COUNT_PART);
+      total += n;
+      if (n < COUNT_PART || lastKey === null) return total;
+      after = lastKey;
+      await shareTheLoop();
+    }
+  }
+
   /** Closes the scope's findings of `source` that the file did not report, a page at a time. */
   private async closeUnreported(source: string): Promise<void> {
     // Every finding of the scope that is not closed was reported (the usual re-import): no page to read.
-    if ((await countOpenInScope(this.trx, this.org, source, this.scope as string)) === (this.openReported.get(source) ?? 0)) return;
+    if ((await this.openInScope(source)) === (this.openReported.get(source) ?? 0)) return;
     let after = '';
     for (;;) {
       // each page is a few synchronous statements on SQLite: other requests get a turn in between

@@ -34,19 +34,23 @@ export class ImportSlices {
   private readonly writersWaiting: (() => number) | undefined;
   /** after each commit but the last, with whether the slice changed anything: its changes announced (caches of other nodes) */
   private readonly onCommitted: (changed: boolean) => Promise<void>;
+  /** SQLite: the WAL copied before the next slice begins, so that it starts again (Db.walCaughtUp) */
+  private readonly walCaughtUp: (() => Promise<void>) | undefined;
 
   constructor(
     db: Kysely<Database>,
     onCommitted: (changed: boolean) => Promise<void>,
     {
       writersWaiting,
+      walCaughtUp,
       sliceMs = SLICE_MS,
       aloneMs = SLICE_ALONE_MS,
-    }: { writersWaiting?: () => number; sliceMs?: number; aloneMs?: number } = {},
+    }: { writersWaiting?: () => number; walCaughtUp?: () => Promise<void>; sliceMs?: number; aloneMs?: number } = {},
   ) {
     this.db = db;
     this.onCommitted = onCommitted;
     this.writersWaiting = writersWaiting;
+    this.walCaughtUp = walCaughtUp;
     this.sliceMs = sliceMs;
     this.aloneMs = Math.max(aloneMs, sliceMs);
   }
@@ -72,6 +76,8 @@ export class ImportSlices {
   async next(changed: boolean): Promise<Kysely<Database>> {
     await this.commit();
     await this.onCommitted(changed);
+    // Other writes take their turn meanwhile (the writer is free between two slices).
+    await this.walCaughtUp?.();
     return this.begin();
   }
 

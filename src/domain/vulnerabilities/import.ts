@@ -130,7 +130,7 @@ async function writeInSlices(
     async (changed) => {
       if (changed) await announceOrganizationChange(ctx, org);
     },
-    { writersWaiting: ctx.db.writersWaiting },
+    { writersWaiting: ctx.db.writersWaiting, walCaughtUp: ctx.db.walCaughtUp },
   );
   const run = new ImportRun(ctx, await slices.begin(), format, scope, {
     slices,

@@ -32,6 +32,12 @@ export interface Db {
    * writes lock its own row, so another organization never waits for an import there.
    */
   writersWaiting?: () => number;
+  /**
+   * SQLite file with its checkpoint thread only: resolves once a checkpoint asked for now has run
+   * (sqlite-checkpoints.ts, caughtUp), so that a write in slices lets the WAL start again from its
+   * beginning between two slices instead of growing for the whole write.
+   */
+  walCaughtUp?: () => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -104,6 +110,7 @@ export function openDb(options: DbOptions): Db {
     dialect: 'sqlite',
     changeStamp: changeStamp(sqlite, writes),
     writersWaiting: () => writerLock.waiting,
+    ...(checkpointer ? { walCaughtUp: () => checkpointer.caughtUp() } : {}),
     ping: async () => {
       await sql`select 1`.execute(kysely);
     },

@@ -10,16 +10,21 @@ const port = parentPort!;
 const db = new DatabaseSync(file);
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 
-const timer = setInterval(() => {
+const timer = setInterval(() => take(), everyMs);
+
+/** One passive checkpoint; false once the thread has failed and stopped. */
+function take(): boolean {
   try {
     checkpoint.get();
+    return true;
   } catch (error) {
     // the server's writer takes the checkpoints back (sqlite-checkpoints.ts); this thread ends
     clearInterval(timer);
     port.postMessage({ failed: error instanceof Error ? error.message : String(error) });
     stop();
+    return false;
   }
-}, everyMs);
+}
 
 function stop(): void {
   clearInterval(timer);
@@ -29,4 +34,6 @@ function stop(): void {
 
 port.on('message', (message: unknown) => {
   if (message === 'stop') stop();
+  // a writer between two slices of a bulk write (sqlite-checkpoints.ts, caughtUp)
+  if (message === 'now' && take()) port.postMessage({ caughtUp: true });
 });

@@ -29,9 +29,21 @@ const FALLBACK_PAGES = 16_384;
 const THREAD_FILE = new URL(`./sqlite-checkpoint-thread${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 
 export interface Checkpointer {
+  /**
+   * A checkpoint taken now, waited for (at most CATCH_UP_MS): when it copies every committed page,
+   * the next write transaction starts the WAL again from its beginning. A bulk write that commits
+   * slice after slice (an import) calls it between two: otherwise the thread's checkpoints, every
+   * CHECKPOINT_EVERY_MS, never find the WAL wholly copied at the moment a slice begins, the WAL
+   * never restarts, and once it passes FALLBACK_PAGES every commit checkpoints it again on the event
+   * loop (a 100,000-result import: the WAL at 57,937 pages, commits of 100-445 ms; docs/benchmarks.md).
+   */
+  caughtUp(): Promise<void>;
   /** Ends the thread (the writer's close then checkpoints what is left, as SQLite does). */
   stop(): Promise<void>;
 }
+
+/** The longest a writer waits for a checkpoint it asked for: the thread may be stopped or slow. */
+const CATCH_UP_MS = 1000;
 
 /** Starts the checkpoint thread of the SQLite file `file`, whose server-side writer is `writer`. */
 export function checkpointInThread(file: string, writer: DatabaseSync, onError: (err: Error) => void = () => {}): Checkpointer {
@@ -44,16 +56,39 @@ export function checkpointInThread(file: string, writer: DatabaseSync, onError: 
   const takeBack = (err: Error) => {
     if (!running) return;
     running = false;
+    release();
     if (writer.isOpen) writer.exec(`PRAGMA wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
     onError(err);
   };
-  thread.on('message', (message: { failed?: string }) => {
+  const waiting = new Set<() => void>();
+  const release = () => {
+    for (const resolve of waiting) resolve();
+    waiting.clear();
+  };
+  thread.on('message', (message: { failed?: string; caughtUp?: boolean }) => {
+    if (message.caughtUp) release();
     if (message.failed) takeBack(new Error(`the SQLite checkpoint thread stopped: ${message.failed}`));
   });
   thread.on('error', takeBack);
   const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
   return {
+    caughtUp() {
+      if (!running) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          waiting.delete(done);
+          resolve();
+        }, CATCH_UP_MS);
+        const done = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        waiting.add(done);
+        thread.postMessage('now');
+      });
+    },
     async stop() {
+      release();
       running = false;
       thread.postMessage('stop');
       await exited;
