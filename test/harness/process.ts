@@ -200,6 +200,18 @@ export function printedCredential(stdout: string, label: 'Read Only' | 'Read & W
   return { clientId: match[1], clientSecret: match[2] };
 }
 
+/** An access token of the demo credential `label` that `server` printed at its first start. */
+export async function printedToken(server: ServerProcess, label: 'Read Only' | 'Read & Write' = 'Read & Write'): Promise<string> {
+  await waitForOutput(server, new RegExp(`${label}\\s+client_id=\\S+\\s+client_secret=\\S+`), 30_000);
+  const { clientId, clientSecret } = printedCredential(server.stdout(), label);
+  const answer = await fetch(`${server.url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
+  });
+  return ((await answer.json()) as { access_token: string }).access_token;
+}
+
 /** The operations listener's address from the server's "Operations listener at" log line. */
 export function opsListeningUrl(stdout: string): string | undefined {
   return /Operations listener at (http:\/\/[^\s"]+)/.exec(stdout)?.[1];

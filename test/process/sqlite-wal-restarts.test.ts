@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { printedCredential, startServerProcess, waitForOutput, type ServerProcess } from '../harness/process.ts';
+import { printedToken, startServerProcess, type ServerProcess } from '../harness/process.ts';
 import { resultAt, sarif } from '../harness/vulnerability-imports.ts';
 
 const RESULTS = 20_000;
@@ -29,14 +29,7 @@ describe('SQLite: the WAL starts again between a large import’s slices', () =>
 
   test(`an import of ${RESULTS.toLocaleString('en-US')} results leaves the WAL within ${WAL_MAX_BYTES / 1024 / 1024} MiB`, async () => {
     server = await startServerProcess({ demoOnEmpty: true, env: { DATA_DIR: dataDir, OPS_PORT: 'off' }, startTimeoutMs: 50_000 });
-    await waitForOutput(server, /Read & Write\s+client_id=\S+\s+client_secret=\S+/, 30_000);
-    const { clientId, clientSecret } = printedCredential(server.stdout(), 'Read & Write');
-    const tokenAnswer = await fetch(`${server.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
-    });
-    const { access_token: token } = (await tokenAnswer.json()) as { access_token: string };
+    const token = await printedToken(server);
     const file = sarif(Array.from({ length: RESULTS }, (_, n) => resultAt(`wal/file-${n % 500}.js`, n + 1)));
     const answer = await fetch(`${server.url}/v1/vulnerabilities/imports?format=sarif&scope=wal`, {
       method: 'POST',

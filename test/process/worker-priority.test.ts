@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { printedCredential, runServerProcessToExit, startServerProcess, waitForOutput, type ServerProcess } from '../harness/process.ts';
+import { printedToken, runServerProcessToExit, startServerProcess, type ServerProcess } from '../harness/process.ts';
 
 const onLinux = process.platform === 'linux';
 
@@ -28,14 +28,7 @@ function threadNices(pid: number): Map<number, number> {
 }
 
 async function planSomething(server: ServerProcess): Promise<void> {
-  await waitForOutput(server, /Read & Write\s+client_id=\S+\s+client_secret=\S+/, 30_000);
-  const { clientId, clientSecret } = printedCredential(server.stdout(), 'Read & Write');
-  const tokenAnswer = await fetch(`${server.url}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
-  });
-  const { access_token: token } = (await tokenAnswer.json()) as { access_token: string };
+  const token = await printedToken(server);
   const plan = await fetch(`${server.url}/v1/program?mode=plan`, {
     method: 'PUT',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/yaml', 'idempotency-key': `nice-${Date.now()}` },
