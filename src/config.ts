@@ -178,9 +178,9 @@ export interface Config {
    */
   workerThreads: number;
   /**
-   * The nice value of those threads (WORKER_NICE, 0-19, default 10; Linux only): on a busy machine
-   * the event loop, which answers every organization, is given the cores before the bulk work of
-   * one (docs/decisions/performance.md, "Worker threads yield the cores"). 0 leaves them as the process.
+   * The nice value of those threads (WORKER_NICE, 0-19, default 0: as the process; Linux only): above 0,
+   * on a busy machine the event loop, which answers every organization, is given the cores before the
+   * bulk work of one, which then takes longer (docs/decisions/performance.md, "Worker threads yield the cores").
    */
   workerNice: number;
   /** change events (docs/decisions/events-and-webhooks.md, "How the parts fit") */
@@ -468,7 +468,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     // every core but the event loop's, at least one (src/workers/pool.ts)
     workerThreads: int(env, 'WORKER_THREADS', Math.max(1, availableParallelism() - 1), 1),
-    workerNice: atMost('WORKER_NICE', int(env, 'WORKER_NICE', 10, 0), 19),
+    workerNice: atMost('WORKER_NICE', int(env, 'WORKER_NICE', 0, 0), 19),
     events: { retentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1) },
     webhooks: {
       allowPrivateAddresses: bool(env, 'WEBHOOKS_ALLOW_PRIVATE_ADDRESSES', false),

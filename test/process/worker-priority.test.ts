@@ -1,7 +1,7 @@
 // The worker threads yield the cores to the event loop (WORKER_NICE, src/workers/thread-priority.ts):
-// a server started as a deployment starts it (a child process, default settings), made to start its
-// worker thread by a program plan, has that thread at nice 10 and its event loop's thread at the
-// process's own; WORKER_NICE=0 leaves every thread as the process; a value out of range stops the
+// a server started as a deployment starts it (a child process), made to start its worker thread by a
+// program plan, with WORKER_NICE=10 has that thread at nice 10 and its event loop's thread at the
+// process's own; by default (0) every thread runs as the process; a value out of range stops the
 // start with a message naming the setting. Linux only: the nice value is read from /proc.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -58,8 +58,8 @@ describe('worker threads yield the cores to the event loop', { skip: onLinux ? f
     return server;
   }
 
-  test('by default the thread that parses documents runs at nice 10; the event loop at the process’s own', async () => {
-    const server = await start({});
+  test('WORKER_NICE=10: the thread that parses documents runs at nice 10; the event loop at the process’s own', async () => {
+    const server = await start({ WORKER_NICE: '10' });
     const pid = server.child.pid!;
     const before = threadNices(pid);
     await planSomething(server);
@@ -76,8 +76,8 @@ describe('worker threads yield the cores to the event loop', { skip: onLinux ? f
     );
   });
 
-  test('WORKER_NICE=0 leaves every thread as the process', async () => {
-    const server = await start({ WORKER_NICE: '0' });
+  test('by default every thread runs as the process', async () => {
+    const server = await start({});
     await planSomething(server);
     const nices = threadNices(server.child.pid!);
     assert.deepEqual([...new Set(nices.values())], [0]);
