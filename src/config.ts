@@ -248,17 +248,13 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-function atMost(name: string, value: number, max: number): number {
-  if (value > max) throw new ConfigError(`${name} must be at most ${max}, got ${value}`);
-  return value;
-}
-
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
   const value = Number(raw);
   if (value < min) throw new ConfigError(`${name} must be at least ${min}`);
+  if (value > max) throw new ConfigError(`${name} must be at most ${max}, got ${value}`);
   return value;
 }
 
@@ -468,7 +464,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     // every core but the event loop's, at least one (src/workers/pool.ts)
     workerThreads: int(env, 'WORKER_THREADS', Math.max(1, availableParallelism() - 1), 1),
-    workerNice: atMost('WORKER_NICE', int(env, 'WORKER_NICE', 0, 0), 19),
+    workerNice: int(env, 'WORKER_NICE', 0, 0, 19),
     events: { retentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1) },
     webhooks: {
       allowPrivateAddresses: bool(env, 'WEBHOOKS_ALLOW_PRIVATE_ADDRESSES', false),
