@@ -46,7 +46,18 @@ for (const dialect of dialects.filter((d) => d === 'postgres')) {
         assert.equal(answer.status, 200, show(answer));
       }
       const answers = await imports;
-      for (const answer of answers) assert.equal(answer.status, 200, show(answer));
+      // Each import waits for its turn at most ORGANIZATION_LOCK_WAIT_MS, then is refused with the
+      // documented 429 (retry after): on a slow machine the last of eight can wait that long. What
+      // this test is about is the other organization; the imports themselves are written or refused
+      // as documented, never anything else, and at least the one that began is written.
+      assert.ok(
+        answers.some((a) => a.status === 200),
+        answers.map(show).join('\n'),
+      );
+      for (const answer of answers) {
+        if (answer.status === 429) assert.equal(answer.body.error.code, 'rate_limit_exceeded', show(answer));
+        else assert.equal(answer.status, 200, show(answer));
+      }
       assert.ok(latencies.length > 0, 'the imports ended before the other tenant wrote: make them larger');
       const slowest = Math.max(...latencies);
       console.log(

@@ -16,8 +16,12 @@ import { printedToken, startServerProcess, type ServerProcess } from '../harness
 import { resultAt, sarif } from '../harness/vulnerability-imports.ts';
 
 const RESULTS = 20_000;
-/** The most the WAL may reach: 27.8 MiB with the restarts, 76.8 MiB without (the whole import's pages). */
-const WAL_MAX_BYTES = 48 * 1024 * 1024;
+/**
+ * The most the WAL may reach: 27.8 MiB with the restarts on an idle machine, 49.1 MiB on a busy one
+ * (a slice that waited its second for the checkpoint and began without it), and 76.8 MiB without
+ * the restarts, whatever the machine: the whole import's pages.
+ */
+const WAL_MAX_BYTES = 64 * 1024 * 1024;
 
 describe('SQLite: the WAL starts again between a large import’s slices', () => {
   let server: ServerProcess | undefined;

@@ -199,7 +199,8 @@ export class ImportRun {
     const again = keys.filter((k) => this.seen.has(`${source}\u0000${k}`));
     const fresh = keys.filter((k) => !this.seen.has(`${source}\u0000${k}`));
     const rows = new Map((await findStatesByKeys(this.trx, this.org, source, keys)).map((r) => [r.findingKey, r]));
-    const diff = diffBatch({ source, scope: this.scope as string, now: this.now, group, fresh, rows });
+    await shareTheLoop();
+    const diff = await diffBatch({ source, scope: this.scope as string, now: this.now, group, fresh, rows });
     this.keysRead += fresh.length;
     if (this.options.dryRun) {
       for (const key of fresh) this.seen.add(`${source}\u0000${key}`);
@@ -207,11 +208,15 @@ export class ImportRun {
       return;
     }
     this.count(diff);
+    // Each step is a few statements, synchronous on SQLite: a turn of the loop between them.
     const { updates, events } = await this.stampChanges(diff);
+    await shareTheLoop();
     events.push(...(await this.insertNew(source, diff.inserts)));
     await updateImported(this.trx, this.org, updates);
+    await shareTheLoop();
     await this.rewriteResources(diff.resourceRewrites, new Map(updates.map((u) => [u.id, u.status])));
     await this.addAgain(again, group, rows);
+    await shareTheLoop();
     await this.record(events);
     if (diff.inserts.length + updates.length > 0) this.markChanged();
     for (const key of fresh) this.seen.add(`${source}\u0000${key}`);
