@@ -28,6 +28,7 @@ import { openDb, type Db } from '../src/storage/db/connect.ts';
 import { migrateToLatest } from '../src/storage/db/migrate.ts';
 import type { Database } from '../src/storage/db/schema.ts';
 import { nodeSqliteDialect, openSqlite } from '../src/storage/db/sqlite-driver.ts';
+import { writerOnLoop } from '../src/storage/db/sqlite-writer.ts';
 
 const { values } = parseArgs({ options: { scales: { type: 'string', default: '1,5' } } });
 const scales = values.scales.split(',').map(Number);
@@ -46,7 +47,7 @@ const log = (event: LogEvent) => {
 const counted = new Kysely<Database>({
   dialect: databaseUrl
     ? new PostgresDialect({ pool: new pg.Pool({ connectionString: databaseUrl, max: 4 }) })
-    : nodeSqliteDialect(openSqlite(sqlitePath)),
+    : nodeSqliteDialect(writerOnLoop(openSqlite(sqlitePath))),
   log,
 });
 const countedDb: Db = { kysely: counted, dialect: db.dialect, ping: async () => {}, close: () => counted.destroy() };

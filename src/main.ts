@@ -88,6 +88,7 @@ async function openDependencies(config: Config, throttled: Report) {
     sqlitePath: config.sqlitePath,
     onPoolError: (err) => throttled('database connection error', err),
     checkpointInThread: { onError: (err) => throttled('sqlite checkpoint thread', err) },
+    writerInThread: true,
   });
   try {
     await migrateToLatest(db);

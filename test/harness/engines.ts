@@ -82,7 +82,7 @@ export async function createTestDatabase(dialect: DialectName, upTo?: Parameters
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-test-'));
   const file = path.join(dir, 'cds.sqlite');
-  // as a server opens it (src/main.ts): checkpoints in their own thread; a failed thread fails the run
+  // as a server opens it (src/main.ts): checkpoints and the writer in threads of their own; a failed checkpoint thread fails the run
   const db = openDb({
     sqlitePath: file,
     checkpointInThread: {
@@ -90,6 +90,7 @@ export async function createTestDatabase(dialect: DialectName, upTo?: Parameters
         throw err;
       },
     },
+    writerInThread: true,
   });
   await migrate(db);
   return {

@@ -9,6 +9,7 @@ import { changeStamp } from './sqlite-change-stamp.ts';
 import { checkpointInThread } from './sqlite-checkpoints.ts';
 import { nodeSqliteDialect, openSqlite, openSqliteReader } from './sqlite-driver.ts';
 import { WriterLock } from './sqlite-connections.ts';
+import { writerInThread, writerOnLoop } from './sqlite-writer.ts';
 import { WriteCounter } from './sqlite-write-counter.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -52,6 +53,11 @@ export interface DbOptions {
    * SQLite's default.
    */
   checkpointInThread?: { onError(err: Error): void };
+  /**
+   * SQLite file only: the writer connection in a thread of its own, its statements off the event
+   * loop (sqlite-writer.ts). For a server, with checkpointInThread; `cds` keeps it on the loop.
+   */
+  writerInThread?: boolean;
 }
 
 // PostgreSQL returns bigint (int8) columns and count(*) as strings; every bigint here is an
@@ -97,14 +103,19 @@ export function openDb(options: DbOptions): Db {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     fs.closeSync(fs.openSync(file, 'a', 0o600));
   }
+  // Opened first, it puts the file in WAL mode (the reader and the writer's thread need it). With the
+  // writer in its thread, it writes nothing: its `PRAGMA data_version` tells the change stamp of
+  // every commit (sqlite-change-stamp.ts), the thread's being another connection's.
   const sqlite = openSqlite(file);
+  const threaded = options.writerInThread === true && file !== ':memory:';
+  const writer = threaded ? writerInThread(file) : writerOnLoop(sqlite);
   const writes = new WriteCounter();
   // Reads beside the writer (sqlite-connections.ts); an in-memory database is seen by its one connection only.
   const reader = file === ':memory:' ? undefined : openSqliteReader(file);
   const writerLock = new WriterLock();
-  const kysely = new Kysely<Database>({ dialect: nodeSqliteDialect(sqlite, { writes, reader, writerLock }) });
+  const kysely = new Kysely<Database>({ dialect: nodeSqliteDialect(writer, { writes, reader, writerLock }) });
   const checkpointer =
-    options.checkpointInThread && file !== ':memory:' ? checkpointInThread(file, sqlite, options.checkpointInThread.onError) : undefined;
+    options.checkpointInThread && file !== ':memory:' ? checkpointInThread(file, writer, options.checkpointInThread.onError) : undefined;
   return {
     kysely,
     dialect: 'sqlite',
@@ -117,6 +128,7 @@ export function openDb(options: DbOptions): Db {
     close: async () => {
       await checkpointer?.stop();
       await kysely.destroy();
+      if (threaded) sqlite.close();
     },
   };
 }

@@ -16,7 +16,7 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { DatabaseSync } from 'node:sqlite';
+import type { SqliteWriter } from './sqlite-writer.ts';
 
 /** How often the thread checkpoints: at an import's pace, a few MiB of WAL between two. */
 const CHECKPOINT_EVERY_MS = 100;
@@ -46,8 +46,12 @@ export interface Checkpointer {
 const CATCH_UP_MS = 1000;
 
 /** Starts the checkpoint thread of the SQLite file `file`, whose server-side writer is `writer`. */
-export function checkpointInThread(file: string, writer: DatabaseSync, onError: (err: Error) => void = () => {}): Checkpointer {
-  writer.exec(`PRAGMA wal_autocheckpoint = ${FALLBACK_PAGES}`);
+export function checkpointInThread(
+  file: string,
+  writer: Pick<SqliteWriter, 'pragma'>,
+  onError: (err: Error) => void = () => {},
+): Checkpointer {
+  writer.pragma(`PRAGMA wal_autocheckpoint = ${FALLBACK_PAGES}`);
   const thread = new Worker(THREAD_FILE, { workerData: { file, everyMs: CHECKPOINT_EVERY_MS } });
   // The thread never keeps the process alive: a server's close stops it, and a process that ends
   // without closing its database leaves a WAL that the next open checkpoints.
@@ -57,7 +61,7 @@ export function checkpointInThread(file: string, writer: DatabaseSync, onError: 
     if (!running) return;
     running = false;
     release();
-    if (writer.isOpen) writer.exec(`PRAGMA wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
+    writer.pragma(`PRAGMA wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
     onError(err);
   };
   const waiting = new Set<() => void>();

@@ -11,23 +11,17 @@
 // Read your writes: a statement started on the reader after a commit has finished sees it (WAL
 // gives each new read the newest commit), and every SELECT on the reader runs to its end before the
 // call returns, so no read transaction is left open there to pin an older snapshot.
+//
+// The writer itself runs a server's statements in a thread of its own (sqlite-writer.ts): the
+// driver awaits each, and holds the writer's mutex across those awaits as before.
 import { CompiledQuery, SelectQueryNode, type DatabaseConnection, type Driver, type QueryResult, type SqliteDatabase } from 'kysely';
+import { execute } from './sqlite-execute.ts';
+import type { SqliteWriter } from './sqlite-writer.ts';
 import type { WriteCounter } from './sqlite-write-counter.ts';
 
 /** A SELECT built by Kysely (with or without WITH: SQLite's CTEs cannot write), or raw SQL that starts with SELECT. */
 const PLAIN_READ = /^\s*select\b/i;
 const isPlainRead = (query: CompiledQuery) => SelectQueryNode.is(query.query) || PLAIN_READ.test(query.sql);
-
-function execute<R>(db: SqliteDatabase, { sql, parameters }: CompiledQuery): QueryResult<R> {
-  const statement = db.prepare(sql);
-  if (statement.reader) return { rows: statement.all(parameters) as R[] };
-  const { changes, lastInsertRowid } = statement.run(parameters);
-  return {
-    numAffectedRows: changes === undefined || changes === null ? undefined : BigInt(changes),
-    insertId: lastInsertRowid === undefined || lastInsertRowid === null ? undefined : BigInt(lastInsertRowid),
-    rows: [],
-  };
-}
 
 /**
  * One holder at a time of the writer connection; the others wait in order. It counts those waiting:
@@ -53,7 +47,7 @@ export class WriterLock {
 }
 
 interface Connections {
-  writer: SqliteDatabase;
+  writer: SqliteWriter;
   /** undefined for an in-memory database, which only its one connection can see */
   reader: SqliteDatabase | undefined;
   writerLock: WriterLock;
@@ -75,12 +69,12 @@ class Lease implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const { writer, reader, writerLock, writes } = this.connections;
-    if (this.unlock) return execute<R>(writer, query);
+    if (this.unlock) return writer.run<R>(query);
     const read = isPlainRead(query);
     if (read && reader) return execute<R>(reader, query);
     const unlock = await writerLock.lock();
     try {
-      return execute<R>(writer, query);
+      return await writer.run<R>(query);
     } finally {
       // An autocommit write is committed when it returns (or undone when it throws: counted anyway).
       if (!read) writes.count++;
@@ -99,7 +93,7 @@ class Lease implements DatabaseConnection {
       // BEGIN IMMEDIATE takes the write lock up front: a deferred BEGIN that reads first and writes
       // later cannot wait for a lock another process holds (SQLite fails it with SQLITE_BUSY at
       // once, whatever busy_timeout says); this way a second process on the file waits its turn.
-      execute(this.connections.writer, CompiledQuery.raw('begin immediate'));
+      await this.connections.writer.run(CompiledQuery.raw('begin immediate'));
     } catch (err) {
       unlock();
       throw err;
@@ -109,7 +103,7 @@ class Lease implements DatabaseConnection {
 
   async commit(): Promise<void> {
     try {
-      execute(this.connections.writer, CompiledQuery.raw('commit'));
+      await this.connections.writer.run(CompiledQuery.raw('commit'));
     } finally {
       // After the COMMIT ran, never before: a stamp read in between must not vouch for data read
       // before the commit was visible.
@@ -120,7 +114,7 @@ class Lease implements DatabaseConnection {
 
   async rollback(): Promise<void> {
     try {
-      execute(this.connections.writer, CompiledQuery.raw('rollback'));
+      await this.connections.writer.run(CompiledQuery.raw('rollback'));
     } finally {
       this.release();
     }
@@ -137,7 +131,7 @@ class Lease implements DatabaseConnection {
 /** Kysely's Driver over a writer connection and, for a file database, a reader connection beside it. */
 export class ReadBesideWriteDriver implements Driver {
   private readonly connections: Connections;
-  constructor(writer: SqliteDatabase, reader: SqliteDatabase | undefined, writes: WriteCounter, writerLock = new WriterLock()) {
+  constructor(writer: SqliteWriter, reader: SqliteDatabase | undefined, writes: WriteCounter, writerLock = new WriterLock()) {
     this.connections = { writer, reader, writerLock, writes };
   }
   async init(): Promise<void> {}
@@ -158,6 +152,6 @@ export class ReadBesideWriteDriver implements Driver {
   }
   async destroy(): Promise<void> {
     this.connections.reader?.close();
-    this.connections.writer.close();
+    await this.connections.writer.close();
   }
 }

@@ -5,6 +5,7 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { SqliteDialect, type Driver, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import { ReadBesideWriteDriver, WriterLock } from './sqlite-connections.ts';
+import type { SqliteWriter } from './sqlite-writer.ts';
 import { WriteCounter } from './sqlite-write-counter.ts';
 
 // SQLite has no boolean type: Kysely passes JS booleans through, node:sqlite refuses them.
@@ -117,21 +118,21 @@ export function preparedStatements(db: DatabaseSync): SqliteDatabase {
 }
 
 /**
- * Kysely's SQLite dialect over node:sqlite: `writer` runs transactions and writes, one at a time;
- * `reader`, when given (a file database), runs plain SELECTs outside transactions at once, beside
- * them (sqlite-connections.ts).
+ * Kysely's SQLite dialect over node:sqlite: `writer` runs transactions and writes, one at a time
+ * (on the event loop or in its thread: sqlite-writer.ts); `reader`, when given (a file database),
+ * runs plain SELECTs outside transactions at once, beside them (sqlite-connections.ts).
  */
 export function nodeSqliteDialect(
-  writer: DatabaseSync,
+  writer: SqliteWriter,
   options: { writes?: WriteCounter; reader?: DatabaseSync; writerLock?: WriterLock } = {},
 ): SqliteDialect {
   const writes = options.writes ?? new WriteCounter();
   const writerLock = options.writerLock ?? new WriterLock();
-  const database = preparedStatements(writer);
   const reader = options.reader && preparedStatements(options.reader);
   return new (class extends SqliteDialect {
     override createDriver(): Driver {
-      return new ReadBesideWriteDriver(database, reader, writes, writerLock);
+      return new ReadBesideWriteDriver(writer, reader, writes, writerLock);
     }
-  })({ database });
+    // the driver above is the dialect's only use of its database
+  })({ database: () => Promise.reject(new Error('not used: the driver holds the connections')) });
 }
