@@ -27,7 +27,8 @@ import { listVulnerabilities } from '../src/domain/vulnerabilities/list.ts';
 import { openDb, type Db } from '../src/storage/db/connect.ts';
 import { migrateToLatest } from '../src/storage/db/migrate.ts';
 import type { Database } from '../src/storage/db/schema.ts';
-import { nodeSqliteDialect, openSqlite } from '../src/storage/db/sqlite-driver.ts';
+import { nodeSqliteDialect } from '../src/storage/db/sqlite-driver.ts';
+import { openSqlite } from '../src/storage/db/sqlite-open.ts';
 import { writerOnLoop } from '../src/storage/db/sqlite-writer.ts';
 
 const { values } = parseArgs({ options: { scales: { type: 'string', default: '1,5' } } });

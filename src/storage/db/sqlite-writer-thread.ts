@@ -3,7 +3,7 @@
 // the messages came. The event loop sends a statement and goes on answering other requests while it
 // runs here: a bulk insert's statement or an import slice's COMMIT no longer holds it.
 import { parentPort, workerData } from 'node:worker_threads';
-import { openSqlite, preparedStatements } from './sqlite-driver.ts';
+import { openSqlite, preparedStatements } from './sqlite-open.ts';
 import { execute } from './sqlite-execute.ts';
 
 const { file } = workerData as { file: string };

@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads';
 import type { DatabaseSync } from 'node:sqlite';
 import type { QueryResult } from 'kysely';
 import { DependencyUnavailableError } from '../../shared/errors.ts';
-import { preparedStatements } from './sqlite-driver.ts';
+import { preparedStatements } from './sqlite-open.ts';
 import { execute, type Statement } from './sqlite-execute.ts';
 
 export interface SqliteWriter {
@@ -87,7 +87,11 @@ export function writerInThread(file: string): SqliteWriter {
       if (!ended) thread.postMessage({ pragma: sql });
     },
     async close() {
-      if (!ended) thread.postMessage({ close: true });
+      if (!ended) {
+        // waited for: the thread closes the connection (SQLite checkpoints what is left) before it ends
+        thread.ref();
+        thread.postMessage({ close: true });
+      }
       await exited;
     },
   };
