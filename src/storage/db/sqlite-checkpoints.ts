@@ -94,6 +94,8 @@ export function checkpointInThread(
     async stop() {
       release();
       running = false;
+      // waited for: a process with nothing else to do must not end before the thread has closed its connection
+      thread.ref();
       thread.postMessage('stop');
       await exited;
     },
