@@ -115,4 +115,3 @@ export function preparedStatements(db: DatabaseSync): SqliteDatabase {
     },
   };
 }
-
