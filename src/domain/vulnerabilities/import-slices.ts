@@ -12,17 +12,23 @@
 import type { ControlledTransaction, Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema.ts';
 
-/** How long one slice may hold the transaction before it commits at the next batch's end. */
-export const SLICE_MS = 200;
+/**
+ * How long one slice may hold the transaction before it commits at the next batch's end. A write of
+ * another organization that comes meanwhile waits for the rest of the slice, its batch and its
+ * COMMIT: with 200 ms (and SLICE_ALONE_MS at 2 s) such writes waited up to 1.05 s at p99 during a
+ * 100,000-result job once SQLite's writer ran in its thread; with 100 ms and 500 ms, 702 ms, the
+ * job as fast (63.0 and 63.2 s; docs/benchmarks.md, "The writer in its own thread").
+ */
+export const SLICE_MS = 100;
 /**
  * How long a slice may hold on while no other write waits for SQLite's one writer (Db.writersWaiting):
- * when each commit also ran SQLite's checkpoint, a slice of SLICE_MS made a 100,000-finding job spend
- * a third of its time committing (docs/benchmarks.md, "Scanner imports"). Checkpoints have since
- * moved to a thread of their own (storage/db/sqlite-checkpoints.ts); what the hold saves on top of
- * that (a commit and its announcement to other nodes per slice) was not measured apart. A write
- * that comes meanwhile waits for the end of the batch under way, as it did for SLICE_MS.
+ * when each commit also ran SQLite's checkpoint on the event loop, a slice of SLICE_MS made a
+ * 100,000-finding job spend a third of its time committing (docs/benchmarks.md, "Scanner imports").
+ * Checkpoints and then the writer itself have since moved to threads of their own
+ * (storage/db/sqlite-checkpoints.ts, sqlite-writer.ts); a longer hold now only makes the COMMIT a
+ * write that comes meanwhile waits for longer (the pages of the whole slice written to the WAL).
  */
-export const SLICE_ALONE_MS = 2000;
+export const SLICE_ALONE_MS = 500;
 
 export class ImportSlices {
   private current: ControlledTransaction<Database> | undefined;
