@@ -199,7 +199,6 @@ export class ImportRun {
     const again = keys.filter((k) => this.seen.has(`${source}\u0000${k}`));
     const fresh = keys.filter((k) => !this.seen.has(`${source}\u0000${k}`));
     const rows = new Map((await findStatesByKeys(this.trx, this.org, source, keys)).map((r) => [r.findingKey, r]));
-    await shareTheLoop();
     const diff = await diffBatch({ source, scope: this.scope as string, now: this.now, group, fresh, rows });
     this.keysRead += fresh.length;
     if (this.options.dryRun) {

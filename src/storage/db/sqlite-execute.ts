@@ -2,12 +2,10 @@
 // that returns columns, else the count of changed rows and the last inserted row ID. Shared by the
 // reader (sqlite-connections.ts) and by the writer, on the event loop or in its thread
 // (sqlite-writer.ts, sqlite-writer-thread.ts).
-import type { QueryResult, SqliteDatabase } from 'kysely';
+import type { CompiledQuery, QueryResult, SqliteDatabase } from 'kysely';
 
-export interface Statement {
-  readonly sql: string;
-  readonly parameters: ReadonlyArray<unknown>;
-}
+/** What a statement is made of: Kysely's compiled query, or the same two fields after a message to the writer's thread. */
+export type Statement = Pick<CompiledQuery, 'sql' | 'parameters'>;
 
 export function execute<R>(db: SqliteDatabase, { sql, parameters }: Statement): QueryResult<R> {
   const statement = db.prepare(sql);
